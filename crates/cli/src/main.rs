@@ -1,0 +1,40 @@
+//! `intruder`: simulate data intruders against masked microdata.
+//!
+//! Each subcommand lives in its own module with a clap `Args` struct and a `run` function;
+//! `main` only dispatches.
+
+mod risk_cmd;
+mod synth_cmd;
+
+use clap::{Parser, Subcommand};
+
+/// Simulate data intruders against masked microdata and report what they learn.
+#[derive(Parser)]
+#[command(name = "intruder", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Frequency risk: equivalence classes, uniques, n_match, individual and global risk.
+    Risk(risk_cmd::Args),
+    /// Generate a seeded synthetic look-alike data set with ground truth.
+    Synth(synth_cmd::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Risk(args) => risk_cmd::run(args),
+        Command::Synth(args) => synth_cmd::run(args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
