@@ -1,1 +1,43 @@
-//! placeholder
+//! The microdata model of **intruder**: typed columns with explicit missing values and roles,
+//! set-valued cells, schemas, and CSV input.
+//!
+//! # Design
+//! - A [`Table`] is columnar. Each [`Column`] has a [`Kind`] (categorical, integer, float,
+//!   string, set-valued), a per-cell missing mask and a [`Role`] (identifier, key, sensitive,
+//!   weight, group, wave, other).
+//! - Ground truth (role `truth`: the true person id, a true original value) is never part of a
+//!   [`Table`]. Loading splits it into [`Truth`], and every attack, defence and risk measure takes
+//!   a `&Table`, so none of them can read it; only the evaluator of attacks receives the
+//!   [`Truth`]. This is enforced by the types: `Table::new` rejects truth columns.
+//! - A set-valued cell holds one or more candidate levels (Mulder's estimated month of birth
+//!   `{3,4}`); an empty set is missing. Candidates keep the order in which they were written, so
+//!   "the first candidate" is well defined.
+//! - A schema ([`Schema`], TOML) declares types, roles, missing tokens and level order; what it
+//!   does not declare is inferred, and command-line overrides win over both.
+//!
+//! # Example
+//! ```
+//! use intruder_data::{read_csv_from, ReadOptions, Role, Kind};
+//! let csv = "age,sex,month\n40,M,3|4\n36,F,\n.,M,7\n";
+//! let opts = ReadOptions::default().with_role(&["age", "sex"], Role::Key).with_set_valued(&["month"]);
+//! let ds = read_csv_from(csv.as_bytes(), "mem.csv".as_ref(), &opts).unwrap();
+//! let age = ds.table.column("age").unwrap();
+//! assert_eq!(age.kind(), Kind::Integer);
+//! assert!(age.is_missing(2));
+//! assert_eq!(ds.table.column("month").unwrap().text(0).unwrap(), "3|4");
+//! ```
+#![deny(missing_docs)]
+
+mod bitmap;
+mod column;
+mod error;
+mod read;
+mod schema;
+mod table;
+
+pub use bitmap::Bitmap;
+pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};
+pub use error::{DataError, Location};
+pub use read::{DEFAULT_MISSING, ReadOptions, read_csv, read_csv_from};
+pub use schema::{ColumnSpec, Schema};
+pub use table::{Dataset, Table, Truth, write_atomically};

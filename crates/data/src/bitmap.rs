@@ -1,0 +1,131 @@
+//! A packed bit vector used as the per-cell missing mask of a column.
+
+/// A fixed-length packed bit vector. A set bit marks a missing cell.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bitmap {
+    words: Vec<u64>,
+    len: usize,
+    ones: usize,
+}
+
+impl Bitmap {
+    /// All bits clear.
+    pub fn new(len: usize) -> Self {
+        Bitmap {
+            words: vec![0; len.div_ceil(64)],
+            len,
+            ones: 0,
+        }
+    }
+
+    /// From booleans (`true` = set).
+    pub fn from_bools(bits: &[bool]) -> Self {
+        let mut b = Bitmap::new(bits.len());
+        for (i, &v) in bits.iter().enumerate() {
+            if v {
+                b.set(i);
+            }
+        }
+        b
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the bitmap has no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of set bits.
+    pub fn count_ones(&self) -> usize {
+        self.ones
+    }
+
+    /// Whether bit `i` is set. Panics when `i` is out of range, like slice indexing.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        assert!(i < self.len, "bit {i} out of range {}", self.len);
+        self.words[i >> 6] >> (i & 63) & 1 == 1
+    }
+
+    /// Sets bit `i`.
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        assert!(i < self.len, "bit {i} out of range {}", self.len);
+        let w = &mut self.words[i >> 6];
+        let m = 1u64 << (i & 63);
+        if *w & m == 0 {
+            *w |= m;
+            self.ones += 1;
+        }
+    }
+
+    /// Clears bit `i`.
+    #[inline]
+    pub fn clear(&mut self, i: usize) {
+        assert!(i < self.len, "bit {i} out of range {}", self.len);
+        let w = &mut self.words[i >> 6];
+        let m = 1u64 << (i & 63);
+        if *w & m != 0 {
+            *w &= !m;
+            self.ones -= 1;
+        }
+    }
+
+    /// Appends one bit.
+    pub fn push(&mut self, bit: bool) {
+        if self.len % 64 == 0 {
+            self.words.push(0);
+        }
+        self.len += 1;
+        if bit {
+            self.set(self.len - 1);
+        }
+    }
+
+    /// Iterates over the bits.
+    pub fn iter(&self) -> impl Iterator<Item = bool> + '_ {
+        (0..self.len).map(|i| self.get(i))
+    }
+
+    /// Keeps the bits at `rows`, in that order.
+    pub fn take(&self, rows: &[usize]) -> Bitmap {
+        let mut b = Bitmap::new(rows.len());
+        for (j, &r) in rows.iter().enumerate() {
+            if self.get(r) {
+                b.set(j);
+            }
+        }
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_get_clear_count() {
+        let mut b = Bitmap::new(130);
+        b.set(0);
+        b.set(64);
+        b.set(129);
+        b.set(129);
+        assert_eq!(b.count_ones(), 3);
+        assert!(b.get(64) && !b.get(63));
+        b.clear(64);
+        assert_eq!(b.count_ones(), 2);
+        let mut p = Bitmap::default();
+        for i in 0..70 {
+            p.push(i % 3 == 0);
+        }
+        assert_eq!(p.count_ones(), 24);
+        assert_eq!(
+            p.take(&[3, 4, 69]).iter().collect::<Vec<_>>(),
+            vec![true, false, true]
+        );
+    }
+}

@@ -1,0 +1,411 @@
+//! Tables, the ground truth kept apart from them, and data sets pairing the two.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::column::{Column, Kind, Role};
+use crate::error::DataError;
+use crate::schema::{ColumnSpec, Schema};
+
+/// A columnar table of microdata: what an attack, a defence or a risk measure sees.
+///
+/// A table never holds a column with role [`Role::Truth`]: the ground truth (who is who) lives in
+/// [`Truth`], which only the evaluator of attacks receives. Attack and defence APIs take a
+/// `&Table`, so they cannot read it by construction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    source: PathBuf,
+    columns: Vec<Column>,
+    index: HashMap<String, usize>,
+    nrows: usize,
+}
+
+impl Table {
+    /// Builds a table. Columns must have distinct names, equal lengths and no truth role.
+    pub fn new(source: impl Into<PathBuf>, columns: Vec<Column>) -> Result<Self, DataError> {
+        let source = source.into();
+        let nrows = columns.first().map_or(0, Column::len);
+        let mut index = HashMap::with_capacity(columns.len());
+        for (i, c) in columns.iter().enumerate() {
+            if c.role() == Role::Truth {
+                return Err(DataError::Invalid(format!(
+                    "column '{}' has role truth: ground truth belongs in Truth, not in a Table",
+                    c.name()
+                )));
+            }
+            if c.len() != nrows {
+                return Err(DataError::Invalid(format!(
+                    "column '{}' has {} rows, column '{}' has {nrows}",
+                    c.name(),
+                    c.len(),
+                    columns[0].name()
+                )));
+            }
+            if index.insert(c.name().to_string(), i).is_some() {
+                return Err(DataError::Invalid(format!(
+                    "two columns are named '{}'",
+                    c.name()
+                )));
+            }
+        }
+        Ok(Table {
+            source,
+            columns,
+            index,
+            nrows,
+        })
+    }
+
+    /// Where the table came from (a file path or a label).
+    pub fn source(&self) -> &Path {
+        &self.source
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// The columns in order.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The column names in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.columns.iter().map(Column::name).collect()
+    }
+
+    /// Position of a column.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The column called `name`, or an error that lists the columns and suggests a near name.
+    pub fn column(&self, name: &str) -> Result<&Column, DataError> {
+        match self.index.get(name) {
+            Some(&i) => Ok(&self.columns[i]),
+            None => Err(unknown_column(&self.source, name, self.names())),
+        }
+    }
+
+    /// Columns having `role`, in order.
+    pub fn with_role(&self, role: Role) -> Vec<&Column> {
+        self.columns.iter().filter(|c| c.role() == role).collect()
+    }
+
+    /// Sets the role of a column (not to truth: use [`Dataset::split_truth`]).
+    pub fn set_role(&mut self, name: &str, role: Role) -> Result<(), DataError> {
+        if role == Role::Truth {
+            return Err(DataError::Column {
+                file: self.source.clone(),
+                name: name.into(),
+                message: "a table column cannot take the truth role".into(),
+            });
+        }
+        let i = self
+            .position(name)
+            .ok_or_else(|| unknown_column(&self.source, name, self.names()))?;
+        self.columns[i].set_role_unchecked(role);
+        Ok(())
+    }
+
+    /// Replaces the column of the same name (same length required).
+    pub fn replace(&mut self, column: Column) -> Result<Column, DataError> {
+        let i = self
+            .position(column.name())
+            .ok_or_else(|| unknown_column(&self.source, column.name(), self.names()))?;
+        if column.len() != self.nrows || column.role() == Role::Truth {
+            return Err(DataError::Invalid(format!(
+                "replacement column '{}' does not fit",
+                column.name()
+            )));
+        }
+        Ok(std::mem::replace(&mut self.columns[i], column))
+    }
+
+    /// Appends a column.
+    pub fn push(&mut self, column: Column) -> Result<(), DataError> {
+        let mut cols = std::mem::take(&mut self.columns);
+        cols.push(column);
+        let t = Table::new(self.source.clone(), cols)?;
+        *self = t;
+        Ok(())
+    }
+
+    /// The rows `rows`, in that order.
+    pub fn take(&self, rows: &[usize]) -> Table {
+        Table {
+            source: self.source.clone(),
+            columns: self.columns.iter().map(|c| c.take(rows)).collect(),
+            index: self.index.clone(),
+            nrows: rows.len(),
+        }
+    }
+
+    /// Writes the table as CSV (header, `,` delimiter, missing as empty fields), whole or not at
+    /// all: into a temporary file beside `path`, then renamed.
+    pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
+        write_columns_csv(path, &self.columns.iter().collect::<Vec<_>>(), self.nrows)
+    }
+
+    /// The schema describing this table's columns (types, roles, level order).
+    pub fn schema(&self) -> Schema {
+        schema_of(self.columns.iter())
+    }
+}
+
+/// Ground-truth columns (true person ids, true original values), kept apart from the [`Table`]
+/// so that only the evaluator of attacks can read them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Truth {
+    columns: Vec<Column>,
+}
+
+impl Truth {
+    /// Ground truth from columns (their role is set to truth).
+    pub fn new(mut columns: Vec<Column>) -> Self {
+        for c in &mut columns {
+            c.set_role_unchecked(Role::Truth);
+        }
+        Truth { columns }
+    }
+
+    /// True when there is no ground truth.
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    /// The truth column called `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name() == name)
+    }
+
+    /// The truth columns.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The rows `rows`, in that order.
+    pub fn take(&self, rows: &[usize]) -> Truth {
+        Truth {
+            columns: self.columns.iter().map(|c| c.take(rows)).collect(),
+        }
+    }
+}
+
+/// A table and its ground truth, as loaded from one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    /// What attacks, defences and risk measures see.
+    pub table: Table,
+    /// What only the evaluator sees.
+    pub truth: Truth,
+}
+
+impl Dataset {
+    /// Splits columns by role: truth columns go to [`Truth`], the rest to the [`Table`].
+    pub fn split_truth(
+        source: impl Into<PathBuf>,
+        columns: Vec<Column>,
+    ) -> Result<Self, DataError> {
+        let (truth, rest): (Vec<Column>, Vec<Column>) =
+            columns.into_iter().partition(|c| c.role() == Role::Truth);
+        if let (Some(t), Some(r)) = (truth.first(), rest.first())
+            && t.len() != r.len()
+        {
+            return Err(DataError::Invalid(format!(
+                "truth column '{}' has {} rows, the table {}",
+                t.name(),
+                t.len(),
+                r.len()
+            )));
+        }
+        Ok(Dataset {
+            table: Table::new(source, rest)?,
+            truth: Truth::new(truth),
+        })
+    }
+
+    /// The rows `rows` of table and truth.
+    pub fn take(&self, rows: &[usize]) -> Dataset {
+        Dataset {
+            table: self.table.take(rows),
+            truth: self.truth.take(rows),
+        }
+    }
+
+    /// Writes table and truth columns as one CSV, whole or not at all.
+    pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
+        let cols: Vec<&Column> = self
+            .table
+            .columns()
+            .iter()
+            .chain(self.truth.columns())
+            .collect();
+        write_columns_csv(path, &cols, self.table.nrows())
+    }
+
+    /// The schema of table and truth columns together.
+    pub fn schema(&self) -> Schema {
+        schema_of(self.table.columns().iter().chain(self.truth.columns()))
+    }
+}
+
+fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
+    let mut schema = Schema {
+        delimiter: Some(b','),
+        missing: Some(vec![String::new()]),
+        ..Schema::default()
+    };
+    for c in columns {
+        let spec = ColumnSpec {
+            kind: Some(c.kind()),
+            role: Some(c.role()),
+            categories: match c.kind() {
+                Kind::Categorical | Kind::Set => c.levels().map(<[String]>::to_vec),
+                _ => None,
+            },
+            separator: (c.kind() == Kind::Set).then(|| "|".to_string()),
+            missing: None,
+        };
+        schema.columns.push((c.name().to_string(), spec));
+    }
+    schema
+}
+
+pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> DataError {
+    let near = names
+        .iter()
+        .filter(|n| {
+            n.eq_ignore_ascii_case(name)
+                || edit_distance(&n.to_lowercase(), &name.to_lowercase()) <= 2
+        })
+        .min_by_key(|n| edit_distance(n, name));
+    DataError::UnknownColumn {
+        file: source.to_path_buf(),
+        name: name.to_string(),
+        hint: near
+            .map(|n| format!(" (did you mean '{n}'?)"))
+            .unwrap_or_default(),
+        available: names.join(", "),
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn write_columns_csv(path: &Path, columns: &[&Column], nrows: usize) -> Result<(), DataError> {
+    write_atomically(path, |w| {
+        let mut out = csv::Writer::from_writer(w);
+        let io = |e: csv::Error| std::io::Error::other(e.to_string());
+        out.write_record(columns.iter().map(|c| c.name()))
+            .map_err(io)?;
+        let mut row: Vec<String> = Vec::with_capacity(columns.len());
+        for i in 0..nrows {
+            row.clear();
+            row.extend(
+                columns
+                    .iter()
+                    .map(|c| c.text(i).map(|s| s.into_owned()).unwrap_or_default()),
+            );
+            out.write_record(&row).map_err(io)?;
+        }
+        out.flush()
+    })
+}
+
+/// Runs `write` into a temporary file beside `path` and renames it into place, so that `path`
+/// is written whole or not at all.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), DataError> {
+    let io = |source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(file);
+        write(&mut w)?;
+        w.flush()?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_cannot_hold_the_truth() {
+        let id = Column::string("pid", Role::Truth, &[Some("a")]);
+        let err = Table::new("x.csv", vec![id.clone()]).unwrap_err();
+        assert!(
+            err.to_string().contains("ground truth belongs in Truth"),
+            "{err}"
+        );
+        let key = Column::integer("age", Role::Key, &[Some(3)]);
+        let ds = Dataset::split_truth("x.csv", vec![key, id]).unwrap();
+        assert_eq!(ds.table.names(), vec!["age"]);
+        assert!(ds.table.column("pid").is_err());
+        assert_eq!(ds.truth.column("pid").unwrap().text(0).unwrap(), "a");
+        let mut t = ds.table.clone();
+        assert!(t.set_role("age", Role::Truth).is_err());
+    }
+
+    #[test]
+    fn unknown_column_suggests_a_near_name() {
+        let t = Table::new(
+            "f.csv",
+            vec![Column::integer("Gender", Role::Key, &[Some(1)])],
+        )
+        .unwrap();
+        let e = t.column("gendr").unwrap_err().to_string();
+        assert!(
+            e.contains("no column named 'gendr'") && e.contains("did you mean 'Gender'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn duplicate_names_and_ragged_columns_are_rejected() {
+        let a = Column::integer("a", Role::Key, &[Some(1)]);
+        assert!(Table::new("f", vec![a.clone(), a.clone()]).is_err());
+        let b = Column::integer("b", Role::Key, &[Some(1), Some(2)]);
+        assert!(Table::new("f", vec![a, b]).is_err());
+    }
+}
