@@ -1,1 +1,112 @@
-//! placeholder
+//! `intruder-synth`: seeded synthetic look-alike populations for the source studies, with
+//! ground truth.
+//!
+//! The microdata behind the studies the toolkit reproduces (LISS, WAS, IAB/MPI, a youth drug
+//! survey) are not public. Each generator here builds a stand-in calibrated to the published
+//! figures, so every experiment runs anywhere and the true answer — who is who, who is unique
+//! in the population — is known.
+//!
+//! # Design
+//!
+//! * **One trait, one registry.** Every generator is a unit struct implementing [`Generator`]
+//!   and listed once in [`generators`]; the CLI (`intruder synth --list`), the docs and the
+//!   tests read that list instead of repeating it.
+//! * **Parameters are data, validated before work.** A generator describes its parameters as
+//!   a static slice of [`ParamSpec`]; [`Params::parse`] checks `key=value` text against it and
+//!   reports every problem at once, listing what is valid. Nothing is written when a
+//!   parameter is wrong.
+//! * **Seeded and byte-reproducible.** All randomness comes from ChaCha8 seeded with the
+//!   user's seed (one stream per purpose, see [`dist::rng`]); the same seed and parameters
+//!   give byte-identical files, another seed gives different files. No hidden seed.
+//! * **Whole or nothing.** Files are written under temporary names in the output directory
+//!   and renamed into place only when the whole generator succeeded ([`output::OutputSet`]).
+//! * **Ground truth by construction.** Every file keeps the true person or household id in a
+//!   column whose schema role is `truth`; anything only the evaluator may see (such as the
+//!   true birth month of panel members) goes to a separate `*-truth.csv` file.
+//! * **CSV plus schema.** Every CSV comes with a `*.schema.toml` giving each column's type
+//!   and role, in the format read by the data-model crate (see [`schema`]).
+//! * **Bounded memory where it matters.** The census generator streams rows to disk and draws
+//!   its sample on the fly (sequential selection), so ten million rows by twenty keys need
+//!   only a few megabytes.
+
+#![deny(missing_docs)]
+
+pub mod dist;
+mod error;
+pub mod figures;
+pub mod generators;
+pub mod mob;
+pub mod output;
+mod params;
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+
+pub use error::SynthError;
+pub use params::{ParamKind, ParamSpec, Params, Value};
+
+/// A synthetic-data generator.
+pub trait Generator: Sync {
+    /// Registry name, e.g. `survey-panel`.
+    fn name(&self) -> &'static str;
+    /// One-paragraph description: what study it imitates and what it writes.
+    fn description(&self) -> &'static str;
+    /// Parameters with defaults and valid ranges.
+    fn params(&self) -> &'static [ParamSpec];
+    /// Published figures the generator is calibrated to: (figure, published value).
+    fn published(&self) -> &'static [(&'static str, &'static str)];
+    /// Write the data set into `out_dir`; returns the files written.
+    fn generate(
+        &self,
+        params: &Params,
+        seed: u64,
+        out_dir: &Path,
+    ) -> Result<Vec<PathBuf>, SynthError>;
+
+    /// Validate `--n` and `key=value` strings against this generator's parameters.
+    fn parse_params(&self, n: Option<u64>, sets: &[String]) -> Result<Params, SynthError> {
+        Params::parse(self.name(), self.params(), n, sets)
+    }
+}
+
+static GENERATORS: &[&dyn Generator] = &[
+    &generators::survey_panel::SurveyPanel,
+    //     &generators::household_panelgenerators::household_panel::HouseholdPanel,
+    //     &generators::register_surveygenerators::register_survey::RegisterSurvey,
+    //     &generators::censusgenerators::census::Census,
+    //     &generators::linkage_pairgenerators::linkage_pair::LinkagePair,
+];
+
+/// All generators, in a fixed order.
+pub fn generators() -> &'static [&'static dyn Generator] {
+    GENERATORS
+}
+
+/// The generator called `name`; the error lists the valid names.
+pub fn find(name: &str) -> Result<&'static dyn Generator, SynthError> {
+    GENERATORS
+        .iter()
+        .copied()
+        .find(|g| g.name() == name)
+        .ok_or_else(|| SynthError::UnknownGenerator {
+            name: name.to_string(),
+            valid: GENERATORS
+                .iter()
+                .map(|g| g.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// Convenience: validate `n` and `sets` for generator `name` and run it.
+pub fn run(
+    name: &str,
+    n: Option<u64>,
+    sets: &[String],
+    seed: u64,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, SynthError> {
+    let g = find(name)?;
+    let params = g.parse_params(n, sets)?;
+    g.generate(&params, seed, out_dir)
+}

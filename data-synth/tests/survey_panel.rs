@@ -1,0 +1,109 @@
+//! `survey-panel`: calibrated shares and the month-of-birth estimate.
+
+mod common;
+
+use common::{figure, generate, near};
+use intruder_synth::figures::{Table, survey_panel};
+
+#[test]
+fn missing_shares_and_month_of_birth_shares_match_the_paper() {
+    // n = 6,000: the standard error of a share near 0.2 is about 0.005; tolerance ~4 s.e.
+    let (dir, _) = generate("survey-panel", 11, &["n=6000"]);
+    let f = survey_panel(dir.path()).expect("figures");
+    assert_eq!(figure(&f, "respondents"), 6000.0);
+    near(
+        "net income missing",
+        figure(&f, "net income missing"),
+        0.162,
+        0.02,
+    );
+    near(
+        "income category missing",
+        figure(&f, "income category missing"),
+        0.037,
+        0.01,
+    );
+    near("origin missing", figure(&f, "origin missing"), 0.206, 0.02);
+    near(
+        "religion missing",
+        figure(&f, "religion missing"),
+        0.789,
+        0.02,
+    );
+    near(
+        "MoB two",
+        figure(&f, "month of birth: two candidates"),
+        0.804,
+        0.025,
+    );
+    near(
+        "MoB one",
+        figure(&f, "month of birth: one candidate"),
+        0.180,
+        0.025,
+    );
+    near(
+        "MoB none",
+        figure(&f, "month of birth: no estimate"),
+        0.016,
+        0.008,
+    );
+}
+
+#[test]
+fn estimated_month_always_contains_the_true_birth_month() {
+    let (dir, _) = generate("survey-panel", 5, &["n=3000"]);
+    let data = Table::read(&dir.path().join("survey-panel.csv")).expect("data");
+    let truth = Table::read(&dir.path().join("survey-panel-truth.csv")).expect("truth");
+    let est = data.column("birth_month_est");
+    let ids = data.column("person_id");
+    let tids = truth.column("person_id");
+    let months = truth.column("birth_month");
+    let mut single_correct = 0;
+    for i in 0..est.len() {
+        assert_eq!(ids[i], tids[i]);
+        if est[i].is_empty() {
+            continue;
+        }
+        let set: Vec<&str> = est[i].split('|').collect();
+        assert!(set.len() <= 2, "row {i}: {}", est[i]);
+        assert!(
+            set.contains(&months[i]),
+            "row {i}: {} vs {}",
+            est[i],
+            months[i]
+        );
+        if set.len() == 1 {
+            single_correct += 1;
+        }
+    }
+    assert!(single_correct > 0);
+}
+
+#[test]
+fn missing_income_category_implies_missing_income() {
+    let (dir, _) = generate("survey-panel", 3, &["n=2000"]);
+    let t = Table::read(&dir.path().join("survey-panel.csv")).expect("data");
+    let inc = t.column("net_income");
+    let cat = t.column("income_cat");
+    for (a, b) in inc.iter().zip(&cat) {
+        assert!(!b.is_empty() || a.is_empty());
+    }
+}
+
+#[test]
+fn income_category_above_income_missing_is_rejected() {
+    let g = intruder_synth::find("survey-panel").expect("registered");
+    let p = g
+        .parse_params(
+            None,
+            &["income_missing=0.1".into(), "income_cat_missing=0.2".into()],
+        )
+        .expect("each value is in range");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let err = g
+        .generate(&p, 1, dir.path())
+        .expect_err("inconsistent shares");
+    assert!(err.to_string().contains("income_cat_missing"));
+    assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
+}
