@@ -71,10 +71,10 @@ pub trait Generator: Sync {
 
 static GENERATORS: &[&dyn Generator] = &[
     &generators::survey_panel::SurveyPanel,
-    //     &generators::household_panelgenerators::household_panel::HouseholdPanel,
-    //     &generators::register_surveygenerators::register_survey::RegisterSurvey,
-    //     &generators::censusgenerators::census::Census,
-    //     &generators::linkage_pairgenerators::linkage_pair::LinkagePair,
+    &generators::household_panel::HouseholdPanel,
+    // &generators::register_survey::RegisterSurvey,
+    // &generators::census::Census,
+    // &generators::linkage_pair::LinkagePair,
 ];
 
 /// All generators, in a fixed order.
