@@ -114,6 +114,7 @@ pub fn compute(name: &str, dir: &Path) -> Result<Vec<Figure>, SynthError> {
     match name {
         "survey-panel" => survey_panel(dir),
         "household-panel" => household_panel(dir),
+        "register-survey" => register_survey(dir),
         _ => Ok(Vec::new()),
     }
 }
@@ -180,4 +181,87 @@ pub fn household_panel(dir: &Path) -> Result<Vec<Figure>, SynthError> {
         fig("scenario 2: c_i <= 2", b2 as f64),
         fig("correct household among matches", correct as f64),
     ])
+}
+
+/// Figures of a `register-survey` output directory: survey income heaping, exact agreement
+/// between each twin's register and survey values, and register sample uniques on the 14
+/// keys (earnings in 7 classes).
+pub fn register_survey(dir: &Path) -> Result<Vec<Figure>, SynthError> {
+    let reg = Table::read(&dir.join("register.csv"))?;
+    let sur = Table::read(&dir.join("survey.csv"))?;
+    let inc: Vec<u64> = sur
+        .column("earnings")
+        .iter()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let share = |m: u64, e: u64| {
+        inc.iter().filter(|&&v| v % m == e).count() as f64 / inc.len().max(1) as f64
+    };
+    let mut figs = vec![
+        fig("register records", reg.rows.len() as f64),
+        fig("survey records", sur.rows.len() as f64),
+        fig("survey income last digit 0", share(10, 0)),
+        fig("survey income last digits 00", share(100, 0)),
+        fig("survey income last digits 000", share(1000, 0)),
+        fig("survey income last digits 500", share(1000, 500)),
+        fig("survey income last digits 800", share(1000, 800)),
+    ];
+    let rid = reg.col("person_id");
+    let by_id: HashMap<&str, &Vec<String>> =
+        reg.rows.iter().map(|r| (r[rid].as_str(), r)).collect();
+    let sid = sur.col("person_id");
+    let vars = [
+        "earnings",
+        "birth_cohort",
+        "sex",
+        "occupation",
+        "region",
+        "nationality",
+        "schooling",
+        "occ_status",
+        "part_time",
+        "interruption",
+        "months_worked",
+        "last_duration",
+        "married",
+        "children",
+    ];
+    for v in vars {
+        let (ci, cr) = (sur.col(v), reg.col(v));
+        let agree = sur
+            .rows
+            .iter()
+            .filter(|s| {
+                let v = &s[ci];
+                !v.is_empty() && by_id.get(s[sid].as_str()).is_some_and(|r| &r[cr] == v)
+            })
+            .count();
+        figs.push(fig(
+            &format!("agree: {v}"),
+            agree as f64 / sur.rows.len().max(1) as f64,
+        ));
+    }
+    let keys = [
+        "occupation",
+        "birth_cohort",
+        "earnings_class",
+        "sex",
+        "region",
+        "nationality",
+        "schooling",
+        "occ_status",
+        "part_time",
+        "interruption",
+        "months_worked",
+        "last_duration",
+        "married",
+        "children",
+    ];
+    let sizes = class_sizes(&reg, &keys);
+    let uniques = sizes.values().filter(|&&c| c == 1).count();
+    figs.push(fig(
+        "register sample uniques (14 keys)",
+        uniques as f64 / reg.rows.len().max(1) as f64,
+    ));
+    Ok(figs)
 }

@@ -72,7 +72,7 @@ pub trait Generator: Sync {
 static GENERATORS: &[&dyn Generator] = &[
     &generators::survey_panel::SurveyPanel,
     &generators::household_panel::HouseholdPanel,
-    // &generators::register_survey::RegisterSurvey,
+    &generators::register_survey::RegisterSurvey,
     // &generators::census::Census,
     // &generators::linkage_pair::LinkagePair,
 ];
