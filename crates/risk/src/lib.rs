@@ -1,1 +1,46 @@
-//! placeholder
+//! Frequency risk measures for microdata (METHODS.md §1): who is unique on the key variables,
+//! under each missing-value policy, and how risky that is.
+//!
+//! - [`equivalence_classes`]: classes and f_k under `listwise` or `as-value`, with Dalenius'
+//!   mixed-radix code (exact re-coding when the key space exceeds 64 bits) and a parallel,
+//!   radix-partitioned count that gives the same answer whatever the thread count.
+//! - [`n_match`]: Mulder's wildcard count, grouped by missingness pattern (never O(n²)); set-valued
+//!   cells match by overlap or by their first candidate.
+//! - [`assess`]: every file-level figure (uniques, k ≤ 5, k ≤ 10, Pr(SU), θ, Bender's R,
+//!   individual risk from weights as sdcMicro, global and household risk, ℓ-diversity) and the
+//!   per-record figures.
+//!
+//! On sdcMicro: its `freqCalc` counts a record with `NA` keys against every record agreeing on
+//! the keys observed in both, i.e. the `wildcard` policy here; `as-value` (missing as a category
+//! of its own) is what a plain `GROUP BY` does.
+//!
+//! ```
+//! use intruder_data::{read_csv_from, ReadOptions};
+//! use intruder_risk::{assess, MissingPolicy, RiskParams};
+//! // Mulder's Table 2 (METHODS.md example D).
+//! let csv = "age,gender\n40,M\n36,F\n.,M\n40,.\n23,M\n23,M\n";
+//! let ds = read_csv_from(csv.as_bytes(), "t2.csv".as_ref(), &ReadOptions::default()).unwrap();
+//! let mut p = RiskParams::new(vec!["age".into(), "gender".into()]);
+//! p.missing = MissingPolicy::Wildcard;
+//! let a = assess(&ds.table, &p).unwrap();
+//! assert_eq!(a.records.n_match.unwrap(), vec![3, 1, 5, 3, 3, 3]);
+//! ```
+#![deny(missing_docs)]
+
+mod assess;
+mod classes;
+mod error;
+mod keys;
+pub mod measures;
+mod wildcard;
+
+pub use assess::{
+    Assessment, ClassSummary, DiversitySummary, Figure, HouseholdSummary, RecordRisk, RiskParams,
+    Summary, WeightSummary, WildcardSummary, assess,
+};
+pub use classes::{
+    Classes, DELETED, Encoding, equivalence_classes, equivalence_classes_using, mixed_radix_code,
+};
+pub use error::RiskError;
+pub use keys::{MissingPolicy, SetMatch};
+pub use wildcard::{NMatch, n_match, n_match_naive};

@@ -1,0 +1,669 @@
+//! One call that computes every frequency figure of a file: [`assess`].
+
+use serde_json::{Value, json};
+
+use intruder_data::{ColumnData, SetCode, Table};
+
+use crate::classes::{Classes, DELETED, Encoding, classes_of};
+use crate::error::RiskError;
+use crate::keys::{KeyData, MissingPolicy, SetMatch};
+use crate::measures::{
+    THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, l_diversity,
+    skinner_elliot_theta,
+};
+use crate::wildcard::{NMatch, n_match_of};
+
+/// What to measure. Build with [`RiskParams::new`] and set the public fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RiskParams {
+    /// Key variables (quasi-identifiers).
+    pub keys: Vec<String>,
+    /// Missing-value policy.
+    pub missing: MissingPolicy,
+    /// Set-valued matching rule.
+    pub set_match: SetMatch,
+    /// Population size N, for π = n/N, θ and Bender's R.
+    pub population_size: Option<f64>,
+    /// Sampling-weight column: individual and global risk.
+    pub weight: Option<String>,
+    /// Sensitive column: ℓ-diversity.
+    pub sensitive: Option<String>,
+    /// Household (group) column: household risk (needs weights or uses 1/f_k).
+    pub group: Option<String>,
+    /// Dalenius' uniqueness threshold: records in classes of size ≤ this are "unique".
+    pub unique_threshold: u32,
+    /// n(U), the number of population uniques, for Bender's R.
+    pub population_uniques: Option<f64>,
+    /// f_a, the share of the population the intruder knows about, for Bender's R.
+    pub intruder_share: f64,
+    /// Compute n_match per record even under listwise or as-value.
+    pub with_n_match: bool,
+}
+
+impl RiskParams {
+    /// Defaults: listwise, overlap, threshold 1, f_a = 1.
+    pub fn new(keys: Vec<String>) -> Self {
+        RiskParams {
+            keys,
+            missing: MissingPolicy::Listwise,
+            set_match: SetMatch::Overlap,
+            population_size: None,
+            weight: None,
+            sensitive: None,
+            group: None,
+            unique_threshold: 1,
+            population_uniques: None,
+            intruder_share: 1.0,
+            with_n_match: false,
+        }
+    }
+
+    /// Checks the parameters that do not depend on the data.
+    pub fn check(&self) -> Result<(), RiskError> {
+        let mut problems = Vec::new();
+        if self.keys.is_empty() {
+            problems.push("no key variables given".to_string());
+        }
+        if let Some(n) = self.population_size
+            && !(n.is_finite() && n > 0.0)
+        {
+            problems.push(format!(
+                "population size must be a positive number, found {n}"
+            ));
+        }
+        if self.unique_threshold == 0 {
+            problems.push("the uniqueness threshold must be at least 1".into());
+        }
+        if let Some(u) = self.population_uniques
+            && !(u.is_finite() && u >= 0.0)
+        {
+            problems.push(format!(
+                "the number of population uniques must be ≥ 0, found {u}"
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.intruder_share) {
+            problems.push(format!(
+                "the intruder's share f_a must lie in [0, 1], found {}",
+                self.intruder_share
+            ));
+        }
+        if self.population_uniques.is_some() && self.population_size.is_none() {
+            problems
+                .push("Bender's R needs the population size (for the sampling fraction)".into());
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(RiskError::Param(problems.join("; ")))
+        }
+    }
+}
+
+/// Summary figures of the classes under listwise or as-value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassSummary {
+    /// Records dropped for a missing key (listwise).
+    pub n_deleted: usize,
+    /// Records counted.
+    pub n: usize,
+    /// Records in classes of size 1.
+    pub sample_uniques: usize,
+    /// Records in classes of size ≤ 5.
+    pub k_le_5: usize,
+    /// Records in classes of size ≤ 10.
+    pub k_le_10: usize,
+    /// sample_uniques / n.
+    pub pr_su_new: Option<f64>,
+    /// sample_uniques / n_total.
+    pub pr_su_full: f64,
+    /// The file's k (smallest class).
+    pub min_k: Option<u32>,
+    /// Number of classes.
+    pub classes: usize,
+    /// Number of classes of size 2.
+    pub pairs: usize,
+    /// Skinner–Elliot θ̂ (needs the population size).
+    pub theta: Option<f64>,
+    /// Whether θ̂ rests on at least [`THETA_MIN_COUNT`] uniques and pairs.
+    pub theta_reliable: bool,
+    /// Records in classes of size ≤ the uniqueness threshold.
+    pub uniques_at_threshold: usize,
+    /// How the keys were encoded.
+    pub encoding: Encoding,
+}
+
+/// Summary figures of n_match (wildcard).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WildcardSummary {
+    /// Records with n_match = 1.
+    pub n_match_1: usize,
+    /// Records with n_match ≤ 5.
+    pub n_match_le_5: usize,
+    /// Records with n_match ≤ 10.
+    pub n_match_le_10: usize,
+    /// n_match_1 / n_total.
+    pub pr_su: f64,
+    /// Records with n_match ≤ the uniqueness threshold.
+    pub uniques_at_threshold: usize,
+}
+
+/// Risk from sampling weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightSummary {
+    /// Σ of individual risks: the expected number of re-identifications.
+    pub expected_reidentifications: f64,
+    /// That sum over the records counted.
+    pub global_risk: f64,
+    /// The largest individual risk.
+    pub max_individual_risk: f64,
+}
+
+/// Household risk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HouseholdSummary {
+    /// Σ over records of their household's risk (sdcMicro's hierarchical expected re-identifications).
+    pub expected_reidentifications: f64,
+    /// Mean household risk per record.
+    pub global_risk: f64,
+}
+
+/// ℓ-diversity of the sensitive variable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiversitySummary {
+    /// Smallest distinct ℓ over classes.
+    pub l_distinct_min: u32,
+    /// Smallest entropy ℓ over classes.
+    pub l_entropy_min: f64,
+}
+
+/// Every file-level figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Policy used.
+    pub policy: MissingPolicy,
+    /// Keys used.
+    pub keys: Vec<String>,
+    /// Records in the file.
+    pub n_total: usize,
+    /// The uniqueness threshold.
+    pub unique_threshold: u32,
+    /// Listwise / as-value figures.
+    pub classes: Option<ClassSummary>,
+    /// Wildcard figures.
+    pub wildcard: Option<WildcardSummary>,
+    /// Weighted risk.
+    pub weights: Option<WeightSummary>,
+    /// Household risk.
+    pub household: Option<HouseholdSummary>,
+    /// ℓ-diversity.
+    pub diversity: Option<DiversitySummary>,
+    /// Bender's R.
+    pub bender_r: Option<f64>,
+}
+
+/// One named figure with its one-line meaning, in report order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    /// Field name (as in the JSON output).
+    pub name: &'static str,
+    /// Value (`null` when undefined).
+    pub value: Value,
+    /// What it means, for people.
+    pub meaning: String,
+}
+
+impl Summary {
+    /// The figures in report order, each with its meaning.
+    pub fn figures(&self) -> Vec<Figure> {
+        let mut out = Vec::new();
+        let mut add = |name: &'static str, value: Value, meaning: String| {
+            out.push(Figure {
+                name,
+                value,
+                meaning,
+            })
+        };
+        add(
+            "policy",
+            json!(self.policy.as_str()),
+            "how missing key values were treated".into(),
+        );
+        add(
+            "keys",
+            json!(self.keys),
+            "key variables (quasi-identifiers)".into(),
+        );
+        add("n_total", json!(self.n_total), "records in the file".into());
+        let t = self.unique_threshold;
+        if let Some(c) = &self.classes {
+            add(
+                "n_deleted",
+                json!(c.n_deleted),
+                "records dropped for a missing key (listwise)".into(),
+            );
+            add("n", json!(c.n), "records counted".into());
+            add(
+                "sample_uniques",
+                json!(c.sample_uniques),
+                "records alone in their class (k = 1)".into(),
+            );
+            add(
+                "k_le_5",
+                json!(c.k_le_5),
+                "records in classes of size ≤ 5".into(),
+            );
+            add(
+                "k_le_10",
+                json!(c.k_le_10),
+                "records in classes of size ≤ 10".into(),
+            );
+            add(
+                "pr_su_new",
+                json!(c.pr_su_new),
+                "share of counted records that are unique (uniques / n)".into(),
+            );
+            add(
+                "pr_su_full",
+                json!(c.pr_su_full),
+                "share of all records that are unique (uniques / n_total)".into(),
+            );
+            add(
+                "min_k",
+                json!(c.min_k),
+                "the file's k: size of the smallest class".into(),
+            );
+            add(
+                "classes",
+                json!(c.classes),
+                "number of equivalence classes".into(),
+            );
+            add(
+                "pairs",
+                json!(c.pairs),
+                "number of classes of size 2".into(),
+            );
+            add(
+                "theta",
+                json!(c.theta),
+                "Skinner–Elliot θ: chance a unique match is correct (needs N)".into(),
+            );
+            add(
+                "theta_reliable",
+                json!(c.theta_reliable),
+                format!(
+                    "θ rests on at least {THETA_MIN_COUNT} uniques and {THETA_MIN_COUNT} pairs"
+                ),
+            );
+            add(
+                "uniques_at_threshold",
+                json!(c.uniques_at_threshold),
+                format!("records in classes of size ≤ {t}"),
+            );
+            add(
+                "encoding",
+                json!(match c.encoding {
+                    Encoding::MixedRadix => "mixed-radix",
+                    Encoding::Recoded => "recoded",
+                }),
+                "how key tuples were coded (Dalenius' mixed radix in 64 bits, else exact re-coding)".into(),
+            );
+        }
+        if let Some(w) = &self.wildcard {
+            add(
+                "n_match_1",
+                json!(w.n_match_1),
+                "records matching no other record (missing matches anything)".into(),
+            );
+            add(
+                "n_match_le_5",
+                json!(w.n_match_le_5),
+                "records matching ≤ 5 records, themselves included".into(),
+            );
+            add(
+                "n_match_le_10",
+                json!(w.n_match_le_10),
+                "records matching ≤ 10 records, themselves included".into(),
+            );
+            add(
+                "pr_su",
+                json!(w.pr_su),
+                "share of records with n_match = 1".into(),
+            );
+            add(
+                "uniques_at_threshold",
+                json!(w.uniques_at_threshold),
+                format!("records with n_match ≤ {t}"),
+            );
+        }
+        if let Some(w) = &self.weights {
+            add(
+                "expected_reidentifications",
+                json!(w.expected_reidentifications),
+                "Σ individual risk: expected number of re-identifications".into(),
+            );
+            add(
+                "global_risk",
+                json!(w.global_risk),
+                "expected re-identifications per counted record".into(),
+            );
+            add(
+                "max_individual_risk",
+                json!(w.max_individual_risk),
+                "largest individual risk".into(),
+            );
+        }
+        if let Some(h) = &self.household {
+            add(
+                "household_expected_reidentifications",
+                json!(h.expected_reidentifications),
+                "Σ over records of their household's risk 1 − Π(1 − r_i)".into(),
+            );
+            add(
+                "household_global_risk",
+                json!(h.global_risk),
+                "mean household risk per record".into(),
+            );
+        }
+        if let Some(d) = &self.diversity {
+            add(
+                "l_distinct_min",
+                json!(d.l_distinct_min),
+                "fewest distinct sensitive values in a class".into(),
+            );
+            add(
+                "l_entropy_min",
+                json!(d.l_entropy_min),
+                "smallest entropy ℓ (exp of entropy) of a class".into(),
+            );
+        }
+        if let Some(r) = self.bender_r {
+            add(
+                "bender_r",
+                json!(r),
+                "Bender's R = 1 − exp(−f·n(U)·f_a)".into(),
+            );
+        }
+        out
+    }
+
+    /// The figures as one JSON object.
+    pub fn to_json(&self) -> Value {
+        Value::Object(
+            self.figures()
+                .into_iter()
+                .map(|f| (f.name.to_string(), f.value))
+                .collect(),
+        )
+    }
+}
+
+/// Per-record figures, in input order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordRisk {
+    /// f_k under the policy (listwise k under wildcard); `None` when deleted.
+    pub k: Vec<Option<u32>>,
+    /// n_match, when computed (wildcard, or asked for).
+    pub n_match: Option<Vec<u32>>,
+    /// Individual risk (with weights: Benedetti–Franconi; else 1/f_k).
+    pub individual_risk: Vec<Option<f64>>,
+    /// Household risk, with a group column.
+    pub household_risk: Option<Vec<f64>>,
+    /// Distinct ℓ of the record's class, with a sensitive column.
+    pub l_distinct: Option<Vec<Option<u32>>>,
+}
+
+/// The result of [`assess`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assessment {
+    /// File-level figures.
+    pub summary: Summary,
+    /// Per-record figures.
+    pub records: RecordRisk,
+}
+
+/// Computes every frequency figure of `table` as `params` asks.
+///
+/// Individual risk uses the class sizes of the policy: f_k (listwise, as-value) or n_match
+/// (wildcard, as sdcMicro's `freqCalc` counts records with `NA` keys), with the matching weighted
+/// sizes F_k when a weight column is given and 1/f_k otherwise.
+pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskError> {
+    params.check()?;
+    let file = table.source().display().to_string();
+    let n_total = table.nrows();
+    let wildcard = params.missing == MissingPolicy::Wildcard;
+    let kd = KeyData::new(table, &params.keys, params.set_match, wildcard)?;
+    let weights = params
+        .weight
+        .as_deref()
+        .map(|w| weight_values(table, w, &file))
+        .transpose()?;
+    if let Some(big_n) = params.population_size
+        && big_n < n_total as f64
+    {
+        return Err(RiskError::Param(format!(
+            "the population size {big_n} is smaller than the file's {n_total} records"
+        )));
+    }
+
+    let class_policy = if wildcard {
+        MissingPolicy::Listwise
+    } else {
+        params.missing
+    };
+    let classes: Classes = if wildcard {
+        let plain = KeyData::new(table, &params.keys, params.set_match, false)?;
+        classes_of(&plain, class_policy)
+    } else {
+        classes_of(&kd, class_policy)
+    };
+    let k: Vec<Option<u32>> = (0..n_total).map(|i| classes.k(i)).collect();
+    let nm: Option<NMatch> = (wildcard || params.with_n_match).then(|| {
+        if wildcard {
+            n_match_of(&kd, weights.as_deref())
+        } else {
+            let w = KeyData::new(table, &params.keys, params.set_match, true)
+                .expect("keys checked above");
+            n_match_of(&w, weights.as_deref())
+        }
+    });
+    let t = params.unique_threshold;
+
+    let (class_summary, wildcard_summary) = if wildcard {
+        let m = &nm.as_ref().expect("computed under wildcard").n_match;
+        let count = |lim: u32| m.iter().filter(|&&x| x <= lim).count();
+        let w = WildcardSummary {
+            n_match_1: count(1),
+            n_match_le_5: count(5),
+            n_match_le_10: count(10),
+            pr_su: count(1) as f64 / n_total as f64,
+            uniques_at_threshold: count(t),
+        };
+        (None, Some(w))
+    } else {
+        let n = n_total - classes.n_deleted;
+        let count = |lim: u32| k.iter().filter(|x| x.is_some_and(|x| x <= lim)).count();
+        let su = count(1);
+        let pairs = classes.sizes.iter().filter(|&&s| s == 2).count();
+        let theta = params
+            .population_size
+            .and_then(|big_n| skinner_elliot_theta(su, pairs, n as f64 / big_n));
+        let c = ClassSummary {
+            n_deleted: classes.n_deleted,
+            n,
+            sample_uniques: su,
+            k_le_5: count(5),
+            k_le_10: count(10),
+            pr_su_new: (n > 0).then(|| su as f64 / n as f64),
+            pr_su_full: su as f64 / n_total as f64,
+            min_k: classes.sizes.iter().copied().min(),
+            classes: classes.sizes.len(),
+            pairs,
+            theta,
+            theta_reliable: theta.is_some() && su >= THETA_MIN_COUNT && pairs >= THETA_MIN_COUNT,
+            uniques_at_threshold: count(t),
+            encoding: classes.encoding,
+        };
+        (Some(c), None)
+    };
+
+    // Individual risk.
+    let individual: Vec<Option<f64>> = match (&nm, wildcard) {
+        (Some(nm), true) => (0..n_total)
+            .map(|i| {
+                let f = nm.n_match[i];
+                Some(match &nm.weighted {
+                    Some(big) => individual_risk(f, big[i]),
+                    None => 1.0 / f as f64,
+                })
+            })
+            .collect(),
+        _ => {
+            let big = weights.as_ref().map(|w| classes.weighted_sizes(w));
+            (0..n_total)
+                .map(|i| {
+                    let c = classes.class_of[i];
+                    (c != DELETED).then(|| {
+                        let f = classes.sizes[c as usize];
+                        match &big {
+                            Some(b) => individual_risk(f, b[c as usize]),
+                            None => 1.0 / f as f64,
+                        }
+                    })
+                })
+                .collect()
+        }
+    };
+    let counted = individual.iter().filter(|r| r.is_some()).count();
+    let weight_summary = weights.as_ref().map(|_| {
+        let sum: f64 = individual.iter().flatten().sum();
+        WeightSummary {
+            expected_reidentifications: sum,
+            global_risk: if counted > 0 {
+                sum / counted as f64
+            } else {
+                0.0
+            },
+            max_individual_risk: individual.iter().flatten().copied().fold(0.0, f64::max),
+        }
+    });
+
+    let household = params
+        .group
+        .as_deref()
+        .map(|g| -> Result<Vec<f64>, RiskError> {
+            let col = table.column(g)?;
+            if col.missing_count() > 0 {
+                let row = (0..n_total).find(|&i| col.is_missing(i)).unwrap_or(0);
+                return Err(RiskError::Column {
+                    file: file.clone(),
+                    column: g.into(),
+                    message: format!(
+                        "record {} has no household id; every record needs one",
+                        row + 1
+                    ),
+                });
+            }
+            let codes = col.dense_codes(SetCode::WholeSet).codes;
+            Ok(household_risk(&individual, &codes))
+        })
+        .transpose()?;
+    let household_summary = household.as_ref().map(|h| {
+        let sum: f64 = h.iter().sum();
+        HouseholdSummary {
+            expected_reidentifications: sum,
+            global_risk: sum / n_total as f64,
+        }
+    });
+
+    let (l_distinct, diversity) = match params.sensitive.as_deref() {
+        None => (None, None),
+        Some(s) => {
+            let col = table.column(s)?;
+            let d = col.dense_codes(SetCode::WholeSet);
+            let sens: Vec<Option<u32>> = (0..n_total)
+                .map(|i| (!col.is_missing(i)).then_some(d.codes[i]))
+                .collect();
+            let (distinct, entropy) = l_diversity(&classes.class_of, classes.sizes.len(), &sens);
+            let per: Vec<Option<u32>> = classes
+                .class_of
+                .iter()
+                .map(|&c| (c != DELETED).then(|| distinct[c as usize]))
+                .collect();
+            let summary = (!distinct.is_empty()).then(|| DiversitySummary {
+                l_distinct_min: distinct.iter().copied().min().unwrap_or(0),
+                l_entropy_min: entropy.iter().copied().fold(f64::INFINITY, f64::min),
+            });
+            (Some(per), summary)
+        }
+    };
+
+    let bender_r = match (params.population_uniques, params.population_size) {
+        (Some(u), Some(big_n)) => {
+            let n = class_summary.as_ref().map_or(n_total, |c| c.n);
+            Some(bender_risk(n as f64 / big_n, u, params.intruder_share))
+        }
+        _ => None,
+    };
+
+    Ok(Assessment {
+        summary: Summary {
+            policy: params.missing,
+            keys: params.keys.clone(),
+            n_total,
+            unique_threshold: t,
+            classes: class_summary,
+            wildcard: wildcard_summary,
+            weights: weight_summary,
+            household: household_summary,
+            diversity,
+            bender_r,
+        },
+        records: RecordRisk {
+            k,
+            n_match: nm.map(|m| m.n_match),
+            individual_risk: individual,
+            household_risk: household,
+            l_distinct,
+        },
+    })
+}
+
+/// The weights of a column: numeric, observed, finite and ≥ 0, else an error naming the record.
+fn weight_values(table: &Table, name: &str, file: &str) -> Result<Vec<f64>, RiskError> {
+    let col = table.column(name)?;
+    let err = |message: String| RiskError::Column {
+        file: file.into(),
+        column: name.into(),
+        message,
+    };
+    if !matches!(col.data(), ColumnData::Integer(_) | ColumnData::Float(_)) {
+        let bad = (0..col.len()).find(|&i| !col.is_missing(i) && col.as_f64(i).is_none());
+        return Err(err(match bad {
+            Some(i) => format!(
+                "record {} has '{}'; a weight must be a number ≥ 0",
+                i + 1,
+                col.text(i).unwrap_or_default()
+            ),
+            None => format!("is {} but a weight must be numeric", col.kind()),
+        }));
+    }
+    let mut out = Vec::with_capacity(col.len());
+    for i in 0..col.len() {
+        match col.as_f64(i) {
+            None => {
+                return Err(err(format!(
+                    "record {} has no weight; every record needs one",
+                    i + 1
+                )));
+            }
+            Some(w) if !w.is_finite() || w < 0.0 => {
+                return Err(err(format!(
+                    "record {} has weight {w}; a weight must be a finite number ≥ 0",
+                    i + 1
+                )));
+            }
+            Some(w) => out.push(w),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,414 @@
+//! Equivalence classes on the key variables (METHODS.md §1.1) under the listwise and as-value
+//! policies.
+//!
+//! Each record's keys become one integer by Dalenius' mixed-radix (T2) code,
+//! `x_1 + C_1·x_2 + C_1·C_2·x_3 + …`, when the product of the category counts fits in a u64.
+//! Otherwise the tuple is re-coded key by key (`id ← dense(id·C_k + x_k)`), which is exact: no
+//! hash of the tuple stands in for it, so no collision can merge two classes.
+//!
+//! Counting the codes uses a direct array when the key space is small, and otherwise a
+//! radix-partitioned hash count: codes are scattered into 256 partitions by hash, then each
+//! partition (whose hash table fits in cache) is counted on its own, in parallel. Class ids are
+//! assigned in a fixed order (code order, or partition then first appearance), so results are
+//! identical whatever the number of threads.
+
+use rayon::prelude::*;
+
+use intruder_data::Table;
+
+use crate::error::RiskError;
+use crate::keys::{KeyData, MissingPolicy, SetMatch};
+
+/// Class id of a record deleted by the listwise policy.
+pub const DELETED: u32 = u32::MAX;
+
+/// How the key tuples were encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Dalenius' mixed-radix code in one u64.
+    MixedRadix,
+    /// Key-by-key exact re-coding (the key space exceeds 64 bits).
+    Recoded,
+}
+
+/// The equivalence classes of a file on its keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classes {
+    /// Class id of each record ([`DELETED`] for records dropped by listwise deletion).
+    pub class_of: Vec<u32>,
+    /// Size f_k of each class.
+    pub sizes: Vec<u32>,
+    /// Records dropped (listwise) for a missing key.
+    pub n_deleted: usize,
+    /// How the tuples were encoded.
+    pub encoding: Encoding,
+}
+
+impl Classes {
+    /// f_k of record `i`, `None` when it was deleted.
+    pub fn k(&self, i: usize) -> Option<u32> {
+        let c = self.class_of[i];
+        (c != DELETED).then(|| self.sizes[c as usize])
+    }
+
+    /// The weighted class size F_k of each class: the sum of the weights of its records.
+    pub fn weighted_sizes(&self, weights: &[f64]) -> Vec<f64> {
+        let mut f = vec![0.0; self.sizes.len()];
+        for (&c, &w) in self.class_of.iter().zip(weights) {
+            if c != DELETED {
+                f[c as usize] += w;
+            }
+        }
+        f
+    }
+}
+
+/// Equivalence classes of `table` on `keys` under `policy` (listwise or as-value).
+///
+/// Set-valued keys: with [`SetMatch::Overlap`] the set as a whole is the value (`{3,4}` is its
+/// own category); with [`SetMatch::First`] the first candidate is.
+pub fn equivalence_classes(
+    table: &Table,
+    keys: &[String],
+    policy: MissingPolicy,
+    set_match: SetMatch,
+) -> Result<Classes, RiskError> {
+    if policy == MissingPolicy::Wildcard {
+        return Err(RiskError::Param(
+            "the wildcard policy does not partition records into classes; use n_match instead"
+                .into(),
+        ));
+    }
+    let kd = KeyData::new(table, keys, set_match, false)?;
+    Ok(classes_of(&kd, policy))
+}
+
+/// As [`equivalence_classes`], forcing the encoding: [`Encoding::Recoded`] is always possible;
+/// [`Encoding::MixedRadix`] is an error when the key space exceeds 64 bits. The two give the same
+/// classes (the choice only affects speed); this exists so that can be checked.
+pub fn equivalence_classes_using(
+    table: &Table,
+    keys: &[String],
+    policy: MissingPolicy,
+    set_match: SetMatch,
+    encoding: Encoding,
+) -> Result<Classes, RiskError> {
+    if policy == MissingPolicy::Wildcard {
+        return Err(RiskError::Param(
+            "the wildcard policy does not partition records into classes".into(),
+        ));
+    }
+    let kd = KeyData::new(table, keys, set_match, false)?;
+    let c = classes_with(&kd, policy, encoding == Encoding::Recoded);
+    if c.encoding != encoding {
+        return Err(RiskError::Param(
+            "the key space exceeds 64 bits: the mixed-radix code cannot be used".into(),
+        ));
+    }
+    Ok(c)
+}
+
+pub(crate) fn classes_of(kd: &KeyData<'_>, policy: MissingPolicy) -> Classes {
+    classes_with(kd, policy, false)
+}
+
+fn classes_with(kd: &KeyData<'_>, policy: MissingPolicy, force_recode: bool) -> Classes {
+    let n = kd.n;
+    let as_value = policy == MissingPolicy::AsValue;
+    let nk = kd.codes.len();
+    let radix: Vec<u64> = kd
+        .card
+        .iter()
+        .map(|&c| c as u64 + u64::from(as_value))
+        .collect();
+    let product = radix
+        .iter()
+        .try_fold(1u64, |p, &r| p.checked_mul(r.max(1)))
+        .filter(|_| !force_recode);
+    let deleted = |i: usize| !as_value && (0..nk).any(|k| kd.is_missing(k, i));
+    let digit = |k: usize, i: usize| -> u64 {
+        if kd.is_missing(k, i) {
+            0
+        } else {
+            kd.codes[k][i] as u64 + u64::from(as_value)
+        }
+    };
+    let (grouping, encoding) = match product {
+        Some(p) if p < u64::MAX => {
+            let mut codes = vec![0u64; n];
+            codes
+                .par_chunks_mut(1 << 16)
+                .enumerate()
+                .for_each(|(ci, chunk)| {
+                    let base = ci << 16;
+                    for (j, out) in chunk.iter_mut().enumerate() {
+                        let i = base + j;
+                        *out = if deleted(i) {
+                            SENTINEL
+                        } else {
+                            let mut code = 0u64;
+                            for k in (0..nk).rev() {
+                                code = code * radix[k] + digit(k, i);
+                            }
+                            code
+                        };
+                    }
+                });
+            (group(&codes, p), Encoding::MixedRadix)
+        }
+        _ => {
+            let mut ids = vec![0u64; n];
+            let mut groups = None;
+            #[allow(clippy::needless_range_loop)]
+            for k in 0..nk {
+                for (i, id) in ids.iter_mut().enumerate() {
+                    if *id != SENTINEL {
+                        *id = if deleted(i) {
+                            SENTINEL
+                        } else {
+                            *id * radix[k] + digit(k, i)
+                        };
+                    }
+                }
+                let bound = (n as u64).saturating_mul(radix[k]).saturating_add(1);
+                let g = group(&ids, bound);
+                for (id, &c) in ids.iter_mut().zip(&g.0) {
+                    *id = if c == DELETED { SENTINEL } else { c as u64 };
+                }
+                groups = Some(g);
+            }
+            (
+                groups.unwrap_or_else(|| (vec![DELETED; n], Vec::new())),
+                Encoding::Recoded,
+            )
+        }
+    };
+    let (class_of, sizes) = grouping;
+    let n_deleted = class_of.iter().filter(|&&c| c == DELETED).count();
+    Classes {
+        class_of,
+        sizes,
+        n_deleted,
+        encoding,
+    }
+}
+
+/// Dalenius' T2 (mixed-radix) code of one record: `x_1 + C_1·x_2 + C_1·C_2·x_3 + …` for values
+/// `x_k ∈ 0..C_k`. `None` when a value is out of range or the code does not fit in 64 bits.
+pub fn mixed_radix_code(values: &[u32], categories: &[u64]) -> Option<u64> {
+    if values.len() != categories.len() {
+        return None;
+    }
+    let mut code = 0u64;
+    for (&x, &c) in values.iter().zip(categories).rev() {
+        if x as u64 >= c {
+            return None;
+        }
+        code = code.checked_mul(c)?.checked_add(x as u64)?;
+    }
+    Some(code)
+}
+
+/// Code of a record that takes no part in counting.
+pub(crate) const SENTINEL: u64 = u64::MAX;
+
+const PART_BITS: u32 = 8;
+const PARTS: usize = 1 << PART_BITS;
+const CHUNKS: usize = 64;
+
+#[inline]
+fn part_of(code: u64) -> usize {
+    (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PART_BITS)) as usize
+}
+
+/// Pointer that rayon tasks may share; every use writes a position no other task writes.
+#[derive(Clone, Copy)]
+struct SharedPtr<T>(*mut T);
+// SAFETY: only used for writes to disjoint positions, computed from disjoint prefix sums.
+unsafe impl<T> Send for SharedPtr<T> {}
+unsafe impl<T> Sync for SharedPtr<T> {}
+impl<T> SharedPtr<T> {
+    /// # Safety
+    /// `i` is in bounds and no other task writes position `i`.
+    #[inline]
+    unsafe fn write(self, i: usize, v: T) {
+        unsafe { self.0.add(i).write(v) }
+    }
+}
+
+/// Groups equal codes: returns the class id of each position ([`DELETED`] for [`SENTINEL`])
+/// and the class sizes. `bound` is an upper bound on the codes (exclusive).
+pub(crate) fn group(codes: &[u64], bound: u64) -> (Vec<u32>, Vec<u32>) {
+    let n = codes.len();
+    let direct_limit = ((4 * n) as u64).clamp(1 << 22, 1 << 27);
+    if bound <= direct_limit {
+        let mut counts = vec![0u32; bound as usize];
+        for &c in codes {
+            if c != SENTINEL {
+                counts[c as usize] += 1;
+            }
+        }
+        let mut sizes = Vec::new();
+        for cnt in counts.iter_mut() {
+            if *cnt > 0 {
+                sizes.push(*cnt);
+                *cnt = (sizes.len() - 1) as u32;
+            }
+        }
+        let class_of = codes
+            .par_iter()
+            .map(|&c| {
+                if c == SENTINEL {
+                    DELETED
+                } else {
+                    counts[c as usize]
+                }
+            })
+            .collect();
+        return (class_of, sizes);
+    }
+
+    // 1. Histogram of partitions per chunk.
+    let chunk = n.div_ceil(CHUNKS).max(1);
+    let hists: Vec<Vec<u32>> = codes
+        .par_chunks(chunk)
+        .map(|c| {
+            let mut h = vec![0u32; PARTS];
+            for &x in c {
+                if x != SENTINEL {
+                    h[part_of(x)] += 1;
+                }
+            }
+            h
+        })
+        .collect();
+    // 2. Offsets: partition-major, chunk-minor, so each partition keeps row order.
+    let mut offsets: Vec<Vec<usize>> = vec![vec![0; PARTS]; hists.len()];
+    let mut part_start = vec![0usize; PARTS + 1];
+    let mut run = 0usize;
+    for p in 0..PARTS {
+        part_start[p] = run;
+        for (c, h) in hists.iter().enumerate() {
+            offsets[c][p] = run;
+            run += h[p] as usize;
+        }
+    }
+    part_start[PARTS] = run;
+    // 3. Scatter (code, row) into partitions.
+    let mut pcodes = vec![0u64; run];
+    let mut prows = vec![0u32; run];
+    let (cp, rp) = (
+        SharedPtr(pcodes.as_mut_ptr()),
+        SharedPtr(prows.as_mut_ptr()),
+    );
+    codes
+        .par_chunks(chunk)
+        .zip(offsets.par_iter_mut())
+        .enumerate()
+        .for_each(|(ci, (c, off))| {
+            let base = ci * chunk;
+            for (j, &x) in c.iter().enumerate() {
+                if x == SENTINEL {
+                    continue;
+                }
+                let p = part_of(x);
+                let pos = off[p];
+                off[p] += 1;
+                // SAFETY: `pos` lies in this chunk's own range of partition p (prefix sums above),
+                // which no other chunk writes; it is below `run`.
+                unsafe {
+                    cp.write(pos, x);
+                    rp.write(pos, (base + j) as u32);
+                }
+            }
+        });
+    // 4. Count each partition with a small hash table; local ids in first-appearance order.
+    let mut local = vec![0u32; run];
+    let mut slices = Vec::with_capacity(PARTS);
+    let mut rest = local.as_mut_slice();
+    for p in 0..PARTS {
+        let (head, tail) = rest.split_at_mut(part_start[p + 1] - part_start[p]);
+        slices.push((p, head));
+        rest = tail;
+    }
+    let part_sizes: Vec<Vec<u32>> = slices
+        .into_par_iter()
+        .map(|(p, out)| {
+            let cs = &pcodes[part_start[p]..part_start[p + 1]];
+            let mut map: std::collections::HashMap<u64, u32, foldhash::fast::FixedState> =
+                std::collections::HashMap::with_capacity_and_hasher(cs.len(), Default::default());
+            let mut sizes = Vec::new();
+            for (o, &c) in out.iter_mut().zip(cs) {
+                let id = *map.entry(c).or_insert_with(|| {
+                    sizes.push(0);
+                    (sizes.len() - 1) as u32
+                });
+                sizes[id as usize] += 1;
+                *o = id;
+            }
+            sizes
+        })
+        .collect();
+    // 5. Global ids and scatter back to rows.
+    let mut base = vec![0u32; PARTS];
+    let mut total = 0u32;
+    for p in 0..PARTS {
+        base[p] = total;
+        total += part_sizes[p].len() as u32;
+    }
+    let sizes: Vec<u32> = part_sizes.into_iter().flatten().collect();
+    let mut class_of = vec![DELETED; n];
+    let out = SharedPtr(class_of.as_mut_ptr());
+    (0..PARTS).into_par_iter().for_each(|p| {
+        for pos in part_start[p]..part_start[p + 1] {
+            // SAFETY: every row appears in exactly one partition position, so each row index is
+            // written once; rows are < n.
+            unsafe { out.write(prows[pos] as usize, base[p] + local[pos]) }
+        }
+    });
+    (class_of, sizes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(codes: &[u64]) -> Vec<u32> {
+        codes
+            .iter()
+            .map(|&c| {
+                if c == SENTINEL {
+                    0
+                } else {
+                    codes.iter().filter(|&&d| d == c).count() as u32
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn direct_and_partitioned_paths_agree_with_naive_counts() {
+        let mut x = 12345u64;
+        let codes: Vec<u64> = (0..3000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if i % 97 == 0 { SENTINEL } else { x % 700 }
+            })
+            .collect();
+        let expect = naive(&codes);
+        for bound in [700u64, 1 << 40] {
+            let (class_of, sizes) = group(&codes, bound);
+            let got: Vec<u32> = class_of
+                .iter()
+                .map(|&c| if c == DELETED { 0 } else { sizes[c as usize] })
+                .collect();
+            assert_eq!(got, expect, "bound {bound}");
+            assert_eq!(
+                sizes.iter().sum::<u32>() as usize,
+                codes.iter().filter(|&&c| c != SENTINEL).count()
+            );
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Invariants on random small tables with missing and set-valued cells.
+
+use intruder_data::{Column, Role, Table};
+use intruder_risk::{
+    Encoding, MissingPolicy, SetMatch, equivalence_classes, equivalence_classes_using, n_match,
+    n_match_naive,
+};
+use proptest::prelude::*;
+
+/// A table of `nkeys` keys: integer keys with few values, the last key set-valued when asked.
+fn table(cells: &[Vec<Option<u8>>], sets: &[Vec<u8>], with_set: bool) -> (Table, Vec<String>) {
+    let nkeys = cells.first().map_or(0, Vec::len);
+    let mut cols = Vec::new();
+    let mut names = Vec::new();
+    for k in 0..nkeys {
+        let v: Vec<Option<i64>> = cells.iter().map(|r| r[k].map(i64::from)).collect();
+        cols.push(Column::integer(format!("k{k}"), Role::Key, &v));
+        names.push(format!("k{k}"));
+    }
+    if with_set {
+        let v: Vec<Vec<String>> = sets
+            .iter()
+            .map(|s| s.iter().map(|x| x.to_string()).collect())
+            .collect();
+        cols.push(Column::set("s", Role::Key, &v, None).unwrap());
+        names.push("s".into());
+    }
+    (Table::new("random", cols).unwrap(), names)
+}
+
+fn cells(nkeys: usize) -> impl Strategy<Value = Vec<Vec<Option<u8>>>> {
+    prop::collection::vec(
+        prop::collection::vec(prop::option::weighted(0.8, 0u8..3), nkeys),
+        1..40,
+    )
+}
+
+fn ok_keys(t: &Table, names: &[String]) -> bool {
+    names
+        .iter()
+        .all(|n| t.column(n).unwrap().missing_count() < t.nrows())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn n_match_equals_the_naive_count(rows in cells(3), seed in any::<u64>(), first in any::<bool>()) {
+        let mut x = seed | 1;
+        let sets: Vec<Vec<u8>> = (0..rows.len()).map(|_| {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            match x % 5 { 0 => vec![], 1 | 2 => vec![(x >> 8) as u8 % 4], _ => vec![(x >> 8) as u8 % 4, (x >> 16) as u8 % 4] }
+        }).collect();
+        let (t, names) = table(&rows, &sets, true);
+        prop_assume!(ok_keys(&t, &names));
+        let m = if first { SetMatch::First } else { SetMatch::Overlap };
+        let w: Vec<f64> = (0..t.nrows()).map(|i| 1.0 + i as f64).collect();
+        let fast = n_match(&t, &names, m, Some(&w)).unwrap();
+        let slow = n_match_naive(&t, &names, m, Some(&w)).unwrap();
+        prop_assert_eq!(&fast.n_match, &slow.n_match);
+        for (a, b) in fast.weighted.unwrap().iter().zip(slow.weighted.unwrap()) {
+            prop_assert!((a - b).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn n_match_is_at_least_listwise_k(rows in cells(4)) {
+        let (t, names) = table(&rows, &[], false);
+        prop_assume!(ok_keys(&t, &names));
+        let nm = n_match(&t, &names, SetMatch::Overlap, None).unwrap().n_match;
+        let cl = equivalence_classes(&t, &names, MissingPolicy::Listwise, SetMatch::Overlap).unwrap();
+        for (i, &m) in nm.iter().enumerate() {
+            prop_assert!(m >= 1);
+            if let Some(k) = cl.k(i) {
+                prop_assert!(m >= k);
+            }
+        }
+    }
+
+    #[test]
+    fn n_match_equals_k_without_missing(rows in prop::collection::vec(prop::collection::vec(0u8..3, 3), 1..50)) {
+        let rows: Vec<Vec<Option<u8>>> = rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect();
+        let (t, names) = table(&rows, &[], false);
+        let nm = n_match(&t, &names, SetMatch::Overlap, None).unwrap().n_match;
+        let cl = equivalence_classes(&t, &names, MissingPolicy::Listwise, SetMatch::Overlap).unwrap();
+        let k: Vec<u32> = (0..t.nrows()).map(|i| cl.k(i).unwrap()).collect();
+        prop_assert_eq!(nm, k);
+    }
+
+    #[test]
+    fn mixed_radix_and_recoded_paths_agree(rows in cells(4), as_value in any::<bool>()) {
+        let (t, names) = table(&rows, &[], false);
+        prop_assume!(ok_keys(&t, &names));
+        let policy = if as_value { MissingPolicy::AsValue } else { MissingPolicy::Listwise };
+        let a = equivalence_classes_using(&t, &names, policy, SetMatch::Overlap, Encoding::MixedRadix).unwrap();
+        let b = equivalence_classes_using(&t, &names, policy, SetMatch::Overlap, Encoding::Recoded).unwrap();
+        let ka: Vec<Option<u32>> = (0..t.nrows()).map(|i| a.k(i)).collect();
+        let kb: Vec<Option<u32>> = (0..t.nrows()).map(|i| b.k(i)).collect();
+        prop_assert_eq!(ka, kb);
+        // Same partition: two records share a class under one encoding iff under the other.
+        for i in 0..t.nrows() {
+            for j in 0..t.nrows() {
+                let same_a = a.class_of[i] == a.class_of[j];
+                let same_b = b.class_of[i] == b.class_of[j];
+                prop_assert_eq!(same_a, same_b);
+            }
+        }
+    }
+}
+
+/// A key space beyond 64 bits goes through exact re-coding and still counts right.
+#[test]
+fn wide_key_space_is_recoded_exactly() {
+    let n = 400;
+    let mut cols = Vec::new();
+    let mut names = Vec::new();
+    for k in 0..9 {
+        // 9 keys × 300 distinct values each: 300^9 > 2^64. Records i and i + 300 are twins.
+        let v: Vec<Option<String>> = (0..n)
+            .map(|i| Some(format!("v{}", ((i % 300) * 7 + k) % 300)))
+            .collect();
+        cols.push(Column::string(format!("k{k}"), Role::Key, &v));
+        names.push(format!("k{k}"));
+    }
+    let t = Table::new("wide", cols).unwrap();
+    let c = equivalence_classes(&t, &names, MissingPolicy::Listwise, SetMatch::Overlap).unwrap();
+    assert_eq!(c.encoding, Encoding::Recoded);
+    assert!(
+        equivalence_classes_using(
+            &t,
+            &names,
+            MissingPolicy::Listwise,
+            SetMatch::Overlap,
+            Encoding::MixedRadix
+        )
+        .is_err()
+    );
+    let naive: Vec<u32> = n_match_naive(&t, &names, SetMatch::Overlap, None)
+        .unwrap()
+        .n_match;
+    let k: Vec<u32> = (0..n).map(|i| c.k(i).unwrap()).collect();
+    assert_eq!(k, naive);
+    assert_eq!(k.iter().filter(|&&x| x == 2).count(), 200);
+    assert_eq!(
+        n_match(&t, &names, SetMatch::Overlap, None)
+            .unwrap()
+            .n_match,
+        naive
+    );
+}
