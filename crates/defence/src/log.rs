@@ -1,0 +1,163 @@
+//! The change log of a masking run: what each step changed, in the input's row numbering.
+
+use intruder_data::{Column, ColumnData, Table};
+use serde::Serialize;
+
+/// What one column lost or changed in one step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ColumnChange {
+    /// The column.
+    pub column: String,
+    /// Number of cells whose value changed (suppressions included).
+    pub changed: usize,
+    /// Number of cells that were observed before and are missing after (suppressions).
+    pub suppressed: usize,
+    /// The changed rows, as 0-based row indices into the pipeline's input.
+    pub rows: Vec<usize>,
+}
+
+/// What one step did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepLog {
+    /// 1-based position in the pipeline.
+    pub step: usize,
+    /// The method's registry name.
+    pub method: String,
+    /// Rows before the step.
+    pub rows_in: usize,
+    /// Rows after the step.
+    pub rows_out: usize,
+    /// Rows the step removed, as 0-based indices into the pipeline's input.
+    pub rows_removed: Vec<usize>,
+    /// Cells changed (over columns present before and after).
+    pub cells_changed: usize,
+    /// Cells suppressed (observed before, missing after).
+    pub suppressions: usize,
+    /// Records with at least one changed cell.
+    pub records_changed: usize,
+    /// Columns the step added (e.g. a design weight).
+    pub columns_added: Vec<String>,
+    /// Per-column changes (columns without change are left out).
+    pub columns: Vec<ColumnChange>,
+    /// Facts reported by the method.
+    pub notes: Vec<String>,
+}
+
+/// What a whole pipeline did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangeLog {
+    /// The seed of the run.
+    pub seed: u64,
+    /// Rows of the input.
+    pub rows_in: usize,
+    /// Rows of the output.
+    pub rows_out: usize,
+    /// For each output row, its 0-based row in the input: subset the truth with
+    /// `truth.take(&log.kept_rows)`.
+    pub kept_rows: Vec<usize>,
+    /// Total cells changed over all steps (a cell changed by two steps counts twice).
+    pub cells_changed: usize,
+    /// Total suppressions over all steps.
+    pub suppressions: usize,
+    /// Input records (surviving to the output) changed by any step.
+    pub records_changed: usize,
+    /// Per step.
+    pub steps: Vec<StepLog>,
+}
+
+/// Whether cell `i` of `a` and cell `j` of `b` hold the same value (both missing counts as same).
+pub(crate) fn same_cell(a: &Column, i: usize, b: &Column, j: usize) -> bool {
+    match (a.is_missing(i), b.is_missing(j)) {
+        (true, true) => return true,
+        (false, false) => {}
+        _ => return false,
+    }
+    match (a.data(), b.data()) {
+        (ColumnData::Integer(x), ColumnData::Integer(y)) => x[i] == y[j],
+        (ColumnData::Float(x), ColumnData::Float(y)) => x[i] == y[j],
+        (
+            ColumnData::Categorical {
+                codes: c1,
+                levels: l1,
+            },
+            ColumnData::Categorical {
+                codes: c2,
+                levels: l2,
+            },
+        ) if l1 == l2 => c1[i] == c2[j],
+        _ => a.text(i) == b.text(j),
+    }
+}
+
+/// Compares `before` (the step's input) with `after`; `kept` maps rows of `after` to rows of
+/// `before`; `origin` maps rows of `before` to rows of the pipeline input.
+pub(crate) fn diff(
+    step: usize,
+    method: &str,
+    before: &Table,
+    after: &Table,
+    kept: Option<&[usize]>,
+    origin: &[usize],
+    notes: Vec<String>,
+) -> StepLog {
+    let n_after = after.nrows();
+    let row_in = |r: usize| kept.map_or(r, |k| k[r]);
+    let mut touched = vec![false; n_after];
+    let mut columns = Vec::new();
+    let mut columns_added = Vec::new();
+    let (mut cells, mut supp) = (0, 0);
+    for b in after.columns() {
+        let Some(a) = before.position(b.name()).map(|p| &before.columns()[p]) else {
+            columns_added.push(b.name().to_string());
+            continue;
+        };
+        let mut ch = ColumnChange {
+            column: b.name().to_string(),
+            changed: 0,
+            suppressed: 0,
+            rows: Vec::new(),
+        };
+        for (r, t) in touched.iter_mut().enumerate() {
+            let i = row_in(r);
+            if !same_cell(a, i, b, r) {
+                ch.changed += 1;
+                if !a.is_missing(i) && b.is_missing(r) {
+                    ch.suppressed += 1;
+                }
+                ch.rows.push(origin[i]);
+                *t = true;
+            }
+        }
+        if ch.changed > 0 {
+            cells += ch.changed;
+            supp += ch.suppressed;
+            columns.push(ch);
+        }
+    }
+    let rows_removed = match kept {
+        None => Vec::new(),
+        Some(k) => {
+            let mut keep = vec![false; before.nrows()];
+            for &i in k {
+                keep[i] = true;
+            }
+            (0..before.nrows())
+                .filter(|&i| !keep[i])
+                .map(|i| origin[i])
+                .collect()
+        }
+    };
+    StepLog {
+        step,
+        method: method.to_string(),
+        rows_in: before.nrows(),
+        rows_out: n_after,
+        rows_removed,
+        cells_changed: cells,
+        suppressions: supp,
+        records_changed: touched.iter().filter(|&&t| t).count(),
+        columns_added,
+        columns,
+        notes,
+    }
+}

@@ -1,0 +1,222 @@
+//! Additive noise (Brand 2002; sdcMicro `addNoise`). With `noise` = a percentage and α = noise/100:
+//! - uncorrelated: x_j + e_j, e_j ~ N(0, α·Var(x_j)) independently per variable;
+//! - correlated: x + e, e ~ N(0, α·Σ) with Σ the covariance matrix of the variables (complete
+//!   records), so the noise keeps the correlation structure (Kim 1986; Brand 2002 eq. 4) and the
+//!   masked covariance is (1 + α)·Σ in expectation.
+//!
+//! Variances use n − 1. Missing cells stay missing. Draws go row by row, variable by variable.
+//! The output columns are floats.
+
+use intruder_data::{Column, Table};
+use rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use rand_distr::StandardNormal;
+
+use crate::common::{check_columns, numeric};
+use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+
+const NAME: &str = "noise";
+
+/// Parameters of additive noise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Noise {
+    /// Numeric variables.
+    pub variables: Vec<String>,
+    /// Noise variance as a percentage of the variable's variance (> 0).
+    pub noise: f64,
+    /// Correlated noise (covariance proportional to the data's).
+    pub correlated: bool,
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "variables",
+        kind: ParamKind::Strings,
+        required: true,
+        default: "",
+        doc: "numeric variables",
+    },
+    ParamSpec {
+        name: "noise",
+        kind: ParamKind::Number,
+        required: true,
+        default: "",
+        doc: "noise variance as a PERCENTAGE of the data's variance (α = noise/100), > 0",
+    },
+    ParamSpec {
+        name: "correlated",
+        kind: ParamKind::Bool,
+        required: false,
+        default: "false",
+        doc: "noise covariance α·Σ (the data's covariance) instead of α·diag(Σ)",
+    },
+];
+
+/// Registry entry.
+pub const METHOD: Method = Method {
+    name: NAME,
+    summary: "additive noise, uncorrelated or correlated",
+    source: "Brand (2002); Kim (1986); sdcMicro addNoise",
+    params: PARAMS,
+    build,
+};
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
+    let variables: Option<Vec<String>> = r.require("variables");
+    let noise: Option<f64> = r.require("noise");
+    let correlated = r.get_or("correlated", false);
+    if let Some(v) = &variables {
+        r.check(
+            "variables",
+            !v.is_empty(),
+            "must name at least one variable",
+        );
+    }
+    if let Some(n) = noise {
+        r.check(
+            "noise",
+            n > 0.0,
+            format!("is {n}; expected a percentage > 0"),
+        );
+    }
+    if !r.ok() {
+        return None;
+    }
+    Some(Box::new(Noise {
+        variables: variables?,
+        noise: noise?,
+        correlated,
+    }))
+}
+
+/// Lower-triangular Cholesky factor of a symmetric matrix, or `None` when not positive definite.
+pub(crate) fn cholesky(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    let p = a.len();
+    let mut l = vec![vec![0.0; p]; p];
+    for i in 0..p {
+        for j in 0..=i {
+            let s: f64 = (0..j).map(|m| l[i][m] * l[j][m]).sum();
+            if i == j {
+                let d = a[i][i] - s;
+                if !(d > 1e-12 * a[i][i].abs().max(1e-300)) {
+                    return None;
+                }
+                l[i][j] = d.sqrt();
+            } else {
+                l[i][j] = (a[i][j] - s) / l[j][j];
+            }
+        }
+    }
+    Some(l)
+}
+
+/// Covariance matrix (n − 1) over rows where every variable is observed.
+pub(crate) fn covariance(cols: &[Vec<f64>]) -> (Vec<Vec<f64>>, usize) {
+    let p = cols.len();
+    let n = cols.first().map_or(0, Vec::len);
+    let rows: Vec<usize> = (0..n)
+        .filter(|&i| cols.iter().all(|c| !c[i].is_nan()))
+        .collect();
+    let m = rows.len();
+    let means: Vec<f64> = cols
+        .iter()
+        .map(|c| rows.iter().map(|&i| c[i]).sum::<f64>() / m.max(1) as f64)
+        .collect();
+    let mut s = vec![vec![0.0; p]; p];
+    for a in 0..p {
+        for b in 0..=a {
+            let v = rows
+                .iter()
+                .map(|&i| (cols[a][i] - means[a]) * (cols[b][i] - means[b]))
+                .sum::<f64>()
+                / (m.max(2) - 1) as f64;
+            s[a][b] = v;
+            s[b][a] = v;
+        }
+    }
+    (s, m)
+}
+
+impl Defence for Noise {
+    fn method(&self) -> &'static str {
+        NAME
+    }
+
+    fn apply(&self, table: &Table, rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
+        check_columns(table, NAME, &self.variables)?;
+        let mut cols = Vec::new();
+        for v in &self.variables {
+            cols.push(numeric(table, NAME, v)?);
+        }
+        let alpha = self.noise / 100.0;
+        let p = cols.len();
+        let (cov, m) = covariance(&cols);
+        if m < 2 {
+            return Err(DefenceError::Infeasible {
+                method: NAME,
+                message: format!(
+                    "{m} records have every one of {} observed; at least 2 are needed to estimate the covariance",
+                    self.variables.join(", ")
+                ),
+            });
+        }
+        let scaled: Vec<Vec<f64>> = (0..p)
+            .map(|a| {
+                (0..p)
+                    .map(|b| {
+                        if self.correlated || a == b {
+                            alpha * cov[a][b]
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let l = if self.correlated {
+            cholesky(&scaled).ok_or_else(|| DefenceError::Infeasible {
+                method: NAME,
+                message: format!(
+                    "the covariance matrix of {} is not positive definite (a constant or collinear variable); use uncorrelated noise or drop the variable",
+                    self.variables.join(", ")
+                ),
+            })?
+        } else {
+            (0..p)
+                .map(|a| {
+                    (0..p)
+                        .map(|b| if a == b { scaled[a][a].sqrt() } else { 0.0 })
+                        .collect()
+                })
+                .collect()
+        };
+        let n = table.nrows();
+        let mut z = vec![0.0; p];
+        for i in 0..n {
+            for zj in z.iter_mut() {
+                *zj = rng.sample(StandardNormal);
+            }
+            for a in 0..p {
+                if cols[a][i].is_nan() {
+                    continue;
+                }
+                let e: f64 = (0..=a).map(|b| l[a][b] * z[b]).sum();
+                cols[a][i] += e;
+            }
+        }
+        let mut out = table.clone();
+        for (v, c) in self.variables.iter().zip(&cols) {
+            let like = table.column(v)?;
+            let vals: Vec<Option<f64>> = c.iter().map(|x| (!x.is_nan()).then_some(*x)).collect();
+            out.replace(Column::float(v.as_str(), like.role(), &vals))?;
+        }
+        Ok(Masked {
+            table: out,
+            kept_rows: None,
+            notes: vec![format!(
+                "noise covariance = {alpha} × data covariance ({} complete records)",
+                m
+            )],
+        })
+    }
+}

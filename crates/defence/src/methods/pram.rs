@@ -1,0 +1,373 @@
+//! PRAM, the post-randomisation method (Gouweleeuw, Kooiman, Willenborg & de Wolf 1998;
+//! sdcMicro `pram`). Each observed category a of a variable is replaced by category b with
+//! probability R[a][b].
+//!
+//! - Given matrix: `matrix` (rows = from, columns = to, each row summing to 1) over `levels`
+//!   (default: the column's level order).
+//! - Invariant PRAM (default): P has p_d on the diagonal and (1 − p_d)/(L − 1) elsewhere;
+//!   with T the category frequencies, Q[i][j] = P[j][i]·T[j] / Σ_l P[l][i]·T[l] and R̃ = P·Q,
+//!   which leaves T unchanged in expectation (T·R̃ = T, Gouweleeuw et al. §4). As in sdcMicro,
+//!   R = α·R̃ + (1 − α)·I.
+//! - Within strata: T, and so R, are computed per stratum (missing stratum values form their
+//!   own stratum), as sdcMicro's `strata_variables`.
+//!
+//! Draws go row by row: one uniform per observed cell, inverted through the row's cumulative
+//! probabilities. Missing cells stay missing. Variables must be categorical.
+
+use intruder_data::{Column, ColumnData, Kind, Table};
+use rand::Rng;
+use rand_chacha::ChaCha20Rng;
+
+use crate::common::{check_columns, key_codes};
+use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+
+const NAME: &str = "pram";
+
+/// Parameters of PRAM.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pram {
+    /// Categorical variables, each perturbed on its own.
+    pub variables: Vec<String>,
+    /// Diagonal of the base matrix of invariant PRAM, 0 < pd ≤ 1.
+    pub pd: f64,
+    /// Mixing with the identity, 0 ≤ alpha ≤ 1 (sdcMicro's `alpha`).
+    pub alpha: f64,
+    /// A given transition matrix (one variable only).
+    pub matrix: Option<Vec<Vec<f64>>>,
+    /// The categories of the matrix's rows and columns.
+    pub levels: Option<Vec<String>>,
+    /// Stratum variables.
+    pub strata: Vec<String>,
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "variables",
+        kind: ParamKind::Strings,
+        required: true,
+        default: "",
+        doc: "categorical variables, perturbed independently",
+    },
+    ParamSpec {
+        name: "pd",
+        kind: ParamKind::Number,
+        required: false,
+        default: "0.8",
+        doc: "invariant PRAM: probability of keeping a category in the base matrix, 0 < pd ≤ 1",
+    },
+    ParamSpec {
+        name: "alpha",
+        kind: ParamKind::Number,
+        required: false,
+        default: "0.5",
+        doc: "invariant PRAM: R = alpha·R̃ + (1 − alpha)·I, 0 ≤ alpha ≤ 1",
+    },
+    ParamSpec {
+        name: "matrix",
+        kind: ParamKind::Matrix,
+        required: false,
+        default: "",
+        doc: "given transition matrix, rows = from, columns = to, rows sum to 1 (one variable only; not invariant)",
+    },
+    ParamSpec {
+        name: "levels",
+        kind: ParamKind::Strings,
+        required: false,
+        default: "column's level order",
+        doc: "the categories of the matrix's rows/columns",
+    },
+    ParamSpec {
+        name: "strata",
+        kind: ParamKind::Strings,
+        required: false,
+        default: "[]",
+        doc: "stratum variables: frequencies and draws per stratum",
+    },
+];
+
+/// Registry entry.
+pub const METHOD: Method = Method {
+    name: NAME,
+    summary: "post-randomisation of categories, invariant or with a given matrix, within strata",
+    source: "Gouweleeuw et al. (1998); sdcMicro pram",
+    params: PARAMS,
+    build,
+};
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
+    let variables: Option<Vec<String>> = r.require("variables");
+    let pd = r.get_or("pd", 0.8);
+    let alpha = r.get_or("alpha", 0.5);
+    let matrix: Option<Vec<Vec<f64>>> = r.get("matrix");
+    let levels: Option<Vec<String>> = r.get("levels");
+    let strata: Vec<String> = r.get_or("strata", Vec::new());
+    r.check(
+        "pd",
+        pd > 0.0 && pd <= 1.0,
+        format!("is {pd}; expected 0 < pd ≤ 1"),
+    );
+    r.check(
+        "alpha",
+        (0.0..=1.0).contains(&alpha),
+        format!("is {alpha}; expected 0 ≤ alpha ≤ 1"),
+    );
+    if let Some(v) = &variables {
+        r.check(
+            "variables",
+            !v.is_empty(),
+            "must name at least one variable",
+        );
+        if matrix.is_some() {
+            r.check(
+                "variables",
+                v.len() == 1,
+                "a given 'matrix' applies to exactly one variable",
+            );
+        }
+    }
+    if let Some(m) = &matrix {
+        let l = m.len();
+        for (i, row) in m.iter().enumerate() {
+            if row.len() != l {
+                r.problem(
+                    "matrix",
+                    format!(
+                        "row {} has {} entries; the matrix must be {l} × {l}",
+                        i + 1,
+                        row.len()
+                    ),
+                );
+            } else if row.iter().any(|x| !(0.0..=1.0).contains(x))
+                || (row.iter().sum::<f64>() - 1.0).abs() > 1e-9
+            {
+                r.problem(
+                    "matrix",
+                    format!("row {} must hold probabilities summing to 1", i + 1),
+                );
+            }
+        }
+        if let Some(lv) = &levels {
+            r.check(
+                "levels",
+                lv.len() == l,
+                format!("has {} levels for a {l} × {l} matrix", lv.len()),
+            );
+        }
+        if r.has("pd") || r.has("alpha") {
+            r.step_problem(
+                "'pd' and 'alpha' belong to invariant PRAM; leave them out with a given 'matrix'",
+            );
+        }
+    } else if levels.is_some() {
+        r.problem("levels", "only applies with 'matrix'");
+    }
+    if !r.ok() {
+        return None;
+    }
+    Some(Box::new(Pram {
+        variables: variables?,
+        pd,
+        alpha,
+        matrix,
+        levels,
+        strata,
+    }))
+}
+
+/// The invariant PRAM matrix for frequencies `t` (sdcMicro `pram` with `pd`, `alpha`).
+pub fn invariant_matrix(t: &[f64], pd: f64, alpha: f64) -> Vec<Vec<f64>> {
+    let l = t.len();
+    let off = if l > 1 {
+        (1.0 - pd) / (l - 1) as f64
+    } else {
+        0.0
+    };
+    let p = |i: usize, j: usize| if i == j { pd } else { off };
+    // lambda_i = sum_l P[l][i] T[l]
+    let lambda: Vec<f64> = (0..l)
+        .map(|i| (0..l).map(|m| p(m, i) * t[m]).sum())
+        .collect();
+    let q = |i: usize, j: usize| {
+        if lambda[i] > 0.0 {
+            p(j, i) * t[j] / lambda[i]
+        } else if i == j {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    (0..l)
+        .map(|i| {
+            (0..l)
+                .map(|j| {
+                    let r: f64 = (0..l).map(|m| p(i, m) * q(m, j)).sum();
+                    alpha * r + if i == j { 1.0 - alpha } else { 0.0 }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn draw(row: &[f64], u: f64) -> usize {
+    let mut acc = 0.0;
+    for (j, &p) in row.iter().enumerate() {
+        acc += p;
+        if u < acc {
+            return j;
+        }
+    }
+    // rounding: the last category with positive probability
+    row.iter().rposition(|&p| p > 0.0).unwrap_or(0)
+}
+
+impl Pram {
+    fn strata_ids(&self, table: &Table) -> Result<(Vec<usize>, usize), DefenceError> {
+        let n = table.nrows();
+        if self.strata.is_empty() {
+            return Ok((vec![0; n], 1));
+        }
+        let codes = key_codes(table, &self.strata)?;
+        let cols: Vec<&Column> = self
+            .strata
+            .iter()
+            .map(|s| table.column(s))
+            .collect::<Result<_, _>>()?;
+        let mut map = std::collections::HashMap::new();
+        let mut ids = Vec::with_capacity(n);
+        for i in 0..n {
+            let key: Vec<Option<u32>> = cols
+                .iter()
+                .zip(&codes)
+                .map(|(c, cd)| (!c.is_missing(i)).then_some(cd[i]))
+                .collect();
+            let next = map.len();
+            ids.push(*map.entry(key).or_insert(next));
+        }
+        Ok((ids, map.len()))
+    }
+}
+
+impl Defence for Pram {
+    fn method(&self) -> &'static str {
+        NAME
+    }
+
+    fn apply(&self, table: &Table, rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
+        check_columns(table, NAME, &self.variables)?;
+        check_columns(table, NAME, &self.strata)?;
+        let (strata, n_strata) = self.strata_ids(table)?;
+        let mut out = table.clone();
+        let mut notes = Vec::new();
+        for v in &self.variables {
+            let col = table.column(v)?;
+            let ColumnData::Categorical { codes, levels } = col.data() else {
+                return Err(DefenceError::Column {
+                    method: NAME,
+                    column: v.clone(),
+                    message: format!(
+                        "is {}; PRAM needs a categorical column (declare type = \"categorical\" in the schema)",
+                        col.kind()
+                    ),
+                });
+            };
+            debug_assert_eq!(col.kind(), Kind::Categorical);
+            // map matrix levels to column levels
+            let (mat_levels, given): (Vec<String>, Option<&Vec<Vec<f64>>>) =
+                match (&self.matrix, &self.levels) {
+                    (Some(m), Some(lv)) => (lv.clone(), Some(m)),
+                    (Some(m), None) => {
+                        if m.len() != levels.len() {
+                            return Err(DefenceError::Column {
+                                method: NAME,
+                                column: v.clone(),
+                                message: format!(
+                                    "has {} levels ({}) but the matrix is {} × {}; give 'levels'",
+                                    levels.len(),
+                                    levels.join(", "),
+                                    m.len(),
+                                    m.len()
+                                ),
+                            });
+                        }
+                        (levels.clone(), Some(m))
+                    }
+                    _ => (levels.clone(), None),
+                };
+            // column code -> matrix index
+            let mut to_mat = vec![usize::MAX; levels.len()];
+            for (ci, l) in levels.iter().enumerate() {
+                if let Some(mi) = mat_levels.iter().position(|x| x == l) {
+                    to_mat[ci] = mi;
+                }
+            }
+            for i in 0..col.len() {
+                if !col.is_missing(i) && to_mat[codes[i] as usize] == usize::MAX {
+                    return Err(DefenceError::Column {
+                        method: NAME,
+                        column: v.clone(),
+                        message: format!(
+                            "row {}: category '{}' is not among the matrix levels ({})",
+                            i + 1,
+                            levels[codes[i] as usize],
+                            mat_levels.join(", ")
+                        ),
+                    });
+                }
+            }
+            let l = mat_levels.len();
+            let matrices: Vec<Vec<Vec<f64>>> = match given {
+                Some(m) => vec![m.clone(); n_strata],
+                None => {
+                    let mut t = vec![vec![0.0; l]; n_strata];
+                    for i in 0..col.len() {
+                        if !col.is_missing(i) {
+                            t[strata[i]][to_mat[codes[i] as usize]] += 1.0;
+                        }
+                    }
+                    t.iter()
+                        .map(|ts| invariant_matrix(ts, self.pd, self.alpha))
+                        .collect()
+                }
+            };
+            // output levels: the column's, then any matrix level not among them
+            let mut out_levels = levels.clone();
+            let mut from_mat = vec![0u32; l];
+            for (mi, ml) in mat_levels.iter().enumerate() {
+                from_mat[mi] = match out_levels.iter().position(|x| x == ml) {
+                    Some(p) => p as u32,
+                    None => {
+                        out_levels.push(ml.clone());
+                        (out_levels.len() - 1) as u32
+                    }
+                };
+            }
+            let mut new_codes = codes.clone();
+            let mut changed = 0usize;
+            for i in 0..col.len() {
+                if col.is_missing(i) {
+                    continue;
+                }
+                let a = to_mat[codes[i] as usize];
+                let u: f64 = rng.r#gen();
+                let b = draw(&matrices[strata[i]][a], u);
+                new_codes[i] = from_mat[b];
+                changed += usize::from(b != a);
+            }
+            notes.push(format!("{v}: {changed} categories changed"));
+            out.replace(Column::new(
+                v.as_str(),
+                col.role(),
+                ColumnData::Categorical {
+                    codes: new_codes,
+                    levels: out_levels,
+                },
+                col.missing().clone(),
+            )?)?;
+        }
+        Ok(Masked {
+            table: out,
+            kept_rows: None,
+            notes,
+        })
+    }
+}

@@ -1,0 +1,111 @@
+//! Record removal (Dalenius 1986, "destruction" of unique records): records whose class on the
+//! keys has fewer than `k` records are removed (Dalenius' uniques with threshold k − 1: k = 2
+//! removes sample uniques, k = 4 also colluding pairs and triples). Classes use the wildcard rule
+//! of [`crate::KeyIndex`]; since removing a record can shrink another's class when missing cells
+//! match, removal repeats until every remaining record is in a class of at least k.
+
+use intruder_data::Table;
+use rand_chacha::ChaCha20Rng;
+
+use crate::common::check_columns;
+use crate::{Defence, DefenceError, KeyIndex, Masked, Method, ParamKind, ParamReader, ParamSpec};
+
+const NAME: &str = "remove-records";
+
+/// Parameters of record removal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoveRecords {
+    /// Key variables.
+    pub keys: Vec<String>,
+    /// Records in classes smaller than `k` are removed (k ≥ 2).
+    pub k: u32,
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "keys",
+        kind: ParamKind::Strings,
+        required: true,
+        default: "",
+        doc: "key variables (missing = wildcard)",
+    },
+    ParamSpec {
+        name: "k",
+        kind: ParamKind::Integer,
+        required: true,
+        default: "",
+        doc: "records whose class has fewer than k records are removed, k ≥ 2 (k = 2 removes sample uniques)",
+    },
+];
+
+/// Registry entry.
+pub const METHOD: Method = Method {
+    name: NAME,
+    summary: "removes records in classes smaller than k (Dalenius' destruction)",
+    source: "Dalenius (1986) §4",
+    params: PARAMS,
+    build,
+};
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
+    let keys: Option<Vec<String>> = r.require("keys");
+    let k: Option<i64> = r.require("k");
+    if let Some(k) = k {
+        r.check(
+            "k",
+            (2..=u32::MAX as i64).contains(&k),
+            format!("is {k}; expected an integer ≥ 2"),
+        );
+    }
+    if let Some(keys) = &keys {
+        r.check(
+            "keys",
+            !keys.is_empty() && keys.len() <= 64,
+            "must name 1 to 64 keys",
+        );
+    }
+    if !r.ok() {
+        return None;
+    }
+    Some(Box::new(RemoveRecords {
+        keys: keys?,
+        k: k? as u32,
+    }))
+}
+
+impl Defence for RemoveRecords {
+    fn method(&self) -> &'static str {
+        NAME
+    }
+
+    fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
+        check_columns(table, NAME, &self.keys)?;
+        let mut kept: Vec<usize> = (0..table.nrows()).collect();
+        let mut rounds = 0;
+        loop {
+            let t = table.take(&kept);
+            let mut idx = KeyIndex::new(&t, &self.keys, None)?;
+            let counts = idx.counts();
+            let next: Vec<usize> = kept
+                .iter()
+                .zip(&counts)
+                .filter(|(_, c)| c.0 >= self.k)
+                .map(|(&r, _)| r)
+                .collect();
+            rounds += 1;
+            if next.len() == kept.len() {
+                break;
+            }
+            kept = next;
+        }
+        Ok(Masked {
+            table: table.take(&kept),
+            notes: vec![format!(
+                "{} records removed in {} rounds",
+                table.nrows() - kept.len(),
+                rounds
+            )],
+            kept_rows: Some(kept),
+        })
+    }
+}

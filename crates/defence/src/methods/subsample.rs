@@ -1,0 +1,198 @@
+//! Subsampling (the role of sampling in disclosure risk: Skinner, Marsh, Openshaw & Wymer 1994;
+//! METHODS.md §1.3): a simple random sample without replacement, of a `fraction` or a `size`,
+//! optionally stratified (n_h = round(fraction · N_h), at least 1 per non-empty stratum). The
+//! design weight N_h / n_h is written to the `weight` column: multiplied into it when it exists
+//! (a weight of a weight), added as a float column with role weight otherwise. Kept rows stay in
+//! input order and are reported so the truth can be subset the same way.
+
+use intruder_data::{Column, Role, Table};
+use rand_chacha::ChaCha20Rng;
+
+use crate::common::{check_columns, key_codes, numeric};
+use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+
+const NAME: &str = "subsample";
+
+/// Parameters of subsampling.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subsample {
+    /// Sampling fraction, 0 < f ≤ 1.
+    pub fraction: Option<f64>,
+    /// Sample size (without strata).
+    pub size: Option<usize>,
+    /// Stratum variables.
+    pub strata: Vec<String>,
+    /// The design-weight column to add or update.
+    pub weight: String,
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "fraction",
+        kind: ParamKind::Number,
+        required: false,
+        default: "",
+        doc: "sampling fraction, 0 < fraction ≤ 1 (give fraction or size)",
+    },
+    ParamSpec {
+        name: "size",
+        kind: ParamKind::Integer,
+        required: false,
+        default: "",
+        doc: "sample size, ≥ 1 (not with strata)",
+    },
+    ParamSpec {
+        name: "strata",
+        kind: ParamKind::Strings,
+        required: false,
+        default: "[]",
+        doc: "stratum variables: the fraction is applied per stratum",
+    },
+    ParamSpec {
+        name: "weight",
+        kind: ParamKind::String,
+        required: false,
+        default: "weight",
+        doc: "design-weight column: multiplied by N_h/n_h if present, else added",
+    },
+];
+
+/// Registry entry.
+pub const METHOD: Method = Method {
+    name: NAME,
+    summary: "simple random (stratified) subsample with design weights",
+    source: "Skinner et al. (1994); METHODS.md §1.3",
+    params: PARAMS,
+    build,
+};
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
+    let fraction: Option<f64> = r.get("fraction");
+    let size: Option<i64> = r.get("size");
+    let strata: Vec<String> = r.get_or("strata", Vec::new());
+    let weight: String = r.get_or("weight", "weight".to_string());
+    match (r.has("fraction"), r.has("size")) {
+        (false, false) => r.step_problem("give 'fraction' or 'size'"),
+        (true, true) => r.step_problem("give only one of 'fraction' and 'size'"),
+        _ => {}
+    }
+    if let Some(f) = fraction {
+        r.check(
+            "fraction",
+            f > 0.0 && f <= 1.0,
+            format!("is {f}; expected 0 < fraction ≤ 1"),
+        );
+    }
+    if let Some(s) = size {
+        r.check("size", s >= 1, format!("is {s}; expected an integer ≥ 1"));
+        r.check(
+            "size",
+            strata.is_empty(),
+            "cannot be combined with 'strata' (use 'fraction')",
+        );
+    }
+    r.check("weight", !weight.is_empty(), "must be a column name");
+    if !r.ok() {
+        return None;
+    }
+    Some(Box::new(Subsample {
+        fraction,
+        size: size.map(|s| s as usize),
+        strata,
+        weight,
+    }))
+}
+
+impl Defence for Subsample {
+    fn method(&self) -> &'static str {
+        NAME
+    }
+
+    fn apply(&self, table: &Table, rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
+        check_columns(table, NAME, &self.strata)?;
+        let n = table.nrows();
+        // strata ids in order of first appearance
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        if self.strata.is_empty() {
+            groups.push((0..n).collect());
+        } else {
+            let codes = key_codes(table, &self.strata)?;
+            let cols: Vec<&Column> = self
+                .strata
+                .iter()
+                .map(|s| table.column(s))
+                .collect::<Result<_, _>>()?;
+            let mut map = std::collections::HashMap::new();
+            for i in 0..n {
+                let key: Vec<Option<u32>> = cols
+                    .iter()
+                    .zip(&codes)
+                    .map(|(c, cd)| (!c.is_missing(i)).then_some(cd[i]))
+                    .collect();
+                let g = *map.entry(key).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
+                groups[g].push(i);
+            }
+        }
+        let mut kept = Vec::new();
+        let mut design = vec![0.0; n];
+        for g in &groups {
+            let big_n = g.len();
+            let m = match (self.size, self.fraction) {
+                (Some(s), _) => {
+                    if s > big_n {
+                        return Err(DefenceError::Infeasible {
+                            method: NAME,
+                            message: format!("size {s} exceeds the {big_n} records"),
+                        });
+                    }
+                    s
+                }
+                (None, Some(f)) => ((f * big_n as f64).round() as usize).clamp(1, big_n),
+                (None, None) => big_n,
+            };
+            let mut pick: Vec<usize> = rand::seq::index::sample(rng, big_n, m)
+                .into_iter()
+                .map(|j| g[j])
+                .collect();
+            pick.sort_unstable();
+            for &i in &pick {
+                design[i] = big_n as f64 / m as f64;
+            }
+            kept.extend(pick);
+        }
+        kept.sort_unstable();
+        let mut out = table.take(&kept);
+        let w: Vec<Option<f64>> = match table.position(&self.weight) {
+            Some(_) => {
+                let old = numeric(table, NAME, &self.weight)?;
+                kept.iter()
+                    .map(|&i| (!old[i].is_nan()).then(|| old[i] * design[i]))
+                    .collect()
+            }
+            None => kept.iter().map(|&i| Some(design[i])).collect(),
+        };
+        let role = table
+            .column(&self.weight)
+            .map(|c| c.role())
+            .unwrap_or(Role::Weight);
+        let col = Column::float(self.weight.as_str(), role, &w);
+        if table.position(&self.weight).is_some() {
+            out.replace(col)?;
+        } else {
+            out.push(col)?;
+        }
+        Ok(Masked {
+            table: out,
+            notes: vec![format!(
+                "{} of {} records kept in {} strata",
+                kept.len(),
+                n,
+                groups.len()
+            )],
+            kept_rows: Some(kept),
+        })
+    }
+}

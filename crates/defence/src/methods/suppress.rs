@@ -1,0 +1,387 @@
+//! Local suppression to k-anonymity (sdcMicro `localSuppression`/`kAnon`) and suppression above
+//! an individual-risk threshold (sdcMicro `localSupp` with `indivRisk`).
+//!
+//! # k-anonymity with wildcards
+//! A suppressed (missing) key cell matches any value, as sdcMicro's `kAnon` judges the output: a
+//! record's frequency counts every record that agrees with it on all keys observed in both
+//! ([`crate::KeyIndex`]). Suppressing a cell never lowers any record's frequency, so one pass over
+//! the records that violate k-anonymity suffices and the output is k-anonymous.
+//!
+//! # Which cell
+//! Records are visited from the rarest (lowest frequency, then row order). For a violating
+//! record: if suppressing one key makes it safe, the least important such key is suppressed;
+//! otherwise the key whose suppression raises its frequency most (ties: least important). This
+//! repeats until the record is safe. Importance follows sdcMicro: 1 = most important, suppressed
+//! last; by default keys with more distinct values are less important (sdcMicro's default).
+//! The greedy is not guaranteed optimal (optimal local suppression is NP-hard; Meyerson &
+//! Williams 2004), but it never suppresses more than suppressing every key of every originally
+//! violating record.
+//!
+//! # Individual risk
+//! Without weights the risk of a record is 1/f_k. With sampling weights it is Benedetti &
+//! Franconi's (1998) estimate as in sdcMicro's `indivRisk(method = "approx")`, with
+//! p_k = f_k / F_k and F_k the summed weight of the record's class:
+//! f_k = 1: p/(1−p)·ln(1/p); f_k = 2: p/(1−p) − (p/(1−p))²·ln(1/p); f_k > 2: p/(f_k − (1 − p));
+//! when p_k ≥ 1 (no sampling) the risk is 1/f_k. Classes use the wildcard rule above.
+
+use intruder_data::Table;
+use rand_chacha::ChaCha20Rng;
+
+use crate::common::{check_columns, suppress, weights};
+use crate::{Defence, DefenceError, KeyIndex, Masked, Method, ParamKind, ParamReader, ParamSpec};
+
+const NAME: &str = "local-suppression";
+const RISK_NAME: &str = "risk-suppression";
+
+/// Parameters of local suppression to k-anonymity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalSuppression {
+    /// Key variables.
+    pub keys: Vec<String>,
+    /// Target k (≥ 2).
+    pub k: u32,
+    /// sdcMicro importance, one per key, a permutation of 1..=p (1 = suppressed last); `None`
+    /// for the default (more distinct values = less important).
+    pub importance: Option<Vec<i64>>,
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "keys",
+        kind: ParamKind::Strings,
+        required: true,
+        default: "",
+        doc: "key variables (quasi-identifiers)",
+    },
+    ParamSpec {
+        name: "k",
+        kind: ParamKind::Integer,
+        required: true,
+        default: "",
+        doc: "target k, ≥ 2: every record must match at least k records (itself included), missing = wildcard",
+    },
+    ParamSpec {
+        name: "importance",
+        kind: ParamKind::Integers,
+        required: false,
+        default: "by distinct values",
+        doc: "one per key, a permutation of 1..p; 1 = most important, suppressed last (sdcMicro's convention)",
+    },
+];
+
+/// Registry entry.
+pub const METHOD: Method = Method {
+    name: NAME,
+    summary: "local suppression of key cells until k-anonymous (missing = wildcard)",
+    source: "sdcMicro localSuppression / kAnon; Samarati & Sweeney (1998)",
+    params: PARAMS,
+    build,
+};
+
+fn read_keys(r: &mut ParamReader) -> Option<Vec<String>> {
+    let keys: Option<Vec<String>> = r.require("keys");
+    if let Some(k) = &keys {
+        r.check("keys", !k.is_empty(), "must name at least one key");
+        r.check("keys", k.len() <= 64, "at most 64 keys are supported");
+    }
+    keys
+}
+
+fn read_importance(r: &mut ParamReader, keys: &Option<Vec<String>>) -> Option<Vec<i64>> {
+    let imp: Option<Vec<i64>> = r.get("importance");
+    if let (Some(i), Some(k)) = (&imp, keys) {
+        let mut s = i.clone();
+        s.sort_unstable();
+        r.check(
+            "importance",
+            s == (1..=k.len() as i64).collect::<Vec<_>>(),
+            format!("must be a permutation of 1..{} (one per key)", k.len()),
+        );
+    }
+    imp
+}
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
+    let keys = read_keys(r);
+    let k: Option<i64> = r.require("k");
+    if let Some(k) = k {
+        r.check(
+            "k",
+            (2..=u32::MAX as i64).contains(&k),
+            format!("is {k}; expected an integer ≥ 2"),
+        );
+    }
+    let importance = read_importance(r, &keys);
+    if !r.ok() {
+        return None;
+    }
+    Some(Box::new(LocalSuppression {
+        keys: keys?,
+        k: k? as u32,
+        importance,
+    }))
+}
+
+/// Importance ranks (1 = most important), given or sdcMicro's default.
+fn importance_of(
+    table: &Table,
+    keys: &[String],
+    given: &Option<Vec<i64>>,
+) -> Result<Vec<i64>, DefenceError> {
+    if let Some(g) = given {
+        return Ok(g.clone());
+    }
+    let mut card: Vec<(u32, usize)> = Vec::new();
+    for (j, k) in keys.iter().enumerate() {
+        let c = table.column(k)?;
+        let d = c.dense_codes(intruder_data::SetCode::WholeSet);
+        let mut seen = vec![false; d.cardinality as usize];
+        for (i, &code) in d.codes.iter().enumerate() {
+            if !c.is_missing(i) {
+                seen[code as usize] = true;
+            }
+        }
+        card.push((seen.iter().filter(|&&s| s).count() as u32, j));
+    }
+    // fewer distinct values = more important (rank 1); ties: earlier key more important
+    card.sort_by_key(|&(c, j)| (c, j));
+    let mut imp = vec![0; keys.len()];
+    for (rank, &(_, j)) in card.iter().enumerate() {
+        imp[j] = rank as i64 + 1;
+    }
+    Ok(imp)
+}
+
+fn check_keys(table: &Table, method: &'static str, keys: &[String]) -> Result<(), DefenceError> {
+    check_columns(table, method, keys)
+}
+
+/// Local suppression on an index: returns the suppressed (row, key) cells in order.
+pub(crate) fn k_anonymise(idx: &mut KeyIndex, k: u32, importance: &[i64]) -> Vec<(usize, usize)> {
+    let n = idx.len();
+    let mut order: Vec<(u32, usize)> = (0..n)
+        .map(|r| (idx.count(r).0, r))
+        .filter(|&(c, _)| c < k)
+        .collect();
+    order.sort_unstable();
+    let mut out = Vec::new();
+    for (_, r) in order {
+        loop {
+            let obs = idx.observed(r);
+            if idx.count_as(r, obs).0 >= k || obs == 0 {
+                break;
+            }
+            // candidates: (safe?, count, importance) — pick safe with largest importance number,
+            // else largest count then largest importance number
+            let mut best: Option<(bool, u32, i64, usize)> = None;
+            let mut bits = obs;
+            while bits != 0 {
+                let j = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let c = idx.count_as(r, obs & !(1u64 << j)).0;
+                let safe = c >= k;
+                let cand = (safe, if safe { 0 } else { c }, importance[j], j);
+                let better = match best {
+                    None => true,
+                    Some(b) => (cand.0, cand.1, cand.2) > (b.0, b.1, b.2),
+                };
+                if better {
+                    best = Some(cand);
+                }
+            }
+            let Some((_, _, _, j)) = best else { break };
+            idx.suppress(r, j);
+            out.push((r, j));
+        }
+    }
+    out
+}
+
+fn apply_suppressions(
+    table: &Table,
+    keys: &[String],
+    cells: &[(usize, usize)],
+) -> Result<(Table, Vec<String>), DefenceError> {
+    let mut out = table.clone();
+    let mut notes = Vec::new();
+    for (j, key) in keys.iter().enumerate() {
+        let rows: Vec<usize> = cells.iter().filter(|c| c.1 == j).map(|c| c.0).collect();
+        notes.push(format!("{key}: {} suppressions", rows.len()));
+        if !rows.is_empty() {
+            out.replace(suppress(table.column(key)?, rows))?;
+        }
+    }
+    Ok((out, notes))
+}
+
+impl Defence for LocalSuppression {
+    fn method(&self) -> &'static str {
+        NAME
+    }
+
+    fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
+        check_keys(table, NAME, &self.keys)?;
+        if table.nrows() < self.k as usize && table.nrows() > 0 {
+            return Err(DefenceError::Infeasible {
+                method: NAME,
+                message: format!(
+                    "the table has {} records; k = {} cannot be reached",
+                    table.nrows(),
+                    self.k
+                ),
+            });
+        }
+        let imp = importance_of(table, &self.keys, &self.importance)?;
+        let mut idx = KeyIndex::new(table, &self.keys, None)?;
+        let cells = k_anonymise(&mut idx, self.k, &imp);
+        let (out, notes) = apply_suppressions(table, &self.keys, &cells)?;
+        Ok(Masked {
+            table: out,
+            kept_rows: None,
+            notes,
+        })
+    }
+}
+
+/// Parameters of suppression above an individual-risk threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RiskSuppression {
+    /// Key variables defining the classes.
+    pub keys: Vec<String>,
+    /// Records with risk strictly above are suppressed (0 < threshold ≤ 1).
+    pub threshold: f64,
+    /// The key whose cell is suppressed; `None` = the least important key (most distinct values).
+    pub suppress: Option<String>,
+    /// Sampling-weight column for Benedetti–Franconi risk; `None` = risk 1/f_k.
+    pub weight: Option<String>,
+}
+
+const RISK_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "keys",
+        kind: ParamKind::Strings,
+        required: true,
+        default: "",
+        doc: "key variables defining the classes (missing = wildcard)",
+    },
+    ParamSpec {
+        name: "threshold",
+        kind: ParamKind::Number,
+        required: true,
+        default: "",
+        doc: "records with individual risk strictly above are suppressed, 0 < threshold ≤ 1",
+    },
+    ParamSpec {
+        name: "suppress",
+        kind: ParamKind::String,
+        required: false,
+        default: "least important key",
+        doc: "the key whose cell is suppressed (sdcMicro localSupp's keyVar)",
+    },
+    ParamSpec {
+        name: "weight",
+        kind: ParamKind::String,
+        required: false,
+        default: "",
+        doc: "sampling weight column: risk by Benedetti–Franconi (sdcMicro indivRisk); without it risk = 1/f_k",
+    },
+];
+
+/// Registry entry.
+pub const RISK_METHOD: Method = Method {
+    name: RISK_NAME,
+    summary: "suppresses one key of records whose individual risk exceeds a threshold",
+    source: "sdcMicro localSupp + indivRisk; Benedetti & Franconi (1998)",
+    params: RISK_PARAMS,
+    build: build_risk,
+};
+
+fn build_risk(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
+    let keys = read_keys(r);
+    let threshold: Option<f64> = r.require("threshold");
+    let sup: Option<String> = r.get("suppress");
+    let weight: Option<String> = r.get("weight");
+    if let Some(t) = threshold {
+        r.check(
+            "threshold",
+            t > 0.0 && t <= 1.0,
+            format!("is {t}; expected 0 < threshold ≤ 1"),
+        );
+    }
+    if let (Some(s), Some(k)) = (&sup, &keys) {
+        r.check(
+            "suppress",
+            k.contains(s),
+            format!("'{s}' is not one of the keys"),
+        );
+    }
+    if !r.ok() {
+        return None;
+    }
+    Some(Box::new(RiskSuppression {
+        keys: keys?,
+        threshold: threshold?,
+        suppress: sup,
+        weight,
+    }))
+}
+
+/// Individual risk of a record with sample frequency `f` and summed weight `big_f`
+/// (sdcMicro `indivRisk`, method "approx").
+pub fn individual_risk(f: u32, big_f: f64) -> f64 {
+    let f64f = f as f64;
+    let p = f64f / big_f;
+    if !(p < 1.0) {
+        return 1.0 / f64f;
+    }
+    let o = p / (1.0 - p);
+    match f {
+        0 => 0.0,
+        1 => o * (1.0 / p).ln(),
+        2 => o - o * o * (1.0 / p).ln(),
+        _ => p / (f64f - (1.0 - p)),
+    }
+}
+
+impl Defence for RiskSuppression {
+    fn method(&self) -> &'static str {
+        RISK_NAME
+    }
+
+    fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
+        check_keys(table, RISK_NAME, &self.keys)?;
+        let w = match &self.weight {
+            Some(name) => Some(weights(table, RISK_NAME, name)?),
+            None => None,
+        };
+        let weighted = w.is_some();
+        let mut idx = KeyIndex::new(table, &self.keys, w)?;
+        let j = match &self.suppress {
+            Some(s) => self.keys.iter().position(|k| k == s).unwrap_or(0),
+            None => {
+                let imp = importance_of(table, &self.keys, &None)?;
+                (0..self.keys.len()).max_by_key(|&j| imp[j]).unwrap_or(0)
+            }
+        };
+        let mut cells = Vec::new();
+        let mut max_risk: f64 = 0.0;
+        for (r, (f, big_f)) in idx.counts().into_iter().enumerate() {
+            let risk = if weighted {
+                individual_risk(f, big_f)
+            } else {
+                1.0 / f as f64
+            };
+            max_risk = max_risk.max(risk);
+            if risk > self.threshold && idx.observed(r) & (1u64 << j) != 0 {
+                cells.push((r, j));
+            }
+        }
+        let (out, mut notes) = apply_suppressions(table, &self.keys, &cells)?;
+        notes.push(format!("largest individual risk before: {max_risk}"));
+        Ok(Masked {
+            table: out,
+            kept_rows: None,
+            notes,
+        })
+    }
+}
