@@ -1,0 +1,514 @@
+//! The evaluator: the only code of the toolkit that reads the ground truth ([`Truth`]).
+//!
+//! It scores a [`Linkage`] (METHODS.md §2): twins are found by equal truth ids across the two
+//! files; then per intruder record the tied best set `B_i` (size `c_i`), a seeded tie-break, the
+//! rank of the twin, and, with a sensitive variable, Mitra's attribute disclosure `p_i` and
+//! targeting score `r_i` (eqs. 1 and 3).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+use intruder_data::{Column, ColumnData, Table, Truth, write_atomically};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::error::{AttackError, ParamError};
+use crate::linkage::Linkage;
+
+/// Default tolerance of attribute disclosure (Mitra: 5%).
+pub const DEFAULT_TOLERANCE: f64 = 0.05;
+
+/// Which truth columns identify persons in each file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TruthIds {
+    /// Truth column of the intruder's file.
+    pub intruder: String,
+    /// Truth column of the released file.
+    pub released: String,
+}
+
+/// A sensitive variable to score attribute disclosure on.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Sensitive {
+    /// The sensitive column of the released file (`y_j`).
+    pub released: String,
+    /// The truth column of the intruder's file holding the true original value (`y_i`).
+    pub truth: String,
+    /// Relative tolerance: `y_j` discloses `y_i` when `|y_j − y_i| / |y_i| < tolerance`.
+    pub tolerance: f64,
+}
+
+/// What the evaluator is asked to compute.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EvalOptions {
+    /// Truth ids; `None` scores attribute disclosure only (no twin figures).
+    pub truth: Option<TruthIds>,
+    /// Attribute disclosure, when wanted.
+    pub sensitive: Option<Sensitive>,
+    /// Links with a best score below this are not declared (precision/recall); `None` declares
+    /// every record's best candidate.
+    pub threshold: Option<f64>,
+    /// Seed of the tie-break among tied best candidates.
+    pub seed: u64,
+}
+
+/// One point of the precision–recall curve.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct PrPoint {
+    /// Links with a best score ≥ this are declared.
+    pub threshold: f64,
+    /// Correct declared links / declared links.
+    pub precision: f64,
+    /// Correct declared links / twins.
+    pub recall: f64,
+}
+
+/// Attribute disclosure over the intruder records with a true value (Mitra eqs. 1 and 3).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AttributeReport {
+    /// The released sensitive variable.
+    pub variable: String,
+    /// The tolerance used.
+    pub tolerance: f64,
+    /// Intruder records with a true value (those scored).
+    pub records: usize,
+    /// `A = #{i : p_i ≥ 0.5}`.
+    pub attribute_a: usize,
+    /// Mean of `p_i`.
+    pub mean_p: f64,
+}
+
+/// The outcome for one intruder record.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RecordResult {
+    /// Intruder row (0-based).
+    pub intruder_row: usize,
+    /// Released row of the real twin, when there is one.
+    pub twin_row: Option<usize>,
+    /// Candidates listed by the attack.
+    pub candidates: usize,
+    /// `c_i`: candidates tied at the best score.
+    pub best_ties: usize,
+    /// The best score (NaN without candidates).
+    pub best_score: f64,
+    /// The released row chosen (tie broken with the seed).
+    pub chosen_row: Option<usize>,
+    /// Whether the chosen row is the twin.
+    pub correct: bool,
+    /// Competition rank of the twin among the candidates (`None`: not listed).
+    pub twin_rank: Option<u32>,
+    /// Mitra's `p_i` (when a sensitive variable is scored and the true value is known).
+    pub p: Option<f64>,
+    /// Mitra's targeting score `r_i` (numeric sensitive variables; smaller = riskier).
+    pub r: Option<f64>,
+}
+
+/// Every figure of an evaluated attack.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Evaluation {
+    /// The attack.
+    pub method: String,
+    /// Records in the intruder's file.
+    pub intruder_records: usize,
+    /// Records in the released file.
+    pub released_records: usize,
+    /// Intruder records whose person is in the released file.
+    pub twins: usize,
+    /// Intruder records with at least one candidate.
+    pub with_candidates: usize,
+    /// Twins whose chosen candidate (unique best, or tie broken with the seed) is the twin.
+    pub correct_matches: usize,
+    /// `correct_matches / twins` (`None` without twins).
+    pub correct_match_rate: Option<f64>,
+    /// Records whose best was tied, so a seeded draw chose.
+    pub ties_broken: usize,
+    /// Correct matches that came from such a draw.
+    pub correct_by_tie_break: usize,
+    /// `Σ 1/c_i` over records whose twin is in the tied best set (Mitra's 1/c_i).
+    pub expected_correct: f64,
+    /// Records with `c_i = 1` and the twin in it.
+    pub unique_correct: usize,
+    /// Records with `c_i ≤ 2` and the twin in it.
+    pub le2_correct: usize,
+    /// Twins ranked first (tied or not).
+    pub rank1: usize,
+    /// Twins ranked in the first five.
+    pub top5: usize,
+    /// Twins listed among the candidates at any rank (k-means: in the twin's cluster).
+    pub in_candidates: usize,
+    /// `rank1 / twins`.
+    pub rank1_rate: Option<f64>,
+    /// `top5 / twins`.
+    pub top5_rate: Option<f64>,
+    /// `in_candidates / twins`.
+    pub in_candidates_rate: Option<f64>,
+    /// Links declared at the threshold.
+    pub declared: usize,
+    /// The threshold used (`None` = every best candidate declared).
+    pub threshold: Option<f64>,
+    /// Correct declared / declared.
+    pub precision: Option<f64>,
+    /// Correct declared / twins.
+    pub recall: Option<f64>,
+    /// Harmonic mean of precision and recall.
+    pub f1: Option<f64>,
+    /// Precision–recall curve over every distinct best score (scored attacks only).
+    pub pr_curve: Vec<PrPoint>,
+    /// `A = #{i : p_i ≥ 0.5}` when a sensitive variable is scored.
+    #[serde(rename = "attribute_A")]
+    pub attribute_a: Option<usize>,
+    /// Attribute disclosure details.
+    pub attribute: Option<AttributeReport>,
+    /// The tie-break seed.
+    pub seed: u64,
+    /// The attack's own figures.
+    pub notes: Vec<(String, f64)>,
+    /// Per intruder record (written by [`write_per_record`], not part of the JSON).
+    #[serde(skip)]
+    pub records: Vec<RecordResult>,
+}
+
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+fn truth_column<'a>(truth: &'a Truth, table: &Table, name: &str) -> Result<&'a Column, AttackError> {
+    truth.column(name).ok_or_else(|| AttackError::MissingTruth {
+        file: table.source().display().to_string(),
+        name: name.to_string(),
+        available: if truth.is_empty() {
+            "none".into()
+        } else {
+            truth.columns().iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+        },
+    })
+}
+
+fn numeric(c: &Column) -> bool {
+    match c.data() {
+        ColumnData::Integer(_) | ColumnData::Float(_) => true,
+        ColumnData::Categorical { levels, .. } => levels.iter().all(|l| l.trim().parse::<f64>().is_ok()),
+        _ => false,
+    }
+}
+
+/// Scores `linkage` against the ground truth. `intruder`/`released` are the tables the attack
+/// was run on (their row counts must match the linkage) and `*_truth` their ground truth.
+pub fn evaluate(
+    linkage: &Linkage,
+    intruder: &Table,
+    intruder_truth: &Truth,
+    released: &Table,
+    released_truth: &Truth,
+    opts: &EvalOptions,
+) -> Result<Evaluation, AttackError> {
+    if let Some(s) = &opts.sensitive
+        && !(s.tolerance.is_finite() && s.tolerance > 0.0)
+    {
+        return Err(ParamError::Tolerance(s.tolerance).into());
+    }
+    if linkage.records.len() != intruder.nrows() || linkage.released_rows != released.nrows() {
+        return Err(AttackError::Mismatch(format!(
+            "the linkage has {} intruder and {} released records, the files {} and {}",
+            linkage.records.len(),
+            linkage.released_rows,
+            intruder.nrows(),
+            released.nrows()
+        )));
+    }
+    let ni = intruder.nrows();
+    // Twins by equal truth ids.
+    let mut twin: Vec<Option<usize>> = vec![None; ni];
+    if let Some(ids) = &opts.truth {
+        let ic = truth_column(intruder_truth, intruder, &ids.intruder)?;
+        let rc = truth_column(released_truth, released, &ids.released)?;
+        let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rc.len());
+        for j in 0..rc.len() {
+            if let Some(t) = rc.text(j)
+                && let Some(prev) = by_id.insert(t.to_string(), j)
+            {
+                return Err(AttackError::Column {
+                    file: released.source().display().to_string(),
+                    name: ids.released.clone(),
+                    message: format!("truth id '{t}' appears on rows {} and {}: ids must be unique", prev + 1, j + 1),
+                });
+            }
+        }
+        for (i, t) in twin.iter_mut().enumerate() {
+            *t = ic.text(i).and_then(|v| by_id.get(v.as_ref()).copied());
+        }
+    }
+    // Attribute disclosure inputs.
+    let sens = match &opts.sensitive {
+        Some(s) => {
+            let yc = released.column(&s.released)?;
+            let tc = truth_column(intruder_truth, intruder, &s.truth)?;
+            let num = numeric(yc) && numeric(tc);
+            Some((s, yc, tc, num))
+        }
+        None => None,
+    };
+
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let mut ev = Evaluation {
+        method: linkage.method.clone(),
+        intruder_records: ni,
+        released_records: released.nrows(),
+        twins: twin.iter().filter(|t| t.is_some()).count(),
+        with_candidates: 0,
+        correct_matches: 0,
+        correct_match_rate: None,
+        ties_broken: 0,
+        correct_by_tie_break: 0,
+        expected_correct: 0.0,
+        unique_correct: 0,
+        le2_correct: 0,
+        rank1: 0,
+        top5: 0,
+        in_candidates: 0,
+        rank1_rate: None,
+        top5_rate: None,
+        in_candidates_rate: None,
+        declared: 0,
+        threshold: opts.threshold,
+        precision: None,
+        recall: None,
+        f1: None,
+        pr_curve: Vec::new(),
+        attribute_a: None,
+        attribute: None,
+        seed: opts.seed,
+        notes: linkage.notes.clone(),
+        records: Vec::with_capacity(ni),
+    };
+    let (mut p_sum, mut p_n, mut a_count) = (0.0f64, 0usize, 0usize);
+    let mut links: Vec<(f64, bool)> = Vec::new();
+    for (i, cands) in linkage.records.iter().enumerate() {
+        let best = cands.best();
+        let c = best.len();
+        if !cands.is_empty() {
+            ev.with_candidates += 1;
+        }
+        let chosen = match c {
+            0 => None,
+            1 => Some(best[0].row),
+            _ => {
+                ev.ties_broken += 1;
+                Some(best[rng.gen_range(0..c)].row)
+            }
+        };
+        let best_score = best.first().map_or(f64::NAN, |b| b.score);
+        let t = twin[i];
+        let correct = t.is_some() && chosen == t;
+        let twin_rank = t.and_then(|t| cands.list.iter().find(|x| x.row == t).map(|x| x.rank));
+        if correct {
+            ev.correct_matches += 1;
+            if c > 1 {
+                ev.correct_by_tie_break += 1;
+            }
+        }
+        if twin_rank == Some(1) {
+            ev.expected_correct += 1.0 / c as f64;
+            ev.unique_correct += usize::from(c == 1);
+            ev.le2_correct += usize::from(c <= 2);
+        }
+        if let Some(r) = twin_rank {
+            ev.in_candidates += 1;
+            ev.rank1 += usize::from(r == 1);
+            ev.top5 += usize::from(r <= 5);
+        }
+        if chosen.is_some() {
+            links.push((best_score, correct));
+        }
+        // Mitra's p_i and r_i over the tied best set M_i.
+        let (mut p, mut r) = (None, None);
+        if let Some((s, yc, tc, num)) = &sens
+            && !tc.is_missing(i)
+        {
+            let (mut within, mut rel_sum, mut rel_n) = (0usize, 0.0f64, 0usize);
+            for cand in best {
+                let j = cand.row;
+                if yc.is_missing(j) {
+                    continue;
+                }
+                if *num {
+                    let (yi, yj) = (tc.as_f64(i).unwrap_or(f64::NAN), yc.as_f64(j).unwrap_or(f64::NAN));
+                    let rel = if yi != 0.0 {
+                        (yj - yi).abs() / yi.abs()
+                    } else if yj == 0.0 {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    };
+                    within += usize::from(rel < s.tolerance);
+                    rel_sum += rel;
+                    rel_n += 1;
+                } else {
+                    within += usize::from(yc.text(j) == tc.text(i));
+                }
+            }
+            let pi = if c == 0 { 0.0 } else { within as f64 / c as f64 };
+            p = Some(pi);
+            if *num && rel_n > 0 {
+                r = Some(rel_sum / rel_n as f64);
+            }
+            p_sum += pi;
+            p_n += 1;
+            a_count += usize::from(pi >= 0.5);
+        }
+        ev.records.push(RecordResult {
+            intruder_row: i,
+            twin_row: t,
+            candidates: cands.list.len(),
+            best_ties: c,
+            best_score,
+            chosen_row: chosen,
+            correct,
+            twin_rank,
+            p,
+            r,
+        });
+    }
+    ev.correct_match_rate = ratio(ev.correct_matches, ev.twins);
+    ev.rank1_rate = ratio(ev.rank1, ev.twins);
+    ev.top5_rate = ratio(ev.top5, ev.twins);
+    ev.in_candidates_rate = ratio(ev.in_candidates, ev.twins);
+
+    // Precision / recall over declared links, and the curve.
+    links.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let thr = opts.threshold.unwrap_or(f64::NEG_INFINITY);
+    let declared: Vec<&(f64, bool)> = links.iter().filter(|l| l.0 >= thr).collect();
+    let tp = declared.iter().filter(|l| l.1).count();
+    ev.declared = declared.len();
+    if opts.truth.is_some() {
+        ev.precision = ratio(tp, declared.len());
+        ev.recall = ratio(tp, ev.twins);
+        ev.f1 = match (ev.precision, ev.recall) {
+            (Some(p), Some(r)) if p + r > 0.0 => Some(2.0 * p * r / (p + r)),
+            (Some(_), Some(_)) => Some(0.0),
+            _ => None,
+        };
+        if linkage.scored && ev.twins > 0 {
+            let mut tp = 0usize;
+            for (n, l) in links.iter().enumerate() {
+                tp += usize::from(l.1);
+                if n + 1 == links.len() || links[n + 1].0 != l.0 {
+                    ev.pr_curve.push(PrPoint {
+                        threshold: l.0,
+                        precision: tp as f64 / (n + 1) as f64,
+                        recall: tp as f64 / ev.twins as f64,
+                    });
+                }
+            }
+        }
+    }
+    if let Some((s, ..)) = &sens {
+        ev.attribute_a = Some(a_count);
+        ev.attribute = Some(AttributeReport {
+            variable: s.released.clone(),
+            tolerance: s.tolerance,
+            records: p_n,
+            attribute_a: a_count,
+            mean_p: if p_n > 0 { p_sum / p_n as f64 } else { 0.0 },
+        });
+    }
+    Ok(ev)
+}
+
+fn opt<T: ToString>(x: Option<T>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+/// Writes one CSV row per intruder record (rows 1-based, as in the files), whole or not at all.
+/// `released_rows` maps the linkage's released rows back to the file's rows when the released
+/// table was restricted (twins only); pass `None` otherwise.
+pub fn write_per_record(path: &Path, ev: &Evaluation, released_rows: Option<&[usize]>) -> Result<(), AttackError> {
+    let map = |r: usize| released_rows.map_or(r, |m| m[r]) + 1;
+    write_atomically(path, |w| {
+        writeln!(w, "intruder_row,twin_row,candidates,best_ties,best_score,chosen_row,correct,twin_rank,p,r")?;
+        for rec in &ev.records {
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{}",
+                rec.intruder_row + 1,
+                opt(rec.twin_row.map(map)),
+                rec.candidates,
+                rec.best_ties,
+                if rec.best_score.is_nan() { String::new() } else { rec.best_score.to_string() },
+                opt(rec.chosen_row.map(map)),
+                rec.correct,
+                opt(rec.twin_rank),
+                opt(rec.p),
+                opt(rec.r),
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+impl Evaluation {
+    /// A table for people: each figure on its own aligned line with what it means.
+    pub fn to_table(&self) -> String {
+        let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{:.1}%", 100.0 * v));
+        let mut rows: Vec<(String, String, String)> = vec![
+            ("method".into(), self.method.clone(), "the attack".into()),
+            ("intruder records".into(), self.intruder_records.to_string(), "records in the intruder's file".into()),
+            ("released records".into(), self.released_records.to_string(), "records in the released file searched".into()),
+            ("twins".into(), self.twins.to_string(), "intruder records whose person is in the released file".into()),
+            ("with candidates".into(), self.with_candidates.to_string(), "intruder records the attack proposed any candidate for".into()),
+            (
+                "correct-match rate".into(),
+                pct(self.correct_match_rate),
+                format!("share of twins whose chosen candidate is the twin ({} of {})", self.correct_matches, self.twins),
+            ),
+            (
+                "ties broken".into(),
+                self.ties_broken.to_string(),
+                format!("records whose best was tied, chosen at random with seed {} ({} of them correct)", self.seed, self.correct_by_tie_break),
+            ),
+            ("expected correct".into(), format!("{:.3}", self.expected_correct), "Σ 1/c_i over records whose twin is in the tied best set".into()),
+            ("unique correct".into(), self.unique_correct.to_string(), "records with c_i = 1 and the twin in it".into()),
+            ("c_i ≤ 2 correct".into(), self.le2_correct.to_string(), "records with c_i ≤ 2 and the twin in it".into()),
+            ("twin ranked first".into(), format!("{} ({})", self.rank1, pct(self.rank1_rate)), "twins at rank 1, tied or not".into()),
+            ("twin in top 5".into(), format!("{} ({})", self.top5, pct(self.top5_rate)), "twins ranked 1 to 5".into()),
+            (
+                "twin among candidates".into(),
+                format!("{} ({})", self.in_candidates, pct(self.in_candidates_rate)),
+                "twins listed at any rank (k-means: assigned to the twin's cluster)".into(),
+            ),
+            (
+                "precision".into(),
+                pct(self.precision),
+                format!("correct among the {} declared links{}", self.declared, self.threshold.map_or(String::new(), |t| format!(" (best score ≥ {t})"))),
+            ),
+            ("recall".into(), pct(self.recall), "correct declared links among the twins".into()),
+            ("F1".into(), self.f1.map_or("n/a".into(), |f| format!("{f:.3}")), "harmonic mean of precision and recall".into()),
+        ];
+        if let Some(a) = &self.attribute {
+            rows.push((
+                "attribute A".into(),
+                a.attribute_a.to_string(),
+                format!("records with p_i ≥ 0.5 on '{}' (tolerance {}; {} records scored)", a.variable, a.tolerance, a.records),
+            ));
+            rows.push(("mean p_i".into(), format!("{:.3}", a.mean_p), "mean share of tied candidates within tolerance of the true value".into()));
+        }
+        for (k, v) in &self.notes {
+            rows.push((k.replace('_', " "), format_note(*v), "reported by the attack".into()));
+        }
+        let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+        let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+        let mut out = String::new();
+        for (k, v, m) in rows {
+            let pad0 = w0 - k.chars().count();
+            let pad1 = w1 - v.chars().count();
+            out.push_str(&format!("{k}{}  {}{v}  {m}\n", " ".repeat(pad0), " ".repeat(pad1)));
+        }
+        out
+    }
+}
+
+fn format_note(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v:.4}") }
+}
