@@ -1,0 +1,476 @@
+//! `intruder risk` end to end: worked examples, the sdcMicro data sets, and one test per kind of
+//! bad input (each must be a clear error naming the file, line and column, never a panic).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p)
+}
+
+fn intruder(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_intruder"))
+        .args(args)
+        .output()
+        .expect("run intruder")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.extend(["--format", "json"]);
+    let out = intruder(&a);
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// Runs and expects failure with exit code 2 and every needle in stderr; no panic.
+fn fails(args: &[&str], needles: &[&str]) {
+    let out = intruder(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "expected exit 2, stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    for n in needles {
+        assert!(err.contains(n), "missing {n:?} in: {err}");
+    }
+}
+
+fn temp_file(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
+    let p = dir.path().join(name);
+    std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn workplace_survey_json_has_the_documented_fields() {
+    let f = repo("data/examples/workplace-survey.csv");
+    let v = json(&[
+        "risk",
+        "--data",
+        f.to_str().unwrap(),
+        "--keys",
+        "Gender,AgeGrp,EthnicGrp",
+        "--sensitive",
+        "Unionize",
+        "--population-size",
+        "150",
+    ]);
+    for field in [
+        "n_total",
+        "n_deleted",
+        "n",
+        "sample_uniques",
+        "k_le_5",
+        "k_le_10",
+        "pr_su_new",
+        "pr_su_full",
+        "min_k",
+        "classes",
+        "pairs",
+        "theta",
+        "l_distinct_min",
+        "l_entropy_min",
+    ] {
+        assert!(v.get(field).is_some(), "missing field {field}");
+    }
+    assert_eq!(v["n_total"], 15);
+    assert_eq!(v["sample_uniques"], 3);
+    assert_eq!(v["k_le_5"], 15);
+    assert_eq!(v["min_k"], 1);
+    assert_eq!(v["classes"], 8);
+    assert_eq!(v["pairs"], 3);
+    assert_eq!(v["l_distinct_min"], 1);
+    // π = 0.1: θ = 0.3 / (0.3 + 2·0.9·3)
+    let theta = v["theta"].as_f64().unwrap();
+    assert!((theta - 0.3 / (0.3 + 5.4)).abs() < 1e-12);
+}
+
+#[test]
+fn schema_declares_the_keys() {
+    let v = json(&[
+        "risk",
+        "--data",
+        repo("data/examples/workplace-survey.csv").to_str().unwrap(),
+        "--schema",
+        repo("data/examples/workplace-survey.toml")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(
+        v["keys"],
+        serde_json::json!(["Gender", "AgeGrp", "EthnicGrp"])
+    );
+    assert_eq!(v["sample_uniques"], 3);
+}
+
+#[test]
+fn mulder_table_2_wildcard_and_per_record_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(
+        &dir,
+        "t2.csv",
+        b"age,gender\n40,M\n36,F\n.,M\n40,.\n23,M\n23,M\n",
+    );
+    let out = dir.path().join("per.csv");
+    let v = json(&[
+        "risk",
+        "--data",
+        &f,
+        "--keys",
+        "age,gender",
+        "--missing",
+        "wildcard",
+        "--per-record",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(v["n_total"], 6);
+    assert_eq!(v["n_match_1"], 1);
+    assert_eq!(v["n_match_le_5"], 6);
+    assert_eq!(v["n_match_le_10"], 6);
+    assert!((v["pr_su"].as_f64().unwrap() - 1.0 / 6.0).abs() < 1e-15);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let expected = "row,k,n_match,individual_risk\n1,1,3,0.3333333333333333\n2,1,1,1\n3,,5,0.2\n4,,3,0.3333333333333333\n5,2,3,0.3333333333333333\n6,2,3,0.3333333333333333\n";
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn weights_give_individual_and_global_risk() {
+    let f = repo("data/sdcmicro/francdat.csv");
+    let v = json(&[
+        "risk",
+        "--data",
+        f.to_str().unwrap(),
+        "--keys",
+        "Key1,Key2,Key3,Key4",
+        "--weight",
+        "w",
+    ]);
+    let e = v["expected_reidentifications"].as_f64().unwrap();
+    let g = v["global_risk"].as_f64().unwrap();
+    assert!((g - e / 8.0).abs() < 1e-12);
+    // Record 7 (Key1 = 6) is unique with weight 5: p = 1/5 → (1/4)·ln 5.
+    assert!((v["max_individual_risk"].as_f64().unwrap() - 5f64.ln() / 4.0).abs() < 1e-12);
+}
+
+#[test]
+fn the_sdcmicro_data_sets_load_and_run() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "francdat.csv",
+            &["--keys", "Key1,Key2,Key3,Key4", "--weight", "w"],
+        ),
+        (
+            "testdata.csv",
+            &[
+                "--keys",
+                "urbrur,roof,walls,water,electcon,relat,sex",
+                "--weight",
+                "sampling_weight",
+                "--group",
+                "ori_hid",
+            ],
+        ),
+        (
+            "testdata2.csv",
+            &[
+                "--keys",
+                "urbrur,roof,walls,water,electcon,relat,sex",
+                "--weight",
+                "sampling_weight",
+            ],
+        ),
+        (
+            "free1.csv",
+            &[
+                "--keys",
+                "REGION,SEX,AGE,MARSTAT,KINDPERS,NUMYOUNG,NUMOLD",
+                "--weight",
+                "WEIGHT",
+            ],
+        ),
+        ("casc1.csv", &["--keys", "1,2,3"]),
+        ("microData.csv", &["--keys", "one,two"]),
+    ];
+    for (file, extra) in cases {
+        for policy in ["listwise", "as-value", "wildcard"] {
+            let f = repo(&format!("data/sdcmicro/{file}"));
+            let mut args = vec!["risk", "--data", f.to_str().unwrap(), "--missing", policy];
+            args.extend_from_slice(extra);
+            let v = json(&args);
+            let n = v["n_total"].as_u64().unwrap();
+            assert!(n > 0, "{file}");
+            if policy == "wildcard" {
+                assert!(v["n_match_1"].as_u64().unwrap() <= n);
+            } else {
+                assert!(v["sample_uniques"].as_u64().unwrap() <= v["n"].as_u64().unwrap());
+            }
+        }
+    }
+    // testdata: 4,580 records in households.
+    let f = repo("data/sdcmicro/testdata.csv");
+    let v = json(&[
+        "risk",
+        "--data",
+        f.to_str().unwrap(),
+        "--keys",
+        "urbrur,roof,walls,water,electcon,relat,sex",
+        "--weight",
+        "sampling_weight",
+        "--group",
+        "ori_hid",
+    ]);
+    assert_eq!(v["n_total"], 4580);
+    assert!(
+        v["household_expected_reidentifications"].as_f64().unwrap()
+            >= v["expected_reidentifications"].as_f64().unwrap()
+    );
+}
+
+#[test]
+fn gzip_input_equals_plain_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read(repo("data/examples/workplace-survey.csv")).unwrap();
+    let mut gz = flate2_free_gzip(&plain);
+    let f = temp_file(&dir, "w.csv.gz", &std::mem::take(&mut gz));
+    let a = json(&["risk", "--data", &f, "--keys", "Gender,AgeGrp,EthnicGrp"]);
+    let b = json(&[
+        "risk",
+        "--data",
+        repo("data/examples/workplace-survey.csv").to_str().unwrap(),
+        "--keys",
+        "Gender,AgeGrp,EthnicGrp",
+    ]);
+    assert_eq!(a, b);
+}
+
+/// A gzip member with stored (uncompressed) deflate blocks, written by hand so the test needs no
+/// compression crate.
+fn flate2_free_gzip(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    let chunks: Vec<&[u8]> = data.chunks(65535).collect();
+    for (i, c) in chunks.iter().enumerate() {
+        out.push(u8::from(i + 1 == chunks.len()));
+        out.extend_from_slice(&(c.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(!(c.len() as u16)).to_le_bytes());
+        out.extend_from_slice(c);
+    }
+    let mut crc = 0xffff_ffffu32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    out.extend_from_slice(&(!crc).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+#[test]
+fn bad_input_ragged_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(&dir, "ragged.csv", b"a,b\n1,2\n3\n4,5\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "a,b"],
+        &["ragged.csv:3", "expected 2 fields", "found 1"],
+    );
+}
+
+#[test]
+fn bad_input_invalid_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(&dir, "latin1.csv", b"name,b\nok,1\nM\xfcller,2\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "name,b"],
+        &["latin1.csv:3", "column 'name' (1)", "invalid UTF-8"],
+    );
+}
+
+#[test]
+fn bad_input_unknown_key_column() {
+    let f = repo("data/examples/workplace-survey.csv");
+    fails(
+        &[
+            "risk",
+            "--data",
+            f.to_str().unwrap(),
+            "--keys",
+            "Gender,Agegrp",
+        ],
+        &[
+            "workplace-survey.csv",
+            "no column named 'Agegrp'",
+            "did you mean 'AgeGrp'",
+            "the columns are: ID, Gender",
+        ],
+    );
+}
+
+#[test]
+fn bad_input_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(&dir, "empty.csv", b"");
+    fails(
+        &["risk", "--data", &f, "--keys", "a"],
+        &["empty.csv", "the file is empty", "header row"],
+    );
+    let f = temp_file(&dir, "header-only.csv", b"a,b\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "a"],
+        &["header-only.csv", "no records"],
+    );
+}
+
+#[test]
+fn bad_input_key_entirely_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(&dir, "allna.csv", b"a,b\n1,NA\n2,\n3,.\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "a,b"],
+        &[
+            "allna.csv",
+            "column 'b'",
+            "every one of the 3 values is missing",
+        ],
+    );
+}
+
+#[test]
+fn bad_input_negative_weight() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(&dir, "negw.csv", b"a,w\n1,2.5\n2,-1\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "a", "--weight", "w"],
+        &["negw.csv:3", "column 'w' (2)", "negative"],
+    );
+}
+
+#[test]
+fn bad_input_weight_not_a_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(&dir, "textw.csv", b"a,w\n1,2.5\n2,heavy\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "a", "--weight", "w"],
+        &[
+            "textw.csv:3",
+            "column 'w' (2)",
+            "expected a weight",
+            "'heavy'",
+        ],
+    );
+    let f = temp_file(&dir, "nanw.csv", b"a,w\n1,NaN\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "a", "--weight", "w"],
+        &["nanw.csv:2", "finite number"],
+    );
+    let f = temp_file(&dir, "missw.csv", b"a,w\n1,\n");
+    fails(
+        &["risk", "--data", &f, "--keys", "a", "--weight", "w"],
+        &["missw.csv", "record 1 has no weight"],
+    );
+}
+
+#[test]
+fn bad_input_schema_problems_are_all_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = temp_file(
+        &dir,
+        "bad.toml",
+        b"[columns.Gender]\ntype = \"text\"\n[columns.Nope]\nrole = \"key\"\n",
+    );
+    let f = repo("data/examples/workplace-survey.csv");
+    fails(
+        &[
+            "risk",
+            "--data",
+            f.to_str().unwrap(),
+            "--schema",
+            &s,
+            "--keys",
+            "Gender",
+        ],
+        &["bad.toml", "unknown type 'text'"],
+    );
+    let s = temp_file(&dir, "absent.toml", b"[columns.Nope]\nrole = \"key\"\n");
+    fails(
+        &["risk", "--data", f.to_str().unwrap(), "--schema", &s],
+        &["columns.Nope: the file has no such column"],
+    );
+}
+
+#[test]
+fn bad_input_undeclared_category_and_bad_integer() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = temp_file(&dir, "s.toml", b"[columns.g]\ntype = \"categorical\"\ncategories = [\"M\", \"F\"]\n[columns.n]\ntype = \"integer\"\n");
+    let f = temp_file(&dir, "d.csv", b"g,n\nM,1\nX,2\n");
+    fails(
+        &["risk", "--data", &f, "--schema", &s, "--keys", "g"],
+        &[
+            "d.csv:3",
+            "column 'g' (1)",
+            "'X' is not one of the declared categories [M, F]",
+        ],
+    );
+    let f = temp_file(&dir, "e.csv", b"g,n\nM,1\nF,two\n");
+    fails(
+        &["risk", "--data", &f, "--schema", &s, "--keys", "g"],
+        &[
+            "e.csv:3",
+            "column 'n' (2)",
+            "expected an integer, found 'two'",
+        ],
+    );
+}
+
+#[test]
+fn missing_file_and_no_keys() {
+    fails(
+        &["risk", "--data", "/nonexistent/x.csv", "--keys", "a"],
+        &["/nonexistent/x.csv", "No such file"],
+    );
+    let f = repo("data/examples/workplace-survey.csv");
+    fails(
+        &["risk", "--data", f.to_str().unwrap()],
+        &["no key variables"],
+    );
+}
+
+#[test]
+fn table_and_csv_formats() {
+    let f = repo("data/examples/workplace-survey.csv");
+    let out = intruder(&[
+        "risk",
+        "--data",
+        f.to_str().unwrap(),
+        "--keys",
+        "Gender,AgeGrp,EthnicGrp",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("sample_uniques") && text.contains("records alone in their class (k = 1)"),
+        "{text}"
+    );
+    let out = intruder(&[
+        "risk",
+        "--data",
+        f.to_str().unwrap(),
+        "--keys",
+        "Gender,AgeGrp,EthnicGrp",
+        "--format",
+        "csv",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let values: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let i = header.iter().position(|h| *h == "sample_uniques").unwrap();
+    assert_eq!(values[i], "3");
+}
