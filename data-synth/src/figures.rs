@@ -115,6 +115,7 @@ pub fn compute(name: &str, dir: &Path) -> Result<Vec<Figure>, SynthError> {
         "survey-panel" => survey_panel(dir),
         "household-panel" => household_panel(dir),
         "register-survey" => register_survey(dir),
+        "census" => census(dir),
         _ => Ok(Vec::new()),
     }
 }
@@ -263,5 +264,65 @@ pub fn register_survey(dir: &Path) -> Result<Vec<Figure>, SynthError> {
         "register sample uniques (14 keys)",
         uniques as f64 / reg.rows.len().max(1) as f64,
     ));
+    Ok(figs)
+}
+
+/// Figures of a `census` output directory. For the drug-survey preset (columns age, sex,
+/// region, status): sample uniques, classes with 1-4 members, the same without region, and
+/// the smallest population class among the 126 possible. For the generic census: sizes,
+/// population and sample uniques on all keys, and the weighted sample total.
+pub fn census(dir: &Path) -> Result<Vec<Figure>, SynthError> {
+    let pop = Table::read(&dir.join("population.csv"))?;
+    let smp = Table::read(&dir.join("sample.csv"))?;
+    let wi = smp.col("weight");
+    let wsum: f64 = smp
+        .rows
+        .iter()
+        .map(|r| r[wi].parse::<f64>().unwrap_or(0.0))
+        .sum();
+    let mut figs = vec![
+        fig("population records", pop.rows.len() as f64),
+        fig("sample records", smp.rows.len() as f64),
+        fig("weighted sample total", wsum.round()),
+    ];
+    let keys: Vec<&str> = pop
+        .header
+        .iter()
+        .map(String::as_str)
+        .filter(|h| *h != "person_id")
+        .collect();
+    if keys == ["age", "sex", "region", "status"] {
+        let s = class_sizes(&smp, &keys);
+        let p = class_sizes(&pop, &keys);
+        let s3 = class_sizes(&smp, &["age", "sex", "status"]);
+        let under5 = |m: &HashMap<Vec<&str>, usize>| m.values().filter(|&&c| c < 5).count() as f64;
+        figs.push(fig("drug-survey respondents", smp.rows.len() as f64));
+        figs.push(fig("drug-survey possible classes", 126.0));
+        figs.push(fig(
+            "drug-survey sample uniques",
+            s.values().filter(|&&c| c == 1).count() as f64,
+        ));
+        figs.push(fig("drug-survey classes under 5", under5(&s)));
+        figs.push(fig(
+            "drug-survey classes under 5 without region",
+            under5(&s3),
+        ));
+        figs.push(fig("drug-survey population classes", p.len() as f64));
+        figs.push(fig(
+            "drug-survey smallest population class",
+            p.values().copied().min().unwrap_or(0) as f64,
+        ));
+    } else {
+        let p = class_sizes(&pop, &keys);
+        let s = class_sizes(&smp, &keys);
+        figs.push(fig(
+            "population uniques",
+            p.values().filter(|&&c| c == 1).count() as f64,
+        ));
+        figs.push(fig(
+            "sample uniques",
+            s.values().filter(|&&c| c == 1).count() as f64,
+        ));
+    }
     Ok(figs)
 }

@@ -73,7 +73,7 @@ static GENERATORS: &[&dyn Generator] = &[
     &generators::survey_panel::SurveyPanel,
     &generators::household_panel::HouseholdPanel,
     &generators::register_survey::RegisterSurvey,
-    // &generators::census::Census,
+    &generators::census::Census,
     // &generators::linkage_pair::LinkagePair,
 ];
 
