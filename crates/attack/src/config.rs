@@ -37,7 +37,9 @@ impl std::str::FromStr for MissingPolicy {
         Self::ALL
             .into_iter()
             .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown missing policy '{s}'; expected listwise, as-value or wildcard"))
+            .ok_or_else(|| {
+                format!("unknown missing policy '{s}'; expected listwise, as-value or wildcard")
+            })
     }
 }
 
@@ -92,7 +94,9 @@ impl std::str::FromStr for StringMetric {
         match s {
             "jaro-winkler" => Ok(Self::JaroWinkler),
             "levenshtein" => Ok(Self::Levenshtein),
-            _ => Err(format!("unknown string metric '{s}'; expected jaro-winkler or levenshtein")),
+            _ => Err(format!(
+                "unknown string metric '{s}'; expected jaro-winkler or levenshtein"
+            )),
         }
     }
 }
@@ -177,7 +181,11 @@ impl AttackConfig {
                     name: name.clone(),
                     message: format!(
                         "not a key; the keys are: {}",
-                        keys.pairs().iter().map(|p| p.intruder.as_str()).collect::<Vec<_>>().join(", ")
+                        keys.pairs()
+                            .iter()
+                            .map(|p| p.intruder.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 });
             }

@@ -11,11 +11,18 @@ use crate::keys::{Domain, KeyMap, ResolvedKey, Tokens, resolve, tokenize};
 #[derive(Debug, Clone)]
 pub(crate) enum Comp {
     /// Numbers (NaN = missing), already centred/scaled when standardising.
-    Num { x: Vec<f64>, y: Vec<f64>, range: f64 },
+    Num {
+        x: Vec<f64>,
+        y: Vec<f64>,
+        range: f64,
+    },
     /// Categories compared for equality (sets by overlap).
     Cat { x: Tokens, y: Tokens },
     /// Text through a string metric.
-    Str { x: Vec<Option<String>>, y: Vec<Option<String>> },
+    Str {
+        x: Vec<Option<String>>,
+        y: Vec<Option<String>>,
+    },
 }
 
 /// The keys of both files prepared for distance computations.
@@ -30,7 +37,10 @@ pub(crate) struct Prepared {
     pub nr: usize,
 }
 
-fn numbers(c: &Column, recode: Option<&std::collections::HashMap<String, String>>) -> Option<Vec<f64>> {
+fn numbers(
+    c: &Column,
+    recode: Option<&std::collections::HashMap<String, String>>,
+) -> Option<Vec<f64>> {
     let mut out = Vec::with_capacity(c.len());
     for i in 0..c.len() {
         if c.is_missing(i) {
@@ -40,7 +50,10 @@ fn numbers(c: &Column, recode: Option<&std::collections::HashMap<String, String>
         let v = match recode {
             Some(r) => {
                 let t = c.text(i)?;
-                let t = r.get(t.as_ref()).map_or(t.as_ref(), |s| s.as_str()).to_string();
+                let t = r
+                    .get(t.as_ref())
+                    .map_or(t.as_ref(), |s| s.as_str())
+                    .to_string();
                 t.trim().parse::<f64>().ok()?
             }
             None => c.as_f64(i)?,
@@ -50,13 +63,17 @@ fn numbers(c: &Column, recode: Option<&std::collections::HashMap<String, String>
     Some(out)
 }
 
-fn texts(c: &Column, recode: Option<&std::collections::HashMap<String, String>>) -> Vec<Option<String>> {
+fn texts(
+    c: &Column,
+    recode: Option<&std::collections::HashMap<String, String>>,
+) -> Vec<Option<String>> {
     (0..c.len())
         .map(|i| {
-            c.text(i).map(|t| match recode.and_then(|r| r.get(t.as_ref())) {
-                Some(s) => s.clone(),
-                None => t.into_owned(),
-            })
+            c.text(i)
+                .map(|t| match recode.and_then(|r| r.get(t.as_ref())) {
+                    Some(s) => s.clone(),
+                    None => t.into_owned(),
+                })
         })
         .collect()
 }
@@ -67,11 +84,12 @@ fn comp_of(key: &ResolvedKey<'_>, metric: Metric) -> Result<Comp, AttackError> {
     let is_str = ic.kind() == Kind::String || rc.kind() == Kind::String;
     let is_set = ic.kind() == Kind::Set || rc.kind() == Kind::Set;
     if is_str && !matches!(key.domain, Domain::Number) {
-        return Ok(Comp::Str { x: texts(ic, recode), y: texts(rc, None) });
+        return Ok(Comp::Str {
+            x: texts(ic, recode),
+            y: texts(rc, None),
+        });
     }
-    if !is_set
-        && let (Some(x), Some(y)) = (numbers(ic, recode), numbers(rc, None))
-    {
+    if !is_set && let (Some(x), Some(y)) = (numbers(ic, recode), numbers(rc, None)) {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for &v in x.iter().chain(&y) {
             if v.is_nan() {
@@ -111,7 +129,12 @@ fn comp_of(key: &ResolvedKey<'_>, metric: Metric) -> Result<Comp, AttackError> {
 }
 
 impl Prepared {
-    pub fn new(intruder: &Table, released: &Table, keys: &KeyMap, cfg: &AttackConfig) -> Result<Self, AttackError> {
+    pub fn new(
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+        cfg: &AttackConfig,
+    ) -> Result<Self, AttackError> {
         cfg.check()?;
         let weights = cfg.key_weights(keys)?;
         if cfg.metric == Metric::Euclidean && cfg.missing == MissingPolicy::AsValue {
@@ -125,7 +148,11 @@ impl Prepared {
         for k in &resolved {
             let c = comp_of(k, cfg.metric).map_err(|e| match e {
                 AttackError::Column { name, message, .. } => AttackError::Column {
-                    file: format!("{} / {}", intruder.source().display(), released.source().display()),
+                    file: format!(
+                        "{} / {}",
+                        intruder.source().display(),
+                        released.source().display()
+                    ),
                     name,
                     message,
                 },
@@ -149,12 +176,29 @@ impl Prepared {
                             ss += (v - mean) * (v - mean);
                         }
                     }
-                    let sd = if n > 1.0 { (ss / (n - 1.0)).sqrt() } else { 0.0 };
+                    let sd = if n > 1.0 {
+                        (ss / (n - 1.0)).sqrt()
+                    } else {
+                        0.0
+                    };
                     let scale = if sd > 0.0 { 1.0 / sd } else { 1.0 };
                     for v in x.iter_mut().chain(y.iter_mut()) {
                         *v = (*v - mean) * scale;
                     }
                     *range *= scale;
+                }
+            }
+        }
+        // Euclidean weights enter as sqrt(w) scaling of the coordinates, so that the dense
+        // kernel and the general path sum exactly the same squares.
+        if cfg.metric == Metric::Euclidean {
+            for (c, w) in comps.iter_mut().zip(&weights) {
+                if let Comp::Num { x, y, range } = c {
+                    let s = w.sqrt();
+                    if s != 1.0 {
+                        x.iter_mut().chain(y.iter_mut()).for_each(|v| *v *= s);
+                        *range *= s;
+                    }
                 }
             }
         }
@@ -180,7 +224,8 @@ impl Prepared {
 
     /// Whether a record takes part: under listwise, only records with every key observed.
     pub fn active(&self, row: usize, released: bool) -> bool {
-        self.missing != MissingPolicy::Listwise || (0..self.comps.len()).all(|k| !self.missing_at(k, row, released))
+        self.missing != MissingPolicy::Listwise
+            || (0..self.comps.len()).all(|k| !self.missing_at(k, row, released))
     }
 
     /// True when every key is numeric, the metric Euclidean and no active record has a missing
@@ -195,7 +240,7 @@ impl Prepared {
                 }))
     }
 
-    /// Row-major matrices of the active records, each value times `sqrt(w_k)`, so the plain
+    /// Row-major matrices of the active records, each value already times `sqrt(w_k)`, so the plain
     /// squared Euclidean distance between rows is `Σ_k w_k (x_k − y_k)²`. Returns the matrices and
     /// the original row of each matrix row.
     pub fn dense(&self) -> (Matrix, Vec<usize>, Matrix, Vec<usize>) {
@@ -207,7 +252,8 @@ impl Prepared {
                 for (k, c) in self.comps.iter().enumerate() {
                     if let Comp::Num { x, y, .. } = c {
                         let v = if released { y[r] } else { x[r] };
-                        data.push(v * self.weights[k].sqrt());
+                        let _ = k;
+                        data.push(v);
                     }
                 }
             }
@@ -221,6 +267,12 @@ impl Prepared {
     /// The distance between intruder record `i` and released record `j` (any metric, any key
     /// type); NaN when no key is observed on both sides (wildcard/Gower).
     pub fn distance(&self, i: usize, j: usize) -> f64 {
+        self.finish(self.rank_key(i, j))
+    }
+
+    /// A key ordered as the distance (the squared distance for Euclidean, the distance itself for
+    /// Gower), computed exactly as the dense kernel computes it; ranks compare these.
+    pub fn rank_key(&self, i: usize, j: usize) -> f64 {
         let mut acc = 0.0f64;
         let mut wsum = 0.0f64;
         for (k, c) in self.comps.iter().enumerate() {
@@ -233,7 +285,13 @@ impl Prepared {
                         (false, false) => Some(match self.metric {
                             Metric::Euclidean => a - b,
                             Metric::Gower => {
-                                if *range > 0.0 { (a - b).abs() / range } else if a == b { 0.0 } else { 1.0 }
+                                if *range > 0.0 {
+                                    (a - b).abs() / range
+                                } else if a == b {
+                                    0.0
+                                } else {
+                                    1.0
+                                }
                             }
                         }),
                         (true, true) if self.missing == MissingPolicy::AsValue => Some(0.0),
@@ -244,7 +302,11 @@ impl Prepared {
                 Comp::Cat { x, y } => {
                     let (a, b) = (x.row(i), y.row(j));
                     match (a.is_empty(), b.is_empty()) {
-                        (false, false) => Some(if a.iter().any(|v| b.contains(v)) { 0.0 } else { 1.0 }),
+                        (false, false) => Some(if a.iter().any(|v| b.contains(v)) {
+                            0.0
+                        } else {
+                            1.0
+                        }),
                         (true, true) if self.missing == MissingPolicy::AsValue => Some(0.0),
                         _ if self.missing == MissingPolicy::AsValue => Some(1.0),
                         _ => None,
@@ -259,6 +321,8 @@ impl Prepared {
             };
             if let Some(dl) = delta {
                 match self.metric {
+                    // Numeric keys are already scaled by sqrt(w).
+                    Metric::Euclidean if matches!(c, Comp::Num { .. }) => acc += dl * dl,
                     Metric::Euclidean => acc += w * dl * dl,
                     Metric::Gower => acc += w * dl,
                 }
@@ -266,10 +330,22 @@ impl Prepared {
             }
         }
         match self.metric {
-            Metric::Euclidean => acc.sqrt(),
+            Metric::Euclidean => acc,
             Metric::Gower => {
-                if wsum > 0.0 { acc / wsum } else { f64::NAN }
+                if wsum > 0.0 {
+                    acc / wsum
+                } else {
+                    f64::NAN
+                }
             }
+        }
+    }
+
+    /// The distance from a [`rank_key`](Self::rank_key).
+    pub fn finish(&self, key: f64) -> f64 {
+        match self.metric {
+            Metric::Euclidean => key.sqrt(),
+            Metric::Gower => key,
         }
     }
 }
@@ -286,7 +362,11 @@ pub struct Matrix {
 impl Matrix {
     /// Number of rows.
     pub fn rows(&self) -> usize {
-        if self.dim == 0 { 0 } else { self.data.len() / self.dim }
+        if self.dim == 0 {
+            0
+        } else {
+            self.data.len() / self.dim
+        }
     }
 
     /// Row `i`.

@@ -173,14 +173,23 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
-fn truth_column<'a>(truth: &'a Truth, table: &Table, name: &str) -> Result<&'a Column, AttackError> {
+fn truth_column<'a>(
+    truth: &'a Truth,
+    table: &Table,
+    name: &str,
+) -> Result<&'a Column, AttackError> {
     truth.column(name).ok_or_else(|| AttackError::MissingTruth {
         file: table.source().display().to_string(),
         name: name.to_string(),
         available: if truth.is_empty() {
             "none".into()
         } else {
-            truth.columns().iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+            truth
+                .columns()
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         },
     })
 }
@@ -188,7 +197,9 @@ fn truth_column<'a>(truth: &'a Truth, table: &Table, name: &str) -> Result<&'a C
 fn numeric(c: &Column) -> bool {
     match c.data() {
         ColumnData::Integer(_) | ColumnData::Float(_) => true,
-        ColumnData::Categorical { levels, .. } => levels.iter().all(|l| l.trim().parse::<f64>().is_ok()),
+        ColumnData::Categorical { levels, .. } => {
+            levels.iter().all(|l| l.trim().parse::<f64>().is_ok())
+        }
         _ => false,
     }
 }
@@ -231,7 +242,11 @@ pub fn evaluate(
                 return Err(AttackError::Column {
                     file: released.source().display().to_string(),
                     name: ids.released.clone(),
-                    message: format!("truth id '{t}' appears on rows {} and {}: ids must be unique", prev + 1, j + 1),
+                    message: format!(
+                        "truth id '{t}' appears on rows {} and {}: ids must be unique",
+                        prev + 1,
+                        j + 1
+                    ),
                 });
             }
         }
@@ -333,7 +348,10 @@ pub fn evaluate(
                     continue;
                 }
                 if *num {
-                    let (yi, yj) = (tc.as_f64(i).unwrap_or(f64::NAN), yc.as_f64(j).unwrap_or(f64::NAN));
+                    let (yi, yj) = (
+                        tc.as_f64(i).unwrap_or(f64::NAN),
+                        yc.as_f64(j).unwrap_or(f64::NAN),
+                    );
                     let rel = if yi != 0.0 {
                         (yj - yi).abs() / yi.abs()
                     } else if yj == 0.0 {
@@ -348,7 +366,11 @@ pub fn evaluate(
                     within += usize::from(yc.text(j) == tc.text(i));
                 }
             }
-            let pi = if c == 0 { 0.0 } else { within as f64 / c as f64 };
+            let pi = if c == 0 {
+                0.0
+            } else {
+                within as f64 / c as f64
+            };
             p = Some(pi);
             if *num && rel_n > 0 {
                 r = Some(rel_sum / rel_n as f64);
@@ -423,10 +445,17 @@ fn opt<T: ToString>(x: Option<T>) -> String {
 /// Writes one CSV row per intruder record (rows 1-based, as in the files), whole or not at all.
 /// `released_rows` maps the linkage's released rows back to the file's rows when the released
 /// table was restricted (twins only); pass `None` otherwise.
-pub fn write_per_record(path: &Path, ev: &Evaluation, released_rows: Option<&[usize]>) -> Result<(), AttackError> {
+pub fn write_per_record(
+    path: &Path,
+    ev: &Evaluation,
+    released_rows: Option<&[usize]>,
+) -> Result<(), AttackError> {
     let map = |r: usize| released_rows.map_or(r, |m| m[r]) + 1;
     write_atomically(path, |w| {
-        writeln!(w, "intruder_row,twin_row,candidates,best_ties,best_score,chosen_row,correct,twin_rank,p,r")?;
+        writeln!(
+            w,
+            "intruder_row,twin_row,candidates,best_ties,best_score,chosen_row,correct,twin_rank,p,r"
+        )?;
         for rec in &ev.records {
             writeln!(
                 w,
@@ -435,7 +464,11 @@ pub fn write_per_record(path: &Path, ev: &Evaluation, released_rows: Option<&[us
                 opt(rec.twin_row.map(map)),
                 rec.candidates,
                 rec.best_ties,
-                if rec.best_score.is_nan() { String::new() } else { rec.best_score.to_string() },
+                if rec.best_score.is_nan() {
+                    String::new()
+                } else {
+                    rec.best_score.to_string()
+                },
                 opt(rec.chosen_row.map(map)),
                 rec.correct,
                 opt(rec.twin_rank),
@@ -454,25 +487,67 @@ impl Evaluation {
         let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{:.1}%", 100.0 * v));
         let mut rows: Vec<(String, String, String)> = vec![
             ("method".into(), self.method.clone(), "the attack".into()),
-            ("intruder records".into(), self.intruder_records.to_string(), "records in the intruder's file".into()),
-            ("released records".into(), self.released_records.to_string(), "records in the released file searched".into()),
-            ("twins".into(), self.twins.to_string(), "intruder records whose person is in the released file".into()),
-            ("with candidates".into(), self.with_candidates.to_string(), "intruder records the attack proposed any candidate for".into()),
+            (
+                "intruder records".into(),
+                self.intruder_records.to_string(),
+                "records in the intruder's file".into(),
+            ),
+            (
+                "released records".into(),
+                self.released_records.to_string(),
+                "records in the released file searched".into(),
+            ),
+            (
+                "twins".into(),
+                self.twins.to_string(),
+                "intruder records whose person is in the released file".into(),
+            ),
+            (
+                "with candidates".into(),
+                self.with_candidates.to_string(),
+                "intruder records the attack proposed any candidate for".into(),
+            ),
             (
                 "correct-match rate".into(),
                 pct(self.correct_match_rate),
-                format!("share of twins whose chosen candidate is the twin ({} of {})", self.correct_matches, self.twins),
+                format!(
+                    "share of twins whose chosen candidate is the twin ({} of {})",
+                    self.correct_matches, self.twins
+                ),
             ),
             (
                 "ties broken".into(),
                 self.ties_broken.to_string(),
-                format!("records whose best was tied, chosen at random with seed {} ({} of them correct)", self.seed, self.correct_by_tie_break),
+                format!(
+                    "records whose best was tied, chosen at random with seed {} ({} of them correct)",
+                    self.seed, self.correct_by_tie_break
+                ),
             ),
-            ("expected correct".into(), format!("{:.3}", self.expected_correct), "Σ 1/c_i over records whose twin is in the tied best set".into()),
-            ("unique correct".into(), self.unique_correct.to_string(), "records with c_i = 1 and the twin in it".into()),
-            ("c_i ≤ 2 correct".into(), self.le2_correct.to_string(), "records with c_i ≤ 2 and the twin in it".into()),
-            ("twin ranked first".into(), format!("{} ({})", self.rank1, pct(self.rank1_rate)), "twins at rank 1, tied or not".into()),
-            ("twin in top 5".into(), format!("{} ({})", self.top5, pct(self.top5_rate)), "twins ranked 1 to 5".into()),
+            (
+                "expected correct".into(),
+                format!("{:.3}", self.expected_correct),
+                "Σ 1/c_i over records whose twin is in the tied best set".into(),
+            ),
+            (
+                "unique correct".into(),
+                self.unique_correct.to_string(),
+                "records with c_i = 1 and the twin in it".into(),
+            ),
+            (
+                "c_i ≤ 2 correct".into(),
+                self.le2_correct.to_string(),
+                "records with c_i ≤ 2 and the twin in it".into(),
+            ),
+            (
+                "twin ranked first".into(),
+                format!("{} ({})", self.rank1, pct(self.rank1_rate)),
+                "twins at rank 1, tied or not".into(),
+            ),
+            (
+                "twin in top 5".into(),
+                format!("{} ({})", self.top5, pct(self.top5_rate)),
+                "twins ranked 1 to 5".into(),
+            ),
             (
                 "twin among candidates".into(),
                 format!("{} ({})", self.in_candidates, pct(self.in_candidates_rate)),
@@ -481,21 +556,45 @@ impl Evaluation {
             (
                 "precision".into(),
                 pct(self.precision),
-                format!("correct among the {} declared links{}", self.declared, self.threshold.map_or(String::new(), |t| format!(" (best score ≥ {t})"))),
+                format!(
+                    "correct among the {} declared links{}",
+                    self.declared,
+                    self.threshold
+                        .map_or(String::new(), |t| format!(" (best score ≥ {t})"))
+                ),
             ),
-            ("recall".into(), pct(self.recall), "correct declared links among the twins".into()),
-            ("F1".into(), self.f1.map_or("n/a".into(), |f| format!("{f:.3}")), "harmonic mean of precision and recall".into()),
+            (
+                "recall".into(),
+                pct(self.recall),
+                "correct declared links among the twins".into(),
+            ),
+            (
+                "F1".into(),
+                self.f1.map_or("n/a".into(), |f| format!("{f:.3}")),
+                "harmonic mean of precision and recall".into(),
+            ),
         ];
         if let Some(a) = &self.attribute {
             rows.push((
                 "attribute A".into(),
                 a.attribute_a.to_string(),
-                format!("records with p_i ≥ 0.5 on '{}' (tolerance {}; {} records scored)", a.variable, a.tolerance, a.records),
+                format!(
+                    "records with p_i ≥ 0.5 on '{}' (tolerance {}; {} records scored)",
+                    a.variable, a.tolerance, a.records
+                ),
             ));
-            rows.push(("mean p_i".into(), format!("{:.3}", a.mean_p), "mean share of tied candidates within tolerance of the true value".into()));
+            rows.push((
+                "mean p_i".into(),
+                format!("{:.3}", a.mean_p),
+                "mean share of tied candidates within tolerance of the true value".into(),
+            ));
         }
         for (k, v) in &self.notes {
-            rows.push((k.replace('_', " "), format_note(*v), "reported by the attack".into()));
+            rows.push((
+                k.replace('_', " "),
+                format_note(*v),
+                "reported by the attack".into(),
+            ));
         }
         let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
         let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
@@ -503,12 +602,20 @@ impl Evaluation {
         for (k, v, m) in rows {
             let pad0 = w0 - k.chars().count();
             let pad1 = w1 - v.chars().count();
-            out.push_str(&format!("{k}{}  {}{v}  {m}\n", " ".repeat(pad0), " ".repeat(pad1)));
+            out.push_str(&format!(
+                "{k}{}  {}{v}  {m}\n",
+                " ".repeat(pad0),
+                " ".repeat(pad1)
+            ));
         }
         out
     }
 }
 
 fn format_note(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v:.4}") }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.4}")
+    }
 }

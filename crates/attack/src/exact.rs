@@ -20,11 +20,11 @@ use foldhash::fast::FixedState;
 use intruder_data::Table;
 use rayon::prelude::*;
 
+use crate::Attack;
 use crate::config::{AttackConfig, MissingPolicy};
 use crate::error::AttackError;
 use crate::keys::{KeyMap, Tokens, resolve, tokenize};
 use crate::linkage::{Candidates, Linkage};
-use crate::Attack;
 
 /// The token standing for a missing cell under the as-value policy.
 const MISSING: u64 = u64::MAX - 1;
@@ -83,7 +83,11 @@ struct Side {
 fn side(tokens: &[&Tokens], n: usize, policy: MissingPolicy) -> Side {
     let mut pattern = vec![0u64; n];
     let mut active = vec![true; n];
-    let full: u64 = if tokens.len() == 64 { u64::MAX } else { (1u64 << tokens.len()) - 1 };
+    let full: u64 = if tokens.len() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << tokens.len()) - 1
+    };
     for i in 0..n {
         let mut p = 0u64;
         for (k, t) in tokens.iter().enumerate() {
@@ -119,7 +123,12 @@ impl Attack for ExactMatch {
         "exact"
     }
 
-    fn link(&self, intruder: &Table, released: &Table, keys: &KeyMap) -> Result<Linkage, AttackError> {
+    fn link(
+        &self,
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+    ) -> Result<Linkage, AttackError> {
         let resolved = resolve(intruder, released, keys)?;
         let toks: Vec<(Tokens, Tokens)> = resolved.iter().map(tokenize).collect();
         let it: Vec<&Tokens> = toks.iter().map(|t| &t.0).collect();
@@ -137,10 +146,16 @@ impl Attack for ExactMatch {
         }
         let mut qs: Vec<u64> = groups.keys().copied().collect();
         qs.sort_unstable();
-        let mut ps: Vec<u64> = (0..ni).filter(|&i| is.active[i]).map(|i| is.pattern[i]).collect();
+        let mut ps: Vec<u64> = (0..ni)
+            .filter(|&i| is.active[i])
+            .map(|i| is.pattern[i])
+            .collect();
         ps.sort_unstable();
         ps.dedup();
-        let mut needed: Vec<(u64, u64)> = ps.iter().flat_map(|&p| qs.iter().map(move |&q| (q, p & q))).collect();
+        let mut needed: Vec<(u64, u64)> = ps
+            .iter()
+            .flat_map(|&p| qs.iter().map(move |&q| (q, p & q)))
+            .collect();
         needed.sort_unstable();
         needed.dedup();
         let built: Vec<((u64, u64), Index)> = needed
@@ -195,7 +210,12 @@ impl Attack for ExactMatch {
 /// The O(n·m) definition, for tests: `j` matches `i` when on every key the cells agree under
 /// the policy (sets by overlap).
 #[doc(hidden)]
-pub fn naive_exact(intruder: &Table, released: &Table, keys: &KeyMap, policy: MissingPolicy) -> Result<Vec<Vec<usize>>, AttackError> {
+pub fn naive_exact(
+    intruder: &Table,
+    released: &Table,
+    keys: &KeyMap,
+    policy: MissingPolicy,
+) -> Result<Vec<Vec<usize>>, AttackError> {
     let resolved = resolve(intruder, released, keys)?;
     let toks: Vec<(Tokens, Tokens)> = resolved.iter().map(tokenize).collect();
     Ok((0..intruder.nrows())

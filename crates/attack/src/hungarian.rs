@@ -107,13 +107,27 @@ mod tests {
     use proptest::prelude::*;
 
     fn total(cost: &[f64], cols: usize, a: &[Option<usize>]) -> f64 {
-        a.iter().enumerate().filter_map(|(r, c)| c.map(|c| cost[r * cols + c])).sum()
+        a.iter()
+            .enumerate()
+            .filter_map(|(r, c)| c.map(|c| cost[r * cols + c]))
+            .sum()
     }
 
     /// Brute force over every injective assignment of the smaller side.
     fn brute(cost: &[f64], rows: usize, cols: usize) -> f64 {
-        fn rec(cost: &[f64], rows: usize, cols: usize, r: usize, used: &mut Vec<bool>, transpose: bool) -> f64 {
-            let (nr, nc) = if transpose { (cols, rows) } else { (rows, cols) };
+        fn rec(
+            cost: &[f64],
+            rows: usize,
+            cols: usize,
+            r: usize,
+            used: &mut Vec<bool>,
+            transpose: bool,
+        ) -> f64 {
+            let (nr, nc) = if transpose {
+                (cols, rows)
+            } else {
+                (rows, cols)
+            };
             if r == nr {
                 return 0.0;
             }
@@ -121,7 +135,11 @@ mod tests {
             for c in 0..nc {
                 if !used[c] {
                     used[c] = true;
-                    let x = if transpose { cost[c * cols + r] } else { cost[r * cols + c] };
+                    let x = if transpose {
+                        cost[c * cols + r]
+                    } else {
+                        cost[r * cols + c]
+                    };
                     best = best.min(x + rec(cost, rows, cols, r + 1, used, transpose));
                     used[c] = false;
                 }

@@ -42,12 +42,19 @@ impl KeyMap {
 
     /// Keys named in the intruder's file, renamed in the released file by `map`
     /// (intruder name → released name; keys not in `map` keep their name).
-    pub fn with_map<S: AsRef<str>>(names: &[S], map: &[(String, String)]) -> Result<Self, ParamError> {
+    pub fn with_map<S: AsRef<str>>(
+        names: &[S],
+        map: &[(String, String)],
+    ) -> Result<Self, ParamError> {
         for (from, _) in map {
             if !names.iter().any(|n| n.as_ref() == from) {
                 return Err(ParamError::Unsupported(format!(
                     "key map names '{from}', which is not one of the keys ({})",
-                    names.iter().map(|n| n.as_ref()).collect::<Vec<_>>().join(", ")
+                    names
+                        .iter()
+                        .map(|n| n.as_ref())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
         }
@@ -77,12 +84,20 @@ impl KeyMap {
     }
 
     /// Sets a recoding of the intruder's values of key `intruder_name`.
-    pub fn set_recode(&mut self, intruder_name: &str, recode: HashMap<String, String>) -> Result<(), ParamError> {
+    pub fn set_recode(
+        &mut self,
+        intruder_name: &str,
+        recode: HashMap<String, String>,
+    ) -> Result<(), ParamError> {
         let p = self
             .pairs
             .iter_mut()
             .find(|p| p.intruder == intruder_name)
-            .ok_or_else(|| ParamError::Unsupported(format!("recode names '{intruder_name}', which is not a key")))?;
+            .ok_or_else(|| {
+                ParamError::Unsupported(format!(
+                    "recode names '{intruder_name}', which is not a key"
+                ))
+            })?;
         p.recode = Some(recode);
         Ok(())
     }
@@ -136,13 +151,19 @@ fn all_numeric(c: &Column) -> bool {
         ColumnData::Categorical { levels, .. } | ColumnData::Set { levels, .. } => {
             levels.iter().all(|l| l.trim().parse::<f64>().is_ok())
         }
-        ColumnData::String(v) => (0..c.len()).all(|i| c.is_missing(i) || v[i].trim().parse::<f64>().is_ok()),
+        ColumnData::String(v) => {
+            (0..c.len()).all(|i| c.is_missing(i) || v[i].trim().parse::<f64>().is_ok())
+        }
     }
 }
 
 /// Resolves every key in both tables: the columns exist, neither file is empty, the types are
 /// compatible. Errors name the file and the column.
-pub fn resolve<'a>(intruder: &'a Table, released: &'a Table, keys: &'a KeyMap) -> Result<Vec<ResolvedKey<'a>>, AttackError> {
+pub fn resolve<'a>(
+    intruder: &'a Table,
+    released: &'a Table,
+    keys: &'a KeyMap,
+) -> Result<Vec<ResolvedKey<'a>>, AttackError> {
     if keys.is_empty() {
         return Err(ParamError::NoKeys.into());
     }
@@ -154,7 +175,11 @@ pub fn resolve<'a>(intruder: &'a Table, released: &'a Table, keys: &'a KeyMap) -
         let domain = if pair.recode.is_some() {
             Domain::Text
         } else if numeric(ic.kind()) || numeric(rc.kind()) {
-            let (other, other_is_released) = if numeric(ic.kind()) { (rc, true) } else { (ic, false) };
+            let (other, other_is_released) = if numeric(ic.kind()) {
+                (rc, true)
+            } else {
+                (ic, false)
+            };
             if !all_numeric(other) {
                 let _ = other_is_released;
                 return Err(AttackError::TypeMismatch {
@@ -215,18 +240,32 @@ impl Tokens {
 }
 
 fn num_token(x: f64) -> u64 {
-    if x == 0.0 { 0f64.to_bits() } else { x.to_bits() }
+    if x == 0.0 {
+        0f64.to_bits()
+    } else {
+        x.to_bits()
+    }
 }
 
 /// Tokenizes a key on both sides with one shared dictionary, so equal values get equal tokens.
 pub fn tokenize(key: &ResolvedKey<'_>) -> (Tokens, Tokens) {
     let mut dict: HashMap<String, u64> = HashMap::new();
-    let a = tokens_of(key.intruder, key.domain, key.pair.recode.as_ref(), &mut dict);
+    let a = tokens_of(
+        key.intruder,
+        key.domain,
+        key.pair.recode.as_ref(),
+        &mut dict,
+    );
     let b = tokens_of(key.released, key.domain, None, &mut dict);
     (a, b)
 }
 
-fn tokens_of(c: &Column, domain: Domain, recode: Option<&HashMap<String, String>>, dict: &mut HashMap<String, u64>) -> Tokens {
+fn tokens_of(
+    c: &Column,
+    domain: Domain,
+    recode: Option<&HashMap<String, String>>,
+    dict: &mut HashMap<String, u64>,
+) -> Tokens {
     let n = c.len();
     let mut intern = |s: &str| -> u64 {
         let s = recode.and_then(|r| r.get(s)).map_or(s, |v| v.as_str());
@@ -253,7 +292,9 @@ fn tokens_of(c: &Column, domain: Domain, recode: Option<&HashMap<String, String>
     for i in 0..n {
         if !c.is_missing(i) {
             match (c.data(), &level_tokens) {
-                (ColumnData::Categorical { codes, .. }, Some(lt)) => tokens.push(lt[codes[i] as usize]),
+                (ColumnData::Categorical { codes, .. }, Some(lt)) => {
+                    tokens.push(lt[codes[i] as usize])
+                }
                 (ColumnData::Set { .. }, Some(lt)) => {
                     for &code in c.set_items(i) {
                         tokens.push(lt[code as usize]);

@@ -28,12 +28,12 @@ use ndarray::Array2;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::Attack;
 use crate::config::{AttackConfig, Metric};
 use crate::distance::{Matrix, Prepared};
 use crate::error::{AttackError, ParamError};
 use crate::keys::KeyMap;
 use crate::linkage::{Candidate, Candidates, Linkage};
-use crate::Attack;
 
 /// k-means cluster re-identification; see the [module docs](self).
 #[derive(Debug, Clone)]
@@ -51,7 +51,9 @@ impl KMeansAttack {
             ));
         }
         if cfg.one_to_one {
-            return Err(ParamError::Unsupported("one-to-one assignment is an option of 'nearest', not of 'kmeans'".into()));
+            return Err(ParamError::Unsupported(
+                "one-to-one assignment is an option of 'nearest', not of 'kmeans'".into(),
+            ));
         }
         Ok(KMeansAttack { cfg })
     }
@@ -62,7 +64,8 @@ impl KMeansAttack {
 }
 
 fn to_array(m: &Matrix) -> Array2<f64> {
-    Array2::from_shape_vec((m.rows(), m.dim), m.data.clone()).unwrap_or_else(|_| Array2::zeros((0, m.dim)))
+    Array2::from_shape_vec((m.rows(), m.dim), m.data.clone())
+        .unwrap_or_else(|_| Array2::zeros((0, m.dim)))
 }
 
 fn kmeans_error(e: impl std::fmt::Display) -> AttackError {
@@ -95,7 +98,11 @@ fn distinct_rows(m: &Matrix) -> (Matrix, Vec<usize>) {
     let mut data = Vec::new();
     let mut of = Vec::with_capacity(m.rows());
     for i in 0..m.rows() {
-        let key: Vec<u64> = m.row(i).iter().map(|v| if *v == 0.0 { 0 } else { v.to_bits() }).collect();
+        let key: Vec<u64> = m
+            .row(i)
+            .iter()
+            .map(|v| if *v == 0.0 { 0 } else { v.to_bits() })
+            .collect();
         let n = seen.len();
         let id = *seen.entry(key).or_insert_with(|| {
             data.extend_from_slice(m.row(i));
@@ -111,7 +118,12 @@ impl Attack for KMeansAttack {
         "kmeans"
     }
 
-    fn link(&self, intruder: &Table, released: &Table, keys: &KeyMap) -> Result<Linkage, AttackError> {
+    fn link(
+        &self,
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+    ) -> Result<Linkage, AttackError> {
         let prep = Prepared::new(intruder, released, keys, &self.cfg)?;
         if !prep.dense_ok() {
             return Err(ParamError::Unsupported(
@@ -123,7 +135,12 @@ impl Attack for KMeansAttack {
         if x.rows() == 0 {
             return Err(AttackError::Column {
                 file: intruder.source().display().to_string(),
-                name: keys.pairs().iter().map(|p| p.intruder.as_str()).collect::<Vec<_>>().join(","),
+                name: keys
+                    .pairs()
+                    .iter()
+                    .map(|p| p.intruder.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
                 message: "every intruder record misses a key: no cluster centre is left".into(),
             });
         }
@@ -135,12 +152,16 @@ impl Attack for KMeansAttack {
                     distinct_rows(&x)
                 } else {
                     let xa = to_array(&x);
-                    let model = KMeans::params_with_rng(k, ChaCha8Rng::seed_from_u64(self.cfg.seed))
-                        .fit(&DatasetBase::from(xa.clone()))
-                        .map_err(kmeans_error)?;
+                    let model =
+                        KMeans::params_with_rng(k, ChaCha8Rng::seed_from_u64(self.cfg.seed))
+                            .fit(&DatasetBase::from(xa.clone()))
+                            .map_err(kmeans_error)?;
                     let labels = model.predict(&xa).to_vec();
                     let cents = model.centroids();
-                    let centres = Matrix { data: cents.iter().copied().collect(), dim: x.dim };
+                    let centres = Matrix {
+                        data: cents.iter().copied().collect(),
+                        dim: x.dim,
+                    };
                     (centres, labels)
                 }
             }
@@ -173,7 +194,11 @@ impl Attack for KMeansAttack {
                 if n > 0 && d2 != pairs[n - 1].0 {
                     rank = n as u32 + 1;
                 }
-                list.push(Candidate { row: yr[j], score: -d2.sqrt(), rank });
+                list.push(Candidate {
+                    row: yr[j],
+                    score: -d2.sqrt(),
+                    rank,
+                });
             }
             records[xr[qi]] = Candidates { list };
         }
@@ -186,7 +211,10 @@ impl Attack for KMeansAttack {
             notes: vec![
                 ("clusters".into(), nclusters as f64),
                 ("intruder_records_used".into(), x.rows() as f64),
-                ("intruder_records_dropped".into(), (prep.ni - x.rows()) as f64),
+                (
+                    "intruder_records_dropped".into(),
+                    (prep.ni - x.rows()) as f64,
+                ),
                 ("released_records_assigned".into(), y.rows() as f64),
             ],
         })
@@ -219,8 +247,14 @@ mod tests {
 
     #[test]
     fn centres_do_not_move() {
-        let c = Matrix { data: vec![0.0, 0.0, 10.0, 0.0, 0.0, 10.0], dim: 2 };
-        let p = Matrix { data: vec![1.0, 1.0, 9.0, 1.0, 1.0, 6.0, 4.9, 0.0, 5.1, 0.0], dim: 2 };
+        let c = Matrix {
+            data: vec![0.0, 0.0, 10.0, 0.0, 0.0, 10.0],
+            dim: 2,
+        };
+        let p = Matrix {
+            data: vec![1.0, 1.0, 9.0, 1.0, 1.0, 6.0, 4.9, 0.0, 5.1, 0.0],
+            dim: 2,
+        };
         assert_eq!(assign_to_centres(&c, &p).unwrap(), vec![0, 1, 2, 0, 1]);
     }
 }

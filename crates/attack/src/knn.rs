@@ -37,13 +37,20 @@ struct TopK {
 
 impl TopK {
     fn new(k: usize) -> Self {
-        TopK { k, items: Vec::with_capacity(k + 1) }
+        TopK {
+            k,
+            items: Vec::with_capacity(k + 1),
+        }
     }
 
     /// Partial sums above this cannot enter the list.
     #[inline]
     fn threshold(&self) -> f64 {
-        if self.items.len() < self.k { f64::INFINITY } else { self.items[self.k - 1].0 }
+        if self.items.len() < self.k {
+            f64::INFINITY
+        } else {
+            self.items[self.k - 1].0
+        }
     }
 
     /// Offers row `row` (rows arrive in increasing order) at squared distance `d`.
@@ -97,7 +104,9 @@ fn scan_tile_generic(q: &[f64], blocked: &Blocked, b0: usize, b1: usize, top: &m
         let blk = &blocked.data[b * dim * LANES..(b + 1) * dim * LANES];
         let mut acc = [0.0f64; LANES];
         for k in 0..half {
-            let row: &[f64; LANES] = blk[k * LANES..(k + 1) * LANES].try_into().unwrap_or(&[0.0; LANES]);
+            let row: &[f64; LANES] = blk[k * LANES..(k + 1) * LANES]
+                .try_into()
+                .unwrap_or(&[0.0; LANES]);
             let qk = q[k];
             for l in 0..LANES {
                 let t = row[l] - qk;
@@ -109,7 +118,9 @@ fn scan_tile_generic(q: &[f64], blocked: &Blocked, b0: usize, b1: usize, top: &m
             continue;
         }
         for k in half..dim {
-            let row: &[f64; LANES] = blk[k * LANES..(k + 1) * LANES].try_into().unwrap_or(&[0.0; LANES]);
+            let row: &[f64; LANES] = blk[k * LANES..(k + 1) * LANES]
+                .try_into()
+                .unwrap_or(&[0.0; LANES]);
             let qk = q[k];
             for l in 0..LANES {
                 let t = row[l] - qk;
@@ -164,21 +175,23 @@ pub fn knn(x: &Matrix, y: &Matrix, k: usize) -> Vec<Vec<(f64, u32)>> {
     let threads = rayon::current_num_threads().max(1);
     let chunk = (nq / (threads * 4)).clamp(1, 256);
     let mut out: Vec<Vec<(f64, u32)>> = vec![Vec::new(); nq];
-    out.par_chunks_mut(chunk).enumerate().for_each(|(ci, slot)| {
-        let q0 = ci * chunk;
-        let mut tops: Vec<TopK> = (0..slot.len()).map(|_| TopK::new(k)).collect();
-        let mut b0 = 0;
-        while b0 < nb {
-            let b1 = (b0 + TILE_BLOCKS).min(nb);
-            for (qi, top) in tops.iter_mut().enumerate() {
-                scan_tile(x.row(q0 + qi), &blocked, b0, b1, top, avx2);
+    out.par_chunks_mut(chunk)
+        .enumerate()
+        .for_each(|(ci, slot)| {
+            let q0 = ci * chunk;
+            let mut tops: Vec<TopK> = (0..slot.len()).map(|_| TopK::new(k)).collect();
+            let mut b0 = 0;
+            while b0 < nb {
+                let b1 = (b0 + TILE_BLOCKS).min(nb);
+                for (qi, top) in tops.iter_mut().enumerate() {
+                    scan_tile(x.row(q0 + qi), &blocked, b0, b1, top, avx2);
+                }
+                b0 = b1;
             }
-            b0 = b1;
-        }
-        for (s, t) in slot.iter_mut().zip(tops) {
-            *s = t.items;
-        }
-    });
+            for (s, t) in slot.iter_mut().zip(tops) {
+                *s = t.items;
+            }
+        });
     out
 }
 
@@ -221,10 +234,16 @@ mod tests {
     #[test]
     fn ties_at_best_are_all_reported() {
         // Five released rows at distance 1 from the origin, one at 0.5 further.
-        let y = mat(vec![1.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, -1.0, 1.0, 0.0, 1.5, 0.0], 2);
+        let y = mat(
+            vec![1.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, -1.0, 1.0, 0.0, 1.5, 0.0],
+            2,
+        );
         let x = mat(vec![0.0, 0.0], 2);
         let r = knn(&x, &y, 2);
-        assert_eq!(r[0].iter().map(|p| p.1).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(
+            r[0].iter().map(|p| p.1).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3, 4]
+        );
         assert!(r[0].iter().all(|p| p.0 == 1.0));
         assert_eq!(r, knn_naive(&x, &y, 2));
     }
@@ -237,9 +256,9 @@ mod tests {
             use rand::{Rng, SeedableRng};
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             // Small integer codes make ties common, as with categorical keys.
-            let mut gen = |n: usize| -> Vec<f64> { (0..n * dim).map(|_| rng.gen_range(0..levels) as f64 * 0.5).collect() };
-            let x = mat(gen(nq), dim);
-            let y = mat(gen(ny), dim);
+            let mut make = |n: usize| -> Vec<f64> { (0..n * dim).map(|_| rng.gen_range(0..levels) as f64 * 0.5).collect() };
+            let x = mat(make(nq), dim);
+            let y = mat(make(ny), dim);
             prop_assert_eq!(knn(&x, &y, k), knn_naive(&x, &y, k));
         }
 
@@ -247,9 +266,9 @@ mod tests {
         fn fast_equals_naive_continuous(nq in 1usize..10, ny in 1usize..400, dim in 1usize..15, seed in any::<u64>()) {
             use rand::{Rng, SeedableRng};
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let mut gen = |n: usize| -> Vec<f64> { (0..n * dim).map(|_| rng.r#gen::<f64>() * 100.0 - 50.0).collect() };
-            let x = mat(gen(nq), dim);
-            let y = mat(gen(ny), dim);
+            let mut make = |n: usize| -> Vec<f64> { (0..n * dim).map(|_| rng.r#gen::<f64>() * 100.0 - 50.0).collect() };
+            let x = mat(make(nq), dim);
+            let y = mat(make(ny), dim);
             prop_assert_eq!(knn(&x, &y, 5), knn_naive(&x, &y, 5));
         }
     }

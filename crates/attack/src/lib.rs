@@ -88,8 +88,8 @@ pub mod nearest;
 pub use config::{AttackConfig, Metric, MissingPolicy, StringMetric};
 pub use error::{AttackError, ParamError};
 pub use evaluate::{
-    AttributeReport, DEFAULT_TOLERANCE, EvalOptions, Evaluation, PrPoint, RecordResult, Sensitive, TruthIds, evaluate,
-    write_per_record,
+    AttributeReport, DEFAULT_TOLERANCE, EvalOptions, Evaluation, PrPoint, RecordResult, Sensitive,
+    TruthIds, evaluate, write_per_record,
 };
 pub use exact::ExactMatch;
 pub use keys::{KeyMap, KeyPair};
@@ -109,7 +109,12 @@ pub trait Attack: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// Runs the attack. Errors name the file and column at fault.
-    fn link(&self, intruder: &Table, released: &Table, keys: &KeyMap) -> Result<Linkage, AttackError>;
+    fn link(
+        &self,
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+    ) -> Result<Linkage, AttackError>;
 }
 
 /// A registered attack: what the CLI lists and builds.
@@ -127,7 +132,9 @@ pub struct AttackInfo {
 
 impl std::fmt::Debug for AttackInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AttackInfo").field("name", &self.name).finish()
+        f.debug_struct("AttackInfo")
+            .field("name", &self.name)
+            .finish()
     }
 }
 
@@ -161,8 +168,15 @@ pub const ATTACKS: &[AttackInfo] = &[
 
 /// The registered attack called `name`.
 pub fn attack_by_name(name: &str) -> Result<&'static AttackInfo, ParamError> {
-    ATTACKS.iter().find(|a| a.name == name).ok_or_else(|| ParamError::UnknownMethod {
-        name: name.to_string(),
-        available: ATTACKS.iter().map(|a| a.name).collect::<Vec<_>>().join(", "),
-    })
+    ATTACKS
+        .iter()
+        .find(|a| a.name == name)
+        .ok_or_else(|| ParamError::UnknownMethod {
+            name: name.to_string(),
+            available: ATTACKS
+                .iter()
+                .map(|a| a.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }

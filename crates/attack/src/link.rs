@@ -10,12 +10,12 @@
 
 use intruder_data::Table;
 
+use crate::Attack;
 use crate::config::{AttackConfig, MissingPolicy};
 use crate::error::{AttackError, ParamError};
 use crate::exact::ExactMatch;
 use crate::keys::KeyMap;
 use crate::linkage::Linkage;
-use crate::Attack;
 
 /// Follows an explicit link id column; see the [module docs](self).
 #[derive(Debug, Clone, Default)]
@@ -33,12 +33,21 @@ impl Attack for FollowLink {
         "link"
     }
 
-    fn link(&self, intruder: &Table, released: &Table, keys: &KeyMap) -> Result<Linkage, AttackError> {
+    fn link(
+        &self,
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+    ) -> Result<Linkage, AttackError> {
         if keys.len() != 1 {
             return Err(ParamError::Unsupported(format!(
                 "'link' follows one link id column; {} keys were given ({})",
                 keys.len(),
-                keys.pairs().iter().map(|p| p.intruder.as_str()).collect::<Vec<_>>().join(", ")
+                keys.pairs()
+                    .iter()
+                    .map(|p| p.intruder.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
             .into());
         }

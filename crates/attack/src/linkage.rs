@@ -40,7 +40,14 @@ impl Candidates {
         rows.sort_unstable();
         rows.dedup();
         Candidates {
-            list: rows.into_iter().map(|row| Candidate { row, score: 1.0, rank: 1 }).collect(),
+            list: rows
+                .into_iter()
+                .map(|row| Candidate {
+                    row,
+                    score: 1.0,
+                    rank: 1,
+                })
+                .collect(),
         }
     }
 

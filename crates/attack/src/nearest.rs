@@ -49,16 +49,20 @@ impl Nearest {
     }
 }
 
-/// Ranked candidates from `(distance, row)` pairs sorted by distance then row; ranks come from
-/// the distances themselves.
-pub(crate) fn from_sorted_distances(pairs: &[(f64, usize)]) -> Candidates {
+/// Ranked candidates from `(rank key, row)` pairs sorted by key then row; ranks come from the
+/// keys themselves, scores are `−finish(key)`.
+pub(crate) fn from_sorted_keys(pairs: &[(f64, usize)], finish: impl Fn(f64) -> f64) -> Candidates {
     let mut list = Vec::with_capacity(pairs.len());
     let mut rank = 1u32;
     for (i, &(d, row)) in pairs.iter().enumerate() {
         if i > 0 && d != pairs[i - 1].0 {
             rank = i as u32 + 1;
         }
-        list.push(Candidate { row, score: -d, rank });
+        list.push(Candidate {
+            row,
+            score: -finish(d),
+            rank,
+        });
     }
     Candidates { list }
 }
@@ -77,7 +81,12 @@ impl Attack for Nearest {
         "nearest"
     }
 
-    fn link(&self, intruder: &Table, released: &Table, keys: &KeyMap) -> Result<Linkage, AttackError> {
+    fn link(
+        &self,
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+    ) -> Result<Linkage, AttackError> {
         let prep = Prepared::new(intruder, released, keys, &self.cfg)?;
         let (ni, nr) = (prep.ni, prep.nr);
         let active_i: Vec<usize> = (0..ni).filter(|&i| prep.active(i, false)).collect();
@@ -101,7 +110,12 @@ impl Attack for Nearest {
             if let Some(p) = cost.iter().position(|c| !c.is_finite()) {
                 return Err(AttackError::Column {
                     file: released.source().display().to_string(),
-                    name: keys.pairs().iter().map(|p| p.released.as_str()).collect::<Vec<_>>().join(","),
+                    name: keys
+                        .pairs()
+                        .iter()
+                        .map(|p| p.released.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
                     message: format!(
                         "no key is observed in both intruder record {} and released record {}: one-to-one assignment needs a distance for every pair (use listwise)",
                         active_i[p / m] + 1,
@@ -113,7 +127,7 @@ impl Attack for Nearest {
             for (ii, col) in a.into_iter().enumerate() {
                 if let Some(c) = col {
                     let d = cost[ii * m + c];
-                    records[active_i[ii]] = from_sorted_distances(&[(d, active_r[c])]);
+                    records[active_i[ii]] = from_sorted_keys(&[(d, active_r[c])], |x| x);
                 }
             }
         } else if prep.dense_ok() {
@@ -122,13 +136,19 @@ impl Attack for Nearest {
             for (qi, list) in res.into_iter().enumerate() {
                 // Ranks from the squared distances themselves (a square root could merge two
                 // distinct values); scores are −distance.
-                let mut c = Candidates { list: Vec::with_capacity(list.len()) };
+                let mut c = Candidates {
+                    list: Vec::with_capacity(list.len()),
+                };
                 let mut rank = 1u32;
                 for (n, &(d2, r)) in list.iter().enumerate() {
                     if n > 0 && d2 != list[n - 1].0 {
                         rank = n as u32 + 1;
                     }
-                    c.list.push(Candidate { row: yr[r as usize], score: -d2.sqrt(), rank });
+                    c.list.push(Candidate {
+                        row: yr[r as usize],
+                        score: -d2.sqrt(),
+                        rank,
+                    });
                 }
                 records[xr[qi]] = c;
             }
@@ -139,10 +159,10 @@ impl Attack for Nearest {
                 .map(|&i| {
                     let all: Vec<(f64, usize)> = active_r
                         .iter()
-                        .map(|&r| (prep.distance(i, r), r))
+                        .map(|&r| (prep.rank_key(i, r), r))
                         .filter(|p| !p.0.is_nan())
                         .collect();
-                    (i, from_sorted_distances(&cut(all, k)))
+                    (i, from_sorted_keys(&cut(all, k), |x| prep.finish(x)))
                 })
                 .collect();
             for (i, c) in lists {
@@ -162,4 +182,3 @@ impl Attack for Nearest {
         })
     }
 }
-

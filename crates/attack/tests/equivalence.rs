@@ -1,0 +1,177 @@
+//! Fast paths equal their definitions: hashed exact matching vs the O(n·m) scan under every
+//! missing policy with set-valued cells; the dense nearest kernel vs the general distance path.
+
+mod common;
+use intruder_attack::exact::naive_exact;
+use intruder_attack::{Attack, AttackConfig, ExactMatch, KeyMap, MissingPolicy, Nearest};
+use intruder_data::{Column, Role, Table};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+
+fn table(rng: &mut rand_chacha::ChaCha8Rng, n: usize, miss: f64, sets: bool) -> Table {
+    let a: Vec<Option<i64>> = (0..n)
+        .map(|_| (rng.r#gen::<f64>() >= miss).then(|| rng.gen_range(0..3)))
+        .collect();
+    let b: Vec<Option<String>> = (0..n)
+        .map(|_| {
+            (rng.r#gen::<f64>() >= miss).then(|| ["x", "y", "z"][rng.gen_range(0..3)].to_string())
+        })
+        .collect();
+    let mut cols = vec![
+        Column::integer("a", Role::Key, &a),
+        Column::categorical("b", Role::Key, &b, None).unwrap(),
+    ];
+    if sets {
+        let s: Vec<Vec<String>> = (0..n)
+            .map(|_| {
+                let k = if rng.r#gen::<f64>() < miss {
+                    0
+                } else {
+                    rng.gen_range(1..3)
+                };
+                (0..k)
+                    .map(|_| format!("m{}", rng.gen_range(0..4)))
+                    .collect()
+            })
+            .collect();
+        cols.push(Column::set("c", Role::Key, &s, None).unwrap());
+    }
+    Table::new("t.csv", cols).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn hashed_exact_equals_scan(ni in 1usize..25, nr in 1usize..60, miss in 0.0f64..0.4, sets in any::<bool>(), seed in any::<u64>()) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let i = table(&mut rng, ni, miss, sets);
+        let r = table(&mut rng, nr, miss, sets);
+        let names: Vec<&str> = if sets { vec!["a", "b", "c"] } else { vec!["a", "b"] };
+        let keys = KeyMap::same(&names).unwrap();
+        for policy in MissingPolicy::ALL {
+            let fast = ExactMatch::new(policy).link(&i, &r, &keys).unwrap();
+            let slow = naive_exact(&i, &r, &keys, policy).unwrap();
+            let got: Vec<Vec<usize>> = fast.records.iter().map(|c| c.list.iter().map(|x| x.row).collect()).collect();
+            prop_assert_eq!(got, slow, "policy {:?}", policy);
+        }
+    }
+
+    #[test]
+    fn dense_kernel_equals_general_path(ni in 1usize..15, nr in 1usize..80, seed in any::<u64>(), standardize in any::<bool>()) {
+        // The same numeric keys once as numbers (dense kernel) and once with a constant string key
+        // added (general path; the string key adds 0 to every distance).
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mk = |rng: &mut rand_chacha::ChaCha8Rng, n: usize| {
+            let a: Vec<Option<i64>> = (0..n).map(|_| Some(rng.gen_range(0..4))).collect();
+            let b: Vec<Option<f64>> = (0..n).map(|_| Some(rng.gen_range(0..3) as f64 * 1.5)).collect();
+            let s: Vec<Option<&str>> = vec![Some("same"); n];
+            Table::new("t.csv", vec![
+                Column::integer("a", Role::Key, &a),
+                Column::float("b", Role::Key, &b),
+                Column::string("s", Role::Key, &s),
+            ]).unwrap()
+        };
+        let i = mk(&mut rng, ni);
+        let r = mk(&mut rng, nr);
+        let mut cfg = AttackConfig::default();
+        cfg.standardize = standardize;
+        cfg.weights = vec![("a".into(), 2.0)];
+        cfg.top_k = 3;
+        let fast = Nearest::new(cfg.clone()).unwrap().link(&i, &r, &KeyMap::same(&["a", "b"]).unwrap()).unwrap();
+        let slow = Nearest::new(cfg).unwrap().link(&i, &r, &KeyMap::same(&["a", "b", "s"]).unwrap()).unwrap();
+        for (f, s) in fast.records.iter().zip(&slow.records) {
+            let fr: Vec<(usize, u32)> = f.list.iter().map(|c| (c.row, c.rank)).collect();
+            let sr: Vec<(usize, u32)> = s.list.iter().map(|c| (c.row, c.rank)).collect();
+            prop_assert_eq!(fr, sr);
+            for (x, y) in f.list.iter().zip(&s.list) {
+                prop_assert!((x.score - y.score).abs() <= 1e-12 * x.score.abs().max(1.0));
+            }
+        }
+    }
+}
+
+#[test]
+fn gower_mixed_types_and_strings() {
+    let i = Table::new(
+        "i.csv",
+        vec![
+            Column::integer("age", Role::Key, &[Some(40)]),
+            Column::categorical("sex", Role::Key, &[Some("M")], None).unwrap(),
+            Column::string("name", Role::Key, &[Some("Jonathan")]),
+        ],
+    )
+    .unwrap();
+    let r = Table::new(
+        "r.csv",
+        vec![
+            Column::integer("age", Role::Key, &[Some(40), Some(20), Some(40)]),
+            Column::categorical("sex", Role::Key, &[Some("M"), Some("M"), Some("F")], None)
+                .unwrap(),
+            Column::string(
+                "name",
+                Role::Key,
+                &[Some("Jonathon"), Some("Jonathan"), Some("Jonathan")],
+            ),
+        ],
+    )
+    .unwrap();
+    let mut cfg = AttackConfig::default();
+    cfg.metric = intruder_attack::Metric::Gower;
+    let l = Nearest::new(cfg)
+        .unwrap()
+        .link(&i, &r, &KeyMap::same(&["age", "sex", "name"]).unwrap())
+        .unwrap();
+    let jw = 1.0 - strsim::jaro_winkler("Jonathan", "Jonathon");
+    // Row 0: (0 + 0 + jw)/3; row 1: (1 + 0 + 0)/3 (age range 20); row 2: (0 + 1 + 0)/3.
+    assert_eq!(l.records[0].list[0].row, 0);
+    assert!((l.records[0].list[0].score + jw / 3.0).abs() < 1e-12);
+    assert_eq!(l.records[0].list[1].rank, 2);
+    assert_eq!(l.records[0].list[1].row, 1);
+    assert_eq!(l.records[0].list[2].row, 2);
+    assert_eq!(
+        l.records[0].list[1].rank, l.records[0].list[2].rank,
+        "rows 1 and 2 tie at 1/3"
+    );
+}
+
+#[test]
+fn kmeans_bender_steps() {
+    // Three intruder records (one with a missing key, dropped listwise); released twins near them.
+    let i = Table::new(
+        "survey.csv",
+        vec![
+            Column::integer("occ", Role::Key, &[Some(10), Some(50), None]),
+            Column::integer("earn", Role::Key, &[Some(100), Some(300), Some(200)]),
+        ],
+    )
+    .unwrap();
+    let r = Table::new(
+        "register.csv",
+        vec![
+            Column::integer("occ", Role::Key, &[Some(11), Some(49), Some(12), Some(30)]),
+            Column::integer(
+                "earn",
+                Role::Key,
+                &[Some(101), Some(305), Some(90), Some(200)],
+            ),
+        ],
+    )
+    .unwrap();
+    let l = intruder_attack::KMeansAttack::new(AttackConfig::default())
+        .unwrap()
+        .link(&i, &r, &KeyMap::same(&["occ", "earn"]).unwrap())
+        .unwrap();
+    assert!(
+        l.records[2].is_empty(),
+        "record with a missing key is dropped"
+    );
+    // Cluster of record 0: released rows 0 and 2 (and row 3? (30,200) is nearer (50,300)? d0²=400+10000, d1²=400+10000: tie → first centre).
+    let rows0: Vec<usize> = l.records[0].list.iter().map(|c| c.row).collect();
+    let rows1: Vec<usize> = l.records[1].list.iter().map(|c| c.row).collect();
+    assert_eq!(rows0, vec![0, 2, 3]);
+    assert_eq!(rows1, vec![1]);
+    assert!(
+        l.notes
+            .contains(&("intruder_records_dropped".to_string(), 1.0))
+    );
+}
