@@ -3,6 +3,7 @@
 //! Each subcommand lives in its own module with a clap `Args` struct and a `run` function;
 //! `main` only dispatches.
 
+mod attack_cmd;
 mod risk_cmd;
 mod synth_cmd;
 
@@ -18,6 +19,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Attack a released file with an intruder's file and score re-identification and attribute disclosure.
+    Attack(attack_cmd::Args),
     /// Frequency risk: equivalence classes, uniques, n_match, individual and global risk.
     Risk(risk_cmd::Args),
     /// Generate a seeded synthetic look-alike data set with ground truth.
@@ -27,6 +30,7 @@ enum Command {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Attack(args) => attack_cmd::run(args),
         Command::Risk(args) => risk_cmd::run(args),
         Command::Synth(args) => synth_cmd::run(args),
     };
