@@ -116,6 +116,7 @@ pub fn compute(name: &str, dir: &Path) -> Result<Vec<Figure>, SynthError> {
         "household-panel" => household_panel(dir),
         "register-survey" => register_survey(dir),
         "census" => census(dir),
+        "linkage-pair" => linkage_pair(dir),
         _ => Ok(Vec::new()),
     }
 }
@@ -325,4 +326,54 @@ pub fn census(dir: &Path) -> Result<Vec<Figure>, SynthError> {
         ));
     }
     Ok(figs)
+}
+
+/// Figures of a `linkage-pair` output directory, over the persons in both files: overlap,
+/// share of names differing (typo or swap), swapped records, missing fields, years off by one.
+pub fn linkage_pair(dir: &Path) -> Result<Vec<Figure>, SynthError> {
+    let a = Table::read(&dir.join("file-a.csv"))?;
+    let b = Table::read(&dir.join("file-b.csv"))?;
+    let ai = a.col("person_id");
+    let by_id: HashMap<&str, &Vec<String>> = a.rows.iter().map(|r| (r[ai].as_str(), r)).collect();
+    let (fi, si, yi) = (b.col("first_name"), b.col("surname"), b.col("birth_year"));
+    let bi = b.col("person_id");
+    let (mut pairs, mut names, mut typos, mut swaps, mut years, mut year_off) = (0, 0, 0, 0, 0, 0);
+    for r in &b.rows {
+        let Some(ar) = by_id.get(r[bi].as_str()) else {
+            continue;
+        };
+        pairs += 1;
+        // A swap is recognised from either name (the other may carry a typo or be missing).
+        let swapped = ar[fi] != ar[si]
+            && ((!r[fi].is_empty() && r[fi] == ar[si]) || (!r[si].is_empty() && r[si] == ar[fi]));
+        swaps += usize::from(swapped);
+        if !swapped {
+            for (bv, av) in [(&r[fi], &ar[fi]), (&r[si], &ar[si])] {
+                if !bv.is_empty() {
+                    names += 1;
+                    typos += usize::from(bv != av);
+                }
+            }
+        }
+        if !r[yi].is_empty() {
+            years += 1;
+            year_off += usize::from(r[yi] != ar[yi]);
+        }
+    }
+    let cells: usize = b.rows.len() * (b.header.len() - 2);
+    let missing: usize = b
+        .rows
+        .iter()
+        .map(|r| r[2..].iter().filter(|v| v.is_empty()).count())
+        .sum();
+    let share = |a: usize, b: usize| a as f64 / b.max(1) as f64;
+    Ok(vec![
+        fig("file A records", a.rows.len() as f64),
+        fig("file B records", b.rows.len() as f64),
+        fig("persons in both files", pairs as f64),
+        fig("names with a typo", share(typos, names)),
+        fig("fields missing", share(missing, cells)),
+        fig("first-name/surname swaps", share(swaps, pairs)),
+        fig("birth years off by one", share(year_off, years)),
+    ])
 }

@@ -74,7 +74,7 @@ static GENERATORS: &[&dyn Generator] = &[
     &generators::household_panel::HouseholdPanel,
     &generators::register_survey::RegisterSurvey,
     &generators::census::Census,
-    // &generators::linkage_pair::LinkagePair,
+    &generators::linkage_pair::LinkagePair,
 ];
 
 /// All generators, in a fixed order.

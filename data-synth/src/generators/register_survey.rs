@@ -491,9 +491,9 @@ mod tests {
     fn nearest_ending_finds_the_closest_heaped_value() {
         assert_eq!(nearest_ending(4380.0, 1000, &[0]), 4000);
         assert_eq!(nearest_ending(4380.0, 1000, &[500]), 4500);
-        assert_eq!(nearest_ending(4380.0, 1000, &[800]), 3800);
+        assert_eq!(nearest_ending(4380.0, 1000, &[800]), 4800);
         assert_eq!(nearest_ending(4380.0, 100, &[50]), 4350);
-        assert_eq!(nearest_ending(4380.0, 10, &[1, 9]), 4379);
+        assert_eq!(nearest_ending(4384.0, 10, &[1, 9]), 4381);
         assert_eq!(nearest_ending(120.0, 1000, &[0]), 1000);
     }
 

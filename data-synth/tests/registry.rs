@@ -1,0 +1,168 @@
+//! Registry, parameter validation, reproducibility and output format for every generator.
+
+mod common;
+
+use common::{contents, generate};
+use intruder_synth::{Generator, SynthError, find, generators};
+
+/// Small settings per generator so every test here is fast.
+fn small(name: &str) -> Vec<&'static str> {
+    match name {
+        "survey-panel" => vec!["n=300"],
+        "household-panel" => vec!["n=2000"],
+        "register-survey" => vec!["n=300", "twins=50"],
+        "census" => vec!["n=3000", "keys=12"],
+        "linkage-pair" => vec!["n=300", "n_b=200"],
+        other => panic!("no small settings for new generator {other}: add them here"),
+    }
+}
+
+#[test]
+fn same_seed_same_bytes_other_seed_other_bytes() {
+    for g in generators() {
+        let sets = small(g.name());
+        let (d1, f1) = generate(g.name(), 42, &sets);
+        let (d2, _) = generate(g.name(), 42, &sets);
+        let (d3, _) = generate(g.name(), 43, &sets);
+        let (c1, c2, c3) = (
+            contents(d1.path()),
+            contents(d2.path()),
+            contents(d3.path()),
+        );
+        assert_eq!(c1, c2, "{}: same seed, different bytes", g.name());
+        assert!(!f1.is_empty());
+        for ((name, a), (_, b)) in c1.iter().zip(&c3) {
+            if name.ends_with(".csv") {
+                assert_ne!(a, b, "{}: {name} identical under another seed", g.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_csv_has_a_schema_with_a_truth_column_matching_its_header() {
+    for g in generators() {
+        let (dir, files) = generate(g.name(), 1, &small(g.name()));
+        let csvs: Vec<_> = files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "csv"))
+            .collect();
+        assert!(!csvs.is_empty());
+        for csv in csvs {
+            let schema_path = csv.with_extension("schema.toml");
+            let schema = std::fs::read_to_string(&schema_path).expect("schema next to csv");
+            assert!(schema.starts_with(&format!(
+                "# written by intruder synth {} (seed 1)",
+                g.name()
+            )));
+            assert!(schema.contains("delimiter = \",\"\nmissing = [\"\"]\n"));
+            let header = std::fs::read_to_string(csv).expect("csv");
+            let header = header.lines().next().expect("header line");
+            let declared: Vec<&str> = schema
+                .lines()
+                .filter_map(|l| {
+                    l.strip_prefix("[columns.")
+                        .and_then(|l| l.strip_suffix(']'))
+                })
+                .collect();
+            assert_eq!(
+                header.split(',').collect::<Vec<_>>(),
+                declared,
+                "{}",
+                csv.display()
+            );
+            assert!(
+                schema.contains("role = \"truth\""),
+                "{}",
+                schema_path.display()
+            );
+        }
+        // No temporary files left behind.
+        for e in std::fs::read_dir(dir.path()).expect("dir") {
+            let name = e.expect("entry").file_name().to_string_lossy().into_owned();
+            assert!(!name.starts_with('.'), "leftover {name}");
+        }
+    }
+}
+
+#[test]
+fn unknown_generator_lists_the_valid_names() {
+    let err = find("no-such").err().expect("unknown");
+    let text = err.to_string();
+    for g in generators() {
+        assert!(text.contains(g.name()), "{text}");
+    }
+    assert!(matches!(err, SynthError::UnknownGenerator { .. }));
+}
+
+#[test]
+fn unknown_parameter_lists_the_valid_ones() {
+    for g in generators() {
+        let err = g
+            .parse_params(None, &["colour=blue".into()])
+            .expect_err("unknown");
+        let text = err.to_string();
+        assert!(text.contains("colour: unknown parameter"), "{text}");
+        for p in g.params() {
+            assert!(text.contains(p.name), "{}: {text}", g.name());
+        }
+    }
+}
+
+#[test]
+fn out_of_range_values_are_errors_and_all_are_reported() {
+    let g = find("survey-panel").expect("registered");
+    let err = g
+        .parse_params(
+            None,
+            &[
+                "n=-5".into(),
+                "income_missing=1.5".into(),
+                "fill_jitter=abc".into(),
+                "oops".into(),
+            ],
+        )
+        .expect_err("invalid");
+    let text = err.to_string();
+    assert!(text.contains("n=-5: negative"), "{text}");
+    assert!(text.contains("income_missing=1.5: out of range"), "{text}");
+    assert!(text.contains("fill_jitter=abc: not a number"), "{text}");
+    assert!(text.contains("`oops`: expected key=value"), "{text}");
+    let g = find("census").expect("registered");
+    assert!(g.parse_params(Some(0), &[]).is_err());
+    assert!(g.parse_params(None, &["keys=31".into()]).is_err());
+    assert!(g.parse_params(None, &["preset=other".into()]).is_err());
+    assert!(g.parse_params(None, &["n=5".into(), "n=6".into()]).is_err());
+}
+
+#[test]
+fn defaults_are_valid_and_documented() {
+    for g in generators() {
+        assert!(g.parse_params(None, &[]).is_ok(), "{}", g.name());
+        assert!(!g.description().is_empty());
+        assert!(!g.published().is_empty());
+        for p in g.params() {
+            assert!(!p.description.is_empty(), "{}.{}", g.name(), p.name);
+        }
+    }
+}
+
+#[test]
+fn a_failing_generator_writes_nothing() {
+    let g = find("census").expect("registered");
+    let p = g
+        .parse_params(None, &["n=10".into(), "sample=20".into()])
+        .expect("each value in range");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let err = g.generate(&p, 1, dir.path()).expect_err("sample > n");
+    assert!(err.to_string().contains("sample=20"), "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
+}
+
+#[test]
+fn n_flag_sets_the_size() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    intruder_synth::run("survey-panel", Some(17), &[], 3, dir.path()).expect("run");
+    let text = std::fs::read_to_string(dir.path().join("survey-panel.csv")).expect("csv");
+    assert_eq!(text.lines().count(), 18);
+}
