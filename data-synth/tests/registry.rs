@@ -3,7 +3,7 @@
 mod common;
 
 use common::{contents, generate};
-use intruder_synth::{Generator, SynthError, find, generators};
+use intruder_synth::{SynthError, find, generators};
 
 /// Small settings per generator so every test here is fast.
 fn small(name: &str) -> Vec<&'static str> {
