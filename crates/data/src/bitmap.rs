@@ -86,6 +86,26 @@ impl Bitmap {
         }
     }
 
+    /// The packed words: bit `i` is bit `i % 64` of word `i / 64`; bits past `len` are clear.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Positions of the set bits, in increasing order.
+    pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(wi * 64 + b)
+            })
+        })
+    }
+
     /// Iterates over the bits.
     pub fn iter(&self) -> impl Iterator<Item = bool> + '_ {
         (0..self.len).map(|i| self.get(i))
@@ -123,6 +143,8 @@ mod tests {
             p.push(i % 3 == 0);
         }
         assert_eq!(p.count_ones(), 24);
+        assert_eq!(p.ones().take(3).collect::<Vec<_>>(), vec![0, 3, 6]);
+        assert_eq!(p.ones().count(), 24);
         assert_eq!(
             p.take(&[3, 4, 69]).iter().collect::<Vec<_>>(),
             vec![true, false, true]

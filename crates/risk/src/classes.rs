@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use intruder_data::Table;
 
 use crate::error::RiskError;
-use crate::keys::{KeyData, MissingPolicy, SetMatch};
+use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch};
 
 /// Class id of a record deleted by the listwise policy.
 pub const DELETED: u32 = u32::MAX;
@@ -108,11 +108,11 @@ pub fn equivalence_classes_using(
     Ok(c)
 }
 
-pub(crate) fn classes_of(kd: &KeyData<'_>, policy: MissingPolicy) -> Classes {
+pub(crate) fn classes_of(kd: &KeyData, policy: MissingPolicy) -> Classes {
     classes_with(kd, policy, false)
 }
 
-fn classes_with(kd: &KeyData<'_>, policy: MissingPolicy, force_recode: bool) -> Classes {
+fn classes_with(kd: &KeyData, policy: MissingPolicy, force_recode: bool) -> Classes {
     let n = kd.n;
     let as_value = policy == MissingPolicy::AsValue;
     let nk = kd.codes.len();
@@ -125,35 +125,48 @@ fn classes_with(kd: &KeyData<'_>, policy: MissingPolicy, force_recode: bool) -> 
         .iter()
         .try_fold(1u64, |p, &r| p.checked_mul(r.max(1)))
         .filter(|_| !force_recode);
-    let deleted = |i: usize| !as_value && (0..nk).any(|k| kd.is_missing(k, i));
+    let deleted = |i: usize| !as_value && kd.codes.iter().any(|c| c[i] == MISSING);
     let digit = |k: usize, i: usize| -> u64 {
-        if kd.is_missing(k, i) {
+        let c = kd.codes[k][i];
+        if c == MISSING {
             0
         } else {
-            kd.codes[k][i] as u64 + u64::from(as_value)
+            c as u64 + u64::from(as_value)
         }
     };
     let (grouping, encoding) = match product {
         Some(p) if p < u64::MAX => {
+            // Key by key over contiguous columns (simple loops the compiler vectorises), then
+            // listwise deletion marks records missing any key.
+            const CH: usize = 1 << 16;
             let mut codes = vec![0u64; n];
-            codes
-                .par_chunks_mut(1 << 16)
-                .enumerate()
-                .for_each(|(ci, chunk)| {
-                    let base = ci << 16;
-                    for (j, out) in chunk.iter_mut().enumerate() {
-                        let i = base + j;
-                        *out = if deleted(i) {
-                            SENTINEL
-                        } else {
-                            let mut code = 0u64;
-                            for k in (0..nk).rev() {
-                                code = code * radix[k] + digit(k, i);
+            let add = u32::from(as_value);
+            for k in (0..nk).rev() {
+                let r = radix[k];
+                codes
+                    .par_chunks_mut(CH)
+                    .zip(kd.codes[k].par_chunks(CH))
+                    .for_each(|(out, kc)| {
+                        for (o, &c) in out.iter_mut().zip(kc) {
+                            let d = if c == MISSING { 0 } else { (c + add) as u64 };
+                            *o = *o * r + d;
+                        }
+                    });
+            }
+            if !as_value {
+                for kc in &kd.codes {
+                    codes
+                        .par_chunks_mut(CH)
+                        .zip(kc.par_chunks(CH))
+                        .for_each(|(out, kc)| {
+                            for (o, &c) in out.iter_mut().zip(kc) {
+                                if c == MISSING {
+                                    *o = SENTINEL;
+                                }
                             }
-                            code
-                        };
-                    }
-                });
+                        });
+                }
+            }
             (group(&codes, p), Encoding::MixedRadix)
         }
         _ => {
@@ -238,7 +251,7 @@ impl<T> SharedPtr<T> {
 
 /// Groups equal codes: returns the class id of each position ([`DELETED`] for [`SENTINEL`])
 /// and the class sizes. `bound` is an upper bound on the codes (exclusive).
-pub(crate) fn group(codes: &[u64], bound: u64) -> (Vec<u32>, Vec<u32>) {
+fn group(codes: &[u64], bound: u64) -> (Vec<u32>, Vec<u32>) {
     let n = codes.len();
     let direct_limit = ((4 * n) as u64).clamp(1 << 22, 1 << 27);
     if bound <= direct_limit {

@@ -102,10 +102,12 @@ pub(crate) struct SetMasks {
     pub query: Vec<u64>,
 }
 
+/// Code of a missing cell in [`KeyData::codes`].
+pub(crate) const MISSING: u32 = u32::MAX;
+
 /// The key variables of a table as dense codes.
-pub(crate) struct KeyData<'a> {
-    pub columns: Vec<&'a Column>,
-    /// Per key, one dense code per row; 0 at missing cells.
+pub(crate) struct KeyData {
+    /// Per key, one dense code per row; [`MISSING`] at missing cells.
     pub codes: Vec<Vec<u32>>,
     /// Per key, an upper bound on codes + 1.
     pub card: Vec<u32>,
@@ -114,11 +116,11 @@ pub(crate) struct KeyData<'a> {
     pub n: usize,
 }
 
-impl<'a> KeyData<'a> {
+impl KeyData {
     /// Encodes `names` of `table`. With `wildcard`, set-valued keys get masks and a code that
     /// separates cells that differ as queries or as stored values.
     pub fn new(
-        table: &'a Table,
+        table: &Table,
         names: &[String],
         set_match: SetMatch,
         wildcard: bool,
@@ -199,7 +201,7 @@ impl<'a> KeyData<'a> {
                             .map(|i| mask(&c.set_items(i)[..c.set_items(i).len().min(1)]))
                             .collect(),
                     };
-                    codes.push(dense);
+                    codes.push(with_missing(dense, c));
                     card.push(k);
                     sets.push(Some(SetMasks { stored, query }));
                 } else {
@@ -208,19 +210,18 @@ impl<'a> KeyData<'a> {
                         SetMatch::First => SetCode::First,
                     };
                     let d = c.dense_codes(mode);
-                    codes.push(d.codes);
+                    codes.push(with_missing(d.codes, c));
                     card.push(d.cardinality);
                     sets.push(None);
                 }
             } else {
                 let (cs, k) = fast_codes(c);
-                codes.push(cs);
+                codes.push(with_missing(cs, c));
                 card.push(k);
                 sets.push(None);
             }
         }
         Ok(KeyData {
-            columns,
             codes,
             card,
             sets,
@@ -228,21 +229,23 @@ impl<'a> KeyData<'a> {
         })
     }
 
-    #[inline]
-    pub fn is_missing(&self, key: usize, row: usize) -> bool {
-        self.columns[key].is_missing(row)
-    }
-
     /// Bit mask of the observed keys of `row`.
     pub fn pattern(&self, row: usize) -> u64 {
         let mut p = 0u64;
-        for k in 0..self.columns.len() {
-            if !self.is_missing(k, row) {
+        for (k, codes) in self.codes.iter().enumerate() {
+            if codes[row] != MISSING {
                 p |= 1 << k;
             }
         }
         p
     }
+}
+
+fn with_missing(mut codes: Vec<u32>, c: &Column) -> Vec<u32> {
+    for i in c.missing().ones() {
+        codes[i] = MISSING;
+    }
+    codes
 }
 
 fn mask(items: &[u32]) -> u64 {
@@ -253,19 +256,24 @@ fn mask(items: &[u32]) -> u64 {
 /// sort needed); everything else goes through [`Column::dense_codes`].
 fn fast_codes(c: &Column) -> (Vec<u32>, u32) {
     if let ColumnData::Integer(v) = c.data() {
-        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-        for (i, &x) in v.iter().enumerate() {
-            if !c.is_missing(i) {
-                lo = lo.min(x);
-                hi = hi.max(x);
+        // Over every cell first (a branch-free loop); the placeholders at missing cells can only
+        // widen the range, so look at observed cells alone when that makes it too wide.
+        let mut lo = v.iter().copied().min().unwrap_or(0);
+        let mut hi = v.iter().copied().max().unwrap_or(0);
+        if hi as i128 - lo as i128 >= 1 << 24 && c.missing_count() > 0 {
+            let words = c.missing().words();
+            (lo, hi) = (i64::MAX, i64::MIN);
+            for (i, &x) in v.iter().enumerate() {
+                if words[i >> 6] >> (i & 63) & 1 == 0 {
+                    lo = lo.min(x);
+                    hi = hi.max(x);
+                }
             }
         }
         if lo <= hi && (hi as i128 - lo as i128) < (1 << 24) {
-            let codes = v
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| if c.is_missing(i) { 0 } else { (x - lo) as u32 })
-                .collect();
+            // Missing cells hold placeholders: clamp so the subtraction stays in range; the
+            // caller marks them missing.
+            let codes = v.iter().map(|&x| (x.clamp(lo, hi) - lo) as u32).collect();
             return (codes, (hi - lo + 1) as u32);
         }
     }

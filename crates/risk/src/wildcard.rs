@@ -21,7 +21,7 @@ use intruder_data::{Kind, Table};
 
 use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;
-use crate::keys::{KeyData, MissingPolicy, SetMatch};
+use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch};
 
 /// n_match of every record, and the weighted analogue (sum of weights of the matching records,
 /// sdcMicro's `Fk` with missing keys) when weights are given.
@@ -52,7 +52,193 @@ enum Projector {
     Dense(Vec<u32>),
 }
 
-pub(crate) fn n_match_of(kd: &KeyData<'_>, weights: Option<&[f64]>) -> NMatch {
+pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
+    if kd.sets.iter().all(Option::is_none) {
+        scalar_n_match(kd, weights)
+    } else {
+        set_n_match(kd, weights)
+    }
+}
+
+/// The scalar-key path. Tuples are grouped by missingness pattern; every query pattern P is one
+/// task (its queries are its own, so tasks write disjoint results and run in parallel). For each
+/// common key set C = P ∩ Q, the smaller side is put in a hash table keyed by the projection on
+/// C: the stored tuples (then each query probes it), or the distinct query projections (then
+/// the stored tuples stream past it). Tables on the smaller side stay small and cache-friendly.
+fn scalar_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
+    let nk = kd.codes.len();
+    let classes = classes_of(kd, MissingPolicy::AsValue);
+    let m = classes.sizes.len();
+    let mut rep = vec![u32::MAX; m];
+    let mut wsum = vec![0.0f64; m];
+    for (i, &c) in classes.class_of.iter().enumerate() {
+        if rep[c as usize] == u32::MAX {
+            rep[c as usize] = i as u32;
+        }
+        if let Some(w) = weights {
+            wsum[c as usize] += w[i];
+        }
+    }
+    // Tuple codes, column by column, contiguous.
+    let tcodes: Vec<Vec<u32>> = kd
+        .codes
+        .iter()
+        .map(|col| rep.par_iter().map(|&r| col[r as usize]).collect())
+        .collect();
+    let pattern: Vec<u64> = (0..m)
+        .into_par_iter()
+        .map(|t| {
+            (0..nk)
+                .filter(|&k| tcodes[k][t] != MISSING)
+                .fold(0u64, |p, k| p | 1 << k)
+        })
+        .collect();
+    let mut members: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+    for (t, &p) in pattern.iter().enumerate() {
+        members.entry(p).or_default().push(t as u32);
+    }
+    let patterns: Vec<u64> = members.keys().copied().collect();
+    let sizes = &classes.sizes;
+    let ctx = Ctx { sizes, wsum: &wsum };
+
+    let per_pattern: Vec<(Vec<u64>, Vec<f64>)> = patterns
+        .par_iter()
+        .map(|&p| {
+            let queries = &members[&p];
+            let mut cnt = vec![0u64; queries.len()];
+            let mut wc = vec![0.0f64; queries.len()];
+            let mut by_c: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
+            for &q in &patterns {
+                by_c.entry(p & q).or_default().push(q);
+            }
+            for (c, qs) in by_c {
+                let stored: Vec<&[u32]> = qs.iter().map(|q| members[q].as_slice()).collect();
+                if c == p && qs == [p] {
+                    // Only the queries' own pattern agrees on all of P: the tuples are distinct,
+                    // so each matches itself alone.
+                    for (j, &q) in queries.iter().enumerate() {
+                        cnt[j] += sizes[q as usize] as u64;
+                        wc[j] += wsum[q as usize];
+                    }
+                    continue;
+                }
+                let keys: Vec<usize> = (0..nk).filter(|&k| c >> k & 1 == 1).collect();
+                let radix: Vec<u64> = keys.iter().map(|&k| kd.card[k].max(1) as u64).collect();
+                let fits64 = radix
+                    .iter()
+                    .try_fold(1u64, |a, &r| a.checked_mul(r))
+                    .is_some();
+                let fits128 = radix
+                    .iter()
+                    .try_fold(1u128, |a, &r| a.checked_mul(r as u128))
+                    .is_some();
+                if fits64 {
+                    let proj = |t: u32| {
+                        keys.iter()
+                            .zip(&radix)
+                            .fold(0u64, |a, (&k, &r)| a * r + tcodes[k][t as usize] as u64)
+                    };
+                    ctx.match_c(proj, &stored, queries, &mut cnt, &mut wc);
+                } else if fits128 {
+                    let proj = |t: u32| {
+                        keys.iter().zip(&radix).fold(0u128, |a, (&k, &r)| {
+                            a * r as u128 + tcodes[k][t as usize] as u128
+                        })
+                    };
+                    ctx.match_c(proj, &stored, queries, &mut cnt, &mut wc);
+                } else {
+                    let proj = |t: u32| {
+                        keys.iter()
+                            .map(|&k| tcodes[k][t as usize])
+                            .collect::<Box<[u32]>>()
+                    };
+                    ctx.match_c(proj, &stored, queries, &mut cnt, &mut wc);
+                }
+            }
+            (cnt, wc)
+        })
+        .collect();
+    let mut count = vec![0u64; m];
+    let mut wcount = vec![0.0f64; m];
+    for (p, (cnt, wc)) in patterns.iter().zip(per_pattern) {
+        for ((&q, c), w) in members[p].iter().zip(cnt).zip(wc) {
+            count[q as usize] = c;
+            wcount[q as usize] = w;
+        }
+    }
+    let n_match = classes
+        .class_of
+        .par_iter()
+        .map(|&c| count[c as usize].min(u32::MAX as u64) as u32)
+        .collect();
+    let weighted = weights.map(|_| {
+        classes
+            .class_of
+            .par_iter()
+            .map(|&c| wcount[c as usize])
+            .collect()
+    });
+    NMatch { n_match, weighted }
+}
+
+/// What [`Ctx::match_c`] reads about the distinct tuples.
+struct Ctx<'a> {
+    sizes: &'a [u32],
+    wsum: &'a [f64],
+}
+
+impl Ctx<'_> {
+    /// Adds to each query's count the stored tuples whose projection equals its own.
+    fn match_c<K: std::hash::Hash + Eq>(
+        &self,
+        proj: impl Fn(u32) -> K,
+        stored: &[&[u32]],
+        queries: &[u32],
+        cnt: &mut [u64],
+        wc: &mut [f64],
+    ) {
+        let n_stored: usize = stored.iter().map(|s| s.len()).sum();
+        if n_stored <= queries.len() {
+            let mut table: HashMap<K, (u64, f64), FixedState> =
+                HashMap::with_capacity_and_hasher(n_stored, FixedState::default());
+            for &t in stored.iter().flat_map(|s| s.iter()) {
+                let e = table.entry(proj(t)).or_insert((0, 0.0));
+                e.0 += self.sizes[t as usize] as u64;
+                e.1 += self.wsum[t as usize];
+            }
+            for (j, &q) in queries.iter().enumerate() {
+                if let Some(&(a, b)) = table.get(&proj(q)) {
+                    cnt[j] += a;
+                    wc[j] += b;
+                }
+            }
+        } else {
+            let mut index: HashMap<K, u32, FixedState> =
+                HashMap::with_capacity_and_hasher(queries.len(), FixedState::default());
+            let slots: Vec<u32> = queries
+                .iter()
+                .map(|&q| {
+                    let next = index.len() as u32;
+                    *index.entry(proj(q)).or_insert(next)
+                })
+                .collect();
+            let mut acc = vec![(0u64, 0.0f64); index.len()];
+            for &t in stored.iter().flat_map(|s| s.iter()) {
+                if let Some(&s) = index.get(&proj(t)) {
+                    acc[s as usize].0 += self.sizes[t as usize] as u64;
+                    acc[s as usize].1 += self.wsum[t as usize];
+                }
+            }
+            for (j, &s) in slots.iter().enumerate() {
+                cnt[j] += acc[s as usize].0;
+                wc[j] += acc[s as usize].1;
+            }
+        }
+    }
+}
+
+/// The path for set-valued keys: hash tables of projections with candidate masks beside them.
+fn set_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     let nk = kd.codes.len();
     // 1. Distinct tuples (missing as its own value).
     let classes = classes_of(kd, MissingPolicy::AsValue);

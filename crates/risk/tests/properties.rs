@@ -141,6 +141,26 @@ fn wide_key_space_is_recoded_exactly() {
     let k: Vec<u32> = (0..n).map(|i| c.k(i).unwrap()).collect();
     assert_eq!(k, naive);
     assert_eq!(k.iter().filter(|&&x| x == 2).count(), 200);
+
+    // 17 keys × 300 values exceed even 128 bits: projections fall back to boxed tuples.
+    let mut cols = Vec::new();
+    let mut names = Vec::new();
+    for k in 0..17 {
+        let v: Vec<Option<String>> = (0..n)
+            .map(|i| (i % 11 != k % 11).then(|| format!("v{}", ((i % 300) * 7 + k) % 300)))
+            .collect();
+        cols.push(Column::string(format!("k{k}"), Role::Key, &v));
+        names.push(format!("k{k}"));
+    }
+    let t = Table::new("wider", cols).unwrap();
+    assert_eq!(
+        n_match(&t, &names, SetMatch::Overlap, None)
+            .unwrap()
+            .n_match,
+        n_match_naive(&t, &names, SetMatch::Overlap, None)
+            .unwrap()
+            .n_match
+    );
     assert_eq!(
         n_match(&t, &names, SetMatch::Overlap, None)
             .unwrap()
