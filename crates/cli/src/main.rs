@@ -4,8 +4,10 @@
 //! `main` only dispatches.
 
 mod attack_cmd;
+mod mask_cmd;
 mod risk_cmd;
 mod synth_cmd;
+mod utility_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -21,18 +23,24 @@ struct Cli {
 enum Command {
     /// Attack a released file with an intruder's file and score re-identification and attribute disclosure.
     Attack(attack_cmd::Args),
+    /// Mask a file with a pipeline of defences (recoding, suppression, noise, MDAV, swapping, PRAM, subsampling).
+    Mask(mask_cmd::Args),
     /// Frequency risk: equivalence classes, uniques, n_match, individual and global risk.
     Risk(risk_cmd::Args),
     /// Generate a seeded synthetic look-alike data set with ground truth.
     Synth(synth_cmd::Args),
+    /// What masking cost: moments, correlations, IL1s, pMSE, CI overlap of a regression.
+    Utility(utility_cmd::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Attack(args) => attack_cmd::run(args),
+        Command::Mask(args) => mask_cmd::run(args),
         Command::Risk(args) => risk_cmd::run(args),
         Command::Synth(args) => synth_cmd::run(args),
+        Command::Utility(args) => utility_cmd::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
