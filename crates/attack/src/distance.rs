@@ -322,7 +322,7 @@ impl Prepared {
             if let Some(dl) = delta {
                 match self.metric {
                     // Numeric keys are already scaled by sqrt(w).
-                    Metric::Euclidean if matches!(c, Comp::Num { .. }) => acc += dl * dl,
+                    Metric::Euclidean if matches!(c, Comp::Num { .. }) => acc = dl.mul_add(dl, acc),
                     Metric::Euclidean => acc += w * dl * dl,
                     Metric::Gower => acc += w * dl,
                 }

@@ -1,0 +1,71 @@
+//! Times one attack on two CSV files (load time apart from attack time), for
+//! `benches/attack/run.py`. Usage:
+//!
+//! `attack_bench METHOD INTRUDER.csv RELEASED.csv KEYS TRUTH [BEST_OUT.csv]`
+//!
+//! Prints one JSON line: seconds to load, to attack, to evaluate, and the main figures. With
+//! `BEST_OUT.csv`, writes each intruder record's smallest distance (nearest) so the harness can
+//! check it against scikit-learn.
+
+use std::io::Write;
+use std::time::Instant;
+
+use intruder_attack::{AttackConfig, EvalOptions, KeyMap, TruthIds, attack_by_name, evaluate};
+use intruder_data::{ReadOptions, Role, read_csv};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let a: Vec<String> = std::env::args().collect();
+    if a.len() < 6 {
+        return Err(
+            "usage: attack_bench METHOD INTRUDER.csv RELEASED.csv KEYS TRUTH [BEST_OUT.csv]".into(),
+        );
+    }
+    let (method, ipath, rpath, keys, truth) = (&a[1], &a[2], &a[3], &a[4], &a[5]);
+    let keys: Vec<&str> = keys.split(',').collect();
+    let opts = ReadOptions::default().with_role(&[truth.as_str()], Role::Truth);
+    let t0 = Instant::now();
+    let i = read_csv(ipath.as_ref(), &opts)?;
+    let r = read_csv(rpath.as_ref(), &opts)?;
+    let load = t0.elapsed().as_secs_f64();
+    let attack = (attack_by_name(method)?.build)(&AttackConfig::default())?;
+    let km = KeyMap::same(&keys)?;
+    let t1 = Instant::now();
+    let linkage = attack.link(&i.table, &r.table, &km)?;
+    let link = t1.elapsed().as_secs_f64();
+    let t2 = Instant::now();
+    let ev = evaluate(
+        &linkage,
+        &i.table,
+        &i.truth,
+        &r.table,
+        &r.truth,
+        &EvalOptions {
+            truth: Some(TruthIds {
+                intruder: truth.clone(),
+                released: truth.clone(),
+            }),
+            sensitive: None,
+            threshold: None,
+            seed: 1,
+        },
+    )?;
+    let eval = t2.elapsed().as_secs_f64();
+    if let Some(out) = a.get(6) {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
+        writeln!(f, "best_distance")?;
+        for rec in &linkage.records {
+            writeln!(f, "{}", rec.list.first().map_or(f64::NAN, |c| -c.score))?;
+        }
+    }
+    println!(
+        "{{\"method\":\"{method}\",\"threads\":{},\"intruder\":{},\"released\":{},\"keys\":{},\"load_s\":{load:.3},\"attack_s\":{link:.3},\"evaluate_s\":{eval:.3},\"correct_match_rate\":{},\"expected_correct\":{:.3},\"in_candidates\":{}}}",
+        rayon::current_num_threads(),
+        i.table.nrows(),
+        r.table.nrows(),
+        keys.len(),
+        ev.correct_match_rate.unwrap_or(f64::NAN),
+        ev.expected_correct,
+        ev.in_candidates
+    );
+    Ok(())
+}
