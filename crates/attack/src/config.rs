@@ -128,6 +128,8 @@ pub struct AttackConfig {
     pub clusters: Option<usize>,
     /// Seed for every random step (k-means initialisation when `clusters` is set).
     pub seed: u64,
+    /// Parameters of `fellegi-sunter` (specification, threshold, EM, u sample, assignment).
+    pub fellegi_sunter: crate::fellegi_sunter::FsParams,
 }
 
 impl Default for AttackConfig {
@@ -142,6 +144,7 @@ impl Default for AttackConfig {
             one_to_one: false,
             clusters: None,
             seed: 0,
+            fellegi_sunter: Default::default(),
         }
     }
 }

@@ -77,6 +77,7 @@ pub mod distance;
 mod error;
 pub mod evaluate;
 pub mod exact;
+pub mod fellegi_sunter;
 pub mod hungarian;
 pub mod keys;
 pub mod kmeans;
@@ -163,6 +164,12 @@ pub const ATTACKS: &[AttackInfo] = &[
         summary: "follow a released link id column (the 'links released' mode)",
         reference: "Mitra et al., longitudinal linked data, §3",
         build: FollowLink::build,
+    },
+    AttackInfo {
+        name: "fellegi-sunter",
+        summary: "Fellegi-Sunter probabilistic linkage: blocking, comparison levels, u by random pairs, m and lambda by EM, term frequencies, one-to-one",
+        reference: "Fellegi & Sunter 1969; Winkler 1988/1989 (EM, term frequencies); Splink",
+        build: fellegi_sunter::FellegiSunter::build,
     },
 ];
 

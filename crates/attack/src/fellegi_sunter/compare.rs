@@ -42,7 +42,12 @@ pub fn days(s: &str) -> Option<i64> {
     let mut it = s.splitn(3, '-');
     let y: i64 = it.next()?.parse().ok()?;
     let m: i64 = it.next()?.parse().ok()?;
-    let d: i64 = it.next()?.get(..2)?.trim_end_matches(['T', ' ']).parse().ok()?;
+    let d: i64 = it
+        .next()?
+        .get(..2)?
+        .trim_end_matches(['T', ' '])
+        .parse()
+        .ok()?;
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
@@ -162,8 +167,7 @@ impl Prepared {
                 LevelKind::Exact => x == y,
                 LevelKind::JaroWinkler(t) => {
                     x == y
-                        || strsim::jaro_winkler(&self.dict[x as usize], &self.dict[y as usize])
-                            >= t
+                        || strsim::jaro_winkler(&self.dict[x as usize], &self.dict[y as usize]) >= t
                 }
                 LevelKind::Levenshtein(t) => {
                     x == y

@@ -112,28 +112,29 @@ pub fn estimate(
             }
         }
         let mut change = 0.0f64;
-        let update = |old: &mut Table2, sums: &Table2, fixed: &[Vec<Option<f64>>], change: &mut f64| {
-            for c in 0..k {
-                let null = layout.null[c];
-                let fixed_sum: f64 = fixed[c].iter().flatten().sum();
-                let free_total: f64 = (0..layout.levels[c])
-                    .filter(|&l| Some(l) != null && fixed[c][l].is_none())
-                    .map(|l| sums[c][l])
-                    .sum();
-                for l in 0..layout.levels[c] {
-                    if Some(l) == null {
-                        continue;
+        let update =
+            |old: &mut Table2, sums: &Table2, fixed: &[Vec<Option<f64>>], change: &mut f64| {
+                for c in 0..k {
+                    let null = layout.null[c];
+                    let fixed_sum: f64 = fixed[c].iter().flatten().sum();
+                    let free_total: f64 = (0..layout.levels[c])
+                        .filter(|&l| Some(l) != null && fixed[c][l].is_none())
+                        .map(|l| sums[c][l])
+                        .sum();
+                    for l in 0..layout.levels[c] {
+                        if Some(l) == null {
+                            continue;
+                        }
+                        let new = match fixed[c][l] {
+                            Some(v) => v,
+                            None if free_total > 0.0 => (1.0 - fixed_sum) * sums[c][l] / free_total,
+                            None => old[c][l],
+                        };
+                        *change = change.max((new - old[c][l]).abs());
+                        old[c][l] = new;
                     }
-                    let new = match fixed[c][l] {
-                        Some(v) => v,
-                        None if free_total > 0.0 => (1.0 - fixed_sum) * sums[c][l] / free_total,
-                        None => old[c][l],
-                    };
-                    *change = change.max((new - old[c][l]).abs());
-                    old[c][l] = new;
                 }
-            }
-        };
+            };
         update(&mut m, &sm, fixed_m, &mut change);
         if !opts.fix_u {
             update(&mut u, &su, fixed_u, &mut change);

@@ -251,7 +251,10 @@ impl LinkageSpec {
         let mut problems = Vec::new();
         let mut blocking = Vec::new();
         match raw.blocking {
-            None => problems.push("blocking: missing; give at least one rule, e.g. blocking = [[\"postcode\"]]".into()),
+            None => problems.push(
+                "blocking: missing; give at least one rule, e.g. blocking = [[\"postcode\"]]"
+                    .into(),
+            ),
             Some(rules) if rules.is_empty() => {
                 problems.push("blocking: empty; give at least one rule".into())
             }
@@ -389,7 +392,9 @@ impl LinkageSpec {
                 ));
             }
             if cmp.levels.is_empty() {
-                p.push(format!("{key}.levels: empty; end the list with an 'else' level"));
+                p.push(format!(
+                    "{key}.levels: empty; end the list with an 'else' level"
+                ));
                 continue;
             }
             if cmp.levels.len() > 15 {
@@ -399,15 +404,27 @@ impl LinkageSpec {
                 None => p.push(format!(
                     "{key}.levels: no 'else' level; end the list with {{ kind = \"else\" }}"
                 )),
-                Some(e) if e + 1 != cmp.levels.len() => p.push(format!(
-                    "{key}.levels[{e}]: 'else' must be the last level"
-                )),
+                Some(e) if e + 1 != cmp.levels.len() => {
+                    p.push(format!("{key}.levels[{e}]: 'else' must be the last level"))
+                }
                 _ => {}
             }
-            if cmp.levels.iter().filter(|l| l.kind == LevelKind::Null).count() > 1 {
+            if cmp
+                .levels
+                .iter()
+                .filter(|l| l.kind == LevelKind::Null)
+                .count()
+                > 1
+            {
                 p.push(format!("{key}.levels: more than one 'null' level"));
             }
-            if cmp.levels.iter().filter(|l| l.kind != LevelKind::Null).count() < 2 {
+            if cmp
+                .levels
+                .iter()
+                .filter(|l| l.kind != LevelKind::Null)
+                .count()
+                < 2
+            {
                 p.push(format!(
                     "{key}.levels: at least two levels besides 'null' are needed (a condition and 'else')"
                 ));
@@ -435,7 +452,9 @@ impl LinkageSpec {
                 for (name, v) in [("m", lev.m), ("u", lev.u)] {
                     if let Some(v) = v {
                         if lev.kind == LevelKind::Null {
-                            p.push(format!("{lkey}.{name}: a null level has no {name} (its weight is 0)"));
+                            p.push(format!(
+                                "{lkey}.{name}: a null level has no {name} (its weight is 0)"
+                            ));
                         } else if !prob_ok(v) {
                             p.push(format!("{lkey}.{name}: {v} is not a probability in (0, 1]"));
                         }
@@ -443,18 +462,28 @@ impl LinkageSpec {
                 }
             }
             for (name, fixed) in [
-                ("m", cmp.levels.iter().filter_map(|l| l.m).collect::<Vec<_>>()),
-                ("u", cmp.levels.iter().filter_map(|l| l.u).collect::<Vec<_>>()),
+                (
+                    "m",
+                    cmp.levels.iter().filter_map(|l| l.m).collect::<Vec<_>>(),
+                ),
+                (
+                    "u",
+                    cmp.levels.iter().filter_map(|l| l.u).collect::<Vec<_>>(),
+                ),
             ] {
                 let s: f64 = fixed.iter().sum();
                 if s > 1.0 + 1e-9 {
-                    p.push(format!("{key}.levels: the fixed {name} probabilities sum to {s} > 1"));
+                    p.push(format!(
+                        "{key}.levels: the fixed {name} probabilities sum to {s} > 1"
+                    ));
                 }
             }
         }
         for (r, rule) in self.blocking.iter().enumerate() {
             if rule.is_empty() {
-                p.push(format!("blocking[{r}]: empty rule; name at least one column"));
+                p.push(format!(
+                    "blocking[{r}]: empty rule; name at least one column"
+                ));
             }
         }
         p
@@ -470,7 +499,7 @@ impl LinkageSpec {
     ) -> Result<(), SpecError> {
         let mut p = self.problems();
         let file = |t: &Table| t.source().display().to_string();
-        let mut check_col = |key: &str, t: &Table, name: &str, p: &mut Vec<String>| -> bool {
+        let check_col = |key: &str, t: &Table, name: &str, p: &mut Vec<String>| -> bool {
             if name.is_empty() {
                 return false;
             }
@@ -487,9 +516,17 @@ impl LinkageSpec {
         };
         for (c, cmp) in self.comparisons.iter().enumerate() {
             let key = format!("comparison[{c}].column");
-            let rname = cmp.released.clone().unwrap_or_else(|| released_name(&cmp.column));
+            let rname = cmp
+                .released
+                .clone()
+                .unwrap_or_else(|| released_name(&cmp.column));
             let ok_i = check_col(&key, intruder, &cmp.column, &mut p);
-            let ok_r = check_col(&format!("comparison[{c}].released"), released, &rname, &mut p);
+            let ok_r = check_col(
+                &format!("comparison[{c}].released"),
+                released,
+                &rname,
+                &mut p,
+            );
             if !(ok_i && ok_r) {
                 continue;
             }
@@ -546,7 +583,11 @@ impl LinkageSpec {
             let rc = released.column(&k.released)?;
             let both_num = column_is_numeric(ic) && column_is_numeric(rc);
             let kind = if matches!(ic.kind(), Kind::String) || matches!(rc.kind(), Kind::String) {
-                if both_num { Kind::Integer } else { Kind::String }
+                if both_num {
+                    Kind::Integer
+                } else {
+                    Kind::String
+                }
             } else {
                 ic.kind()
             };

@@ -1,0 +1,950 @@
+//! Fellegi–Sunter probabilistic record linkage (Fellegi & Sunter 1969; METHODS.md §2.5), as an
+//! intruder with an error-prone copy of the data would run it.
+//!
+//! 1. **Blocking** ([`blocking`]): candidate pairs agree on every term of at least one rule;
+//!    rules are OR-ed without duplicate pairs.
+//! 2. **Comparison** ([`compare`]): each pair falls, per comparison, in the first level whose
+//!    condition holds (null, exact, Jaro–Winkler ≥ t, Levenshtein ≤ d, |Δ| ≤ t, relative Δ ≤ t,
+//!    dates ≤ t days apart, else). The levels of a pair are packed into one integer (4 bits a
+//!    comparison) and the patterns counted, so EM is linear in the number of pairs.
+//! 3. **Estimation**: `u_k(l)` from random pairs of the two files (seeded, `u_sample` pairs;
+//!    random pairs are almost all non-matches); `m_k(l)` and the share of matches among the
+//!    candidate pairs `λ_C` by EM ([`em`]) under conditional independence, from deterministic
+//!    starting values (`m` decreasing tenfold from the first non-null level, `u` the sampled
+//!    one, `λ_C = min(n_I, n_R) / |C|`). Within the candidate pairs the non-match distribution
+//!    is not `u` (the blocking columns agree by construction), so EM estimates it apart
+//!    (`u_C`) unless `fix_u_in_em` asks for Splink's convention of keeping `u` fixed.
+//! 4. **Prediction**: match weight `w = log2(λ/(1−λ)) + Σ_k log2(m_k(l)/u_k(l))` (+ term-frequency
+//!    adjustments, [`tf`]) with the prior `λ = λ_C |C| / (n_I n_R)`, the probability that two
+//!    random records match — Splink's `probability_two_random_records_match`; match probability
+//!    `2^w / (1 + 2^w)`. Then one-to-one assignment ([`predict`]).
+//!
+//! The attack's candidate score is the match weight (it does not saturate as a probability
+//! does near 1); a probability threshold `p` is the weight `log2(p / (1 − p))`
+//! ([`weight_of_probability`]).
+//!
+//! # Example
+//! ```
+//! use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams, LinkageSpec};
+//! use intruder_attack::KeyMap;
+//! use intruder_data::{read_csv_from, ReadOptions};
+//! let a = "first,last,year\nanna,smith,1970\nbob,jones,1980\ncarl,brown,1990\ndora,white,1960\n";
+//! let b = "first,last,year\nana,smith,1970\nbob,jones,1981\ncarl,brown,1990\nerik,black,1950\n";
+//! let opts = ReadOptions::default();
+//! let i = read_csv_from(a.as_bytes(), "a.csv".as_ref(), &opts).unwrap();
+//! let r = read_csv_from(b.as_bytes(), "b.csv".as_ref(), &opts).unwrap();
+//! let spec = LinkageSpec::from_toml(r#"
+//! blocking = [[]]   # rejected: a rule must name a column
+//! "#, "spec.toml");
+//! assert!(spec.is_err());
+//! let mut params = FsParams::default();
+//! params.u_sample = 1000;
+//! let fs = FellegiSunter::new(params, 7).unwrap();
+//! let keys = KeyMap::same(&["first", "last", "year"]).unwrap();
+//! let run = fs.run(&i.table, &r.table, &keys).unwrap();
+//! // Each intruder record is linked to at most one released record.
+//! assert_eq!(run.linkage.records.len(), 4);
+//! assert!(run.model.em.iterations >= 1);
+//! ```
+
+pub mod blocking;
+pub mod compare;
+pub mod em;
+pub mod predict;
+pub mod spec;
+pub mod tf;
+
+pub use blocking::Pairs;
+pub use em::{EmOptions, EmReport};
+pub use predict::Assignment;
+pub use spec::{Comparison, Level, LevelKind, LinkageSpec, SpecError, Term};
+
+use std::io::Write;
+use std::path::Path;
+
+use intruder_data::{Role, Table, write_atomically};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::Attack;
+use crate::config::AttackConfig;
+use crate::error::{AttackError, ParamError};
+use crate::keys::KeyMap;
+use crate::linkage::{Candidate, Candidates, Linkage};
+use compare::{Prepared, pack, unpack};
+use tf::TermFrequencies;
+
+/// The weight of a match probability: `log2(p / (1 − p))`.
+pub fn weight_of_probability(p: f64) -> f64 {
+    (p / (1.0 - p)).log2()
+}
+
+/// The match probability of a weight: `2^w / (1 + 2^w)`.
+pub fn probability_of_weight(w: f64) -> f64 {
+    1.0 / (1.0 + (-w).exp2())
+}
+
+/// Parameters of the Fellegi–Sunter attack.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FsParams {
+    /// The linkage specification; `None` = defaults inferred from the keys' types
+    /// ([`LinkageSpec::default_for`]).
+    pub spec: Option<LinkageSpec>,
+    /// Links are declared at match probability ≥ this (in (0, 1)).
+    pub threshold: f64,
+    /// One-to-one assignment.
+    pub assignment: Assignment,
+    /// Random pairs drawn to estimate u (≥ 1).
+    pub u_sample: usize,
+    /// EM iteration cap (≥ 1).
+    pub em_max_iter: usize,
+    /// EM stops when no parameter moves by more than this (> 0).
+    pub em_tolerance: f64,
+    /// Keep u fixed at the sampled values during EM (Splink's convention).
+    pub fix_u_in_em: bool,
+}
+
+impl Default for FsParams {
+    fn default() -> Self {
+        FsParams {
+            spec: None,
+            threshold: 0.5,
+            assignment: Assignment::Greedy,
+            u_sample: 1_000_000,
+            em_max_iter: 25,
+            em_tolerance: 1e-4,
+            fix_u_in_em: false,
+        }
+    }
+}
+
+impl FsParams {
+    /// Every problem of the parameters, at once.
+    pub fn check(&self) -> Result<(), ParamError> {
+        let mut p = Vec::new();
+        if !(self.threshold > 0.0 && self.threshold < 1.0) {
+            p.push(format!(
+                "threshold: {} is not a match probability in (0, 1)",
+                self.threshold
+            ));
+        }
+        if self.u_sample == 0 {
+            p.push("u_sample: at least one random pair is needed".into());
+        }
+        if self.em_max_iter == 0 {
+            p.push("em_max_iter: at least one EM iteration is needed".into());
+        }
+        if !(self.em_tolerance.is_finite() && self.em_tolerance > 0.0) {
+            p.push(format!(
+                "em_tolerance: {} must be a finite number > 0",
+                self.em_tolerance
+            ));
+        }
+        if let Some(s) = &self.spec {
+            p.extend(s.problems());
+        }
+        if p.is_empty() {
+            Ok(())
+        } else {
+            Err(ParamError::Unsupported(format!(
+                "fellegi-sunter parameters: {}",
+                p.join("; ")
+            )))
+        }
+    }
+}
+
+impl From<SpecError> for AttackError {
+    fn from(e: SpecError) -> Self {
+        AttackError::Param(ParamError::Unsupported(e.to_string()))
+    }
+}
+
+/// One level of one comparison in the fitted model.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LevelReport {
+    /// The level's condition.
+    pub level: String,
+    /// P(level | match) (`None` for the null level).
+    pub m: Option<f64>,
+    /// P(level | non-match), from random pairs.
+    pub u: Option<f64>,
+    /// P(level | non-match) among the candidate pairs, as EM found it.
+    pub u_candidates: Option<f64>,
+    /// `log2(m / u)` (0 for the null level).
+    pub weight: f64,
+    /// Candidate pairs at this level.
+    pub pairs: u64,
+    /// Whether m / u were fixed by the specification.
+    pub fixed: bool,
+    /// Whether the term-frequency adjustment applies.
+    pub term_frequency: bool,
+}
+
+/// One comparison in the fitted model.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ComparisonReport {
+    /// Intruder column.
+    pub column: String,
+    /// Released column.
+    pub released: String,
+    /// Its levels.
+    pub levels: Vec<LevelReport>,
+}
+
+/// The fitted model: what was estimated and how; serialisable as the explanation of the run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FsModel {
+    /// The specification used (given or inferred).
+    pub spec: LinkageSpec,
+    /// Candidate pairs per blocking rule (after removing pairs of earlier rules).
+    pub pairs_per_rule: Vec<usize>,
+    /// Candidate pairs.
+    pub candidate_pairs: usize,
+    /// Distinct agreement patterns among them.
+    pub patterns: usize,
+    /// Random pairs used for u.
+    pub u_sample: usize,
+    /// The EM outcome (m, u among candidates, λ_C, iterations, converged).
+    pub em: EmReport,
+    /// λ: probability that two random records match (`λ_C |C| / (n_I n_R)`).
+    pub lambda: f64,
+    /// `log2(λ / (1 − λ))`, the weight every pair starts from.
+    pub prior_weight: f64,
+    /// The threshold as match probability and as weight.
+    pub threshold: f64,
+    /// `log2(threshold / (1 − threshold))`.
+    pub threshold_weight: f64,
+    /// The assignment.
+    pub assignment: Assignment,
+    /// Links declared (one-to-one links, or pairs, at or above the threshold).
+    pub links: usize,
+    /// Per comparison and level: m, u, weight.
+    pub comparisons: Vec<ComparisonReport>,
+}
+
+impl FsModel {
+    /// The m, u and weight of every level of every comparison, aligned for people.
+    pub fn to_table(&self) -> String {
+        let mut rows: Vec<[String; 7]> = vec![[
+            "comparison".into(),
+            "level".into(),
+            "m".into(),
+            "u".into(),
+            "weight".into(),
+            "pairs".into(),
+            "notes".into(),
+        ]];
+        let f = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.6}"));
+        for c in &self.comparisons {
+            for l in &c.levels {
+                let mut notes = Vec::new();
+                if l.fixed {
+                    notes.push("fixed");
+                }
+                if l.term_frequency {
+                    notes.push("tf-adjusted");
+                }
+                rows.push([
+                    if c.column == c.released {
+                        c.column.clone()
+                    } else {
+                        format!("{}/{}", c.column, c.released)
+                    },
+                    l.level.clone(),
+                    f(l.m),
+                    f(l.u),
+                    format!("{:+.3}", l.weight),
+                    l.pairs.to_string(),
+                    notes.join(", "),
+                ]);
+            }
+        }
+        let widths: Vec<usize> = (0..7)
+            .map(|k| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0))
+            .collect();
+        let mut out = String::new();
+        out.push_str(&format!(
+            "Fellegi-Sunter model: {} candidate pairs ({} per rule), {} patterns; EM {} after {} iterations (last change {:.2e}); lambda among candidates {:.6}, prior lambda {:.3e} (weight {:+.3}); threshold p >= {} (weight {:+.3}), {:?} assignment, {} links\n",
+            self.candidate_pairs,
+            self.pairs_per_rule.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" + "),
+            self.patterns,
+            if self.em.converged { "converged" } else { "stopped at the iteration cap (not converged)" },
+            self.em.iterations,
+            self.em.last_change,
+            self.em.lambda,
+            self.lambda,
+            self.prior_weight,
+            self.threshold,
+            self.threshold_weight,
+            self.assignment,
+            self.links,
+        ));
+        for r in rows {
+            let line: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(k, s)| format!("{s:<w$}", w = widths[k]))
+                .collect();
+            out.push_str(line.join("  ").trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// One step of a pair's weight breakdown.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct WaterfallStep {
+    /// The comparison's intruder column.
+    pub comparison: String,
+    /// The intruder's value.
+    pub intruder_value: Option<String>,
+    /// The released value.
+    pub released_value: Option<String>,
+    /// The level the pair falls in.
+    pub level: String,
+    /// `log2(m / u)` of the level.
+    pub weight: f64,
+    /// Term-frequency adjustment `log2(u_exact / tf(v))` (0 when none).
+    pub tf_adjustment: f64,
+    /// Running total after this step.
+    pub cumulative: f64,
+}
+
+/// The weight breakdown of one pair (a waterfall in numbers).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Waterfall {
+    /// Intruder row (0-based).
+    pub intruder_row: usize,
+    /// Released row (0-based).
+    pub released_row: usize,
+    /// Whether blocking made it a candidate pair.
+    pub candidate: bool,
+    /// The prior weight `log2(λ/(1−λ))`.
+    pub prior_weight: f64,
+    /// Per comparison.
+    pub steps: Vec<WaterfallStep>,
+    /// The match weight.
+    pub match_weight: f64,
+    /// The match probability.
+    pub match_probability: f64,
+}
+
+impl Waterfall {
+    /// The breakdown as aligned text.
+    pub fn to_table(&self) -> String {
+        let mut out = format!(
+            "pair intruder row {} / released row {}{}\n  prior                         {:+.3}\n",
+            self.intruder_row + 1,
+            self.released_row + 1,
+            if self.candidate {
+                ""
+            } else {
+                " (not a candidate pair: blocking would not compare it)"
+            },
+            self.prior_weight
+        );
+        for s in &self.steps {
+            out.push_str(&format!(
+                "  {:<12} {:>14} | {:<14} {:<24} {:+.3}{}  = {:+.3}\n",
+                s.comparison,
+                s.intruder_value.as_deref().unwrap_or("(missing)"),
+                s.released_value.as_deref().unwrap_or("(missing)"),
+                s.level,
+                s.weight,
+                if s.tf_adjustment != 0.0 {
+                    format!(" tf {:+.3}", s.tf_adjustment)
+                } else {
+                    String::new()
+                },
+                s.cumulative
+            ));
+        }
+        out.push_str(&format!(
+            "  match weight {:+.3}, match probability {:.6}\n",
+            self.match_weight, self.match_probability
+        ));
+        out
+    }
+}
+
+/// Everything a run produced: the model, the scored candidate pairs and the linkage.
+#[derive(Debug, Clone)]
+pub struct FsRun {
+    /// The fitted model (the explanation).
+    pub model: FsModel,
+    /// The candidate pairs.
+    pub pairs: Pairs,
+    /// Match weight of each candidate pair.
+    pub weights: Vec<f64>,
+    /// The linkage handed to the evaluator (scores are match weights).
+    pub linkage: Linkage,
+    prepared: Vec<Prepared>,
+    tfs: Vec<Option<TermFrequencies>>,
+    level_weights: Vec<Vec<f64>>,
+}
+
+impl FsRun {
+    /// The weight of a pair given its levels: prior + level weights + term-frequency adjustments.
+    fn weight_of(&self, i: usize, j: usize, levels: &[u8]) -> (f64, Vec<f64>) {
+        let mut w = self.model.prior_weight;
+        let mut adj = vec![0.0; levels.len()];
+        for (k, &l) in levels.iter().enumerate() {
+            w += self.level_weights[k][l as usize];
+            if let Some(t) = &self.tfs[k]
+                && Some(l as usize) == self.prepared[k].exact_level()
+            {
+                let u = self.model.comparisons[k].levels[l as usize]
+                    .u
+                    .unwrap_or(0.0);
+                adj[k] = t.adjustment(self.prepared[k].a[i], u);
+                w += adj[k];
+            }
+            let _ = j;
+        }
+        (w, adj)
+    }
+
+    /// The weight breakdown of intruder row `i` and released row `j` (0-based), whether or
+    /// not blocking made them a candidate pair.
+    pub fn explain_pair(&self, i: usize, j: usize) -> Result<Waterfall, AttackError> {
+        let (ni, nr) = (self.linkage.records.len(), self.linkage.released_rows);
+        if i >= ni || j >= nr {
+            return Err(ParamError::Unsupported(format!(
+                "explain pair: row {} / {} is outside the files ({ni} intruder and {nr} released records)",
+                i + 1,
+                j + 1
+            ))
+            .into());
+        }
+        let mut memo = foldhash::HashMap::default();
+        let levels: Vec<u8> = self
+            .prepared
+            .iter()
+            .map(|p| p.level(i, j, &mut memo))
+            .collect();
+        let (total, adj) = self.weight_of(i, j, &levels);
+        let mut cum = self.model.prior_weight;
+        let steps = levels
+            .iter()
+            .enumerate()
+            .map(|(k, &l)| {
+                let p = &self.prepared[k];
+                let w = self.level_weights[k][l as usize];
+                cum += w + adj[k];
+                WaterfallStep {
+                    comparison: p.spec.column.clone(),
+                    intruder_value: p.value(p.a[i]).map(str::to_string),
+                    released_value: p.value(p.b[j]).map(str::to_string),
+                    level: p.spec.levels[l as usize].kind.label(),
+                    weight: w,
+                    tf_adjustment: adj[k],
+                    cumulative: cum,
+                }
+            })
+            .collect();
+        let candidate = (0..self.pairs.len())
+            .any(|p| self.pairs.intruder[p] as usize == i && self.pairs.released[p] as usize == j);
+        Ok(Waterfall {
+            intruder_row: i,
+            released_row: j,
+            candidate,
+            prior_weight: self.model.prior_weight,
+            steps,
+            match_weight: total,
+            match_probability: probability_of_weight(total),
+        })
+    }
+
+    /// Writes `id_intruder,id_released,match_weight,match_probability` for every candidate pair
+    /// with match probability ≥ `floor`, best first (ids: each file's first identifier column,
+    /// else the 1-based row number). Whole or not at all.
+    pub fn write_pairs(
+        &self,
+        path: &Path,
+        intruder: &Table,
+        released: &Table,
+        floor: f64,
+    ) -> Result<usize, AttackError> {
+        if !(0.0..=1.0).contains(&floor) {
+            return Err(ParamError::Unsupported(format!(
+                "pairs floor {floor} is not a probability in [0, 1]"
+            ))
+            .into());
+        }
+        let fw = if floor > 0.0 {
+            weight_of_probability(floor)
+        } else {
+            f64::NEG_INFINITY
+        };
+        let mut keep: Vec<usize> = (0..self.pairs.len())
+            .filter(|&p| self.weights[p] >= fw)
+            .collect();
+        keep.sort_by(|&a, &b| {
+            self.weights[b]
+                .total_cmp(&self.weights[a])
+                .then(self.pairs.intruder[a].cmp(&self.pairs.intruder[b]))
+                .then(self.pairs.released[a].cmp(&self.pairs.released[b]))
+        });
+        let ic = intruder
+            .columns()
+            .iter()
+            .find(|c| c.role() == Role::Identifier);
+        let rc = released
+            .columns()
+            .iter()
+            .find(|c| c.role() == Role::Identifier);
+        let id = |c: Option<&intruder_data::Column>, row: usize| -> String {
+            c.and_then(|c| c.text(row).map(|s| s.into_owned()))
+                .unwrap_or_else(|| (row + 1).to_string())
+        };
+        write_atomically(path, |w| {
+            writeln!(w, "id_intruder,id_released,match_weight,match_probability")?;
+            for &p in &keep {
+                let (i, j) = (
+                    self.pairs.intruder[p] as usize,
+                    self.pairs.released[p] as usize,
+                );
+                let q = |s: String| {
+                    if s.contains([',', '"', '\n']) {
+                        format!("\"{}\"", s.replace('"', "\"\""))
+                    } else {
+                        s
+                    }
+                };
+                writeln!(
+                    w,
+                    "{},{},{},{}",
+                    q(id(ic, i)),
+                    q(id(rc, j)),
+                    self.weights[p],
+                    probability_of_weight(self.weights[p])
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(keep.len())
+    }
+}
+
+/// The Fellegi–Sunter attack; see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct FellegiSunter {
+    params: FsParams,
+    seed: u64,
+}
+
+fn start_m(levels: usize, null: Option<usize>) -> Vec<f64> {
+    // Non-null levels in order get m ∝ 10^(−rank), normalised.
+    let mut m = vec![1.0; levels];
+    let mut rank = 0i32;
+    let mut total = 0.0;
+    for (l, v) in m.iter_mut().enumerate() {
+        if Some(l) == null {
+            continue;
+        }
+        *v = 10f64.powi(-rank);
+        total += *v;
+        rank += 1;
+    }
+    for (l, v) in m.iter_mut().enumerate() {
+        if Some(l) != null {
+            *v /= total;
+        }
+    }
+    m
+}
+
+impl FellegiSunter {
+    /// Checks the parameters; `seed` drives the random pairs of the u estimate.
+    pub fn new(params: FsParams, seed: u64) -> Result<Self, AttackError> {
+        params.check()?;
+        Ok(FellegiSunter { params, seed })
+    }
+
+    pub(crate) fn build(cfg: &AttackConfig) -> Result<Box<dyn Attack>, AttackError> {
+        cfg.check()?;
+        Ok(Box::new(Self::new(cfg.fellegi_sunter.clone(), cfg.seed)?))
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &FsParams {
+        &self.params
+    }
+
+    /// Blocks, estimates and predicts; see the [module docs](self).
+    pub fn run(
+        &self,
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+    ) -> Result<FsRun, AttackError> {
+        let (ni, nr) = (intruder.nrows(), released.nrows());
+        for (t, n, which) in [(intruder, ni, "intruder"), (released, nr, "released")] {
+            if n == 0 {
+                return Err(AttackError::Empty {
+                    file: t.source().display().to_string(),
+                    which,
+                });
+            }
+            if n >= u32::MAX as usize {
+                return Err(AttackError::Column {
+                    file: t.source().display().to_string(),
+                    name: String::new(),
+                    message: format!("{n} records: at most {} are supported", u32::MAX - 1),
+                });
+            }
+        }
+        let released_name = |n: &str| -> String {
+            keys.pairs()
+                .iter()
+                .find(|p| p.intruder == n)
+                .map_or(n.to_string(), |p| p.released.clone())
+        };
+        let spec = match &self.params.spec {
+            Some(s) => s.clone(),
+            None => LinkageSpec::default_for(intruder, released, keys)?,
+        };
+        spec.validate(intruder, released, &released_name)?;
+        let prepared: Vec<Prepared> = spec
+            .comparisons
+            .iter()
+            .map(|c| {
+                let rn = c
+                    .released
+                    .clone()
+                    .unwrap_or_else(|| released_name(&c.column));
+                Prepared::new(c, intruder, released, &rn)
+            })
+            .collect::<Result<_, _>>()?;
+        let k = prepared.len();
+        let layout = em::Layout {
+            levels: prepared.iter().map(|p| p.spec.levels.len()).collect(),
+            null: prepared.iter().map(|p| p.null_level()).collect(),
+        };
+
+        // u from random pairs (seeded; drawn sequentially, compared in parallel).
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        let sample: Vec<(u32, u32)> = (0..self.params.u_sample)
+            .map(|_| (rng.gen_range(0..ni as u32), rng.gen_range(0..nr as u32)))
+            .collect();
+        let u_counts = level_counts(&prepared, &layout, &sample);
+        let fixed_u: Vec<Vec<Option<f64>>> = prepared
+            .iter()
+            .map(|p| p.spec.levels.iter().map(|l| l.u).collect())
+            .collect();
+        let fixed_m: Vec<Vec<Option<f64>>> = prepared
+            .iter()
+            .map(|p| p.spec.levels.iter().map(|l| l.m).collect())
+            .collect();
+        let u_rand: em::Table2 = (0..k)
+            .map(|c| {
+                let null = layout.null[c];
+                let fixed_sum: f64 = fixed_u[c].iter().flatten().sum();
+                let free: Vec<usize> = (0..layout.levels[c])
+                    .filter(|&l| Some(l) != null && fixed_u[c][l].is_none())
+                    .collect();
+                // A level never seen among the random pairs gets a count of 1, not 0 (its
+                // weight would be infinite).
+                let cnt = |l: usize| (u_counts[c][l] as f64).max(1.0);
+                let tot: f64 = free.iter().map(|&l| cnt(l)).sum();
+                (0..layout.levels[c])
+                    .map(|l| {
+                        if Some(l) == null {
+                            1.0
+                        } else if let Some(v) = fixed_u[c][l] {
+                            v
+                        } else {
+                            (1.0 - fixed_sum) * cnt(l) / tot
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+
+        // Blocking, then the pattern code of every candidate pair.
+        let rules = &spec.blocking;
+        let pairs = blocking::candidate_pairs(intruder, released, rules, &released_name)?;
+        let n_pairs = pairs.len();
+        let codes: Vec<u64> = {
+            let idx: Vec<usize> = (0..n_pairs).collect();
+            idx.par_chunks(1 << 14)
+                .map_init(foldhash::HashMap::default, |memo, chunk| {
+                    if memo.len() > 1 << 20 {
+                        memo.clear();
+                    }
+                    let mut buf = vec![0u8; k];
+                    chunk
+                        .iter()
+                        .map(|&p| {
+                            let (i, j) = (pairs.intruder[p] as usize, pairs.released[p] as usize);
+                            for (c, prep) in prepared.iter().enumerate() {
+                                buf[c] = prep.level(i, j, memo);
+                            }
+                            pack(&buf)
+                        })
+                        .collect::<Vec<u64>>()
+                })
+                .flatten()
+                .collect()
+        };
+        let mut counts: Vec<(u64, u64)> = codes
+            .par_chunks(1 << 16)
+            .fold(foldhash::HashMap::<u64, u64>::default, |mut h, chunk| {
+                for &c in chunk {
+                    *h.entry(c).or_insert(0) += 1;
+                }
+                h
+            })
+            .reduce(foldhash::HashMap::default, |mut a, b| {
+                for (c, n) in b {
+                    *a.entry(c).or_insert(0) += n;
+                }
+                a
+            })
+            .into_iter()
+            .collect();
+        counts.sort_unstable();
+
+        // EM from deterministic starting values.
+        let m0: em::Table2 = (0..k)
+            .map(|c| {
+                let mut m = start_m(layout.levels[c], layout.null[c]);
+                let fixed_sum: f64 = fixed_m[c].iter().flatten().sum();
+                let free_sum: f64 = (0..layout.levels[c])
+                    .filter(|&l| Some(l) != layout.null[c] && fixed_m[c][l].is_none())
+                    .map(|l| m[l])
+                    .sum();
+                for l in 0..layout.levels[c] {
+                    if let Some(v) = fixed_m[c][l] {
+                        m[l] = v;
+                    } else if Some(l) != layout.null[c] && free_sum > 0.0 {
+                        m[l] *= (1.0 - fixed_sum) / free_sum;
+                    }
+                }
+                m
+            })
+            .collect();
+        let lambda0 = if n_pairs > 0 {
+            (ni.min(nr) as f64 / n_pairs as f64).clamp(1e-6, 0.5)
+        } else {
+            0.5
+        };
+        let report = em::estimate(
+            &counts,
+            &layout,
+            &m0,
+            &u_rand,
+            lambda0,
+            &fixed_m,
+            &fixed_u,
+            &EmOptions {
+                max_iter: self.params.em_max_iter,
+                tolerance: self.params.em_tolerance,
+                fix_u: self.params.fix_u_in_em,
+            },
+        );
+
+        // Prediction weights.
+        let floor = 1e-300f64;
+        let level_weights: Vec<Vec<f64>> = (0..k)
+            .map(|c| {
+                (0..layout.levels[c])
+                    .map(|l| {
+                        if layout.null[c] == Some(l) {
+                            0.0
+                        } else {
+                            (report.m[c][l].max(floor) / u_rand[c][l].max(floor)).log2()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let matches = report.lambda * n_pairs as f64;
+        let lambda = (matches / (ni as f64 * nr as f64)).clamp(1e-300, 1.0 - 1e-12);
+        let prior_weight = weight_of_probability(lambda);
+        let tfs: Vec<Option<TermFrequencies>> = prepared
+            .iter()
+            .map(|p| p.spec.term_frequency.then(|| TermFrequencies::new(p)))
+            .collect();
+        let exact: Vec<Option<usize>> = prepared.iter().map(|p| p.exact_level()).collect();
+        let weights: Vec<f64> = codes
+            .par_iter()
+            .enumerate()
+            .map(|(p, &code)| {
+                let i = pairs.intruder[p] as usize;
+                let mut w = prior_weight;
+                for c in 0..k {
+                    let l = unpack(code, c);
+                    w += level_weights[c][l];
+                    if let Some(t) = &tfs[c]
+                        && exact[c] == Some(l)
+                    {
+                        w += t.adjustment(prepared[c].a[i], u_rand[c][l]);
+                    }
+                }
+                w
+            })
+            .collect();
+        let mut pattern_pairs: Vec<Vec<u64>> = layout.levels.iter().map(|&l| vec![0; l]).collect();
+        for &(code, n) in &counts {
+            for (c, row) in pattern_pairs.iter_mut().enumerate() {
+                row[unpack(code, c)] += n;
+            }
+        }
+        drop(codes);
+
+        // Decisions.
+        let thr_w = weight_of_probability(self.params.threshold);
+        let mut links = 0usize;
+        let records: Vec<Candidates> = match self.params.assignment {
+            Assignment::None => {
+                let mut lists: Vec<Vec<(usize, f64)>> = vec![Vec::new(); ni];
+                for p in 0..n_pairs {
+                    lists[pairs.intruder[p] as usize]
+                        .push((pairs.released[p] as usize, weights[p]));
+                    links += usize::from(weights[p] >= thr_w);
+                }
+                lists.into_iter().map(Candidates::from_scored).collect()
+            }
+            Assignment::Greedy | Assignment::Optimal => {
+                let assigned = if self.params.assignment == Assignment::Greedy {
+                    predict::greedy(&pairs, &weights, ni, nr)
+                } else {
+                    predict::optimal(&pairs, &weights, ni, nr, thr_w)?
+                };
+                assigned
+                    .into_iter()
+                    .map(|a| match a {
+                        Some((j, w)) => {
+                            links += usize::from(w >= thr_w);
+                            Candidates {
+                                list: vec![Candidate {
+                                    row: j as usize,
+                                    score: w,
+                                    rank: 1,
+                                }],
+                            }
+                        }
+                        None => Candidates::default(),
+                    })
+                    .collect()
+            }
+        };
+        let comparisons = prepared
+            .iter()
+            .enumerate()
+            .map(|(c, p)| ComparisonReport {
+                column: p.spec.column.clone(),
+                released: p.released_column.clone(),
+                levels: p
+                    .spec
+                    .levels
+                    .iter()
+                    .enumerate()
+                    .map(|(l, lev)| {
+                        let null = layout.null[c] == Some(l);
+                        LevelReport {
+                            level: lev.kind.label(),
+                            m: (!null).then_some(report.m[c][l]),
+                            u: (!null).then_some(u_rand[c][l]),
+                            u_candidates: (!null).then_some(report.u[c][l]),
+                            weight: level_weights[c][l],
+                            pairs: pattern_pairs[c][l],
+                            fixed: lev.m.is_some() || lev.u.is_some(),
+                            term_frequency: p.spec.term_frequency && exact[c] == Some(l),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut notes = vec![
+            ("candidate_pairs".to_string(), n_pairs as f64),
+            ("agreement_patterns".into(), counts.len() as f64),
+            ("em_iterations".into(), report.iterations as f64),
+            ("em_converged".into(), f64::from(u8::from(report.converged))),
+            ("lambda_candidates".into(), report.lambda),
+            ("lambda".into(), lambda),
+            ("prior_weight".into(), prior_weight),
+            ("threshold_match_probability".into(), self.params.threshold),
+            ("threshold_match_weight".into(), thr_w),
+            ("links_at_threshold".into(), links as f64),
+        ];
+        for (r, n) in pairs.per_rule.iter().enumerate() {
+            notes.push((format!("pairs_blocking_rule_{}", r + 1), *n as f64));
+        }
+        let linkage = Linkage {
+            method: "fellegi-sunter".into(),
+            scored: true,
+            complete: self.params.assignment == Assignment::None,
+            released_rows: nr,
+            records,
+            notes,
+        };
+        let model = FsModel {
+            spec,
+            pairs_per_rule: pairs.per_rule.clone(),
+            candidate_pairs: n_pairs,
+            patterns: counts.len(),
+            u_sample: self.params.u_sample,
+            em: report,
+            lambda,
+            prior_weight,
+            threshold: self.params.threshold,
+            threshold_weight: thr_w,
+            assignment: self.params.assignment,
+            links,
+            comparisons,
+        };
+        Ok(FsRun {
+            model,
+            pairs,
+            weights,
+            linkage,
+            prepared,
+            tfs,
+            level_weights,
+        })
+    }
+}
+
+/// Per comparison and level, how many of the given pairs fall there.
+fn level_counts(prepared: &[Prepared], layout: &em::Layout, pairs: &[(u32, u32)]) -> Vec<Vec<u64>> {
+    let zero = || -> Vec<Vec<u64>> { layout.levels.iter().map(|&l| vec![0u64; l]).collect() };
+    pairs
+        .par_chunks(1 << 14)
+        .map_init(foldhash::HashMap::default, |memo, chunk| {
+            let mut c = zero();
+            for &(i, j) in chunk {
+                for (k, p) in prepared.iter().enumerate() {
+                    c[k][p.level(i as usize, j as usize, memo) as usize] += 1;
+                }
+            }
+            c
+        })
+        .reduce(zero, |mut a, b| {
+            for (x, y) in a.iter_mut().zip(b) {
+                for (s, t) in x.iter_mut().zip(y) {
+                    *s += t;
+                }
+            }
+            a
+        })
+}
+
+impl Attack for FellegiSunter {
+    fn name(&self) -> &'static str {
+        "fellegi-sunter"
+    }
+
+    fn link(
+        &self,
+        intruder: &Table,
+        released: &Table,
+        keys: &KeyMap,
+    ) -> Result<Linkage, AttackError> {
+        Ok(self.run(intruder, released, keys)?.linkage)
+    }
+}
