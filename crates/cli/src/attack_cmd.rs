@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use intruder_attack::fellegi_sunter::{
+    Assignment, FellegiSunter, FsRun, LinkageSpec, weight_of_probability,
+};
 use intruder_attack::{
     AttackConfig, DEFAULT_TOLERANCE, EvalOptions, KeyMap, Metric, MissingPolicy, Sensitive,
     StringMetric, TruthIds, attack_by_name, evaluate, write_per_record,
@@ -30,12 +33,13 @@ pub struct Args {
     #[arg(long)]
     pub released: PathBuf,
     /// Key variables, as named in the intruder's file (comma-separated).
-    #[arg(long, value_delimiter = ',', required = true)]
+    /// Not needed with `--method fellegi-sunter --linkage-spec FILE` (the compared columns are the keys).
+    #[arg(long, value_delimiter = ',', required_unless_present = "linkage_spec")]
     pub keys: Vec<String>,
     /// Keys named differently in the released file: intruder=released, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub key_map: Vec<String>,
-    /// The attack: exact, nearest, kmeans or link.
+    /// The attack: exact, nearest, kmeans, link or fellegi-sunter.
     #[arg(long, default_value = "exact")]
     pub method: String,
     /// Truth column holding the person id in both files.
@@ -82,7 +86,8 @@ pub struct Args {
     /// knowledge of both files; uses the truth, applied before the attack).
     #[arg(long)]
     pub twins_only: bool,
-    /// Declare a link only when its best score is at least this (precision/recall).
+    /// Declare a link only when its best score is at least this (precision/recall); for
+    /// fellegi-sunter a match probability in (0, 1), default 0.5.
     #[arg(long, allow_negative_numbers = true)]
     pub threshold: Option<f64>,
     /// Missing key values: listwise, as-value or wildcard.
@@ -109,6 +114,38 @@ pub struct Args {
     /// Write the report here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// fellegi-sunter: the linkage specification (TOML: blocking rules and comparison levels);
+    /// without it, defaults are inferred from the keys' types.
+    #[arg(long, alias = "spec")]
+    pub linkage_spec: Option<PathBuf>,
+    /// fellegi-sunter: write id_intruder,id_released,match_weight,match_probability for every
+    /// scored pair at or above --pairs-floor.
+    #[arg(long)]
+    pub pairs_out: Option<PathBuf>,
+    /// fellegi-sunter: the match probability floor of --pairs-out.
+    #[arg(long, default_value_t = 0.01)]
+    pub pairs_floor: f64,
+    /// fellegi-sunter: EM iteration cap.
+    #[arg(long, default_value_t = 25)]
+    pub em_max_iter: usize,
+    /// fellegi-sunter: EM stops when no parameter moves by more than this.
+    #[arg(long, default_value_t = 1e-4)]
+    pub em_tolerance: f64,
+    /// fellegi-sunter: random pairs drawn to estimate the u probabilities.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub u_sample: usize,
+    /// fellegi-sunter: keep u at the sampled values during EM (Splink's convention).
+    #[arg(long)]
+    pub fix_u: bool,
+    /// fellegi-sunter: one-to-one assignment: greedy, optimal or none.
+    #[arg(long, default_value = "greedy")]
+    pub assignment: String,
+    /// fellegi-sunter: write the fitted model (m, u, weights, EM report) as JSON here.
+    #[arg(long)]
+    pub model_out: Option<PathBuf>,
+    /// fellegi-sunter: print the weight breakdown of one pair, INTRUDER_ROW,RELEASED_ROW (1-based).
+    #[arg(long)]
+    pub explain_pair: Option<String>,
 }
 
 fn pairs(list: &[String], what: &str) -> anyhow::Result<Vec<(String, String)>> {
@@ -171,7 +208,54 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         })
         .collect::<anyhow::Result<_>>()?;
     let key_map = pairs(&args.key_map, "--key-map")?;
-    let keys = KeyMap::with_map(&args.keys, &key_map)?;
+    let fs = args.method == "fellegi-sunter";
+    if !fs && args.linkage_spec.is_some() {
+        bail!("--linkage-spec is for --method fellegi-sunter");
+    }
+    let explain: Option<(usize, usize)> = match &args.explain_pair {
+        Some(s) => {
+            let parsed = s.split_once(',').and_then(|(a, b)| {
+                Some((
+                    a.trim().parse::<usize>().ok()?,
+                    b.trim().parse::<usize>().ok()?,
+                ))
+            });
+            match parsed {
+                Some((a, b)) if a >= 1 && b >= 1 => Some((a - 1, b - 1)),
+                _ => bail!("--explain-pair: '{s}' is not INTRUDER_ROW,RELEASED_ROW (1-based rows)"),
+            }
+        }
+        None => None,
+    };
+    let mut key_names = args.keys.clone();
+    let mut key_map = key_map;
+    if fs {
+        let p = &mut cfg.fellegi_sunter;
+        if let Some(path) = &args.linkage_spec {
+            let spec = LinkageSpec::from_file(path)?;
+            if key_names.is_empty() {
+                for c in &spec.comparisons {
+                    key_names.push(c.column.clone());
+                    if let Some(r) = &c.released {
+                        key_map.push((c.column.clone(), r.clone()));
+                    }
+                }
+            }
+            p.spec = Some(spec);
+        }
+        p.threshold = args.threshold.unwrap_or(0.5);
+        p.em_max_iter = args.em_max_iter;
+        p.em_tolerance = args.em_tolerance;
+        p.u_sample = args.u_sample;
+        p.fix_u_in_em = args.fix_u;
+        p.assignment = args
+            .assignment
+            .parse::<Assignment>()
+            .map_err(anyhow::Error::msg)?;
+    } else if args.pairs_out.is_some() || args.model_out.is_some() || explain.is_some() {
+        bail!("--pairs-out, --model-out and --explain-pair are for --method fellegi-sunter");
+    }
+    let keys = KeyMap::with_map(&key_names, &key_map)?;
     let attack = (info.build)(&cfg)?;
     if !(args.tolerance.is_finite() && args.tolerance > 0.0) {
         bail!("--tolerance must be a number > 0, got {}", args.tolerance);
@@ -257,13 +341,48 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    let mut linkage = match &restricted {
+    let link =
+        |rel: &intruder_data::Table| -> anyhow::Result<(intruder_attack::Linkage, Option<FsRun>)> {
+            if fs {
+                let run = FellegiSunter::new(cfg.fellegi_sunter.clone(), cfg.seed)?.run(
+                    &intruder.table,
+                    rel,
+                    &keys,
+                )?;
+                if let Some(p) = &args.pairs_out {
+                    run.write_pairs(p, &intruder.table, rel, args.pairs_floor)?;
+                }
+                Ok((run.linkage.clone(), Some(run)))
+            } else {
+                Ok((attack.link(&intruder.table, rel, &keys)?, None))
+            }
+        };
+    let (mut linkage, fs_run) = match &restricted {
         Some(rows) => {
             let sub = released.take(rows);
-            attack.link(&intruder.table, &sub.table, &keys)?
+            link(&sub.table)?
         }
-        None => attack.link(&intruder.table, &released.table, &keys)?,
+        None => link(&released.table)?,
     };
+    let waterfall = match (&fs_run, explain) {
+        (Some(run), Some((i, j))) => {
+            let j = match &restricted {
+                Some(rows) => rows.iter().position(|&r| r == j).with_context(|| {
+                    format!(
+                        "--explain-pair: released row {} is not searched with --twins-only",
+                        j + 1
+                    )
+                })?,
+                None => j,
+            };
+            Some(run.explain_pair(i, j)?)
+        }
+        _ => None,
+    };
+    if let (Some(run), Some(p)) = (&fs_run, &args.model_out) {
+        let text = serde_json::to_string_pretty(&run.model)? + "\n";
+        write_atomically(p, |w| std::io::Write::write_all(w, text.as_bytes()))?;
+    }
     if let Some(rows) = &restricted {
         linkage.remap_rows(rows, released.table.nrows());
     }
@@ -278,7 +397,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 truth: t.clone(),
                 tolerance: args.tolerance,
             }),
-        threshold: args.threshold,
+        threshold: if fs {
+            Some(weight_of_probability(cfg.fellegi_sunter.threshold))
+        } else {
+            args.threshold
+        },
         seed: args.seed,
     };
     let mut ev = evaluate(
@@ -306,6 +429,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     "twins_only".into(),
                     serde_json::Value::Bool(args.twins_only),
                 );
+                if let Some(run) = &fs_run {
+                    obj.insert("model".into(), serde_json::to_value(&run.model)?);
+                }
+                if let Some(w) = &waterfall {
+                    obj.insert("explain_pair".into(), serde_json::to_value(w)?);
+                }
                 obj.insert(
                     "version".into(),
                     serde_json::Value::String(env!("CARGO_PKG_VERSION").into()),
@@ -313,7 +442,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             serde_json::to_string_pretty(&v)? + "\n"
         }
-        Format::Table => ev.to_table(),
+        Format::Table => {
+            let mut t = ev.to_table();
+            if let Some(run) = &fs_run {
+                t.push('\n');
+                t.push_str(&run.model.to_table());
+            }
+            if let Some(w) = &waterfall {
+                t.push('\n');
+                t.push_str(&w.to_table());
+            }
+            t
+        }
     };
     match &args.out {
         Some(p) => write_atomically(p, |w| std::io::Write::write_all(w, text.as_bytes()))?,
