@@ -32,6 +32,8 @@ mod classes;
 mod error;
 mod keys;
 pub mod measures;
+pub mod population;
+pub mod suda;
 mod wildcard;
 
 pub use assess::{
@@ -43,4 +45,6 @@ pub use classes::{
 };
 pub use error::RiskError;
 pub use keys::{MissingPolicy, SetMatch};
+pub use population::{PopulationParams, PopulationRisk, population_uniqueness};
+pub use suda::{Suda2, Suda2Params, suda2};
 pub use wildcard::{NMatch, n_match, n_match_naive};
