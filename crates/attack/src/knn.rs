@@ -30,13 +30,13 @@ const TILE_BLOCKS: usize = 256;
 
 /// The running best list of one query.
 #[derive(Debug, Clone)]
-struct TopK {
+pub(crate) struct TopK {
     k: usize,
-    items: Vec<(f64, u32)>,
+    pub(crate) items: Vec<(f64, u32)>,
 }
 
 impl TopK {
-    fn new(k: usize) -> Self {
+    pub(crate) fn new(k: usize) -> Self {
         TopK {
             k,
             items: Vec::with_capacity(k + 1),
@@ -45,7 +45,7 @@ impl TopK {
 
     /// Partial sums above this cannot enter the list.
     #[inline]
-    fn threshold(&self) -> f64 {
+    pub(crate) fn threshold(&self) -> f64 {
         if self.items.len() < self.k {
             f64::INFINITY
         } else {
@@ -55,7 +55,7 @@ impl TopK {
 
     /// Offers row `row` (rows arrive in increasing order) at squared distance `d`.
     #[inline]
-    fn offer(&mut self, d: f64, row: u32) {
+    pub(crate) fn offer(&mut self, d: f64, row: u32) {
         let best = self.items.first().map_or(f64::INFINITY, |x| x.0);
         if !(self.items.len() < self.k || d < self.threshold() || d == best) {
             return;
@@ -280,7 +280,23 @@ fn scan_tile(
 
 /// The `k` nearest released rows of every query row (squared Euclidean), exact; see the module
 /// docs for what "k" keeps when distances tie.
+///
+/// On x86-64 with AVX2 and FMA, a single-precision filter ([`crate::knn32`]) discards pairs
+/// that cannot be in the answer and recomputes the rest exactly; the result is identical.
 pub fn knn(x: &Matrix, y: &Matrix, k: usize) -> Vec<Vec<(f64, u32)>> {
+    assert_eq!(x.dim, y.dim, "query and released matrices differ in width");
+    #[cfg(target_arch = "x86_64")]
+    if x.dim > 0
+        && y.rows() > 0
+        && let Some(r) = crate::knn32::knn(x, y, k.max(1))
+    {
+        return r;
+    }
+    knn_f64(x, y, k)
+}
+
+/// The `f64` kernel alone (what [`knn`] runs without AVX2/FMA).
+pub fn knn_f64(x: &Matrix, y: &Matrix, k: usize) -> Vec<Vec<(f64, u32)>> {
     assert_eq!(x.dim, y.dim, "query and released matrices differ in width");
     let k = k.max(1);
     let nq = x.rows();
@@ -387,7 +403,9 @@ mod tests {
             };
             let x = mat(make(203), dim);
             let y = mat(make(2 * TILE_BLOCKS * LANES + 13), dim);
-            assert_eq!(knn(&x, &y, 5), knn_naive(&x, &y, 5), "dim {dim}");
+            let naive = knn_naive(&x, &y, 5);
+            assert_eq!(knn(&x, &y, 5), naive, "dim {dim}");
+            assert_eq!(knn_f64(&x, &y, 5), naive, "dim {dim}");
         }
     }
 
@@ -402,7 +420,21 @@ mod tests {
             let mut make = |n: usize| -> Vec<f64> { (0..n * dim).map(|_| rng.gen_range(0..levels) as f64 * 0.5).collect() };
             let x = mat(make(nq), dim);
             let y = mat(make(ny), dim);
-            prop_assert_eq!(knn(&x, &y, k), knn_naive(&x, &y, k));
+            let naive = knn_naive(&x, &y, k);
+            prop_assert_eq!(&knn(&x, &y, k), &naive);
+            prop_assert_eq!(&knn_f64(&x, &y, k), &naive);
+        }
+
+        #[test]
+        fn f32_filter_keeps_neighbours_below_f32_resolution(nq in 1usize..12, ny in 1usize..300, dim in 1usize..15, seed in any::<u64>()) {
+            use rand::{Rng, SeedableRng};
+            // Values near 1e5 differing by less than one f32 step there (~0.008).
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let mut make = |n: usize| -> Vec<f64> { (0..n * dim).map(|_| 1e5 + rng.r#gen::<f64>() * 1e-3).collect() };
+            let x = mat(make(nq), dim);
+            let y = mat(make(ny), dim);
+            let naive = knn_naive(&x, &y, 3);
+            prop_assert_eq!(&knn(&x, &y, 3), &naive);
         }
 
         #[test]
@@ -412,7 +444,9 @@ mod tests {
             let mut make = |n: usize| -> Vec<f64> { (0..n * dim).map(|_| rng.r#gen::<f64>() * 100.0 - 50.0).collect() };
             let x = mat(make(nq), dim);
             let y = mat(make(ny), dim);
-            prop_assert_eq!(knn(&x, &y, 5), knn_naive(&x, &y, 5));
+            let naive = knn_naive(&x, &y, 5);
+            prop_assert_eq!(&knn(&x, &y, 5), &naive);
+            prop_assert_eq!(&knn_f64(&x, &y, 5), &naive);
         }
     }
 }

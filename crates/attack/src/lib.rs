@@ -82,6 +82,8 @@ pub mod hungarian;
 pub mod keys;
 pub mod kmeans;
 pub mod knn;
+#[cfg(target_arch = "x86_64")]
+mod knn32;
 pub mod link;
 mod linkage;
 pub mod nearest;

@@ -201,7 +201,8 @@ impl Prepared {
         (self.spec.levels.len() - 1) as u8
     }
 
-    /// The level of intruder row `i` and released row `j`, memoised in `memo` when fuzzy.
+    /// The level of intruder row `i` and released row `j`, memoised in `memo` (one memo per
+    /// comparison: keys are this comparison's value ids) when fuzzy.
     #[inline]
     pub fn level(&self, i: usize, j: usize, memo: &mut foldhash::HashMap<u64, u8>) -> u8 {
         let (x, y) = (self.a[i], self.b[j]);

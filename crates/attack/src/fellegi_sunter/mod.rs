@@ -419,11 +419,10 @@ impl FsRun {
             ))
             .into());
         }
-        let mut memo = foldhash::HashMap::default();
         let levels: Vec<u8> = self
             .prepared
             .iter()
-            .map(|p| p.level(i, j, &mut memo))
+            .map(|p| p.level(i, j, &mut foldhash::HashMap::default()))
             .collect();
         let (total, adj) = self.weight_of(i, j, &levels);
         let mut cum = self.model.prior_weight;
@@ -671,22 +670,28 @@ impl FellegiSunter {
         let codes: Vec<u64> = {
             let idx: Vec<usize> = (0..n_pairs).collect();
             idx.par_chunks(1 << 14)
-                .map_init(foldhash::HashMap::default, |memo, chunk| {
-                    if memo.len() > 1 << 20 {
-                        memo.clear();
-                    }
-                    let mut buf = vec![0u8; k];
-                    chunk
-                        .iter()
-                        .map(|&p| {
-                            let (i, j) = (pairs.intruder[p] as usize, pairs.released[p] as usize);
-                            for (c, prep) in prepared.iter().enumerate() {
-                                buf[c] = prep.level(i, j, memo);
+                .map_init(
+                    || vec![foldhash::HashMap::default(); k],
+                    |memo, chunk| {
+                        for m in memo.iter_mut() {
+                            if m.len() > 1 << 20 {
+                                m.clear();
                             }
-                            pack(&buf)
-                        })
-                        .collect::<Vec<u64>>()
-                })
+                        }
+                        let mut buf = vec![0u8; k];
+                        chunk
+                            .iter()
+                            .map(|&p| {
+                                let (i, j) =
+                                    (pairs.intruder[p] as usize, pairs.released[p] as usize);
+                                for (c, prep) in prepared.iter().enumerate() {
+                                    buf[c] = prep.level(i, j, &mut memo[c]);
+                                }
+                                pack(&buf)
+                            })
+                            .collect::<Vec<u64>>()
+                    },
+                )
                 .flatten()
                 .collect()
         };
@@ -915,15 +920,18 @@ fn level_counts(prepared: &[Prepared], layout: &em::Layout, pairs: &[(u32, u32)]
     let zero = || -> Vec<Vec<u64>> { layout.levels.iter().map(|&l| vec![0u64; l]).collect() };
     pairs
         .par_chunks(1 << 14)
-        .map_init(foldhash::HashMap::default, |memo, chunk| {
-            let mut c = zero();
-            for &(i, j) in chunk {
-                for (k, p) in prepared.iter().enumerate() {
-                    c[k][p.level(i as usize, j as usize, memo) as usize] += 1;
+        .map_init(
+            || vec![foldhash::HashMap::default(); prepared.len()],
+            |memo, chunk| {
+                let mut c = zero();
+                for &(i, j) in chunk {
+                    for (k, p) in prepared.iter().enumerate() {
+                        c[k][p.level(i as usize, j as usize, &mut memo[k]) as usize] += 1;
+                    }
                 }
-            }
-            c
-        })
+                c
+            },
+        )
         .reduce(zero, |mut a, b| {
             for (x, y) in a.iter_mut().zip(b) {
                 for (s, t) in x.iter_mut().zip(y) {

@@ -617,7 +617,7 @@ impl LinkageSpec {
             comparisons.push(Comparison {
                 column: k.intruder.clone(),
                 released: Some(k.released.clone()),
-                term_frequency: kind == Kind::String,
+                term_frequency: !both_num,
                 levels,
             });
         }
