@@ -88,102 +88,211 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     }))
 }
 
-struct Points {
+/// The remaining records, packed in row order: `ids[m]` is the row of the point at
+/// `x[m·p..(m+1)·p]`. Removal compacts the arrays, so every pass runs over contiguous memory.
+struct Packed {
     p: usize,
+    ids: Vec<usize>,
     x: Vec<f64>,
 }
 
-impl Points {
+impl Packed {
     #[inline]
-    fn row(&self, i: usize) -> &[f64] {
-        &self.x[i * self.p..(i + 1) * self.p]
+    fn row(&self, m: usize) -> &[f64] {
+        &self.x[m * self.p..(m + 1) * self.p]
     }
-    #[inline]
-    fn d2(&self, i: usize, c: &[f64]) -> f64 {
-        self.row(i)
-            .iter()
-            .zip(c)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum()
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn centroid(&self) -> Vec<f64> {
+        let mut c = vec![0.0; self.p];
+        for m in 0..self.len() {
+            for (cj, v) in c.iter_mut().zip(self.row(m)) {
+                *cj += v;
+            }
+        }
+        for cj in &mut c {
+            *cj /= self.len() as f64;
+        }
+        c
+    }
+
+    /// One pass over the remaining points measuring squared distances to `c`: the farthest
+    /// point and the `cap` nearest points other than row `skip`, as (distance, row id,
+    /// position). Both are defined by the total order (distance, row id), so splitting the
+    /// pass over threads never changes them.
+    fn scan(&self, c: &[f64], cap: usize, skip: usize) -> Scan {
+        const BLOCK: usize = 16_384;
+        let n = self.len();
+        if n <= 2 * BLOCK {
+            return self.scan_range(c, cap, skip, 0, n);
+        }
+        let blocks: Vec<Scan> = (0..n.div_ceil(BLOCK))
+            .into_par_iter()
+            .map(|b| self.scan_range(c, cap, skip, b * BLOCK, ((b + 1) * BLOCK).min(n)))
+            .collect();
+        blocks
+            .into_iter()
+            .reduce(Scan::merge)
+            .unwrap_or_else(|| Scan::new(cap))
+    }
+
+    fn scan_range(&self, c: &[f64], cap: usize, skip: usize, from: usize, to: usize) -> Scan {
+        let p = self.p;
+        let mut acc = Scan::new(cap);
+        let (mut far_d, mut far_id, mut far_m) = (f64::NEG_INFINITY, usize::MAX, usize::MAX);
+        // the current cap-th nearest distance: points beyond it cannot enter
+        let mut worst = f64::INFINITY;
+        for (m, row) in self.x[from * p..to * p].chunks_exact(p).enumerate() {
+            let mut d = 0.0;
+            for (a, b) in row.iter().zip(c) {
+                d += (a - b) * (a - b);
+            }
+            let id = self.ids[from + m];
+            if d > far_d || (d == far_d && id < far_id) {
+                (far_d, far_id, far_m) = (d, id, from + m);
+            }
+            if cap > 0 && d <= worst && id != skip {
+                acc.push((d, id, from + m), true);
+                if acc.near.len() == cap {
+                    worst = acc.near[cap - 1].0;
+                }
+            }
+        }
+        acc.far = (far_d, far_id, far_m);
+        acc
+    }
+
+    /// Position of the point farthest from `c` (ties: lowest row id).
+    fn farthest(&self, c: &[f64]) -> usize {
+        self.scan(c, 0, usize::MAX).far.2
+    }
+
+    /// Removes the points at `positions` and returns their row ids, sorted. The remaining
+    /// points keep their (row id) order, so sums run in the same order as a naive
+    /// implementation's.
+    fn remove(&mut self, positions: Vec<usize>) -> Vec<usize> {
+        let mut drop = positions;
+        drop.sort_unstable();
+        let p = self.p;
+        let out: Vec<usize> = drop.iter().map(|&m| self.ids[m]).collect();
+        let mut w = 0;
+        let mut di = 0;
+        for m in 0..self.ids.len() {
+            if di < drop.len() && drop[di] == m {
+                di += 1;
+                continue;
+            }
+            if w != m {
+                self.ids[w] = self.ids[m];
+                for j in 0..p {
+                    self.x[w * p + j] = self.x[m * p + j];
+                }
+            }
+            w += 1;
+        }
+        self.ids.truncate(w);
+        self.x.truncate(w * p);
+        out
     }
 }
 
-fn centroid(pts: &Points, rows: &[usize]) -> Vec<f64> {
-    let mut c = vec![0.0; pts.p];
-    for &i in rows {
-        for (cj, v) in c.iter_mut().zip(pts.row(i)) {
-            *cj += v;
+/// The farthest point and the nearest `cap` points seen in a pass.
+struct Scan {
+    far: (f64, usize, usize),
+    near: Vec<(f64, usize, usize)>,
+    cap: usize,
+}
+
+impl Scan {
+    fn new(cap: usize) -> Self {
+        Scan {
+            far: (f64::NEG_INFINITY, usize::MAX, usize::MAX),
+            near: Vec::with_capacity(cap + 1),
+            cap,
         }
     }
-    for cj in &mut c {
-        *cj /= rows.len() as f64;
+
+    #[inline]
+    fn push(&mut self, e: (f64, usize, usize), candidate: bool) {
+        if e.0 > self.far.0 || (e.0 == self.far.0 && e.1 < self.far.1) {
+            self.far = e;
+        }
+        if !candidate || self.cap == 0 {
+            return;
+        }
+        if self.near.len() == self.cap
+            && cmp_dist(&e, &self.near[self.cap - 1]) != std::cmp::Ordering::Less
+        {
+            return;
+        }
+        let at = self
+            .near
+            .partition_point(|x| cmp_dist(x, &e) == std::cmp::Ordering::Less);
+        self.near.insert(at, e);
+        self.near.truncate(self.cap);
     }
-    c
-}
 
-/// The row farthest from `c` (ties: lowest row).
-fn farthest(pts: &Points, rows: &[usize], c: &[f64]) -> usize {
-    rows.par_iter()
-        .with_min_len(4096)
-        .map(|&i| (pts.d2(i, c), i))
-        .reduce(
-            || (f64::NEG_INFINITY, usize::MAX),
-            |a, b| {
-                if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
-                    b
-                } else {
-                    a
-                }
-            },
-        )
-        .1
-}
-
-/// Removes and returns `r` and its k − 1 nearest rows among `rows` (ties: lowest row).
-fn take_group(pts: &Points, rows: &mut Vec<usize>, r: usize, k: usize) -> Vec<usize> {
-    let c = pts.row(r).to_vec();
-    let mut d: Vec<(f64, usize)> = rows
-        .par_iter()
-        .with_min_len(4096)
-        .filter(|&&i| i != r)
-        .map(|&i| (pts.d2(i, &c), i))
-        .collect();
-    let cmp = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    let m = (k - 1).min(d.len());
-    if m < d.len() {
-        d.select_nth_unstable_by(m, cmp);
+    fn merge(mut a: Scan, b: Scan) -> Scan {
+        if b.far.0 > a.far.0 || (b.far.0 == a.far.0 && b.far.1 < a.far.1) {
+            a.far = b.far;
+        }
+        for e in b.near {
+            a.push(e, true);
+        }
+        a
     }
-    let mut group: Vec<usize> = std::iter::once(r)
-        .chain(d[..m].iter().map(|x| x.1))
-        .collect();
-    group.sort_unstable();
-    rows.retain(|i| group.binary_search(i).is_err());
-    group
 }
 
-/// MDAV groups of `pts` (each sorted), in the order formed.
-fn mdav_groups(pts: &Points, n: usize, k: usize) -> Vec<Vec<usize>> {
-    let mut rows: Vec<usize> = (0..n).collect();
+fn cmp_dist(a: &(f64, usize, usize), b: &(f64, usize, usize)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+/// MDAV groups of the rows of `x` (row-major, `p` columns), each sorted, in the order formed.
+fn mdav_groups(p: usize, x: Vec<f64>, n: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut pk = Packed {
+        p,
+        ids: (0..n).collect(),
+        x,
+    };
     let mut groups = Vec::new();
-    while rows.len() >= 3 * k {
-        let c = centroid(pts, &rows);
-        let r = farthest(pts, &rows, &c);
-        let s = farthest(pts, &rows, pts.row(r));
-        groups.push(take_group(pts, &mut rows, r, k));
-        let s = if rows.contains(&s) {
-            s
-        } else {
-            farthest(pts, &rows, pts.row(r))
+    // the group of the point at position `r`, given a scan around it
+    let group = |r: usize, sc: &Scan| -> Vec<usize> {
+        std::iter::once(r)
+            .chain(sc.near.iter().map(|e| e.2))
+            .collect()
+    };
+    while pk.len() >= 3 * k {
+        let c = pk.centroid();
+        let r = pk.farthest(&c);
+        let xr = pk.row(r).to_vec();
+        let sr = pk.scan(&xr, k - 1, pk.ids[r]);
+        let s_id = sr.far.1;
+        let xs = pk.row(sr.far.2).to_vec();
+        groups.push(pk.remove(group(r, &sr)));
+        // s joins r's group only when points coincide; then take the farthest from r left
+        let (s, xs) = match pk.ids.binary_search(&s_id) {
+            Ok(pos) => (pos, xs),
+            Err(_) => {
+                let pos = pk.farthest(&xr);
+                (pos, pk.row(pos).to_vec())
+            }
         };
-        groups.push(take_group(pts, &mut rows, s, k));
+        let ss = pk.scan(&xs, k - 1, pk.ids[s]);
+        groups.push(pk.remove(group(s, &ss)));
     }
-    if rows.len() >= 2 * k {
-        let c = centroid(pts, &rows);
-        let r = farthest(pts, &rows, &c);
-        groups.push(take_group(pts, &mut rows, r, k));
+    if pk.len() >= 2 * k {
+        let c = pk.centroid();
+        let r = pk.farthest(&c);
+        let xr = pk.row(r).to_vec();
+        let sr = pk.scan(&xr, k - 1, pk.ids[r]);
+        groups.push(pk.remove(group(r, &sr)));
     }
-    if !rows.is_empty() {
-        groups.push(rows);
+    if pk.len() > 0 {
+        let all: Vec<usize> = (0..pk.len()).collect();
+        groups.push(pk.remove(all));
     }
     groups
 }
@@ -212,7 +321,7 @@ pub fn partition(data: &[Vec<f64>], k: usize, standardise: bool) -> Vec<Vec<usiz
             x[i * p + j] = (data[j][i] - stats[j].0) / stats[j].1;
         }
     }
-    mdav_groups(&Points { p, x }, n, k)
+    mdav_groups(p, x, n, k)
 }
 
 impl Defence for Mdav {
