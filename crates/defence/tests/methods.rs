@@ -647,3 +647,44 @@ fn same_seed_gives_identical_output_and_other_seeds_differ() {
     // the input is not modified
     assert_eq!(t.column("x").unwrap().as_f64(5), Some(35.0));
 }
+
+#[test]
+fn mdav_and_local_suppression_do_not_depend_on_the_thread_count() {
+    use rand::Rng;
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let n = 40_000; // above the size where MDAV splits its passes over threads
+    let a: Vec<Option<f64>> = (0..n)
+        .map(|_| Some(rng.gen_range(0.0..1000.0f64).round()))
+        .collect();
+    let b: Vec<Option<f64>> = (0..n)
+        .map(|_| Some(rng.gen_range(0.0..10.0f64).round()))
+        .collect();
+    let t = Table::new(
+        "t",
+        vec![
+            Column::float("a", Role::Key, &a),
+            Column::float("b", Role::Key, &b),
+        ],
+    )
+    .unwrap();
+    let p = Pipeline::from_toml(
+        "[[step]]\nmethod = \"mdav\"\nvariables = [\"a\", \"b\"]\nk = 400\n\n[[step]]\nmethod = \"local-suppression\"\nkeys = [\"a\", \"b\"]\nk = 3\n",
+        "p",
+    )
+    .unwrap();
+    let run_with = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let (m, log) = p.run(&t, 5).unwrap();
+            (
+                nums(&m, "a"),
+                nums(&m, "b"),
+                serde_json::to_string(&log).unwrap(),
+            )
+        })
+    };
+    assert_eq!(run_with(1), run_with(3));
+}

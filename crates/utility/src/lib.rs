@@ -27,6 +27,8 @@
 //! assert!((il.total - 1.0 / 2f64.sqrt()).abs() < 1e-12);
 //! ```
 #![deny(missing_docs)]
+// `!(x > y)` is deliberate: it is also true when x is NaN. Index loops mirror the formulas.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
 mod linalg;
 mod moments;

@@ -110,6 +110,12 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
             );
         }
     }
+    if let Some(l) = &labels {
+        let mut u = l.clone();
+        u.sort();
+        u.dedup();
+        r.check("labels", u.len() == l.len(), "labels must be distinct");
+    }
     if labels.is_some() && !r.has("breaks") {
         r.problem("labels", "only applies with 'breaks'");
     }
