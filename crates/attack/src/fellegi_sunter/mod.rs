@@ -12,8 +12,10 @@
 //!    candidate pairs `λ_C` by EM ([`em`]) under conditional independence, from deterministic
 //!    starting values (`m` decreasing tenfold from the first non-null level, `u` the sampled
 //!    one, `λ_C = min(n_I, n_R) / |C|`). Within the candidate pairs the non-match distribution
-//!    is not `u` (the blocking columns agree by construction), so EM estimates it apart
-//!    (`u_C`) unless `fix_u_in_em` asks for Splink's convention of keeping `u` fixed.
+//!    is not `u` for the comparisons on blocking columns (they agree by construction), so EM
+//!    estimates their `u` among the candidates (`u_C`); the other comparisons keep the sampled
+//!    `u` (non-matches are independent of the blocking there), which anchors EM. `fix_u_in_em`
+//!    keeps every `u` fixed (Splink's convention).
 //! 4. **Prediction**: match weight `w = log2(λ/(1−λ)) + Σ_k log2(m_k(l)/u_k(l))` (+ term-frequency
 //!    adjustments, [`tf`]) with the prior `λ = λ_C |C| / (n_I n_R)`, the probability that two
 //!    random records match — Splink's `probability_two_random_records_match`; match probability
@@ -737,6 +739,25 @@ impl FellegiSunter {
         } else {
             0.5
         };
+        // Among the candidate pairs, a comparison on a column no blocking rule reads has, for
+        // non-matches, the distribution of random pairs: its u stays at the sampled value,
+        // which anchors EM. Comparisons on blocking columns agree more often than at random
+        // within the blocks, so EM estimates their u among the candidates.
+        let blocking_cols: std::collections::HashSet<&str> =
+            rules.iter().flatten().map(|t| t.column()).collect();
+        let em_fixed_u: Vec<Vec<Option<f64>>> = (0..k)
+            .map(|c| {
+                if blocking_cols.contains(prepared[c].spec.column.as_str()) {
+                    fixed_u[c].clone()
+                } else {
+                    u_rand[c]
+                        .iter()
+                        .enumerate()
+                        .map(|(l, &u)| (layout.null[c] != Some(l)).then_some(u))
+                        .collect()
+                }
+            })
+            .collect();
         let report = em::estimate(
             &counts,
             &layout,
@@ -744,7 +765,7 @@ impl FellegiSunter {
             &u_rand,
             lambda0,
             &fixed_m,
-            &fixed_u,
+            &em_fixed_u,
             &EmOptions {
                 max_iter: self.params.em_max_iter,
                 tolerance: self.params.em_tolerance,

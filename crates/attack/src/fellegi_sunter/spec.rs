@@ -193,6 +193,10 @@ pub struct Comparison {
 }
 
 /// A linkage specification: blocking rules (OR-ed, each an AND of terms) and comparisons.
+///
+/// A rule without terms pairs every record with every other (the cross product); the TOML
+/// reader refuses it (an empty rule there is a mistake), [`LinkageSpec::default_for`] uses it
+/// for files small enough to compare in full.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LinkageSpec {
     /// Blocking rules; a pair is a candidate when it agrees on every term of some rule.
@@ -255,9 +259,6 @@ impl LinkageSpec {
                 "blocking: missing; give at least one rule, e.g. blocking = [[\"postcode\"]]"
                     .into(),
             ),
-            Some(rules) if rules.is_empty() => {
-                problems.push("blocking: empty; give at least one rule".into())
-            }
             Some(rules) => {
                 for (r, rule) in rules.iter().enumerate() {
                     if rule.is_empty() {
@@ -477,13 +478,6 @@ impl LinkageSpec {
                         "{key}.levels: the fixed {name} probabilities sum to {s} > 1"
                     ));
                 }
-            }
-        }
-        for (r, rule) in self.blocking.iter().enumerate() {
-            if rule.is_empty() {
-                p.push(format!(
-                    "blocking[{r}]: empty rule; name at least one column"
-                ));
             }
         }
         p
