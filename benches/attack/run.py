@@ -118,11 +118,13 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     if not os.path.exists(BIN):
         sys.exit(f"build first: cargo build --release -p intruder-attack --example attack_bench ({BIN} missing)")
+    print("load average before:", os.getloadavg(), "cpus:", os.cpu_count(), flush=True)
     res = {
         "nearest": bench_nn(a.dir, 10_000, 100_000 if a.quick else 1_000_000, 14),
         "exact": bench_exact(a.dir, 20_000),
         "kmeans": bench_kmeans(a.dir, 273, 19_082, 14),
     }
+    print("load average after:", os.getloadavg(), flush=True)
     print(json.dumps(res, indent=1))
 
 

@@ -96,12 +96,11 @@ fn comp_of(key: &ResolvedKey<'_>, metric: Metric) -> Result<Comp, AttackError> {
                 continue;
             }
             if !v.is_finite() {
-                let (file, name) = if x.iter().any(|a| !a.is_finite() && !a.is_nan()) {
-                    (ic, &key.pair.intruder)
+                let name = if x.iter().any(|a| a.is_infinite()) {
+                    &key.pair.intruder
                 } else {
-                    (rc, &key.pair.released)
+                    &key.pair.released
                 };
-                let _ = file;
                 return Err(AttackError::Column {
                     file: String::new(),
                     name: name.clone(),
@@ -249,10 +248,9 @@ impl Prepared {
             let rows: Vec<usize> = (0..n).filter(|&r| self.active(r, released)).collect();
             let mut data = Vec::with_capacity(rows.len() * d);
             for &r in &rows {
-                for (k, c) in self.comps.iter().enumerate() {
+                for c in &self.comps {
                     if let Comp::Num { x, y, .. } = c {
                         let v = if released { y[r] } else { x[r] };
-                        let _ = k;
                         data.push(v);
                     }
                 }
@@ -362,11 +360,7 @@ pub struct Matrix {
 impl Matrix {
     /// Number of rows.
     pub fn rows(&self) -> usize {
-        if self.dim == 0 {
-            0
-        } else {
-            self.data.len() / self.dim
-        }
+        self.data.len().checked_div(self.dim).unwrap_or(0)
     }
 
     /// Row `i`.

@@ -56,25 +56,8 @@ pub enum AttackError {
     #[error(transparent)]
     Data(#[from] DataError),
     /// A key variable has incompatible types in the two files.
-    #[error(
-        "key '{intruder_name}' ({intruder_file}) is {intruder_kind} but '{released_name}' ({released_file}) is {released_kind}: {message}"
-    )]
-    TypeMismatch {
-        /// The intruder's file.
-        intruder_file: String,
-        /// The intruder's column.
-        intruder_name: String,
-        /// Its kind.
-        intruder_kind: String,
-        /// The released file.
-        released_file: String,
-        /// The released column.
-        released_name: String,
-        /// Its kind.
-        released_kind: String,
-        /// What would be needed.
-        message: String,
-    },
+    #[error("{0}")]
+    TypeMismatch(Box<KeyTypeMismatch>),
     /// A file has no records.
     #[error("{file}: the {which} file has no records")]
     Empty {
@@ -108,4 +91,26 @@ pub enum AttackError {
     /// The linkage does not fit the files given to the evaluator.
     #[error("the linkage does not fit the files: {0}")]
     Mismatch(String),
+}
+
+/// The details of [`AttackError::TypeMismatch`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "key '{intruder_name}' ({intruder_file}) is {intruder_kind} but '{released_name}' ({released_file}) is {released_kind}: {message}"
+)]
+pub struct KeyTypeMismatch {
+    /// The intruder's file.
+    pub intruder_file: String,
+    /// The intruder's column.
+    pub intruder_name: String,
+    /// Its kind.
+    pub intruder_kind: String,
+    /// The released file.
+    pub released_file: String,
+    /// The released column.
+    pub released_name: String,
+    /// Its kind.
+    pub released_kind: String,
+    /// What would be needed.
+    pub message: String,
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use intruder_data::{Column, ColumnData, Kind, Table};
 
-use crate::error::{AttackError, ParamError};
+use crate::error::{AttackError, KeyTypeMismatch, ParamError};
 
 /// One key variable: its name in each file and an optional recoding of the intruder's values.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -175,14 +175,9 @@ pub fn resolve<'a>(
         let domain = if pair.recode.is_some() {
             Domain::Text
         } else if numeric(ic.kind()) || numeric(rc.kind()) {
-            let (other, other_is_released) = if numeric(ic.kind()) {
-                (rc, true)
-            } else {
-                (ic, false)
-            };
+            let other = if numeric(ic.kind()) { rc } else { ic };
             if !all_numeric(other) {
-                let _ = other_is_released;
-                return Err(AttackError::TypeMismatch {
+                return Err(AttackError::TypeMismatch(Box::new(KeyTypeMismatch {
                     intruder_file: file(intruder),
                     intruder_name: pair.intruder.clone(),
                     intruder_kind: ic.kind().to_string(),
@@ -193,7 +188,7 @@ pub fn resolve<'a>(
                         "'{}' holds values that are not numbers; give both files the same type (schema), or recode the key",
                         other.name()
                     ),
-                });
+                })));
             }
             Domain::Number
         } else {

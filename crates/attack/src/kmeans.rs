@@ -236,11 +236,11 @@ mod tests {
             let (c, _) = distinct_rows(&c);
             let p = Matrix { data: (0..np * dim).map(|_| rng.r#gen::<f64>() * 10.0).collect(), dim };
             let got = assign_to_centres(&c, &p).unwrap();
-            for i in 0..np {
+            for (i, &gi) in got.iter().enumerate() {
                 let d = |k: usize| -> f64 { (0..dim).map(|t| (p.row(i)[t] - c.row(k)[t]).powi(2)).sum() };
                 let best = (0..c.rows()).map(d).fold(f64::INFINITY, f64::min);
                 // Random reals: the nearest centre is unique up to rounding.
-                prop_assert!((d(got[i]) - best).abs() <= 1e-9 * best.max(1.0), "row {} got {} best {}", i, d(got[i]), best);
+                prop_assert!((d(gi) - best).abs() <= 1e-9 * best.max(1.0), "row {} got {} best {}", i, d(gi), best);
             }
         }
     }

@@ -145,9 +145,9 @@ fn scan_tile_generic(
         // Non-short-circuit test so that it compiles to vector compares; padding queries have
         // threshold −∞ and are always out.
         let mut all_out = true;
-        for g in 0..GROUP {
-            for l in 0..LANES {
-                all_out &= acc[g][l] > thr[g];
+        for (lanes, &t) in acc.iter().zip(&thr) {
+            for &a in lanes {
+                all_out &= a > t;
             }
         }
         if all_out {

@@ -183,7 +183,7 @@ pub(crate) fn knn(x: &Matrix, y: &Matrix, k: usize) -> Option<Vec<Vec<(f64, u32)
         }
     }
     let sum_m2: f64 = m2.iter().sum();
-    if !(sum_m2 < 1e36) {
+    if sum_m2.is_nan() || sum_m2 >= 1e36 {
         return None;
     }
     let slack_abs = 2.0 * 16.2 * U * sum_m2 + f64::MIN_POSITIVE;

@@ -89,7 +89,7 @@ mod linkage;
 pub mod nearest;
 
 pub use config::{AttackConfig, Metric, MissingPolicy, StringMetric};
-pub use error::{AttackError, ParamError};
+pub use error::{AttackError, KeyTypeMismatch, ParamError};
 pub use evaluate::{
     AttributeReport, DEFAULT_TOLERANCE, EvalOptions, Evaluation, PrPoint, RecordResult, Sensitive,
     TruthIds, evaluate, write_per_record,

@@ -175,3 +175,52 @@ fn kmeans_bender_steps() {
             .contains(&("intruder_records_dropped".to_string(), 1.0))
     );
 }
+
+#[test]
+fn kmeans_fewer_clusters_is_coarser_and_seeded() {
+    // Two well-separated groups of intruder records; k = 2 puts each released record in its
+    // group's cluster, so a record's candidates are every released record of its group.
+    let i = Table::new(
+        "survey.csv",
+        vec![Column::float(
+            "x",
+            Role::Key,
+            &[Some(0.0), Some(1.0), Some(100.0), Some(101.0)],
+        )],
+    )
+    .unwrap();
+    let r = Table::new(
+        "register.csv",
+        vec![Column::float(
+            "x",
+            Role::Key,
+            &[Some(0.2), Some(100.4), Some(0.9), Some(99.0), Some(50.0)],
+        )],
+    )
+    .unwrap();
+    let mut cfg = AttackConfig::default();
+    cfg.clusters = Some(2);
+    cfg.seed = 11;
+    let keys = KeyMap::same(&["x"]).unwrap();
+    let l = intruder_attack::KMeansAttack::new(cfg.clone())
+        .unwrap()
+        .link(&i, &r, &keys)
+        .unwrap();
+    let rows = |n: usize| -> Vec<usize> {
+        let mut v: Vec<usize> = l.records[n].list.iter().map(|c| c.row).collect();
+        v.sort_unstable();
+        v
+    };
+    // 50.0 is nearer the centre 0.5 of {0, 1} (49.5) than the centre 100.5 of {100, 101} (50.5).
+    assert_eq!(rows(0), vec![0, 2, 4]);
+    assert_eq!(rows(1), vec![0, 2, 4]);
+    assert_eq!(rows(2), vec![1, 3]);
+    // Ranked by distance to each intruder record: record 1 (x = 1) is nearest 0.9.
+    assert_eq!(l.records[1].list[0].row, 2);
+    assert!(l.notes.contains(&("clusters".to_string(), 2.0)));
+    let again = intruder_attack::KMeansAttack::new(cfg)
+        .unwrap()
+        .link(&i, &r, &keys)
+        .unwrap();
+    assert_eq!(l, again, "same seed, same result");
+}
