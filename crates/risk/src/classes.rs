@@ -206,6 +206,50 @@ fn classes_with(kd: &KeyData, policy: MissingPolicy, force_recode: bool) -> Clas
     }
 }
 
+/// Groups the records by their values on the key indices `keys` (which must have no missing
+/// values), returning each record's group and the number of groups; one group when `keys` is
+/// empty. Mixed radix when it fits in 64 bits, exact key-by-key re-coding otherwise.
+pub(crate) fn group_rows(kd: &KeyData, keys: &[usize]) -> (Vec<u32>, usize) {
+    let n = kd.n;
+    if keys.is_empty() {
+        return (vec![0; n], 1);
+    }
+    const CH: usize = 1 << 16;
+    let radix: Vec<u64> = keys.iter().map(|&k| kd.card[k].max(1) as u64).collect();
+    let product = radix.iter().try_fold(1u64, |p, &r| p.checked_mul(r));
+    let mut codes = vec![0u64; n];
+    match product {
+        Some(bound) if bound < u64::MAX => {
+            for (&k, &r) in keys.iter().zip(&radix) {
+                codes
+                    .par_chunks_mut(CH)
+                    .zip(kd.codes[k].par_chunks(CH))
+                    .for_each(|(out, kc)| {
+                        for (o, &c) in out.iter_mut().zip(kc) {
+                            *o = *o * r + c as u64;
+                        }
+                    });
+            }
+            let (g, sizes) = group(&codes, bound);
+            (g, sizes.len())
+        }
+        _ => {
+            let mut out = (vec![0u32; n], 1usize);
+            for (&k, &r) in keys.iter().zip(&radix) {
+                for (x, &c) in codes.iter_mut().zip(&kd.codes[k]) {
+                    *x = *x * r + c as u64;
+                }
+                let (g, sizes) = group(&codes, (n as u64 + 1).saturating_mul(r));
+                for (x, &gi) in codes.iter_mut().zip(&g) {
+                    *x = gi as u64;
+                }
+                out = (g, sizes.len());
+            }
+            out
+        }
+    }
+}
+
 /// Dalenius' T2 (mixed-radix) code of one record: `x_1 + C_1·x_2 + C_1·C_2·x_3 + …` for values
 /// `x_k ∈ 0..C_k`. `None` when a value is out of range or the code does not fit in 64 bits.
 pub fn mixed_radix_code(values: &[u32], categories: &[u64]) -> Option<u64> {

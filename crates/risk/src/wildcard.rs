@@ -60,50 +60,194 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     }
 }
 
-/// The scalar-key path. Tuples are grouped by missingness pattern; every query pattern P is one
-/// task (its queries are its own, so tasks write disjoint results and run in parallel). For each
-/// common key set C = P ∩ Q, the smaller side is put in a hash table keyed by the projection on
-/// C: the stored tuples (then each query probes it), or the distinct query projections (then
-/// the stored tuples stream past it). Tables on the smaller side stay small and cache-friendly.
+/// The scalar-key path.
+///
+/// Keys never missing in the file (F) must agree for any match, so records are first grouped by
+/// their F values (the fast class counter) and each group is solved on its own with the keys
+/// that can be missing (V): small groups pair by pair; larger ones are collapsed to their
+/// distinct V tuples and solved by missingness pattern. With skewed keys most groups are tiny,
+/// so every table stays in cache; with no key always observed there is one group.
 fn scalar_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     let nk = kd.codes.len();
-    let classes = classes_of(kd, MissingPolicy::AsValue);
-    let m = classes.sizes.len();
-    let mut rep = vec![u32::MAX; m];
-    let mut wsum = vec![0.0f64; m];
-    for (i, &c) in classes.class_of.iter().enumerate() {
-        if rep[c as usize] == u32::MAX {
-            rep[c as usize] = i as u32;
+    let n = kd.n;
+    let (fkeys, vkeys): (Vec<usize>, Vec<usize>) =
+        (0..nk).partition(|&k| !kd.codes[k].contains(&MISSING));
+    let (gid, ngroups) = crate::classes::group_rows(kd, &fkeys);
+    if vkeys.is_empty() {
+        // Nothing missing: n_match is the class size.
+        let mut size = vec![0u64; ngroups];
+        let mut wsize = vec![0.0f64; ngroups];
+        for (i, &g) in gid.iter().enumerate() {
+            size[g as usize] += 1;
+            if let Some(w) = weights {
+                wsize[g as usize] += w[i];
+            }
         }
-        if let Some(w) = weights {
-            wsum[c as usize] += w[i];
+        return NMatch {
+            n_match: gid.iter().map(|&g| size[g as usize] as u32).collect(),
+            weighted: weights.map(|_| gid.iter().map(|&g| wsize[g as usize]).collect()),
+        };
+    }
+    // Records in group order (a counting sort, stable in row order).
+    let mut start = vec![0usize; ngroups + 1];
+    for &g in &gid {
+        start[g as usize + 1] += 1;
+    }
+    for g in 0..ngroups {
+        start[g + 1] += start[g];
+    }
+    let mut order = vec![0u32; n];
+    let mut fill = start.clone();
+    for (i, &g) in gid.iter().enumerate() {
+        order[fill[g as usize]] = i as u32;
+        fill[g as usize] += 1;
+    }
+    drop(fill);
+    drop(gid);
+
+    // Solve the groups in batches of contiguous groups; results line up with `order`.
+    let batch = (n / 256).max(4096);
+    let mut bounds = vec![0usize];
+    for g in 1..=ngroups {
+        if start[g] - start[bounds.last().copied().unwrap_or(0)] >= batch || g == ngroups {
+            bounds.push(g);
         }
     }
-    // Tuple codes, column by column, contiguous.
-    let tcodes: Vec<Vec<u32>> = kd
-        .codes
-        .iter()
-        .map(|col| rep.par_iter().map(|&r| col[r as usize]).collect())
-        .collect();
-    let pattern: Vec<u64> = (0..m)
-        .into_par_iter()
-        .map(|t| {
-            (0..nk)
-                .filter(|&k| tcodes[k][t] != MISSING)
-                .fold(0u64, |p, k| p | 1 << k)
+    let solver = RowSolver {
+        codes: &kd.codes,
+        card: &kd.card,
+        weights,
+        vkeys: &vkeys,
+    };
+    let results: Vec<Vec<(u64, f64)>> = bounds
+        .par_windows(2)
+        .map(|w| {
+            let mut out = Vec::with_capacity(start[w[1]] - start[w[0]]);
+            for g in w[0]..w[1] {
+                out.extend(solver.solve(&order[start[g]..start[g + 1]]));
+            }
+            out
         })
         .collect();
-    let mut members: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
-    for (t, &p) in pattern.iter().enumerate() {
-        members.entry(p).or_default().push(t as u32);
+    let mut n_match = vec![0u32; n];
+    let mut weighted = weights.map(|_| vec![0.0f64; n]);
+    for (&row, (c, w)) in order.iter().zip(results.into_iter().flatten()) {
+        n_match[row as usize] = c.min(u32::MAX as u64) as u32;
+        if let Some(wt) = weighted.as_mut() {
+            wt[row as usize] = w;
+        }
     }
-    let patterns: Vec<u64> = members.keys().copied().collect();
-    let sizes = &classes.sizes;
-    let ctx = Ctx { sizes, wsum: &wsum };
+    NMatch { n_match, weighted }
+}
 
-    let per_pattern: Vec<(Vec<u64>, Vec<f64>)> = patterns
-        .par_iter()
-        .map(|&p| {
+/// Groups up to this size are solved pair by pair.
+const PAIRWISE_MAX: usize = 48;
+
+/// Solves one group of records that agree on every always-observed key.
+struct RowSolver<'a> {
+    codes: &'a [Vec<u32>],
+    card: &'a [u32],
+    weights: Option<&'a [f64]>,
+    vkeys: &'a [usize],
+}
+
+impl RowSolver<'_> {
+    /// n_match (count, weight) of each record of `rows`, in that order.
+    fn solve(&self, rows: &[u32]) -> Vec<(u64, f64)> {
+        let c = self.codes;
+        let nv = self.vkeys.len();
+        let w = |r: u32| self.weights.map_or(0.0, |w| w[r as usize]);
+        if rows.len() <= PAIRWISE_MAX {
+            // Gather the group's V codes once (row-major), then compare pairs in cache.
+            let local: Vec<u32> = rows
+                .iter()
+                .flat_map(|&r| self.vkeys.iter().map(move |&k| c[k][r as usize]))
+                .collect();
+            let lw: Vec<f64> = rows.iter().map(|&r| w(r)).collect();
+            return local
+                .chunks_exact(nv)
+                .map(|q| {
+                    let (mut cnt, mut wt) = (0u64, 0.0f64);
+                    for (r, &wr) in local.chunks_exact(nv).zip(&lw) {
+                        if q.iter()
+                            .zip(r)
+                            .all(|(&a, &b)| a == MISSING || b == MISSING || a == b)
+                        {
+                            cnt += 1;
+                            wt += wr;
+                        }
+                    }
+                    (cnt, wt)
+                })
+                .collect();
+        }
+        // Collapse to distinct V tuples (missing as its own value).
+        let mut index: HashMap<Box<[u32]>, u32, FixedState> = HashMap::default();
+        let mut tuple_of = Vec::with_capacity(rows.len());
+        let mut tcodes: Vec<Vec<u32>> = vec![Vec::new(); nv];
+        let mut sizes: Vec<u32> = Vec::new();
+        let mut wsum: Vec<f64> = Vec::new();
+        for &r in rows {
+            let key: Box<[u32]> = self.vkeys.iter().map(|&k| c[k][r as usize]).collect();
+            let next = index.len() as u32;
+            let t = *index.entry(key).or_insert_with(|| {
+                for (j, &k) in self.vkeys.iter().enumerate() {
+                    tcodes[j].push(c[k][r as usize]);
+                }
+                sizes.push(0);
+                wsum.push(0.0);
+                next
+            });
+            sizes[t as usize] += 1;
+            wsum[t as usize] += w(r);
+            tuple_of.push(t);
+        }
+        let card: Vec<u32> = self.vkeys.iter().map(|&k| self.card[k]).collect();
+        let ctx = Ctx {
+            sizes: &sizes,
+            wsum: &wsum,
+            tcodes: &tcodes,
+            card: &card,
+        };
+        let per_tuple = ctx.solve_tuples();
+        tuple_of.iter().map(|&t| per_tuple[t as usize]).collect()
+    }
+}
+
+/// Distinct tuples of one group: their codes on the V keys (local indices), sizes and weights.
+struct Ctx<'a> {
+    sizes: &'a [u32],
+    wsum: &'a [f64],
+    tcodes: &'a [Vec<u32>],
+    card: &'a [u32],
+}
+
+impl Ctx<'_> {
+    /// Mixed-radix code of tuple `t` on local `keys`; exact when the product of their category
+    /// counts fits in 64 bits (the caller checks).
+    fn radix(&self, keys: &[usize], t: u32) -> u64 {
+        keys.iter().fold(0u64, |a, &k| {
+            a.wrapping_mul(self.card[k].max(1) as u64)
+                .wrapping_add(self.tcodes[k][t as usize] as u64)
+        })
+    }
+
+    /// n_match (count, weight) of every tuple, by missingness pattern: for a query pattern P
+    /// and each C = P ∩ Q over stored patterns Q, the smaller side is hashed on the projection.
+    fn solve_tuples(&self) -> Vec<(u64, f64)> {
+        let tc = self.tcodes;
+        let nv = tc.len();
+        let m = self.sizes.len();
+        let mut members: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+        for t in 0..m as u32 {
+            let p = (0..nv)
+                .filter(|&j| tc[j][t as usize] != MISSING)
+                .fold(0u64, |p, j| p | 1 << j);
+            members.entry(p).or_default().push(t);
+        }
+        let patterns: Vec<u64> = members.keys().copied().collect();
+        let mut out = vec![(0u64, 0.0f64); m];
+        for &p in &patterns {
             let queries = &members[&p];
             let mut cnt = vec![0u64; queries.len()];
             let mut wc = vec![0.0f64; queries.len()];
@@ -114,16 +258,16 @@ fn scalar_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
             for (c, qs) in by_c {
                 let stored: Vec<&[u32]> = qs.iter().map(|q| members[q].as_slice()).collect();
                 if c == p && qs == [p] {
-                    // Only the queries' own pattern agrees on all of P: the tuples are distinct,
-                    // so each matches itself alone.
+                    // Only the queries' own pattern agrees on all of P: tuples are distinct, so
+                    // each matches itself alone.
                     for (j, &q) in queries.iter().enumerate() {
-                        cnt[j] += sizes[q as usize] as u64;
-                        wc[j] += wsum[q as usize];
+                        cnt[j] += self.sizes[q as usize] as u64;
+                        wc[j] += self.wsum[q as usize];
                     }
                     continue;
                 }
-                let keys: Vec<usize> = (0..nk).filter(|&k| c >> k & 1 == 1).collect();
-                let radix: Vec<u64> = keys.iter().map(|&k| kd.card[k].max(1) as u64).collect();
+                let keys: Vec<usize> = (0..nv).filter(|&j| c >> j & 1 == 1).collect();
+                let radix: Vec<u64> = keys.iter().map(|&k| self.card[k].max(1) as u64).collect();
                 let fits64 = radix
                     .iter()
                     .try_fold(1u64, |a, &r| a.checked_mul(r))
@@ -133,61 +277,31 @@ fn scalar_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
                     .try_fold(1u128, |a, &r| a.checked_mul(r as u128))
                     .is_some();
                 if fits64 {
-                    let proj = |t: u32| {
-                        keys.iter()
-                            .zip(&radix)
-                            .fold(0u64, |a, (&k, &r)| a * r + tcodes[k][t as usize] as u64)
-                    };
-                    ctx.match_c(proj, &stored, queries, &mut cnt, &mut wc);
+                    let proj = |t: u32| self.radix(&keys, t);
+                    self.match_c(proj, &stored, queries, &mut cnt, &mut wc);
                 } else if fits128 {
                     let proj = |t: u32| {
                         keys.iter().zip(&radix).fold(0u128, |a, (&k, &r)| {
-                            a * r as u128 + tcodes[k][t as usize] as u128
+                            a * r as u128 + tc[k][t as usize] as u128
                         })
                     };
-                    ctx.match_c(proj, &stored, queries, &mut cnt, &mut wc);
+                    self.match_c(proj, &stored, queries, &mut cnt, &mut wc);
                 } else {
                     let proj = |t: u32| {
                         keys.iter()
-                            .map(|&k| tcodes[k][t as usize])
+                            .map(|&k| tc[k][t as usize])
                             .collect::<Box<[u32]>>()
                     };
-                    ctx.match_c(proj, &stored, queries, &mut cnt, &mut wc);
+                    self.match_c(proj, &stored, queries, &mut cnt, &mut wc);
                 }
             }
-            (cnt, wc)
-        })
-        .collect();
-    let mut count = vec![0u64; m];
-    let mut wcount = vec![0.0f64; m];
-    for (p, (cnt, wc)) in patterns.iter().zip(per_pattern) {
-        for ((&q, c), w) in members[p].iter().zip(cnt).zip(wc) {
-            count[q as usize] = c;
-            wcount[q as usize] = w;
+            for ((&q, c), w) in queries.iter().zip(cnt).zip(wc) {
+                out[q as usize] = (c, w);
+            }
         }
+        out
     }
-    let n_match = classes
-        .class_of
-        .par_iter()
-        .map(|&c| count[c as usize].min(u32::MAX as u64) as u32)
-        .collect();
-    let weighted = weights.map(|_| {
-        classes
-            .class_of
-            .par_iter()
-            .map(|&c| wcount[c as usize])
-            .collect()
-    });
-    NMatch { n_match, weighted }
-}
 
-/// What [`Ctx::match_c`] reads about the distinct tuples.
-struct Ctx<'a> {
-    sizes: &'a [u32],
-    wsum: &'a [f64],
-}
-
-impl Ctx<'_> {
     /// Adds to each query's count the stored tuples whose projection equals its own.
     fn match_c<K: std::hash::Hash + Eq>(
         &self,

@@ -63,6 +63,31 @@ proptest! {
         }
     }
 
+    /// Larger tables with keys that are always observed: groups beyond the pair-by-pair size
+    /// go through the pattern path.
+    #[test]
+    fn n_match_equals_naive_on_grouped_tables(
+        rows in prop::collection::vec(
+            (0u8..2, 0u8..2, prop::option::weighted(0.7, 0u8..4), prop::option::weighted(0.7, 0u8..3)),
+            60..160,
+        ),
+        weighted in any::<bool>(),
+    ) {
+        let cells: Vec<Vec<Option<u8>>> = rows.iter().map(|&(a, b, c, d)| vec![Some(a), Some(b), c, d]).collect();
+        let (t, names) = table(&cells, &[], false);
+        prop_assume!(ok_keys(&t, &names));
+        let w: Vec<f64> = (0..t.nrows()).map(|i| 0.5 + (i % 7) as f64).collect();
+        let w = weighted.then_some(w.as_slice());
+        let fast = n_match(&t, &names, SetMatch::Overlap, w).unwrap();
+        let slow = n_match_naive(&t, &names, SetMatch::Overlap, w).unwrap();
+        prop_assert_eq!(&fast.n_match, &slow.n_match);
+        if let (Some(a), Some(b)) = (fast.weighted, slow.weighted) {
+            for (x, y) in a.iter().zip(&b) {
+                prop_assert!((x - y).abs() < 1e-9);
+            }
+        }
+    }
+
     #[test]
     fn n_match_is_at_least_listwise_k(rows in cells(4)) {
         let (t, names) = table(&rows, &[], false);
