@@ -13,6 +13,18 @@ use std::time::Instant;
 use intruder_attack::{AttackConfig, EvalOptions, KeyMap, TruthIds, attack_by_name, evaluate};
 use intruder_data::{ReadOptions, Role, read_csv};
 
+/// CPU seconds (user + system) of this process so far, from /proc/self/stat (Linux; 0 elsewhere).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().collect();
     if a.len() < 6 {
@@ -29,9 +41,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let load = t0.elapsed().as_secs_f64();
     let attack = (attack_by_name(method)?.build)(&AttackConfig::default())?;
     let km = KeyMap::same(&keys)?;
-    let t1 = Instant::now();
+    let (t1, c1) = (Instant::now(), cpu_seconds());
     let linkage = attack.link(&i.table, &r.table, &km)?;
     let link = t1.elapsed().as_secs_f64();
+    let link_cpu = cpu_seconds() - c1;
     let t2 = Instant::now();
     let ev = evaluate(
         &linkage,
@@ -58,7 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{{\"method\":\"{method}\",\"threads\":{},\"intruder\":{},\"released\":{},\"keys\":{},\"load_s\":{load:.3},\"attack_s\":{link:.3},\"evaluate_s\":{eval:.3},\"correct_match_rate\":{},\"expected_correct\":{:.3},\"in_candidates\":{}}}",
+        "{{\"method\":\"{method}\",\"threads\":{},\"intruder\":{},\"released\":{},\"keys\":{},\"load_s\":{load:.3},\"attack_s\":{link:.3},\"attack_cpu_s\":{link_cpu:.2},\"evaluate_s\":{eval:.3},\"correct_match_rate\":{},\"expected_correct\":{:.3},\"in_candidates\":{}}}",
         rayon::current_num_threads(),
         i.table.nrows(),
         r.table.nrows(),
