@@ -105,6 +105,9 @@ pub struct FsParams {
     pub em_tolerance: f64,
     /// Keep u fixed at the sampled values during EM (Splink's convention).
     pub fix_u_in_em: bool,
+    /// Estimate every u among the candidate pairs in EM (not only those of the blocking
+    /// columns).
+    pub u_free_in_em: bool,
 }
 
 impl Default for FsParams {
@@ -117,6 +120,7 @@ impl Default for FsParams {
             em_max_iter: 25,
             em_tolerance: 1e-4,
             fix_u_in_em: false,
+            u_free_in_em: true,
         }
     }
 }
@@ -747,7 +751,9 @@ impl FellegiSunter {
             rules.iter().flatten().map(|t| t.column()).collect();
         let em_fixed_u: Vec<Vec<Option<f64>>> = (0..k)
             .map(|c| {
-                if blocking_cols.contains(prepared[c].spec.column.as_str()) {
+                if self.params.u_free_in_em
+                    || blocking_cols.contains(prepared[c].spec.column.as_str())
+                {
                     fixed_u[c].clone()
                 } else {
                     u_rand[c]
@@ -758,11 +764,37 @@ impl FellegiSunter {
                 }
             })
             .collect();
+        let mut pattern_pairs: Vec<Vec<u64>> = layout.levels.iter().map(|&l| vec![0; l]).collect();
+        for &(code, n) in &counts {
+            for (c, row) in pattern_pairs.iter_mut().enumerate() {
+                row[unpack(code, c)] += n;
+            }
+        }
+        // u starts from the level shares among the candidate pairs (almost all non-matches),
+        // not from the random pairs: within blocks the blocking columns agree far more often
+        // than at random, and starting from the random-pair u would make every pair agreeing
+        // on them look like a match.
+        let u0: em::Table2 = (0..k)
+            .map(|c| {
+                let tot: u64 = (0..layout.levels[c])
+                    .filter(|&l| layout.null[c] != Some(l))
+                    .map(|l| pattern_pairs[c][l])
+                    .sum();
+                (0..layout.levels[c])
+                    .map(|l| match em_fixed_u[c][l] {
+                        Some(v) => v,
+                        None if layout.null[c] == Some(l) => 1.0,
+                        None if tot > 0 => (pattern_pairs[c][l] as f64).max(0.5) / tot as f64,
+                        None => u_rand[c][l],
+                    })
+                    .collect()
+            })
+            .collect();
         let report = em::estimate(
             &counts,
             &layout,
             &m0,
-            &u_rand,
+            &u0,
             lambda0,
             &fixed_m,
             &em_fixed_u,
@@ -814,12 +846,6 @@ impl FellegiSunter {
                 w
             })
             .collect();
-        let mut pattern_pairs: Vec<Vec<u64>> = layout.levels.iter().map(|&l| vec![0; l]).collect();
-        for &(code, n) in &counts {
-            for (c, row) in pattern_pairs.iter_mut().enumerate() {
-                row[unpack(code, c)] += n;
-            }
-        }
         drop(codes);
 
         // Decisions.
