@@ -172,12 +172,49 @@ pub enum ColumnData {
 }
 
 /// A named, typed column with an explicit missing mask and a role.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Two columns are equal when their names, roles, kinds, levels, missing masks and observed
+/// values are equal; the placeholders at missing cells do not count.
+#[derive(Debug, Clone)]
 pub struct Column {
     name: String,
     role: Role,
     data: ColumnData,
     missing: Bitmap,
+}
+
+impl PartialEq for Column {
+    fn eq(&self, other: &Self) -> bool {
+        if self.name != other.name
+            || self.role != other.role
+            || self.kind() != other.kind()
+            || self.levels() != other.levels()
+            || self.missing != other.missing
+        {
+            return false;
+        }
+        let observed = |i: &usize| !self.missing.get(*i);
+        let n = self.len();
+        match (&self.data, &other.data) {
+            (
+                ColumnData::Categorical { codes: a, .. },
+                ColumnData::Categorical { codes: b, .. },
+            ) => (0..n).filter(observed).all(|i| a[i] == b[i]),
+            (ColumnData::Integer(a), ColumnData::Integer(b)) => {
+                (0..n).filter(observed).all(|i| a[i] == b[i])
+            }
+            (ColumnData::Float(a), ColumnData::Float(b)) => (0..n)
+                .filter(observed)
+                .all(|i| a[i].to_bits() == b[i].to_bits()),
+            (ColumnData::String(a), ColumnData::String(b)) => {
+                (0..n).filter(observed).all(|i| a[i] == b[i])
+            }
+            (ColumnData::Set { .. }, ColumnData::Set { .. }) => {
+                (0..n).all(|i| self.set_items(i) == other.set_items(i))
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Column {
