@@ -12,10 +12,11 @@
 //!    candidate pairs `λ_C` by EM ([`em`]) under conditional independence, from deterministic
 //!    starting values (`m` decreasing tenfold from the first non-null level, `u` the sampled
 //!    one, `λ_C = min(n_I, n_R) / |C|`). Within the candidate pairs the non-match distribution
-//!    is not `u` for the comparisons on blocking columns (they agree by construction), so EM
-//!    estimates their `u` among the candidates (`u_C`); the other comparisons keep the sampled
-//!    `u` (non-matches are independent of the blocking there), which anchors EM. `fix_u_in_em`
-//!    keeps every `u` fixed (Splink's convention).
+//!    is not `u` (the blocking columns agree by construction), so by default EM estimates every
+//!    `u` among the candidates (`u_C`, started from the level shares among the candidate pairs,
+//!    which are almost all non-matches); `u_free_in_em = false` keeps the sampled `u` for the
+//!    comparisons on columns no blocking rule reads, and `fix_u_in_em` keeps every `u` fixed
+//!    (Splink's convention; it over-weights agreement on blocking columns).
 //! 4. **Prediction**: match weight `w = log2(λ/(1−λ)) + Σ_k log2(m_k(l)/u_k(l))` (+ term-frequency
 //!    adjustments, [`tf`]) with the prior `λ = λ_C |C| / (n_I n_R)`, the probability that two
 //!    random records match — Splink's `probability_two_random_records_match`; match probability
