@@ -6,6 +6,7 @@
 mod attack_cmd;
 mod mask_cmd;
 mod risk_cmd;
+mod run_cmd;
 mod synth_cmd;
 mod utility_cmd;
 
@@ -27,6 +28,8 @@ enum Command {
     Mask(mask_cmd::Args),
     /// Frequency risk: equivalence classes, uniques, n_match, individual and global risk.
     Risk(risk_cmd::Args),
+    /// Run an experiment file: defence grid x attacks x replicates, with tables, plots and an HTML report.
+    Run(run_cmd::Args),
     /// Generate a seeded synthetic look-alike data set with ground truth.
     Synth(synth_cmd::Args),
     /// What masking cost: moments, correlations, IL1s, pMSE, CI overlap of a regression.
@@ -39,6 +42,7 @@ fn main() -> std::process::ExitCode {
         Command::Attack(args) => attack_cmd::run(args),
         Command::Mask(args) => mask_cmd::run(args),
         Command::Risk(args) => risk_cmd::run(args),
+        Command::Run(args) => run_cmd::run(args),
         Command::Synth(args) => synth_cmd::run(args),
         Command::Utility(args) => utility_cmd::run(args),
     };

@@ -1,0 +1,104 @@
+//! `intruder run FILE`: run an experiment file (data, scenario, defence grid, attacks, risk and
+//! utility measures, replicates, seed) and write its reports.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use intruder_runner::{Experiment, Plan, RunOptions, default_out, run_experiment};
+
+/// Arguments of `intruder run`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The experiment file (TOML; see experiments/README.md).
+    pub file: PathBuf,
+    /// Output directory (default: results/<experiment name>/ under the working directory).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Validate the file and print the plan without running anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Rerun runs already stored under OUT/runs/.
+    #[arg(long)]
+    pub force: bool,
+    /// Worker threads (default: all cores); results are identical whatever the number.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Use the file's [tiny] sizes (seconds in a debug build; for tests and CI).
+    #[arg(long, conflicts_with = "paper")]
+    pub tiny: bool,
+    /// Use the file's [paper] sizes (what paper/ is generated from).
+    #[arg(long)]
+    pub paper: bool,
+    /// Print the summary tables (markdown) when done.
+    #[arg(long)]
+    pub print: bool,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let mut exp = Experiment::from_file(&args.file)?;
+    if args.tiny {
+        let t = exp.tiny.clone();
+        exp.resize(&t);
+    }
+    if args.paper {
+        let t = exp.paper.clone();
+        exp.resize(&t);
+    }
+    if args.threads == Some(0) {
+        anyhow::bail!("--threads: expected at least 1");
+    }
+    let plan = Plan::new(&exp).map_err(anyhow::Error::msg)?;
+    let out = args.out.clone().unwrap_or_else(|| default_out(&exp));
+    if args.dry_run {
+        print!("{}", plan.describe(&exp));
+        let stored = plan
+            .runs
+            .iter()
+            .filter(|r| out.join("runs").join(format!("{}.json", r.id)).exists())
+            .count();
+        println!(
+            "output: {} ({} of {} runs stored{})",
+            out.display(),
+            stored,
+            plan.runs.len(),
+            if args.force && stored > 0 {
+                "; --force reruns them"
+            } else {
+                ""
+            }
+        );
+        return Ok(());
+    }
+    let start = std::time::Instant::now();
+    let done = run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(out),
+            force: args.force,
+            threads: args.threads,
+            progress: true,
+        },
+    )
+    .with_context(|| format!("running {}", args.file.display()))?;
+    let skipped = done.plan.runs.len() - done.executed;
+    eprintln!(
+        "{}: {} run{} executed, {} stored run{} reused, {:.1} s",
+        exp.name,
+        done.executed,
+        if done.executed == 1 { "" } else { "s" },
+        skipped,
+        if skipped == 1 { "" } else { "s" },
+        start.elapsed().as_secs_f64()
+    );
+    if args.print {
+        for t in intruder_runner::summary_tables(&exp, &done.written.results) {
+            println!("{}", t.markdown());
+        }
+    }
+    println!("results in {}:", done.out_dir.display());
+    for f in &done.written.files {
+        println!("  {}", f.display());
+    }
+    Ok(())
+}

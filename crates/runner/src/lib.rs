@@ -1,0 +1,190 @@
+//! `intruder-runner`: experiments from a TOML file — data, the intruder's knowledge, a grid of
+//! defences, attacks, risk and utility measures, replicates and a seed — run reproducibly, with
+//! tables and plots a methodologist can paste into a paper.
+//!
+//! # Shape
+//! - [`Experiment::from_file`] reads and validates the file (unknown keys, wrong types, unknown
+//!   methods, missing seed: every problem at once, each with its key path).
+//! - [`Plan::new`] expands the defence grids: a step parameter given as a list where the method
+//!   expects one value (or as a list of lists where it expects a list) is a grid dimension; each
+//!   resolved setting × replicate is one [`Run`], keyed by an FNV-1a hash of the resolved
+//!   configuration, the replicate and the toolkit version.
+//! - [`execute`] runs every run not yet stored under `OUT/runs/<id>.json` (all with `force`)
+//!   in parallel. Every random step's seed derives from (experiment seed, run key, step name)
+//!   through [`derive_seed`], never from a thread id, so output is byte-identical whatever the
+//!   thread count. The intruder's sample and measurement error depend on the replicate only, so
+//!   every defence setting faces the same intruder (common random numbers); masking and tie
+//!   breaks depend on the run.
+//! - [`metrics`] computes every figure from a stored raw outcome (attacks' per-record outcomes,
+//!   the risk summary, utility measures), so a new metric needs no rerun.
+//! - [`write_reports`] writes `results.csv`, `results.json`, `summary.md` (mean and 95%
+//!   t-interval over replicates), SVG plots (risk against each numeric grid parameter; the
+//!   risk–utility map) and a self-contained `report.html`.
+//!
+//! # The scenario
+//! The released file is the masked original. The intruder's file is a seeded sample of the
+//! ORIGINAL records of the intruder's source (the released file before masking by default, or
+//! another file the generator wrote: a population, a survey, a second wave, file B), optionally
+//! with measurement error (any defence method — `round`, `pram`, `noise`, `global-recode` — or
+//! `blank`, cells set missing at random). Truth columns stay intact so the evaluator can score.
+//!
+//! ```no_run
+//! use intruder_runner::{Experiment, RunOptions, run_experiment};
+//! let exp = Experiment::from_file("experiments/quickstart.toml".as_ref()).unwrap();
+//! let done = run_experiment(&exp, &RunOptions::default()).unwrap();
+//! println!("{}", done.out_dir.display());
+//! ```
+#![deny(missing_docs)]
+
+mod exec;
+mod metrics;
+mod plan;
+mod plot;
+mod reader;
+mod report;
+mod spec;
+
+use std::path::{Path, PathBuf};
+
+pub use exec::{
+    ALIGNED, ExecOptions, Loaded, ORIGINAL_SUFFIX, execute, load_data, load_runs, run_one,
+};
+pub use metrics::{attack_metrics, metrics};
+pub use plan::{Plan, Run, Setting, VERSION, derive_seed, expand_defence, fnv1a};
+pub use report::{
+    SettingResult, Stat, TableData, Written, aggregate, fmt, published_table, summary_tables,
+    write_reports,
+};
+pub use spec::{
+    AttackSpec, DataSource, DataSpec, DefenceSpec, ErrorStep, Experiment, Published, ReportSpec,
+    RiskFile, RiskSpec, Scenario, Size, UtilitySpec,
+};
+
+/// An error of the runner.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunnerError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The experiment file has problems (all of them listed).
+    #[error("{path}: {} problem{}:\n  - {}", problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.join("\n  - "))]
+    Spec {
+        /// The experiment file.
+        path: PathBuf,
+        /// Every problem, with its key path.
+        problems: Vec<String>,
+    },
+    /// A stored run cannot be read.
+    #[error("{path}: not a stored run: {message}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A run failed.
+    #[error("setting '{setting}', replicate {replicate}: {message}")]
+    Run {
+        /// The setting.
+        setting: String,
+        /// The replicate.
+        replicate: u32,
+        /// What failed.
+        message: String,
+    },
+    /// Data model.
+    #[error(transparent)]
+    Data(#[from] intruder_data::DataError),
+    /// Generator.
+    #[error(transparent)]
+    Synth(#[from] intruder_synth::SynthError),
+    /// Defence.
+    #[error(transparent)]
+    Defence(#[from] intruder_defence::DefenceError),
+    /// Attack.
+    #[error(transparent)]
+    Attack(#[from] intruder_attack::AttackError),
+    /// Attack parameters.
+    #[error(transparent)]
+    AttackParam(#[from] intruder_attack::ParamError),
+    /// Risk.
+    #[error(transparent)]
+    Risk(#[from] intruder_risk::RiskError),
+    /// Utility.
+    #[error(transparent)]
+    Utility(#[from] intruder_utility::UtilityError),
+    /// Serialisation.
+    #[error("JSON: {0}")]
+    Serde(#[from] serde_json::Error),
+    /// A plot could not be drawn.
+    #[error("plot: {0}")]
+    Plot(String),
+    /// Anything else, explained.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Options of [`run_experiment`].
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Output directory (default `results/<experiment name>/` under the working directory).
+    pub out: Option<PathBuf>,
+    /// Rerun stored runs.
+    pub force: bool,
+    /// Worker threads.
+    pub threads: Option<usize>,
+    /// Progress bar on stderr.
+    pub progress: bool,
+}
+
+/// What [`run_experiment`] did.
+#[derive(Debug, Clone)]
+pub struct Done {
+    /// The output directory.
+    pub out_dir: PathBuf,
+    /// The plan.
+    pub plan: Plan,
+    /// Runs executed now (the others were stored already).
+    pub executed: usize,
+    /// The reports.
+    pub written: Written,
+}
+
+/// The default output directory of an experiment.
+pub fn default_out(exp: &Experiment) -> PathBuf {
+    Path::new("results").join(&exp.name)
+}
+
+/// Plans, executes (skipping stored runs unless `force`) and writes the reports.
+pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, RunnerError> {
+    let plan = Plan::new(exp).map_err(RunnerError::Invalid)?;
+    let out = opts.out.clone().unwrap_or_else(|| default_out(exp));
+    std::fs::create_dir_all(&out).map_err(|source| RunnerError::Io {
+        path: out.clone(),
+        source,
+    })?;
+    let executed = execute(
+        exp,
+        &plan,
+        &out,
+        &ExecOptions {
+            force: opts.force,
+            threads: opts.threads,
+            progress: opts.progress,
+        },
+    )?;
+    let raws = load_runs(&plan, &out)?;
+    let written = write_reports(exp, &plan, &raws, &out)?;
+    Ok(Done {
+        out_dir: out,
+        plan,
+        executed,
+        written,
+    })
+}

@@ -1,0 +1,870 @@
+//! The experiment file: typed, unknown keys rejected, every problem reported at once with its
+//! key path and reason. See `experiments/README.md` for the reference.
+
+use std::path::{Path, PathBuf};
+
+use intruder_attack::{AttackConfig, MissingPolicy, attack_by_name};
+use serde::Serialize;
+use toml::{Table, Value};
+
+use crate::RunnerError;
+use crate::reader::{Problems, Section};
+
+/// Where the data come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum DataSource {
+    /// A data-synth generator, run once per experiment with the experiment seed.
+    Generator {
+        /// Registry name (`intruder synth --list`).
+        name: String,
+        /// Size `n` (the generator's default when absent).
+        n: Option<u64>,
+        /// Further generator parameters as `key=value`.
+        params: Vec<String>,
+    },
+    /// Files on disk (paths relative to the experiment file).
+    Files,
+}
+
+/// The data section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DataSpec {
+    /// Generator or files.
+    pub source: DataSource,
+    /// The released file (a file name of the generator's output, or a path).
+    pub released: String,
+    /// The file the intruder's records are drawn from (default: the released file, before
+    /// masking).
+    pub intruder: Option<String>,
+    /// Schema of the released file (files only; default `<file stem>.schema.toml` when present).
+    pub released_schema: Option<String>,
+    /// Schema of the intruder's source file (files only).
+    pub intruder_schema: Option<String>,
+    /// True person id in the released file (a column with role truth).
+    pub truth: String,
+    /// True person id in the intruder's file (default: `truth`).
+    pub truth_intruder: String,
+}
+
+/// One measurement-error step on the intruder's copy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorStep {
+    /// A defence method of the registry, or `blank` (cells set missing at random).
+    pub method: String,
+    /// The step's parameters (method included).
+    pub params: Table,
+}
+
+/// The intruder's knowledge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    /// Key variables, named as in the intruder's file.
+    pub keys: Vec<String>,
+    /// Intruder name → released name, for keys named differently.
+    pub key_map: Vec<(String, String)>,
+    /// Share of the intruder's source records the intruder knows (response knowledge); with the
+    /// released file as source, the share of released people the intruder knows.
+    pub known: f64,
+    /// A fixed number of known records instead of a share.
+    pub intruder_n: Option<u64>,
+    /// Measurement error applied, in order, to the intruder's copy (truth stays intact).
+    pub error: Vec<ErrorStep>,
+    /// Repeat the release's deterministic recodings (global-recode, round, top-bottom-code) on
+    /// the intruder's copy, as an intruder who reads the published categories would (default
+    /// true).
+    pub align: bool,
+}
+
+/// One declared defence, before grid expansion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DefenceSpec {
+    /// Its label in reports.
+    pub name: String,
+    /// Pipeline steps; a parameter given as a list where the method expects one value (or as a
+    /// list of lists where it expects a list) is a grid dimension.
+    pub steps: Vec<Table>,
+}
+
+/// One attack.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttackSpec {
+    /// Label in reports and metric names (default: the method).
+    pub name: String,
+    /// Registry name.
+    pub method: String,
+    /// Keys (default: the scenario's).
+    pub keys: Vec<String>,
+    /// The attack's parameters.
+    pub config: AttackConfig,
+    /// Restrict the released file to the intruder's twins first (Bender's response knowledge).
+    pub twins_only: bool,
+    /// Declare links at this score only (precision/recall).
+    pub threshold: Option<f64>,
+    /// Released sensitive variable scored for attribute disclosure (Mitra's A).
+    pub sensitive: Option<String>,
+    /// Tolerance of attribute disclosure.
+    pub tolerance: f64,
+}
+
+/// Which file a risk assessment reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RiskFile {
+    /// The released (masked) file.
+    Released,
+    /// The intruder's whole source file, unmasked (e.g. the population).
+    Source,
+}
+
+/// One risk assessment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RiskSpec {
+    /// Label in metric names (`risk.<name>.<figure>`).
+    pub name: String,
+    /// Keys (default: the scenario's, under their released names).
+    pub keys: Vec<String>,
+    /// Missing-value policy.
+    pub missing: String,
+    /// File assessed.
+    pub file: RiskFile,
+    /// Population size N.
+    pub population_size: Option<f64>,
+    /// Weight column.
+    pub weight: Option<String>,
+    /// Sensitive column (ℓ-diversity).
+    pub sensitive: Option<String>,
+    /// Dalenius' uniqueness threshold.
+    pub unique_threshold: u32,
+    /// n_match under every policy.
+    pub with_n_match: bool,
+}
+
+/// Utility measures of the masked file against the original.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct UtilitySpec {
+    /// Variables compared.
+    pub variables: Vec<String>,
+    /// Measures: `il1s`, `moments`, `correlations`, `pmse`.
+    pub measures: Vec<String>,
+}
+
+/// What the reports show.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportSpec {
+    /// Metrics in the summary tables (default: each attack's headline figures).
+    pub metrics: Vec<String>,
+    /// The risk axis of the risk–utility map.
+    pub risk: Option<String>,
+    /// The information-loss axis of the risk–utility map.
+    pub loss: Option<String>,
+    /// Metrics drawn against each numeric grid parameter (default: every attack's
+    /// correct-match rate).
+    pub plot: Vec<String>,
+}
+
+/// A published value to show beside ours in the paper.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Published {
+    /// The setting label.
+    pub setting: String,
+    /// The metric name.
+    pub metric: String,
+    /// The published value.
+    pub value: f64,
+    /// Where it was published.
+    pub source: String,
+    /// One sentence on why ours differs.
+    pub note: String,
+}
+
+/// Overrides for a size class (`[tiny]` for tests, `[paper]` for the paper).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Size {
+    /// Data size `n`.
+    pub n: Option<u64>,
+    /// Replicates.
+    pub replicates: Option<u32>,
+    /// Known intruder records.
+    pub intruder_n: Option<u64>,
+}
+
+/// A parsed, validated experiment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Experiment {
+    /// Its name (results go to `results/<name>/` by default).
+    pub name: String,
+    /// What it reproduces.
+    pub description: String,
+    /// The experiment seed; every random step's seed derives from it.
+    pub seed: u64,
+    /// Replicates per setting.
+    pub replicates: u32,
+    /// Data.
+    pub data: DataSpec,
+    /// The intruder's knowledge.
+    pub scenario: Scenario,
+    /// Defences (grid declarations).
+    pub defences: Vec<DefenceSpec>,
+    /// Attacks.
+    pub attacks: Vec<AttackSpec>,
+    /// Risk assessments.
+    pub risk: Vec<RiskSpec>,
+    /// Utility measures.
+    pub utility: UtilitySpec,
+    /// Report options.
+    pub report: ReportSpec,
+    /// Published values.
+    pub published: Vec<Published>,
+    /// `[tiny]` overrides.
+    #[serde(skip)]
+    pub tiny: Size,
+    /// `[paper]` overrides.
+    #[serde(skip)]
+    pub paper: Size,
+    /// Directory of the experiment file (relative paths resolve against it).
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+    /// The file it was read from.
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+const UTILITY_MEASURES: &[&str] = &["il1s", "moments", "correlations", "pmse"];
+
+impl Experiment {
+    /// Reads and validates an experiment file.
+    pub fn from_file(path: &Path) -> Result<Experiment, RunnerError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RunnerError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Experiment::from_toml(&text, path)
+    }
+
+    /// Parses experiment text; `path` labels errors and anchors relative paths.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Experiment, RunnerError> {
+        let fail = |problems: Vec<String>| RunnerError::Spec {
+            path: path.to_path_buf(),
+            problems,
+        };
+        let doc: Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| fail(vec![format!("not valid TOML: {e}")]))?;
+        let mut p = Problems::default();
+        let mut top = Section::new(&doc, "");
+        let name = top.string(&mut p, "name");
+        if name.is_none() && !doc.contains_key("name") {
+            p.push("name", "is required (results go to results/<name>/)");
+        }
+        if let Some(n) = &name
+            && (n.is_empty()
+                || !n
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        {
+            p.push(
+                "name",
+                format!("'{n}': expected letters, digits, '-' or '_' (it names a directory)"),
+            );
+        }
+        let description = top.string(&mut p, "description").unwrap_or_default();
+        let seed = top.uint(&mut p, "seed");
+        if seed.is_none() && !doc.contains_key("seed") {
+            p.push(
+                "seed",
+                "is required: every random step derives its seed from it",
+            );
+        }
+        let replicates = top.uint(&mut p, "replicates").unwrap_or(1);
+        if !(1..=100_000).contains(&replicates) {
+            p.push(
+                "replicates",
+                format!("expected 1..=100000, found {replicates}"),
+            );
+        }
+
+        let data = match top.table(&mut p, "data") {
+            Some(t) => parse_data(t, &mut p),
+            None => {
+                if !doc.contains_key("data") {
+                    p.push("data", "a [data] section is required");
+                }
+                None
+            }
+        };
+        let scenario = match top.table(&mut p, "scenario") {
+            Some(t) => parse_scenario(t, &mut p),
+            None => {
+                if !doc.contains_key("scenario") {
+                    p.push("scenario", "a [scenario] section with the keys is required");
+                }
+                None
+            }
+        };
+        let keys = scenario
+            .as_ref()
+            .map(|s| s.keys.clone())
+            .unwrap_or_default();
+        let released_keys: Vec<String> = scenario
+            .as_ref()
+            .map(|s| {
+                s.keys
+                    .iter()
+                    .map(|k| {
+                        s.key_map
+                            .iter()
+                            .find(|(a, _)| a == k)
+                            .map_or(k.clone(), |(_, b)| b.clone())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+
+        let mut defences = Vec::new();
+        for (i, t) in top.tables(&mut p, "defence").into_iter().enumerate() {
+            if let Some(d) = parse_defence(t, i, &mut p) {
+                defences.push(d);
+            }
+        }
+        if defences.is_empty() && !doc.contains_key("defence") {
+            p.push(
+                "defence",
+                "at least one [[defence]] is required (one without steps means no masking)",
+            );
+        }
+        for (i, d) in defences.iter().enumerate() {
+            if defences[..i].iter().any(|e| e.name == d.name) {
+                p.push(
+                    &format!("defence[{}].name", i + 1),
+                    format!("'{}' is used twice", d.name),
+                );
+            }
+        }
+
+        let mut attacks = Vec::new();
+        for (i, t) in top.tables(&mut p, "attack").into_iter().enumerate() {
+            if let Some(a) = parse_attack(t, i, &keys, &mut p) {
+                attacks.push(a);
+            }
+        }
+        for (i, a) in attacks.iter().enumerate() {
+            if attacks[..i].iter().any(|b| b.name == a.name) {
+                p.push(
+                    &format!("attack[{}].name", i + 1),
+                    format!("'{}' is used twice; give each attack its own name", a.name),
+                );
+            }
+        }
+
+        let mut risk = Vec::new();
+        for (i, t) in top.tables(&mut p, "risk").into_iter().enumerate() {
+            if let Some(r) = parse_risk(t, i, &released_keys, &mut p) {
+                risk.push(r);
+            }
+        }
+        if attacks.is_empty() && risk.is_empty() {
+            p.push(
+                "",
+                "nothing to measure: declare at least one [[attack]] or [[risk]]",
+            );
+        }
+
+        let utility = match top.table(&mut p, "utility") {
+            Some(t) => {
+                let mut s = Section::new(t, "utility");
+                let variables = s.strings(&mut p, "variables").unwrap_or_default();
+                let measures = s
+                    .strings(&mut p, "measures")
+                    .unwrap_or_else(|| vec!["il1s".into()]);
+                for m in &measures {
+                    if !UTILITY_MEASURES.contains(&m.as_str()) {
+                        p.push(
+                            "utility.measures",
+                            format!(
+                                "unknown measure '{m}'; the measures are: {}",
+                                UTILITY_MEASURES.join(", ")
+                            ),
+                        );
+                    }
+                }
+                if variables.is_empty() {
+                    p.push("utility.variables", "list at least one variable");
+                }
+                s.finish(&mut p);
+                UtilitySpec {
+                    variables,
+                    measures,
+                }
+            }
+            None => UtilitySpec::default(),
+        };
+
+        let report = match top.table(&mut p, "report") {
+            Some(t) => {
+                let mut s = Section::new(t, "report");
+                let r = ReportSpec {
+                    metrics: s.strings(&mut p, "metrics").unwrap_or_default(),
+                    risk: s.string(&mut p, "risk"),
+                    loss: s.string(&mut p, "loss"),
+                    plot: s.strings(&mut p, "plot").unwrap_or_default(),
+                };
+                s.finish(&mut p);
+                r
+            }
+            None => ReportSpec {
+                metrics: Vec::new(),
+                risk: None,
+                loss: None,
+                plot: Vec::new(),
+            },
+        };
+
+        let mut published = Vec::new();
+        for (i, t) in top.tables(&mut p, "published").into_iter().enumerate() {
+            let mut s = Section::new(t, format!("published[{}]", i + 1));
+            let setting = s.string(&mut p, "setting");
+            let metric = s.string(&mut p, "metric");
+            let value = s.number(&mut p, "value");
+            let source = s.string(&mut p, "source").unwrap_or_default();
+            let note = s.string(&mut p, "note").unwrap_or_default();
+            for (k, present) in [
+                ("setting", setting.is_some()),
+                ("metric", metric.is_some()),
+                ("value", value.is_some()),
+            ] {
+                if !present && !t.contains_key(k) {
+                    p.push(&s.key(k), "is required");
+                }
+            }
+            s.finish(&mut p);
+            if let (Some(setting), Some(metric), Some(value)) = (setting, metric, value) {
+                published.push(Published {
+                    setting,
+                    metric,
+                    value,
+                    source,
+                    note,
+                });
+            }
+        }
+
+        let size = |k: &'static str, top: &mut Section, p: &mut Problems| -> Size {
+            match top.table(p, k) {
+                Some(t) => {
+                    let mut s = Section::new(t, k);
+                    let out = Size {
+                        n: s.uint(p, "n"),
+                        replicates: s.uint(p, "replicates").map(|r| r.clamp(1, 100_000) as u32),
+                        intruder_n: s.uint(p, "intruder_n"),
+                    };
+                    s.finish(p);
+                    out
+                }
+                None => Size::default(),
+            }
+        };
+        let tiny = size("tiny", &mut top, &mut p);
+        let paper = size("paper", &mut top, &mut p);
+        top.finish(&mut p);
+
+        if !p.list.is_empty() {
+            return Err(fail(p.list));
+        }
+        let (Some(name), Some(seed), Some(data), Some(scenario)) = (name, seed, data, scenario)
+        else {
+            return Err(fail(vec!["incomplete experiment".into()]));
+        };
+        Ok(Experiment {
+            name,
+            description,
+            seed,
+            replicates: replicates as u32,
+            data,
+            scenario,
+            defences,
+            attacks,
+            risk,
+            utility,
+            report,
+            published,
+            tiny,
+            paper,
+            base_dir: path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from(".")),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Applies a size class (`[tiny]` or `[paper]`).
+    pub fn resize(&mut self, size: &Size) {
+        if let Some(n) = size.n {
+            match &mut self.data.source {
+                DataSource::Generator { n: gn, .. } => *gn = Some(n),
+                DataSource::Files => {}
+            }
+        }
+        if let Some(r) = size.replicates {
+            self.replicates = r;
+        }
+        if let Some(k) = size.intruder_n {
+            self.scenario.intruder_n = Some(k);
+        }
+    }
+
+    /// Every metric name the attacks and measures of this experiment produce (for checking the
+    /// `[report]` names).
+    pub fn headline_metrics(&self) -> Vec<String> {
+        if !self.report.metrics.is_empty() {
+            return self.report.metrics.clone();
+        }
+        let mut m = Vec::new();
+        for a in &self.attacks {
+            m.push(format!("{}.correct_match_rate", a.name));
+            m.push(format!("{}.expected_correct", a.name));
+            if a.sensitive.is_some() {
+                m.push(format!("{}.attribute_A", a.name));
+            }
+        }
+        for r in &self.risk {
+            m.push(format!("risk.{}.sample_uniques", r.name));
+        }
+        if self.utility.measures.iter().any(|x| x == "il1s") {
+            m.push("utility.il1s".into());
+        }
+        m
+    }
+}
+
+fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
+    let mut s = Section::new(t, "data");
+    let generator = s.string(p, "generator");
+    let n = s.uint(p, "n");
+    let params = s.scalar_map(p, "params").unwrap_or_default();
+    let released = s.string(p, "released");
+    let intruder = s.string(p, "intruder");
+    let released_schema = s.string(p, "released_schema");
+    let intruder_schema = s.string(p, "intruder_schema");
+    let truth = s.string(p, "truth");
+    let truth_intruder = s.string(p, "truth_intruder");
+    if let Some(g) = &generator {
+        match intruder_synth::find(g) {
+            Ok(gen_) => {
+                let names: Vec<&str> = gen_.params().iter().map(|x| x.name).collect();
+                for (k, _) in &params {
+                    if !names.contains(&k.as_str()) {
+                        p.push(
+                            &format!("data.params.{k}"),
+                            format!(
+                                "not a parameter of generator '{g}'; its parameters are: {}",
+                                names.join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
+            Err(e) => p.push("data.generator", e),
+        }
+    }
+    if released.is_none() && !t.contains_key("released") {
+        p.push(
+            "data.released",
+            "is required: the file that is masked and released",
+        );
+    }
+    if truth.is_none() && !t.contains_key("truth") {
+        p.push(
+            "data.truth",
+            "is required: the column with the true person id (role truth)",
+        );
+    }
+    if generator.is_none() && n.is_some() {
+        p.push("data.n", "only for a generator");
+    }
+    s.finish(p);
+    let source = match generator {
+        Some(name) => DataSource::Generator {
+            name,
+            n,
+            params: params.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        },
+        None => DataSource::Files,
+    };
+    let truth = truth?;
+    Some(DataSpec {
+        source,
+        released: released?,
+        intruder,
+        released_schema,
+        intruder_schema,
+        truth_intruder: truth_intruder.unwrap_or_else(|| truth.clone()),
+        truth,
+    })
+}
+
+fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
+    let mut s = Section::new(t, "scenario");
+    let keys = s.strings(p, "keys");
+    let key_map = s.string_map(p, "key_map").unwrap_or_default();
+    let known = s.share(p, "known").unwrap_or(1.0);
+    let intruder_n = s.uint(p, "intruder_n");
+    let align = s.boolean(p, "align").unwrap_or(true);
+    let mut error = Vec::new();
+    for (i, e) in s.tables(p, "error").into_iter().enumerate() {
+        let loc = format!("scenario.error[{}]", i + 1);
+        match e.get("method").and_then(Value::as_str) {
+            None => p.push(
+                &format!("{loc}.method"),
+                "is required (a defence method, or 'blank')",
+            ),
+            Some("blank") => {
+                let mut b = Section::new(e, loc.clone());
+                b.raw("method");
+                if b.strings(p, "columns").is_none() && !e.contains_key("columns") {
+                    p.push(&format!("{loc}.columns"), "is required");
+                }
+                if b.share(p, "p").is_none() && !e.contains_key("p") {
+                    p.push(
+                        &format!("{loc}.p"),
+                        "is required: the share of cells blanked",
+                    );
+                }
+                b.finish(p);
+                error.push(ErrorStep {
+                    method: "blank".into(),
+                    params: e.clone(),
+                });
+            }
+            Some(m) => {
+                if let Err(err) = intruder_defence::Pipeline::single(m, e.clone(), &loc) {
+                    p.push(&loc, err);
+                } else {
+                    error.push(ErrorStep {
+                        method: m.to_string(),
+                        params: e.clone(),
+                    });
+                }
+            }
+        }
+    }
+    match &keys {
+        Some(k) if k.is_empty() => p.push("scenario.keys", "list at least one key"),
+        None if !t.contains_key("keys") => p.push("scenario.keys", "is required"),
+        _ => {}
+    }
+    if let Some(k) = &keys {
+        for (a, _) in &key_map {
+            if !k.contains(a) {
+                p.push(
+                    &format!("scenario.key_map.{a}"),
+                    format!("'{a}' is not one of the keys ({})", k.join(", ")),
+                );
+            }
+        }
+    }
+    s.finish(p);
+    Some(Scenario {
+        keys: keys?,
+        key_map,
+        known,
+        intruder_n,
+        error,
+        align,
+    })
+}
+
+/// The declared kind of a defence parameter, from the registry.
+fn param_kind(method: &str, key: &str) -> Option<intruder_defence::ParamKind> {
+    intruder_defence::method(method)?
+        .params
+        .iter()
+        .find(|s| s.name == key)
+        .map(|s| s.kind)
+}
+
+/// Whether `v` is a grid list for a parameter of kind `k`.
+pub(crate) fn is_grid(k: Option<intruder_defence::ParamKind>, v: &Value) -> bool {
+    use intruder_defence::ParamKind as K;
+    let Value::Array(a) = v else { return false };
+    match k {
+        Some(K::Integer | K::Number | K::Bool | K::String) => true,
+        Some(K::Strings | K::Numbers | K::Integers) => {
+            !a.is_empty() && a.iter().all(|x| x.is_array())
+        }
+        Some(K::Matrix) => {
+            !a.is_empty()
+                && a.iter().all(|x| {
+                    x.as_array()
+                        .is_some_and(|r| !r.is_empty() && r.iter().all(Value::is_array))
+                })
+        }
+        Some(K::Map) => !a.is_empty() && a.iter().all(Value::is_table),
+        None => false,
+    }
+}
+
+pub(crate) fn step_grid_kind(method: &str, key: &str) -> Option<intruder_defence::ParamKind> {
+    param_kind(method, key)
+}
+
+fn parse_defence(t: &Table, i: usize, p: &mut Problems) -> Option<DefenceSpec> {
+    let loc = format!("defence[{}]", i + 1);
+    let mut s = Section::new(t, loc.clone());
+    let name = s.string(p, "name");
+    if name.is_none() && !t.contains_key("name") {
+        p.push(&s.key("name"), "is required (the label in reports)");
+    }
+    let steps: Vec<Table> = s.tables(p, "step").into_iter().cloned().collect();
+    s.finish(p);
+    let name = name?;
+    let spec = DefenceSpec { name, steps };
+    // Validate every setting of the grid.
+    match crate::plan::expand_defence(&spec) {
+        Ok(settings) => {
+            for st in &settings {
+                if let Err(e) = st.pipeline() {
+                    p.push(&format!("{loc} ({}, setting {})", spec.name, st.label), e);
+                    break;
+                }
+            }
+        }
+        Err(e) => p.push(&loc, e),
+    }
+    Some(spec)
+}
+
+fn parse_attack(t: &Table, i: usize, keys: &[String], p: &mut Problems) -> Option<AttackSpec> {
+    let loc = format!("attack[{}]", i + 1);
+    let mut s = Section::new(t, loc.clone());
+    let method = s.string(p, "method");
+    if method.is_none() && !t.contains_key("method") {
+        p.push(&s.key("method"), "is required");
+    }
+    let name = s.string(p, "name");
+    let akeys = s.strings(p, "keys");
+    let mut config = AttackConfig::default();
+    if let Some(m) = s.string(p, "missing") {
+        match m.parse::<MissingPolicy>() {
+            Ok(x) => config.missing = x,
+            Err(e) => p.push(&s.key("missing"), e),
+        }
+    }
+    if let Some(m) = s.string(p, "metric") {
+        match m.parse() {
+            Ok(x) => config.metric = x,
+            Err(e) => p.push(&s.key("metric"), e),
+        }
+    }
+    if let Some(m) = s.string(p, "string_metric") {
+        match m.parse() {
+            Ok(x) => config.string_metric = x,
+            Err(e) => p.push(&s.key("string_metric"), e),
+        }
+    }
+    if let Some(b) = s.boolean(p, "standardize") {
+        config.standardize = b;
+    }
+    if let Some(w) = s.number_map(p, "weights") {
+        config.weights = w;
+    }
+    if let Some(k) = s.uint(p, "top_k") {
+        config.top_k = k as usize;
+    }
+    if let Some(b) = s.boolean(p, "one_to_one") {
+        config.one_to_one = b;
+    }
+    if let Some(k) = s.uint(p, "clusters") {
+        config.clusters = Some(k as usize);
+    }
+    if let Some(x) = s.number(p, "match_probability") {
+        config.fellegi_sunter.threshold = x;
+    }
+    let twins_only = s.boolean(p, "twins_only").unwrap_or(false);
+    let threshold = s.number(p, "threshold");
+    let sensitive = s.string(p, "sensitive");
+    let tolerance = s
+        .number(p, "tolerance")
+        .unwrap_or(intruder_attack::DEFAULT_TOLERANCE);
+    s.finish(p);
+    if let Err(e) = config.check() {
+        p.push(&loc, e);
+    }
+    let method = method?;
+    match attack_by_name(&method) {
+        Ok(info) => {
+            if let Err(e) = (info.build)(&config) {
+                p.push(&loc, e);
+            }
+        }
+        Err(e) => p.push(&format!("{loc}.method"), e),
+    }
+    let keys = akeys.unwrap_or_else(|| keys.to_vec());
+    Some(AttackSpec {
+        name: name.unwrap_or_else(|| method.clone()),
+        method,
+        keys,
+        config,
+        twins_only,
+        threshold,
+        sensitive,
+        tolerance,
+    })
+}
+
+fn parse_risk(t: &Table, i: usize, keys: &[String], p: &mut Problems) -> Option<RiskSpec> {
+    let loc = format!("risk[{}]", i + 1);
+    let mut s = Section::new(t, loc.clone());
+    let missing = s.string(p, "missing").unwrap_or_else(|| "listwise".into());
+    if missing.parse::<intruder_risk::MissingPolicy>().is_err() {
+        p.push(
+            &s.key("missing"),
+            format!("unknown policy '{missing}'; expected listwise, as-value or wildcard"),
+        );
+    }
+    let name = s.string(p, "name").unwrap_or_else(|| missing.clone());
+    let rkeys = s.strings(p, "keys").unwrap_or_else(|| keys.to_vec());
+    let file = match s.string(p, "file").as_deref() {
+        None | Some("released") => RiskFile::Released,
+        Some("source") => RiskFile::Source,
+        Some(other) => {
+            p.push(
+                &s.key("file"),
+                format!("unknown file '{other}'; expected released or source"),
+            );
+            RiskFile::Released
+        }
+    };
+    let population_size = s.number(p, "population_size");
+    let weight = s.string(p, "weight");
+    let sensitive = s.string(p, "sensitive");
+    let unique_threshold = s.uint(p, "unique_threshold").unwrap_or(1) as u32;
+    let with_n_match = s.boolean(p, "with_n_match").unwrap_or(false);
+    s.finish(p);
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        p.push(
+            &format!("{loc}.name"),
+            "expected letters, digits, '-' or '_'",
+        );
+    }
+    Some(RiskSpec {
+        name,
+        keys: rkeys,
+        missing,
+        file,
+        population_size,
+        weight,
+        sensitive,
+        unique_threshold,
+        with_n_match,
+    })
+}
+
+/// Converts a TOML value to JSON (for hashing and reports).
+pub(crate) fn to_json(v: &Value) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}
