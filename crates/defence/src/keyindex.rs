@@ -29,6 +29,7 @@ pub struct KeyIndex {
     codes: Vec<Vec<u32>>,
     radix: Option<Vec<u128>>,
     obs: Vec<u64>,
+    orig_obs: Vec<u64>,
     weights: Option<Vec<f64>>,
     patterns: BTreeMap<u64, usize>,
     maps: HashMap<(u64, u64), Counts, FixedState>,
@@ -84,6 +85,7 @@ impl KeyIndex {
         Ok(KeyIndex {
             codes,
             radix,
+            orig_obs: obs.clone(),
             obs,
             weights,
             patterns,
@@ -153,9 +155,14 @@ impl KeyIndex {
     }
 
     /// The number of records matching row `r` (itself included) and their summed weight (the
-    /// count when unweighted), were row `r`'s observed keys `obs` (a subset of its own).
+    /// count when unweighted), were row `r`'s observed keys `obs` (a subset of the keys it had
+    /// observed in the indexed table).
     pub fn count_as(&mut self, r: usize, obs: u64) -> (u32, f64) {
-        debug_assert_eq!(obs & !self.obs[r], 0, "query keys must be observed");
+        debug_assert_eq!(
+            obs & !self.orig_obs[r],
+            0,
+            "query keys must have been observed"
+        );
         let qs: Vec<u64> = self.patterns.keys().copied().collect();
         let (mut n, mut w) = (0u32, 0.0);
         for q in qs {
@@ -182,8 +189,44 @@ impl KeyIndex {
 
     /// Marks key `j` of row `r` as missing, updating every table built so far.
     pub fn suppress(&mut self, r: usize, j: usize) {
+        let new = self.obs[r] & !(1u64 << j);
+        self.set_observed(r, new);
+    }
+
+    /// Marks key `j` of row `r` as observed again (its value is the one indexed); a key that
+    /// was missing in the indexed table stays missing.
+    pub fn restore(&mut self, r: usize, j: usize) {
+        let new = (self.obs[r] | (1u64 << j)) & self.orig_obs[r];
+        self.set_observed(r, new);
+    }
+
+    /// The rows that match row `r` now but would not once key `j` of `r` is restored: rows
+    /// observing key `j` with another value and agreeing with `r` on every other key observed
+    /// in both. O(n · keys).
+    pub fn losers_on_restore(&self, r: usize, j: usize) -> Vec<usize> {
+        let bit = 1u64 << j;
+        let cj = &self.codes[j];
+        (0..self.obs.len())
+            .filter(|&s| {
+                let os = self.obs[s];
+                if s == r || os & bit == 0 || cj[s] == cj[r] {
+                    return false;
+                }
+                let mut common = os & self.obs[r] & !bit;
+                while common != 0 {
+                    let l = common.trailing_zeros() as usize;
+                    if self.codes[l][s] != self.codes[l][r] {
+                        return false;
+                    }
+                    common &= common - 1;
+                }
+                true
+            })
+            .collect()
+    }
+
+    fn set_observed(&mut self, r: usize, new: u64) {
         let old = self.obs[r];
-        let new = old & !(1u64 << j);
         if new == old {
             return;
         }

@@ -11,7 +11,8 @@
 //! Records are visited from the rarest (lowest frequency, then row order). For a violating
 //! record: if suppressing one key makes it safe, the least important such key is suppressed;
 //! otherwise the key whose suppression raises its frequency most (ties: least important). This
-//! repeats until the record is safe. Importance follows sdcMicro: 1 = most important, suppressed
+//! repeats until the record is safe. A second pass then restores every suppressed cell that is
+//! no longer needed (most important keys first). Importance follows sdcMicro: 1 = most important, suppressed
 //! last; by default keys with more distinct values are less important (sdcMicro's default).
 //! The greedy is not guaranteed optimal (optimal local suppression is NP-hard; Meyerson &
 //! Williams 2004), but it never suppresses more than suppressing every key of every originally
@@ -194,7 +195,54 @@ pub(crate) fn k_anonymise(idx: &mut KeyIndex, k: u32, importance: &[i64]) -> Vec
             out.push((r, j));
         }
     }
-    out
+    restore_redundant(idx, k, importance, out)
+}
+
+/// Second pass: tries to restore each suppressed cell, most important keys first (then the
+/// latest suppression first), and keeps it restored when every record still has at least k
+/// matches. Restoring only removes matches, so each check is exact: the record's own count
+/// with the cell restored, and the count of every record that would lose it as a match.
+fn restore_redundant(
+    idx: &mut KeyIndex,
+    k: u32,
+    importance: &[i64],
+    cells: Vec<(usize, usize)>,
+) -> Vec<(usize, usize)> {
+    if cells.is_empty() {
+        return cells;
+    }
+    let mut counts: Vec<u32> = (0..idx.len()).map(|r| idx.count(r).0).collect();
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    order.sort_by_key(|&c| (importance[cells[c].1], std::cmp::Reverse(c)));
+    let mut keep = vec![true; cells.len()];
+    for c in order {
+        let (r, j) = cells[c];
+        let obs = idx.observed(r);
+        let restored = obs | (1u64 << j);
+        let now = idx.count_as(r, restored).0;
+        if now < k {
+            continue;
+        }
+        let losers = if now < counts[r] {
+            idx.losers_on_restore(r, j)
+        } else {
+            Vec::new()
+        };
+        if losers.iter().any(|&s| counts[s] <= k) {
+            continue;
+        }
+        idx.restore(r, j);
+        counts[r] = now;
+        for s in losers {
+            counts[s] -= 1;
+        }
+        keep[c] = false;
+    }
+    cells
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(c, k)| k.then_some(c))
+        .collect()
 }
 
 fn apply_suppressions(
