@@ -281,7 +281,7 @@ fn scan_tile(
 /// The `k` nearest released rows of every query row (squared Euclidean), exact; see the module
 /// docs for what "k" keeps when distances tie.
 ///
-/// On x86-64 with AVX2 and FMA, a single-precision filter ([`crate::knn32`]) discards pairs
+/// On x86-64 with AVX2 and FMA, a single-precision filter (module `knn32`) discards pairs
 /// that cannot be in the answer and recomputes the rest exactly; the result is identical.
 pub fn knn(x: &Matrix, y: &Matrix, k: usize) -> Vec<Vec<(f64, u32)>> {
     assert_eq!(x.dim, y.dim, "query and released matrices differ in width");

@@ -2,7 +2,7 @@
 //!
 //! An *intruder* holds a file of identified records and links it to a *released* (masked) file
 //! over key variables. Every attack here returns, for each intruder record, released candidates
-//! ranked by score (higher is better; ties share a rank), a [`Linkage`]. One [`evaluate`]
+//! ranked by score (higher is better; ties share a rank), a [`Linkage`]. One [`evaluate()`]
 //! function — the only code of the toolkit that reads the ground truth — turns a linkage into the
 //! figures of METHODS.md §2: correct-match rate, Mitra's expected identifications `Σ 1/c_i`,
 //! uniques, ranks, precision/recall, and attribute disclosure `A`.
@@ -21,7 +21,7 @@
 //! # The ground truth cannot reach an attack
 //! [`Attack::link`] takes two [`Table`]s and a [`KeyMap`]. A `Table` cannot hold a column with
 //! role truth (`Table::new` rejects it; loading puts such columns in a separate
-//! [`intruder_data::Truth`]), and no function of this crate other than [`evaluate`] takes a
+//! [`intruder_data::Truth`]), and no function of this crate other than [`evaluate()`] takes a
 //! `Truth`. So an attack is unable, by its signature, to see who is who; a test checks that a
 //! truth column loaded from a file is absent from the tables an attack receives.
 //!
