@@ -457,15 +457,15 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
         classes_of(&kd, class_policy)
     };
     let k: Vec<Option<u32>> = (0..n_total).map(|i| classes.k(i)).collect();
-    let nm: Option<NMatch> = (wildcard || params.with_n_match).then(|| {
-        if wildcard {
-            n_match_of(&kd, weights.as_deref())
-        } else {
-            let w = KeyData::new(table, &params.keys, params.set_match, true)
-                .expect("keys checked above");
-            n_match_of(&w, weights.as_deref())
-        }
-    });
+    let nm: Option<NMatch> = if wildcard {
+        Some(n_match_of(&kd, weights.as_deref()))
+    } else if params.with_n_match {
+        // Set-valued keys are coded differently for matching (and may be refused there).
+        let w = KeyData::new(table, &params.keys, params.set_match, true)?;
+        Some(n_match_of(&w, weights.as_deref()))
+    } else {
+        None
+    };
     let t = params.unique_threshold;
 
     let (class_summary, wildcard_summary) = if wildcard {
