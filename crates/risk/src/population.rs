@@ -209,7 +209,9 @@ impl UniquenessEstimator for Zayatz {
     }
 }
 
-/// Pitman's sampling formula (Hoshino 2001), module docs.
+/// Pitman's sampling formula (Hoshino 2001), module docs. The search keeps 0 < α < 1 and
+/// θ > −α; a sample whose likelihood peaks at α ≤ 0 (no heavy tail of small classes) has no
+/// valid Pitman estimate, and the decision rule then falls back to Zayatz.
 #[derive(Debug, Clone, Copy)]
 pub struct Pitman;
 
@@ -302,7 +304,7 @@ impl Pitman {
                     return None;
                 }
             }
-            let done = (nt - t).abs() <= 1e-11 * (1.0 + t.abs()) && (na - a).abs() <= 1e-13;
+            let done = (nt - t).abs() <= 1e-10 * (1.0 + t.abs()) && (na - a).abs() <= 1e-10;
             t = nt;
             a = na;
             if done {

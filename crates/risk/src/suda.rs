@@ -279,39 +279,57 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         }
     }
     let as_value = params.missing == MissingPolicy::AsValue;
+    let digit = |c: u32| {
+        if c == MISSING {
+            0
+        } else {
+            c + u32::from(as_value)
+        }
+    };
+    // Tuples renumbered in lexicographic order of their values (LSD counting sort).
+    let mut order: Vec<u32> = (0..nt as u32).collect();
+    for (codes, &card) in kd.codes.iter().zip(&kd.card).rev() {
+        let mut count = vec![0u32; card as usize + 2];
+        for &t in &order {
+            count[digit(codes[rep[t as usize] as usize]) as usize + 1] += 1;
+        }
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        let mut next = vec![0u32; nt];
+        for &t in &order {
+            let d = digit(codes[rep[t as usize] as usize]) as usize;
+            next[count[d] as usize] = t;
+            count[d] += 1;
+        }
+        order = next;
+    }
+    let mut tuple_of_class = vec![0u32; nt];
+    for (k, &c) in order.iter().enumerate() {
+        tuple_of_class[c as usize] = k as u32;
+    }
+    let rep: Vec<u32> = order.iter().map(|&c| rep[c as usize]).collect();
+    let mult: Vec<u32> = order.iter().map(|&c| classes.sizes[c as usize]).collect();
+    let mult = &mult;
+    let tuple = |i: usize| tuple_of_class[classes.class_of[i] as usize] as usize;
     let vals: Vec<Vec<u32>> = kd
         .codes
         .iter()
-        .map(|codes| {
-            rep.iter()
-                .map(|&r| {
-                    let c = codes[r as usize];
-                    if c == MISSING {
-                        0
-                    } else {
-                        c + u32::from(as_value)
-                    }
-                })
-                .collect()
-        })
+        .map(|codes| rep.iter().map(|&r| digit(codes[r as usize])).collect())
         .collect();
-    let mult = &classes.sizes;
-    let cands = search(&vals, mult, m);
+    let (cand_off, cands) = search(&vals, mult, m);
 
     // Minimal candidates per tuple → MSUs per record.
     let mut per_tuple_off = vec![0u64; nt + 1];
     let mut masks: Vec<u64> = Vec::with_capacity(cands.len());
     {
-        let mut i = 0;
         let mut kept: Vec<u64> = Vec::new();
         for t in 0..nt {
             kept.clear();
-            while i < cands.len() && cands[i].0 == t as u32 {
-                let mk = cands[i].1;
+            for &mk in &cands[cand_off[t] as usize..cand_off[t + 1] as usize] {
                 if !kept.iter().any(|&k| k & mk == k) {
                     kept.push(mk);
                 }
-                i += 1;
             }
             masks.extend_from_slice(&kept);
             per_tuple_off[t + 1] = masks.len() as u64;
@@ -337,11 +355,11 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
     msu_offsets.push(0u64);
     let mut msu_masks = Vec::with_capacity(masks.len());
     let mut score = Vec::with_capacity(n);
-    for &c in &classes.class_of {
+    for (i, &c) in classes.class_of.iter().enumerate() {
         if c == DELETED {
             score.push(None);
         } else {
-            let t = c as usize;
+            let t = tuple(i);
             if mult[t] == 1 {
                 msu_masks.extend_from_slice(
                     &masks[per_tuple_off[t] as usize..per_tuple_off[t + 1] as usize],
@@ -417,7 +435,7 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         let mut label: Vec<Option<String>> = vec![None; credit_level[v].len()];
         let mut seen = vec![false; credit_level[v].len()];
         for &r in &rep {
-            let code = vals[v][r_to_t(&classes.class_of, r)] as usize;
+            let code = vals[v][tuple(r as usize)] as usize;
             if !seen[code] {
                 seen[code] = true;
                 label[code] = Some(
@@ -468,10 +486,6 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
     })
 }
 
-fn r_to_t(class_of: &[u32], r: u32) -> usize {
-    class_of[r as usize] as usize
-}
-
 /// Numbers in numeric order, then text.
 fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     match (a.parse::<f64>(), b.parse::<f64>()) {
@@ -505,35 +519,135 @@ impl Partition {
     }
 }
 
+/// Flag on a partition member that stands only as a blocker (module docs).
+const BLOCKER: u32 = 1 << 31;
+
+/// The tuples, column by column: values, and suffix ids (`suffix[j]` = id of the projection on
+/// keys `j+1..att`; the last is 0). Tuples are numbered in lexicographic order of their values,
+/// so members of a class lie close together and are read in increasing order.
 struct Search<'a> {
     vals: &'a [Vec<u32>],
-    mult: &'a [u32],
+    suffix: Vec<Vec<u32>>,
+    mult: Vec<u32>,
     att: usize,
     max: usize,
 }
 
+/// Scratch space of one task.
+#[derive(Default)]
+struct Scratch {
+    buf: Vec<u64>,
+    buf2: Vec<u64>,
+    count: Vec<u32>,
+}
+
 impl Search<'_> {
-    /// Refines `part` by key `w` into `out`: singletons of multiplicity 1 are emitted as
-    /// newly unique on `mask`; classes without a multiplicity-1 tuple are dropped.
+    #[inline]
+    fn val(&self, t: u32, w: usize) -> u32 {
+        self.vals[w][t as usize]
+    }
+
+    /// Whether member `x` (a tuple id, with [`BLOCKER`] set when it only stands for records
+    /// that cannot become unique) can become unique.
+    #[inline]
+    fn candidate(&self, x: u32) -> bool {
+        x & BLOCKER == 0 && self.mult[x as usize] == 1
+    }
+
+    /// Adds the class on S ∪ {w} (members in `run`, packed `value << 32 | member`) to `out`
+    /// when it can still yield a candidate below, and returns whether it did. Members are
+    /// grouped by their projection on the keys after `w`: a group of two or more can never
+    /// become unique below (not even on every key left), and any one of them blocks whatever
+    /// the others block, so the group is kept as one blocker. The class is dropped when no
+    /// candidate is left.
+    fn push_child(&self, run: &[u64], w: usize, out: &mut Partition, buf2: &mut Vec<u64>) {
+        if run.len() == 2 {
+            let (a, b) = (run[0] as u32, run[1] as u32);
+            let (ta, tb) = ((a & !BLOCKER) as usize, (b & !BLOCKER) as usize);
+            if self.suffix[w][ta] != self.suffix[w][tb] && (self.candidate(a) || self.candidate(b))
+            {
+                out.members.push(a);
+                out.members.push(b);
+                out.bounds.push(out.members.len() as u32);
+            }
+            return;
+        }
+        buf2.clear();
+        buf2.extend(run.iter().map(|&x| {
+            let m = x as u32;
+            (self.suffix[w][(m & !BLOCKER) as usize] as u64) << 32 | m as u64
+        }));
+        buf2.sort_unstable();
+        let start = out.members.len();
+        let mut any = false;
+        let mut a = 0;
+        while a < buf2.len() {
+            let key = buf2[a] >> 32;
+            let mut b = a + 1;
+            while b < buf2.len() && buf2[b] >> 32 == key {
+                b += 1;
+            }
+            let m = buf2[a] as u32;
+            if b - a == 1 {
+                any |= self.candidate(m);
+                out.members.push(m);
+            } else {
+                out.members.push(m | BLOCKER);
+            }
+            a = b;
+        }
+        if any && out.members.len() - start >= 2 {
+            out.members[start..].sort_unstable_by_key(|&m| m & !BLOCKER);
+            out.bounds.push(out.members.len() as u32);
+        } else {
+            out.members.truncate(start);
+        }
+    }
+
+    /// Refines `part` by key `w` into `out` (when `keep`): singletons of multiplicity 1 are
+    /// emitted as newly unique on `mask`; classes that cannot yield a candidate are dropped.
     fn refine(
         &self,
         part: &Partition,
         w: usize,
         mask: u64,
+        keep: bool,
         out: &mut Partition,
-        buf: &mut Vec<u64>,
+        sc: &mut Scratch,
         emit: &mut Vec<(u32, u64)>,
     ) {
         out.clear();
-        let vw = &self.vals[w];
+        let Scratch { buf, buf2, count } = sc;
         for class in part.classes() {
             buf.clear();
-            buf.extend(
-                class
-                    .iter()
-                    .map(|&t| (vw[t as usize] as u64) << 32 | t as u64),
-            );
-            buf.sort_unstable();
+            if class.len() <= 48 {
+                buf.extend(
+                    class
+                        .iter()
+                        .map(|&t| (self.val(t & !BLOCKER, w) as u64) << 32 | t as u64),
+                );
+                buf.sort_unstable();
+            } else {
+                // Counting sort on the value: stable, so members stay in tuple order.
+                let vals: &mut Vec<u64> = buf2;
+                vals.clear();
+                vals.extend(class.iter().map(|&t| self.val(t & !BLOCKER, w) as u64));
+                let hi = vals.iter().copied().max().unwrap_or(0) as usize + 1;
+                count.clear();
+                count.resize(hi + 1, 0);
+                for &v in vals.iter() {
+                    count[v as usize + 1] += 1;
+                }
+                for i in 1..=hi {
+                    count[i] += count[i - 1];
+                }
+                buf.resize(class.len(), 0);
+                for (&t, &v) in class.iter().zip(vals.iter()) {
+                    let pos = &mut count[v as usize];
+                    buf[*pos as usize] = v << 32 | t as u64;
+                    *pos += 1;
+                }
+            }
             let mut a = 0;
             while a < buf.len() {
                 let key = buf[a] >> 32;
@@ -542,19 +656,24 @@ impl Search<'_> {
                     b += 1;
                 }
                 if b - a == 1 {
-                    let t = buf[a] as u32;
-                    if self.mult[t as usize] == 1 {
-                        emit.push((t, mask));
+                    let m = buf[a] as u32;
+                    if self.candidate(m) {
+                        emit.push((m, mask));
                     }
-                } else if buf[a..b].iter().any(|&x| self.mult[x as u32 as usize] == 1) {
-                    out.members.extend(buf[a..b].iter().map(|&x| x as u32));
-                    out.bounds.push(out.members.len() as u32);
+                } else if keep {
+                    self.push_child(&buf[a..b], w, out, buf2);
                 }
                 a = b;
             }
         }
     }
 
+    /// Whether children of a node whose last key is `w`, at `depth`, are searched.
+    fn descends(&self, w: usize, depth: usize) -> bool {
+        w + 1 < self.att && depth < self.max
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn dfs(
         &self,
         part: &Partition,
@@ -562,36 +681,46 @@ impl Search<'_> {
         last: usize,
         depth: usize,
         bufs: &mut [Partition],
-        buf: &mut Vec<u64>,
+        sc: &mut Scratch,
         emit: &mut Vec<(u32, u64)>,
     ) {
-        if depth >= self.max {
-            return;
-        }
         let Some((cur, rest)) = bufs.split_first_mut() else {
             return;
         };
         for w in last + 1..self.att {
             let m = mask | 1 << w;
-            self.refine(part, w, m, cur, buf, emit);
-            if !cur.is_empty() && depth + 1 < self.max {
-                self.dfs(cur, m, w, depth + 1, rest, buf, emit);
+            let keep = self.descends(w, depth + 1);
+            self.refine(part, w, m, keep, cur, sc, emit);
+            if keep && !cur.is_empty() {
+                self.dfs(cur, m, w, depth + 1, rest, sc, emit);
             }
         }
     }
 }
 
-/// Candidates `(tuple, mask)`: tuple unique on `mask` and not on its prefix parent; sorted by
-/// tuple, then size, then mask.
-fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> Vec<(u32, u64)> {
+/// Candidates `(tuple, mask)`: tuple unique on `mask` and not on its prefix parent; returned
+/// grouped by tuple (`offsets`, `masks`), each group sorted by size then mask.
+fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> (Vec<u64>, Vec<u64>) {
     let att = vals.len();
     let nt = mult.len();
     if !mult.contains(&1) {
-        return Vec::new();
+        return (vec![0; nt + 1], Vec::new());
+    }
+    // Suffix ids, exact: id_j = dense(id_{j+1}, value_j), from the last key down.
+    let mut suffix = vec![vec![0u32; nt]; att];
+    for j in (0..att.saturating_sub(1)).rev() {
+        let codes: Vec<u64> = (0..nt)
+            .map(|t| {
+                let next = if j + 1 < att - 1 { suffix[j + 1][t] } else { 0 };
+                (next as u64) << 32 | vals[j + 1][t] as u64
+            })
+            .collect();
+        suffix[j] = crate::keys::densify(&codes).0;
     }
     let s = Search {
         vals,
-        mult,
+        suffix,
+        mult: mult.to_vec(),
         att,
         max,
     };
@@ -605,40 +734,72 @@ fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> Vec<(u32, u64)> {
         .map(|v| {
             let mut p = Partition::default();
             let mut emit = Vec::new();
-            s.refine(&root, v, 1 << v, &mut p, &mut Vec::new(), &mut emit);
+            let keep = s.descends(v, 1);
+            s.refine(
+                &root,
+                v,
+                1 << v,
+                keep,
+                &mut p,
+                &mut Scratch::default(),
+                &mut emit,
+            );
             (p, emit)
         })
         .collect();
     // Level 2 and below, one task per pair of keys.
-    let pairs: Vec<(usize, usize)> = if max >= 2 {
-        (0..att)
-            .flat_map(|v| (v + 1..att).map(move |w| (v, w)))
-            .filter(|&(v, _)| !level1[v].0.is_empty())
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let pairs: Vec<(usize, usize)> = (0..att)
+        .flat_map(|v| (v + 1..att).map(move |w| (v, w)))
+        .filter(|&(v, _)| !level1[v].0.is_empty())
+        .collect();
     let deeper: Vec<Vec<(u32, u64)>> = pairs
         .par_iter()
         .map(|&(v, w)| {
             let mut emit = Vec::new();
-            let mut buf = Vec::new();
+            let mut sc = Scratch::default();
             let mut p = Partition::default();
             let m = 1u64 << v | 1 << w;
-            s.refine(&level1[v].0, w, m, &mut p, &mut buf, &mut emit);
-            if !p.is_empty() && max > 2 {
+            let keep = s.descends(w, 2);
+            s.refine(&level1[v].0, w, m, keep, &mut p, &mut sc, &mut emit);
+            if keep && !p.is_empty() {
                 let mut bufs: Vec<Partition> = (0..max.saturating_sub(2))
                     .map(|_| Partition::default())
                     .collect();
-                s.dfs(&p, m, w, 2, &mut bufs, &mut buf, &mut emit);
+                s.dfs(&p, m, w, 2, &mut bufs, &mut sc, &mut emit);
             }
             emit
         })
         .collect();
-    let mut all: Vec<(u32, u64)> = level1.into_iter().flat_map(|(_, e)| e).collect();
-    for d in deeper {
-        all.extend(d);
+    // Group by tuple (counting sort), then order each group by size and mask.
+    let mut offsets = vec![0u64; nt + 1];
+    let lists = level1.iter().map(|(_, e)| e).chain(deeper.iter());
+    for e in lists.clone() {
+        for &(t, _) in e {
+            offsets[t as usize + 1] += 1;
+        }
     }
-    all.par_sort_unstable_by_key(|&(t, m)| (t, m.count_ones(), m));
-    all
+    for t in 0..nt {
+        offsets[t + 1] += offsets[t];
+    }
+    let mut masks = vec![0u64; offsets[nt] as usize];
+    let mut pos: Vec<u64> = offsets[..nt].to_vec();
+    for e in lists {
+        for &(t, m) in e {
+            masks[pos[t as usize] as usize] = m;
+            pos[t as usize] += 1;
+        }
+    }
+    // Each group sorted by (size, mask): sort keys with the size in the top bits are not
+    // possible for 64 keys, so compare pairs.
+    let mut groups: Vec<&mut [u64]> = Vec::with_capacity(nt);
+    let mut rest = masks.as_mut_slice();
+    for t in 0..nt {
+        let (head, tail) = rest.split_at_mut((offsets[t + 1] - offsets[t]) as usize);
+        groups.push(head);
+        rest = tail;
+    }
+    groups
+        .par_iter_mut()
+        .for_each(|g| g.sort_unstable_by_key(|&m| (m.count_ones(), m)));
+    (offsets, masks)
 }
