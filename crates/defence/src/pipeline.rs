@@ -59,6 +59,16 @@ impl Pipeline {
         let doc: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| fail(vec![format!("not valid TOML: {e}")]))?;
+        Pipeline::from_table(&doc, source_name)
+    }
+
+    /// Builds a pipeline from an already parsed table holding `step = [{ method = … }, …]`
+    /// (e.g. a section of an experiment file); `source_name` labels errors.
+    pub fn from_table(doc: &toml::Table, source_name: &str) -> Result<Pipeline, DefenceError> {
+        let fail = |problems: Vec<String>| DefenceError::Params {
+            source_name: source_name.to_string(),
+            problems,
+        };
         let mut problems = Vec::new();
         for k in doc.keys().filter(|k| *k != "step") {
             problems.push(format!(
