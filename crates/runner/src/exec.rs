@@ -97,10 +97,40 @@ pub fn load_data(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
     };
     let released = read_with_schema(&dir.join(&d.released), rel_schema.as_deref())?;
     let source = match &d.intruder {
-        Some(f) if f != &d.released => Some(read_with_schema(&dir.join(f), int_schema.as_deref())?),
+        Some(f) if f != &d.released || !d.intruder_where.is_empty() => Some(filter(
+            read_with_schema(&dir.join(f), int_schema.as_deref())?,
+            &d.intruder_where,
+        )?),
+        None if !d.intruder_where.is_empty() => Some(filter(
+            read_with_schema(&dir.join(&d.released), rel_schema.as_deref())?,
+            &d.intruder_where,
+        )?),
         _ => None,
     };
+    let released = filter(released, &d.released_where)?;
     Ok(Loaded { released, source })
+}
+
+/// The records whose columns equal the given values (as text); truth columns may be named.
+fn filter(ds: Dataset, conds: &[(String, String)]) -> Result<Dataset, RunnerError> {
+    if conds.is_empty() {
+        return Ok(ds);
+    }
+    let mut cols = Vec::new();
+    for (name, value) in conds {
+        let c = match ds.truth.column(name) {
+            Some(c) => c,
+            None => ds.table.column(name)?,
+        };
+        cols.push((c, value));
+    }
+    let rows: Vec<usize> = (0..ds.table.nrows())
+        .filter(|&i| {
+            cols.iter()
+                .all(|(c, v)| c.text(i).is_some_and(|t| t == v.as_str()))
+        })
+        .collect();
+    Ok(ds.take(&rows))
 }
 
 /// Deterministic recodings an intruder repeats on their own copy when `scenario.align` is on.

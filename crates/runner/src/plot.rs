@@ -203,6 +203,14 @@ fn line_plot(
         }
         let (x0, x1) = padded(x0, x1);
         let (y0, y1) = padded(y0.min(0.0), y1);
+        let all_props = series
+            .iter()
+            .all(|(k, _)| crate::report::is_proportion(k.split(' ').next().unwrap_or(k)));
+        let (y0, y1) = if all_props {
+            (y0.max(-0.02), y1.min(1.02))
+        } else {
+            (y0, y1)
+        };
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
             .margin(12)
@@ -274,6 +282,11 @@ fn map_plot(
         }
         let (x0, x1) = padded(x0.min(0.0), x1 + (x1 - x0.min(0.0)) * 0.25);
         let (y0, y1) = padded(y0.min(0.0), y1);
+        let (y0, y1) = if crate::report::is_proportion(ylab) {
+            (y0.max(-0.02), y1.min(1.02))
+        } else {
+            (y0, y1)
+        };
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
             .margin(12)
@@ -304,7 +317,7 @@ fn map_plot(
             chart
                 .draw_series(std::iter::once(Text::new(
                     p.0.clone(),
-                    (p.1, p.2),
+                    (p.1 + (x1 - x0) * 0.01, p.2),
                     ("sans-serif", 11).into_font().color(&BLACK),
                 )))
                 .map_err(perr)?;

@@ -106,9 +106,27 @@ pub fn aggregate(plan: &Plan, raws: &[Value]) -> Vec<SettingResult> {
         }
     }
     for (o, vs) in out.iter_mut().zip(values) {
-        o.metrics = vs.into_iter().map(|(k, v)| (k, Stat::new(v))).collect();
+        o.metrics = vs
+            .into_iter()
+            .map(|(k, v)| {
+                let mut st = Stat::new(v);
+                if is_proportion(&k) {
+                    st.lo = st.lo.max(0.0);
+                    st.hi = st.hi.min(1.0);
+                }
+                (k, st)
+            })
+            .collect();
     }
     out
+}
+
+/// Whether a metric is a proportion (its interval is clipped to [0, 1]).
+pub fn is_proportion(metric: &str) -> bool {
+    metric.ends_with("_rate")
+        || metric.ends_with("_share")
+        || metric.ends_with(".precision")
+        || metric.ends_with(".recall")
 }
 
 /// Formats a figure for tables: integers as integers, others with 4 significant digits.

@@ -45,6 +45,11 @@ pub struct DataSpec {
     pub truth: String,
     /// True person id in the intruder's file (default: `truth`).
     pub truth_intruder: String,
+    /// Keep only released records whose columns equal these values (as text), e.g. the split
+    /// households of a wave.
+    pub released_where: Vec<(String, String)>,
+    /// The same for the intruder's source file.
+    pub intruder_where: Vec<(String, String)>,
 }
 
 /// One measurement-error step on the intruder's copy.
@@ -549,6 +554,8 @@ fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
     let intruder_schema = s.string(p, "intruder_schema");
     let truth = s.string(p, "truth");
     let truth_intruder = s.string(p, "truth_intruder");
+    let released_where = s.scalar_map(p, "released_where").unwrap_or_default();
+    let intruder_where = s.scalar_map(p, "intruder_where").unwrap_or_default();
     if let Some(g) = &generator {
         match intruder_synth::find(g) {
             Ok(gen_) => {
@@ -601,6 +608,8 @@ fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
         intruder_schema,
         truth_intruder: truth_intruder.unwrap_or_else(|| truth.clone()),
         truth,
+        released_where,
+        intruder_where,
     })
 }
 
@@ -777,6 +786,9 @@ fn parse_attack(t: &Table, i: usize, keys: &[String], p: &mut Problems) -> Optio
     }
     if let Some(k) = s.uint(p, "clusters") {
         config.clusters = Some(k as usize);
+    }
+    if let Some(k) = s.uint(p, "u_sample") {
+        config.fellegi_sunter.u_sample = k as usize;
     }
     if let Some(x) = s.number(p, "match_probability") {
         config.fellegi_sunter.threshold = x;
