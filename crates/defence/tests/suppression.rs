@@ -232,3 +232,42 @@ fn k_larger_than_the_file_is_a_clear_error() {
     let e = p.run(&t, 0).unwrap_err().to_string();
     assert!(e.contains("2 records") && e.contains("k = 3"), "{e}");
 }
+
+#[test]
+fn importance_decides_which_key_is_suppressed() {
+    // (1,1), (1,2), (2,1) with k = 2: record 0 is made safe by suppressing either key.
+    let a = Column::integer("a", Role::Key, &[Some(1), Some(1), Some(2)]);
+    let b = Column::integer("b", Role::Key, &[Some(1), Some(2), Some(1)]);
+    let t = Table::new("t", vec![a, b]).unwrap();
+    let run = |importance: &str| {
+        let p = Pipeline::from_toml(
+            &format!("[[step]]\nmethod = \"local-suppression\"\nkeys = [\"a\", \"b\"]\nk = 2\nimportance = {importance}\n"),
+            "p",
+        )
+        .unwrap();
+        let (_, log) = p.run(&t, 0).unwrap();
+        let rows = |c: &str| {
+            log.steps[0]
+                .columns
+                .iter()
+                .find(|x| x.column == c)
+                .map(|x| x.rows.clone())
+                .unwrap_or_default()
+        };
+        (rows("a"), rows("b"))
+    };
+    // a most important: b goes first (record 0), then record 2 needs a
+    assert_eq!(run("[1, 2]"), (vec![2], vec![0]));
+    // b most important: a goes first (record 0), then record 1 needs b
+    assert_eq!(run("[2, 1]"), (vec![0], vec![1]));
+    let e = Pipeline::from_toml(
+        "[[step]]\nmethod = \"local-suppression\"\nkeys = [\"a\", \"b\"]\nk = 2\nimportance = [1, 1]\n",
+        "p",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("key 'importance': must be a permutation of 1..2"),
+        "{e}"
+    );
+}
