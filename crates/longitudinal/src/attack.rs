@@ -291,10 +291,7 @@ impl PreparedAttack {
             }
         };
         let wave_t_file = last.table.source().to_path_buf();
-        let intruder = Table::new(
-            wave_t_file.with_extension("intruder-knowledge"),
-            icols,
-        )?;
+        let intruder = Table::new(wave_t_file.with_extension("intruder-knowledge"), icols)?;
         let y = panel.sensitive_last();
         let true_y: Vec<Option<f64>> = targets.iter().map(|&i| Some(y[i])).collect();
         let intruder_truth = Truth::new(vec![
@@ -311,7 +308,9 @@ impl PreparedAttack {
         let released_truth = Truth::new(vec![row_ids(RECORD, &pool_rows)]);
         let linkage = match mode {
             Mode::Link => FollowLink.link(&intruder, &released, &keys)?,
-            Mode::Match => ExactMatch::new(MissingPolicy::Listwise).link(&intruder, &released, &keys)?,
+            Mode::Match => {
+                ExactMatch::new(MissingPolicy::Listwise).link(&intruder, &released, &keys)?
+            }
         };
         Ok(PreparedAttack {
             scenario: scenario.name.clone(),
@@ -339,11 +338,7 @@ impl PreparedAttack {
 
     /// Scores the attack when wave `T` is released with sensitive values `released_y` (aligned
     /// on wave-`T` rows, `NaN` = missing); the true values are the panel's original ones.
-    pub fn score(
-        &self,
-        released_y: &[f64],
-        tolerance: f64,
-    ) -> Result<AttackReport, PanelError> {
+    pub fn score(&self, released_y: &[f64], tolerance: f64) -> Result<AttackReport, PanelError> {
         if !(tolerance.is_finite() && tolerance > 0.0) {
             return Err(PanelError::Params(vec![format!(
                 "tolerance {tolerance}: expected a positive number (Mitra: 0.05)"

@@ -40,13 +40,20 @@ fn model_err(m: impl std::fmt::Display) -> PanelError {
 impl LeafTree {
     /// Fits the tree on column-major `cols` (n rows each) and `y`, with at least `min_leaf`
     /// records per leaf; `seed` fixes smartcore's order of trying variables.
-    pub fn fit(cols: &[Vec<f64>], y: &[f64], min_leaf: usize, seed: u64) -> Result<Self, PanelError> {
+    pub fn fit(
+        cols: &[Vec<f64>],
+        y: &[f64],
+        min_leaf: usize,
+        seed: u64,
+    ) -> Result<Self, PanelError> {
         let n = y.len();
         if n == 0 {
             return Err(model_err("no records to fit the tree on"));
         }
         if min_leaf == 0 {
-            return Err(PanelError::Params(vec!["min_leaf must be at least 1".into()]));
+            return Err(PanelError::Params(vec![
+                "min_leaf must be at least 1".into(),
+            ]));
         }
         let p = cols.len().max(1);
         let mut values = Vec::with_capacity(n * p);
@@ -123,11 +130,16 @@ impl LeafTree {
     fn route(&self, row: &[f64]) -> Result<usize, PanelError> {
         let mut id = 0;
         for _ in 0..=self.nodes.len() {
-            let node = self.nodes.get(id).ok_or_else(|| model_err("bad child index"))?;
+            let node = self
+                .nodes
+                .get(id)
+                .ok_or_else(|| model_err("bad child index"))?;
             match node.children {
                 None => return Ok(id),
                 Some((t, f)) => {
-                    let v = *row.get(node.feature).ok_or_else(|| model_err("bad feature"))?;
+                    let v = *row
+                        .get(node.feature)
+                        .ok_or_else(|| model_err("bad feature"))?;
                     id = if v <= node.threshold { t } else { f };
                 }
             }

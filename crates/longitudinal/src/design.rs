@@ -47,7 +47,11 @@ pub(crate) fn design(
             )]));
         }
         let c = panel.aligned_column(key.wave, &key.column, rows)?;
-        let file = panel.waves()[key.wave - 1].table.source().display().to_string();
+        let file = panel.waves()[key.wave - 1]
+            .table
+            .source()
+            .display()
+            .to_string();
         let missing = (0..c.len()).filter(|&i| c.is_missing(i)).count();
         if missing > 0 {
             return Err(PanelError::Column {

@@ -34,7 +34,9 @@ impl std::str::FromStr for NonUnique {
         match s {
             "include" => Ok(NonUnique::Include),
             "exclude" => Ok(NonUnique::Exclude),
-            _ => Err(format!("unknown non-unique policy '{s}'; expected include or exclude")),
+            _ => Err(format!(
+                "unknown non-unique policy '{s}'; expected include or exclude"
+            )),
         }
     }
 }
@@ -186,7 +188,10 @@ fn link_values(ds: &Dataset, name: &str) -> Result<Vec<String>, PanelError> {
                 .ok_or_else(|| PanelError::Column {
                     file: file(ds),
                     column: name.to_string(),
-                    message: format!("row {}: the link id is missing; every record needs one", i + 1),
+                    message: format!(
+                        "row {}: the link id is missing; every record needs one",
+                        i + 1
+                    ),
                 })
         })
         .collect()
@@ -276,7 +281,11 @@ impl Panel {
         }
         let ids = link_values(last, &spec.link)?;
         for map in &maps {
-            origin.push(ids.iter().map(|id| map.get(id).copied()).collect::<Vec<_>>());
+            origin.push(
+                ids.iter()
+                    .map(|id| map.get(id).copied())
+                    .collect::<Vec<_>>(),
+            );
         }
         let mut count: HashMap<&str, usize> = HashMap::new();
         for id in &ids {

@@ -87,7 +87,11 @@ pub fn nearest_partners(
             (Some(b), Some(a)) => {
                 let db = (score[s] - score[b.1]).abs();
                 let da = (score[a.1] - score[s]).abs();
-                if db < da || (db == da && b.1 < a.1) { b } else { a }
+                if db < da || (db == da && b.1 < a.1) {
+                    b
+                } else {
+                    a
+                }
             }
             (Some(b), None) => b,
             (None, Some(a)) => a,

@@ -110,12 +110,19 @@ impl ProtectParams {
             ));
         }
         if !(0.0..=1.0).contains(&self.swap_share) {
-            p.push(format!("swap_share = {}: expected a share in [0, 1]", self.swap_share));
+            p.push(format!(
+                "swap_share = {}: expected a share in [0, 1]",
+                self.swap_share
+            ));
         }
         if self.min_leaf == 0 {
             p.push("min_leaf = 0: expected at least 1".into());
         }
-        if p.is_empty() { Ok(()) } else { Err(PanelError::Params(p)) }
+        if p.is_empty() {
+            Ok(())
+        } else {
+            Err(PanelError::Params(p))
+        }
     }
 }
 
@@ -147,7 +154,12 @@ pub struct Models {
 
 impl Models {
     /// Fits what `params` needs: the split propensity (swapping all) and the tree (synthesis).
-    pub fn fit(panel: &Panel, params: &ProtectParams, need_split_score: bool, need_tree: bool) -> Result<Models, PanelError> {
+    pub fn fit(
+        panel: &Panel,
+        params: &ProtectParams,
+        need_split_score: bool,
+        need_tree: bool,
+    ) -> Result<Models, PanelError> {
         params.check()?;
         let population = panel.in_all_waves();
         let n = panel.last().table.nrows();
@@ -157,7 +169,13 @@ impl Models {
         }
         let all_waves: Vec<usize> = (1..=panel.t()).collect();
         let split_score = if need_split_score {
-            let (_, cols) = design(panel, &population, &params.covariates, &all_waves, params.transform)?;
+            let (_, cols) = design(
+                panel,
+                &population,
+                &params.covariates,
+                &all_waves,
+                params.transform,
+            )?;
             let z: Vec<bool> = population.iter().map(|&i| panel.is_split(i)).collect();
             let e = propensity(&cols, &z)?;
             let mut full = vec![f64::NAN; n];
@@ -170,21 +188,35 @@ impl Models {
         };
         let tree = if need_tree {
             let earlier: Vec<usize> = (1..panel.t()).collect();
-            let (_, cols) = design(panel, &population, &params.covariates, &earlier, Transform::Identity)?;
+            let (_, cols) = design(
+                panel,
+                &population,
+                &params.covariates,
+                &earlier,
+                Transform::Identity,
+            )?;
             let y = panel.sensitive_last();
             let yv: Vec<f64> = population.iter().map(|&i| y[i]).collect();
             if let Some(k) = yv.iter().position(|v| v.is_nan()) {
                 return Err(PanelError::Column {
                     file: panel.last().table.source().display().to_string(),
                     column: panel.spec().sensitive.clone(),
-                    message: format!("row {}: missing; the tree needs y^(T) of every household", population[k] + 1),
+                    message: format!(
+                        "row {}: missing; the tree needs y^(T) of every household",
+                        population[k] + 1
+                    ),
                 });
             }
             Some(LeafTree::fit(&cols, &yv, params.min_leaf, params.seed)?)
         } else {
             None
         };
-        Ok(Models { population, split_score, tree, pos })
+        Ok(Models {
+            population,
+            split_score,
+            tree,
+            pos,
+        })
     }
 
     /// The tree, when fitted.
@@ -271,8 +303,14 @@ pub fn protect(
             is_swap[j] = true;
         }
     }
-    let to_swap: Vec<usize> = (0..k).filter(|&j| is_swap[j]).map(|j| selected[j]).collect();
-    let to_synth: Vec<usize> = (0..k).filter(|&j| !is_swap[j]).map(|j| selected[j]).collect();
+    let to_swap: Vec<usize> = (0..k)
+        .filter(|&j| is_swap[j])
+        .map(|j| selected[j])
+        .collect();
+    let to_synth: Vec<usize> = (0..k)
+        .filter(|&j| !is_swap[j])
+        .map(|j| selected[j])
+        .collect();
     // Swapping.
     let mut swaps = Vec::new();
     if !to_swap.is_empty() {
@@ -302,7 +340,13 @@ pub fn protect(
                     })?,
                     PartnerScore::Selection => {
                         let all_waves: Vec<usize> = (1..=panel.t()).collect();
-                        let (_, cols) = design(panel, targets, &params.covariates, &all_waves, params.transform)?;
+                        let (_, cols) = design(
+                            panel,
+                            targets,
+                            &params.covariates,
+                            &all_waves,
+                            params.transform,
+                        )?;
                         let z: Vec<bool> = targets.iter().map(|&i| chosen[i]).collect();
                         let e = propensity(&cols, &z)?;
                         let mut full = vec![f64::NAN; n];
@@ -333,7 +377,10 @@ pub fn protect(
         let mut r = rng(params.seed, 3);
         for &s in &to_synth {
             let k = models.pos[s].ok_or_else(|| {
-                PanelError::Model(format!("wave-T row {} is not in the tree's population", s + 1))
+                PanelError::Model(format!(
+                    "wave-T row {} is not in the tree's population",
+                    s + 1
+                ))
             })?;
             let m = tree.members(tree.leaf_of(k));
             let from = models.population[m[r.gen_range(0..m.len())]];
@@ -341,5 +388,11 @@ pub fn protect(
             draws.push((s, from));
         }
     }
-    Ok(Protected { y, selected, swaps, draws, leaves })
+    Ok(Protected {
+        y,
+        selected,
+        swaps,
+        draws,
+        leaves,
+    })
 }

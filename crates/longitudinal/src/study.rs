@@ -10,11 +10,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::attack::{AttackReport, KnownKey, Mode, Pool, PreparedAttack, Scenario};
+use crate::design::Transform;
 use crate::error::PanelError;
 use crate::panel::{Panel, PanelSummary};
 use crate::protect::{Models, PartnerScore, ProtectParams, Selection, protect};
 use crate::utility::{InheritanceModel, inheritance_overlap};
-use crate::design::Transform;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,7 +85,11 @@ impl StudyParams {
         if self.min_leaf == 0 {
             p.push("min_leaf: expected at least 1".into());
         }
-        if p.is_empty() { Ok(()) } else { Err(PanelError::Params(p)) }
+        if p.is_empty() {
+            Ok(())
+        } else {
+            Err(PanelError::Params(p))
+        }
     }
 }
 
@@ -163,7 +167,10 @@ pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, Pan
     let link = match &panel.spec().released_link {
         Some(_) => Some(PreparedAttack::new(
             panel,
-            &Scenario { name: "links".into(), keys: vec![] },
+            &Scenario {
+                name: "links".into(),
+                keys: vec![],
+            },
             Mode::Link,
             params.pool,
         )?),
@@ -193,20 +200,54 @@ pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, Pan
         for sc in 0..attacks.len() {
             for &rho in &params.rhos {
                 for sel in [Selection::Targeted, Selection::Random] {
-                    jobs.push(Job { figure: "fig4", scenario: sc, selection: sel, rho: Some(rho), share: 1.0, seed });
-                    jobs.push(Job { figure: "fig5", scenario: sc, selection: sel, rho: Some(rho), share: 0.0, seed });
+                    jobs.push(Job {
+                        figure: "fig4",
+                        scenario: sc,
+                        selection: sel,
+                        rho: Some(rho),
+                        share: 1.0,
+                        seed,
+                    });
+                    jobs.push(Job {
+                        figure: "fig5",
+                        scenario: sc,
+                        selection: sel,
+                        rho: Some(rho),
+                        share: 0.0,
+                        seed,
+                    });
                 }
                 for &share in &params.shares {
-                    jobs.push(Job { figure: "fig6", scenario: sc, selection: Selection::Targeted, rho: Some(rho), share, seed });
+                    jobs.push(Job {
+                        figure: "fig6",
+                        scenario: sc,
+                        selection: Selection::Targeted,
+                        rho: Some(rho),
+                        share,
+                        seed,
+                    });
                 }
             }
         }
         for share in [1.0, 0.0] {
-            jobs.push(Job { figure: "table1", scenario: usize::MAX, selection: Selection::Random, rho: None, share, seed });
+            jobs.push(Job {
+                figure: "table1",
+                scenario: usize::MAX,
+                selection: Selection::Random,
+                rho: None,
+                share,
+                seed,
+            });
         }
     }
     let method = |share: f64| {
-        if share == 1.0 { "swap" } else if share == 0.0 { "synth" } else { "mix" }
+        if share == 1.0 {
+            "swap"
+        } else if share == 0.0 {
+            "synth"
+        } else {
+            "mix"
+        }
     };
     let outcomes: Vec<Result<(Vec<StudyRow>, Option<StudyUtility>), PanelError>> = jobs
         .par_iter()
@@ -219,7 +260,11 @@ pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, Pan
                 ..base.clone()
             };
             let no_risk = vec![None; panel.targets().len()];
-            let risk = if job.scenario == usize::MAX { &no_risk } else { &risks[job.scenario] };
+            let risk = if job.scenario == usize::MAX {
+                &no_risk
+            } else {
+                &risks[job.scenario]
+            };
             let prot = protect(panel, &models, risk, &p)?;
             let row = |a: &AttackReport, scenario: &str| StudyRow {
                 figure: job.figure.into(),

@@ -54,13 +54,24 @@ fn with_deciles(panel: &Panel, y: &[f64], m: &InheritanceModel) -> Result<Table,
     for name in std::iter::once(&m.response).chain(&m.predictors) {
         cols.push(crate::panel::wave_column(last, name)?.clone());
     }
-    let d: Vec<Option<String>> = deciles(y).into_iter().map(|d| d.map(|d| d.to_string())).collect();
+    let d: Vec<Option<String>> = deciles(y)
+        .into_iter()
+        .map(|d| d.map(|d| d.to_string()))
+        .collect();
     // Level order puts the 5th decile first: it is the reference.
-    let levels: Vec<String> = [5, 1, 2, 3, 4, 6, 7, 8, 9, 10].iter().map(|d| d.to_string()).collect();
+    let levels: Vec<String> = [5, 1, 2, 3, 4, 6, 7, 8, 9, 10]
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
     cols.push(Column::categorical(DECILE, Role::Other, &d, Some(levels))?);
     for c in &mut cols {
         if c.role() == Role::Truth {
-            *c = Column::new(c.name().to_string(), Role::Other, c.data().clone(), c.missing().clone())?;
+            *c = Column::new(
+                c.name().to_string(),
+                Role::Other,
+                c.data().clone(),
+                c.missing().clone(),
+            )?;
         }
     }
     Ok(Table::new(last.table.source().to_path_buf(), cols)?)
