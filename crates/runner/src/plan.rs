@@ -109,7 +109,7 @@ fn value_label(v: &Value) -> String {
 
 /// Expands a defence's grid: each parameter given as a list where its method expects one value
 /// (or a list of lists where it expects a list) is a dimension; the settings are the cartesian
-/// product, the first dimension varying slowest.
+/// product, the first dimension varying slowest (steps in order, keys of a step alphabetically).
 pub fn expand_defence(d: &DefenceSpec) -> Result<Vec<Setting>, String> {
     // (step index, key, values)
     let mut dims: Vec<(usize, String, String, Vec<Value>)> = Vec::new();

@@ -45,11 +45,11 @@ fn grid_expands_scalar_lists_and_lists_of_lists_only() {
     assert_eq!(plan.runs.len(), 10);
     let labels: Vec<&str> = plan.settings.iter().map(|s| s.label.as_str()).collect();
     assert!(
-        labels.contains(&"grid (k=2, importance=[1,2,3])"),
+        labels.contains(&"grid (importance=[1,2,3], k=2)"),
         "{labels:?}"
     );
     assert!(
-        labels.contains(&"grid (k=3, importance=[3,2,1])"),
+        labels.contains(&"grid (importance=[3,2,1], k=3)"),
         "{labels:?}"
     );
     let mut ids: Vec<&str> = plan.runs.iter().map(|r| r.id.as_str()).collect();
