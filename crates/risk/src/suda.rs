@@ -286,9 +286,27 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
             c + u32::from(as_value)
         }
     };
-    // Tuples renumbered in lexicographic order of their values (LSD counting sort).
+    // The search runs over the keys by decreasing number of categories (high-cardinality keys
+    // first split classes early, so fewer records stay in the partitions); `perm[i]` is the
+    // key searched i-th. Tuples are renumbered in lexicographic order of their values in that
+    // key order (LSD counting sort).
+    let distinct: Vec<usize> = kd
+        .codes
+        .iter()
+        .zip(&kd.card)
+        .map(|(codes, &card)| {
+            let mut seen = vec![false; card as usize + 2];
+            for &r in &rep {
+                seen[digit(codes[r as usize]) as usize] = true;
+            }
+            seen.iter().filter(|&&b| b).count()
+        })
+        .collect();
+    let mut perm: Vec<usize> = (0..att).collect();
+    perm.sort_by_key(|&v| (std::cmp::Reverse(distinct[v]), v));
     let mut order: Vec<u32> = (0..nt as u32).collect();
-    for (codes, &card) in kd.codes.iter().zip(&kd.card).rev() {
+    for &v in perm.iter().rev() {
+        let (codes, card) = (&kd.codes[v], kd.card[v]);
         let mut count = vec![0u32; card as usize + 2];
         for &t in &order {
             count[digit(codes[rep[t as usize] as usize]) as usize + 1] += 1;
@@ -317,7 +335,21 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         .iter()
         .map(|codes| rep.iter().map(|&r| digit(codes[r as usize])).collect())
         .collect();
-    let (cand_off, cands) = search(&vals, mult, m);
+    let searched: Vec<Vec<u32>> = perm.iter().map(|&v| vals[v].clone()).collect();
+    let (cand_off, mut cands) = search(&searched, mult, m);
+    drop(searched);
+    // Back to the caller's key order, each tuple's candidates by size then mask.
+    cands.par_iter_mut().for_each(|mk| {
+        let mut out = 0u64;
+        for (i, &v) in perm.iter().enumerate() {
+            out |= (*mk >> i & 1) << v;
+        }
+        *mk = out;
+    });
+    for t in 0..nt {
+        cands[cand_off[t] as usize..cand_off[t + 1] as usize]
+            .sort_unstable_by_key(|&mk| (mk.count_ones(), mk));
+    }
 
     // Minimal candidates per tuple → MSUs per record.
     let mut per_tuple_off = vec![0u64; nt + 1];
@@ -519,6 +551,9 @@ impl Partition {
     }
 }
 
+/// Depth of the key-subset tree down to which branches are separate parallel tasks.
+const PAR_DEPTH: usize = 3;
+
 /// Flag on a partition member that stands only as a blocker (module docs).
 const BLOCKER: u32 = 1 << 31;
 
@@ -673,6 +708,37 @@ impl Search<'_> {
         w + 1 < self.att && depth < self.max
     }
 
+    /// The subtree below `part` (children add keys `first..att`), in parallel down to
+    /// [`PAR_DEPTH`], then sequentially; emissions in a fixed order whatever the threads.
+    fn dfs_par(&self, part: &Partition, mask: u64, first: usize, depth: usize) -> Vec<(u32, u64)> {
+        if depth >= PAR_DEPTH {
+            let mut emit = Vec::new();
+            let mut sc = Scratch::default();
+            let mut bufs: Vec<Partition> =
+                (depth..self.max).map(|_| Partition::default()).collect();
+            if first > 0 {
+                self.dfs(part, mask, first - 1, depth, &mut bufs, &mut sc, &mut emit);
+            }
+            return emit;
+        }
+        let per_key: Vec<Vec<(u32, u64)>> = (first..self.att)
+            .into_par_iter()
+            .map(|w| {
+                let mut emit = Vec::new();
+                let mut sc = Scratch::default();
+                let mut child = Partition::default();
+                let m = mask | 1 << w;
+                let keep = self.descends(w, depth + 1);
+                self.refine(part, w, m, keep, &mut child, &mut sc, &mut emit);
+                if keep && !child.is_empty() {
+                    emit.extend(self.dfs_par(&child, m, w + 1, depth + 1));
+                }
+                emit
+            })
+            .collect();
+        per_key.into_iter().flatten().collect()
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn dfs(
         &self,
@@ -728,66 +794,20 @@ fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> (Vec<u64>, Vec<u64>) {
     root.clear();
     root.members.extend(0..nt as u32);
     root.bounds.push(nt as u32);
-    // Level 1, one task per key.
-    let level1: Vec<(Partition, Vec<(u32, u64)>)> = (0..att)
-        .into_par_iter()
-        .map(|v| {
-            let mut p = Partition::default();
-            let mut emit = Vec::new();
-            let keep = s.descends(v, 1);
-            s.refine(
-                &root,
-                v,
-                1 << v,
-                keep,
-                &mut p,
-                &mut Scratch::default(),
-                &mut emit,
-            );
-            (p, emit)
-        })
-        .collect();
-    // Level 2 and below, one task per pair of keys.
-    let pairs: Vec<(usize, usize)> = (0..att)
-        .flat_map(|v| (v + 1..att).map(move |w| (v, w)))
-        .filter(|&(v, _)| !level1[v].0.is_empty())
-        .collect();
-    let deeper: Vec<Vec<(u32, u64)>> = pairs
-        .par_iter()
-        .map(|&(v, w)| {
-            let mut emit = Vec::new();
-            let mut sc = Scratch::default();
-            let mut p = Partition::default();
-            let m = 1u64 << v | 1 << w;
-            let keep = s.descends(w, 2);
-            s.refine(&level1[v].0, w, m, keep, &mut p, &mut sc, &mut emit);
-            if keep && !p.is_empty() {
-                let mut bufs: Vec<Partition> = (0..max.saturating_sub(2))
-                    .map(|_| Partition::default())
-                    .collect();
-                s.dfs(&p, m, w, 2, &mut bufs, &mut sc, &mut emit);
-            }
-            emit
-        })
-        .collect();
+    let emitted = s.dfs_par(&root, 0, 0, 0);
     // Group by tuple (counting sort), then order each group by size and mask.
     let mut offsets = vec![0u64; nt + 1];
-    let lists = level1.iter().map(|(_, e)| e).chain(deeper.iter());
-    for e in lists.clone() {
-        for &(t, _) in e {
-            offsets[t as usize + 1] += 1;
-        }
+    for &(t, _) in &emitted {
+        offsets[t as usize + 1] += 1;
     }
     for t in 0..nt {
         offsets[t + 1] += offsets[t];
     }
     let mut masks = vec![0u64; offsets[nt] as usize];
     let mut pos: Vec<u64> = offsets[..nt].to_vec();
-    for e in lists {
-        for &(t, m) in e {
-            masks[pos[t as usize] as usize] = m;
-            pos[t as usize] += 1;
-        }
+    for &(t, m) in &emitted {
+        masks[pos[t as usize] as usize] = m;
+        pos[t as usize] += 1;
     }
     // Each group sorted by (size, mask): sort keys with the size in the top bits are not
     // possible for 64 keys, so compare pairs.
