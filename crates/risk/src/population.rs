@@ -209,9 +209,9 @@ impl UniquenessEstimator for Zayatz {
     }
 }
 
-/// Pitman's sampling formula (Hoshino 2001), module docs. The search keeps 0 < α < 1 and
-/// θ > −α; a sample whose likelihood peaks at α ≤ 0 (no heavy tail of small classes) has no
-/// valid Pitman estimate, and the decision rule then falls back to Zayatz.
+/// Pitman's sampling formula (Hoshino 2001), module docs. The search keeps α < 1 and
+/// θ + iα > 0 for i < u, so α ≤ 0 (a light tail: finitely many classes) is allowed, as in ARX;
+/// an estimate is valid when Newton's method converges and 0 ≤ Û ≤ N.
 #[derive(Debug, Clone, Copy)]
 pub struct Pitman;
 
@@ -252,7 +252,11 @@ impl Pitman {
         let c = c1 * (c1 - 1.0) / c2;
         let mut t = (n * u * c - c1 * (n - 1.0) * (2.0 * u + c)) / (2.0 * c1 * u + c1 * c - n * c);
         let mut a = (t * (c1 - n) + (n - 1.0) * c1) / (n * u);
-        if !(a > 0.0 && a < 1.0 && t > -a && t.is_finite()) {
+        // The likelihood needs θ + iα > 0 for i < u and α < 1.
+        let inside = |t: f64, a: f64| {
+            t.is_finite() && a.is_finite() && a < 1.0 && t + a > 0.0 && t + (u - 1.0) * a > 0.0
+        };
+        if !inside(t, a) {
             t = 1.0;
             a = 0.5;
         }
@@ -296,7 +300,7 @@ impl Pitman {
             loop {
                 nt = t + step * dt;
                 na = a + step * da;
-                if na > 0.0 && na < 1.0 && nt > -na {
+                if inside(nt, na) {
                     break;
                 }
                 step /= 2.0;
