@@ -423,3 +423,325 @@ fn bad_input_gives_a_clear_error_naming_the_file_and_column() {
     ]);
     assert_clean_error(&out, &["household-wave2.csv", "'left'"]);
 }
+
+fn protect_args<'a>(s1: &'a str, s2: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["panel", "protect", "--wave1", s1, "--wave2", s2];
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn protect_is_reproducible_and_changes_only_the_sensitive_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (w1, w2) = panel(dir.path(), 3000, 5);
+    let (s1, s2) = (w1.to_str().unwrap(), w2.to_str().unwrap());
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (a, b, c, la, lb) = (
+        out("a.csv"),
+        out("b.csv"),
+        out("c.csv"),
+        out("a.json"),
+        out("b.json"),
+    );
+    for (method, extra) in [
+        ("swap", vec!["--rho", "0.2", "--selection", "targeted"]),
+        ("mix", vec!["--rho", "all", "--selection", "random"]),
+    ] {
+        let run = |o: &str, log: &str, seed: &str| {
+            let mut x = vec!["--method", method, "--seed", seed, "--out", o, "--log", log];
+            x.extend_from_slice(&extra);
+            ok(&protect_args(s1, s2, &x))
+        };
+        run(&a, &la, "7");
+        run(&b, &lb, "7");
+        assert!(
+            std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+            "{method}: same seed, same bytes"
+        );
+        // The logs differ only in the output path they name.
+        let (mut ja, mut jb) = (
+            json(&std::fs::read_to_string(&la).unwrap()),
+            json(&std::fs::read_to_string(&lb).unwrap()),
+        );
+        assert_eq!(ja["out"].as_str(), Some(a.as_str()));
+        ja["out"] = serde_json::Value::Null;
+        jb["out"] = serde_json::Value::Null;
+        assert!(ja == jb, "{method}: logs differ");
+        // Only the sensitive column differs from the input, and only on altered rows.
+        let (h0, r0) = read(&w2);
+        let (h1, r1) = read(Path::new(&a));
+        assert_eq!(h0, h1);
+        assert_eq!(r0.len(), r1.len());
+        let y = col(&h0, "total_wealth");
+        let log = json(&std::fs::read_to_string(&la).unwrap());
+        let mut touched = std::collections::HashSet::new();
+        for s in log["swaps"].as_array().unwrap() {
+            touched.insert(s["row"].as_u64().unwrap() as usize);
+            touched.insert(s["partner"].as_u64().unwrap() as usize);
+        }
+        for d in log["draws"].as_array().unwrap() {
+            touched.insert(d["row"].as_u64().unwrap() as usize);
+        }
+        let mut changed = 0;
+        for (i, (x, z)) in r0.iter().zip(&r1).enumerate() {
+            for j in 0..h0.len() {
+                if j != y {
+                    assert_eq!(x[j], z[j], "{method}: row {} column {}", i + 1, h0[j]);
+                }
+            }
+            if x[y] != z[y] {
+                changed += 1;
+                assert!(
+                    touched.contains(&(i + 1)),
+                    "{method}: row {} changed",
+                    i + 1
+                );
+            }
+        }
+        assert!(changed > 0, "{method}");
+        assert_eq!(log["changed"], changed);
+        if method == "swap" {
+            // Swapping permutes values: the multiset of wealth is unchanged.
+            let mut v0: Vec<&str> = r0.iter().map(|r| r[y].as_str()).collect();
+            let mut v1: Vec<&str> = r1.iter().map(|r| r[y].as_str()).collect();
+            v0.sort_unstable();
+            v1.sort_unstable();
+            assert_eq!(v0, v1);
+            assert_eq!(
+                log["swaps"].as_array().unwrap().len(),
+                log["selected"].as_array().unwrap().len()
+            );
+        }
+        // The attack before the alteration is the one `panel attack` reports.
+        let v = json(&ok(&[
+            "panel",
+            "attack",
+            "--wave1",
+            s1,
+            "--wave2",
+            s2,
+            "--mode",
+            "match",
+            "--scenario",
+            "2",
+            "--format",
+            "json",
+        ]));
+        assert_eq!(log["before"]["A"], v["report"]["A"]);
+        assert!(
+            log["after"]["A"].as_u64() < log["before"]["A"].as_u64(),
+            "{method}"
+        );
+    }
+    // A different seed changes a random selection.
+    let mut x = vec![
+        "--method",
+        "synthesis",
+        "--rho",
+        "0.3",
+        "--selection",
+        "random",
+    ];
+    x.extend(["--seed", "1", "--out", &a]);
+    ok(&protect_args(s1, s2, &x));
+    x[7] = "2";
+    x[9] = &c;
+    ok(&protect_args(s1, s2, &x));
+    assert!(std::fs::read(&a).unwrap() != std::fs::read(&c).unwrap());
+
+    // Utility of the written file equals the alteration redone in memory.
+    let mix = [
+        "--method",
+        "mix",
+        "--rho",
+        "all",
+        "--selection",
+        "random",
+        "--seed",
+        "7",
+    ];
+    let mut x = mix.to_vec();
+    x.extend(["--out", &b]);
+    ok(&protect_args(s1, s2, &x));
+    let from_file = json(&ok(&[
+        "panel",
+        "utility",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--altered",
+        &b,
+        "--format",
+        "json",
+    ]));
+    let mut x = vec!["panel", "utility", "--wave1", s1, "--wave2", s2];
+    x.extend(mix);
+    x.extend(["--format", "json"]);
+    let in_memory = json(&ok(&x));
+    let m = from_file["overlap"]["mean_overlap"].as_f64().unwrap();
+    assert_eq!(m, in_memory["overlap"]["mean_overlap"].as_f64().unwrap());
+    assert!(m > 0.0 && m < 1.0, "{m}");
+    let coefs = from_file["overlap"]["coefficients"].as_array().unwrap();
+    assert!(coefs.iter().any(|c| c["name"] == "wealth_decile=10"));
+    // The original against itself overlaps fully.
+    let same = json(&ok(&[
+        "panel",
+        "utility",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--altered",
+        s2,
+        "--format",
+        "json",
+    ]));
+    assert!((same["overlap"]["mean_overlap"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn protect_and_utility_refuse_bad_parameters_before_work() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (w1, w2) = panel(dir.path(), 400, 6);
+    let (s1, s2) = (w1.to_str().unwrap(), w2.to_str().unwrap());
+    let o = dir.path().join("o.csv");
+    let so = o.to_str().unwrap();
+    let out = intruder(&protect_args(s1, s2, &["--method", "swap", "--out", so]));
+    assert_clean_error(&out, &["--rho", "--seed"]);
+    let out = intruder(&protect_args(
+        s1,
+        s2,
+        &[
+            "--method", "swap", "--rho", "0.7", "--seed", "1", "--out", so,
+        ],
+    ));
+    assert_clean_error(&out, &["rho = 0.7"]);
+    let out = intruder(&protect_args(
+        s1,
+        s2,
+        &[
+            "--method",
+            "swap",
+            "--rho",
+            "0.1",
+            "--seed",
+            "1",
+            "--swap-share",
+            "0.5",
+            "--out",
+            so,
+        ],
+    ));
+    assert_clean_error(&out, &["--swap-share", "mix"]);
+    let out = intruder(&protect_args(
+        s1,
+        s2,
+        &[
+            "--method",
+            "swap",
+            "--rho",
+            "0.1",
+            "--seed",
+            "1",
+            "--covariates",
+            "area@1,colour@2",
+            "--out",
+            so,
+        ],
+    ));
+    assert_clean_error(&out, &["colour", "household-wave2.csv"]);
+    assert!(!o.exists(), "nothing written on error");
+    let out = intruder(&["panel", "utility", "--wave1", s1, "--wave2", s2]);
+    assert_clean_error(&out, &["--altered"]);
+    // An altered file whose records are not the last wave's.
+    let out = intruder(&[
+        "panel",
+        "utility",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--altered",
+        s1,
+    ]);
+    assert_clean_error(&out, &[s1, "records"]);
+}
+
+#[test]
+fn study_prints_the_papers_tables_beside_the_published_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (w1, w2) = panel(dir.path(), 1500, 1);
+    let (s1, s2) = (w1.to_str().unwrap(), w2.to_str().unwrap());
+    let res = dir.path().join("results.json");
+    let t = ok(&[
+        "panel",
+        "study",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--seeds",
+        "1",
+        "--out",
+        res.to_str().unwrap(),
+    ]);
+    for needle in [
+        "Baseline",
+        "Fig. 4",
+        "Fig. 5",
+        "Fig. 6",
+        "Table 1",
+        "(40)",
+        "(55)",
+        "Utility",
+        "563 / 871",
+    ] {
+        assert!(t.contains(needle), "'{needle}' missing:\n{t}");
+    }
+    let v = json(&std::fs::read_to_string(&res).unwrap());
+    // The study's baseline is the attack command's report.
+    for (scenario, mode, name) in [("1", "match", "scenario 1"), ("2", "match", "scenario 2")] {
+        let a = json(&ok(&[
+            "panel",
+            "attack",
+            "--wave1",
+            s1,
+            "--wave2",
+            s2,
+            "--mode",
+            mode,
+            "--scenario",
+            scenario,
+            "--format",
+            "json",
+        ]));
+        let b = v["baseline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["scenario"] == name)
+            .unwrap();
+        assert_eq!(b["A"], a["report"]["A"]);
+        assert_eq!(b["unique_correct"], a["report"]["unique_correct"]);
+    }
+    let links = json(&ok(&[
+        "panel", "attack", "--wave1", s1, "--wave2", s2, "--mode", "link", "--format", "json",
+    ]));
+    let b = &v["baseline"].as_array().unwrap()[2];
+    assert_eq!(b["scenario"], "links");
+    assert_eq!(b["A"], links["report"]["A"]);
+    // Every figure, one seed: Figs. 4/5 (2 scenarios × 6 rhos × 2 selections), Fig. 6
+    // (2 × 6 × 5 shares) and Table 1 (2 methods × 3 attacks).
+    let rows = v["rows"].as_array().unwrap();
+    let count = |f: &str| rows.iter().filter(|r| r["figure"] == f).count();
+    assert_eq!(
+        (count("fig4"), count("fig5"), count("fig6"), count("table1")),
+        (24, 24, 60, 6)
+    );
+    assert_eq!(v["utility"].as_array().unwrap().len(), 2);
+    let out = intruder(&[
+        "panel", "study", "--wave1", s1, "--wave2", s2, "--seeds", "5..2",
+    ]);
+    assert_clean_error(&out, &["--seeds"]);
+}
