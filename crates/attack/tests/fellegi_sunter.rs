@@ -116,6 +116,7 @@ fn em_recovers_known_m_u_and_lambda_from_several_seeds() {
                 max_iter: 500,
                 tolerance: 1e-7,
                 fix_u: false,
+                lambda_max: 1.0,
             },
         );
         assert!(
@@ -160,6 +161,7 @@ fn em_recovers_known_m_u_and_lambda_from_several_seeds() {
                 max_iter: 500,
                 tolerance: 1e-7,
                 fix_u: true,
+                lambda_max: 1.0,
             },
         );
         assert!((fixed.lambda - 0.1).abs() < 0.01);
@@ -191,6 +193,7 @@ fn em_reports_the_iteration_cap_as_not_converged() {
             max_iter: 2,
             tolerance: 1e-12,
             fix_u: false,
+            lambda_max: 1.0,
         },
     );
     assert_eq!(capped.iterations, 2);
@@ -213,6 +216,7 @@ fn em_reports_the_iteration_cap_as_not_converged() {
             max_iter: 50,
             tolerance: 1e-9,
             fix_u: false,
+            lambda_max: 1.0,
         },
     );
     assert_eq!(rep.m[1][0], 0.75);

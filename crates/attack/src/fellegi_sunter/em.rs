@@ -36,6 +36,10 @@ pub struct EmOptions {
     /// Keep every u fixed at its starting value (Splink's default when u comes from random
     /// sampling).
     pub fix_u: bool,
+    /// Upper bound on the match share λ among the pairs. When each intruder record has at most
+    /// one true match, λ ≤ min(n_I, n_R) / pairs; without the bound EM can drift onto a
+    /// larger latent class (e.g. "same birth year") when the keys are weak. 1 for none.
+    pub lambda_max: f64,
 }
 
 /// The outcome of EM.
@@ -139,7 +143,9 @@ pub fn estimate(
         if !opts.fix_u {
             update(&mut u, &su, fixed_u, &mut change);
         }
-        let new_lambda = (matches / total).clamp(1e-12, 1.0 - 1e-12);
+        let new_lambda = (matches / total)
+            .clamp(1e-12, 1.0 - 1e-12)
+            .min(opts.lambda_max.max(1e-12));
         change = change.max((new_lambda - lambda).abs());
         lambda = new_lambda;
         report.iterations = it + 1;

@@ -17,6 +17,14 @@
 //!    which are almost all non-matches); `u_free_in_em = false` keeps the sampled `u` for the
 //!    comparisons on columns no blocking rule reads, and `fix_u_in_em` keeps every `u` fixed
 //!    (Splink's convention; it over-weights agreement on blocking columns).
+//!    **Training** ([`Training`]): by default m is trained per blocking rule ([`train`]): one
+//!    EM session over the pairs each rule produces, with the comparisons on the columns it
+//!    blocks on left out (they agree by construction there, which makes "agrees on the
+//!    blocking column" a latent class EM prefers to the matches when the keys are weak); each
+//!    comparison's m is the mean over the sessions where it was free, and λ_C comes from one
+//!    more EM over every candidate pair with those m fixed. The match share is capped at
+//!    `min(n_I, n_R) / pairs` in every EM. [`Training::Pooled`] runs one EM over every
+//!    candidate pair (the description above without sessions).
 //! 4. **Prediction**: match weight `w = log2(λ/(1−λ)) + Σ_k log2(m_k(l)/u_k(l))` (+ term-frequency
 //!    adjustments, [`tf`]) with the prior `λ = λ_C |C| / (n_I n_R)`, the probability that two
 //!    random records match — Splink's `probability_two_random_records_match`; match probability
@@ -56,11 +64,13 @@ pub mod em;
 pub mod predict;
 pub mod spec;
 pub mod tf;
+pub mod train;
 
 pub use blocking::Pairs;
 pub use em::{EmOptions, EmReport};
 pub use predict::Assignment;
 pub use spec::{Comparison, Level, LevelKind, LinkageSpec, SpecError, Term};
+pub use train::TrainingSession;
 
 use std::io::Write;
 use std::path::Path;
@@ -109,6 +119,24 @@ pub struct FsParams {
     /// Estimate every u among the candidate pairs in EM (not only those of the blocking
     /// columns).
     pub u_free_in_em: bool,
+    /// How m is trained: one EM session per blocking rule (default) or one pooled EM.
+    #[serde(default)]
+    pub training: Training,
+}
+
+/// How the m probabilities are estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Training {
+    /// One EM session per blocking rule over the pairs it produces, the comparisons on the
+    /// columns it blocks on left out; m averaged over the sessions where a comparison was free,
+    /// then λ by EM over every candidate pair with m fixed ([`train`]; Splink's convention).
+    #[default]
+    PerRule,
+    /// One EM over every candidate pair at once (m, u among candidates, λ). Prone to a
+    /// spurious latent class when the keys are weak: within the blocks the blocking columns
+    /// agree by construction.
+    Pooled,
 }
 
 impl Default for FsParams {
@@ -122,6 +150,7 @@ impl Default for FsParams {
             em_tolerance: 1e-4,
             fix_u_in_em: false,
             u_free_in_em: true,
+            training: Training::PerRule,
         }
     }
 }
@@ -213,7 +242,13 @@ pub struct FsModel {
     pub patterns: usize,
     /// Random pairs used for u.
     pub u_sample: usize,
-    /// The EM outcome (m, u among candidates, λ_C, iterations, converged).
+    /// How m was trained.
+    pub training: Training,
+    /// The per-rule training sessions (empty for pooled training).
+    pub sessions: Vec<TrainingSession>,
+    /// The EM outcome (m, u among candidates, λ_C, iterations, converged). Per-rule training:
+    /// the final EM over every candidate pair with the trained m fixed (it estimates λ_C, u
+    /// among candidates, and m only for comparisons left out of every session).
     pub em: EmReport,
     /// λ: probability that two random records match (`λ_C |C| / (n_I n_R)`).
     pub lambda: f64,
@@ -288,6 +323,45 @@ impl FsModel {
             self.assignment,
             self.links,
         ));
+        if !self.sessions.is_empty() {
+            out.push_str(&format!(
+                "m trained per blocking rule (mean over the sessions where a comparison was free); the EM above estimates lambda with m fixed{}\n",
+                if self.sessions.len() == 1 && self.sessions[0].left_out.is_empty() {
+                    " (single session over every pair: it is that session)"
+                } else {
+                    ""
+                }
+            ));
+            for (r, t) in self.sessions.iter().enumerate() {
+                out.push_str(&format!(
+                    "  session {} [{}]: {} pairs, {} patterns, left out: {}; {}\n",
+                    r + 1,
+                    t.rule,
+                    t.pairs,
+                    t.patterns,
+                    if t.left_out.is_empty() {
+                        "none".to_string()
+                    } else {
+                        t.left_out.join(", ")
+                    },
+                    match t.last_change {
+                        None => "EM not run (no pair or no comparison left free)".to_string(),
+                        Some(ch) => format!(
+                            "EM {} after {} iterations (last change {:.2e}), lambda {:.6} (cap {:.6})",
+                            if t.converged {
+                                "converged"
+                            } else {
+                                "stopped at the iteration cap (not converged)"
+                            },
+                            t.iterations,
+                            ch,
+                            t.lambda,
+                            t.lambda_max
+                        ),
+                    }
+                ));
+            }
+        }
         for r in rows {
             let line: Vec<String> = r
                 .iter()
@@ -791,20 +865,70 @@ impl FellegiSunter {
                     .collect()
             })
             .collect();
-        let report = em::estimate(
-            &counts,
-            &layout,
-            &m0,
-            &u0,
-            lambda0,
-            &fixed_m,
-            &em_fixed_u,
-            &EmOptions {
-                max_iter: self.params.em_max_iter,
-                tolerance: self.params.em_tolerance,
-                fix_u: self.params.fix_u_in_em,
+        let em_opts = EmOptions {
+            max_iter: self.params.em_max_iter,
+            tolerance: self.params.em_tolerance,
+            fix_u: self.params.fix_u_in_em,
+            // At most one true match per intruder record (and per released record).
+            lambda_max: if n_pairs > 0 {
+                (ni.min(nr) as f64 / n_pairs as f64).min(1.0)
+            } else {
+                1.0
             },
-        );
+        };
+        let (report, sessions) = match self.params.training {
+            Training::Pooled => (
+                em::estimate(
+                    &counts,
+                    &layout,
+                    &m0,
+                    &u0,
+                    lambda0,
+                    &fixed_m,
+                    &em_fixed_u,
+                    &em_opts,
+                ),
+                Vec::new(),
+            ),
+            Training::PerRule => {
+                let mut rule_keys = Vec::with_capacity(rules.len());
+                for rule in rules {
+                    let (a, b) = blocking::rule_keys(intruder, released, rule, &released_name)?;
+                    let flat = |v: Vec<Option<u64>>| -> Vec<u64> {
+                        v.into_iter()
+                            .map(|k| k.unwrap_or(blocking::NO_KEY))
+                            .collect()
+                    };
+                    rule_keys.push((flat(a), flat(b)));
+                }
+                let model = train::Model {
+                    layout: &layout,
+                    columns: prepared.iter().map(|p| p.spec.column.as_str()).collect(),
+                    m0: &m0,
+                    fixed_m: &fixed_m,
+                    fixed_u: &fixed_u,
+                    u_rand: &u_rand,
+                };
+                let set = train::Settings {
+                    max_iter: self.params.em_max_iter,
+                    tolerance: self.params.em_tolerance,
+                    fix_u: self.params.fix_u_in_em,
+                    u_free: self.params.u_free_in_em,
+                    n_min: ni.min(nr),
+                };
+                train::per_rule(
+                    rules,
+                    &rule_keys,
+                    &pairs,
+                    &codes,
+                    &counts,
+                    &model,
+                    &set,
+                    &u0,
+                    &em_fixed_u,
+                )
+            }
+        };
 
         // Prediction weights.
         let floor = 1e-300f64;
@@ -916,6 +1040,7 @@ impl FellegiSunter {
         let mut notes = vec![
             ("candidate_pairs".to_string(), n_pairs as f64),
             ("agreement_patterns".into(), counts.len() as f64),
+            ("em_sessions".into(), sessions.len() as f64),
             ("em_iterations".into(), report.iterations as f64),
             ("em_converged".into(), f64::from(u8::from(report.converged))),
             ("lambda_candidates".into(), report.lambda),
@@ -927,6 +1052,18 @@ impl FellegiSunter {
         ];
         for (r, n) in pairs.per_rule.iter().enumerate() {
             notes.push((format!("pairs_blocking_rule_{}", r + 1), *n as f64));
+        }
+        for (r, t) in sessions.iter().enumerate() {
+            notes.push((format!("em_session_{}_pairs", r + 1), t.pairs as f64));
+            notes.push((
+                format!("em_session_{}_iterations", r + 1),
+                t.iterations as f64,
+            ));
+            notes.push((
+                format!("em_session_{}_converged", r + 1),
+                f64::from(u8::from(t.converged)),
+            ));
+            notes.push((format!("em_session_{}_lambda", r + 1), t.lambda));
         }
         let linkage = Linkage {
             method: "fellegi-sunter".into(),
@@ -942,6 +1079,8 @@ impl FellegiSunter {
             candidate_pairs: n_pairs,
             patterns: counts.len(),
             u_sample: self.params.u_sample,
+            training: self.params.training,
+            sessions,
             em: report,
             lambda,
             prior_weight,
