@@ -315,6 +315,15 @@ fn prepare(
             }
         }
     };
+    if l.panel.targets().is_empty() {
+        bail!(
+            "{}: no split record to attack ({} split record(s), {} excluded); check --split (now '{}') and --exclude-nonunique",
+            l.waves[1].path.display(),
+            l.panel.summary().split_records,
+            l.panel.summary().excluded,
+            l.panel.spec().split.as_deref().unwrap_or("none")
+        );
+    }
     let attack = PreparedAttack::new(&l.panel, &scenario, mode, pool)?;
     Ok((scenario, attack))
 }

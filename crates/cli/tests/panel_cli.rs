@@ -417,6 +417,21 @@ fn bad_input_gives_a_clear_error_naming_the_file_and_column() {
         "0",
     ]);
     assert_clean_error(&out, &["--tolerance"]);
+    // Nothing left to attack.
+    let out = intruder(&[
+        "panel",
+        "attack",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--mode",
+        "link",
+        "--split",
+        "none",
+        "--exclude-nonunique",
+    ]);
+    assert_clean_error(&out, &["household-wave2.csv", "no split record", "--split"]);
     // A split column that is not there.
     let out = intruder(&[
         "panel", "attack", "--wave1", s1, "--wave2", s2, "--mode", "link", "--split", "left",
