@@ -112,7 +112,7 @@ impl Suda2Params {
                     .into(),
             );
         }
-        if !(self.cost_limit > 0.0) {
+        if self.cost_limit.is_nan() || self.cost_limit <= 0.0 {
             problems.push(format!(
                 "the cost limit must be positive, found {}",
                 self.cost_limit
@@ -338,35 +338,48 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
     let searched: Vec<Vec<u32>> = perm.iter().map(|&v| vals[v].clone()).collect();
     let (cand_off, mut cands) = search(&searched, mult, m);
     drop(searched);
-    // Back to the caller's key order, each tuple's candidates by size then mask.
-    cands.par_iter_mut().for_each(|mk| {
-        let mut out = 0u64;
-        for (i, &v) in perm.iter().enumerate() {
-            out |= (*mk >> i & 1) << v;
-        }
-        *mk = out;
-    });
-    for t in 0..nt {
-        cands[cand_off[t] as usize..cand_off[t + 1] as usize]
-            .sort_unstable_by_key(|&mk| (mk.count_ones(), mk));
-    }
-
-    // Minimal candidates per tuple → MSUs per record.
-    let mut per_tuple_off = vec![0u64; nt + 1];
-    let mut masks: Vec<u64> = Vec::with_capacity(cands.len());
+    // Per tuple, in parallel: back to the caller's key order, sorted by size then mask, and
+    // the minimal candidates (the MSUs) moved to the front of the tuple's slice.
+    let mut groups: Vec<&mut [u64]> = Vec::with_capacity(nt);
     {
-        let mut kept: Vec<u64> = Vec::new();
+        let mut rest = cands.as_mut_slice();
         for t in 0..nt {
-            kept.clear();
-            for &mk in &cands[cand_off[t] as usize..cand_off[t + 1] as usize] {
-                if !kept.iter().any(|&k| k & mk == k) {
-                    kept.push(mk);
+            let (head, tail) = rest.split_at_mut((cand_off[t + 1] - cand_off[t]) as usize);
+            groups.push(head);
+            rest = tail;
+        }
+    }
+    let kept_len: Vec<usize> = groups
+        .par_iter_mut()
+        .map(|g| {
+            for mk in g.iter_mut() {
+                let mut out = 0u64;
+                for (i, &v) in perm.iter().enumerate() {
+                    out |= (*mk >> i & 1) << v;
+                }
+                *mk = out;
+            }
+            g.sort_unstable_by_key(|&mk| (mk.count_ones(), mk));
+            let mut kept = 0;
+            for i in 0..g.len() {
+                let mk = g[i];
+                if !g[..kept].iter().any(|&k| k & !mk == 0) {
+                    g[kept] = mk;
+                    kept += 1;
                 }
             }
-            masks.extend_from_slice(&kept);
-            per_tuple_off[t + 1] = masks.len() as u64;
-        }
+            kept
+        })
+        .collect();
+    drop(groups);
+    let mut per_tuple_off = vec![0u64; nt + 1];
+    let mut masks: Vec<u64> = Vec::with_capacity(kept_len.iter().sum());
+    for t in 0..nt {
+        let start = cand_off[t] as usize;
+        masks.extend_from_slice(&cands[start..start + kept_len[t]]);
+        per_tuple_off[t + 1] = masks.len() as u64;
     }
+    drop(cands);
 
     let weights: Vec<f64> = (0..=att).map(|k| msu_weight(k, att, m)).collect();
     let mut msus_by_size = vec![0u64; m];
@@ -641,6 +654,7 @@ impl Search<'_> {
 
     /// Refines `part` by key `w` into `out` (when `keep`): singletons of multiplicity 1 are
     /// emitted as newly unique on `mask`; classes that cannot yield a candidate are dropped.
+    #[allow(clippy::too_many_arguments)]
     fn refine(
         &self,
         part: &Partition,
@@ -765,7 +779,7 @@ impl Search<'_> {
 }
 
 /// Candidates `(tuple, mask)`: tuple unique on `mask` and not on its prefix parent; returned
-/// grouped by tuple (`offsets`, `masks`), each group sorted by size then mask.
+/// grouped by tuple (`offsets`, `masks`), in a fixed order whatever the thread count.
 fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> (Vec<u64>, Vec<u64>) {
     let att = vals.len();
     let nt = mult.len();
@@ -809,17 +823,5 @@ fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> (Vec<u64>, Vec<u64>) {
         masks[pos[t as usize] as usize] = m;
         pos[t as usize] += 1;
     }
-    // Each group sorted by (size, mask): sort keys with the size in the top bits are not
-    // possible for 64 keys, so compare pairs.
-    let mut groups: Vec<&mut [u64]> = Vec::with_capacity(nt);
-    let mut rest = masks.as_mut_slice();
-    for t in 0..nt {
-        let (head, tail) = rest.split_at_mut((offsets[t + 1] - offsets[t]) as usize);
-        groups.push(head);
-        rest = tail;
-    }
-    groups
-        .par_iter_mut()
-        .for_each(|g| g.sort_unstable_by_key(|&m| (m.count_ones(), m)));
     (offsets, masks)
 }

@@ -202,8 +202,8 @@ fn ipf_matches_every_two_way_margin() {
     let fit = ipf_two_way(&obs, &card);
     let coord = |c: usize| [c % 2, (c / 2) % 3, c / 6];
     for (a, b) in [(0usize, 1usize), (0, 2), (1, 2)] {
-        let mut mo = vec![0.0; 6];
-        let mut mf = vec![0.0; 6];
+        let mut mo = [0.0; 6];
+        let mut mf = [0.0; 6];
         for c in 0..12 {
             let x = coord(c);
             let idx = x[a] + card[a] * x[b];
