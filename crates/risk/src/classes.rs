@@ -138,35 +138,31 @@ fn classes_with(kd: &KeyData, policy: MissingPolicy, force_recode: bool) -> Clas
         Some(p) if p < u64::MAX => {
             // Key by key over contiguous columns (simple loops the compiler vectorises), then
             // listwise deletion marks records missing any key.
-            const CH: usize = 1 << 16;
+            // Cache-blocked: each block of rows takes every key while its codes sit in cache,
+            // so the key columns are read once and the codes written once.
+            const BLOCK: usize = 4096;
             let mut codes = vec![0u64; n];
             let add = u32::from(as_value);
-            for k in (0..nk).rev() {
-                let r = radix[k];
-                codes
-                    .par_chunks_mut(CH)
-                    .zip(kd.codes[k].par_chunks(CH))
-                    .for_each(|(out, kc)| {
-                        for (o, &c) in out.iter_mut().zip(kc) {
-                            let d = if c == MISSING { 0 } else { (c + add) as u64 };
-                            *o = *o * r + d;
-                        }
-                    });
-            }
-            if !as_value {
-                for kc in &kd.codes {
-                    codes
-                        .par_chunks_mut(CH)
-                        .zip(kc.par_chunks(CH))
-                        .for_each(|(out, kc)| {
-                            for (o, &c) in out.iter_mut().zip(kc) {
-                                if c == MISSING {
-                                    *o = SENTINEL;
-                                }
-                            }
-                        });
+            codes.par_chunks_mut(BLOCK).enumerate().for_each(|(b, out)| {
+                let (base, len) = (b * BLOCK, out.len());
+                for k in (0..nk).rev() {
+                    let r = radix[k];
+                    let kc = &kd.codes[k][base..base + len];
+                    for (o, &c) in out.iter_mut().zip(kc) {
+                        let d = if c == MISSING { 0 } else { (c + add) as u64 };
+                        *o = *o * r + d;
+                    }
                 }
-            }
+                if !as_value {
+                    for kc in &kd.codes {
+                        for (o, &c) in out.iter_mut().zip(&kc[base..base + len]) {
+                            if c == MISSING {
+                                *o = SENTINEL;
+                            }
+                        }
+                    }
+                }
+            });
             (group(&codes, p), Encoding::MixedRadix)
         }
         _ => {
@@ -214,22 +210,20 @@ pub(crate) fn group_rows(kd: &KeyData, keys: &[usize]) -> (Vec<u32>, usize) {
     if keys.is_empty() {
         return (vec![0; n], 1);
     }
-    const CH: usize = 1 << 16;
+    const BLOCK: usize = 4096;
     let radix: Vec<u64> = keys.iter().map(|&k| kd.card[k].max(1) as u64).collect();
     let product = radix.iter().try_fold(1u64, |p, &r| p.checked_mul(r));
     let mut codes = vec![0u64; n];
     match product {
         Some(bound) if bound < u64::MAX => {
-            for (&k, &r) in keys.iter().zip(&radix) {
-                codes
-                    .par_chunks_mut(CH)
-                    .zip(kd.codes[k].par_chunks(CH))
-                    .for_each(|(out, kc)| {
-                        for (o, &c) in out.iter_mut().zip(kc) {
-                            *o = *o * r + c as u64;
-                        }
-                    });
-            }
+            codes.par_chunks_mut(BLOCK).enumerate().for_each(|(b, out)| {
+                let (base, len) = (b * BLOCK, out.len());
+                for (&k, &r) in keys.iter().zip(&radix) {
+                    for (o, &c) in out.iter_mut().zip(&kd.codes[k][base..base + len]) {
+                        *o = *o * r + c as u64;
+                    }
+                }
+            });
             let (g, sizes) = group(&codes, bound);
             (g, sizes.len())
         }
