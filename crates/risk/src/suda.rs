@@ -39,11 +39,23 @@
 //! of key subsets (children add a key after the last one), carrying the partition of the tuples
 //! into classes on the current subset. A class of one tuple is a record newly unique on the
 //! subset: it is recorded as a candidate and leaves the partition (every superset along this
-//! branch is non-minimal for it). Classes with no tuple of multiplicity 1 leave too (nothing in
-//! them can ever become unique). Every MSU of a record is reached this way (its prefixes are
+//! branch is non-minimal for it). Every MSU of a record is reached this way (its prefixes are
 //! proper subsets, on which the record is not unique), and a candidate is an MSU exactly when no
 //! other candidate of the same record is a proper subset of it — the last step removes the
-//! non-minimal ones. Branches run in parallel; results do not depend on the thread count.
+//! non-minimal ones.
+//!
+//! Pruning, none of which changes the result (the brute-force property test checks it):
+//! - within a class on S, tuples that agree on every key after the last key of S can never
+//!   become unique below S (not even on all those keys), and any one of them blocks whatever
+//!   the others block: they are kept as a single *blocker*;
+//! - a class with no tuple that can still become unique (multiplicity 1, not a blocker) is
+//!   dropped with everything below it;
+//! - keys are searched by decreasing number of categories (they split classes early, so fewer
+//!   records stay in the partitions), and tuples are numbered in lexicographic order so that
+//!   a class's members are read in increasing order.
+//!
+//! Subtrees down to depth 3 run as parallel tasks; their candidates are gathered in a fixed
+//! order, so results do not depend on the thread count.
 //!
 //! Missing keys: `listwise` (records missing a key get no score) or `as-value` (missing is a
 //! category). sdcMicro's own treatment (a missing value never forms part of an MSU) is not
@@ -724,7 +736,13 @@ impl Search<'_> {
 
     /// The subtree below `part` (children add keys `first..att`), in parallel down to
     /// [`PAR_DEPTH`], then sequentially; emissions in a fixed order whatever the threads.
-    fn dfs_par(&self, part: &Partition, mask: u64, first: usize, depth: usize) -> Vec<(u32, u64)> {
+    fn dfs_par(
+        &self,
+        part: &Partition,
+        mask: u64,
+        first: usize,
+        depth: usize,
+    ) -> Vec<Vec<(u32, u64)>> {
         if depth >= PAR_DEPTH {
             let mut emit = Vec::new();
             let mut sc = Scratch::default();
@@ -733,9 +751,10 @@ impl Search<'_> {
             if first > 0 {
                 self.dfs(part, mask, first - 1, depth, &mut bufs, &mut sc, &mut emit);
             }
-            return emit;
+            return vec![emit];
         }
-        let per_key: Vec<Vec<(u32, u64)>> = (first..self.att)
+        // Chunks of emissions are passed up as they are (moving the vectors, not their data).
+        let per_key: Vec<Vec<Vec<(u32, u64)>>> = (first..self.att)
             .into_par_iter()
             .map(|w| {
                 let mut emit = Vec::new();
@@ -744,10 +763,11 @@ impl Search<'_> {
                 let m = mask | 1 << w;
                 let keep = self.descends(w, depth + 1);
                 self.refine(part, w, m, keep, &mut child, &mut sc, &mut emit);
+                let mut chunks = vec![emit];
                 if keep && !child.is_empty() {
-                    emit.extend(self.dfs_par(&child, m, w + 1, depth + 1));
+                    chunks.extend(self.dfs_par(&child, m, w + 1, depth + 1));
                 }
-                emit
+                chunks
             })
             .collect();
         per_key.into_iter().flatten().collect()
@@ -811,7 +831,7 @@ fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> (Vec<u64>, Vec<u64>) {
     let emitted = s.dfs_par(&root, 0, 0, 0);
     // Group by tuple (counting sort), then order each group by size and mask.
     let mut offsets = vec![0u64; nt + 1];
-    for &(t, _) in &emitted {
+    for &(t, _) in emitted.iter().flatten() {
         offsets[t as usize + 1] += 1;
     }
     for t in 0..nt {
@@ -819,7 +839,7 @@ fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> (Vec<u64>, Vec<u64>) {
     }
     let mut masks = vec![0u64; offsets[nt] as usize];
     let mut pos: Vec<u64> = offsets[..nt].to_vec();
-    for &(t, m) in &emitted {
+    for &(t, m) in emitted.iter().flatten() {
         masks[pos[t as usize] as usize] = m;
         pos[t as usize] += 1;
     }
