@@ -1,6 +1,8 @@
 //! Fellegi–Sunter: EM recovery, blocking equivalence, comparison levels against strsim,
 //! term frequencies, specification errors, one-to-one assignment, determinism, and the attack
 //! beating exact matching on error-prone data.
+// Config types are #[non_exhaustive]: outside their crate they are built from Default.
+#![allow(clippy::field_reassign_with_default)]
 
 use std::collections::HashSet;
 
@@ -464,7 +466,7 @@ fn typo(r: &mut ChaCha8Rng, s: &str) -> String {
 /// probability `err`, 5% missing first names, birth years off by one with probability `err`).
 fn person_files(seed: u64, n: usize, err: f64) -> (Dataset, Dataset) {
     let mut r = ChaCha8Rng::seed_from_u64(seed);
-    let mut person = |r: &mut ChaCha8Rng| {
+    let person = |r: &mut ChaCha8Rng| {
         // Skewed surnames: the first ones are common.
         let li = ((r.r#gen::<f64>().powi(2)) * LAST.len() as f64) as usize;
         (

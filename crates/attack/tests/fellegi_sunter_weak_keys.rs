@@ -3,6 +3,8 @@
 //! onto the latent class "agrees on the first blocking column" (within its blocks that column
 //! agrees by construction); per-rule training (Splink's convention) leaves each rule's columns
 //! out of its session and must do at least as well as exact matching on an exact copy.
+// Config types are #[non_exhaustive]: outside their crate they are built from Default.
+#![allow(clippy::field_reassign_with_default)]
 
 use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams, LinkageSpec, Training};
 use intruder_attack::{AttackConfig, EvalOptions, KeyMap, TruthIds, attack_by_name, evaluate};

@@ -21,6 +21,8 @@ struct Cli {
     command: Command,
 }
 
+// The arguments are parsed once per process; boxing the large variants buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Attack a released file with an intruder's file and score re-identification and attribute disclosure.

@@ -10,7 +10,11 @@ fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
 }
 
 fn intruder(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_intruder")).arg("attack").args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_intruder"))
+        .arg("attack")
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -28,18 +32,50 @@ fn example_e_json_and_per_record() {
         "wave2.csv",
         "hid,area,bedrooms,wealth\nh1,2,5,14800\nh2,1,3,12200\nh3,2,5,15000\nh4,3,5,18600\nh5,3,2,12100\nh6,2,4,16800\nh7,2,4,18000\nh8,2,5,12500\nh9,1,6,25000\n",
     );
-    let i = write(dir.path(), "intruder.csv", "person,region,beds,true_wealth\nh3,2,5,15000\n");
+    let i = write(
+        dir.path(),
+        "intruder.csv",
+        "person,region,beds,true_wealth\nh3,2,5,15000\n",
+    );
     let per = dir.path().join("per.csv");
     let (ok, out, err) = intruder(&[
-        "--intruder", i.to_str().unwrap(), "--released", r.to_str().unwrap(),
-        "--keys", "region,beds", "--key-map", "region=area,beds=bedrooms", "--method", "exact",
-        "--truth-intruder", "person", "--truth-released", "hid",
-        "--sensitive", "wealth", "--sensitive-truth", "true_wealth", "--seed", "3",
-        "--per-record", per.to_str().unwrap(),
+        "--intruder",
+        i.to_str().unwrap(),
+        "--released",
+        r.to_str().unwrap(),
+        "--keys",
+        "region,beds",
+        "--key-map",
+        "region=area,beds=bedrooms",
+        "--method",
+        "exact",
+        "--truth-intruder",
+        "person",
+        "--truth-released",
+        "hid",
+        "--sensitive",
+        "wealth",
+        "--sensitive-truth",
+        "true_wealth",
+        "--seed",
+        "3",
+        "--per-record",
+        per.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for f in ["method", "intruder_records", "twins", "correct_match_rate", "expected_correct", "unique_correct", "le2_correct", "rank1", "top5", "attribute_A"] {
+    for f in [
+        "method",
+        "intruder_records",
+        "twins",
+        "correct_match_rate",
+        "expected_correct",
+        "unique_correct",
+        "le2_correct",
+        "rank1",
+        "top5",
+        "attribute_A",
+    ] {
         assert!(v.get(f).is_some(), "field {f} missing in {out}");
     }
     assert_eq!(v["method"], "exact");
@@ -61,7 +97,18 @@ fn nearest_twins_only_vs_whole_file_and_table() {
     // Twin 1 is beaten by a non-twin (id 9) in the whole file, found when only twins are searched.
     let r = write(dir.path(), "r.csv", "id,a,b\n1,0,1\n9,0,0.2\n2,5,5\n");
     let i = write(dir.path(), "i.csv", "id,a,b\n1,0,0\n2,5,5.1\n");
-    let base = ["--intruder", i.to_str().unwrap(), "--released", r.to_str().unwrap(), "--keys", "a,b", "--method", "nearest", "--truth", "id"];
+    let base = [
+        "--intruder",
+        i.to_str().unwrap(),
+        "--released",
+        r.to_str().unwrap(),
+        "--keys",
+        "a,b",
+        "--method",
+        "nearest",
+        "--truth",
+        "id",
+    ];
     let (ok, out, err) = intruder(&base);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -76,7 +123,12 @@ fn nearest_twins_only_vs_whole_file_and_table() {
     a.extend(["--format", "table"]);
     let (ok, out, _) = intruder(&a);
     assert!(ok);
-    assert!(out.contains("correct-match rate") && out.contains("100.0%") && out.contains("share of twins"), "{out}");
+    assert!(
+        out.contains("correct-match rate")
+            && out.contains("100.0%")
+            && out.contains("share of twins"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -84,13 +136,45 @@ fn bad_inputs_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let r = write(dir.path(), "r.csv", "id,a,b\n1,0,1\n");
     let i = write(dir.path(), "i.csv", "id,a,c\n1,0,0\n");
-    let (ok, _, err) = intruder(&["--intruder", i.to_str().unwrap(), "--released", r.to_str().unwrap(), "--keys", "a,b", "--truth", "id"]);
+    let (ok, _, err) = intruder(&[
+        "--intruder",
+        i.to_str().unwrap(),
+        "--released",
+        r.to_str().unwrap(),
+        "--keys",
+        "a,b",
+        "--truth",
+        "id",
+    ]);
     assert!(!ok);
     assert!(err.contains("i.csv") && err.contains("'b'"), "{err}");
-    let (ok, _, err) = intruder(&["--intruder", i.to_str().unwrap(), "--released", r.to_str().unwrap(), "--keys", "a", "--truth", "pid"]);
+    let (ok, _, err) = intruder(&[
+        "--intruder",
+        i.to_str().unwrap(),
+        "--released",
+        r.to_str().unwrap(),
+        "--keys",
+        "a",
+        "--truth",
+        "pid",
+    ]);
     assert!(!ok);
     assert!(err.contains("pid"), "{err}");
-    let (ok, _, err) = intruder(&["--intruder", i.to_str().unwrap(), "--released", r.to_str().unwrap(), "--keys", "a", "--truth", "id", "--method", "fs"]);
+    let (ok, _, err) = intruder(&[
+        "--intruder",
+        i.to_str().unwrap(),
+        "--released",
+        r.to_str().unwrap(),
+        "--keys",
+        "a",
+        "--truth",
+        "id",
+        "--method",
+        "fs",
+    ]);
     assert!(!ok);
-    assert!(err.contains("unknown attack method 'fs'") && err.contains("exact, nearest"), "{err}");
+    assert!(
+        err.contains("unknown attack method 'fs'") && err.contains("exact, nearest"),
+        "{err}"
+    );
 }

@@ -198,7 +198,7 @@ fn mdav_on_a_tiny_one_dimensional_set_has_the_known_partition() {
     // centroid 7.5; farthest r = 30; farthest from r: s = 1. Group of r: {30, 9, 8};
     // group of s: {1, 2, 3}; 4 records remain (< 2k = 6): last group {4, 5, 6, 7}.
     let vals: Vec<f64> = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 30.0];
-    let groups = methods::mdav::partition(&[vals.clone()], 3, true);
+    let groups = methods::mdav::partition(std::slice::from_ref(&vals), 3, true);
     assert_eq!(groups, vec![vec![7, 8, 9], vec![0, 1, 2], vec![3, 4, 5, 6]]);
     let t = Table::new(
         "t",
@@ -310,7 +310,7 @@ fn rank_swap_never_moves_a_value_more_than_p_percent_of_n_ranks() {
 fn cat_table() -> Table {
     let v: Vec<Option<&str>> = (0..300)
         .map(|i| match i % 6 {
-            0 | 1 | 2 => Some("a"),
+            0..=2 => Some("a"),
             3 | 4 => Some("b"),
             _ => {
                 if i % 12 == 5 {

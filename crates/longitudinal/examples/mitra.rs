@@ -2,6 +2,8 @@
 //! `household-panel` look-alike: `cargo run --release -p intruder-longitudinal --example mitra --
 //! DATA_SEED N_SEEDS [OUT.json]` prints markdown tables (means over seeds) and writes the raw
 //! rows as JSON.
+// Config types are #[non_exhaustive]: outside their crate they are built from Default.
+#![allow(clippy::field_reassign_with_default)]
 
 use std::collections::BTreeMap;
 
@@ -52,6 +54,7 @@ fn main() {
             b.attribute_a
         );
     }
+    #[allow(clippy::type_complexity)]
     let mut agg: BTreeMap<(String, String, String, String, String, String), (f64, f64, usize)> =
         BTreeMap::new();
     for r in &res.rows {

@@ -111,6 +111,7 @@ impl LeafTree {
             out.members[leaf].push(i);
         }
         // Check the routing against smartcore's prediction (the leaf means).
+        #[allow(clippy::needless_range_loop)] // i indexes several parallel arrays
         for i in 0..n {
             let m = &out.members[out.leaf_of[i]];
             let mean = m.iter().map(|&k| y[k]).sum::<f64>() / m.len() as f64;

@@ -249,6 +249,7 @@ pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, Pan
             "mix"
         }
     };
+    #[allow(clippy::type_complexity)]
     let outcomes: Vec<Result<(Vec<StudyRow>, Option<StudyUtility>), PanelError>> = jobs
         .par_iter()
         .map(|job| {

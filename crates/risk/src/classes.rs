@@ -143,26 +143,29 @@ fn classes_with(kd: &KeyData, policy: MissingPolicy, force_recode: bool) -> Clas
             const BLOCK: usize = 4096;
             let mut codes = vec![0u64; n];
             let add = u32::from(as_value);
-            codes.par_chunks_mut(BLOCK).enumerate().for_each(|(b, out)| {
-                let (base, len) = (b * BLOCK, out.len());
-                for k in (0..nk).rev() {
-                    let r = radix[k];
-                    let kc = &kd.codes[k][base..base + len];
-                    for (o, &c) in out.iter_mut().zip(kc) {
-                        let d = if c == MISSING { 0 } else { (c + add) as u64 };
-                        *o = *o * r + d;
+            codes
+                .par_chunks_mut(BLOCK)
+                .enumerate()
+                .for_each(|(b, out)| {
+                    let (base, len) = (b * BLOCK, out.len());
+                    for k in (0..nk).rev() {
+                        let r = radix[k];
+                        let kc = &kd.codes[k][base..base + len];
+                        for (o, &c) in out.iter_mut().zip(kc) {
+                            let d = if c == MISSING { 0 } else { (c + add) as u64 };
+                            *o = *o * r + d;
+                        }
                     }
-                }
-                if !as_value {
-                    for kc in &kd.codes {
-                        for (o, &c) in out.iter_mut().zip(&kc[base..base + len]) {
-                            if c == MISSING {
-                                *o = SENTINEL;
+                    if !as_value {
+                        for kc in &kd.codes {
+                            for (o, &c) in out.iter_mut().zip(&kc[base..base + len]) {
+                                if c == MISSING {
+                                    *o = SENTINEL;
+                                }
                             }
                         }
                     }
-                }
-            });
+                });
             (group(&codes, p), Encoding::MixedRadix)
         }
         _ => {
@@ -216,14 +219,17 @@ pub(crate) fn group_rows(kd: &KeyData, keys: &[usize]) -> (Vec<u32>, usize) {
     let mut codes = vec![0u64; n];
     match product {
         Some(bound) if bound < u64::MAX => {
-            codes.par_chunks_mut(BLOCK).enumerate().for_each(|(b, out)| {
-                let (base, len) = (b * BLOCK, out.len());
-                for (&k, &r) in keys.iter().zip(&radix) {
-                    for (o, &c) in out.iter_mut().zip(&kd.codes[k][base..base + len]) {
-                        *o = *o * r + c as u64;
+            codes
+                .par_chunks_mut(BLOCK)
+                .enumerate()
+                .for_each(|(b, out)| {
+                    let (base, len) = (b * BLOCK, out.len());
+                    for (&k, &r) in keys.iter().zip(&radix) {
+                        for (o, &c) in out.iter_mut().zip(&kd.codes[k][base..base + len]) {
+                            *o = *o * r + c as u64;
+                        }
                     }
-                }
-            });
+                });
             let (g, sizes) = group(&codes, bound);
             (g, sizes.len())
         }

@@ -5,6 +5,9 @@
 
 use plotters::prelude::*;
 
+/// A named series of points (x, y, interval low, interval high).
+type Series = (String, Vec<(f64, f64, f64, f64)>);
+
 use crate::RunnerError;
 use crate::plan::Plan;
 use crate::report::SettingResult;
@@ -85,7 +88,7 @@ pub fn plots(
                 continue;
             }
             // Series: metric × the other grid values.
-            let mut series: Vec<(String, Vec<(f64, f64, f64, f64)>)> = Vec::new();
+            let mut series: Vec<Series> = Vec::new();
             for m in &metrics {
                 for &i in &idx {
                     let s = &plan.settings[i];
@@ -187,7 +190,7 @@ fn line_plot(
     title: &str,
     xlab: &str,
     ylab: &str,
-    series: &[(String, Vec<(f64, f64, f64, f64)>)],
+    series: &[Series],
 ) -> Result<String, RunnerError> {
     let mut buf = String::new();
     {

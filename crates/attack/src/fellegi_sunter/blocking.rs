@@ -8,6 +8,9 @@
 
 use std::collections::HashMap;
 
+/// Per record of the intruder's and the released file, its blocking key (`None`: not blocked).
+type BlockKeys = (Vec<Option<u64>>, Vec<Option<u64>>);
+
 use intruder_data::{Column, Table};
 use rayon::prelude::*;
 
@@ -62,7 +65,7 @@ pub fn rule_keys(
     released: &Table,
     rule: &[Term],
     released_name: &dyn Fn(&str) -> String,
-) -> Result<(Vec<Option<u64>>, Vec<Option<u64>>), AttackError> {
+) -> Result<BlockKeys, AttackError> {
     let (ni, nr) = (intruder.nrows(), released.nrows());
     let mut a: Vec<Option<Vec<u32>>> = vec![Some(Vec::with_capacity(rule.len())); ni];
     let mut b: Vec<Option<Vec<u32>>> = vec![Some(Vec::with_capacity(rule.len())); nr];
