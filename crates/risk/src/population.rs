@@ -678,7 +678,7 @@ impl PopulationRisk {
         add(
             "population_size",
             json!(s.big_n),
-            "N (given, or n/π)".into(),
+            "N = n/π: the population the counted records stand for".into(),
         );
         add("classes", json!(s.classes), "sample classes u".into());
         add(
