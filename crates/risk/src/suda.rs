@@ -680,6 +680,21 @@ impl Search<'_> {
         out.clear();
         let Scratch { buf, buf2, count } = sc;
         for class in part.classes() {
+            if let &[a, b] = class {
+                // The commonest case, without sorting: two singletons or one pair.
+                let (va, vb) = (self.val(a & !BLOCKER, w), self.val(b & !BLOCKER, w));
+                if va != vb {
+                    for m in [a, b] {
+                        if self.candidate(m) {
+                            emit.push((m, mask));
+                        }
+                    }
+                } else if keep {
+                    let run = [(va as u64) << 32 | a as u64, (vb as u64) << 32 | b as u64];
+                    self.push_child(&run, w, out, buf2);
+                }
+                continue;
+            }
             buf.clear();
             if class.len() <= 48 {
                 buf.extend(
