@@ -361,13 +361,28 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
             rest = tail;
         }
     }
+    // Bit i of a searched mask is key perm[i]: one lookup table per byte of the mask.
+    let remap: Vec<[u64; 256]> = (0..att.div_ceil(8))
+        .map(|b| {
+            let mut table = [0u64; 256];
+            for (x, out) in table.iter_mut().enumerate() {
+                for bit in 0..8 {
+                    let i = 8 * b + bit;
+                    if x >> bit & 1 == 1 && i < att {
+                        *out |= 1 << perm[i];
+                    }
+                }
+            }
+            table
+        })
+        .collect();
     let kept_len: Vec<usize> = groups
         .par_iter_mut()
         .map(|g| {
             for mk in g.iter_mut() {
                 let mut out = 0u64;
-                for (i, &v) in perm.iter().enumerate() {
-                    out |= (*mk >> i & 1) << v;
+                for (b, table) in remap.iter().enumerate() {
+                    out |= table[(*mk >> (8 * b) & 0xff) as usize];
                 }
                 *mk = out;
             }
