@@ -243,7 +243,9 @@ fn same_result_whatever_the_thread_count() {
         let row: Vec<String> = [2u64, 3, 4, 5, 7, 9, 3]
             .iter()
             .map(|&c| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 ((x >> 33) % c).to_string()
             })
             .collect();
