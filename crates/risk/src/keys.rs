@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use rayon::prelude::*;
+
 use intruder_data::{Column, ColumnData, Kind, SetCode, Table};
 
 use crate::error::RiskError;
@@ -168,11 +170,15 @@ impl KeyData {
             }
             columns.push(c);
         }
-        let mut codes = Vec::with_capacity(names.len());
-        let mut card = Vec::with_capacity(names.len());
-        let mut sets = Vec::with_capacity(names.len());
-        for c in &columns {
-            if c.kind() == Kind::Set {
+        // Each key is encoded on its own, in parallel (the order of the results is the keys').
+        type Encoded = (Vec<u32>, u32, Option<SetMasks>);
+        let encoded: Vec<Result<Encoded, RiskError>> = columns
+            .par_iter()
+            .map(|c| -> Result<Encoded, RiskError> {
+                if c.kind() != Kind::Set {
+                    let (cs, k) = fast_codes(c);
+                    return Ok((with_missing(cs, c), k, None));
+                }
                 let nlev = c.levels().map_or(0, <[String]>::len);
                 if wildcard && nlev > 64 {
                     return Err(RiskError::Column {
@@ -201,25 +207,25 @@ impl KeyData {
                             .map(|i| mask(&c.set_items(i)[..c.set_items(i).len().min(1)]))
                             .collect(),
                     };
-                    codes.push(with_missing(dense, c));
-                    card.push(k);
-                    sets.push(Some(SetMasks { stored, query }));
+                    Ok((with_missing(dense, c), k, Some(SetMasks { stored, query })))
                 } else {
                     let mode = match set_match {
                         SetMatch::Overlap => SetCode::WholeSet,
                         SetMatch::First => SetCode::First,
                     };
                     let d = c.dense_codes(mode);
-                    codes.push(with_missing(d.codes, c));
-                    card.push(d.cardinality);
-                    sets.push(None);
+                    Ok((with_missing(d.codes, c), d.cardinality, None))
                 }
-            } else {
-                let (cs, k) = fast_codes(c);
-                codes.push(with_missing(cs, c));
-                card.push(k);
-                sets.push(None);
-            }
+            })
+            .collect();
+        let mut codes = Vec::with_capacity(names.len());
+        let mut card = Vec::with_capacity(names.len());
+        let mut sets = Vec::with_capacity(names.len());
+        for e in encoded {
+            let (c, k, s) = e?;
+            codes.push(c);
+            card.push(k);
+            sets.push(s);
         }
         Ok(KeyData {
             codes,
@@ -258,8 +264,14 @@ fn fast_codes(c: &Column) -> (Vec<u32>, u32) {
     if let ColumnData::Integer(v) = c.data() {
         // Over every cell first (a branch-free loop); the placeholders at missing cells can only
         // widen the range, so look at observed cells alone when that makes it too wide.
-        let mut lo = v.iter().copied().min().unwrap_or(0);
-        let mut hi = v.iter().copied().max().unwrap_or(0);
+        // One pass for both bounds, in independent lanes the compiler can vectorise.
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for chunk in v.chunks(8) {
+            for &x in chunk {
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
         if hi as i128 - lo as i128 >= 1 << 24 && c.missing_count() > 0 {
             let words = c.missing().words();
             (lo, hi) = (i64::MAX, i64::MIN);
