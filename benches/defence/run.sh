@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks of intruder-defence (MDAV and local suppression on a seeded synthetic file).
 # Usage: bash benches/defence/run.sh [N] [SEED]   (defaults: 100000 1)
-# Prints the markdown table of BENCHMARKS-defence.md, with CPU time and load average.
+# Prints the markdown table of BENCHMARKS.md (section 5), with CPU time and load average.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n="${1:-100000}"

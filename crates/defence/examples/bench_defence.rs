@@ -1,6 +1,6 @@
 //! Times MDAV and local suppression on a seeded synthetic file of N records (default 100,000):
 //! `cargo run --release -p intruder-defence --example bench_defence -- [N] [SEED]`.
-//! Prints a markdown table for BENCHMARKS-defence.md.
+//! Prints a markdown table for BENCHMARKS.md (section 5).
 
 use std::time::Instant;
 
