@@ -46,7 +46,7 @@ fn schema_beside(csv: &Path) -> PathBuf {
     csv.with_file_name(format!("{stem}.schema.toml"))
 }
 
-fn read_with_schema(csv: &Path, schema: Option<&Path>) -> Result<Dataset, RunnerError> {
+pub(crate) fn read_with_schema(csv: &Path, schema: Option<&Path>) -> Result<Dataset, RunnerError> {
     let schema_path = schema
         .map(Path::to_path_buf)
         .unwrap_or_else(|| schema_beside(csv));
@@ -67,28 +67,7 @@ fn read_with_schema(csv: &Path, schema: Option<&Path>) -> Result<Dataset, Runner
 pub fn load_data(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
     let d = &exp.data;
     let (dir, rel_schema, int_schema) = match &d.source {
-        DataSource::Generator { name, n, params } => {
-            let key = format!(
-                "{name}\u{1}{n:?}\u{1}{params:?}\u{1}{}\u{1}{VERSION}",
-                exp.seed
-            );
-            let dir = out
-                .join("data")
-                .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
-            let marker = dir.join(".complete");
-            if !marker.exists() {
-                std::fs::create_dir_all(&dir).map_err(|source| RunnerError::Io {
-                    path: dir.clone(),
-                    source,
-                })?;
-                intruder_synth::run(name, *n, params, exp.seed, &dir)?;
-                std::fs::write(&marker, key).map_err(|source| RunnerError::Io {
-                    path: marker.clone(),
-                    source,
-                })?;
-            }
-            (dir, None, None)
-        }
+        DataSource::Generator { .. } => (data_dir(exp, out)?, None, None),
         DataSource::Files => (
             exp.base_dir.clone(),
             d.released_schema.as_ref().map(|s| exp.base_dir.join(s)),
@@ -109,6 +88,37 @@ pub fn load_data(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
     };
     let released = filter(released, &d.released_where)?;
     Ok(Loaded { released, source })
+}
+
+/// The directory the experiment's data files are in: for a generator, `out/data/<name>-<hash>/`,
+/// generated first when not complete (the hash covers the generator's configuration, the seed
+/// and the toolkit version); for files, the experiment file's directory.
+pub(crate) fn data_dir(exp: &Experiment, out: &Path) -> Result<PathBuf, RunnerError> {
+    match &exp.data.source {
+        DataSource::Generator { name, n, params } => {
+            let key = format!(
+                "{name}\u{1}{n:?}\u{1}{params:?}\u{1}{}\u{1}{VERSION}",
+                exp.seed
+            );
+            let dir = out
+                .join("data")
+                .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
+            let marker = dir.join(".complete");
+            if !marker.exists() {
+                std::fs::create_dir_all(&dir).map_err(|source| RunnerError::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
+                intruder_synth::run(name, *n, params, exp.seed, &dir)?;
+                std::fs::write(&marker, key).map_err(|source| RunnerError::Io {
+                    path: marker.clone(),
+                    source,
+                })?;
+            }
+            Ok(dir)
+        }
+        DataSource::Files => Ok(exp.base_dir.clone()),
+    }
 }
 
 /// The records whose columns equal the given values (as text); truth columns may be named.

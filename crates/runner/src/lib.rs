@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod exec;
+mod longitudinal;
 mod metrics;
 mod plan;
 mod plot;
@@ -48,6 +49,10 @@ use std::path::{Path, PathBuf};
 
 pub use exec::{
     ALIGNED, ExecOptions, Loaded, ORIGINAL_SUFFIX, execute, load_data, load_runs, run_one,
+};
+pub use longitudinal::{
+    LongitudinalPublished, LongitudinalSpec, STUDIES, load_longitudinal, longitudinal_tables,
+    run_longitudinal, study_id, study_path,
 };
 pub use metrics::{attack_metrics, metrics};
 pub use plan::{Plan, Run, Setting, VERSION, derive_seed, expand_defence, fnv1a};
@@ -152,6 +157,8 @@ pub struct Done {
     pub plan: Plan,
     /// Runs executed now (the others were stored already).
     pub executed: usize,
+    /// Whether the `[longitudinal]` study ran now (false: none declared, or stored already).
+    pub study_ran: bool,
     /// The reports.
     pub written: Written,
 }
@@ -179,12 +186,14 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
             progress: opts.progress,
         },
     )?;
+    let study_ran = run_longitudinal(exp, &out, opts.force)?;
     let raws = load_runs(&plan, &out)?;
     let written = write_reports(exp, &plan, &raws, &out)?;
     Ok(Done {
         out_dir: out,
         plan,
         executed,
+        study_ran,
         written,
     })
 }

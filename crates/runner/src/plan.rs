@@ -305,6 +305,9 @@ impl Plan {
                 exp.utility.variables.join(", ")
             ));
         }
+        if let Some(l) = &exp.longitudinal {
+            s.push_str(&crate::longitudinal::describe_study(l));
+        }
         s
     }
 }

@@ -115,6 +115,31 @@ impl<'a> Section<'a> {
         }
     }
 
+    /// A list of whole numbers ≥ 0 (a single number is accepted as a list of one).
+    pub(crate) fn uints(&mut self, p: &mut Problems, k: &'static str) -> Option<Vec<u64>> {
+        self.typed(p, k, "a list of whole numbers ≥ 0", |v| match v {
+            Value::Integer(i) => u64::try_from(*i).ok().map(|x| vec![x]),
+            Value::Array(a) => a
+                .iter()
+                .map(|x| x.as_integer().and_then(|i| u64::try_from(i).ok()))
+                .collect(),
+            _ => None,
+        })
+    }
+
+    /// A list of finite numbers (a single number is accepted as a list of one).
+    pub(crate) fn numbers(&mut self, p: &mut Problems, k: &'static str) -> Option<Vec<f64>> {
+        let num = |x: &Value| match x {
+            Value::Integer(i) => Some(*i as f64),
+            Value::Float(f) if f.is_finite() => Some(*f),
+            _ => None,
+        };
+        self.typed(p, k, "a list of numbers", |v| match v {
+            Value::Array(a) => a.iter().map(num).collect(),
+            other => num(other).map(|x| vec![x]),
+        })
+    }
+
     /// A list of strings (a single string is accepted as a list of one).
     pub(crate) fn strings(&mut self, p: &mut Problems, k: &'static str) -> Option<Vec<String>> {
         self.typed(p, k, "a list of strings", |v| match v {

@@ -147,7 +147,7 @@ pub fn fmt(x: f64) -> String {
     }
 }
 
-fn cell(s: Option<&Stat>) -> String {
+pub(crate) fn cell(s: Option<&Stat>) -> String {
     match s {
         None => "–".into(),
         Some(s) if s.n < 2 || s.lo == s.hi => fmt(s.mean),
@@ -436,6 +436,13 @@ pub fn write_reports(
     // summary.md
     let tables = summary_tables(exp, &results);
     let published = published_table(exp, &results);
+    let study_tables = match &exp.longitudinal {
+        Some(l) => crate::longitudinal::longitudinal_tables(
+            l,
+            &crate::longitudinal::load_longitudinal(exp, l, out)?,
+        ),
+        None => Vec::new(),
+    };
     let mut md = format!(
         "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {} replicate{} per setting; cells are the mean over replicates with its 95% t-interval in brackets. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n```text\n{}```\n\n",
         exp.name,
@@ -450,6 +457,17 @@ pub fn write_reports(
         md.push('\n');
     }
     if let Some(t) = &published {
+        md.push_str(&t.markdown());
+        md.push('\n');
+    }
+    if let Some(l) = &exp.longitudinal {
+        md.push_str(&format!(
+            "## Longitudinal study ({})\n\nRaw result: `longitudinal/{}.json`.\n\n",
+            l.study,
+            crate::longitudinal::study_id(exp, l)
+        ));
+    }
+    for t in &study_tables {
         md.push_str(&t.markdown());
         md.push('\n');
     }
@@ -473,6 +491,15 @@ pub fn write_reports(
         html.push_str(&t.html());
     }
     if let Some(t) = &published {
+        html.push_str(&t.html());
+    }
+    if let Some(l) = &exp.longitudinal {
+        html.push_str(&format!(
+            "<h2>Longitudinal study ({})</h2>\n",
+            esc(&l.study)
+        ));
+    }
+    for t in &study_tables {
         html.push_str(&t.html());
     }
     for (_, caption, svg) in &plots {

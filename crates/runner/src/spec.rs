@@ -192,6 +192,8 @@ pub struct Size {
     pub replicates: Option<u32>,
     /// Known intruder records.
     pub intruder_n: Option<u64>,
+    /// Protection seeds of the `[longitudinal]` study.
+    pub seeds: Option<Vec<u64>>,
 }
 
 /// A parsed, validated experiment.
@@ -221,6 +223,9 @@ pub struct Experiment {
     pub report: ReportSpec,
     /// Published values.
     pub published: Vec<Published>,
+    /// The longitudinal study (`[longitudinal]`), when declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longitudinal: Option<crate::longitudinal::LongitudinalSpec>,
     /// `[tiny]` overrides.
     #[serde(skip)]
     pub tiny: Size,
@@ -462,12 +467,20 @@ impl Experiment {
                         n: s.uint(p, "n"),
                         replicates: s.uint(p, "replicates").map(|r| r.clamp(1, 100_000) as u32),
                         intruder_n: s.uint(p, "intruder_n"),
+                        seeds: s.uints(p, "seeds"),
                     };
+                    if out.seeds.as_ref().is_some_and(Vec::is_empty) {
+                        p.push(&s.key("seeds"), "list at least one seed");
+                    }
                     s.finish(p);
                     out
                 }
                 None => Size::default(),
             }
+        };
+        let longitudinal = match top.table(&mut p, "longitudinal") {
+            Some(t) => crate::longitudinal::parse(t, &mut p),
+            None => None,
         };
         let tiny = size("tiny", &mut top, &mut p);
         let paper = size("paper", &mut top, &mut p);
@@ -493,6 +506,7 @@ impl Experiment {
             utility,
             report,
             published,
+            longitudinal,
             tiny,
             paper,
             base_dir: path
@@ -516,6 +530,9 @@ impl Experiment {
         }
         if let Some(k) = size.intruder_n {
             self.scenario.intruder_n = Some(k);
+        }
+        if let (Some(seeds), Some(l)) = (&size.seeds, &mut self.longitudinal) {
+            l.params.seeds = seeds.clone();
         }
     }
 

@@ -1,0 +1,711 @@
+//! The optional `[longitudinal]` section: Mitra et al.'s inter-wave study (crate
+//! `intruder-longitudinal`, [`run_study`]) on the panel waves the experiment's data step wrote —
+//! baseline risks, Fig. 4 (propensity-score swapping, targeted vs random), Fig. 5 (CART
+//! synthesis), Fig. 6 (mixtures), Table 1 (every split household altered) and the utility
+//! comparison (Fig. 7). The raw [`intruder_longitudinal::StudyResult`] is stored as JSON under
+//! `OUT/longitudinal/<id>.json`, the id hashing the resolved section (published values aside),
+//! the data source, the experiment seed and the toolkit version; the tables are computed from
+//! that file.
+
+use std::path::{Path, PathBuf};
+
+use intruder_longitudinal::{NonUnique, Panel, PanelSpec, StudyParams, run_study};
+use serde::Serialize;
+use serde_json::{Value, json};
+use toml::Table;
+
+use crate::RunnerError;
+use crate::plan::{VERSION, fnv1a};
+use crate::reader::{Problems, Section, describe};
+use crate::report::{Stat, TableData, cell, fmt};
+use crate::spec::Experiment;
+
+/// The studies a `[longitudinal]` section may name.
+pub const STUDIES: &[&str] = &["mitra"];
+
+/// Baseline figures a published value may be given for.
+const BASELINE_FIGURES: &[&str] = &[
+    "found",
+    "unique_correct",
+    "le2_correct",
+    "expected_correct",
+    "A",
+];
+
+/// Methods of Table 1.
+const TABLE1_METHODS: &[&str] = &["swap", "synth"];
+
+/// Published values of the longitudinal study, shown beside ours.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct LongitudinalPublished {
+    /// Where they were published.
+    pub source: String,
+    /// Baseline figures: (figure, scenario, value), e.g. (`unique_correct`, `scenario 1`, 56).
+    pub baseline: Vec<(String, String, f64)>,
+    /// Table 1: (method, scenario, value), e.g. (`swap`, `links`, 40).
+    pub table1: Vec<(String, String, f64)>,
+}
+
+impl LongitudinalPublished {
+    fn get(list: &[(String, String, f64)], a: &str, scenario: &str) -> Option<f64> {
+        list.iter()
+            .find(|(x, s, _)| x == a && s == scenario)
+            .map(|t| t.2)
+    }
+}
+
+/// The resolved `[longitudinal]` section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LongitudinalSpec {
+    /// The study (`mitra`).
+    pub study: String,
+    /// The last wave `T`.
+    pub wave: usize,
+    /// The wave files `1..=T` in the data directory (default `household-wave<w>.csv`).
+    pub waves: Vec<String>,
+    /// The true household id linking the waves (role truth or not).
+    pub link: String,
+    /// The released link id followed by the link attack (`None`: no link attack).
+    pub released_link: Option<String>,
+    /// The split indicator of the last wave (`None`: repeated links only).
+    pub split: Option<String>,
+    /// The sensitive numeric variable.
+    pub sensitive: String,
+    /// Leave out last-wave records sharing their link with another.
+    pub exclude_nonunique: bool,
+    /// The study's parameters ([`StudyParams::mitra`] with the section's overrides).
+    pub params: StudyParams,
+    /// Published values (report only; not part of the stored result's id).
+    pub published: LongitudinalPublished,
+}
+
+fn in_rho(r: f64) -> bool {
+    r > 0.0 && r <= 0.5
+}
+
+/// Reads and validates `[longitudinal]`, recording every problem with its key path.
+pub(crate) fn parse(t: &Table, p: &mut Problems) -> Option<LongitudinalSpec> {
+    let mut s = Section::new(t, "longitudinal");
+    let study = s.string(p, "study");
+    match study.as_deref() {
+        Some(x) if STUDIES.contains(&x) => {}
+        Some(x) => p.push(
+            &s.key("study"),
+            format!(
+                "unknown study '{x}'; expected one of: {}",
+                STUDIES.join(", ")
+            ),
+        ),
+        None if !t.contains_key("study") => {
+            p.push(&s.key("study"), "is required (the study to run: mitra)")
+        }
+        None => {}
+    }
+    let wave = s.uint(p, "wave").unwrap_or(2);
+    let wave_ok = (2..=100).contains(&wave);
+    if !wave_ok {
+        p.push(
+            &s.key("wave"),
+            format!("expected the last wave T in 2..=100, found {wave}"),
+        );
+    }
+    let wave = wave as usize;
+    let waves = s.strings(p, "waves");
+    if let Some(w) = &waves
+        && wave_ok
+        && w.len() != wave
+    {
+        p.push(
+            &s.key("waves"),
+            format!(
+                "list one file per wave 1..=T (T = {wave}), found {} file(s)",
+                w.len()
+            ),
+        );
+    }
+    let seeds = s.uints(p, "seeds");
+    match &seeds {
+        None if !t.contains_key("seeds") => p.push(
+            &s.key("seeds"),
+            "is required: the protection seeds, e.g. [1, 2, 3, 4, 5]",
+        ),
+        Some(v) if v.is_empty() => p.push(&s.key("seeds"), "list at least one seed"),
+        _ => {}
+    }
+    let link = s.string(p, "link").unwrap_or_else(|| "household_id".into());
+    let released_link = s
+        .string(p, "released_link")
+        .unwrap_or_else(|| "link_id".into());
+    let split = s.string(p, "split").unwrap_or_else(|| "split".into());
+    let sensitive = s
+        .string(p, "sensitive")
+        .unwrap_or_else(|| "total_wealth".into());
+    let exclude_nonunique = s.boolean(p, "exclude_nonunique").unwrap_or(false);
+    let mut params = StudyParams::mitra(wave.max(2), seeds.clone().unwrap_or_default());
+    if let Some(r) = s.numbers(p, "rhos") {
+        if r.is_empty() {
+            p.push(&s.key("rhos"), "list at least one proportion");
+        }
+        for x in r.iter().filter(|x| !in_rho(**x)) {
+            p.push(
+                &s.key("rhos"),
+                format!("{x} is not a proportion in (0, 0.5]"),
+            );
+        }
+        params.rhos = r;
+    }
+    if let Some(v) = s.numbers(p, "shares") {
+        for x in v.iter().filter(|x| !(0.0..=1.0).contains(*x)) {
+            p.push(&s.key("shares"), format!("{x} is not a share in [0, 1]"));
+        }
+        params.shares = v;
+    }
+    if let Some(x) = s.number(p, "tolerance") {
+        if x > 0.0 {
+            params.tolerance = x;
+        } else {
+            p.push(&s.key("tolerance"), format!("expected > 0, found {x}"));
+        }
+    }
+    if let Some(x) = s.uint(p, "min_leaf") {
+        if x >= 1 {
+            params.min_leaf = x as usize;
+        } else {
+            p.push(&s.key("min_leaf"), "expected at least 1");
+        }
+    }
+    if let Some(x) = s.string(p, "partner_score") {
+        match serde_json::from_value(json!(x)) {
+            Ok(v) => params.partner_score = v,
+            Err(_) => p.push(
+                &s.key("partner_score"),
+                format!("unknown score '{x}'; expected selection or split"),
+            ),
+        }
+    }
+    if let Some(x) = s.string(p, "pool") {
+        match serde_json::from_value(json!(x)) {
+            Ok(v) => params.pool = v,
+            Err(_) => p.push(
+                &s.key("pool"),
+                format!("unknown pool '{x}'; expected split or all"),
+            ),
+        }
+    }
+    if !s.boolean(p, "utility").unwrap_or(true) {
+        params.utility = None;
+    }
+    let released_link = (!released_link.is_empty()).then_some(released_link);
+    let mut names: Vec<String> = params.scenarios.iter().map(|x| x.name.clone()).collect();
+    if released_link.is_some() {
+        names.push("links".into());
+    }
+    let published = match s.table(p, "published") {
+        Some(pt) => parse_published(pt, &names, p),
+        None => LongitudinalPublished::default(),
+    };
+    s.finish(p);
+    Some(LongitudinalSpec {
+        study: study?,
+        wave,
+        waves: waves.unwrap_or_else(|| {
+            (1..=wave)
+                .map(|w| format!("household-wave{w}.csv"))
+                .collect()
+        }),
+        link,
+        released_link,
+        split: (split != "none").then_some(split),
+        sensitive,
+        exclude_nonunique,
+        params,
+        published,
+    })
+}
+
+/// `[longitudinal.published]`: `source`, `baseline.<figure>.<scenario>`,
+/// `table1.<method>.<scenario>`.
+fn parse_published(t: &Table, scenarios: &[String], p: &mut Problems) -> LongitudinalPublished {
+    let mut s = Section::new(t, "longitudinal.published");
+    let source = s.string(p, "source").unwrap_or_default();
+    let mut out = LongitudinalPublished {
+        source,
+        ..Default::default()
+    };
+    for (part, allowed) in [("baseline", BASELINE_FIGURES), ("table1", TABLE1_METHODS)] {
+        let Some(pt) = s.table(p, part) else { continue };
+        for (k, v) in pt {
+            let loc = format!("longitudinal.published.{part}.{k}");
+            if !allowed.contains(&k.as_str()) {
+                p.push(
+                    &loc,
+                    format!("unknown key; valid keys here: {}", allowed.join(", ")),
+                );
+                continue;
+            }
+            let Some(m) = v.as_table() else {
+                p.push(
+                    &loc,
+                    format!(
+                        "expected a table of scenario = number, found {}",
+                        describe(v)
+                    ),
+                );
+                continue;
+            };
+            for (sc, x) in m {
+                let loc = format!("{loc}.{sc}");
+                if !scenarios.contains(sc) {
+                    p.push(
+                        &loc,
+                        format!(
+                            "unknown scenario; the study's are: {}",
+                            scenarios.join(", ")
+                        ),
+                    );
+                    continue;
+                }
+                let val = match x {
+                    toml::Value::Integer(i) => *i as f64,
+                    toml::Value::Float(f) if f.is_finite() => *f,
+                    other => {
+                        p.push(
+                            &loc,
+                            format!("expected a number, found {}", describe(other)),
+                        );
+                        continue;
+                    }
+                };
+                let entry = (k.clone(), sc.clone(), val);
+                if part == "baseline" {
+                    out.baseline.push(entry);
+                } else {
+                    out.table1.push(entry);
+                }
+            }
+        }
+    }
+    s.finish(p);
+    out
+}
+
+/// The id of the stored study: FNV-1a of the resolved section (published values aside), the
+/// data source, the experiment seed and the toolkit version.
+pub fn study_id(exp: &Experiment, l: &LongitudinalSpec) -> String {
+    let mut sec = serde_json::to_value(l).unwrap_or(Value::Null);
+    if let Some(o) = sec.as_object_mut() {
+        o.remove("published");
+    }
+    let key = json!({
+        "section": sec,
+        "data": exp.data.source,
+        "seed": exp.seed,
+        "version": VERSION,
+    })
+    .to_string();
+    format!("{:016x}", fnv1a(key.as_bytes()))
+}
+
+/// Where the study's raw result is stored: `OUT/longitudinal/<id>.json`.
+pub fn study_path(exp: &Experiment, l: &LongitudinalSpec, out: &Path) -> PathBuf {
+    out.join("longitudinal")
+        .join(format!("{}.json", study_id(exp, l)))
+}
+
+/// Runs the study of the `[longitudinal]` section unless it is stored already (always with
+/// `force`); returns whether it ran.
+pub fn run_longitudinal(exp: &Experiment, out: &Path, force: bool) -> Result<bool, RunnerError> {
+    let Some(l) = &exp.longitudinal else {
+        return Ok(false);
+    };
+    let path = study_path(exp, l, out);
+    if path.exists() && !force {
+        return Ok(false);
+    }
+    let dir = crate::exec::data_dir(exp, out)?;
+    let mut waves = Vec::with_capacity(l.waves.len());
+    for f in &l.waves {
+        waves.push(crate::exec::read_with_schema(&dir.join(f), None)?);
+    }
+    let spec = PanelSpec {
+        link: l.link.clone(),
+        released_link: l.released_link.clone(),
+        split: l.split.clone(),
+        sensitive: l.sensitive.clone(),
+        nonunique: if l.exclude_nonunique {
+            NonUnique::Exclude
+        } else {
+            NonUnique::Include
+        },
+        strict: false,
+    };
+    let ctx = |e: intruder_longitudinal::PanelError| {
+        RunnerError::Invalid(format!("[longitudinal] study '{}': {e}", l.study))
+    };
+    let panel = Panel::new(waves, spec).map_err(ctx)?;
+    let result = run_study(&panel, &l.params).map_err(ctx)?;
+    let stored = json!({
+        "study": l.study,
+        "id": study_id(exp, l),
+        "experiment": exp.name,
+        "version": VERSION,
+        "seed": exp.seed,
+        "data": exp.data.source,
+        "waves": l.waves,
+        "result": result,
+    });
+    let text = serde_json::to_string(&stored)?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| RunnerError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    intruder_data::write_atomically(&path, |w| {
+        use std::io::Write;
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"\n")
+    })?;
+    Ok(true)
+}
+
+/// Reads the stored study of the section.
+pub fn load_longitudinal(
+    exp: &Experiment,
+    l: &LongitudinalSpec,
+    out: &Path,
+) -> Result<Value, RunnerError> {
+    let path = study_path(exp, l, out);
+    let text = std::fs::read_to_string(&path).map_err(|source| RunnerError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| RunnerError::Json {
+        path,
+        message: e.to_string(),
+    })
+}
+
+/// The plan's lines for `--dry-run`.
+pub(crate) fn describe_study(l: &LongitudinalSpec) -> String {
+    let p = &l.params;
+    let per_seed = p.scenarios.len() * p.rhos.len() * (4 + p.shares.len()) + 2;
+    let list = |v: &[f64]| v.iter().map(|x| fmt(*x)).collect::<Vec<_>>().join(", ");
+    format!(
+        "longitudinal: study {} on waves {} (T = {}), link {}, released link {}, split {}, sensitive {}\n  scenarios: {}\n  rho {}; mixture swap shares {}; seeds {}; tolerance {}; min leaf {}; utility {}\n  {} altered releases ({} per seed: Figs. 4-6 and Table 1)\n",
+        l.study,
+        l.waves.join(", "),
+        l.wave,
+        l.link,
+        l.released_link.as_deref().unwrap_or("none"),
+        l.split.as_deref().unwrap_or("none"),
+        l.sensitive,
+        p.scenarios
+            .iter()
+            .map(|s| format!(
+                "{} ({})",
+                s.name,
+                s.keys
+                    .iter()
+                    .map(|k| format!("{}@{}", k.column, k.wave))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .collect::<Vec<_>>()
+            .join("; "),
+        list(&p.rhos),
+        if p.shares.is_empty() {
+            "none".to_string()
+        } else {
+            list(&p.shares)
+        },
+        p.seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        p.tolerance,
+        p.min_leaf,
+        if p.utility.is_some() { "on" } else { "off" },
+        per_seed * p.seeds.len(),
+        per_seed,
+    )
+}
+
+fn close(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+        _ => false,
+    }
+}
+
+/// The values of `A` over seeds of the rows matching the filter.
+fn a_values(rows: &[Value], f: impl Fn(&Value) -> bool) -> Vec<f64> {
+    rows.iter()
+        .filter(|r| f(r))
+        .filter_map(|r| r["A"].as_f64())
+        .collect()
+}
+
+fn stat_cell(v: Vec<f64>) -> String {
+    if v.is_empty() {
+        return "–".into();
+    }
+    cell(Some(&Stat::new(v)))
+}
+
+/// The study's tables from its stored result: the panel, the baseline (with published values),
+/// Fig. 4, Fig. 5, Fig. 6, Table 1 (with published values) and the utility comparison. Cells
+/// are the mean over seeds with its 95% t-interval in brackets when there are several seeds.
+pub fn longitudinal_tables(l: &LongitudinalSpec, stored: &Value) -> Vec<TableData> {
+    let r = &stored["result"];
+    let empty = Vec::new();
+    let rows = r["rows"].as_array().unwrap_or(&empty);
+    let seeds = l.params.seeds.len();
+    let over = if seeds > 1 {
+        format!("mean over {seeds} seeds [95% interval]")
+    } else {
+        "one seed".to_string()
+    };
+    let mut out = Vec::new();
+
+    // The panel.
+    if let Some(o) = r["panel"].as_object() {
+        let mut t = TableData {
+            title: format!("Longitudinal panel ({})", l.waves.join(", ")),
+            header: vec!["figure".into(), "value".into()],
+            rows: Vec::new(),
+        };
+        for (k, v) in o {
+            if let Some(x) = v.as_f64() {
+                t.rows.push(vec![k.replace('_', " "), fmt(x)]);
+            }
+        }
+        out.push(t);
+    }
+
+    // Baseline.
+    let pb = &l.published.baseline;
+    let pub_figs: Vec<&str> = BASELINE_FIGURES
+        .iter()
+        .copied()
+        .filter(|f| pb.iter().any(|(x, _, _)| x == f))
+        .collect();
+    let mut header: Vec<String> = [
+        "attack",
+        "mode",
+        "targets",
+        "found",
+        "c_i = 1",
+        "c_i ≤ 2",
+        "Σ 1/c_i",
+        "A",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    fn label(f: &str) -> &str {
+        match f {
+            "unique_correct" => "c_i = 1",
+            "le2_correct" => "c_i ≤ 2",
+            "expected_correct" => "Σ 1/c_i",
+            other => other,
+        }
+    }
+    for f in &pub_figs {
+        header.push(format!("{} (published)", label(f)));
+    }
+    let mut t = TableData {
+        title: format!(
+            "Longitudinal baseline: the inter-wave attack on the original last wave{}",
+            if l.published.source.is_empty() || pub_figs.is_empty() {
+                String::new()
+            } else {
+                format!("; published: {}", l.published.source)
+            }
+        ),
+        header,
+        rows: Vec::new(),
+    };
+    for b in r["baseline"].as_array().unwrap_or(&empty) {
+        let sc = b["scenario"].as_str().unwrap_or("");
+        let num = |k: &str| b[k].as_f64().map_or("–".into(), fmt);
+        let mut row = vec![
+            sc.to_string(),
+            b["mode"].as_str().unwrap_or("").to_string(),
+            num("targets"),
+            num("found"),
+            num("unique_correct"),
+            num("le2_correct"),
+            num("expected_correct"),
+            num("A"),
+        ];
+        for f in &pub_figs {
+            row.push(LongitudinalPublished::get(pb, f, sc).map_or("–".into(), fmt));
+        }
+        t.rows.push(row);
+    }
+    out.push(t);
+
+    // Scenarios in the order of the rows.
+    let mut scenarios: Vec<String> = Vec::new();
+    for x in rows {
+        if let Some(s) = x["scenario"].as_str()
+            && !scenarios.iter().any(|y| y == s)
+        {
+            scenarios.push(s.to_string());
+        }
+    }
+    let study_scen: Vec<&String> = scenarios
+        .iter()
+        .filter(|s| l.params.scenarios.iter().any(|x| &x.name == *s))
+        .collect();
+
+    // Figs. 4 and 5.
+    for (fig, what) in [
+        ("fig4", "Fig. 4: propensity-score swapping"),
+        ("fig5", "Fig. 5: CART synthesis"),
+    ] {
+        let mut header = vec!["ρ".to_string()];
+        for s in &study_scen {
+            for sel in ["targeted", "random"] {
+                header.push(format!("{s} {sel}"));
+            }
+        }
+        let mut t = TableData {
+            title: format!("{what}, attribute disclosure A by proportion altered ρ ({over})"),
+            header,
+            rows: Vec::new(),
+        };
+        for &rho in &l.params.rhos {
+            let mut row = vec![format!("{rho:.2}")];
+            for s in &study_scen {
+                for sel in ["targeted", "random"] {
+                    row.push(stat_cell(a_values(rows, |x| {
+                        x["figure"] == fig
+                            && x["scenario"] == s.as_str()
+                            && x["selection"] == sel
+                            && close(x["rho"].as_f64(), Some(rho))
+                    })));
+                }
+            }
+            t.rows.push(row);
+        }
+        out.push(t);
+    }
+
+    // Fig. 6.
+    if !l.params.shares.is_empty() {
+        let mut header = vec!["ρ".to_string()];
+        for s in &study_scen {
+            for &sh in &l.params.shares {
+                header.push(format!("{s}, swap share {sh:.2}"));
+            }
+        }
+        let mut t = TableData {
+            title: format!(
+                "Fig. 6: mixtures of swapping and synthesis (targeted), A by ρ and share swapped ({over})"
+            ),
+            header,
+            rows: Vec::new(),
+        };
+        for &rho in &l.params.rhos {
+            let mut row = vec![format!("{rho:.2}")];
+            for s in &study_scen {
+                for &sh in &l.params.shares {
+                    row.push(stat_cell(a_values(rows, |x| {
+                        x["figure"] == "fig6"
+                            && x["scenario"] == s.as_str()
+                            && close(x["rho"].as_f64(), Some(rho))
+                            && close(x["swap_share"].as_f64(), Some(sh))
+                    })));
+                }
+            }
+            t.rows.push(row);
+        }
+        out.push(t);
+    }
+
+    // Table 1.
+    let pt = &l.published.table1;
+    let t1_scen: Vec<&String> = scenarios
+        .iter()
+        .filter(|s| {
+            rows.iter()
+                .any(|x| x["figure"] == "table1" && x["scenario"] == s.as_str())
+        })
+        .collect();
+    let mut header = vec!["method".to_string()];
+    for s in &t1_scen {
+        header.push(s.to_string());
+        if pt.iter().any(|(_, x, _)| x == *s) {
+            header.push(format!("{s} (published)"));
+        }
+    }
+    let mut t = TableData {
+        title: format!(
+            "Table 1: every split household altered, A ({over}){}",
+            if l.published.source.is_empty() || pt.is_empty() {
+                String::new()
+            } else {
+                format!("; published: {}", l.published.source)
+            }
+        ),
+        header,
+        rows: Vec::new(),
+    };
+    for (m, name) in [("swap", "swapping"), ("synth", "synthesis")] {
+        let mut row = vec![name.to_string()];
+        for s in &t1_scen {
+            row.push(stat_cell(a_values(rows, |x| {
+                x["figure"] == "table1" && x["scenario"] == s.as_str() && x["method"] == m
+            })));
+            if pt.iter().any(|(_, x, _)| x == *s) {
+                row.push(LongitudinalPublished::get(pt, m, s).map_or("–".into(), fmt));
+            }
+        }
+        t.rows.push(row);
+    }
+    out.push(t);
+
+    // Utility.
+    let util = r["utility"].as_array().unwrap_or(&empty);
+    if !util.is_empty() {
+        let mut t = TableData {
+            title: format!(
+                "Utility (Fig. 7): 95% CI overlap of the inheritance model, original vs altered last wave, every split household altered ({over})"
+            ),
+            header: vec![
+                "method".into(),
+                "mean CI overlap".into(),
+                "lowest coefficient overlap".into(),
+            ],
+            rows: Vec::new(),
+        };
+        for (m, name) in [("swap", "swapping"), ("synth", "synthesis")] {
+            let us: Vec<&Value> = util.iter().filter(|u| u["method"] == m).collect();
+            if us.is_empty() {
+                continue;
+            }
+            let mean: Vec<f64> = us
+                .iter()
+                .filter_map(|u| u["overlap"]["mean_overlap"].as_f64())
+                .collect();
+            let lowest: Vec<f64> = us
+                .iter()
+                .filter_map(|u| {
+                    u["overlap"]["coefficients"]
+                        .as_array()?
+                        .iter()
+                        .filter_map(|c| c["overlap"].as_f64())
+                        .reduce(f64::min)
+                })
+                .collect();
+            t.rows
+                .push(vec![name.to_string(), stat_cell(mean), stat_cell(lowest)]);
+        }
+        out.push(t);
+    }
+    out
+}

@@ -1,0 +1,177 @@
+//! The `[longitudinal]` section: `experiments/mitra-longitudinal.toml` at its tiny size runs
+//! Mitra's study through the runner (tables of the expected shape, targeted swapping no riskier
+//! than random in scenario 2 at the largest ρ, the stored result reused unless forced and
+//! reproduced byte for byte), and a malformed section lists every problem with its key path.
+
+use std::path::{Path, PathBuf};
+
+use intruder_runner::{
+    Experiment, Plan, RunOptions, load_longitudinal, longitudinal_tables, run_experiment,
+    study_path,
+};
+
+fn file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/mitra-longitudinal.toml")
+}
+
+fn mean_a(stored: &serde_json::Value, fig: &str, scenario: &str, sel: &str, rho: f64) -> f64 {
+    let v: Vec<f64> = stored["result"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["figure"] == fig
+                && r["scenario"] == scenario
+                && r["selection"] == sel
+                && (r["rho"].as_f64().unwrap() - rho).abs() < 1e-12
+        })
+        .map(|r| r["A"].as_f64().unwrap())
+        .collect();
+    assert!(!v.is_empty(), "no {fig} {scenario} {sel} rows at rho {rho}");
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn mitra_longitudinal_tiny_runs_with_expected_tables() {
+    let mut exp = Experiment::from_file(&file()).unwrap();
+    let tiny = exp.tiny.clone();
+    exp.resize(&tiny);
+    let l = exp
+        .longitudinal
+        .clone()
+        .expect("the file declares [longitudinal]");
+    assert_eq!(l.params.seeds, vec![1, 2]);
+    let plan = Plan::new(&exp).unwrap();
+    let described = plan.describe(&exp);
+    assert!(
+        described.contains("longitudinal: study mitra"),
+        "{described}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let opts = RunOptions {
+        out: Some(out.clone()),
+        threads: Some(2),
+        ..Default::default()
+    };
+    let done = run_experiment(&exp, &opts).unwrap();
+    assert!(done.study_ran);
+    let path = study_path(&exp, &l, &out);
+    let first = std::fs::read(&path).unwrap();
+    let stored = load_longitudinal(&exp, &l, &out).unwrap();
+    let rows = stored["result"]["rows"].as_array().unwrap();
+    // Per seed: 2 scenarios × 6 ρ × (2 selections × 2 methods + 5 shares) + Table 1 (2 methods ×
+    // 3 attacks).
+    assert_eq!(rows.len(), 2 * (2 * 6 * (4 + 5) + 2 * 3));
+
+    let tables = longitudinal_tables(&l, &stored);
+    let find = |prefix: &str| {
+        tables
+            .iter()
+            .find(|t| t.title.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no table '{prefix}'"))
+    };
+    let base = find("Longitudinal baseline");
+    assert_eq!(base.rows.len(), 3, "scenario 1, scenario 2, links");
+    assert_eq!(base.header.len(), 8 + 3, "three published figures");
+    for (fig, cols) in [
+        ("Fig. 4", 1 + 2 * 2),
+        ("Fig. 5", 1 + 2 * 2),
+        ("Fig. 6", 1 + 2 * 5),
+    ] {
+        let t = find(fig);
+        assert_eq!(t.rows.len(), 6, "{fig}: one row per ρ");
+        assert_eq!(t.header.len(), cols, "{fig}: {:?}", t.header);
+        assert!(t.rows.iter().all(|r| r.len() == cols));
+        assert_eq!(t.rows[5][0], "0.30");
+    }
+    let t1 = find("Table 1");
+    assert_eq!(t1.rows.len(), 2);
+    assert_eq!(
+        t1.header,
+        [
+            "method",
+            "scenario 1",
+            "scenario 1 (published)",
+            "scenario 2",
+            "scenario 2 (published)",
+            "links",
+            "links (published)"
+        ]
+    );
+    assert_eq!(t1.rows[0][2], "6");
+    assert_eq!(t1.rows[1][6], "56");
+    assert_eq!(base.rows[1][9], "871");
+    let util = find("Utility");
+    assert_eq!(util.rows.len(), 2);
+    // Two seeds: the random selections differ, so some cells carry a 95% interval.
+    assert!(
+        find("Fig. 4").rows.iter().any(|r| r[2].contains('[')),
+        "{:?}",
+        find("Fig. 4").rows
+    );
+
+    // Targeted swapping is no riskier than random in scenario 2 at the largest ρ.
+    let targeted = mean_a(&stored, "fig4", "scenario 2", "targeted", 0.30);
+    let random = mean_a(&stored, "fig4", "scenario 2", "random", 0.30);
+    eprintln!("scenario 2, rho 0.30: targeted {targeted}, random {random}");
+    assert!(targeted <= random, "targeted {targeted} > random {random}");
+
+    // The reports carry the tables.
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for h in [
+        "## Longitudinal study (mitra)",
+        "**Fig. 4",
+        "**Fig. 5",
+        "**Fig. 6",
+        "**Table 1",
+        "**Utility",
+    ] {
+        assert!(md.contains(h), "summary.md lacks {h}");
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<caption>Table 1: every split household altered"));
+
+    // Stored: not rerun; forced: rerun with the same bytes.
+    let again = run_experiment(&exp, &opts).unwrap();
+    assert!(!again.study_ran);
+    let forced = run_experiment(
+        &exp,
+        &RunOptions {
+            force: true,
+            threads: Some(1),
+            ..opts.clone()
+        },
+    )
+    .unwrap();
+    assert!(forced.study_ran);
+    assert_eq!(std::fs::read(&path).unwrap(), first);
+}
+
+#[test]
+fn malformed_longitudinal_section_lists_every_problem() {
+    let text = std::fs::read_to_string(file()).unwrap();
+    let bad = text
+        .replace("study = \"mitra\"", "study = \"mitre\"\nrho = [0.1]")
+        .replace("tolerance = 0.05", "tolerance = \"5%\"")
+        .replace(
+            "rhos = [0.05, 0.10, 0.15, 0.20, 0.25, 0.30]",
+            "rhos = [0.05, 0.7]",
+        )
+        .replace("links = 40", "linkz = 40")
+        .replace("seeds = [1, 2]", "seeds = [-1]");
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("bad.toml");
+    std::fs::write(&p, bad).unwrap();
+    let err = Experiment::from_file(&p).unwrap_err().to_string();
+    for want in [
+        "key 'longitudinal.study': unknown study 'mitre'",
+        "key 'longitudinal.rho': unknown key (did you mean 'rhos'?)",
+        "key 'longitudinal.tolerance': expected a number, found a string",
+        "key 'longitudinal.rhos': 0.7 is not a proportion in (0, 0.5]",
+        "key 'longitudinal.published.table1.swap.linkz': unknown scenario",
+        "key 'tiny.seeds': expected a list of whole numbers",
+    ] {
+        assert!(err.contains(want), "missing '{want}' in:\n{err}");
+    }
+}
