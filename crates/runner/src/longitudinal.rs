@@ -390,7 +390,12 @@ pub fn load_longitudinal(
 pub(crate) fn describe_study(l: &LongitudinalSpec) -> String {
     let p = &l.params;
     let per_seed = p.scenarios.len() * p.rhos.len() * (4 + p.shares.len()) + 2;
-    let list = |v: &[f64]| v.iter().map(|x| fmt(*x)).collect::<Vec<_>>().join(", ");
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     format!(
         "longitudinal: study {} on waves {} (T = {}), link {}, released link {}, split {}, sensitive {}\n  scenarios: {}\n  rho {}; mixture swap shares {}; seeds {}; tolerance {}; min leaf {}; utility {}\n  {} altered releases ({} per seed: Figs. 4-6 and Table 1)\n",
         l.study,
