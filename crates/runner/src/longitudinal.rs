@@ -453,12 +453,20 @@ fn a_values(rows: &[Value], f: impl Fn(&Value) -> bool) -> Vec<f64> {
         .collect()
 }
 
-fn stat_cell(v: Vec<f64>) -> String {
+/// Mean [95% interval] over seeds, the interval clipped to the figure's range (counts ≥ 0,
+/// overlaps in [0, 1]).
+fn stat_cell(v: Vec<f64>, range: (f64, f64)) -> String {
     if v.is_empty() {
         return "–".into();
     }
-    cell(Some(&Stat::new(v)))
+    let mut st = Stat::new(v);
+    st.lo = st.lo.max(range.0);
+    st.hi = st.hi.min(range.1);
+    cell(Some(&st))
 }
+
+const COUNT: (f64, f64) = (0.0, f64::INFINITY);
+const SHARE: (f64, f64) = (0.0, 1.0);
 
 /// The study's tables from its stored result: the panel, the baseline (with published values),
 /// Fig. 4, Fig. 5, Fig. 6, Table 1 (with published values) and the utility comparison. Cells
@@ -587,12 +595,15 @@ pub fn longitudinal_tables(l: &LongitudinalSpec, stored: &Value) -> Vec<TableDat
             let mut row = vec![format!("{rho:.2}")];
             for s in &study_scen {
                 for sel in ["targeted", "random"] {
-                    row.push(stat_cell(a_values(rows, |x| {
-                        x["figure"] == fig
-                            && x["scenario"] == s.as_str()
-                            && x["selection"] == sel
-                            && close(x["rho"].as_f64(), Some(rho))
-                    })));
+                    row.push(stat_cell(
+                        a_values(rows, |x| {
+                            x["figure"] == fig
+                                && x["scenario"] == s.as_str()
+                                && x["selection"] == sel
+                                && close(x["rho"].as_f64(), Some(rho))
+                        }),
+                        COUNT,
+                    ));
                 }
             }
             t.rows.push(row);
@@ -619,12 +630,15 @@ pub fn longitudinal_tables(l: &LongitudinalSpec, stored: &Value) -> Vec<TableDat
             let mut row = vec![format!("{rho:.2}")];
             for s in &study_scen {
                 for &sh in &l.params.shares {
-                    row.push(stat_cell(a_values(rows, |x| {
-                        x["figure"] == "fig6"
-                            && x["scenario"] == s.as_str()
-                            && close(x["rho"].as_f64(), Some(rho))
-                            && close(x["swap_share"].as_f64(), Some(sh))
-                    })));
+                    row.push(stat_cell(
+                        a_values(rows, |x| {
+                            x["figure"] == "fig6"
+                                && x["scenario"] == s.as_str()
+                                && close(x["rho"].as_f64(), Some(rho))
+                                && close(x["swap_share"].as_f64(), Some(sh))
+                        }),
+                        COUNT,
+                    ));
                 }
             }
             t.rows.push(row);
@@ -663,9 +677,12 @@ pub fn longitudinal_tables(l: &LongitudinalSpec, stored: &Value) -> Vec<TableDat
     for (m, name) in [("swap", "swapping"), ("synth", "synthesis")] {
         let mut row = vec![name.to_string()];
         for s in &t1_scen {
-            row.push(stat_cell(a_values(rows, |x| {
-                x["figure"] == "table1" && x["scenario"] == s.as_str() && x["method"] == m
-            })));
+            row.push(stat_cell(
+                a_values(rows, |x| {
+                    x["figure"] == "table1" && x["scenario"] == s.as_str() && x["method"] == m
+                }),
+                COUNT,
+            ));
             if pt.iter().any(|(_, x, _)| x == *s) {
                 row.push(LongitudinalPublished::get(pt, m, s).map_or("–".into(), fmt));
             }
@@ -707,8 +724,11 @@ pub fn longitudinal_tables(l: &LongitudinalSpec, stored: &Value) -> Vec<TableDat
                         .reduce(f64::min)
                 })
                 .collect();
-            t.rows
-                .push(vec![name.to_string(), stat_cell(mean), stat_cell(lowest)]);
+            t.rows.push(vec![
+                name.to_string(),
+                stat_cell(mean, SHARE),
+                stat_cell(lowest, SHARE),
+            ]);
         }
         out.push(t);
     }
