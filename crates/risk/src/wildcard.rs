@@ -1,12 +1,18 @@
 //! Mulder's n_match: for record j, the number of records r that agree with j on every key where
 //! both are observed (a missing value matches anything; METHODS.md §1.2).
 //!
-//! The naive count compares every pair, O(n²·|q|). Here records are first collapsed into their
-//! distinct key tuples (missing kept as its own value), so the work is on m ≤ n tuples. Tuples
-//! are then grouped by missingness pattern. For a query pattern P, a stored tuple t agrees with a
-//! query q exactly when they are equal on the keys C = P ∩ pattern(t) observed in both; so one
-//! hash table per distinct C, keyed by the projection of the stored tuples on C, answers every
-//! query of P. The cost is O(m · patterns) instead of O(n²).
+//! The naive count compares every pair, O(n²·|q|). Here, with scalar keys:
+//! 1. Keys that are never missing in the file (F) must agree for any match, so records are
+//!    grouped by their F values with the fast class counter; groups are independent.
+//! 2. A small group (≤ 48 records) is solved pair by pair on a gathered buffer of its other keys.
+//! 3. A larger group collapses to its distinct tuples on the other keys (missing kept as its own
+//!    value), grouped by missingness pattern. For a query pattern P, a stored tuple t agrees with
+//!    a query q exactly when they are equal on the keys C = P ∩ pattern(t) observed in both; so
+//!    one hash table per distinct C, keyed by the projection on C, answers every query of P (the
+//!    smaller side is the one hashed). The cost is O(m · patterns) for the group's m tuples.
+//!
+//! With skewed keys most groups are tiny and every table stays in cache; with no key always
+//! observed there is one group and step 3 runs on the whole file.
 //!
 //! Set-valued keys (a cell with several candidate values) are kept as bit masks beside the
 //! projection: a stored entry matches when its candidates intersect the query's (or, with
