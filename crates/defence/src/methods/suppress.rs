@@ -374,22 +374,10 @@ fn build_risk(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     }))
 }
 
-/// Individual risk of a record with sample frequency `f` and summed weight `big_f`
-/// (sdcMicro `indivRisk`, method "approx").
-pub fn individual_risk(f: u32, big_f: f64) -> f64 {
-    let f64f = f as f64;
-    let p = f64f / big_f;
-    if !(p < 1.0) {
-        return 1.0 / f64f;
-    }
-    let o = p / (1.0 - p);
-    match f {
-        0 => 0.0,
-        1 => o * (1.0 / p).ln(),
-        2 => o - o * o * (1.0 / p).ln(),
-        _ => p / (f64f - (1.0 - p)),
-    }
-}
+/// Individual risk of a record with sample frequency `f` and summed weight `big_f` (sdcMicro
+/// `indivRisk`, method "approx"): the risk crate's definition, re-exported so the suppression
+/// threshold and `intruder risk` judge records the same way.
+pub use intruder_risk::measures::individual_risk;
 
 impl Defence for RiskSuppression {
     fn method(&self) -> &'static str {
