@@ -99,9 +99,9 @@ pub struct Args {
     /// Schema (TOML) of the released file.
     #[arg(long)]
     pub released_schema: Option<PathBuf>,
-    /// Field delimiter of both files (one character).
-    #[arg(long)]
-    pub delimiter: Option<char>,
+    /// Field delimiter of both files (one character; `tab` for a tab).
+    #[arg(long, value_parser = crate::delimiter::parse)]
+    pub delimiter: Option<u8>,
     /// Seed of every random step (tie-breaks, k-means with --clusters).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -260,11 +260,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !(args.tolerance.is_finite() && args.tolerance > 0.0) {
         bail!("--tolerance must be a number > 0, got {}", args.tolerance);
     }
-    let delimiter = match args.delimiter {
-        Some(c) if c.is_ascii() => Some(c as u8),
-        Some(c) => bail!("--delimiter must be one ASCII character, got '{c}'"),
-        None => None,
-    };
+    let delimiter = args.delimiter;
     let truth = match (&args.truth, &args.truth_intruder, &args.truth_released) {
         (Some(t), _, _) => Some(TruthIds {
             intruder: t.clone(),

@@ -4,6 +4,7 @@
 //! `main` only dispatches.
 
 mod attack_cmd;
+mod delimiter;
 mod mask_cmd;
 mod panel_cmd;
 mod risk_cmd;

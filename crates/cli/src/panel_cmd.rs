@@ -136,9 +136,9 @@ struct PanelOpts {
     /// Fail when any split record cannot be attacked (instead of listing it as an exclusion).
     #[arg(long)]
     strict: bool,
-    /// Field delimiter of every file (one character).
-    #[arg(long)]
-    delimiter: Option<char>,
+    /// Field delimiter of every file (one character; `tab` for a tab).
+    #[arg(long, value_parser = crate::delimiter::parse)]
+    delimiter: Option<u8>,
 }
 
 /// Arguments of `intruder panel attack`.
@@ -196,7 +196,7 @@ struct Wave {
     schema: Option<Schema>,
 }
 
-fn read_wave(path: &Path, schema: Option<&Path>, delimiter: Option<char>) -> anyhow::Result<Wave> {
+fn read_wave(path: &Path, schema: Option<&Path>, delimiter: Option<u8>) -> anyhow::Result<Wave> {
     let schema_path = schema
         .map(Path::to_path_buf)
         .or_else(|| schema_beside(path));
@@ -206,7 +206,7 @@ fn read_wave(path: &Path, schema: Option<&Path>, delimiter: Option<char>) -> any
         None => None,
     };
     opts.schema = schema.clone();
-    opts.delimiter = delimiter_byte(delimiter)?;
+    opts.delimiter = delimiter;
     let data = read_csv(path, &opts)?;
     Ok(Wave {
         data,
@@ -214,14 +214,6 @@ fn read_wave(path: &Path, schema: Option<&Path>, delimiter: Option<char>) -> any
         schema_path,
         schema,
     })
-}
-
-fn delimiter_byte(d: Option<char>) -> anyhow::Result<Option<u8>> {
-    match d {
-        None => Ok(None),
-        Some(c) if c.is_ascii() => Ok(Some(c as u8)),
-        Some(c) => bail!("--delimiter: expected one ASCII character, found '{c}'"),
-    }
 }
 
 fn has_column(ds: &Dataset, name: &str) -> bool {
@@ -831,7 +823,7 @@ fn method_name(m: MethodArg) -> &'static str {
 /// formatting is the input's). Checked against the altered values before anything is written.
 fn write_altered(
     w: &Wave,
-    delimiter: Option<char>,
+    delimiter: Option<u8>,
     sensitive: &str,
     prot: &Protected,
     out: &Path,
@@ -844,7 +836,7 @@ fn write_altered(
             src.display()
         );
     }
-    let d = delimiter_byte(delimiter)?
+    let d = delimiter
         .or(w.schema.as_ref().and_then(|s| s.delimiter))
         .unwrap_or(b',');
     let mut rdr = csv::ReaderBuilder::new()

@@ -106,8 +106,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub schema: Option<PathBuf>,
     /// Field delimiter (one character; `tab` for a tab).
-    #[arg(long, value_name = "C")]
-    pub delimiter: Option<String>,
+    #[arg(long, value_name = "C", value_parser = crate::delimiter::parse)]
+    pub delimiter: Option<u8>,
     /// Missing-value tokens, comma-separated (default: empty field, NA and .).
     #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
     pub missing_tokens: Option<String>,
@@ -146,24 +146,13 @@ pub struct Args {
     pub loglinear: LogLinear,
 }
 
-/// Parses a delimiter argument.
-pub fn parse_delimiter(d: &str) -> Result<u8> {
-    match d {
-        "tab" | "\\t" | "\t" => Ok(b'\t'),
-        s if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
-        s => bail!("--delimiter: expected one ASCII character or 'tab', found '{s}'"),
-    }
-}
-
 /// Runs `intruder risk`.
 pub fn run(args: Args) -> Result<()> {
     let mut opts = ReadOptions::default();
     if let Some(s) = &args.schema {
         opts.schema = Some(Schema::from_file(s)?);
     }
-    if let Some(d) = &args.delimiter {
-        opts.delimiter = Some(parse_delimiter(d)?);
-    }
+    opts.delimiter = args.delimiter;
     if let Some(t) = &args.missing_tokens {
         opts.missing = Some(t.split(',').map(str::to_string).collect());
     }

@@ -1,0 +1,25 @@
+//! The `--delimiter` argument shared by the subcommands that read CSV files.
+
+/// Parses `--delimiter`: one ASCII character, or `tab` (also `\t`) for a tab. Used as a clap
+/// `value_parser`, so every subcommand accepts and rejects the same values.
+pub fn parse(d: &str) -> Result<u8, String> {
+    match d {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        s if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
+        s => Err(format!(
+            "expected one ASCII character or 'tab', found '{s}'"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn accepts_characters_and_tab_only() {
+        assert_eq!(super::parse(";"), Ok(b';'));
+        assert_eq!(super::parse("tab"), Ok(b'\t'));
+        assert_eq!(super::parse("\\t"), Ok(b'\t'));
+        assert!(super::parse(";;").is_err());
+        assert!(super::parse("é").is_err());
+    }
+}
