@@ -431,7 +431,20 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     let file = table.source().display().to_string();
     let n_total = table.nrows();
     let wildcard = params.missing == MissingPolicy::Wildcard;
-    let kd = KeyData::new(table, &params.keys, params.set_match, wildcard)?;
+    // Classes always use the plain coding. Matching codes set-valued keys differently, so it
+    // needs its own coding only when a key is set-valued; otherwise the two are identical.
+    let plain = KeyData::new(table, &params.keys, params.set_match, false)?;
+    let has_set_key = params.keys.iter().any(|k| {
+        table
+            .column(k)
+            .is_ok_and(|c| c.kind() == intruder_data::Kind::Set)
+    });
+    let matching = if (wildcard || params.with_n_match) && has_set_key {
+        Some(KeyData::new(table, &params.keys, params.set_match, true)?)
+    } else {
+        None
+    };
+    let kd_match = matching.as_ref().unwrap_or(&plain);
     let weights = params
         .weight
         .as_deref()
@@ -450,22 +463,10 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     } else {
         params.missing
     };
-    let classes: Classes = if wildcard {
-        let plain = KeyData::new(table, &params.keys, params.set_match, false)?;
-        classes_of(&plain, class_policy)
-    } else {
-        classes_of(&kd, class_policy)
-    };
+    let classes: Classes = classes_of(&plain, class_policy);
     let k: Vec<Option<u32>> = (0..n_total).map(|i| classes.k(i)).collect();
-    let nm: Option<NMatch> = if wildcard {
-        Some(n_match_of(&kd, weights.as_deref()))
-    } else if params.with_n_match {
-        // Set-valued keys are coded differently for matching (and may be refused there).
-        let w = KeyData::new(table, &params.keys, params.set_match, true)?;
-        Some(n_match_of(&w, weights.as_deref()))
-    } else {
-        None
-    };
+    let nm: Option<NMatch> =
+        (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()));
     let t = params.unique_threshold;
 
     let (class_summary, wildcard_summary) = if wildcard {
