@@ -4,6 +4,8 @@
 //! `main` only dispatches.
 
 mod attack_cmd;
+#[allow(dead_code)] // used by the subcommands as they move onto the registries
+mod common;
 mod delimiter;
 mod mask_cmd;
 mod panel_cmd;

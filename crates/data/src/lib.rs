@@ -31,13 +31,17 @@
 mod bitmap;
 mod column;
 mod error;
+mod load;
+pub mod params;
 mod read;
+pub mod report;
 mod schema;
 mod table;
 
 pub use bitmap::Bitmap;
 pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};
 pub use error::{DataError, Location};
+pub use load::{Input, load, schema_beside};
 pub use read::{DEFAULT_MISSING, ReadOptions, read_csv, read_csv_from};
 pub use schema::{ColumnSpec, Schema};
 pub use table::{Dataset, Table, Truth, write_atomically};

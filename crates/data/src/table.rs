@@ -281,36 +281,12 @@ fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
 }
 
 pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> DataError {
-    let near = names
-        .iter()
-        .filter(|n| {
-            n.eq_ignore_ascii_case(name)
-                || edit_distance(&n.to_lowercase(), &name.to_lowercase()) <= 2
-        })
-        .min_by_key(|n| edit_distance(n, name));
     DataError::UnknownColumn {
         file: source.to_path_buf(),
         name: name.to_string(),
-        hint: near
-            .map(|n| format!(" (did you mean '{n}'?)"))
-            .unwrap_or_default(),
+        hint: crate::params::did_you_mean(name, names.iter().copied()),
         available: names.join(", "),
     }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 fn write_columns_csv(path: &Path, columns: &[&Column], nrows: usize) -> Result<(), DataError> {
