@@ -4,18 +4,20 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use intruder_attack::{EvalOptions, KeyMap, Sensitive, TruthIds, attack_by_name, evaluate};
 use intruder_data::{Bitmap, Column, Dataset, ReadOptions, Schema, Table, Truth, read_csv};
-use intruder_risk::{RiskParams, assess};
 use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
+mod attack;
+mod risk;
+mod utility;
+
 use crate::RunnerError;
 use crate::plan::{Plan, Run, VERSION, derive_seed, fnv1a};
-use crate::spec::{DataSource, Experiment, RiskFile};
+use crate::spec::{DataSource, Experiment};
 
 /// The data of an experiment: the released file before masking and, when the intruder draws
 /// from another file, that file.
@@ -303,134 +305,12 @@ fn run_inner(
         "records_changed": log.records_changed,
     });
     // 4. Attacks.
-    let truth_ids = TruthIds {
-        intruder: exp.data.truth_intruder.clone(),
-        released: exp.data.truth.clone(),
-    };
-    let mut attacks = Vec::new();
-    for a in &exp.attacks {
-        let mut cfg = a.config.clone();
-        cfg.seed = derive_seed(exp.seed, &run.id, &format!("attack-{}", a.name));
-        let attack = (attack_by_name(&a.method)?.build)(&cfg)?;
-        let map: Vec<(String, String)> = exp
-            .scenario
-            .key_map
-            .iter()
-            .filter(|(k, _)| a.keys.contains(k))
-            .cloned()
-            .collect();
-        let keys = KeyMap::with_map(&a.keys, &map)?;
-        let (rel, rel_truth) = if a.twins_only {
-            let ic = intruder_truth.column(&truth_ids.intruder).ok_or_else(|| {
-                RunnerError::Invalid(format!(
-                    "twins_only needs the intruder's truth column '{}'",
-                    truth_ids.intruder
-                ))
-            })?;
-            let have: HashSet<String> = text_ids(ic).into_iter().flatten().collect();
-            let rc = masked_truth.column(&truth_ids.released).ok_or_else(|| {
-                RunnerError::Invalid(format!(
-                    "twins_only needs the released truth column '{}'",
-                    truth_ids.released
-                ))
-            })?;
-            let keep: Vec<usize> = text_ids(rc)
-                .iter()
-                .enumerate()
-                .filter(|(_, id)| id.as_ref().is_some_and(|x| have.contains(x)))
-                .map(|(i, _)| i)
-                .collect();
-            (masked.take(&keep), masked_truth.take(&keep))
-        } else {
-            (masked.clone(), masked_truth.clone())
-        };
-        let linkage = attack.link(&intruder, &rel, &keys)?;
-        let opts = EvalOptions {
-            truth: Some(truth_ids.clone()),
-            sensitive: a.sensitive.as_ref().map(|s| Sensitive {
-                released: s.clone(),
-                truth: format!("{s}{ORIGINAL_SUFFIX}"),
-                tolerance: a.tolerance,
-            }),
-            threshold: a.threshold,
-            seed: derive_seed(exp.seed, &run.id, &format!("ties-{}", a.name)),
-        };
-        let ev = evaluate(
-            &linkage,
-            &intruder,
-            &intruder_truth,
-            &rel,
-            &rel_truth,
-            &opts,
-        )?;
-        let rec = &ev.records;
-        let records = json!({
-            "twin": rec.iter().map(|r| u8::from(r.twin_row.is_some())).collect::<Vec<_>>(),
-            "candidates": rec.iter().map(|r| r.candidates).collect::<Vec<_>>(),
-            "best_ties": rec.iter().map(|r| r.best_ties).collect::<Vec<_>>(),
-            "twin_rank": rec.iter().map(|r| r.twin_rank.unwrap_or(0)).collect::<Vec<_>>(),
-            "correct": rec.iter().map(|r| u8::from(r.correct)).collect::<Vec<_>>(),
-            "p": rec.iter().map(|r| r.p).collect::<Vec<_>>(),
-        });
-        let mut evaluation = serde_json::to_value(&ev)?;
-        if let Some(o) = evaluation.as_object_mut() {
-            o.remove("pr_curve");
-        }
-        attacks.push(json!({
-            "name": a.name,
-            "method": a.method,
-            "released_records": rel.nrows(),
-            "evaluation": evaluation,
-            "records": records,
-        }));
-    }
+    let attacks =
+        attack::run_attacks(exp, run, &intruder, &intruder_truth, &masked, &masked_truth)?;
     // 5. Risk.
-    let mut risk = Vec::new();
-    for r in &exp.risk {
-        let table = match r.file {
-            RiskFile::Released => &masked,
-            RiskFile::Source => &src.table,
-        };
-        let mut p = RiskParams::new(r.keys.clone());
-        p.missing = r
-            .missing
-            .parse()
-            .map_err(|e: String| RunnerError::Invalid(e))?;
-        p.population_size = r.population_size;
-        p.weight = r.weight.clone();
-        p.sensitive = r.sensitive.clone();
-        p.unique_threshold = r.unique_threshold;
-        p.with_n_match = r.with_n_match;
-        let a = assess(table, &p)?;
-        risk.push(json!({"name": r.name, "summary": a.summary.to_json()}));
-    }
+    let risk = risk::run_risk(exp, &masked, &src.table)?;
     // 6. Utility.
-    let mut utility = serde_json::Map::new();
-    let u = &exp.utility;
-    if !u.variables.is_empty() {
-        let orig = &data.released.table;
-        for m in &u.measures {
-            let v = match m.as_str() {
-                "il1s" => {
-                    let o = orig.take(&log.kept_rows);
-                    serde_json::to_value(intruder_utility::il1s(&o, &masked, &u.variables)?)?
-                }
-                "moments" => {
-                    serde_json::to_value(intruder_utility::moments(orig, &masked, &u.variables)?)?
-                }
-                "correlations" => serde_json::to_value(intruder_utility::correlations(
-                    orig,
-                    &masked,
-                    &u.variables,
-                )?)?,
-                "pmse" => {
-                    serde_json::to_value(intruder_utility::pmse(orig, &masked, &u.variables)?)?
-                }
-                other => return Err(RunnerError::Invalid(format!("unknown measure {other}"))),
-            };
-            utility.insert(m.clone(), v);
-        }
-    }
+    let utility = utility::run_utility(exp, &data.released.table, &masked, &log.kept_rows)?;
     Ok(json!({
         "run": run.id,
         "experiment": exp.name,
@@ -445,7 +325,7 @@ fn run_inner(
         "masking": masking,
         "attacks": attacks,
         "risk": risk,
-        "utility": Value::Object(utility),
+        "utility": utility,
     }))
 }
 

@@ -3,12 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use intruder_attack::{AttackConfig, MissingPolicy, attack_by_name};
 use serde::Serialize;
 use toml::{Table, Value};
 
 use crate::RunnerError;
 use crate::reader::{Problems, Section};
+
+mod attack;
+mod risk;
+mod utility;
+
+pub use attack::AttackSpec;
+pub use risk::{RiskFile, RiskSpec};
+pub use utility::UtilitySpec;
 
 /// Where the data come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -89,69 +96,6 @@ pub struct DefenceSpec {
     /// Pipeline steps; a parameter given as a list where the method expects one value (or as a
     /// list of lists where it expects a list) is a grid dimension.
     pub steps: Vec<Table>,
-}
-
-/// One attack.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AttackSpec {
-    /// Label in reports and metric names (default: the method).
-    pub name: String,
-    /// Registry name.
-    pub method: String,
-    /// Keys (default: the scenario's).
-    pub keys: Vec<String>,
-    /// The attack's parameters.
-    pub config: AttackConfig,
-    /// Restrict the released file to the intruder's twins first (Bender's response knowledge).
-    pub twins_only: bool,
-    /// Declare links at this score only (precision/recall).
-    pub threshold: Option<f64>,
-    /// Released sensitive variable scored for attribute disclosure (Mitra's A).
-    pub sensitive: Option<String>,
-    /// Tolerance of attribute disclosure.
-    pub tolerance: f64,
-}
-
-/// Which file a risk assessment reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RiskFile {
-    /// The released (masked) file.
-    Released,
-    /// The intruder's whole source file, unmasked (e.g. the population).
-    Source,
-}
-
-/// One risk assessment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RiskSpec {
-    /// Label in metric names (`risk.<name>.<figure>`).
-    pub name: String,
-    /// Keys (default: the scenario's, under their released names).
-    pub keys: Vec<String>,
-    /// Missing-value policy.
-    pub missing: String,
-    /// File assessed.
-    pub file: RiskFile,
-    /// Population size N.
-    pub population_size: Option<f64>,
-    /// Weight column.
-    pub weight: Option<String>,
-    /// Sensitive column (ℓ-diversity).
-    pub sensitive: Option<String>,
-    /// Dalenius' uniqueness threshold.
-    pub unique_threshold: u32,
-    /// n_match under every policy.
-    pub with_n_match: bool,
-}
-
-/// Utility measures of the masked file against the original.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
-pub struct UtilitySpec {
-    /// Variables compared.
-    pub variables: Vec<String>,
-    /// Measures: `il1s`, `moments`, `correlations`, `pmse`.
-    pub measures: Vec<String>,
 }
 
 /// What the reports show.
@@ -239,8 +183,6 @@ pub struct Experiment {
     #[serde(skip)]
     pub path: PathBuf,
 }
-
-const UTILITY_MEASURES: &[&str] = &["il1s", "moments", "correlations", "pmse"];
 
 impl Experiment {
     /// Reads and validates an experiment file.
@@ -354,7 +296,7 @@ impl Experiment {
 
         let mut attacks = Vec::new();
         for (i, t) in top.tables(&mut p, "attack").into_iter().enumerate() {
-            if let Some(a) = parse_attack(t, i, &keys, &mut p) {
+            if let Some(a) = attack::parse_attack(t, i, &keys, &mut p) {
                 attacks.push(a);
             }
         }
@@ -369,7 +311,7 @@ impl Experiment {
 
         let mut risk = Vec::new();
         for (i, t) in top.tables(&mut p, "risk").into_iter().enumerate() {
-            if let Some(r) = parse_risk(t, i, &released_keys, &mut p) {
+            if let Some(r) = risk::parse_risk(t, i, &released_keys, &mut p) {
                 risk.push(r);
             }
         }
@@ -381,32 +323,7 @@ impl Experiment {
         }
 
         let utility = match top.table(&mut p, "utility") {
-            Some(t) => {
-                let mut s = Section::new(t, "utility");
-                let variables = s.strings(&mut p, "variables").unwrap_or_default();
-                let measures = s
-                    .strings(&mut p, "measures")
-                    .unwrap_or_else(|| vec!["il1s".into()]);
-                for m in &measures {
-                    if !UTILITY_MEASURES.contains(&m.as_str()) {
-                        p.push(
-                            "utility.measures",
-                            format!(
-                                "unknown measure '{m}'; the measures are: {}",
-                                UTILITY_MEASURES.join(", ")
-                            ),
-                        );
-                    }
-                }
-                if variables.is_empty() {
-                    p.push("utility.variables", "list at least one variable");
-                }
-                s.finish(&mut p);
-                UtilitySpec {
-                    variables,
-                    measures,
-                }
-            }
+            Some(t) => utility::parse_utility(t, &mut p),
             None => UtilitySpec::default(),
         };
 
@@ -759,138 +676,6 @@ fn parse_defence(t: &Table, i: usize, p: &mut Problems) -> Option<DefenceSpec> {
         Err(e) => p.push(&loc, e),
     }
     Some(spec)
-}
-
-fn parse_attack(t: &Table, i: usize, keys: &[String], p: &mut Problems) -> Option<AttackSpec> {
-    let loc = format!("attack[{}]", i + 1);
-    let mut s = Section::new(t, loc.clone());
-    let method = s.string(p, "method");
-    if method.is_none() && !t.contains_key("method") {
-        p.push(&s.key("method"), "is required");
-    }
-    let name = s.string(p, "name");
-    let akeys = s.strings(p, "keys");
-    let mut config = AttackConfig::default();
-    if let Some(m) = s.string(p, "missing") {
-        match m.parse::<MissingPolicy>() {
-            Ok(x) => config.missing = x,
-            Err(e) => p.push(&s.key("missing"), e),
-        }
-    }
-    if let Some(m) = s.string(p, "metric") {
-        match m.parse() {
-            Ok(x) => config.metric = x,
-            Err(e) => p.push(&s.key("metric"), e),
-        }
-    }
-    if let Some(m) = s.string(p, "string_metric") {
-        match m.parse() {
-            Ok(x) => config.string_metric = x,
-            Err(e) => p.push(&s.key("string_metric"), e),
-        }
-    }
-    if let Some(b) = s.boolean(p, "standardize") {
-        config.standardize = b;
-    }
-    if let Some(w) = s.number_map(p, "weights") {
-        config.weights = w;
-    }
-    if let Some(k) = s.uint(p, "top_k") {
-        config.top_k = k as usize;
-    }
-    if let Some(b) = s.boolean(p, "one_to_one") {
-        config.one_to_one = b;
-    }
-    if let Some(k) = s.uint(p, "clusters") {
-        config.clusters = Some(k as usize);
-    }
-    if let Some(k) = s.uint(p, "u_sample") {
-        config.fellegi_sunter.u_sample = k as usize;
-    }
-    if let Some(x) = s.number(p, "match_probability") {
-        config.fellegi_sunter.threshold = x;
-    }
-    let twins_only = s.boolean(p, "twins_only").unwrap_or(false);
-    let threshold = s.number(p, "threshold");
-    let sensitive = s.string(p, "sensitive");
-    let tolerance = s
-        .number(p, "tolerance")
-        .unwrap_or(intruder_attack::DEFAULT_TOLERANCE);
-    s.finish(p);
-    if let Err(e) = config.check() {
-        p.push(&loc, e);
-    }
-    let method = method?;
-    match attack_by_name(&method) {
-        Ok(info) => {
-            if let Err(e) = (info.build)(&config) {
-                p.push(&loc, e);
-            }
-        }
-        Err(e) => p.push(&format!("{loc}.method"), e),
-    }
-    let keys = akeys.unwrap_or_else(|| keys.to_vec());
-    Some(AttackSpec {
-        name: name.unwrap_or_else(|| method.clone()),
-        method,
-        keys,
-        config,
-        twins_only,
-        threshold,
-        sensitive,
-        tolerance,
-    })
-}
-
-fn parse_risk(t: &Table, i: usize, keys: &[String], p: &mut Problems) -> Option<RiskSpec> {
-    let loc = format!("risk[{}]", i + 1);
-    let mut s = Section::new(t, loc.clone());
-    let missing = s.string(p, "missing").unwrap_or_else(|| "listwise".into());
-    if missing.parse::<intruder_risk::MissingPolicy>().is_err() {
-        p.push(
-            &s.key("missing"),
-            format!("unknown policy '{missing}'; expected listwise, as-value or wildcard"),
-        );
-    }
-    let name = s.string(p, "name").unwrap_or_else(|| missing.clone());
-    let rkeys = s.strings(p, "keys").unwrap_or_else(|| keys.to_vec());
-    let file = match s.string(p, "file").as_deref() {
-        None | Some("released") => RiskFile::Released,
-        Some("source") => RiskFile::Source,
-        Some(other) => {
-            p.push(
-                &s.key("file"),
-                format!("unknown file '{other}'; expected released or source"),
-            );
-            RiskFile::Released
-        }
-    };
-    let population_size = s.number(p, "population_size");
-    let weight = s.string(p, "weight");
-    let sensitive = s.string(p, "sensitive");
-    let unique_threshold = s.uint(p, "unique_threshold").unwrap_or(1) as u32;
-    let with_n_match = s.boolean(p, "with_n_match").unwrap_or(false);
-    s.finish(p);
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        p.push(
-            &format!("{loc}.name"),
-            "expected letters, digits, '-' or '_'",
-        );
-    }
-    Some(RiskSpec {
-        name,
-        keys: rkeys,
-        missing,
-        file,
-        population_size,
-        weight,
-        sensitive,
-        unique_threshold,
-        with_n_match,
-    })
 }
 
 /// Converts a TOML value to JSON (for hashing and reports).
