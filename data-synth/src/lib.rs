@@ -12,9 +12,12 @@
 //!   and listed once in [`generators`]; the CLI (`intruder synth --list`), the docs and the
 //!   tests read that list instead of repeating it.
 //! * **Parameters are data, validated before work.** A generator describes its parameters as
-//!   a static slice of [`ParamSpec`]; [`Params::parse`] checks `key=value` text against it and
-//!   reports every problem at once, listing what is valid. Nothing is written when a
-//!   parameter is wrong.
+//!   a static slice of the workspace's shared [`ParamSpec`] (`intruder_data::params`: kind,
+//!   range, default, doc); [`Generator::parse_table`] reads a TOML table against it (an
+//!   experiment's `[data] params`, or `--set key=value` through [`Generator::parse_params`])
+//!   and reports every problem at once with its path and a did-you-mean. Nothing is written
+//!   when a parameter is wrong. [`docs`] gives every generator's documentation for `--list`
+//!   and the README table.
 //! * **Seeded and byte-reproducible.** All randomness comes from ChaCha8 seeded with the
 //!   user's seed (one stream per purpose, see [`dist::rng`]); the same seed and parameters
 //!   give byte-identical files, another seed gives different files. No hidden seed.
@@ -42,16 +45,22 @@ pub mod schema;
 
 use std::path::{Path, PathBuf};
 
+use intruder_data::params::MethodDoc;
+
 pub use error::SynthError;
-pub use params::{ParamKind, ParamSpec, Params, Value};
+pub use params::{ParamKind, ParamSpec, Params, Range, Value};
 
 /// A synthetic-data generator.
 pub trait Generator: Sync {
     /// Registry name, e.g. `survey-panel`.
     fn name(&self) -> &'static str;
+    /// One line: what it builds.
+    fn summary(&self) -> &'static str;
+    /// The study it imitates (authors, data set, the tables calibrated to).
+    fn reference(&self) -> &'static str;
     /// One-paragraph description: what study it imitates and what it writes.
     fn description(&self) -> &'static str;
-    /// Parameters with defaults and valid ranges.
+    /// Parameters with defaults, valid ranges and docs (kinds integer, number, choice, bool).
     fn params(&self) -> &'static [ParamSpec];
     /// Published figures the generator is calibrated to: (figure, published value).
     fn published(&self) -> &'static [(&'static str, &'static str)];
@@ -63,9 +72,31 @@ pub trait Generator: Sync {
         out_dir: &Path,
     ) -> Result<Vec<PathBuf>, SynthError>;
 
-    /// Validate `--n` and `key=value` strings against this generator's parameters.
+    /// Validate `--n` and `key=value` strings (`--set`) against this generator's parameters.
     fn parse_params(&self, n: Option<u64>, sets: &[String]) -> Result<Params, SynthError> {
         Params::parse(self.name(), self.params(), n, sets)
+    }
+
+    /// Validate a table of parameters (an experiment's `[data] params`) and the size `n`;
+    /// every problem is reported with its path under `prefix` (`data.params.keys`).
+    fn parse_table(
+        &self,
+        n: Option<u64>,
+        table: &toml::Table,
+        prefix: &str,
+    ) -> Result<Params, SynthError> {
+        Params::from_table(self.name(), self.params(), n, table, prefix)
+    }
+
+    /// The generator's documentation (name, summary, reference, parameters).
+    fn doc(&self) -> MethodDoc {
+        MethodDoc {
+            name: self.name(),
+            summary: self.summary(),
+            reference: self.reference(),
+            params: self.params(),
+            common: &[],
+        }
     }
 }
 
@@ -80,6 +111,12 @@ static GENERATORS: &[&dyn Generator] = &[
 /// All generators, in a fixed order.
 pub fn generators() -> &'static [&'static dyn Generator] {
     GENERATORS
+}
+
+/// Every generator's documentation, in registry order (for `intruder synth --list`, the README
+/// table and the docs/registry walk).
+pub fn docs() -> Vec<MethodDoc> {
+    GENERATORS.iter().map(|g| g.doc()).collect()
 }
 
 /// The generator called `name`; the error lists the valid names.

@@ -1,72 +1,38 @@
-//! Generator parameters: a static description ([`ParamSpec`]) per generator, and the
-//! validated values ([`Params`]) built from `key=value` strings.
+//! Generator parameters on the workspace's shared parameter layer
+//! ([`intruder_data::params`]): every generator declares its parameters once as a static slice
+//! of [`ParamSpec`] (kinds integer or number with a [`Range`], choice or bool; default and doc),
+//! and the validated values ([`Params`]) are read through a
+//! [`ParamReader`](intruder_data::params::ParamReader) from a TOML table — the experiment's
+//! `[data] params = {…}` as it is, the command line's `--set key=value` through
+//! [`parse_assignments`](intruder_data::params::parse_assignments). Every problem (unknown key
+//! with a did-you-mean, wrong type, out of range, a key given twice) is reported at once with
+//! its path, before any work starts.
 //!
-//! Raw text is parsed and checked once, against the generator's specification, before any
-//! work starts; every problem is collected so a user can fix a command line in one pass.
+//! ```
+//! use intruder_synth::find;
+//! let g = find("census").unwrap();
+//! let t: toml::Table = "keys = 31\nfracton = 0.1".parse().unwrap();
+//! let err = g.parse_table(None, &t, "data.params").unwrap_err().to_string();
+//! assert!(err.contains("data.params.keys: expected a value in [1, 30], found 31"));
+//! assert!(err.contains("data.params.fracton: unknown key (did you mean 'fraction'?)"));
+//! let p = g.parse_table(Some(5000), &toml::Table::new(), "").unwrap();
+//! assert_eq!((p.int("n"), p.int("keys")), (5000, 20));
+//! ```
 
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub use intruder_data::params::{ParamKind, ParamSpec, Range};
+use intruder_data::params::{ParamReader, Problem, ReadContext, parse_assignments};
+
 use crate::SynthError;
-
-/// What values a parameter accepts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ParamKind {
-    /// A whole number in `min..=max`.
-    Integer {
-        /// Smallest valid value.
-        min: u64,
-        /// Largest valid value.
-        max: u64,
-    },
-    /// A real number in `min..=max` (a share is `0..=1`).
-    Float {
-        /// Smallest valid value.
-        min: f64,
-        /// Largest valid value.
-        max: f64,
-    },
-    /// One of a fixed list of words.
-    Choice(&'static [&'static str]),
-    /// `true` or `false`.
-    Bool,
-}
-
-impl ParamKind {
-    /// A share: a real number in `0..=1`.
-    pub const SHARE: ParamKind = ParamKind::Float { min: 0.0, max: 1.0 };
-}
-
-impl fmt::Display for ParamKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamKind::Integer { min, max } => write!(f, "integer {min}..={max}"),
-            ParamKind::Float { min, max } => write!(f, "number {min}..={max}"),
-            ParamKind::Choice(words) => write!(f, "one of {}", words.join("|")),
-            ParamKind::Bool => write!(f, "true|false"),
-        }
-    }
-}
-
-/// Static description of one parameter of a generator.
-#[derive(Debug, Clone, Copy)]
-pub struct ParamSpec {
-    /// Name used in `--set name=value` (`n` is also set by `--n`).
-    pub name: &'static str,
-    /// Default value, as text.
-    pub default: &'static str,
-    /// One-line description.
-    pub description: &'static str,
-    /// Valid values.
-    pub kind: ParamKind,
-}
 
 /// A validated parameter value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// From [`ParamKind::Integer`].
     Integer(u64),
-    /// From [`ParamKind::Float`].
+    /// From [`ParamKind::Number`].
     Float(f64),
     /// From [`ParamKind::Choice`].
     Choice(&'static str),
@@ -85,51 +51,8 @@ impl fmt::Display for Value {
     }
 }
 
-fn parse_value(spec: &ParamSpec, text: &str) -> Result<Value, String> {
-    let text = text.trim();
-    let bad = |why: &str| {
-        format!(
-            "  {}={text}: {why}; expected {} ({})",
-            spec.name, spec.kind, spec.description
-        )
-    };
-    match spec.kind {
-        ParamKind::Integer { min, max } => {
-            let cleaned: String = text.chars().filter(|c| *c != '_').collect();
-            let v: u64 = cleaned.parse().map_err(|_| {
-                if cleaned.starts_with('-') {
-                    bad("negative")
-                } else {
-                    bad("not a whole number")
-                }
-            })?;
-            if v < min || v > max {
-                return Err(bad("out of range"));
-            }
-            Ok(Value::Integer(v))
-        }
-        ParamKind::Float { min, max } => {
-            let v: f64 = text.parse().map_err(|_| bad("not a number"))?;
-            if !v.is_finite() || v < min || v > max {
-                return Err(bad("out of range"));
-            }
-            Ok(Value::Float(v))
-        }
-        ParamKind::Choice(words) => words
-            .iter()
-            .find(|w| **w == text)
-            .map(|w| Value::Choice(w))
-            .ok_or_else(|| bad("not a valid choice")),
-        ParamKind::Bool => match text {
-            "true" | "yes" | "1" => Ok(Value::Bool(true)),
-            "false" | "no" | "0" => Ok(Value::Bool(false)),
-            _ => Err(bad("not a boolean")),
-        },
-    }
-}
-
-/// Validated parameter values for one generator: every parameter of its specification,
-/// set either explicitly or to its default.
+/// Validated parameter values for one generator: every parameter of its specification, set
+/// either explicitly or to its default.
 #[derive(Debug, Clone)]
 pub struct Params {
     generator: &'static str,
@@ -137,80 +60,158 @@ pub struct Params {
     explicit: Vec<&'static str>,
 }
 
+/// The key the size (`--n`, `[data] n`) sets.
+const SIZE: &str = "n";
+
+fn problem(path: String, message: impl Into<String>) -> Problem {
+    Problem {
+        path,
+        message: message.into(),
+    }
+}
+
+/// Reads one declared parameter (kinds integer, number, choice, bool).
+fn read_one(r: &mut ParamReader<'_>, spec: &'static ParamSpec) -> Option<Value> {
+    let name = spec.name;
+    match spec.kind {
+        ParamKind::Integer => r.require::<u64>(name).map(Value::Integer),
+        ParamKind::Number => r.require::<f64>(name).map(Value::Float),
+        ParamKind::Bool => r.require::<bool>(name).map(Value::Bool),
+        ParamKind::Choice(words) => {
+            let s: String = r.require(name)?;
+            words.iter().find(|w| **w == s).map(|w| Value::Choice(w))
+        }
+        other => {
+            r.problem(
+                name,
+                format!(
+                    "generator parameters are integers, numbers, choices or bools, not {}",
+                    other.as_str()
+                ),
+            );
+            None
+        }
+    }
+}
+
 impl Params {
-    /// Build and validate parameters for a generator with specification `specs`.
-    ///
-    /// `n` (from `--n`) sets the parameter named `n`; `sets` are `key=value` strings.
-    /// All problems (unknown key, malformed pair, bad value, a key given twice) are
-    /// collected into one [`SynthError::Params`] that lists the valid parameters.
-    pub fn parse<S: AsRef<str>>(
+    /// Reads and validates the parameters of generator `generator` with specification `specs`
+    /// from `table` (keys absent take their default); `n` (from `--n` or `[data] n`) sets the
+    /// parameter `n`. Every problem is reported at once, each with its path under `prefix`
+    /// (`data.params.keys`; empty on the command line).
+    pub fn from_table(
         generator: &'static str,
         specs: &'static [ParamSpec],
         n: Option<u64>,
-        sets: &[S],
+        table: &toml::Table,
+        prefix: &str,
     ) -> Result<Params, SynthError> {
+        let path = |k: &str| {
+            if prefix.is_empty() {
+                k.to_string()
+            } else {
+                format!("{prefix}.{k}")
+            }
+        };
         let mut problems = Vec::new();
-        let mut raw: Vec<(&'static ParamSpec, String)> = Vec::new();
+        // Defaults first, then what was given: every value goes through the same checks.
+        let mut merged = toml::Table::new();
+        for s in specs {
+            merged.insert(
+                s.name.to_string(),
+                intruder_data::params::parse_value_text(s.default),
+            );
+        }
+        let mut explicit: Vec<&'static str> = Vec::new();
+        for (k, v) in table {
+            merged.insert(k.clone(), v.clone());
+            if let Some(s) = specs.iter().find(|s| s.name == k) {
+                explicit.push(s.name);
+            }
+        }
         if let Some(n) = n {
-            match specs.iter().find(|s| s.name == "n") {
-                Some(spec) => raw.push((spec, n.to_string())),
-                None => problems.push("  --n: this generator has no size parameter `n`".into()),
-            }
-        }
-        for item in sets {
-            let item = item.as_ref();
-            let Some((key, value)) = item.split_once('=') else {
-                problems.push(format!("  `{item}`: expected key=value"));
-                continue;
-            };
-            let key = key.trim();
-            match specs.iter().find(|s| s.name == key) {
-                Some(spec) => {
-                    if raw.iter().any(|(s, _)| s.name == key) {
-                        problems.push(format!("  {key}: given more than once"));
-                    } else {
-                        raw.push((spec, value.to_string()));
+            match specs.iter().find(|s| s.name == SIZE) {
+                None => problems.push(problem(
+                    path(SIZE),
+                    format!("generator '{generator}' has no size parameter n"),
+                )),
+                Some(_) if table.contains_key(SIZE) => problems.push(problem(
+                    path(SIZE),
+                    "given twice: as the size (--n, [data] n) and as a parameter; give it once",
+                )),
+                Some(s) => match i64::try_from(n) {
+                    Ok(v) => {
+                        merged.insert(SIZE.into(), toml::Value::Integer(v));
+                        explicit.push(s.name);
                     }
-                }
-                None => problems.push(format!("  {key}: unknown parameter")),
+                    Err(_) => problems.push(problem(path(SIZE), format!("{n} is too large"))),
+                },
             }
         }
+        let mut r = ParamReader::new(&merged, prefix, &[specs], ReadContext::default());
         let mut values = BTreeMap::new();
-        let mut explicit = Vec::new();
-        for spec in specs {
-            let (text, is_explicit) = match raw.iter().find(|(s, _)| s.name == spec.name) {
-                Some((_, v)) => (v.as_str(), true),
-                None => (spec.default, false),
-            };
-            match parse_value(spec, text) {
-                Ok(v) => {
-                    values.insert(spec.name, v);
-                    if is_explicit {
-                        explicit.push(spec.name);
-                    }
-                }
-                Err(p) => problems.push(p),
+        for s in specs {
+            if let Some(v) = read_one(&mut r, s) {
+                values.insert(s.name, v);
             }
         }
+        problems.extend(r.finish().problems);
         if problems.is_empty() {
+            explicit.sort_unstable();
+            explicit.dedup();
             Ok(Params {
                 generator,
                 values,
                 explicit,
             })
         } else {
-            let mut valid = vec!["valid parameters:".to_string()];
-            for s in specs {
-                valid.push(format!(
-                    "    {} = {} ({}; default {})",
-                    s.name, s.kind, s.description, s.default
-                ));
-            }
-            problems.extend(valid);
             Err(SynthError::Params {
                 generator: generator.to_string(),
                 problems,
             })
+        }
+    }
+
+    /// Reads `key=value` strings (the command line's `--set`; each value read as TOML, else as
+    /// text, see [`parse_assignments`]) and validates them as [`Params::from_table`] does.
+    /// Malformed items and keys given twice are reported with the other problems.
+    pub fn parse<S: AsRef<str>>(
+        generator: &'static str,
+        specs: &'static [ParamSpec],
+        n: Option<u64>,
+        sets: &[S],
+    ) -> Result<Params, SynthError> {
+        let mut table = toml::Table::new();
+        let mut problems = Vec::new();
+        for item in sets {
+            let item = item.as_ref().to_string();
+            match parse_assignments(std::slice::from_ref(&item)) {
+                Ok(t) => {
+                    for (k, v) in t {
+                        if table.contains_key(&k) {
+                            problems.push(problem(k, "given more than once"));
+                        } else {
+                            table.insert(k, v);
+                        }
+                    }
+                }
+                Err(e) => problems.push(problem(String::new(), e)),
+            }
+        }
+        match Params::from_table(generator, specs, n, &table, "") {
+            Ok(p) if problems.is_empty() => Ok(p),
+            Ok(_) => Err(SynthError::Params {
+                generator: generator.to_string(),
+                problems,
+            }),
+            Err(SynthError::Params { problems: more, .. }) => {
+                problems.extend(more);
+                Err(SynthError::Params {
+                    generator: generator.to_string(),
+                    problems,
+                })
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -234,7 +235,7 @@ impl Params {
     }
 
     fn get(&self, name: &str) -> &Value {
-        // Generators only ask for names in their own specification, which `parse` filled.
+        // Generators only ask for names in their own specification, which `from_table` filled.
         self.values
             .get(name)
             .unwrap_or_else(|| panic!("parameter `{name}` not in the specification"))
@@ -275,5 +276,85 @@ impl Params {
             Value::Bool(v) => *v,
             other => panic!("parameter `{name}` is not a boolean: {other:?}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SPECS: &[ParamSpec] = &[
+        ParamSpec::new("n", ParamKind::Integer, "size")
+            .default_value("10")
+            .within(Range::closed(1.0, 100.0)),
+        ParamSpec::new("p", ParamKind::Number, "share")
+            .default_value("0.25")
+            .within(Range::SHARE),
+        ParamSpec::new("mode", ParamKind::Choice(&["a", "b"]), "mode").default_value("a"),
+        ParamSpec::new("flag", ParamKind::Bool, "flag").default_value("true"),
+    ];
+
+    fn messages(e: SynthError) -> Vec<String> {
+        match e {
+            SynthError::Params { problems, .. } => {
+                problems.iter().map(ToString::to_string).collect()
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn defaults_values_and_explicit() {
+        let p = Params::parse("g", SPECS, None, &["p=1", "mode=b"]).unwrap();
+        assert_eq!(p.describe(), "flag=true mode=b n=10 p=1");
+        assert!(p.is_explicit("p") && p.is_explicit("mode") && !p.is_explicit("n"));
+        assert_eq!(p.float("p"), 1.0);
+        let p = Params::parse::<&str>("g", SPECS, Some(7), &[]).unwrap();
+        assert_eq!(p.int("n"), 7);
+        assert!(p.is_explicit("n"));
+    }
+
+    #[test]
+    fn every_problem_at_once_with_its_path() {
+        let t: toml::Table = "n = 0\np = \"x\"\nmode = \"c\"\nflag = 1\nflg = 2"
+            .parse()
+            .unwrap();
+        let m = messages(Params::from_table("g", SPECS, None, &t, "data.params").unwrap_err());
+        assert_eq!(
+            m,
+            vec![
+                "data.params.n: expected a value in [1, 100], found 0",
+                "data.params.p: expected a finite number, found the string \"x\"",
+                "data.params.mode: unknown value 'c'; expected one of: a, b",
+                "data.params.flag: expected true or false, found the integer 1",
+                "data.params.flg: unknown key (did you mean 'flag'?); the keys are: n, p, mode, flag",
+            ]
+        );
+    }
+
+    #[test]
+    fn size_given_twice_or_without_a_size_parameter() {
+        let t: toml::Table = "n = 5".parse().unwrap();
+        let m = messages(Params::from_table("g", SPECS, Some(6), &t, "").unwrap_err());
+        assert_eq!(m.len(), 1);
+        assert!(m[0].starts_with("n: given twice"), "{m:?}");
+        static NO_N: &[ParamSpec] =
+            &[ParamSpec::new("k", ParamKind::Integer, "k").default_value("1")];
+        let m = messages(Params::parse::<&str>("h", NO_N, Some(3), &[]).unwrap_err());
+        assert_eq!(m, vec!["n: generator 'h' has no size parameter n"]);
+    }
+
+    #[test]
+    fn malformed_and_repeated_assignments_are_reported_with_the_rest() {
+        let m =
+            messages(Params::parse("g", SPECS, None, &["oops", "n=2", "n=3", "p=2"]).unwrap_err());
+        assert_eq!(
+            m,
+            vec![
+                "--set 'oops': expected KEY=VALUE",
+                "n: given more than once",
+                "p: expected a value in [0, 1], found 2",
+            ]
+        );
     }
 }

@@ -102,11 +102,21 @@ fn unknown_parameter_lists_the_valid_ones() {
             .parse_params(None, &["colour=blue".into()])
             .expect_err("unknown");
         let text = err.to_string();
-        assert!(text.contains("colour: unknown parameter"), "{text}");
+        assert!(text.contains("colour: unknown key"), "{text}");
         for p in g.params() {
             assert!(text.contains(p.name), "{}: {text}", g.name());
         }
     }
+    // A near name is suggested.
+    let err = find("census")
+        .expect("registered")
+        .parse_params(None, &["fracton=0.1".into()])
+        .expect_err("typo");
+    assert!(
+        err.to_string()
+            .contains("fracton: unknown key (did you mean 'fraction'?)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -124,15 +134,66 @@ fn out_of_range_values_are_errors_and_all_are_reported() {
         )
         .expect_err("invalid");
     let text = err.to_string();
-    assert!(text.contains("n=-5: negative"), "{text}");
-    assert!(text.contains("income_missing=1.5: out of range"), "{text}");
-    assert!(text.contains("fill_jitter=abc: not a number"), "{text}");
-    assert!(text.contains("`oops`: expected key=value"), "{text}");
+    assert!(
+        text.contains("n: expected a value in [1, 10000000], found -5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("income_missing: expected a value in [0, 1], found 1.5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fill_jitter: expected a finite number, found the string \"abc\""),
+        "{text}"
+    );
+    assert!(text.contains("--set 'oops': expected KEY=VALUE"), "{text}");
     let g = find("census").expect("registered");
     assert!(g.parse_params(Some(0), &[]).is_err());
     assert!(g.parse_params(None, &["keys=31".into()]).is_err());
     assert!(g.parse_params(None, &["preset=other".into()]).is_err());
     assert!(g.parse_params(None, &["n=5".into(), "n=6".into()]).is_err());
+    assert!(g.parse_params(Some(5), &["n=6".into()]).is_err());
+}
+
+#[test]
+fn a_table_is_read_as_given_with_paths() {
+    let g = find("household-panel").expect("registered");
+    let t: toml::Table = "links = false\nsplit = 0.1\nretention = 2"
+        .parse()
+        .expect("toml");
+    let err = g
+        .parse_table(Some(100), &t, "data.params")
+        .expect_err("retention > 1");
+    let text = err.to_string();
+    assert!(
+        text.contains("data.params.retention: expected a value in [0, 1], found 2"),
+        "{text}"
+    );
+    let t: toml::Table = "links = false\nsplit = 0.1".parse().expect("toml");
+    let p = g.parse_table(Some(100), &t, "data.params").expect("valid");
+    assert_eq!(
+        p.describe(),
+        "links=false moved=0.137 n=100 nonunique=0.123 retention=0.659267 split=0.1"
+    );
+    assert!(p.is_explicit("n") && p.is_explicit("links") && !p.is_explicit("moved"));
+    // The same values through --set give the same parameters.
+    let q = g
+        .parse_params(Some(100), &["links=false".into(), "split=0.1".into()])
+        .expect("valid");
+    assert_eq!(p.describe(), q.describe());
+}
+
+#[test]
+fn readme_parameter_table_is_generated_from_the_registry() {
+    let readme = include_str!("../README.md");
+    let table = intruder_data::params::markdown_table(&intruder_synth::docs());
+    let spliced = intruder_data::params::splice_generated(readme, "generator-parameters", &table)
+        .expect("README has the generator-parameters markers");
+    assert!(
+        spliced == readme,
+        "data-synth/README.md's parameter table is stale; replace it by:\n{table}"
+    );
+    assert_eq!(intruder_synth::docs().len(), generators().len());
 }
 
 #[test]
@@ -141,8 +202,10 @@ fn defaults_are_valid_and_documented() {
         assert!(g.parse_params(None, &[]).is_ok(), "{}", g.name());
         assert!(!g.description().is_empty());
         assert!(!g.published().is_empty());
+        assert!(!g.summary().is_empty() && !g.reference().is_empty());
         for p in g.params() {
-            assert!(!p.description.is_empty(), "{}.{}", g.name(), p.name);
+            assert!(!p.doc.is_empty(), "{}.{}", g.name(), p.name);
+            assert!(!p.default.is_empty(), "{}.{}", g.name(), p.name);
         }
     }
 }

@@ -8,7 +8,7 @@ mod attack_cmd;
 mod common;
 mod delimiter;
 mod mask_cmd;
-mod panel_cmd;
+mod panel;
 mod risk_cmd;
 mod run_cmd;
 mod synth_cmd;
@@ -33,7 +33,7 @@ enum Command {
     /// Mask a file with a pipeline of defences (recoding, suppression, noise, MDAV, swapping, PRAM, subsampling).
     Mask(mask_cmd::Args),
     /// Longitudinal panels: the inter-wave attack on split households, swapping/synthesis, utility, Mitra's study.
-    Panel(panel_cmd::Args),
+    Panel(panel::Args),
     /// Frequency risk: equivalence classes, uniques, n_match, individual and global risk.
     Risk(risk_cmd::Args),
     /// Run an experiment file: defence grid x attacks x replicates, with tables, plots and an HTML report.
@@ -49,7 +49,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Attack(args) => attack_cmd::run(args),
         Command::Mask(args) => mask_cmd::run(args),
-        Command::Panel(args) => panel_cmd::run(args),
+        Command::Panel(args) => panel::run(args),
         Command::Risk(args) => risk_cmd::run(args),
         Command::Run(args) => run_cmd::run(args),
         Command::Synth(args) => synth_cmd::run(args),

@@ -13,6 +13,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use intruder_data::params;
 use intruder_synth::{Generator, generators};
 
 /// Seed used when `--seed` is not given. It is printed with every run, so no run depends on a
@@ -86,12 +87,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The `--list` text: every generator with its parameters and published figures.
+/// The `--list` text: every generator with its parameters (kind, default, meaning and valid
+/// range, from the shared parameter layer), its description and the published figures it
+/// imitates.
 pub fn list_text() -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
+    let mut s = format!(
         "Generators (seed: --seed, default {DEFAULT_SEED}; parameters: --set key=value, size: --n):\n"
-    ));
+    );
     for g in generators() {
         describe(&mut s, *g);
     }
@@ -99,15 +101,9 @@ pub fn list_text() -> String {
 }
 
 fn describe(s: &mut String, g: &dyn Generator) {
-    s.push_str(&format!("\n{}\n", g.name()));
+    s.push('\n');
+    s.push_str(params::list_text("", &[g.doc()]).trim_start_matches('\n'));
     s.push_str(&format!("  {}\n", g.description()));
-    s.push_str("  parameters:\n");
-    for p in g.params() {
-        s.push_str(&format!(
-            "    {:<20} default {:<10} {} ({})\n",
-            p.name, p.default, p.description, p.kind
-        ));
-    }
     s.push_str("  published figures it imitates:\n");
     for (figure, value) in g.published() {
         s.push_str(&format!("    {figure:<45} {value}\n"));
@@ -123,8 +119,13 @@ mod tests {
         let text = list_text();
         for g in generators() {
             assert!(text.contains(g.name()));
+            assert!(text.contains(g.summary()) && text.contains(g.reference()));
             for p in g.params() {
                 assert!(text.contains(p.name));
+                // Every range is shown with the parameter.
+                if p.range.is_bounded() {
+                    assert!(text.contains(&format!("({})", p.range)), "{}", p.name);
+                }
             }
         }
     }
@@ -151,7 +152,10 @@ mod tests {
             set: vec!["typo=2".into()],
         };
         let err = run(bad).expect_err("typo above 1");
-        assert!(format!("{err:#}").contains("typo=2"));
+        assert!(
+            format!("{err:#}").contains("typo: expected a value in [0, 1], found 2"),
+            "{err:#}"
+        );
         assert!(!dir.path().join("bad").exists());
     }
 }

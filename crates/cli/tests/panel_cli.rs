@@ -760,3 +760,154 @@ fn study_prints_the_papers_tables_beside_the_published_values() {
     ]);
     assert_clean_error(&out, &["--seeds"]);
 }
+
+#[test]
+fn every_format_carries_the_same_figures_and_inputs_are_never_overwritten() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (w1, w2) = panel(dir.path(), 1000, 8);
+    let (s1, s2) = (w1.to_str().unwrap(), w2.to_str().unwrap());
+    let attack = |extra: &[&str]| {
+        let mut x = vec![
+            "panel",
+            "attack",
+            "--wave1",
+            s1,
+            "--wave2",
+            s2,
+            "--mode",
+            "match",
+            "--scenario",
+            "2",
+        ];
+        x.extend_from_slice(extra);
+        ok(&x)
+    };
+    let v = json(&attack(&["--format", "json"]));
+    // The figures are top-level fields; the structured report is kept beside them.
+    assert_eq!(v["A"], v["report"]["A"]);
+    assert_eq!(v["c_i=1"], v["report"]["unique_correct"]);
+    assert_eq!(v["targets"], v["panel"]["targets"]);
+    assert_eq!(v["candidate_pool"], "split");
+    let csv = attack(&["--format", "csv"]);
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    let row: Vec<String> = r
+        .records()
+        .next()
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    for name in ["A", "c_i=1", "c_i<=2", "found", "targets", "pool"] {
+        assert_eq!(row[col(&header, name)], v[name].to_string(), "{name}");
+    }
+    let md = attack(&["--format", "markdown"]);
+    assert!(
+        md.contains(&format!("| `A` | {} | attribute disclosure", v["A"])),
+        "{md}"
+    );
+    // --out writes the report instead of printing it.
+    let out = dir.path().join("attack.json");
+    let printed = attack(&["--format", "json", "--out", out.to_str().unwrap()]);
+    assert!(printed.is_empty(), "{printed}");
+    assert_eq!(json(&std::fs::read_to_string(&out).unwrap()), v);
+
+    // Outputs never overwrite an input: wave, schema beside it, or the altered file.
+    let before = std::fs::read(&w2).unwrap();
+    let schema2 = w2.with_file_name("household-wave2.schema.toml");
+    let out = intruder(&[
+        "panel",
+        "attack",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--mode",
+        "link",
+        "--per-record",
+        s2,
+    ]);
+    assert_clean_error(&out, &["--per-record", "inputs are never modified"]);
+    let out = intruder(&[
+        "panel",
+        "attack",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--mode",
+        "link",
+        "--out",
+        schema2.to_str().unwrap(),
+    ]);
+    assert_clean_error(&out, &["--out", "inputs are never modified"]);
+    let out = intruder(&protect_args(
+        s1,
+        s2,
+        &[
+            "--method", "swap", "--rho", "all", "--seed", "1", "--out", s2,
+        ],
+    ));
+    assert_clean_error(&out, &["--out", "inputs are never modified"]);
+    let out = intruder(&protect_args(
+        s1,
+        s2,
+        &[
+            "--method", "swap", "--rho", "all", "--seed", "1", "--out", "x.csv", "--log", s1,
+        ],
+    ));
+    assert_clean_error(&out, &["--log", "inputs are never modified"]);
+    let out = intruder(&[
+        "panel", "study", "--wave1", s1, "--wave2", s2, "--seeds", "1", "--out", s1,
+    ]);
+    assert_clean_error(&out, &["--out", "inputs are never modified"]);
+    assert!(std::fs::read(&w2).unwrap() == before, "wave 2 untouched");
+
+    // protect and utility render the same way; the table keeps the figures' meanings.
+    let altered = dir.path().join("alt.csv");
+    let p = json(&ok(&protect_args(
+        s1,
+        s2,
+        &[
+            "--method",
+            "synthesis",
+            "--rho",
+            "0.2",
+            "--seed",
+            "4",
+            "--out",
+            altered.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(p["selected"], p["selected_rows"].as_array().unwrap().len());
+    assert_eq!(p["synthesised"], p["draws"].as_array().unwrap().len());
+    assert_eq!(p["A_before"], p["before"]["A"]);
+    let u = ok(&[
+        "panel",
+        "utility",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--altered",
+        altered.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(u.starts_with("mean_overlap,coefficients,"), "{u}");
+    let t = ok(&[
+        "panel",
+        "utility",
+        "--wave1",
+        s1,
+        "--wave2",
+        s2,
+        "--altered",
+        altered.to_str().unwrap(),
+    ]);
+    assert!(t.contains("mean 95% CI overlap over coefficients"), "{t}");
+    assert!(t.contains("wealth_decile=10"), "{t}");
+}

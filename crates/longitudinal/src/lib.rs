@@ -12,6 +12,9 @@
 //! | swapping, synthesis and mixtures of split households' `y^(T)` | [`protect`] | §4, §5 |
 //! | inheritance model: CI overlap on original vs altered | [`utility`] | §5.3, Fig. 7 |
 //! | the whole study (Figs. 4–6, Table 1, utility) | [`study`] | §5 |
+//! | waves read from files with their schemas; per-record and altered last-wave files written | [`files`] | |
+//! | the steps of `intruder panel`: an intruder, one alteration scored before and after | [`workflow`] | |
+//! | the results as `intruder_data::report::Report`s (figures with unit and meaning, tables) | [`reports`] | |
 //!
 //! # Design
 //! - Matching and scoring are not re-implemented: the intruder's knowledge becomes a
@@ -57,16 +60,20 @@ pub mod attack;
 pub mod cart;
 mod design;
 mod error;
+pub mod files;
 pub mod panel;
 pub mod propensity;
 pub mod protect;
+pub mod reports;
 pub mod study;
 pub mod utility;
+pub mod workflow;
 
 pub use attack::{AttackReport, KnownKey, Mode, Pool, PreparedAttack, Scenario, TargetResult};
 pub use cart::LeafTree;
 pub use design::Transform;
 pub use error::PanelError;
+pub use files::{DEFAULT_RELEASED_LINK, PanelFiles, WaveFile, WaveInput};
 pub use panel::{Exclusion, ExclusionReason, NonUnique, Panel, PanelSpec, PanelSummary};
 pub use propensity::{nearest_partners, nearest_partners_naive, propensity};
 pub use protect::{
@@ -74,3 +81,6 @@ pub use protect::{
 };
 pub use study::{StudyParams, StudyResult, StudyRow, StudyUtility, run_study};
 pub use utility::{InheritanceModel, deciles, inheritance_overlap};
+pub use workflow::{
+    AlterMethod, Alteration, AlterationSpec, Intruder, alter, check_tolerance, parse_seeds,
+};

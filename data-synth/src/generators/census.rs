@@ -21,7 +21,7 @@ use rand_distr::{Binomial, Distribution};
 use crate::dist::{Categorical, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
-use crate::{Generator, ParamKind, ParamSpec, Params, SynthError};
+use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `census` generator.
 #[derive(Debug, Clone, Copy)]
@@ -54,54 +54,50 @@ const DRUG_ALLOCATION: [u64; 7] = [265, 259, 181, 183, 262, 102, 250];
 pub const DRUG_STATUS: [&str; 3] = ["neither", "visible_minority", "aboriginal"];
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: "1000000",
-        description: "population size N",
-        kind: ParamKind::Integer {
-            min: 1,
-            max: 1_000_000_000,
-        },
-    },
-    ParamSpec {
-        name: "keys",
-        default: "20",
-        description: "number of categorical keys P (ignored by the drug-survey preset)",
-        kind: ParamKind::Integer { min: 1, max: 30 },
-    },
-    ParamSpec {
-        name: "fraction",
-        default: "0.01",
-        description: "sampling fraction (used when sample=0)",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "sample",
-        default: "0",
-        description: "sample size; 0 = round(fraction x n), or 1,502 with the drug-survey preset",
-        kind: ParamKind::Integer {
-            min: 0,
-            max: 1_000_000_000,
-        },
-    },
-    ParamSpec {
-        name: "skew",
-        default: "1.1",
-        description: "Zipf exponent of the key distributions (0 = uniform)",
-        kind: ParamKind::Float { min: 0.0, max: 4.0 },
-    },
-    ParamSpec {
-        name: "dependence",
-        default: "0.8",
-        description: "weight of the latent-class component (0 = independent keys)",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "preset",
-        default: "none",
-        description: "drug-survey: age x sex x region x status population, stratified sample",
-        kind: ParamKind::Choice(&["none", "drug-survey"]),
-    },
+    ParamSpec::new("n", ParamKind::Integer, "population size N")
+        .default_value("1000000")
+        .within(Range::closed(1.0, 1_000_000_000.0)),
+    ParamSpec::new(
+        "keys",
+        ParamKind::Integer,
+        "number of categorical keys P (ignored by the drug-survey preset)",
+    )
+    .default_value("20")
+    .within(Range::closed(1.0, 30.0)),
+    ParamSpec::new(
+        "fraction",
+        ParamKind::Number,
+        "sampling fraction (used when sample=0)",
+    )
+    .default_value("0.01")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "sample",
+        ParamKind::Integer,
+        "sample size; 0 = round(fraction x n), or 1,502 with the drug-survey preset",
+    )
+    .default_value("0")
+    .within(Range::closed(0.0, 1_000_000_000.0)),
+    ParamSpec::new(
+        "skew",
+        ParamKind::Number,
+        "Zipf exponent of the key distributions (0 = uniform)",
+    )
+    .default_value("1.1")
+    .within(Range::closed(0.0, 4.0)),
+    ParamSpec::new(
+        "dependence",
+        ParamKind::Number,
+        "weight of the latent-class component (0 = independent keys)",
+    )
+    .default_value("0.8")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "preset",
+        ParamKind::Choice(&["none", "drug-survey"]),
+        "drug-survey: age x sex x region x status population, stratified sample",
+    )
+    .default_value("none"),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -162,13 +158,13 @@ impl Census {
                 .map(|((p, a), r)| format!("{r}: {a} > {p}"))
                 .collect();
             if !short.is_empty() {
-                return Err(SynthError::Params {
-                    generator: self.name().into(),
-                    problems: vec![format!(
-                        "  n={n}: too small for the drug-survey sample (sample > population in {})",
+                return Err(SynthError::params(
+                    self.name(),
+                    format!(
+                        "n={n}: too small for the drug-survey sample (sample > population in {})",
                         short.join(", ")
-                    )],
-                });
+                    ),
+                ));
             }
             let status = (0..7)
                 .map(|h| {
@@ -197,10 +193,10 @@ impl Census {
             sample
         };
         if size > n {
-            return Err(SynthError::Params {
-                generator: self.name().into(),
-                problems: vec![format!("  sample={size}: larger than the population n={n}")],
-            });
+            return Err(SynthError::params(
+                self.name(),
+                format!("sample={size}: larger than the population n={n}"),
+            ));
         }
         let p = params.usize("keys");
         let skew = params.float("skew");
@@ -291,6 +287,12 @@ fn multinomial(r: &mut impl Rng, n: u64, shares: &[f64]) -> Vec<u64> {
 impl Generator for Census {
     fn name(&self) -> &'static str {
         "census"
+    }
+    fn summary(&self) -> &'static str {
+        "Dalenius-style population with many skewed, dependent keys and a weighted sample; preset drug-survey"
+    }
+    fn reference(&self) -> &'static str {
+        "Dalenius (1986) population uniqueness; youth drug-use survey (1,502 respondents, 126 age x sex x region x status classes)"
     }
     fn description(&self) -> &'static str {
         "Dalenius-style population: N records with P skewed, mutually dependent categorical \

@@ -16,7 +16,7 @@ use rand::seq::SliceRandom;
 use crate::dist::{Categorical, chance, normal, pick, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
-use crate::{Generator, ParamKind, ParamSpec, Params, SynthError};
+use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `household-panel` generator.
 #[derive(Debug, Clone, Copy)]
@@ -60,46 +60,44 @@ const RESHUFFLE: f64 = 0.5;
 const SPLIT_PROPENSITY: [f64; 10] = [0.1, 0.3, 0.3, 1.0, 1.2, 3.0, 1.0, 3.0, 2.5, 2.0];
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: "30587",
-        description: "wave-1 households",
-        kind: ParamKind::Integer {
-            min: 10,
-            max: 10_000_000,
-        },
-    },
-    ParamSpec {
-        name: "retention",
-        default: "0.659267",
-        description: "wave-2 households as a share of wave 1 (30,587 -> 20,165)",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "split",
-        default: "0.073692",
-        description: "share of wave-2 households that split (1,486 of 20,165)",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "nonunique",
-        default: "0.123",
-        description: "share of split households whose wave-1 household was followed up twice",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "moved",
-        default: "0.137",
-        description: "share of split households whose area, accommodation or bedrooms changed \
+    ParamSpec::new("n", ParamKind::Integer, "wave-1 households")
+        .default_value("30587")
+        .within(Range::closed(10.0, 10_000_000.0)),
+    ParamSpec::new(
+        "retention",
+        ParamKind::Number,
+        "wave-2 households as a share of wave 1 (30,587 -> 20,165)",
+    )
+    .default_value("0.659267")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "split",
+        ParamKind::Number,
+        "share of wave-2 households that split (1,486 of 20,165)",
+    )
+    .default_value("0.073692")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "nonunique",
+        ParamKind::Number,
+        "share of split households whose wave-1 household was followed up twice",
+    )
+    .default_value("0.123")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "moved",
+        ParamKind::Number,
+        "share of split households whose area, accommodation or bedrooms changed \
                       (includes the second household of each non-unique link)",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "links",
-        default: "true",
-        description: "release the link id between waves",
-        kind: ParamKind::Bool,
-    },
+    )
+    .default_value("0.137")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "links",
+        ParamKind::Bool,
+        "release the link id between waves",
+    )
+    .default_value("true"),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -234,6 +232,12 @@ impl Generator for HouseholdPanel {
     fn name(&self) -> &'static str {
         "household-panel"
     }
+    fn summary(&self) -> &'static str {
+        "WAS-like two-wave household panel with split households and a releasable link"
+    }
+    fn reference(&self) -> &'static str {
+        "Mitra, Blanchard, Dove, Tudor & Spicer (2020), Wealth and Assets Survey waves 1-2 (§3, Table 1)"
+    }
     fn description(&self) -> &'static str {
         "WAS-like two-wave household panel (Mitra): wave-1 households with output area (53), \
          accommodation (3), bedrooms (10), children (7), household type (10), reference \
@@ -264,12 +268,12 @@ impl Generator for HouseholdPanel {
         let mut problems = Vec::new();
         if split_w1 + stay_n > n {
             problems.push(format!(
-                "  retention/split: {wave2_n} wave-2 households need more than n={n} wave-1 households"
+                "retention/split: {wave2_n} wave-2 households need more than n={n} wave-1 households"
             ));
         }
         if moved_n < pairs {
             problems.push(format!(
-                "  moved={}: must be at least half of nonunique ({})",
+                "moved={}: must be at least half of nonunique ({})",
                 params.float("moved"),
                 params.float("nonunique") / 2.0
             ));
@@ -277,7 +281,13 @@ impl Generator for HouseholdPanel {
         if !problems.is_empty() {
             return Err(SynthError::Params {
                 generator: self.name().into(),
-                problems,
+                problems: problems
+                    .into_iter()
+                    .map(|message| intruder_data::params::Problem {
+                        path: String::new(),
+                        message,
+                    })
+                    .collect(),
             });
         }
         let links = params.bool("links");

@@ -14,61 +14,54 @@ use super::names;
 use crate::dist::{Categorical, chance, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
-use crate::{Generator, ParamKind, ParamSpec, Params, SynthError};
+use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `linkage-pair` generator.
 #[derive(Debug, Clone, Copy)]
 pub struct LinkagePair;
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: "10000",
-        description: "records in file A",
-        kind: ParamKind::Integer {
-            min: 1,
-            max: 50_000_000,
-        },
-    },
-    ParamSpec {
-        name: "n_b",
-        default: "10000",
-        description: "records in file B",
-        kind: ParamKind::Integer {
-            min: 1,
-            max: 50_000_000,
-        },
-    },
-    ParamSpec {
-        name: "overlap",
-        default: "0.5",
-        description: "share of file A's persons also in file B",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "typo",
-        default: "0.10",
-        description: "share of file-B names (each of first name, surname) with a typo",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "missing",
-        default: "0.05",
-        description: "share of each file-B field (except ids) left missing",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "swap",
-        default: "0.02",
-        description: "share of file-B records with first name and surname swapped",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "year_error",
-        default: "0.05",
-        description: "share of file-B birth years off by one",
-        kind: ParamKind::SHARE,
-    },
+    ParamSpec::new("n", ParamKind::Integer, "records in file A")
+        .default_value("10000")
+        .within(Range::closed(1.0, 50_000_000.0)),
+    ParamSpec::new("n_b", ParamKind::Integer, "records in file B")
+        .default_value("10000")
+        .within(Range::closed(1.0, 50_000_000.0)),
+    ParamSpec::new(
+        "overlap",
+        ParamKind::Number,
+        "share of file A's persons also in file B",
+    )
+    .default_value("0.5")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "typo",
+        ParamKind::Number,
+        "share of file-B names (each of first name, surname) with a typo",
+    )
+    .default_value("0.10")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "missing",
+        ParamKind::Number,
+        "share of each file-B field (except ids) left missing",
+    )
+    .default_value("0.05")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "swap",
+        ParamKind::Number,
+        "share of file-B records with first name and surname swapped",
+    )
+    .default_value("0.02")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "year_error",
+        ParamKind::Number,
+        "share of file-B birth years off by one",
+    )
+    .default_value("0.05")
+    .within(Range::SHARE),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -265,6 +258,12 @@ impl Generator for LinkagePair {
     fn name(&self) -> &'static str {
         "linkage-pair"
     }
+    fn summary(&self) -> &'static str {
+        "Two person files for record linkage, file B with typos, missing values, swaps and year errors"
+    }
+    fn reference(&self) -> &'static str {
+        "Fellegi & Sunter (1969) test bed; error rates from the brief"
+    }
     fn description(&self) -> &'static str {
         "Two person files for record linkage (Fellegi-Sunter test bed): first name, surname \
          (Zipf-like frequencies over typed lists), birth year and month, sex, postcode \
@@ -288,13 +287,13 @@ impl Generator for LinkagePair {
         let n_b = params.usize("n_b");
         let common = (n_a as f64 * params.float("overlap")).round() as usize;
         if common > n_b {
-            return Err(SynthError::Params {
-                generator: self.name().into(),
-                problems: vec![format!(
-                    "  overlap={}: {common} shared persons do not fit in n_b={n_b}",
+            return Err(SynthError::params(
+                self.name(),
+                format!(
+                    "overlap={}: {common} shared persons do not fit in n_b={n_b}",
                     params.float("overlap")
-                )],
-            });
+                ),
+            ));
         }
         let pools = Pools::new();
         let mut r = rng(seed, 1);

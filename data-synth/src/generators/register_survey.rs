@@ -14,7 +14,7 @@ use rand::seq::SliceRandom;
 use crate::dist::{Categorical, chance, normal, pick, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
-use crate::{Generator, ParamKind, ParamSpec, Params, SynthError};
+use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `register-survey` generator.
 #[derive(Debug, Clone, Copy)]
@@ -105,31 +105,28 @@ const SURVEY_EARNINGS_MISSING: f64 = 0.12;
 const SURVEY_OCCUPATION_MISSING: f64 = 0.05;
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: "19082",
-        description: "register sample size, without the twins",
-        kind: ParamKind::Integer {
-            min: 0,
-            max: 10_000_000,
-        },
-    },
-    ParamSpec {
-        name: "twins",
-        default: "273",
-        description: "persons in both the register and the survey",
-        kind: ParamKind::Integer {
-            min: 1,
-            max: 1_000_000,
-        },
-    },
-    ParamSpec {
-        name: "exact_income",
-        default: "0.0083",
-        description: "share of reported survey incomes equal to the register value \
+    ParamSpec::new(
+        "n",
+        ParamKind::Integer,
+        "register sample size, without the twins",
+    )
+    .default_value("19082")
+    .within(Range::closed(0.0, 10_000_000.0)),
+    ParamSpec::new(
+        "twins",
+        ParamKind::Integer,
+        "persons in both the register and the survey",
+    )
+    .default_value("273")
+    .within(Range::closed(1.0, 1_000_000.0)),
+    ParamSpec::new(
+        "exact_income",
+        ParamKind::Number,
+        "share of reported survey incomes equal to the register value \
                       (2 of 273 in the paper, among the 88% reporting)",
-        kind: ParamKind::SHARE,
-    },
+    )
+    .default_value("0.0083")
+    .within(Range::SHARE),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -370,6 +367,12 @@ fn earnings_class(v: u64) -> usize {
 impl Generator for RegisterSurvey {
     fn name(&self) -> &'static str {
         "register-survey"
+    }
+    fn summary(&self) -> &'static str {
+        "IAB/MPI-like register sample and retrospective survey sharing real twins"
+    }
+    fn reference(&self) -> &'static str {
+        "Bender, Brand & Bacher (2001), IAB employment register and MPI survey (Tables 1-3)"
     }
     fn description(&self) -> &'static str {
         "IAB/MPI-like register sample and survey (Bender et al.): a register sample of \

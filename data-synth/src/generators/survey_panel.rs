@@ -14,7 +14,7 @@ use crate::dist::{chance, normal, pick, rng};
 use crate::mob::{AgeObservation, estimate_birth_months};
 use crate::output::OutputSet;
 use crate::schema::{ColumnType, Role, Schema};
-use crate::{Generator, ParamKind, ParamSpec, Params, SynthError};
+use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `survey-panel` generator.
 #[derive(Debug, Clone, Copy)]
@@ -131,55 +131,52 @@ const PANEL_WAVES: i64 = 72;
 const REF_YEAR: i32 = 2013;
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: "10997",
-        description: "number of respondents",
-        kind: ParamKind::Integer {
-            min: 1,
-            max: 10_000_000,
-        },
-    },
-    ParamSpec {
-        name: "income_missing",
-        default: "0.162",
-        description: "share with net income missing",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "income_cat_missing",
-        default: "0.037",
-        description: "share with income category missing (a subset of income_missing)",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "origin_missing",
-        default: "0.206",
-        description: "share with origin missing",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "religion_missing",
-        default: "0.789",
-        description: "share with religion missing",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "short_membership",
-        default: "0.028",
-        description: "share of members staying 2-11 months (drives 'no month estimate')",
-        kind: ParamKind::SHARE,
-    },
-    ParamSpec {
-        name: "fill_jitter",
-        default: "3.9",
-        description: "s.d. in days of the monthly fill-in day around the member's usual day \
+    ParamSpec::new("n", ParamKind::Integer, "number of respondents")
+        .default_value("10997")
+        .within(Range::closed(1.0, 10_000_000.0)),
+    ParamSpec::new(
+        "income_missing",
+        ParamKind::Number,
+        "share with net income missing",
+    )
+    .default_value("0.162")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "income_cat_missing",
+        ParamKind::Number,
+        "share with income category missing (a subset of income_missing)",
+    )
+    .default_value("0.037")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "origin_missing",
+        ParamKind::Number,
+        "share with origin missing",
+    )
+    .default_value("0.206")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "religion_missing",
+        ParamKind::Number,
+        "share with religion missing",
+    )
+    .default_value("0.789")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "short_membership",
+        ParamKind::Number,
+        "share of members staying 2-11 months (drives 'no month estimate')",
+    )
+    .default_value("0.028")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "fill_jitter",
+        ParamKind::Number,
+        "s.d. in days of the monthly fill-in day around the member's usual day \
                       (drives 'one month candidate')",
-        kind: ParamKind::Float {
-            min: 0.0,
-            max: 15.0,
-        },
-    },
+    )
+    .default_value("3.9")
+    .within(Range::closed(0.0, 15.0)),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -197,6 +194,12 @@ const PUBLISHED: &[(&str, &str)] = &[
 impl Generator for SurveyPanel {
     fn name(&self) -> &'static str {
         "survey-panel"
+    }
+    fn summary(&self) -> &'static str {
+        "LISS-like survey panel with set-valued variables and an estimated month of birth"
+    }
+    fn reference(&self) -> &'static str {
+        "Mulder (2014), LISS panel: missingness and month-of-birth figures"
     }
     fn description(&self) -> &'static str {
         "LISS-like survey panel (Mulder): respondents with year of birth, gender, occupation, \
@@ -220,13 +223,13 @@ impl Generator for SurveyPanel {
         let income_missing = params.float("income_missing");
         let cat_missing = params.float("income_cat_missing");
         if cat_missing > income_missing {
-            return Err(SynthError::Params {
-                generator: self.name().into(),
-                problems: vec![format!(
-                    "  income_cat_missing={cat_missing} exceeds income_missing={income_missing}: \
+            return Err(SynthError::params(
+                self.name(),
+                format!(
+                    "income_cat_missing={cat_missing} exceeds income_missing={income_missing}: \
                      a missing income category implies a missing income"
-                )],
-            });
+                ),
+            ));
         }
         let n = params.usize("n");
         let mut out = OutputSet::new(out_dir)?;

@@ -492,18 +492,23 @@ fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
     let intruder_where = s.scalar_map(p, "intruder_where").unwrap_or_default();
     if let Some(g) = &generator {
         match intruder_synth::find(g) {
+            // The generator reads `params` as given: kinds, ranges, choices and unknown keys
+            // (with a did-you-mean) are checked here, every problem with its path.
             Ok(gen_) => {
-                let names: Vec<&str> = gen_.params().iter().map(|x| x.name).collect();
-                for (k, _) in &params {
-                    if !names.contains(&k.as_str()) {
-                        p.push(
-                            &format!("data.params.{k}"),
-                            format!(
-                                "not a parameter of generator '{g}'; its parameters are: {}",
-                                names.join(", ")
-                            ),
-                        );
+                let table = t
+                    .get("params")
+                    .and_then(toml::Value::as_table)
+                    .cloned()
+                    .unwrap_or_default();
+                match gen_.parse_table(n, &table, "data.params") {
+                    Ok(_) => {}
+                    // Each problem already names its path (`data.params.bad: unknown key`).
+                    Err(intruder_synth::SynthError::Params { problems, .. }) => {
+                        for pr in problems {
+                            p.push("", pr);
+                        }
                     }
+                    Err(e) => p.push("data.params", e),
                 }
             }
             Err(e) => p.push("data.generator", e),
