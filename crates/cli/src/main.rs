@@ -34,7 +34,7 @@ enum Command {
     Mask(mask_cmd::Args),
     /// Longitudinal panels: the inter-wave attack on split households, swapping/synthesis, utility, Mitra's study.
     Panel(panel::Args),
-    /// Frequency risk: equivalence classes, uniques, n_match, individual and global risk.
+    /// Disclosure risk: frequency risk (uniques, n_match, θ, individual, household risk, ℓ-diversity), SUDA2, population uniqueness.
     Risk(risk_cmd::Args),
     /// Run an experiment file: defence grid x attacks x replicates, with tables, plots and an HTML report.
     Run(run_cmd::Args),

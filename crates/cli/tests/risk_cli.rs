@@ -474,3 +474,282 @@ fn table_and_csv_formats() {
     let i = header.iter().position(|h| *h == "sample_uniques").unwrap();
     assert_eq!(values[i], "3");
 }
+
+/// Keys a, b: classes (1,x) = rows 1–2, (1,y) = row 3, (2,y) = row 4; weights w 10, 20, 5, 8
+/// and w1 all 1; households {1, 2}, {3}, {4}; sensitive s: Y N | Y | Y.
+const ROLES_CSV: &str = "a,b,w,w1,hh,s\n1,x,10,1,1,Y\n1,x,20,1,1,N\n1,y,5,1,2,Y\n2,y,8,1,3,Y\n";
+const ROLES_SCHEMA: &str = "[columns.a]\nrole = \"key\"\n[columns.b]\nrole = \"key\"\n[columns.w]\nrole = \"weight\"\n[columns.hh]\nrole = \"group\"\n[columns.s]\nrole = \"sensitive\"\n";
+
+/// The data with its schema beside it (`roles.schema.toml`), and the same data without one.
+fn roles_files(dir: &tempfile::TempDir) -> (String, String) {
+    temp_file(dir, "roles.schema.toml", ROLES_SCHEMA.as_bytes());
+    let with = temp_file(dir, "roles.csv", ROLES_CSV.as_bytes());
+    let plain = temp_file(dir, "plain.csv", ROLES_CSV.as_bytes());
+    (with, plain)
+}
+
+/// Benedetti–Franconi individual risks of ROLES_CSV with weight w: (f, F) = (2, 30), (1, 5),
+/// (1, 8).
+fn roles_risks() -> [f64; 4] {
+    let p: f64 = 2.0 / 30.0;
+    let odds = p / (1.0 - p);
+    let pair = odds - odds * odds * (1.0 / p).ln();
+    let one = |big: f64| {
+        let p = 1.0 / big;
+        p / (1.0 - p) * (1.0 / p).ln()
+    };
+    [pair, pair, one(5.0), one(8.0)]
+}
+
+fn close(v: &serde_json::Value, expected: f64) {
+    let x = v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"));
+    assert!((x - expected).abs() < 1e-12, "{x} vs {expected}");
+}
+
+#[test]
+fn schema_roles_give_individual_household_and_l_diversity_without_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let (with, plain) = roles_files(&dir);
+    let v = json(&["risk", "--data", &with]);
+    assert_eq!(v["keys"], serde_json::json!(["a", "b"]));
+    assert_eq!(v["sample_uniques"], 2);
+    let r = roles_risks();
+    close(&v["expected_reidentifications"], r.iter().sum());
+    close(&v["max_individual_risk"], r[2]);
+    let hh1 = 1.0 - (1.0 - r[0]) * (1.0 - r[1]);
+    close(
+        &v["household_expected_reidentifications"],
+        2.0 * hh1 + r[2] + r[3],
+    );
+    assert_eq!(v["l_distinct_min"], 1);
+    // Exactly what the flags give on the same data without a schema.
+    let flags = json(&[
+        "risk",
+        "--data",
+        &plain,
+        "--keys",
+        "a,b",
+        "--weight",
+        "w",
+        "--group",
+        "hh",
+        "--sensitive",
+        "s",
+    ]);
+    assert_eq!(v, flags);
+    // `--schema` names the schema of a file that has none beside it.
+    let schema = dir.path().join("roles.schema.toml");
+    let named = json(&[
+        "risk",
+        "--data",
+        &plain,
+        "--schema",
+        schema.to_str().unwrap(),
+    ]);
+    assert_eq!(named, flags);
+}
+
+#[test]
+fn a_flag_overrides_the_schema_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let (with, _) = roles_files(&dir);
+    // Weights of 1: no population beyond the sample, so r = 1/f_k: ½ + ½ + 1 + 1.
+    let v = json(&["risk", "--data", &with, "--weight", "w1"]);
+    close(&v["expected_reidentifications"], 3.0);
+    let v = json(&["risk", "--data", &with, "--keys", "a"]);
+    assert_eq!(v["keys"], serde_json::json!(["a"]));
+    assert_eq!(v["sample_uniques"], 1);
+}
+
+#[test]
+fn population_takes_the_schema_weight() {
+    let dir = tempfile::tempdir().unwrap();
+    let (with, plain) = roles_files(&dir);
+    // π = n / Σw = 4 / 43.
+    let v = json(&["risk", "--data", &with, "--measure", "population"]);
+    close(&v["sampling_fraction"], 4.0 / 43.0);
+    let v = json(&[
+        "risk",
+        "--data",
+        &with,
+        "--method",
+        "population",
+        "--weight",
+        "w1",
+    ]);
+    close(&v["sampling_fraction"], 1.0);
+    fails(
+        &[
+            "risk",
+            "--data",
+            &plain,
+            "--keys",
+            "a,b",
+            "--measure",
+            "population",
+        ],
+        &["population_size", "--population-size", "--weight"],
+    );
+}
+
+#[test]
+fn household_and_l_diversity_measures_write_their_per_record_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let (with, _) = roles_files(&dir);
+    let out = dir.path().join("hh.csv");
+    let v = json(&[
+        "risk",
+        "--data",
+        &with,
+        "--measure",
+        "household",
+        "--weight",
+        "w1",
+        "--per-record",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(v["households"], 3);
+    close(&v["household_global_risk"], (0.75 * 2.0 + 2.0) / 4.0);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "row,k,individual_risk,household_risk\n1,2,0.5,0.75\n2,2,0.5,0.75\n3,1,1,1\n4,1,1,1\n"
+    );
+    let v = json(&[
+        "risk",
+        "--data",
+        &with,
+        "--measure",
+        "l-diversity",
+        "--per-record",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(v["classes_l_distinct_1"], 2);
+    assert_eq!(v["records_l_distinct_1"], 2);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "row,k,l_distinct\n1,2,2\n2,2,2\n3,1,1\n4,1,1\n"
+    );
+}
+
+#[test]
+fn per_record_over_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (with, _) = roles_files(&dir);
+    fails(
+        &["risk", "--data", &with, "--per-record", &with],
+        &["--per-record", "this is an input file"],
+    );
+    assert_eq!(std::fs::read_to_string(&with).unwrap(), ROLES_CSV);
+    let schema = dir.path().join("roles.schema.toml");
+    fails(
+        &[
+            "risk",
+            "--data",
+            &with,
+            "--per-record",
+            schema.to_str().unwrap(),
+        ],
+        &["this is an input file"],
+    );
+    fails(
+        &["risk", "--data", &with, "--out", &with],
+        &["--out", "this is an input file"],
+    );
+    assert_eq!(std::fs::read_to_string(&schema).unwrap(), ROLES_SCHEMA);
+}
+
+#[test]
+fn parameter_problems_are_listed_at_once_with_a_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let (with, _) = roles_files(&dir);
+    fails(
+        &[
+            "risk",
+            "--data",
+            &with,
+            "--measure",
+            "suda2",
+            "--max-msu-size",
+            "0",
+            "--set",
+            "dis_fracton=0.5",
+            "--missing",
+            "listwse",
+        ],
+        &[
+            "intruder risk: 3 problems",
+            "missing: unknown value 'listwse' (did you mean 'listwise'?)",
+            "max_msu_size: expected a value ≥ 1, found 0",
+            "dis_fracton: unknown key (did you mean 'dis_fraction'?)",
+        ],
+    );
+    fails(
+        &["risk", "--data", &with, "--measure", "sdua2"],
+        &["unknown risk measure 'sdua2' (did you mean 'suda2'?)"],
+    );
+    fails(
+        &["risk", "--data", &with, "--keys", "a", "--set", "keys=b"],
+        &["'keys' is given both as --keys and with --set keys="],
+    );
+    fails(
+        &["risk", "--data", &with, "--keys", "a,bb"],
+        &["no column named 'bb'"],
+    );
+    // A parameter the measure does not take is an error, not silently ignored.
+    fails(
+        &[
+            "risk",
+            "--data",
+            &with,
+            "--measure",
+            "suda2",
+            "--population-size",
+            "9",
+        ],
+        &["population_size: unknown key"],
+    );
+}
+
+#[test]
+fn list_shows_every_measure_and_its_parameters() {
+    let out = intruder(&["risk", "--list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "frequency",
+        "individual",
+        "household",
+        "l-diversity",
+        "suda2",
+        "population",
+        "max_msu_size",
+        "unique_threshold",
+        "default: the weight columns of the schema",
+    ] {
+        assert!(text.contains(needle), "{needle} in {text}");
+    }
+}
+
+#[test]
+fn the_workplace_schema_declares_the_sensitive_column_too() {
+    let f = repo("data/examples/workplace-survey.csv");
+    let s = repo("data/examples/workplace-survey.toml");
+    let by_schema = json(&[
+        "risk",
+        "--data",
+        f.to_str().unwrap(),
+        "--schema",
+        s.to_str().unwrap(),
+    ]);
+    let by_flags = json(&[
+        "risk",
+        "--data",
+        f.to_str().unwrap(),
+        "--keys",
+        "Gender,AgeGrp,EthnicGrp",
+        "--sensitive",
+        "Unionize",
+    ]);
+    assert_eq!(by_schema, by_flags);
+    assert_eq!(by_schema["l_distinct_min"], 1);
+}

@@ -224,7 +224,7 @@ fn bad_input_is_a_clear_error() {
             "--sampling-fraction",
             "1.5",
         ],
-        &["sampling fraction", "(0, 1]", "1.5"],
+        &["sampling_fraction", "(0, 1]", "1.5"],
     );
     fails(
         &[

@@ -234,8 +234,9 @@ impl Report {
         Value::Object(o)
     }
 
-    /// Figures plus the cells of every table as `table.row.column` (the first column names the
-    /// row), for one-row CSV.
+    /// Figures plus the cells of every table as `table.row.column`, for one-row CSV. The first
+    /// column names the row; when its values repeat (a key and its levels), as many leading
+    /// columns as make the names unique do (`table.age.20s.percent`), else the 1-based row number.
     pub fn flat_figures(&self) -> Vec<(String, Value)> {
         let mut out: Vec<(String, Value)> = self
             .figures
@@ -243,9 +244,19 @@ impl Report {
             .map(|f| (f.name.clone(), f.value.clone()))
             .collect();
         for t in &self.tables {
-            for r in &t.rows {
-                let row = r.first().map(plain).unwrap_or_default();
-                for (h, v) in t.header.iter().zip(r).skip(1) {
+            let label =
+                |r: &[Value], m: usize| r.iter().take(m).map(plain).collect::<Vec<_>>().join(".");
+            let unique = |m: usize| {
+                let mut seen = std::collections::HashSet::new();
+                t.rows.iter().all(|r| seen.insert(label(r, m)))
+            };
+            let lead = (1..t.header.len()).find(|&m| unique(m));
+            for (i, r) in t.rows.iter().enumerate() {
+                let (row, skip) = match lead {
+                    Some(m) => (label(r, m), m),
+                    None => ((i + 1).to_string(), 0),
+                };
+                for (h, v) in t.header.iter().zip(r).skip(skip) {
                     out.push((format!("{}.{row}.{h}", t.name), v.clone()));
                 }
             }
@@ -398,6 +409,209 @@ fn grid(t: &ReportTable) -> String {
     out
 }
 
+/// The values of one per-record column: one cell per record, `None` for a record the figure does
+/// not apply to (written as an empty field).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecordValues {
+    /// Whole numbers (class sizes, counts).
+    Count(Vec<Option<u32>>),
+    /// Numbers (risks, scores, probabilities).
+    Number(Vec<Option<f64>>),
+    /// Text (lists of key names, labels).
+    Text(Vec<Option<String>>),
+}
+
+impl RecordValues {
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        match self {
+            RecordValues::Count(v) => v.len(),
+            RecordValues::Number(v) => v.len(),
+            RecordValues::Text(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no cells.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Cell `i` as a number, when it is one.
+    pub fn as_f64(&self, i: usize) -> Option<f64> {
+        match self {
+            RecordValues::Count(v) => v.get(i).copied().flatten().map(f64::from),
+            RecordValues::Number(v) => v.get(i).copied().flatten(),
+            RecordValues::Text(_) => None,
+        }
+    }
+
+    /// Appends cell `i` as CSV text (numbers as Rust's shortest round-trip form, `None` empty).
+    fn write_cell(&self, i: usize, out: &mut String) {
+        match self {
+            RecordValues::Count(v) => {
+                if let Some(x) = v[i] {
+                    let _ = write!(out, "{x}");
+                }
+            }
+            RecordValues::Number(v) => {
+                if let Some(x) = v[i] {
+                    let _ = write!(out, "{x}");
+                }
+            }
+            RecordValues::Text(v) => {
+                if let Some(x) = &v[i] {
+                    out.push_str(x);
+                }
+            }
+        }
+    }
+}
+
+impl From<Vec<Option<u32>>> for RecordValues {
+    fn from(v: Vec<Option<u32>>) -> Self {
+        RecordValues::Count(v)
+    }
+}
+
+impl From<Vec<u32>> for RecordValues {
+    fn from(v: Vec<u32>) -> Self {
+        RecordValues::Count(v.into_iter().map(Some).collect())
+    }
+}
+
+impl From<Vec<Option<f64>>> for RecordValues {
+    fn from(v: Vec<Option<f64>>) -> Self {
+        RecordValues::Number(v)
+    }
+}
+
+impl From<Vec<f64>> for RecordValues {
+    fn from(v: Vec<f64>) -> Self {
+        RecordValues::Number(v.into_iter().map(Some).collect())
+    }
+}
+
+impl From<Vec<Option<String>>> for RecordValues {
+    fn from(v: Vec<Option<String>>) -> Self {
+        RecordValues::Text(v)
+    }
+}
+
+/// One named per-record column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordColumn {
+    /// Its name (the CSV header).
+    pub name: String,
+    /// Its cells, in record order.
+    pub values: RecordValues,
+}
+
+/// Per-record figures: named, typed columns of one length, in record order (append-only).
+/// Columnar and typed, so ten million records cost a few vectors, not a JSON value per cell.
+///
+/// ```
+/// use intruder_data::report::Records;
+/// let mut r = Records::default();
+/// r.push("k", vec![Some(1u32), None]).unwrap();
+/// r.push("risk", vec![Some(1.0f64), None]).unwrap();
+/// let mut out = Vec::new();
+/// r.write_csv_to(&mut out).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "row,k,risk\n1,1,1\n2,,\n");
+/// assert!(r.push("short", vec![Some(1u32)]).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Records {
+    len: usize,
+    columns: Vec<RecordColumn>,
+}
+
+impl Records {
+    /// Records for `len` records, without columns yet.
+    pub fn new(len: usize) -> Records {
+        Records {
+            len,
+            columns: Vec::new(),
+        }
+    }
+
+    /// Number of records (the length of every column; that of the first column pushed on a
+    /// [`Records::default`]).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The columns, in the order pushed.
+    pub fn columns(&self) -> &[RecordColumn] {
+        &self.columns
+    }
+
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<&RecordValues> {
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| &c.values)
+    }
+
+    /// Appends a column; refuses a name used already or a length other than the records'.
+    pub fn push(
+        &mut self,
+        name: impl Into<String>,
+        values: impl Into<RecordValues>,
+    ) -> Result<(), String> {
+        let name = name.into();
+        let values = values.into();
+        if name == "row" || self.columns.iter().any(|c| c.name == name) {
+            return Err(format!("per-record column '{name}' is given twice"));
+        }
+        if self.columns.is_empty() && self.len == 0 {
+            self.len = values.len();
+        } else if values.len() != self.len {
+            return Err(format!(
+                "per-record column '{name}' has {} values for {} records",
+                values.len(),
+                self.len
+            ));
+        }
+        self.columns.push(RecordColumn { name, values });
+        Ok(())
+    }
+
+    /// Writes the records as CSV: a first column `row` (1-based), then every column.
+    pub fn write_csv_to(&self, w: impl std::io::Write) -> std::io::Result<()> {
+        let mut c = csv::Writer::from_writer(w);
+        let io = |e: csv::Error| std::io::Error::other(e.to_string());
+        c.write_field("row").map_err(io)?;
+        for col in &self.columns {
+            c.write_field(&col.name).map_err(io)?;
+        }
+        c.write_record(None::<&[u8]>).map_err(io)?;
+        let mut cell = String::new();
+        for i in 0..self.len {
+            cell.clear();
+            let _ = write!(cell, "{}", i + 1);
+            c.write_field(&cell).map_err(io)?;
+            for col in &self.columns {
+                cell.clear();
+                col.values.write_cell(i, &mut cell);
+                c.write_field(&cell).map_err(io)?;
+            }
+            c.write_record(None::<&[u8]>).map_err(io)?;
+        }
+        c.flush()
+    }
+
+    /// Writes the records as CSV to `path`, whole or not at all ([`crate::write_atomically`]).
+    pub fn write_csv(&self, path: &std::path::Path) -> Result<(), crate::DataError> {
+        crate::write_atomically(path, |w| self.write_csv_to(w))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,6 +647,54 @@ mod tests {
         let m = r.render(Format::Markdown);
         assert!(m.contains("| `n` | 15 | records |"), "{m}");
         assert!(m.contains("| age | 40.5 |"), "{m}");
+    }
+
+    #[test]
+    fn repeated_row_names_take_the_next_column() {
+        let mut r = Report::new("t");
+        r.tables.push(ReportTable {
+            name: "levels".into(),
+            title: "levels".into(),
+            header: vec!["key".into(), "level".into(), "percent".into()],
+            rows: vec![
+                vec![json!("age"), json!("20s"), json!(40.0)],
+                vec![json!("age"), json!("60s"), json!(60.0)],
+            ],
+        });
+        assert_eq!(
+            r.render(Format::Csv),
+            "levels.age.20s.percent,levels.age.60s.percent\n40.0,60.0\n"
+        );
+    }
+
+    #[test]
+    fn records_write_a_one_based_row_and_empty_missing_cells() {
+        let mut r = Records::new(3);
+        r.push("k", vec![Some(2u32), None, Some(1)]).unwrap();
+        r.push("risk", vec![0.5f64, 1.0 / 3.0, 1.0]).unwrap();
+        r.push(
+            "msus",
+            vec![Some("a+b;c".to_string()), None, Some("x,y".into())],
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        r.write_csv_to(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "row,k,risk,msus\n1,2,0.5,a+b;c\n2,,0.3333333333333333,\n3,1,1,\"x,y\"\n"
+        );
+        assert_eq!(r.column("risk").unwrap().as_f64(1), Some(1.0 / 3.0));
+        assert!(r.push("k", vec![Some(1u32); 3]).is_err());
+        assert!(r.push("row", vec![Some(1u32); 3]).is_err());
+        assert!(r.push("n", vec![Some(1u32); 2]).is_err());
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("per.csv");
+        r.write_csv(&p).unwrap();
+        assert!(
+            std::fs::read_to_string(&p)
+                .unwrap()
+                .starts_with("row,k,risk,msus\n")
+        );
     }
 
     #[test]

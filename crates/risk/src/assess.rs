@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{ColumnData, SetCode, Table};
 
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
@@ -165,6 +166,10 @@ pub struct HouseholdSummary {
     pub expected_reidentifications: f64,
     /// Mean household risk per record.
     pub global_risk: f64,
+    /// Number of households.
+    pub households: usize,
+    /// The largest household risk.
+    pub max_risk: f64,
 }
 
 /// ℓ-diversity of the sensitive variable.
@@ -174,6 +179,11 @@ pub struct DiversitySummary {
     pub l_distinct_min: u32,
     /// Smallest entropy ℓ over classes.
     pub l_entropy_min: f64,
+    /// Classes whose observed sensitive values are all the same (distinct ℓ = 1): knowing the
+    /// keys discloses the sensitive value.
+    pub classes_l1: usize,
+    /// Records in those classes.
+    pub records_l1: usize,
 }
 
 /// Every file-level figure.
@@ -201,95 +211,98 @@ pub struct Summary {
     pub bender_r: Option<f64>,
 }
 
-/// One named figure with its one-line meaning, in report order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
-    /// Field name (as in the JSON output).
-    pub name: &'static str,
-    /// Value (`null` when undefined).
-    pub value: Value,
-    /// What it means, for people.
-    pub meaning: String,
-}
-
 impl Summary {
     /// The figures in report order, each with its meaning.
     pub fn figures(&self) -> Vec<Figure> {
         let mut out = Vec::new();
-        let mut add = |name: &'static str, value: Value, meaning: String| {
-            out.push(Figure {
-                name,
-                value,
-                meaning,
-            })
+        let mut add = |name: &str, value: Value, unit: Unit, meaning: String| {
+            out.push(Figure::new(name, value, unit, meaning))
         };
         add(
             "policy",
             json!(self.policy.as_str()),
+            Unit::Label,
             "how missing key values were treated".into(),
         );
         add(
             "keys",
             json!(self.keys),
+            Unit::Label,
             "key variables (quasi-identifiers)".into(),
         );
-        add("n_total", json!(self.n_total), "records in the file".into());
+        add(
+            "n_total",
+            json!(self.n_total),
+            Unit::Count,
+            "records in the file".into(),
+        );
         let t = self.unique_threshold;
         if let Some(c) = &self.classes {
             add(
                 "n_deleted",
                 json!(c.n_deleted),
+                Unit::Count,
                 "records dropped for a missing key (listwise)".into(),
             );
-            add("n", json!(c.n), "records counted".into());
+            add("n", json!(c.n), Unit::Count, "records counted".into());
             add(
                 "sample_uniques",
                 json!(c.sample_uniques),
+                Unit::Count,
                 "records alone in their class (k = 1)".into(),
             );
             add(
                 "k_le_5",
                 json!(c.k_le_5),
+                Unit::Count,
                 "records in classes of size ≤ 5".into(),
             );
             add(
                 "k_le_10",
                 json!(c.k_le_10),
+                Unit::Count,
                 "records in classes of size ≤ 10".into(),
             );
             add(
                 "pr_su_new",
                 json!(c.pr_su_new),
+                Unit::Proportion,
                 "share of counted records that are unique (uniques / n)".into(),
             );
             add(
                 "pr_su_full",
                 json!(c.pr_su_full),
+                Unit::Proportion,
                 "share of all records that are unique (uniques / n_total)".into(),
             );
             add(
                 "min_k",
                 json!(c.min_k),
+                Unit::Count,
                 "the file's k: size of the smallest class".into(),
             );
             add(
                 "classes",
                 json!(c.classes),
+                Unit::Count,
                 "number of equivalence classes".into(),
             );
             add(
                 "pairs",
                 json!(c.pairs),
+                Unit::Count,
                 "number of classes of size 2".into(),
             );
             add(
                 "theta",
                 json!(c.theta),
+                Unit::Proportion,
                 "Skinner–Elliot θ: chance a unique match is correct (needs N)".into(),
             );
             add(
                 "theta_reliable",
                 json!(c.theta_reliable),
+                Unit::Label,
                 format!(
                     "θ rests on at least {THETA_MIN_COUNT} uniques and {THETA_MIN_COUNT} pairs"
                 ),
@@ -297,41 +310,43 @@ impl Summary {
             add(
                 "uniques_at_threshold",
                 json!(c.uniques_at_threshold),
+                Unit::Count,
                 format!("records in classes of size ≤ {t}"),
             );
-            add(
-                "encoding",
-                json!(match c.encoding {
+            add("encoding", json!(match c.encoding {
                     Encoding::MixedRadix => "mixed-radix",
                     Encoding::Recoded => "recoded",
-                }),
-                "how key tuples were coded (Dalenius' mixed radix in 64 bits, else exact re-coding)".into(),
-            );
+                }), Unit::Label, "how key tuples were coded (Dalenius' mixed radix in 64 bits, else exact re-coding)".into());
         }
         if let Some(w) = &self.wildcard {
             add(
                 "n_match_1",
                 json!(w.n_match_1),
+                Unit::Count,
                 "records matching no other record (missing matches anything)".into(),
             );
             add(
                 "n_match_le_5",
                 json!(w.n_match_le_5),
+                Unit::Count,
                 "records matching ≤ 5 records, themselves included".into(),
             );
             add(
                 "n_match_le_10",
                 json!(w.n_match_le_10),
+                Unit::Count,
                 "records matching ≤ 10 records, themselves included".into(),
             );
             add(
                 "pr_su",
                 json!(w.pr_su),
+                Unit::Proportion,
                 "share of records with n_match = 1".into(),
             );
             add(
                 "uniques_at_threshold",
                 json!(w.uniques_at_threshold),
+                Unit::Count,
                 format!("records with n_match ≤ {t}"),
             );
         }
@@ -339,16 +354,19 @@ impl Summary {
             add(
                 "expected_reidentifications",
                 json!(w.expected_reidentifications),
+                Unit::Score,
                 "Σ individual risk: expected number of re-identifications".into(),
             );
             add(
                 "global_risk",
                 json!(w.global_risk),
+                Unit::Proportion,
                 "expected re-identifications per counted record".into(),
             );
             add(
                 "max_individual_risk",
                 json!(w.max_individual_risk),
+                Unit::Proportion,
                 "largest individual risk".into(),
             );
         }
@@ -356,11 +374,13 @@ impl Summary {
             add(
                 "household_expected_reidentifications",
                 json!(h.expected_reidentifications),
+                Unit::Score,
                 "Σ over records of their household's risk 1 − Π(1 − r_i)".into(),
             );
             add(
                 "household_global_risk",
                 json!(h.global_risk),
+                Unit::Proportion,
                 "mean household risk per record".into(),
             );
         }
@@ -368,11 +388,13 @@ impl Summary {
             add(
                 "l_distinct_min",
                 json!(d.l_distinct_min),
+                Unit::Count,
                 "fewest distinct sensitive values in a class".into(),
             );
             add(
                 "l_entropy_min",
                 json!(d.l_entropy_min),
+                Unit::Score,
                 "smallest entropy ℓ (exp of entropy) of a class".into(),
             );
         }
@@ -380,6 +402,7 @@ impl Summary {
             add(
                 "bender_r",
                 json!(r),
+                Unit::Proportion,
                 "Bender's R = 1 − exp(−f·n(U)·f_a)".into(),
             );
         }
@@ -391,9 +414,48 @@ impl Summary {
         Value::Object(
             self.figures()
                 .into_iter()
-                .map(|f| (f.name.to_string(), f.value))
+                .map(|f| (f.name, f.value))
                 .collect(),
         )
+    }
+}
+
+impl Summary {
+    /// The figures as a report (what `intruder risk` prints for the frequency measure).
+    pub fn report(&self) -> Report {
+        let mut r = Report::new("frequency risk");
+        r.figures = self.figures();
+        r
+    }
+}
+
+impl RecordRisk {
+    /// The per-record figures as columns: `k`, `n_match` (empty when not computed),
+    /// `individual_risk`, then `household_risk` and `l_distinct` when a group or sensitive
+    /// column was given.
+    pub fn into_records(self) -> Records {
+        let n = self.k.len();
+        let mut r = Records::new(n);
+        let mut push = |name: &str, v: RecordValues| {
+            r.push(name, v)
+                .expect("per-record columns of one assessment have one length")
+        };
+        push("k", self.k.into());
+        push(
+            "n_match",
+            match self.n_match {
+                Some(m) => m.into(),
+                None => RecordValues::Count(vec![None; n]),
+            },
+        );
+        push("individual_risk", self.individual_risk.into());
+        if let Some(h) = self.household_risk {
+            push("household_risk", h.into());
+        }
+        if let Some(l) = self.l_distinct {
+            push("l_distinct", l.into());
+        }
+        r
     }
 }
 
@@ -551,7 +613,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     let household = params
         .group
         .as_deref()
-        .map(|g| -> Result<Vec<f64>, RiskError> {
+        .map(|g| -> Result<(Vec<f64>, usize), RiskError> {
             let col = table.column(g)?;
             if col.missing_count() > 0 {
                 let row = (0..n_total).find(|&i| col.is_missing(i)).unwrap_or(0);
@@ -564,17 +626,27 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
                     ),
                 });
             }
-            let codes = col.dense_codes(SetCode::WholeSet).codes;
-            Ok(household_risk(&individual, &codes))
+            let d = col.dense_codes(SetCode::WholeSet);
+            let mut seen = vec![false; d.cardinality as usize];
+            for &c in &d.codes {
+                if let Some(x) = seen.get_mut(c as usize) {
+                    *x = true;
+                }
+            }
+            let households = seen.iter().filter(|&&x| x).count();
+            Ok((household_risk(&individual, &d.codes), households))
         })
         .transpose()?;
-    let household_summary = household.as_ref().map(|h| {
+    let household_summary = household.as_ref().map(|(h, households)| {
         let sum: f64 = h.iter().sum();
         HouseholdSummary {
             expected_reidentifications: sum,
             global_risk: sum / n_total as f64,
+            households: *households,
+            max_risk: h.iter().copied().fold(0.0, f64::max),
         }
     });
+    let household = household.map(|(h, _)| h);
 
     let (l_distinct, diversity) = match params.sensitive.as_deref() {
         None => (None, None),
@@ -593,6 +665,8 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             let summary = (!distinct.is_empty()).then(|| DiversitySummary {
                 l_distinct_min: distinct.iter().copied().min().unwrap_or(0),
                 l_entropy_min: entropy.iter().copied().fold(f64::INFINITY, f64::min),
+                classes_l1: distinct.iter().filter(|&&l| l == 1).count(),
+                records_l1: per.iter().filter(|l| **l == Some(1)).count(),
             });
             (Some(per), summary)
         }

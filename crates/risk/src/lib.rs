@@ -9,6 +9,11 @@
 //! - [`assess`]: every file-level figure (uniques, k ≤ 5, k ≤ 10, Pr(SU), θ, Bender's R,
 //!   individual risk from weights as sdcMicro, global and household risk, ℓ-diversity) and the
 //!   per-record figures.
+//! - [`suda2`] and [`population_uniqueness`]: special uniques, and population uniques estimated
+//!   from the sample.
+//! - The registry ([`RISK_MEASURES`], [`configure`]): each measure behind one [`RiskMeasure`]
+//!   trait returning a [`Report`] and per-record [`Records`], configured from a table of raw
+//!   parameters the same way by the command line and the experiment runner.
 //!
 //! On sdcMicro: its `freqCalc` counts a record with `NA` keys against every record agreeing on
 //! the keys observed in both, i.e. the `wildcard` policy here; `as-value` (missing as a category
@@ -33,18 +38,24 @@ mod error;
 mod keys;
 pub mod measures;
 pub mod population;
+pub mod registry;
 pub mod suda;
 mod wildcard;
 
 pub use assess::{
-    Assessment, ClassSummary, DiversitySummary, Figure, HouseholdSummary, RecordRisk, RiskParams,
-    Summary, WeightSummary, WildcardSummary, assess,
+    Assessment, ClassSummary, DiversitySummary, HouseholdSummary, RecordRisk, RiskParams, Summary,
+    WeightSummary, WildcardSummary, assess,
 };
 pub use classes::{
     Classes, DELETED, Encoding, equivalence_classes, equivalence_classes_using, mixed_radix_code,
 };
 pub use error::RiskError;
+pub use intruder_data::report::{Figure, Records, Report, Unit};
 pub use keys::{MissingPolicy, SetMatch};
 pub use population::{PopulationParams, PopulationRisk, population_uniqueness};
+pub use registry::{
+    DEFAULT_MEASURE, RISK_COMMON, RISK_MEASURES, RiskMeasure, RiskOutcome, configure, docs,
+    fill_roles,
+};
 pub use suda::{Suda2, Suda2Params, suda2};
 pub use wildcard::{NMatch, n_match, n_match_naive};

@@ -45,10 +45,10 @@ use serde_json::json;
 
 use intruder_data::Table;
 
-use crate::assess::Figure;
 use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;
 use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch};
+use intruder_data::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
 
 mod special;
 pub use special::{digamma, ln_gamma, trigamma};
@@ -644,51 +644,74 @@ impl PopulationRisk {
     /// File-level figures in report order, each with its meaning.
     pub fn figures(&self) -> Vec<Figure> {
         let mut out = Vec::new();
-        let mut add = |name: &'static str, value: serde_json::Value, meaning: String| {
-            out.push(Figure {
-                name,
-                value,
-                meaning,
-            })
+        let mut add = |name: &str, value: serde_json::Value, unit: Unit, meaning: String| {
+            out.push(Figure::new(name, value, unit, meaning))
         };
         let s = &self.frequencies;
         add(
             "measure",
             json!("population"),
+            Unit::Label,
             "population-uniqueness estimators".into(),
         );
         add(
             "policy",
             json!(self.policy.as_str()),
+            Unit::Label,
             "how missing key values were treated".into(),
         );
         add(
             "keys",
             json!(self.keys),
+            Unit::Label,
             "key variables (quasi-identifiers)".into(),
         );
-        add("n_total", json!(self.n_total), "records in the file".into());
+        add(
+            "n_total",
+            json!(self.n_total),
+            Unit::Count,
+            "records in the file".into(),
+        );
         add(
             "n_deleted",
             json!(self.n_deleted),
+            Unit::Count,
             "records dropped for a missing key (listwise)".into(),
         );
-        add("n", json!(s.n), "records counted (sample size n)".into());
-        add("sampling_fraction", json!(s.pi), "π = n/N".into());
+        add(
+            "n",
+            json!(s.n),
+            Unit::Count,
+            "records counted (sample size n)".into(),
+        );
+        add(
+            "sampling_fraction",
+            json!(s.pi),
+            Unit::Proportion,
+            "π = n/N".into(),
+        );
         add(
             "population_size",
             json!(s.big_n),
+            Unit::Score,
             "N = n/π: the population the counted records stand for".into(),
         );
-        add("classes", json!(s.classes), "sample classes u".into());
+        add(
+            "classes",
+            json!(s.classes),
+            Unit::Count,
+            "sample classes u".into(),
+        );
         add(
             "sample_uniques",
             json!(s.n_of(1)),
+            Unit::Count,
             "sample classes of size 1 (n₁)".into(),
         );
         add(
             "sample_pairs",
             json!(s.n_of(2)),
+            Unit::Count,
             "sample classes of size 2 (n₂)".into(),
         );
         for (name, e) in &self.estimates {
@@ -703,46 +726,135 @@ impl PopulationRisk {
                     "population uniques, slide negative binomial (Chen & Keller-McNulty 1998)",
                 ),
             };
-            add(field, json!(e.population_uniques), meaning.into());
+            add(
+                field,
+                json!(e.population_uniques),
+                Unit::Score,
+                meaning.into(),
+            );
         }
         add(
             "rule_model",
             json!(self.rule.map(|r| r.0)),
+            Unit::Label,
             "estimator chosen by Dankar et al.'s rule (π ≤ 0.1: Pitman; else min(Zayatz, SNB))"
                 .into(),
         );
         add(
             "rule_estimate",
             json!(self.rule.map(|r| r.1)),
+            Unit::Score,
             "population uniques by Dankar et al.'s rule".into(),
         );
         let l = &self.log_linear;
         add(
             "loglinear_model",
             json!(l.model.as_str()),
+            Unit::Label,
             "log-linear model of the sample cell means".into(),
         );
         add(
             "tau1",
             json!(l.tau1),
+            Unit::Score,
             "Skinner–Holmes τ₁: expected sample uniques that are population unique".into(),
         );
         add(
             "tau2",
             json!(l.tau2),
+            Unit::Score,
             "Skinner–Holmes τ₂: expected correct matches of sample uniques".into(),
         );
         add(
             "sdcmicro_gr1",
             json!(l.sdcmicro_gr1),
+            Unit::Score,
             "τ₁ as sdcMicro modRisk computes it (fitted sample means, per non-empty cell)".into(),
         );
         add(
             "sdcmicro_gr2",
             json!(l.sdcmicro_gr2),
+            Unit::Score,
             "τ₂ as sdcMicro modRisk computes it".into(),
         );
         out
+    }
+
+    /// The figures and a table of the estimators' fitted parameters (one row per estimator,
+    /// empty where an estimator has no such parameter; in JSON an object by estimator).
+    pub fn report(&self) -> Report {
+        let mut r = Report::new("population uniqueness");
+        r.figures = self.figures();
+        let mut names: Vec<&'static str> = Vec::new();
+        for (_, e) in &self.estimates {
+            for (k, _) in &e.parameters {
+                if !names.contains(k) {
+                    names.push(k);
+                }
+            }
+        }
+        r.tables.push(ReportTable {
+            name: "parameters".into(),
+            title: "fitted parameters of the estimators".into(),
+            header: std::iter::once("estimator")
+                .chain(names.iter().copied())
+                .map(str::to_string)
+                .collect(),
+            rows: self
+                .estimates
+                .iter()
+                .map(|(n, e)| {
+                    std::iter::once(json!(n))
+                        .chain(names.iter().map(|k| {
+                            e.parameters
+                                .iter()
+                                .find(|(p, _)| p == k)
+                                .map_or(serde_json::Value::Null, |(_, v)| json!(v))
+                        }))
+                        .collect()
+                })
+                .collect(),
+        });
+        // In JSON the parameters stay the object by estimator they have always been (a detail
+        // replaces the table of the same name there).
+        r.details.insert(
+            "parameters".into(),
+            serde_json::Value::Object(
+                self.estimates
+                    .iter()
+                    .map(|(n, e)| {
+                        let p = e.parameters.iter().map(|(k, v)| (k.to_string(), json!(v)));
+                        (n.to_string(), serde_json::Value::Object(p.collect()))
+                    })
+                    .collect(),
+            ),
+        );
+        r
+    }
+
+    /// Per-record figures: `k`, `pr_population_unique_rule`, `pr_population_unique_loglinear`
+    /// and `expected_inverse_f_loglinear`.
+    pub fn records(&self) -> Records {
+        let mut r = Records::new(self.k.len());
+        for (name, values) in [
+            ("k", RecordValues::from(self.k.clone())),
+            (
+                "pr_population_unique_rule",
+                self.pr_unique_rule.clone().into(),
+            ),
+            (
+                "pr_population_unique_loglinear",
+                self.pr_unique_loglinear.clone().into(),
+            ),
+            (
+                "expected_inverse_f_loglinear",
+                self.expected_inverse_loglinear.clone().into(),
+            ),
+        ] {
+            // Every per-record vector has one entry per record.
+            let _ = r.push(name, values);
+        }
+        r
     }
 
     /// The figures as one JSON object.
@@ -750,7 +862,7 @@ impl PopulationRisk {
         serde_json::Value::Object(
             self.figures()
                 .into_iter()
-                .map(|f| (f.name.to_string(), f.value))
+                .map(|f| (f.name, f.value))
                 .collect(),
         )
     }

@@ -64,6 +64,8 @@
 use rayon::prelude::*;
 
 use intruder_data::Table;
+use intruder_data::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
+use serde_json::{Value, json};
 
 use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;
@@ -173,6 +175,8 @@ pub struct LevelContribution {
 pub struct Suda2 {
     /// Keys, in the order given (bit `v` of an MSU mask is `keys[v]`).
     pub keys: Vec<String>,
+    /// The missing-value policy used.
+    pub policy: MissingPolicy,
     /// Largest MSU size searched.
     pub max_msu_size: usize,
     /// Records in the file.
@@ -247,6 +251,192 @@ impl Suda2 {
     /// Number of MSUs in the file.
     pub fn msu_count(&self) -> u64 {
         self.msu_masks.len() as u64
+    }
+
+    /// File-level figures in report order, each with its unit and meaning.
+    pub fn figures(&self) -> Vec<Figure> {
+        let scored: Vec<f64> = self.score.iter().flatten().copied().collect();
+        let positive = scored.iter().filter(|&&x| x > 0.0).count();
+        let max = scored.iter().copied().fold(0.0f64, f64::max);
+        let mean = if scored.is_empty() {
+            0.0
+        } else {
+            scored.iter().sum::<f64>() / scored.len() as f64
+        };
+        let dis_max = self
+            .dis_score
+            .iter()
+            .flatten()
+            .copied()
+            .fold(0.0f64, f64::max);
+        let contributions: serde_json::Map<String, Value> = self
+            .keys
+            .iter()
+            .zip(&self.key_contributions)
+            .map(|(k, c)| (k.clone(), json!(c)))
+            .collect();
+        let f = Figure::new;
+        vec![
+            f(
+                "measure",
+                json!("suda2"),
+                Unit::Label,
+                "SUDA2 special uniques (Elliot et al. 2002; Manning et al. 2008)",
+            ),
+            f(
+                "policy",
+                json!(self.policy.as_str()),
+                Unit::Label,
+                "how missing key values were treated",
+            ),
+            f(
+                "keys",
+                json!(self.keys),
+                Unit::Label,
+                "key variables (ATT = their number)",
+            ),
+            f(
+                "n_total",
+                json!(self.n_total),
+                Unit::Count,
+                "records in the file",
+            ),
+            f(
+                "n_deleted",
+                json!(self.n_deleted),
+                Unit::Count,
+                "records dropped for a missing key (listwise)",
+            ),
+            f(
+                "max_msu_size",
+                json!(self.max_msu_size),
+                Unit::Count,
+                "largest MSU size searched",
+            ),
+            f(
+                "sample_uniques",
+                json!(self.sample_uniques),
+                Unit::Count,
+                "records unique on all keys (U)",
+            ),
+            f(
+                "pair_records",
+                json!(self.pair_records),
+                Unit::Count,
+                "records in classes of size 2 (P)",
+            ),
+            f(
+                "msus",
+                json!(self.msu_count()),
+                Unit::Count,
+                "minimal sample uniques found",
+            ),
+            f(
+                "msus_by_size",
+                json!(self.msus_by_size),
+                Unit::Label,
+                "MSUs of size 1, 2, …",
+            ),
+            f(
+                "records_with_score",
+                json!(positive),
+                Unit::Count,
+                "records with at least one MSU",
+            ),
+            f("score_max", json!(max), Unit::Score, "largest SUDA score"),
+            f(
+                "score_mean",
+                json!(mean),
+                Unit::Score,
+                "mean SUDA score over the records counted",
+            ),
+            f(
+                "dis_fraction",
+                json!(self.dis_fraction),
+                Unit::Proportion,
+                "f of the DIS probability (sdcMicro's DisFraction)",
+            ),
+            f(
+                "dis",
+                json!(self.dis),
+                Unit::Proportion,
+                "DIS probability U·f / (U·f + P·(1−f))",
+            ),
+            f(
+                "dis_score_max",
+                json!(dis_max),
+                Unit::Score,
+                "largest DIS-SUDA score",
+            ),
+            f(
+                "key_contributions",
+                Value::Object(contributions),
+                Unit::Label,
+                "percent of the total score credited to each key (sdcMicro's attribute_contributions)",
+            ),
+        ]
+    }
+
+    /// The figures and the table of level contributions (sdcMicro's
+    /// `attribute_level_contributions`).
+    pub fn report(&self) -> Report {
+        let mut r = Report::new("SUDA2");
+        r.figures = self.figures();
+        r.tables.push(ReportTable {
+            name: "level_contributions".into(),
+            title: "contribution of each category to the SUDA scores, percent".into(),
+            header: vec!["key".into(), "level".into(), "percent".into()],
+            rows: self
+                .level_contributions
+                .iter()
+                .map(|l| vec![json!(l.key), json!(l.level), json!(l.percent)])
+                .collect(),
+        });
+        r
+    }
+
+    /// Per-record figures: `score`, `dis_score`, `msus` (each MSU as its keys joined by `+`,
+    /// MSUs separated by `;`) and `contribution_<key>` (the record's share of its score credited
+    /// to each key; empty for records not counted).
+    pub fn records(&self) -> Records {
+        let n = self.score.len();
+        let mut r = Records::new(n);
+        let msus: Vec<Option<String>> = (0..n)
+            .map(|i| {
+                Some(
+                    self.msu_names(i)
+                        .iter()
+                        .map(|m| m.join("+"))
+                        .collect::<Vec<_>>()
+                        .join(";"),
+                )
+            })
+            .collect();
+        let mut contributions: Vec<Vec<Option<f64>>> = vec![Vec::with_capacity(n); self.keys.len()];
+        for i in 0..n {
+            let c = self.score[i].map(|_| self.record_contributions(i));
+            for (v, col) in contributions.iter_mut().enumerate() {
+                col.push(c.as_ref().map(|c| c[v]));
+            }
+        }
+        let columns: Vec<(String, RecordValues)> = [
+            ("score".to_string(), self.score.clone().into()),
+            ("dis_score".to_string(), self.dis_score.clone().into()),
+            ("msus".to_string(), msus.into()),
+        ]
+        .into_iter()
+        .chain(
+            self.keys
+                .iter()
+                .zip(contributions)
+                .map(|(k, c)| (format!("contribution_{k}"), c.into())),
+        )
+        .collect();
+        for (name, values) in columns {
+            // Names are distinct unless two keys are, which `suda2` refuses.
+            let _ = r.push(name, values);
+        }
+        r
     }
 }
 
@@ -541,6 +731,7 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
 
     Ok(Suda2 {
         keys: params.keys.clone(),
+        policy: params.missing,
         max_msu_size: m,
         n_total: n,
         n_deleted: classes.n_deleted,

@@ -287,14 +287,15 @@ impl Plan {
             s.push_str("risk:\n");
             for r in &exp.risk {
                 s.push_str(&format!(
-                    "  {:<24} {} on the {} file, keys {}\n",
+                    "  {:<24} {} ({}) on the {} file, keys {}\n",
                     r.name,
-                    r.missing,
+                    r.measure_name(),
+                    r.missing(),
                     match r.file {
                         crate::spec::RiskFile::Released => "released",
                         crate::spec::RiskFile::Source => "source",
                     },
-                    r.keys.join(", ")
+                    r.keys().join(", ")
                 ));
             }
         }

@@ -241,12 +241,23 @@ pub fn summary_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableD
                 "n_match_1",
                 "global_risk",
                 "bender_r",
+                "household_global_risk",
+                "l_distinct_min",
+                "score_max",
+                "dis_score_max",
+                "rule_estimate",
+                "tau1",
             ]
             .into_iter()
             .map(|k| format!("risk.{}.{k}", r.name))
             .filter(|k| results.iter().any(|s| s.get(k).is_some()))
             .collect();
-            groups.push((format!("Risk `{}` ({})", r.name, r.missing), m));
+            let how = if r.measure_name() == intruder_risk::DEFAULT_MEASURE {
+                r.missing().to_string()
+            } else {
+                format!("{}, {}", r.measure_name(), r.missing())
+            };
+            groups.push((format!("Risk `{}` ({how})", r.name), m));
         }
         let um: Vec<String> = [
             "utility.il1s",

@@ -1,8 +1,10 @@
-//! Step 5 of a run: risk measures of the released (or source) file.
+//! Step 5 of a run: risk measures of the released (or source) file, each a configured measure of
+//! the registry. The stored outcome keeps every figure of the report (`summary`: name → value,
+//! the metrics `risk.<name>.<figure>` are its numbers) with its unit (`units`), and the report's
+//! tables (`tables`).
 
 use intruder_data::Table;
-use intruder_risk::{RiskParams, assess};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::RunnerError;
 use crate::spec::{Experiment, RiskFile};
@@ -18,18 +20,27 @@ pub(super) fn run_risk(
             RiskFile::Released => masked,
             RiskFile::Source => source,
         };
-        let mut p = RiskParams::new(r.keys.clone());
-        p.missing = r
-            .missing
-            .parse()
-            .map_err(|e: String| RunnerError::Invalid(e))?;
-        p.population_size = r.population_size;
-        p.weight = r.weight.clone();
-        p.sensitive = r.sensitive.clone();
-        p.unique_threshold = r.unique_threshold;
-        p.with_n_match = r.with_n_match;
-        let a = assess(table, &p)?;
-        risk.push(json!({"name": r.name, "summary": a.summary.to_json()}));
+        let report = r.measure.assess(table, false)?.report;
+        let summary: Map<String, Value> = report
+            .figures
+            .iter()
+            .map(|f| (f.name.clone(), f.value.clone()))
+            .collect();
+        let units: Map<String, Value> = report
+            .figures
+            .iter()
+            .map(|f| (f.name.clone(), json!(f.unit.as_str())))
+            .collect();
+        let mut entry = json!({
+            "name": r.name,
+            "measure": r.measure_name(),
+            "summary": summary,
+            "units": units,
+        });
+        if !report.tables.is_empty() {
+            entry["tables"] = serde_json::to_value(&report.tables).unwrap_or(Value::Null);
+        }
+        risk.push(entry);
     }
     Ok(risk)
 }

@@ -309,9 +309,22 @@ impl Experiment {
             }
         }
 
-        let mut risk = Vec::new();
+        let mut risk: Vec<RiskSpec> = Vec::new();
+        let ctx = intruder_data::params::ReadContext {
+            base_dir: path.parent(),
+            columns: None,
+        };
         for (i, t) in top.tables(&mut p, "risk").into_iter().enumerate() {
-            if let Some(r) = risk::parse_risk(t, i, &released_keys, &mut p) {
+            if let Some(r) = risk::parse_risk(t, i, &released_keys, ctx, &mut p) {
+                if risk.iter().any(|o| o.name == r.name) {
+                    p.push(
+                        &format!("risk[{}].name", i + 1),
+                        format!(
+                            "'{}' is used twice; give each [[risk]] its own name (metrics are risk.<name>.<figure>)",
+                            r.name
+                        ),
+                    );
+                }
                 risk.push(r);
             }
         }
@@ -468,7 +481,7 @@ impl Experiment {
             }
         }
         for r in &self.risk {
-            m.push(format!("risk.{}.sample_uniques", r.name));
+            m.push(format!("risk.{}.{}", r.name, r.measure.headline()));
         }
         if self.utility.measures.iter().any(|x| x == "il1s") {
             m.push("utility.il1s".into());

@@ -1,0 +1,929 @@
+//! The risk measures as a registry (ARCHITECTURE.md): one [`RiskMeasure`] trait, the static
+//! [`RISK_MEASURES`] table the command line, the experiment runner and the docs read, the
+//! parameters every measure shares ([`RISK_COMMON`]) and [`configure`], which turns one table of
+//! raw parameters into a configured measure or every problem at once.
+//!
+//! ```
+//! use intruder_data::params::ReadContext;
+//! use intruder_data::{read_csv_from, ReadOptions};
+//! use intruder_risk::configure;
+//! let csv = "age,sex,w\n40,M,10\n36,F,20\n40,M,5\n";
+//! let ds = read_csv_from(csv.as_bytes(), "s.csv".as_ref(), &ReadOptions::default()).unwrap();
+//! let table: toml::Table = "measure = \"individual\"\nkeys = [\"age\", \"sex\"]\nweight = \"w\""
+//!     .parse()
+//!     .unwrap();
+//! let m = configure(&table, "risk[1]", ReadContext::default(), &[]).unwrap().method;
+//! let out = m.assess(&ds.table, false).unwrap();
+//! assert_eq!(out.report.figure("sample_uniques").unwrap().as_f64(), Some(1.0));
+//!
+//! let bad: toml::Table = "measure = \"suda2\"\nkeys = [\"age\"]\nmax_msu_size = 0\ndis_fracton = 0.1"
+//!     .parse()
+//!     .unwrap();
+//! let problems = configure(&bad, "risk[2]", ReadContext::default(), &[]).unwrap_err();
+//! assert_eq!(problems[0].to_string(), "risk[2].max_msu_size: expected a value ≥ 1, found 0");
+//! assert!(problems[1].to_string().contains("did you mean 'dis_fraction'?"));
+//! ```
+
+use std::fmt;
+
+use serde_json::{Value, json};
+
+use intruder_data::params::{
+    Built, ColumnNeed, ColumnSet, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem,
+    Range, ReadContext, fill_from_roles, find,
+};
+use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
+use intruder_data::{Role, Table};
+
+use crate::assess::{Assessment, RiskParams, assess};
+use crate::error::RiskError;
+use crate::keys::{MissingPolicy, SetMatch};
+use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
+use crate::suda::{Suda2Params, suda2};
+
+/// A configured risk measure: checked parameters, ready to run on any table.
+pub trait RiskMeasure: Send + Sync + fmt::Debug {
+    /// Its registry name.
+    fn name(&self) -> &'static str;
+    /// The key variables it counts on.
+    fn keys(&self) -> &[String];
+    /// The missing-value policy.
+    fn policy(&self) -> MissingPolicy;
+    /// The figure a summary shows first.
+    fn headline(&self) -> &'static str {
+        "sample_uniques"
+    }
+    /// Measures `table`: the report, and the per-record figures when `per_record` (otherwise
+    /// [`RiskOutcome::records`] is empty, and what only they need is not computed).
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError>;
+}
+
+/// What a risk measure returns.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RiskOutcome {
+    /// File-level figures (with unit and meaning) and tables.
+    pub report: Report,
+    /// Per-record figures, in record order (empty unless asked for).
+    pub records: Records,
+}
+
+/// The parameters every risk measure takes.
+pub static RISK_COMMON: &[ParamSpec] = &[
+    ParamSpec::new(
+        "keys",
+        ParamKind::Columns,
+        "key variables (quasi-identifiers) the classes are formed on",
+    )
+    .required()
+    .from_role(Role::Key),
+    ParamSpec::new(
+        "missing",
+        ParamKind::Choice(&["listwise", "as-value", "wildcard"]),
+        "missing key values: listwise drops the record, as-value makes missing a category, wildcard lets it match anything (Mulder's n_match, sdcMicro's freqCalc)",
+    )
+    .default_value("listwise"),
+    ParamSpec::new(
+        "set_match",
+        ParamKind::Choice(&["overlap", "first"]),
+        "set-valued cells: overlap (sets match when they intersect; classes use the whole set) or first (the first candidate is the value)",
+    )
+    .default_value("overlap"),
+];
+
+const POPULATION_SIZE: ParamSpec = ParamSpec::new(
+    "population_size",
+    ParamKind::Number,
+    "population size N: the sampling fraction π = n/N",
+)
+.within(Range::POSITIVE);
+const WEIGHT: ParamSpec = ParamSpec::new(
+    "weight",
+    ParamKind::Column,
+    "sampling-weight column: individual risk as sdcMicro's indivRisk (Benedetti–Franconi) and global risk; without it individual risk is 1/f_k",
+)
+.from_role(Role::Weight)
+.needs(ColumnNeed::Numeric);
+const SENSITIVE: ParamSpec = ParamSpec::new(
+    "sensitive",
+    ParamKind::Column,
+    "sensitive column: distinct and entropy ℓ-diversity within the classes",
+)
+.from_role(Role::Sensitive);
+const GROUP: ParamSpec = ParamSpec::new(
+    "group",
+    ParamKind::Column,
+    "household (group) column: household risk 1 − Π(1 − r_i) over its members",
+)
+.from_role(Role::Group);
+
+static FREQUENCY_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "population_size",
+        ParamKind::Number,
+        "population size N: π = n/N for θ and Bender's R",
+    )
+    .within(Range::POSITIVE),
+    WEIGHT,
+    SENSITIVE,
+    GROUP,
+    ParamSpec::new(
+        "unique_threshold",
+        ParamKind::Integer,
+        "Dalenius' uniqueness threshold: records in classes of size ≤ T count as unique",
+    )
+    .default_value("1")
+    .within(Range::at_least(1.0)),
+    ParamSpec::new(
+        "population_uniques",
+        ParamKind::Number,
+        "n(U), the number of population uniques, for Bender's R (needs population_size)",
+    )
+    .within(Range::at_least(0.0)),
+    ParamSpec::new(
+        "intruder_share",
+        ParamKind::Number,
+        "f_a, the share of the population the intruder knows about, for Bender's R",
+    )
+    .default_value("1")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "with_n_match",
+        ParamKind::Bool,
+        "count n_match (records matching, missing as wildcard) per record under every policy",
+    )
+    .default_value("false"),
+];
+
+static INDIVIDUAL_PARAMS: &[ParamSpec] = &[WEIGHT, GROUP];
+
+static HOUSEHOLD_PARAMS: &[ParamSpec] = &[GROUP.required(), WEIGHT];
+
+static L_DIVERSITY_PARAMS: &[ParamSpec] = &[SENSITIVE.required()];
+
+static SUDA2_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "max_msu_size",
+        ParamKind::Integer,
+        "largest MSU size searched (default: every size, as sdcMicro)",
+    )
+    .within(Range::at_least(1.0)),
+    ParamSpec::new(
+        "dis_fraction",
+        ParamKind::Number,
+        "sampling fraction f of the DIS probability (sdcMicro's DisFraction)",
+    )
+    .default_value("0.01")
+    .within(Range::OPEN_UNIT),
+    ParamSpec::new(
+        "cost_limit",
+        ParamKind::Number,
+        "refuse searches whose worst case (records × key subsets) exceeds this many steps",
+    )
+    .default_value("2e11")
+    .within(Range::POSITIVE),
+];
+
+static POPULATION_PARAMS: &[ParamSpec] = &[
+    POPULATION_SIZE,
+    ParamSpec::new(
+        "sampling_fraction",
+        ParamKind::Number,
+        "the sampling fraction π, given directly (instead of population_size)",
+    )
+    .within(Range::left_open(0.0, 1.0)),
+    ParamSpec::new(
+        "weight",
+        ParamKind::Column,
+        "sampling-weight column: π = n / Σw when neither population_size nor sampling_fraction is given; each record's 1/w in sdcMicro's τ",
+    )
+    .from_role(Role::Weight)
+    .needs(ColumnNeed::Numeric),
+    ParamSpec::new(
+        "loglinear",
+        ParamKind::Choice(&["main-effects", "two-way"]),
+        "log-linear model of the cell means for Skinner & Holmes' τ: main effects (closed form) or all two-way interactions (IPF)",
+    )
+    .default_value("main-effects"),
+    ParamSpec::new(
+        "max_cells",
+        ParamKind::Number,
+        "largest grid (product of the keys' observed categories) the two-way model may fit",
+    )
+    .default_value("4000000")
+    .within(Range::POSITIVE),
+];
+
+/// Every risk measure, in the order `--list` and the docs show them.
+pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
+    Entry {
+        name: "frequency",
+        summary: "equivalence classes, sample uniques, k ≤ 5/10, Pr(SU), θ, Bender's R, wildcard n_match; with weight, group and sensitive columns also individual, global and household risk and ℓ-diversity",
+        reference: "METHODS.md §1; Skinner & Elliot (2002) θ; Bender et al. (2001) R; Mulder's n_match; sdcMicro freqCalc, indivRisk, measure_hierarchical, ldiversity",
+        params: FREQUENCY_PARAMS,
+        build: build_frequency,
+    },
+    Entry {
+        name: "individual",
+        summary: "individual risk from sampling weights, expected re-identifications and global risk (with group: household risk)",
+        reference: "Benedetti & Franconi (1998); sdcMicro indivRisk(method = \"approx\")",
+        params: INDIVIDUAL_PARAMS,
+        build: build_individual,
+    },
+    Entry {
+        name: "household",
+        summary: "household risk 1 − Π(1 − r_i) over each household's members, from individual risk",
+        reference: "sdcMicro measure_hierarchical",
+        params: HOUSEHOLD_PARAMS,
+        build: build_household,
+    },
+    Entry {
+        name: "l-diversity",
+        summary: "distinct and entropy ℓ-diversity of a sensitive variable within the key classes",
+        reference: "Machanavajjhala et al. (2007); sdcMicro ldiversity",
+        params: L_DIVERSITY_PARAMS,
+        build: build_l_diversity,
+    },
+    Entry {
+        name: "suda2",
+        summary: "SUDA2 minimal sample uniques, SUDA and DIS-SUDA scores, key and category contributions",
+        reference: "Elliot, Manning & Ford (2002); Manning, Haglin & Keane (2008); sdcMicro suda2",
+        params: SUDA2_PARAMS,
+        build: build_suda2,
+    },
+    Entry {
+        name: "population",
+        summary: "population uniques estimated from the sample: Zayatz, Pitman, SNB, Dankar et al.'s rule, log-linear τ₁ and τ₂",
+        reference: "Zayatz (1991); Hoshino (2001); Chen & Keller-McNulty (1998); Dankar et al. (2012); Skinner & Holmes (1998); sdcMicro modRisk; ARX",
+        params: POPULATION_PARAMS,
+        build: build_population,
+    },
+];
+
+/// The measure used when none is named.
+pub const DEFAULT_MEASURE: &str = "frequency";
+
+/// Every measure's documentation (for `--list`, the README and Python).
+pub fn docs() -> Vec<MethodDoc> {
+    RISK_MEASURES.iter().map(|e| e.doc(RISK_COMMON)).collect()
+}
+
+/// The measure a table names (`measure`, or `method`), [`DEFAULT_MEASURE`] when neither.
+fn named(table: &toml::Table, prefix: &str) -> Result<&'static Entry<dyn RiskMeasure>, Problem> {
+    let path = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
+    let given = match (table.get("measure"), table.get("method")) {
+        (Some(_), Some(_)) => {
+            return Err(Problem {
+                path: path("method"),
+                message: "given twice: as 'measure' and as 'method'; keep 'measure'".into(),
+            });
+        }
+        (Some(v), None) => Some(("measure", v)),
+        (None, Some(v)) => Some(("method", v)),
+        (None, None) => None,
+    };
+    let (key, name) = match given {
+        None => ("measure", DEFAULT_MEASURE),
+        Some((key, toml::Value::String(s))) => (key, s.as_str()),
+        Some((key, other)) => {
+            return Err(Problem {
+                path: path(key),
+                message: format!(
+                    "expected the name of a risk measure, found {}",
+                    intruder_data::params::describe(other)
+                ),
+            });
+        }
+    };
+    find(RISK_MEASURES, "risk measure", name).map_err(|message| Problem {
+        path: path(key),
+        message,
+    })
+}
+
+/// Fills the parameters of the measure `table` names that are absent and declare a schema role
+/// (`keys`, `weight`, `sensitive`, `group`) with the columns of that role; returns the keys
+/// filled. Does nothing when the measure is unknown ([`configure`] reports it).
+pub fn fill_roles(table: &mut toml::Table, columns: &ColumnSet) -> Vec<String> {
+    match named(table, "") {
+        Ok(e) => fill_from_roles(table, &[RISK_COMMON, e.params], columns),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Builds the measure a table of raw parameters names (`measure`, or `method`; default
+/// `frequency`) from the common and the measure's own parameters, read through one
+/// [`ParamReader`]: every problem comes back at once, each with its path under `prefix`
+/// (`risk[2].max_msu_size: …`), an unknown key with a did-you-mean. `ignore` lists keys the
+/// caller reads itself (the runner's `name` and `file`). Column names are checked when `ctx`
+/// knows the columns.
+pub fn configure(
+    table: &toml::Table,
+    prefix: &str,
+    ctx: ReadContext<'_>,
+    ignore: &[&str],
+) -> Result<Built<dyn RiskMeasure>, Vec<Problem>> {
+    let entry = named(table, prefix).map_err(|p| vec![p])?;
+    let mut r = ParamReader::new(table, prefix, &[RISK_COMMON, entry.params], ctx)
+        .ignore(&["measure"])
+        .ignore(ignore);
+    let built = (entry.build)(&mut r);
+    let outcome = r.finish();
+    match built {
+        Some(m) if outcome.problems.is_empty() => Ok(Built {
+            method: m,
+            warnings: outcome.warnings,
+        }),
+        _ if outcome.problems.is_empty() => Err(vec![Problem {
+            path: prefix.to_string(),
+            message: format!("risk measure '{}' could not be configured", entry.name),
+        }]),
+        _ => Err(outcome.problems),
+    }
+}
+
+/// The common parameters.
+struct Common {
+    keys: Option<Vec<String>>,
+    missing: MissingPolicy,
+    set_match: SetMatch,
+}
+
+fn read_common(r: &mut ParamReader) -> Common {
+    let keys = r.require::<Vec<String>>("keys");
+    if let Some(k) = &keys
+        && k.is_empty()
+    {
+        r.problem("keys", "is empty: name at least one key variable");
+    }
+    let missing = r.choice::<MissingPolicy>("missing").unwrap_or_default();
+    let set_match = r.choice::<SetMatch>("set_match").unwrap_or_default();
+    Common {
+        keys,
+        missing,
+        set_match,
+    }
+}
+
+/// Records a policy other than listwise or as-value as a problem of `measure`.
+fn needs_classes(r: &mut ParamReader, c: &Common, measure: &str) {
+    if c.missing == MissingPolicy::Wildcard {
+        r.problem(
+            "missing",
+            format!("{measure} needs equivalence classes: use listwise or as-value, not wildcard"),
+        );
+    }
+}
+
+/// Runs the library's own check once the parameters read cleanly (every range is checked
+/// before, so this is a safety net), recording its failure.
+fn checked<T>(
+    r: &mut ParamReader,
+    value: T,
+    check: impl FnOnce(&T) -> Result<(), RiskError>,
+) -> Option<T> {
+    if !r.ok() {
+        return None;
+    }
+    match check(&value) {
+        Ok(()) => Some(value),
+        Err(e) => {
+            r.table_problem(e);
+            None
+        }
+    }
+}
+
+fn risk_params(c: Common) -> Option<RiskParams> {
+    let mut p = RiskParams::new(c.keys?);
+    p.missing = c.missing;
+    p.set_match = c.set_match;
+    Some(p)
+}
+
+/// Frequency risk: every figure of [`assess`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frequency {
+    /// The checked parameters.
+    pub params: RiskParams,
+}
+
+fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
+    let c = read_common(r);
+    let population_size = r.get::<f64>("population_size");
+    let weight = r.get::<String>("weight");
+    let sensitive = r.get::<String>("sensitive");
+    let group = r.get::<String>("group");
+    let unique_threshold = r.get::<u32>("unique_threshold");
+    let population_uniques = r.get::<f64>("population_uniques");
+    let intruder_share = r.get::<f64>("intruder_share");
+    let with_n_match = r.get::<bool>("with_n_match");
+    if r.has("population_uniques") && !r.has("population_size") {
+        r.problem(
+            "population_uniques",
+            "Bender's R needs population_size too (for the sampling fraction)",
+        );
+    }
+    let mut p = risk_params(c)?;
+    p.population_size = population_size;
+    p.weight = weight;
+    p.sensitive = sensitive;
+    p.group = group;
+    p.population_uniques = population_uniques;
+    if let Some(t) = unique_threshold {
+        p.unique_threshold = t;
+    }
+    if let Some(f) = intruder_share {
+        p.intruder_share = f;
+    }
+    if let Some(b) = with_n_match {
+        p.with_n_match = b;
+    }
+    checked(r, p, RiskParams::check)
+        .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)
+}
+
+impl Frequency {
+    fn run(&self, table: &Table, per_record: bool) -> Result<Assessment, RiskError> {
+        let mut p = self.params.clone();
+        p.with_n_match |= per_record;
+        assess(table, &p)
+    }
+}
+
+impl RiskMeasure for Frequency {
+    fn name(&self) -> &'static str {
+        "frequency"
+    }
+    fn keys(&self) -> &[String] {
+        &self.params.keys
+    }
+    fn policy(&self) -> MissingPolicy {
+        self.params.missing
+    }
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        let a = self.run(table, per_record)?;
+        Ok(RiskOutcome {
+            report: a.summary.report(),
+            records: if per_record {
+                a.records.into_records()
+            } else {
+                Records::default()
+            },
+        })
+    }
+}
+
+/// The figures of `a` named in `keep`, in report order.
+fn keep_figures(a: &Assessment, keep: &[&str]) -> Vec<Figure> {
+    a.summary
+        .figures()
+        .into_iter()
+        .filter(|f| keep.contains(&f.name.as_str()))
+        .collect()
+}
+
+/// Individual risk from sampling weights (sdcMicro's `indivRisk`), global risk, and household
+/// risk with a group column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Individual {
+    /// The checked parameters.
+    pub params: RiskParams,
+}
+
+fn build_individual(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
+    let c = read_common(r);
+    let weight = r.get::<String>("weight");
+    let group = r.get::<String>("group");
+    let mut p = risk_params(c)?;
+    p.weight = weight;
+    p.group = group;
+    checked(r, p, RiskParams::check)
+        .map(|params| Box::new(Individual { params }) as Box<dyn RiskMeasure>)
+}
+
+/// The figures of the individual measure (as `intruder risk --measure individual` has printed).
+const INDIVIDUAL_FIGURES: &[&str] = &[
+    "policy",
+    "keys",
+    "n_total",
+    "n_deleted",
+    "n",
+    "sample_uniques",
+    "expected_reidentifications",
+    "global_risk",
+    "max_individual_risk",
+    "household_expected_reidentifications",
+    "household_global_risk",
+];
+
+fn no_weights() -> Figure {
+    Figure::new(
+        "weights",
+        Value::Null,
+        Unit::Label,
+        "no weight column given: individual risk is 1/f_k",
+    )
+}
+
+impl RiskMeasure for Individual {
+    fn name(&self) -> &'static str {
+        "individual"
+    }
+    fn keys(&self) -> &[String] {
+        &self.params.keys
+    }
+    fn policy(&self) -> MissingPolicy {
+        self.params.missing
+    }
+    fn headline(&self) -> &'static str {
+        "global_risk"
+    }
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        let mut p = self.params.clone();
+        p.with_n_match |= per_record;
+        let a = assess(table, &p)?;
+        let mut report = Report::new("individual risk");
+        report.figures = keep_figures(&a, INDIVIDUAL_FIGURES);
+        if self.params.weight.is_none() {
+            report.push(no_weights());
+        }
+        Ok(RiskOutcome {
+            report,
+            records: if per_record {
+                a.records.into_records()
+            } else {
+                Records::default()
+            },
+        })
+    }
+}
+
+/// Household risk: 1 − Π(1 − r_i) over each household's members (sdcMicro's
+/// `measure_hierarchical`), from individual risk (weighted, or 1/f_k).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Household {
+    /// The checked parameters (`group` is set).
+    pub params: RiskParams,
+}
+
+fn build_household(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
+    let c = read_common(r);
+    let group = r.require::<String>("group");
+    let weight = r.get::<String>("weight");
+    let mut p = risk_params(c)?;
+    p.group = Some(group?);
+    p.weight = weight;
+    checked(r, p, RiskParams::check)
+        .map(|params| Box::new(Household { params }) as Box<dyn RiskMeasure>)
+}
+
+impl RiskMeasure for Household {
+    fn name(&self) -> &'static str {
+        "household"
+    }
+    fn keys(&self) -> &[String] {
+        &self.params.keys
+    }
+    fn policy(&self) -> MissingPolicy {
+        self.params.missing
+    }
+    fn headline(&self) -> &'static str {
+        "household_global_risk"
+    }
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        let a = assess(table, &self.params)?;
+        let mut report = Report::new("household risk");
+        report.figures = keep_figures(
+            &a,
+            &[
+                "policy",
+                "keys",
+                "n_total",
+                "n_deleted",
+                "n",
+                "sample_uniques",
+                "expected_reidentifications",
+                "global_risk",
+                "max_individual_risk",
+            ],
+        );
+        if self.params.weight.is_none() {
+            report.push(no_weights());
+        }
+        let h = a
+            .summary
+            .household
+            .as_ref()
+            .ok_or_else(|| RiskError::Param("household risk was not computed".into()))?;
+        report.push(Figure::new(
+            "group",
+            json!(self.params.group),
+            Unit::Label,
+            "the household (group) column",
+        ));
+        report.push(Figure::new(
+            "households",
+            json!(h.households),
+            Unit::Count,
+            "number of households",
+        ));
+        report.push(Figure::new(
+            "household_expected_reidentifications",
+            json!(h.expected_reidentifications),
+            Unit::Score,
+            "Σ over records of their household's risk 1 − Π(1 − r_i)",
+        ));
+        report.push(Figure::new(
+            "household_global_risk",
+            json!(h.global_risk),
+            Unit::Proportion,
+            "mean household risk per record",
+        ));
+        report.push(Figure::new(
+            "household_max_risk",
+            json!(h.max_risk),
+            Unit::Proportion,
+            "largest household risk",
+        ));
+        let records = if per_record {
+            let r = a.records;
+            let mut out = Records::new(r.k.len());
+            for (name, values) in [
+                ("k", RecordValues::from(r.k)),
+                ("individual_risk", r.individual_risk.into()),
+                (
+                    "household_risk",
+                    r.household_risk.unwrap_or_default().into(),
+                ),
+            ] {
+                out.push(name, values).map_err(RiskError::Param)?;
+            }
+            out
+        } else {
+            Records::default()
+        };
+        Ok(RiskOutcome { report, records })
+    }
+}
+
+/// ℓ-diversity of a sensitive variable within the key classes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LDiversity {
+    /// The checked parameters (`sensitive` is set).
+    pub params: RiskParams,
+}
+
+fn build_l_diversity(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
+    let c = read_common(r);
+    let sensitive = r.require::<String>("sensitive");
+    needs_classes(r, &c, "ℓ-diversity");
+    let mut p = risk_params(c)?;
+    p.sensitive = Some(sensitive?);
+    checked(r, p, RiskParams::check)
+        .map(|params| Box::new(LDiversity { params }) as Box<dyn RiskMeasure>)
+}
+
+impl RiskMeasure for LDiversity {
+    fn name(&self) -> &'static str {
+        "l-diversity"
+    }
+    fn keys(&self) -> &[String] {
+        &self.params.keys
+    }
+    fn policy(&self) -> MissingPolicy {
+        self.params.missing
+    }
+    fn headline(&self) -> &'static str {
+        "l_distinct_min"
+    }
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        let a = assess(table, &self.params)?;
+        let mut report = Report::new("ℓ-diversity");
+        report.figures = keep_figures(
+            &a,
+            &["policy", "keys", "n_total", "n_deleted", "n", "classes"],
+        );
+        report.push(Figure::new(
+            "sensitive",
+            json!(self.params.sensitive),
+            Unit::Label,
+            "the sensitive column",
+        ));
+        let d = a.summary.diversity.as_ref();
+        report.push(Figure::new(
+            "l_distinct_min",
+            json!(d.map(|d| d.l_distinct_min)),
+            Unit::Count,
+            "fewest distinct sensitive values in a class",
+        ));
+        report.push(Figure::new(
+            "l_entropy_min",
+            json!(d.map(|d| d.l_entropy_min)),
+            Unit::Score,
+            "smallest entropy ℓ (exp of entropy) of a class",
+        ));
+        report.push(Figure::new(
+            "classes_l_distinct_1",
+            json!(d.map(|d| d.classes_l1)),
+            Unit::Count,
+            "classes whose records all share one sensitive value (attribute disclosure)",
+        ));
+        report.push(Figure::new(
+            "records_l_distinct_1",
+            json!(d.map(|d| d.records_l1)),
+            Unit::Count,
+            "records in those classes: their keys disclose the sensitive value",
+        ));
+        let records = if per_record {
+            let r = a.records;
+            let mut out = Records::new(r.k.len());
+            for (name, values) in [
+                ("k", RecordValues::from(r.k)),
+                ("l_distinct", r.l_distinct.unwrap_or_default().into()),
+            ] {
+                out.push(name, values).map_err(RiskError::Param)?;
+            }
+            out
+        } else {
+            Records::default()
+        };
+        Ok(RiskOutcome { report, records })
+    }
+}
+
+/// SUDA2 special uniques ([`suda2`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suda2Measure {
+    /// The checked parameters.
+    pub params: Suda2Params,
+}
+
+fn build_suda2(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
+    let c = read_common(r);
+    let max_msu_size = r.get::<usize>("max_msu_size");
+    let dis_fraction = r.get::<f64>("dis_fraction");
+    let cost_limit = r.get::<f64>("cost_limit");
+    needs_classes(r, &c, "SUDA2");
+    let mut p = Suda2Params::new(c.keys?);
+    p.missing = c.missing;
+    p.set_match = c.set_match;
+    p.max_msu_size = max_msu_size;
+    if let Some(f) = dis_fraction {
+        p.dis_fraction = f;
+    }
+    if let Some(l) = cost_limit {
+        p.cost_limit = l;
+    }
+    checked(r, p, Suda2Params::check)
+        .map(|params| Box::new(Suda2Measure { params }) as Box<dyn RiskMeasure>)
+}
+
+impl RiskMeasure for Suda2Measure {
+    fn name(&self) -> &'static str {
+        "suda2"
+    }
+    fn keys(&self) -> &[String] {
+        &self.params.keys
+    }
+    fn policy(&self) -> MissingPolicy {
+        self.params.missing
+    }
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        let s = suda2(table, &self.params)?;
+        Ok(RiskOutcome {
+            report: s.report(),
+            records: if per_record {
+                s.records()
+            } else {
+                Records::default()
+            },
+        })
+    }
+}
+
+/// Population uniqueness estimated from the sample ([`population_uniqueness`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Population {
+    /// The checked parameters.
+    pub params: PopulationParams,
+}
+
+fn build_population(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
+    let c = read_common(r);
+    let population_size = r.get::<f64>("population_size");
+    let sampling_fraction = r.get::<f64>("sampling_fraction");
+    let weight = r.get::<String>("weight");
+    let loglinear = r.choice::<LogLinearModel>("loglinear");
+    let max_cells = r.get::<f64>("max_cells");
+    if r.has("population_size") && r.has("sampling_fraction") {
+        r.problem(
+            "sampling_fraction",
+            "give population_size or sampling_fraction, not both",
+        );
+    }
+    if !r.has("population_size") && !r.has("sampling_fraction") && !r.has("weight") {
+        r.table_problem(
+            "the estimators need the sampling fraction: give population_size (--population-size N), sampling_fraction (--sampling-fraction F) or a weight column (--weight COL)",
+        );
+    }
+    needs_classes(r, &c, "the population estimators");
+    let mut p = PopulationParams::new(c.keys?);
+    p.missing = c.missing;
+    p.set_match = c.set_match;
+    p.population_size = population_size;
+    p.sampling_fraction = sampling_fraction;
+    p.weight = weight;
+    if let Some(m) = loglinear {
+        p.log_linear = m;
+    }
+    if let Some(m) = max_cells {
+        p.max_cells = m;
+    }
+    checked(r, p, PopulationParams::check)
+        .map(|params| Box::new(Population { params }) as Box<dyn RiskMeasure>)
+}
+
+impl RiskMeasure for Population {
+    fn name(&self) -> &'static str {
+        "population"
+    }
+    fn keys(&self) -> &[String] {
+        &self.params.keys
+    }
+    fn policy(&self) -> MissingPolicy {
+        self.params.missing
+    }
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        let pr = population_uniqueness(table, &self.params)?;
+        Ok(RiskOutcome {
+            report: pr.report(),
+            records: if per_record {
+                pr.records()
+            } else {
+                Records::default()
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn default_of(specs: &[ParamSpec], name: &str) -> &'static str {
+        specs.iter().find(|s| s.name == name).unwrap().default
+    }
+
+    /// The defaults the docs show are the library's defaults.
+    #[test]
+    fn documented_defaults_are_the_library_defaults() {
+        let f = RiskParams::new(vec![]);
+        assert_eq!(default_of(RISK_COMMON, "missing"), f.missing.as_str());
+        assert_eq!(default_of(RISK_COMMON, "set_match"), f.set_match.as_str());
+        let t: u32 = default_of(FREQUENCY_PARAMS, "unique_threshold")
+            .parse()
+            .unwrap();
+        assert_eq!(t, f.unique_threshold);
+        let fa: f64 = default_of(FREQUENCY_PARAMS, "intruder_share")
+            .parse()
+            .unwrap();
+        assert_eq!(fa, f.intruder_share);
+        let b: bool = default_of(FREQUENCY_PARAMS, "with_n_match")
+            .parse()
+            .unwrap();
+        assert_eq!(b, f.with_n_match);
+        let s = Suda2Params::new(vec![]);
+        let d: f64 = default_of(SUDA2_PARAMS, "dis_fraction").parse().unwrap();
+        assert_eq!(d, s.dis_fraction);
+        let c: f64 = default_of(SUDA2_PARAMS, "cost_limit").parse().unwrap();
+        assert_eq!(c, s.cost_limit);
+        let p = PopulationParams::new(vec![]);
+        assert_eq!(
+            default_of(POPULATION_PARAMS, "loglinear"),
+            p.log_linear.as_str()
+        );
+        let m: f64 = default_of(POPULATION_PARAMS, "max_cells").parse().unwrap();
+        assert_eq!(m, p.max_cells);
+    }
+
+    #[test]
+    fn names_are_unique_and_parameters_do_not_shadow_the_common_ones() {
+        for (i, e) in RISK_MEASURES.iter().enumerate() {
+            assert!(RISK_MEASURES[..i].iter().all(|o| o.name != e.name));
+            for p in e.params {
+                assert!(
+                    RISK_COMMON.iter().all(|c| c.name != p.name),
+                    "{}.{}",
+                    e.name,
+                    p.name
+                );
+            }
+        }
+    }
+}
