@@ -1,143 +1,193 @@
 //! `intruder mask`: apply a pipeline of defences (masking methods) to a file.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use intruder_data::{Dataset, ReadOptions, Schema, read_csv, write_atomically};
-use intruder_defence::{METHODS, Pipeline};
+use intruder_data::params::{self, ColumnSet, ReadContext};
+use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_data::{Dataset, Table, load, write_atomically};
+use intruder_defence::{ChangeLog, Pipeline, docs};
+
+use crate::common::{self, DataArgs, FormatArg, MethodArgs};
 
 /// Mask a microdata file with a pipeline of defences (recoding, suppression, noise, MDAV, rank
 /// swapping, PRAM, subsampling). Truth columns pass through unchanged and are subset with the
-/// records, so the masked file can still be evaluated.
+/// records, so the masked file can still be evaluated. The masked data go to --out; a summary
+/// (records, cells changed, suppressions, per step) goes to standard output in --format.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  intruder mask --data in.csv --pipeline p.toml --seed 42 --out masked.csv --log log.json\n  intruder mask --data in.csv --method local-suppression --set keys=age,sex,region --set k=3 --seed 1 --out masked.csv\n  intruder mask --list"
+    after_help = "The change log (--log, JSON) numbers records from 1, as the data lines of the input: \
+`log.kept_rows` lists, for each masked record, its record number in the input (`\"row_numbers\": \"1-based\"`); \
+`intruder utility --log` reads it.\n\n\
+Examples:\n  intruder mask --data in.csv --pipeline p.toml --seed 42 --out masked.csv --log log.json\n  \
+intruder mask --data in.csv --method local-suppression --set keys=age,sex,region --set k=3 --seed 1 --out masked.csv\n  \
+intruder mask --data in.csv --method local-suppression --set k=3 --seed 1 --out masked.csv   # keys: the schema's key columns\n  \
+intruder mask --list"
 )]
 pub struct Args {
-    /// The microdata file (CSV, plain or gzip).
-    #[arg(long, value_name = "FILE", required_unless_present = "list")]
-    pub data: Option<PathBuf>,
+    #[command(flatten)]
+    pub data: DataArgs,
     /// Pipeline TOML: [[step]] tables with `method = "…"` and the method's parameters.
     #[arg(long, value_name = "FILE", conflicts_with = "method")]
     pub pipeline: Option<PathBuf>,
-    /// A single method instead of a pipeline (see --list).
+    /// A single method instead of a pipeline (see --list), its parameters with --set.
     #[arg(long, value_name = "NAME")]
     pub method: Option<String>,
-    /// A parameter of --method as key=value; the value is read as TOML (k=3, p=2.5,
-    /// keys='["a","b"]'), and a bare comma-separated list as a list of strings (keys=a,b).
-    #[arg(long = "set", value_name = "KEY=VALUE", requires = "method")]
-    pub set: Vec<String>,
+    #[command(flatten)]
+    pub params: MethodArgs,
     /// Seed of every random step (required: the same seed and input give the same output).
     #[arg(long, required_unless_present = "list")]
     pub seed: Option<u64>,
-    /// Where to write the masked file (CSV, written whole or not at all).
+    /// Where to write the masked file (CSV, written whole or not at all; never an input).
     #[arg(long, value_name = "FILE", required_unless_present = "list")]
     pub out: Option<PathBuf>,
     /// Where to write the change log (JSON): cells and records changed per step, suppressions,
-    /// kept row indices.
+    /// and the kept records as 1-based record numbers of the input.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// Schema TOML declaring types, roles, missing tokens and category order.
-    #[arg(long, value_name = "FILE")]
-    pub schema: Option<PathBuf>,
-    /// List the methods and their parameters, then exit.
-    #[arg(long)]
-    pub list: bool,
+    /// Format of the summary on standard output.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: FormatArg,
 }
 
-fn parse_set(items: &[String]) -> Result<toml::Table> {
-    let mut t = toml::Table::new();
-    for item in items {
-        let Some((k, v)) = item.split_once('=') else {
-            bail!("--set '{item}': expected KEY=VALUE");
-        };
-        let k = k.trim();
-        if k.is_empty() {
-            bail!("--set '{item}': the key is empty");
-        }
-        let parse = |v: &str| -> Option<toml::Value> {
-            format!("v = {v}")
-                .parse::<toml::Table>()
-                .ok()
-                .and_then(|mut t| t.remove("v"))
-        };
-        let v = v.trim();
-        let value = match parse(v) {
-            Some(x) => x,
-            None if v.contains(',') => toml::Value::Array(
-                v.split(',')
-                    .map(|s| {
-                        let s = s.trim();
-                        match parse(s) {
-                            Some(x @ (toml::Value::Integer(_) | toml::Value::Float(_))) => x,
-                            _ => toml::Value::String(s.to_string()),
-                        }
-                    })
-                    .collect(),
-            ),
-            None => toml::Value::String(v.to_string()),
-        };
-        if t.insert(k.to_string(), value).is_some() {
-            bail!("--set: key '{k}' given twice");
-        }
+/// The columns the first step sees (truth columns are not the defences').
+fn columns_of(table: &Table, file: &Path) -> ColumnSet {
+    ColumnSet {
+        file: file.display().to_string(),
+        columns: table
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.kind(), c.role()))
+            .collect(),
     }
-    Ok(t)
 }
 
-fn list() -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "Methods (use in a pipeline as [[step]] method = \"NAME\"):"
-    )?;
-    for m in METHODS {
-        writeln!(
-            out,
-            "\n{}  —  {}\n  source: {}",
-            m.name, m.summary, m.source
-        )?;
-        for p in m.params {
-            let req = if p.required {
-                "required".to_string()
-            } else if p.default.is_empty() {
-                "optional".to_string()
-            } else {
-                format!("default {}", p.default)
-            };
-            writeln!(
-                out,
-                "  {:<14} {:<26} {:<22} {}",
-                p.name,
-                p.kind.as_str(),
-                req,
-                p.doc
-            )?;
+/// Refuses writing over an input or writing the log over the masked file.
+fn check_outputs(args: &Args, data: &Path, out: &Path) -> Result<()> {
+    // the data, its schema (named or beside it) and the pipeline file
+    let mut owned: Vec<PathBuf> = vec![data.to_path_buf()];
+    owned.extend(args.data.input().schema_for(data));
+    owned.extend(args.pipeline.clone());
+    let inputs: Vec<&Path> = owned.iter().map(PathBuf::as_path).collect();
+    common::refuse_overwrite(out, &inputs, "--out")?;
+    if let Some(log) = &args.log {
+        common::refuse_overwrite(log, &inputs, "--log")?;
+        let same = log == out
+            || matches!(
+                (std::fs::canonicalize(log), std::fs::canonicalize(out)),
+                (Ok(a), Ok(b)) if a == b
+            );
+        if same {
+            bail!(
+                "--log {} is also --out: give the change log its own file",
+                log.display()
+            );
         }
     }
     Ok(())
 }
 
+/// The summary printed after masking.
+fn summary(data: &Path, out: &Path, log: &ChangeLog) -> Report {
+    let mut r = Report::new(format!(
+        "intruder mask — {} → {} (seed {})",
+        data.display(),
+        out.display(),
+        log.seed
+    ));
+    let count = |name: &str, v: usize, meaning: &str| Figure::new(name, v, Unit::Count, meaning);
+    r.push(count("rows_in", log.rows_in, "records in the input"));
+    r.push(count(
+        "rows_out",
+        log.rows_out,
+        "records in the masked file",
+    ));
+    r.push(count(
+        "cells_changed",
+        log.cells_changed,
+        "cells changed, suppressions included (a cell changed by two steps counts twice)",
+    ));
+    r.push(count(
+        "suppressions",
+        log.suppressions,
+        "cells observed before and missing after",
+    ));
+    r.push(count(
+        "records_changed",
+        log.records_changed,
+        "masked records with at least one changed cell",
+    ));
+    r.tables.push(ReportTable {
+        name: "steps".into(),
+        title: "per step".into(),
+        header: [
+            "step",
+            "method",
+            "rows_out",
+            "cells_changed",
+            "suppressions",
+            "records_changed",
+            "notes",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: log
+            .steps
+            .iter()
+            .map(|s| {
+                vec![
+                    json!(s.step),
+                    json!(s.method),
+                    json!(s.rows_out),
+                    json!(s.cells_changed),
+                    json!(s.suppressions),
+                    json!(s.records_changed),
+                    json!(s.notes.join("; ")),
+                ]
+            })
+            .collect(),
+    });
+    r
+}
+
 /// Runs `intruder mask`.
 pub fn run(args: Args) -> Result<()> {
-    if args.list {
-        return list();
+    if args.params.list {
+        let text = params::list_text(
+            "Defences (in a pipeline: [[step]] method = \"NAME\"; alone: --method NAME --set key=value):",
+            &docs(),
+        );
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        return Ok(());
     }
-    let (Some(data), Some(seed), Some(out)) = (&args.data, args.seed, &args.out) else {
-        bail!("--data, --seed and --out are required");
+    let data = args.data.data()?;
+    let (Some(seed), Some(out)) = (args.seed, &args.out) else {
+        bail!("--seed and --out are required");
+    };
+    if !args.params.set.is_empty() && args.method.is_none() {
+        bail!(
+            "--set applies to --method NAME; a pipeline file declares its parameters in its [[step]] tables"
+        );
+    }
+    check_outputs(&args, data, out)?;
+    let ds = load(data, &args.data.input())?;
+    let columns = columns_of(&ds.table, data);
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&columns),
     };
     let pipeline = match (&args.pipeline, &args.method) {
-        (Some(p), None) => Pipeline::from_file(p)?,
-        (None, Some(m)) => Pipeline::single(m, parse_set(&args.set)?, "--method/--set")?,
-        _ => bail!("give --pipeline FILE or --method NAME (with --set key=value)"),
+        (Some(p), None) => Pipeline::from_file_with(p, ctx)?,
+        (None, Some(m)) => Pipeline::single_at(m, args.params.table()?, "", ctx)
+            .map_err(|p| common::problems(&format!("--method {m} --set"), p))?,
+        _ => bail!(
+            "give --pipeline FILE or --method NAME (with --set key=value); --list shows the methods"
+        ),
     };
-    let mut opts = ReadOptions::default();
-    if let Some(s) = &args.schema {
-        opts.schema = Some(Schema::from_file(s)?);
-    }
-    let ds = read_csv(data, &opts)?;
+    common::warn(pipeline.warnings());
     let (table, log) = pipeline
         .run(&ds.table, seed)
         .with_context(|| format!("masking {}", data.display()))?;
@@ -155,26 +205,23 @@ pub fn run(args: Args) -> Result<()> {
                 "output": out.display().to_string(),
                 "seed": seed,
                 "pipeline": pipeline.steps.iter().map(|s| &s.params).collect::<Vec<_>>(),
-                "log": log,
+                "log": log.record_numbers(),
             }))
         })
         .transpose()?;
-    masked.write_csv(out)?;
+    masked
+        .write_csv(out)
+        .with_context(|| format!("writing {}", out.display()))?;
     if let (Some(path), Some(text)) = (&args.log, log_json) {
         write_atomically(path, |w| {
             w.write_all(text.as_bytes())?;
             w.write_all(b"\n")
-        })?;
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
     }
-    eprintln!(
-        "{}: {} → {} records, {} cells changed ({} suppressed) in {} records; wrote {}",
-        data.display(),
-        log.rows_in,
-        log.rows_out,
-        log.cells_changed,
-        log.suppressions,
-        log.records_changed,
-        out.display()
-    );
+    let text = summary(data, out, &log).render(args.format.into());
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
     Ok(())
 }

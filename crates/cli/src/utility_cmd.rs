@@ -1,99 +1,81 @@
-//! `intruder utility`: what masking cost, comparing an original file with its masked version.
+//! `intruder utility`: what masking cost, comparing an original file with its masked version
+//! through the utility measures of the registry (`intruder_utility::UTILITY_MEASURES`).
 
-use std::fmt::Write as _;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use clap::ValueEnum;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use intruder_data::{ReadOptions, Schema, Table, read_csv, write_atomically};
-use intruder_utility::{Family, Formula, ci_overlap, correlations, il1s, moments, pmse};
+use intruder_data::params::{self, ColumnSet, FromParam, Problem, ReadContext};
+use intruder_data::{Input, Role, Table, load};
+use intruder_utility::{configure, default_measures, docs, measure_all, merge_reports};
 
-/// A utility measure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Measure {
-    /// Differences in means and variances per variable.
-    #[value(alias = "means", alias = "variances")]
-    Moments,
-    /// Differences in Pearson correlations.
-    Correlations,
-    /// IL1s as sdcMicro's dUtility: Σ|x − x'| / (√2·S_j), a sum over cells.
-    Il1s,
-    /// Propensity-score mean squared error (Woo et al. 2009).
-    Pmse,
-    /// Overlap of regression coefficients' 95% intervals (Karr et al. 2006); needs --model.
-    CiOverlap,
-}
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// One JSON object.
-    Json,
-    /// Aligned text for people.
-    Table,
-}
-
-/// Model family of --model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FamilyArg {
-    /// Ordinary least squares.
-    Linear,
-    /// Logistic regression (binary response).
-    Logistic,
-}
+use crate::common::{self, MethodArgs, OutputArgs, ReadArgs};
 
 /// Compare a masked file with its original: moments, correlations, IL1s, pMSE, and the
 /// confidence-interval overlap of a regression model.
+///
+/// Variables: --variables, else the columns with role key or sensitive in the original's
+/// schema. Measures: --measure, else every one that applies — moments, correlations (two or
+/// more variables) and il1s (same records) when every variable is numeric, pmse, and ci-overlap
+/// with --model. Only il1s compares records one to one: with --log (the change log of
+/// `intruder mask`) it compares the masked records with the same records of the original; the
+/// other measures compare the files as wholes.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  intruder utility --original in.csv --masked masked.csv --vars income,age --model \"income ~ age + sex\" --format table"
+    after_help = "Examples:\n  intruder utility --original in.csv --masked masked.csv --variables income,age --model \"income ~ age + sex\"\n  intruder utility --original in.csv --masked masked.csv --log log.json --measure il1s,moments --format json\n  intruder utility --list"
 )]
 pub struct Args {
-    /// The original file.
-    #[arg(long, value_name = "FILE")]
-    pub original: PathBuf,
-    /// The masked file.
-    #[arg(long, value_name = "FILE")]
-    pub masked: PathBuf,
-    /// Variables compared, comma-separated (numeric; pMSE also takes categorical ones).
-    #[arg(long, value_delimiter = ',', value_name = "COLS", required = true)]
-    pub vars: Vec<String>,
-    /// Measures, comma-separated. Default: every one that applies (ci-overlap with --model,
-    /// il1s when the files have the same records).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    pub measure: Vec<Measure>,
-    /// Regression model for ci-overlap, as "y ~ x1 + x2" (intercept included).
-    #[arg(long, value_name = "FORMULA")]
-    pub model: Option<String>,
-    /// Family of --model.
-    #[arg(long, value_enum, default_value = "linear")]
-    pub family: FamilyArg,
-    /// Change log of `intruder mask --log`: the original is subset to its kept rows, so IL1s
-    /// compares the same records after removal or subsampling.
-    #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
-    /// Schema TOML for both files.
+    /// The original file (its schema: --schema, else the one beside it).
+    #[arg(long, value_name = "FILE", required_unless_present = "list")]
+    pub original: Option<PathBuf>,
+    /// The masked file (its schema: --schema, else the one beside it).
+    #[arg(long, value_name = "FILE", required_unless_present = "list")]
+    pub masked: Option<PathBuf>,
+    /// Schema TOML for both files (default: each file's `FILE.schema.toml` when present).
     #[arg(long, value_name = "FILE")]
     pub schema: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: Format,
-    /// Write the report here (whole or not at all) instead of standard output.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Variables compared, comma-separated (default: the key and sensitive columns of the
+    /// original's schema).
+    #[arg(
+        long = "variables",
+        visible_alias = "vars",
+        value_delimiter = ',',
+        value_name = "COLS"
+    )]
+    pub variables: Vec<String>,
+    /// Measures, comma-separated (see --list). Default: every one that applies.
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub measure: Vec<String>,
+    /// Regression model of ci-overlap, as "y ~ x1 + x2" (intercept included).
+    #[arg(long, value_name = "FORMULA")]
+    pub model: Option<String>,
+    /// Family of --model (default linear).
+    #[arg(long, value_parser = ["linear", "logistic"])]
+    pub family: Option<String>,
+    #[command(flatten)]
+    pub params: MethodArgs,
+    /// Change log of `intruder mask --log`: il1s compares each masked record with its record of
+    /// the original (`log.kept_rows`, 1-based record numbers).
     #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    pub log: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
-fn kept_rows(path: &PathBuf, n: usize) -> Result<Vec<usize>> {
+/// The 0-based rows of the original kept in the masked file, from a change log: 1-based record
+/// numbers (`"row_numbers": "1-based"`), or 0-based rows in logs written by intruder 0.1.0.
+fn kept_rows(path: &Path, n: usize) -> Result<Vec<usize>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let v: Value =
         serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    let rows = v
-        .pointer("/log/kept_rows")
-        .or_else(|| v.get("kept_rows"))
+    let log = v.get("log").unwrap_or(&v);
+    let rows = log
+        .get("kept_rows")
         .and_then(Value::as_array)
         .with_context(|| {
             format!(
@@ -101,180 +83,158 @@ fn kept_rows(path: &PathBuf, n: usize) -> Result<Vec<usize>> {
                 path.display()
             )
         })?;
+    let first = match log.get("row_numbers") {
+        Some(Value::String(s)) if s == "1-based" => 1,
+        None => 0,
+        Some(other) => bail!(
+            "{}: log.row_numbers is {other}; expected \"1-based\"",
+            path.display()
+        ),
+    };
     rows.iter()
         .enumerate()
         .map(|(i, r)| match r.as_u64() {
-            Some(r) if (r as usize) < n => Ok(r as usize),
+            Some(r) if r >= first && ((r - first) as usize) < n => Ok((r - first) as usize),
             _ => bail!(
-                "{}: kept_rows[{i}] = {r} is not a row of the original ({n} rows)",
-                path.display()
+                "{}: kept_rows[{}] = {r} is not a record of the original ({} to {})",
+                path.display(),
+                i + 1,
+                first,
+                n as u64 + first - 1
             ),
         })
         .collect()
 }
 
-fn fmt(x: f64) -> String {
-    if x.is_nan() {
-        "NA".into()
-    } else {
-        format!("{x:.6}")
+fn read(path: &Path, args: &Args) -> Result<Table> {
+    let input: Input = args.read.input(args.schema.as_deref());
+    Ok(load(path, &input)
+        .with_context(|| format!("reading {}", path.display()))?
+        .table)
+}
+
+/// Old measure names still accepted.
+fn measure_names(given: &[String]) -> (Vec<String>, Vec<Problem>) {
+    let mut warnings = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    for m in given {
+        let name = match m.as_str() {
+            "means" | "variances" => {
+                warnings.push(Problem {
+                    path: "--measure".into(),
+                    message: format!(
+                        "'{m}' is deprecated: use 'moments' (the old name is accepted until the next release)"
+                    ),
+                });
+                "moments".to_string()
+            }
+            _ => m.clone(),
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
     }
+    (out, warnings)
 }
 
 /// Runs `intruder utility`.
 pub fn run(args: Args) -> Result<()> {
-    let formula: Option<Formula> = args.model.as_deref().map(str::parse).transpose()?;
-    let mut measures = args.measure.clone();
-    if measures.contains(&Measure::CiOverlap) && formula.is_none() {
-        bail!("--measure ci-overlap needs --model \"y ~ x1 + x2\"");
+    if args.params.list {
+        let text = params::list_text(
+            "Utility measures (--measure NAME; in an experiment: [utility] measures = [\"NAME\"]):",
+            &docs(),
+        );
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        return Ok(());
     }
-    let mut opts = ReadOptions::default();
-    if let Some(s) = &args.schema {
-        opts.schema = Some(Schema::from_file(s)?);
-    }
-    let mut original: Table = read_csv(&args.original, &opts)?.table;
-    let masked: Table = read_csv(&args.masked, &opts)?.table;
-    if let Some(log) = &args.log {
-        let rows = kept_rows(log, original.nrows())?;
-        original = original.take(&rows);
-    }
-    if measures.is_empty() {
-        measures.push(Measure::Moments);
-        if args.vars.len() >= 2 {
-            measures.push(Measure::Correlations);
-        }
-        if original.nrows() == masked.nrows() {
-            measures.push(Measure::Il1s);
-        }
-        measures.push(Measure::Pmse);
-        if formula.is_some() {
-            measures.push(Measure::CiOverlap);
-        }
-    }
-    let family = match args.family {
-        FamilyArg::Linear => Family::Linear,
-        FamilyArg::Logistic => Family::Logistic,
+    let (Some(orig_path), Some(masked_path)) = (&args.original, &args.masked) else {
+        bail!("--original and --masked are required");
     };
-    let vars = &args.vars;
-    let mut report = Map::new();
-    report.insert(
-        "original".into(),
-        json!(args.original.display().to_string()),
+    if let Some(out) = &args.output.out {
+        let mut inputs: Vec<&Path> = vec![orig_path, masked_path];
+        inputs.extend(args.log.as_deref());
+        inputs.extend(args.schema.as_deref());
+        common::refuse_overwrite(out, &inputs, "--out")?;
+    }
+    let mut table = args.params.table()?;
+    common::flag_list(&mut table, "variables", &args.variables)?;
+    common::flag_opt(&mut table, "model", args.model.clone())?;
+    common::flag_opt(&mut table, "family", args.family.clone())?;
+    let original = read(orig_path, &args)?;
+    let masked = read(masked_path, &args)?;
+    let kept = match &args.log {
+        Some(log) => Some(kept_rows(log, original.nrows())?),
+        None => None,
+    };
+    let (names, mut warnings) = measure_names(&args.measure);
+    let only_model = !names.is_empty() && names.iter().all(|m| m == "ci-overlap");
+    if !table.contains_key("variables") && !only_model {
+        let from_schema: Vec<String> = original
+            .columns()
+            .iter()
+            .filter(|c| matches!(c.role(), Role::Key | Role::Sensitive))
+            .map(|c| c.name().to_string())
+            .collect();
+        if !from_schema.is_empty() {
+            eprintln!(
+                "note: variables from the roles key and sensitive of {}'s schema: {}",
+                orig_path.display(),
+                from_schema.join(", ")
+            );
+            common::flag_list(&mut table, "variables", &from_schema)?;
+        } else if names.is_empty() && !table.contains_key("model") {
+            bail!(
+                "give --variables COLS (the schema of {} declares no key or sensitive column)",
+                orig_path.display()
+            );
+        }
+    }
+    let names = if names.is_empty() {
+        let vars: Vec<String> = table
+            .get("variables")
+            .and_then(|v| Vec::<String>::from_param(v).ok())
+            .unwrap_or_default();
+        let same = kept.as_ref().map_or(original.nrows(), Vec::len) == masked.nrows();
+        default_measures(&original, &vars, same, table.contains_key("model"))
+    } else {
+        names
+    };
+    let columns = ColumnSet {
+        file: orig_path.display().to_string(),
+        columns: original
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.kind(), c.role()))
+            .collect(),
+    };
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&columns),
+    };
+    let configured = configure(&names, &table, "", ctx, &[])
+        .map_err(|p| common::problems("--variables/--measure/--model/--set", p))?;
+    warnings.extend(configured.warnings);
+    common::warn(&warnings);
+    let reports = measure_all(&configured.measures, &original, &masked, kept.as_deref())?;
+    let mut report = merge_reports(
+        format!(
+            "utility of {} against {}{}",
+            masked_path.display(),
+            orig_path.display(),
+            if kept.is_some() {
+                " (il1s on the kept records)"
+            } else {
+                ""
+            }
+        ),
+        reports,
     );
-    report.insert("masked".into(), json!(args.masked.display().to_string()));
-    report.insert("variables".into(), json!(vars));
-    let mut text = String::new();
-    writeln!(
-        text,
-        "utility of {} against {}",
-        args.masked.display(),
-        args.original.display()
-    )?;
-    for m in &measures {
-        match m {
-            Measure::Moments => {
-                let d = moments(&original, &masked, vars)?;
-                writeln!(text, "\nmeans and variances (n − 1)")?;
-                writeln!(
-                    text,
-                    "  {:<16} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}",
-                    "variable",
-                    "mean orig",
-                    "mean masked",
-                    "rel diff",
-                    "var orig",
-                    "var masked",
-                    "rel diff"
-                )?;
-                for v in &d {
-                    writeln!(
-                        text,
-                        "  {:<16} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}",
-                        v.variable,
-                        fmt(v.mean_original),
-                        fmt(v.mean_masked),
-                        v.mean_rel_diff.map_or("NA".into(), fmt),
-                        fmt(v.var_original),
-                        fmt(v.var_masked),
-                        v.var_rel_diff.map_or("NA".into(), fmt)
-                    )?;
-                }
-                report.insert("moments".into(), serde_json::to_value(d)?);
-            }
-            Measure::Correlations => {
-                let c = correlations(&original, &masked, vars)?;
-                writeln!(
-                    text,
-                    "\ncorrelations: max |Δr| = {}, mean |Δr| = {}",
-                    fmt(c.max_abs_diff),
-                    fmt(c.mean_abs_diff)
-                )?;
-                report.insert("correlations".into(), serde_json::to_value(c)?);
-            }
-            Measure::Il1s => {
-                let il = il1s(&original, &masked, vars)?;
-                writeln!(
-                    text,
-                    "\nIL1s (sdcMicro dUtility: sum over {} cells of |x − x'|/(√2·S_j)) = {}; per cell {}",
-                    il.cells,
-                    fmt(il.total),
-                    fmt(il.per_cell)
-                )?;
-                report.insert("il1s".into(), serde_json::to_value(il)?);
-            }
-            Measure::Pmse => {
-                let p = pmse(&original, &masked, vars)?;
-                writeln!(
-                    text,
-                    "\npMSE = {} (null expectation {}, ratio {}; {} parameters, N = {}, c = {})",
-                    fmt(p.pmse),
-                    fmt(p.null_expectation),
-                    fmt(p.ratio),
-                    p.parameters,
-                    p.n,
-                    fmt(p.c)
-                )?;
-                report.insert("pmse".into(), serde_json::to_value(p)?);
-            }
-            Measure::CiOverlap => {
-                let Some(f) = &formula else {
-                    bail!("ci-overlap needs --model");
-                };
-                let o = ci_overlap(&original, &masked, f, family)?;
-                writeln!(
-                    text,
-                    "\nCI overlap (Karr et al. 2006), {:?} model {} ~ {}: mean {}",
-                    family,
-                    f.response,
-                    f.predictors.join(" + "),
-                    fmt(o.mean_overlap)
-                )?;
-                writeln!(
-                    text,
-                    "  {:<20} {:>12} {:>12} {:>10}",
-                    "coefficient", "β orig", "β masked", "overlap"
-                )?;
-                for c in &o.coefficients {
-                    writeln!(
-                        text,
-                        "  {:<20} {:>12} {:>12} {:>10}",
-                        c.name,
-                        fmt(c.estimate_original),
-                        fmt(c.estimate_masked),
-                        fmt(c.overlap)
-                    )?;
-                }
-                report.insert("ci_overlap".into(), serde_json::to_value(o)?);
-            }
-        }
-    }
-    let body = match args.format {
-        Format::Json => serde_json::to_string_pretty(&Value::Object(report))? + "\n",
-        Format::Table => text,
-    };
-    match &args.out {
-        Some(p) => write_atomically(p, |w| w.write_all(body.as_bytes()))?,
-        None => std::io::stdout().lock().write_all(body.as_bytes())?,
-    }
-    Ok(())
+    report
+        .details
+        .insert("original".into(), json!(orig_path.display().to_string()));
+    report
+        .details
+        .insert("masked".into(), json!(masked_path.display().to_string()));
+    report.details.insert("measures".into(), json!(names));
+    args.output.emit(&report)
 }

@@ -135,7 +135,7 @@ known = 0.3
 
 [[scenario.error]]
 method = "blank"
-columns = ["occupation"]
+variables = ["occupation"]
 p = 0.05
 
 [[defence]]
@@ -156,7 +156,7 @@ variables = ["occupation"]
 pd = [0.9, 0.6]
 [[defence.step]]
 method = "round"
-columns = ["year_of_birth"]
+variables = ["year_of_birth"]
 base = [1, 5]
 
 [[attack]]
@@ -302,7 +302,7 @@ mising = "wildcard"
         "key 'replicates': expected a whole number",
         "key 'colour': unknown key",
         "key 'scenario.known': expected a share in [0, 1], found 2",
-        "unknown method 'local-supression' (did you mean 'local-suppression'?)",
+        "key 'defence[2].step[1].method': unknown defence 'local-supression' (did you mean 'local-suppression'?)",
         "key 'attack[1].method'",
         "teleport",
         "key 'attack[2].mising': unknown key (did you mean 'missing'?)",

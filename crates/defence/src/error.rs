@@ -4,20 +4,16 @@
 use std::path::PathBuf;
 
 use intruder_data::DataError;
+use intruder_data::params::ParamError;
 
 /// An error of a defence or a pipeline.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DefenceError {
-    /// Parameters or a pipeline declaration are invalid; every problem is listed, each naming
-    /// its location (file, step, key) and what was expected.
-    #[error("{source_name}: invalid defence parameters:\n  - {}", .problems.join("\n  - "))]
-    Params {
-        /// The pipeline file, or a label such as `--set` for command-line parameters.
-        source_name: String,
-        /// Every problem found.
-        problems: Vec<String>,
-    },
+    /// Parameters or a pipeline declaration are invalid; every problem is listed, each with its
+    /// path (`step[2].k`) and what was expected.
+    #[error(transparent)]
+    Params(#[from] ParamError),
     /// A pipeline file could not be read.
     #[error("{path}: {source}", path = .path.display())]
     Io {

@@ -4,18 +4,25 @@
 //! # Design
 //! - A configured method is a [`Defence`]: it takes a `&Table` (never the ground truth, which
 //!   lives in [`intruder_data::Truth`]) and a seeded [`ChaCha20Rng`], and returns a [`Masked`]
-//!   table. Parameters are a type apart, read and validated once by the method's entry in
-//!   [`METHODS`] before any work; every problem is reported at once with its key.
+//!   table. Parameters are a type apart, declared once with the shared parameter layer
+//!   ([`intruder_data::params`]) and read and validated by the method's entry in [`DEFENCES`]
+//!   before any work; every problem is reported at once with its path (`step[2].k: …`).
+//! - One name per concept: `keys` are the key variables a method counts classes on
+//!   (local-suppression, risk-suppression, remove-records); `variables` are the columns a
+//!   method transforms (global-recode, top-bottom-code, round, noise, mdav, rank-swap, pram).
+//!   The old name `columns` is accepted with a deprecation warning for one release
+//!   ([`Pipeline::warnings`]).
 //! - [`Pipeline`] composes steps declared in TOML (`[[step]] method = "…"`). Each step draws from
 //!   its own ChaCha20 stream derived from the run's seed and the step's position, so a run is
 //!   byte-identical for the same seed and input whatever the number of threads.
 //! - [`Pipeline::run`] returns the masked table and a [`ChangeLog`]: which cells and records each
 //!   step changed, how many cells it suppressed, and the kept row indices (into the input) when
 //!   rows were removed or sampled, so the caller can subset the truth with
-//!   [`intruder_data::Truth::take`].
+//!   [`intruder_data::Truth::take`]. [`ChangeLog::record_numbers`] is the same log with 1-based
+//!   record numbers, as shown to users (`intruder mask --log`).
 //!
 //! # Methods
-//! | name | what | source |
+//! | name | what | reference |
 //! |---|---|---|
 //! | `global-recode` | breaks for numbers, category maps for categories | sdcMicro `globalRecode` |
 //! | `top-bottom-code` | caps values above/below a threshold | sdcMicro `topBotCoding` |
@@ -29,14 +36,15 @@
 //! | `pram` | post-randomisation, invariant or given matrix, within strata | Gouweleeuw et al. (1998); sdcMicro `pram` |
 //! | `subsample` | simple random (stratified) subsample with design weights | Skinner et al.; Bender et al. |
 //!
-//! `crates/defence/README.md` lists every parameter; a test checks it against the registry.
+//! `crates/defence/README.md` lists every parameter, generated from [`docs`]; a test checks it.
 //!
 //! # Example
 //! ```
 //! use intruder_data::{Column, Role, Table};
 //! use intruder_defence::Pipeline;
 //! let t = Table::new("mem", vec![Column::integer("age", Role::Key, &[Some(23), Some(47), Some(91)])]).unwrap();
-//! let p = Pipeline::from_toml("[[step]]\nmethod = \"top-bottom-code\"\ncolumns = [\"age\"]\ntop = 85\n", "p.toml").unwrap();
+//! let p = Pipeline::from_toml("[[step]]\nmethod = \"top-bottom-code\"\nvariables = [\"age\"]\ntop = 85\n", "p.toml").unwrap();
+//! assert!(p.warnings().is_empty());
 //! let (masked, log) = p.run(&t, 7).unwrap();
 //! assert_eq!(masked.column("age").unwrap().as_f64(2), Some(85.0));
 //! assert_eq!(log.cells_changed, 1);
@@ -50,15 +58,16 @@ mod error;
 mod keyindex;
 mod log;
 pub mod methods;
-mod params;
 mod pipeline;
 
 use std::fmt;
 
 pub use error::DefenceError;
+pub use intruder_data::params::{
+    ColumnSet, Entry, FromParam, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
+};
 pub use keyindex::{KeyIndex, wildcard_counts};
 pub use log::{ChangeLog, ColumnChange, StepLog};
-pub use params::{FromParam, ParamKind, ParamReader, ParamSpec};
 pub use pipeline::{Pipeline, Step};
 pub use rand_chacha::ChaCha20Rng;
 
@@ -70,6 +79,10 @@ pub trait Defence: fmt::Debug + Send + Sync {
     fn method(&self) -> &'static str;
     /// Masks `table`, drawing any randomness from `rng`. The input is never modified.
     fn apply(&self, table: &Table, rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError>;
+    /// How the method changes the columns a later step sees (a recoded column becomes
+    /// categorical, a subsample adds its weight), so a pipeline checks each step's column
+    /// parameters against the columns it will meet. The default: no change.
+    fn adjust_columns(&self, _columns: &mut ColumnSet) {}
 }
 
 /// The result of one defence.
@@ -94,92 +107,34 @@ impl Masked {
     }
 }
 
-/// A registry entry: a method's name, documentation, parameters and builder.
-#[derive(Clone, Copy)]
-pub struct Method {
-    /// The name used in pipelines (`method = "…"`) and on the command line.
-    pub name: &'static str,
-    /// One line saying what it does.
-    pub summary: &'static str,
-    /// The source it implements (paper, sdcMicro function).
-    pub source: &'static str,
-    /// Its parameters.
-    pub params: &'static [ParamSpec],
-    /// Reads and validates parameters, recording problems in the reader; `None` when any.
-    pub build: fn(&mut ParamReader) -> Option<Box<dyn Defence>>,
-}
-
-impl fmt::Debug for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Method").field("name", &self.name).finish()
-    }
-}
-
-impl Method {
-    /// Builds the method from a TOML table of parameters (`method` is ignored); `source_name`
-    /// labels errors. Every problem is reported at once.
-    pub fn configure(
-        &self,
-        params: &toml::Table,
-        source_name: &str,
-    ) -> Result<Box<dyn Defence>, DefenceError> {
-        let mut r = ParamReader::new(params, self.name, self.params);
-        let built = (self.build)(&mut r);
-        let problems = r.finish();
-        match built {
-            Some(d) if problems.is_empty() => Ok(d),
-            _ => Err(DefenceError::Params {
-                source_name: source_name.to_string(),
-                problems,
-            }),
-        }
-    }
-}
-
-/// Every defence, in the order of `intruder mask --list`.
-pub static METHODS: &[Method] = &[
-    methods::recode::METHOD,
-    methods::topcode::METHOD,
-    methods::round::METHOD,
-    methods::suppress::METHOD,
-    methods::suppress::RISK_METHOD,
-    methods::remove::METHOD,
-    methods::noise::METHOD,
-    methods::mdav::METHOD,
-    methods::rankswap::METHOD,
-    methods::pram::METHOD,
-    methods::subsample::METHOD,
+/// Every defence, in the order of `intruder mask --list`. Build one with
+/// [`Entry::configure`], or a sequence with [`Pipeline`].
+pub static DEFENCES: &[Entry<dyn Defence>] = &[
+    methods::recode::ENTRY,
+    methods::topcode::ENTRY,
+    methods::round::ENTRY,
+    methods::suppress::ENTRY,
+    methods::suppress::RISK_ENTRY,
+    methods::remove::ENTRY,
+    methods::noise::ENTRY,
+    methods::mdav::ENTRY,
+    methods::rankswap::ENTRY,
+    methods::pram::ENTRY,
+    methods::subsample::ENTRY,
 ];
 
-/// The registry entry called `name`.
-pub fn method(name: &str) -> Option<&'static Method> {
-    METHODS.iter().find(|m| m.name == name)
+/// The entry called `name`; the error suggests a near name and lists every defence.
+pub fn find(name: &str) -> Result<&'static Entry<dyn Defence>, String> {
+    intruder_data::params::find(DEFENCES, "defence", name)
 }
 
-/// The registry as a markdown table (one row per parameter), as in `crates/defence/README.md`.
-pub fn registry_markdown() -> String {
-    let mut s = String::from(
-        "| method | parameter | type | required | default | meaning |\n|---|---|---|---|---|---|\n",
-    );
-    for m in METHODS {
-        s.push_str(&format!(
-            "| **`{}`** | | | | | {} ({}) |\n",
-            m.name, m.summary, m.source
-        ));
-        for p in m.params {
-            s.push_str(&format!(
-                "| | `{}` | {} | {} | {} | {} |\n",
-                p.name,
-                p.kind.as_str(),
-                if p.required { "yes" } else { "no" },
-                if p.default.is_empty() {
-                    "–".to_string()
-                } else {
-                    format!("`{}`", p.default)
-                },
-                p.doc.replace('|', "\\|")
-            ));
-        }
-    }
-    s
+/// The entry called `name`, if any.
+pub fn method(name: &str) -> Option<&'static Entry<dyn Defence>> {
+    DEFENCES.iter().find(|m| m.name == name)
+}
+
+/// The documentation of every defence (for `intruder mask --list`, the README table and the
+/// experiment reader). Defences have no common parameters.
+pub fn docs() -> Vec<MethodDoc> {
+    DEFENCES.iter().map(|e| e.doc(&[])).collect()
 }

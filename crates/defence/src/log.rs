@@ -65,6 +65,51 @@ pub struct ChangeLog {
     pub steps: Vec<StepLog>,
 }
 
+impl ChangeLog {
+    /// The log as shown to users (`intruder mask --log`): the same fields, with every row —
+    /// `kept_rows`, each step's `rows_removed` and each column's changed `rows` — as a **1-based
+    /// record number of the input** (the first data line of the CSV is record 1), and a field
+    /// `"row_numbers": "1-based"` saying so. `intruder utility --log` reads it back.
+    pub fn record_numbers(&self) -> serde_json::Value {
+        let one = |v: &[usize]| -> Vec<usize> { v.iter().map(|r| r + 1).collect() };
+        let steps: Vec<serde_json::Value> = self
+            .steps
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "step": s.step,
+                    "method": s.method,
+                    "rows_in": s.rows_in,
+                    "rows_out": s.rows_out,
+                    "rows_removed": one(&s.rows_removed),
+                    "cells_changed": s.cells_changed,
+                    "suppressions": s.suppressions,
+                    "records_changed": s.records_changed,
+                    "columns_added": s.columns_added,
+                    "columns": s.columns.iter().map(|c| serde_json::json!({
+                        "column": c.column,
+                        "changed": c.changed,
+                        "suppressed": c.suppressed,
+                        "rows": one(&c.rows),
+                    })).collect::<Vec<_>>(),
+                    "notes": s.notes,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "row_numbers": "1-based",
+            "seed": self.seed,
+            "rows_in": self.rows_in,
+            "rows_out": self.rows_out,
+            "kept_rows": one(&self.kept_rows),
+            "cells_changed": self.cells_changed,
+            "suppressions": self.suppressions,
+            "records_changed": self.records_changed,
+            "steps": steps,
+        })
+    }
+}
+
 /// Whether cell `i` of `a` and cell `j` of `b` hold the same value (both missing counts as same).
 pub(crate) fn same_cell(a: &Column, i: usize, b: &Column, j: usize) -> bool {
     match (a.is_missing(i), b.is_missing(j)) {

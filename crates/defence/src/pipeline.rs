@@ -3,7 +3,7 @@
 //! ```toml
 //! [[step]]
 //! method = "global-recode"
-//! columns = ["age"]
+//! variables = ["age"]
 //! breaks = [0, 18, 65, 120]
 //!
 //! [[step]]
@@ -12,24 +12,30 @@
 //! keys = ["age", "sex", "region"]
 //! ```
 //! Unknown top-level keys, unknown methods, unknown keys, wrong types and out-of-range values
-//! are all reported at once, each with the step number, method and key.
+//! are all reported at once, each with its path (`step[2].k: …`). Old parameter names are
+//! accepted with a deprecation warning ([`Pipeline::warnings`]). When the columns of the data are
+//! known ([`ReadContext::columns`]), column parameters are checked against them — each step
+//! against the columns the earlier steps leave ([`crate::Defence::adjust_columns`]) — and a
+//! parameter declared with a schema role (`keys`) that is not given takes the columns of that
+//! role.
 
 use std::path::Path;
 
 use intruder_data::Table;
+use intruder_data::params::{self, ColumnSet, ParamError, Problem, ReadContext, fill_from_roles};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 use crate::log::{ChangeLog, diff};
-use crate::params::near_name;
-use crate::{Defence, DefenceError, METHODS, method};
+use crate::{DEFENCES, Defence, DefenceError};
 
 /// One configured step.
 #[derive(Debug)]
 pub struct Step {
     /// The defence.
     pub defence: Box<dyn Defence>,
-    /// The parameters as declared (for reports).
+    /// The parameters as declared, with `method` (and any column filled from a schema role),
+    /// for reports and logs.
     pub params: toml::Table,
 }
 
@@ -38,99 +44,171 @@ pub struct Step {
 pub struct Pipeline {
     /// The steps.
     pub steps: Vec<Step>,
+    /// Deprecation warnings raised while reading the steps (old parameter names), each with its
+    /// path; the command line prints them on standard error.
+    pub warnings: Vec<Problem>,
 }
 
 impl Pipeline {
     /// Reads a pipeline file.
     pub fn from_file(path: &Path) -> Result<Pipeline, DefenceError> {
+        Pipeline::from_file_with(path, ReadContext::default())
+    }
+
+    /// Reads a pipeline file, checking column parameters against `ctx.columns` when known.
+    pub fn from_file_with(path: &Path, ctx: ReadContext<'_>) -> Result<Pipeline, DefenceError> {
         let text = std::fs::read_to_string(path).map_err(|source| DefenceError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        Pipeline::from_toml(&text, &path.display().to_string())
+        Pipeline::from_toml_with(&text, &path.display().to_string(), ctx)
     }
 
     /// Parses pipeline text; `source_name` labels errors. Every problem is reported at once.
     pub fn from_toml(text: &str, source_name: &str) -> Result<Pipeline, DefenceError> {
-        let fail = |problems: Vec<String>| DefenceError::Params {
-            source_name: source_name.to_string(),
-            problems,
-        };
-        let doc: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| fail(vec![format!("not valid TOML: {e}")]))?;
-        Pipeline::from_table(&doc, source_name)
+        Pipeline::from_toml_with(text, source_name, ReadContext::default())
+    }
+
+    /// [`Pipeline::from_toml`] with a reading context (known columns, base directory).
+    pub fn from_toml_with(
+        text: &str,
+        source_name: &str,
+        ctx: ReadContext<'_>,
+    ) -> Result<Pipeline, DefenceError> {
+        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            fail(
+                source_name,
+                vec![Problem {
+                    path: String::new(),
+                    message: format!("not valid TOML: {e}"),
+                }],
+            )
+        })?;
+        Pipeline::from_table_with(&doc, source_name, ctx)
     }
 
     /// Builds a pipeline from an already parsed table holding `step = [{ method = … }, …]`
     /// (e.g. a section of an experiment file); `source_name` labels errors.
     pub fn from_table(doc: &toml::Table, source_name: &str) -> Result<Pipeline, DefenceError> {
-        let fail = |problems: Vec<String>| DefenceError::Params {
-            source_name: source_name.to_string(),
-            problems,
-        };
+        Pipeline::from_table_with(doc, source_name, ReadContext::default())
+    }
+
+    /// [`Pipeline::from_table`] with a reading context.
+    pub fn from_table_with(
+        doc: &toml::Table,
+        source_name: &str,
+        ctx: ReadContext<'_>,
+    ) -> Result<Pipeline, DefenceError> {
         let mut problems = Vec::new();
         for k in doc.keys().filter(|k| *k != "step") {
-            problems.push(format!(
-                "top-level key '{k}': unknown; a pipeline holds only [[step]] tables"
-            ));
+            problems.push(Problem {
+                path: k.clone(),
+                message: "unknown key; a pipeline holds only [[step]] tables".into(),
+            });
         }
-        let steps: Vec<toml::Table> = match doc.get("step") {
-            None => {
-                problems.push("no [[step]] declared".to_string());
-                Vec::new()
-            }
-            Some(toml::Value::Array(a)) => a
-                .iter()
-                .enumerate()
-                .filter_map(|(i, v)| match v {
-                    toml::Value::Table(t) => Some(t.clone()),
-                    _ => {
-                        problems.push(format!("step {}: expected a table", i + 1));
-                        None
+        let mut steps: Vec<toml::Table> = Vec::new();
+        match doc.get("step") {
+            None => problems.push(Problem {
+                path: "step".into(),
+                message: "no [[step]] declared".into(),
+            }),
+            Some(toml::Value::Array(a)) => {
+                for (i, v) in a.iter().enumerate() {
+                    match v {
+                        toml::Value::Table(t) => steps.push(t.clone()),
+                        _ => problems.push(Problem {
+                            path: format!("step[{}]", i + 1),
+                            message: format!(
+                                "expected a table ([[step]]), found {}",
+                                params::describe(v)
+                            ),
+                        }),
                     }
-                })
-                .collect(),
-            Some(_) => {
-                problems.push("'step' must be an array of tables ([[step]])".to_string());
-                Vec::new()
+                }
             }
-        };
-        let mut out = Vec::new();
-        for (i, t) in steps.into_iter().enumerate() {
-            match build_step(&t, &format!("step {}", i + 1)) {
-                Ok(d) => out.push(Step {
-                    defence: d,
-                    params: t,
-                }),
+            Some(v) => problems.push(Problem {
+                path: "step".into(),
+                message: format!(
+                    "expected an array of tables ([[step]]), found {}",
+                    params::describe(v)
+                ),
+            }),
+        }
+        if !problems.is_empty() {
+            // Still read the steps, so every problem is reported in one pass.
+            if let Err(mut p) = Pipeline::from_steps(&steps, "", ctx) {
+                problems.append(&mut p);
+            }
+            return Err(fail(source_name, problems));
+        }
+        Pipeline::from_steps(&steps, "", ctx).map_err(|p| fail(source_name, p))
+    }
+
+    /// Builds a pipeline from step tables (each with `method`); the path of step `i` is
+    /// `{prefix}step[i]` (`prefix` is e.g. `defence[1].`). Returns every problem at once.
+    pub fn from_steps(
+        steps: &[toml::Table],
+        prefix: &str,
+        ctx: ReadContext<'_>,
+    ) -> Result<Pipeline, Vec<Problem>> {
+        let mut columns: Option<ColumnSet> = ctx.columns.cloned();
+        let mut problems = Vec::new();
+        let mut out = Pipeline::default();
+        for (i, t) in steps.iter().enumerate() {
+            let path = format!("{prefix}step[{}]", i + 1);
+            let step_ctx = ReadContext {
+                base_dir: ctx.base_dir,
+                columns: columns.as_ref(),
+            };
+            match build_step(t, &path, step_ctx) {
+                Ok((step, mut warnings)) => {
+                    if let Some(c) = &mut columns {
+                        step.defence.adjust_columns(c);
+                    }
+                    out.warnings.append(&mut warnings);
+                    out.steps.push(step);
+                }
                 Err(mut p) => problems.append(&mut p),
             }
         }
         if problems.is_empty() {
-            Ok(Pipeline { steps: out })
+            Ok(out)
         } else {
-            Err(fail(problems))
+            Err(problems)
         }
     }
 
-    /// A one-step pipeline from a method name and its parameters (as `intruder mask --method`).
+    /// A one-step pipeline from a method name and its parameters (as `intruder mask --method`);
+    /// problem paths are the bare keys, `source_name` labels the error.
     pub fn single(
         name: &str,
         params: toml::Table,
         source_name: &str,
     ) -> Result<Pipeline, DefenceError> {
+        Pipeline::single_at(name, params, "", ReadContext::default())
+            .map_err(|p| fail(source_name, p))
+    }
+
+    /// A one-step pipeline whose problems have paths under `prefix` (`scenario.error[1]`, or
+    /// empty for bare keys), with a reading context.
+    pub fn single_at(
+        name: &str,
+        params: toml::Table,
+        prefix: &str,
+        ctx: ReadContext<'_>,
+    ) -> Result<Pipeline, Vec<Problem>> {
         let mut t = params;
         t.insert("method".into(), toml::Value::String(name.into()));
-        let d = build_step(&t, "step 1").map_err(|problems| DefenceError::Params {
-            source_name: source_name.to_string(),
-            problems,
-        })?;
+        let (step, warnings) = build_step(&t, prefix, ctx)?;
         Ok(Pipeline {
-            steps: vec![Step {
-                defence: d,
-                params: t,
-            }],
+            steps: vec![step],
+            warnings,
         })
+    }
+
+    /// The deprecation warnings raised while reading the steps.
+    pub fn warnings(&self) -> &[Problem] {
+        &self.warnings
     }
 
     /// Runs every step on `table` with `seed`. Step `i` draws from
@@ -182,41 +260,67 @@ impl Pipeline {
     }
 }
 
-fn build_step(t: &toml::Table, location: &str) -> Result<Box<dyn Defence>, Vec<String>> {
-    let name = match t.get("method") {
-        Some(toml::Value::String(s)) => s.clone(),
-        Some(_) => return Err(vec![format!("{location}: key 'method': expected a string")]),
-        None => {
-            return Err(vec![format!(
-                "{location}: key 'method' is required; the methods are: {}",
-                names()
-            )]);
-        }
-    };
-    let Some(m) = method(&name) else {
-        let near = METHODS
-            .iter()
-            .find(|m| near_name(m.name, &name))
-            .map(|m| format!(" (did you mean '{}'?)", m.name))
-            .unwrap_or_default();
-        return Err(vec![format!(
-            "{location}: key 'method': unknown method '{name}'{near}; the methods are: {}",
-            names()
-        )]);
-    };
-    let mut r = crate::ParamReader::new(t, format!("{location} ({name})"), m.params);
-    let built = (m.build)(&mut r);
-    let problems = r.finish();
-    match built {
-        Some(d) if problems.is_empty() => Ok(d),
-        _ => Err(problems),
+fn fail(source_name: &str, problems: Vec<Problem>) -> DefenceError {
+    DefenceError::Params(ParamError {
+        source_name: source_name.to_string(),
+        problems,
+    })
+}
+
+fn key_path(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
     }
 }
 
-fn names() -> String {
-    METHODS
-        .iter()
-        .map(|m| m.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Reads one step table (with its `method`) at `path`.
+fn build_step(
+    t: &toml::Table,
+    path: &str,
+    ctx: ReadContext<'_>,
+) -> Result<(Step, Vec<Problem>), Vec<Problem>> {
+    let names = || {
+        DEFENCES
+            .iter()
+            .map(|m| m.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let problem = |message: String| {
+        vec![Problem {
+            path: key_path(path, "method"),
+            message,
+        }]
+    };
+    let name = match t.get("method") {
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(v) => {
+            return Err(problem(format!(
+                "expected the name of a defence, found {}; the defences are: {}",
+                params::describe(v),
+                names()
+            )));
+        }
+        None => {
+            return Err(problem(format!(
+                "is required: the defence this step applies; the defences are: {}",
+                names()
+            )));
+        }
+    };
+    let entry = crate::find(&name).map_err(problem)?;
+    let mut table = t.clone();
+    if let Some(cols) = ctx.columns {
+        fill_from_roles(&mut table, &[entry.params], cols);
+    }
+    let built = entry.configure(&table, path, ctx, &[])?;
+    Ok((
+        Step {
+            defence: built.method,
+            params: table,
+        },
+        built.warnings,
+    ))
 }

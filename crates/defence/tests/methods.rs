@@ -36,7 +36,7 @@ fn top_coding_caps_exactly_and_bottom_coding_replaces() {
     .unwrap();
     let (m, log) = run(
         &t,
-        "method = \"top-bottom-code\"\ncolumns = [\"age\"]\ntop = 85\nbottom = 30\nbottom_value = 25",
+        "method = \"top-bottom-code\"\nvariables = [\"age\"]\ntop = 85\nbottom = 30\nbottom_value = 25",
         1,
     );
     assert_eq!(
@@ -79,7 +79,7 @@ fn rounding_to_base_5() {
     .unwrap();
     let (m, _) = run(
         &t,
-        "method = \"round\"\ncolumns = [\"i\", \"x\"]\nbase = 5",
+        "method = \"round\"\nvariables = [\"i\", \"x\"]\nbase = 5",
         1,
     );
     assert_eq!(
@@ -109,7 +109,7 @@ fn global_recoding_by_breaks_left_and_right_closed() {
     .unwrap();
     let (m, _) = run(
         &t,
-        "method = \"global-recode\"\ncolumns = [\"age\"]\nbreaks = [0, 18, 65, 120]",
+        "method = \"global-recode\"\nvariables = [\"age\"]\nbreaks = [0, 18, 65, 120]",
         1,
     );
     let s = |x: &str| Some(x.to_string());
@@ -130,7 +130,7 @@ fn global_recoding_by_breaks_left_and_right_closed() {
     );
     let (m, _) = run(
         &t,
-        "method = \"global-recode\"\ncolumns = [\"age\"]\nbreaks = [0, 18, 65, 120]\nright = true\nlabels = [\"child\", \"adult\", \"old\"]",
+        "method = \"global-recode\"\nvariables = [\"age\"]\nbreaks = [0, 18, 65, 120]\nright = true\nlabels = [\"child\", \"adult\", \"old\"]",
         1,
     );
     assert_eq!(
@@ -146,7 +146,7 @@ fn global_recoding_by_breaks_left_and_right_closed() {
     );
     // outside the breaks: a clear error naming column, row and value
     let p = Pipeline::from_toml(
-        "[[step]]\nmethod = \"global-recode\"\ncolumns = [\"age\"]\nbreaks = [10, 100]\n",
+        "[[step]]\nmethod = \"global-recode\"\nvariables = [\"age\"]\nbreaks = [10, 100]\n",
         "p",
     )
     .unwrap();
@@ -174,7 +174,7 @@ fn global_recoding_by_category_map() {
     .unwrap();
     let (m, log) = run(
         &t,
-        "method = \"global-recode\"\ncolumns = [\"occ\"]\nmap = { \"1101\" = \"11\", \"1102\" = \"11\" }",
+        "method = \"global-recode\"\nvariables = [\"occ\"]\nmap = { \"1101\" = \"11\", \"1102\" = \"11\" }",
         1,
     );
     let s = |x: &str| Some(x.to_string());
@@ -182,7 +182,7 @@ fn global_recoding_by_category_map() {
     assert_eq!(m.column("occ").unwrap().levels().unwrap(), ["11", "2101"]);
     assert_eq!(log.cells_changed, 2);
     let p = Pipeline::from_toml(
-        "[[step]]\nmethod = \"global-recode\"\ncolumns = [\"occ\"]\nmap = { \"1110\" = \"11\" }\n",
+        "[[step]]\nmethod = \"global-recode\"\nvariables = [\"occ\"]\nmap = { \"1110\" = \"11\" }\n",
         "p",
     )
     .unwrap();

@@ -1,8 +1,10 @@
-//! Pipelines: parsing, every problem reported at once with its location, truth subsetting, and
-//! the README's method table against the registry.
+//! Pipelines: parsing, every problem reported at once with its path, old names with a warning,
+//! columns checked against the data, truth subsetting, and the README's method table against
+//! the registry.
 
-use intruder_data::{Column, Dataset, Role};
-use intruder_defence::{METHODS, Pipeline, registry_markdown};
+use intruder_data::params::{ColumnSet, ReadContext, markdown_table, splice_generated};
+use intruder_data::{Column, Dataset, Kind, Role};
+use intruder_defence::{DEFENCES, Pipeline, docs};
 
 #[test]
 fn a_malformed_pipeline_lists_every_problem_with_its_location() {
@@ -35,14 +37,14 @@ k = 2
         .unwrap_err()
         .to_string();
     let expected = [
-        "bad.toml",
-        "top-level key 'seed': unknown",
-        "step 1: key 'method': unknown method 'local-supression' (did you mean 'local-suppression'?)",
-        "step 2 (local-suppression): key 'k': expected an integer, found the string \"3\"",
-        "step 2 (local-suppression): key 'importanse': unknown key (did you mean 'importance'?)",
-        "step 3 (rank-swap): key 'p': is 0; expected a percentage, 0 < p ≤ 100",
-        "step 4 (mdav): key 'k': is required but missing",
-        "step 5: key 'method' is required",
+        "bad.toml: 7 problems:",
+        "\n  - seed: unknown key; a pipeline holds only [[step]] tables",
+        "\n  - step[1].method: unknown defence 'local-supression' (did you mean 'local-suppression'?)",
+        "\n  - step[2].k: expected an integer, found the string \"3\"",
+        "\n  - step[2].importanse: unknown key (did you mean 'importance'?)",
+        "\n  - step[3].p: expected a value in (0, 100], found 0",
+        "\n  - step[4].k: is required but missing (minimum group size)",
+        "\n  - step[5].method: is required",
     ];
     for x in expected {
         assert!(e.contains(x), "missing «{x}» in:\n{e}");
@@ -60,7 +62,7 @@ k = 2
 
 #[test]
 fn every_registry_entry_rejects_an_empty_step_and_names_its_required_keys() {
-    for m in METHODS {
+    for m in DEFENCES {
         let text = format!("[[step]]\nmethod = \"{}\"\n", m.name);
         let r = Pipeline::from_toml(&text, "p");
         let required: Vec<_> = m.params.iter().filter(|p| p.required).collect();
@@ -72,7 +74,7 @@ fn every_registry_entry_rejects_an_empty_step_and_names_its_required_keys() {
             let e = e.to_string();
             for p in required {
                 assert!(
-                    e.contains(&format!("key '{}': is required", p.name)),
+                    e.contains(&format!("step[1].{}: is required", p.name)),
                     "{}: {e}",
                     m.name
                 );
@@ -103,9 +105,9 @@ fn every_method_runs_on_a_tiny_synthetic_file() {
     )
     .unwrap();
     let steps = [
-        "method = \"global-recode\"\ncolumns = [\"x\"]\nbreaks = [0, 10, 20]",
-        "method = \"top-bottom-code\"\ncolumns = [\"x\"]\ntop = 12",
-        "method = \"round\"\ncolumns = [\"y\"]\nbase = 5",
+        "method = \"global-recode\"\nvariables = [\"x\"]\nbreaks = [0, 10, 20]",
+        "method = \"top-bottom-code\"\nvariables = [\"x\"]\ntop = 12",
+        "method = \"round\"\nvariables = [\"y\"]\nbase = 5",
         "method = \"local-suppression\"\nkeys = [\"a\", \"b\"]\nk = 4",
         "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.2",
         "method = \"remove-records\"\nkeys = [\"a\", \"b\"]\nk = 4",
@@ -115,10 +117,18 @@ fn every_method_runs_on_a_tiny_synthetic_file() {
         "method = \"pram\"\nvariables = [\"b\"]",
         "method = \"subsample\"\nfraction = 0.5",
     ];
-    assert_eq!(steps.len(), METHODS.len());
-    for (s, m) in steps.iter().zip(METHODS) {
+    assert_eq!(steps.len(), DEFENCES.len());
+    for (s, m) in steps.iter().zip(DEFENCES) {
         assert!(s.contains(&format!("\"{}\"", m.name)));
         let p = Pipeline::from_toml(&format!("[[step]]\n{s}\n"), "p").unwrap();
+        assert!(p.warnings().is_empty(), "{}: {:?}", m.name, p.warnings());
+        // The registry entry builds the same method from the bare table.
+        let mut table: toml::Table = s.parse().unwrap();
+        table.remove("method");
+        let built = m
+            .configure(&table, "", ReadContext::default(), &[])
+            .unwrap_or_else(|e| panic!("{}: {e:?}", m.name));
+        assert_eq!(built.method.method(), m.name);
         let (out, log) = p.run(&t, 1).unwrap_or_else(|e| panic!("{}: {e}", m.name));
         assert_eq!(out.nrows(), log.rows_out);
         assert_eq!(log.kept_rows.len(), out.nrows());
@@ -159,9 +169,186 @@ fn truth_is_subset_with_the_kept_rows() {
 #[test]
 fn readme_method_table_matches_the_registry() {
     let readme = include_str!("../README.md");
-    let table = registry_markdown();
+    let table = markdown_table(&docs());
+    let expected = splice_generated(readme, "defences", &table)
+        .expect("README.md has <!-- BEGIN defences --> and <!-- END defences -->");
     assert!(
-        readme.contains(&table),
-        "crates/defence/README.md is out of date; paste the output of registry_markdown():\n{table}"
+        readme == expected,
+        "crates/defence/README.md is out of date; run\n  cargo run -p intruder-defence --example registry_table -- --write\nThe table is:\n{table}"
+    );
+    for d in DEFENCES {
+        assert!(
+            readme.contains(&format!("| **`{}`** |", d.name)),
+            "{}",
+            d.name
+        );
+    }
+}
+
+#[test]
+fn the_old_name_columns_is_accepted_with_a_warning_and_both_names_are_refused() {
+    let t = intruder_data::Table::new(
+        "t",
+        vec![Column::integer(
+            "age",
+            Role::Key,
+            &[Some(23), Some(47), Some(91)],
+        )],
+    )
+    .unwrap();
+    for method in ["global-recode", "top-bottom-code", "round"] {
+        let extra = match method {
+            "global-recode" => "breaks = [0, 50, 100]",
+            "top-bottom-code" => "top = 85",
+            _ => "base = 10",
+        };
+        let old = format!("[[step]]\nmethod = \"{method}\"\ncolumns = [\"age\"]\n{extra}\n");
+        let new = old.replace("columns", "variables");
+        let p_old = Pipeline::from_toml(&old, "old.toml").unwrap();
+        let w: Vec<String> = p_old.warnings().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            w,
+            vec![
+                "step[1].columns: 'columns' is deprecated: use 'variables' (the old name is accepted until the next release)"
+            ],
+            "{method}"
+        );
+        let p_new = Pipeline::from_toml(&new, "new.toml").unwrap();
+        assert!(p_new.warnings().is_empty());
+        let (a, _) = p_old.run(&t, 1).unwrap();
+        let (b, _) = p_new.run(&t, 1).unwrap();
+        assert_eq!(a, b, "{method}: the old name configures the same method");
+        let both = format!(
+            "[[step]]\nmethod = \"{method}\"\ncolumns = [\"age\"]\nvariables = [\"age\"]\n{extra}\n"
+        );
+        let e = Pipeline::from_toml(&both, "both.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "step[1].variables: given twice: as 'variables' and as its old name 'columns'; keep 'variables'"
+            ),
+            "{method}: {e}"
+        );
+    }
+    // Methods that always said `variables` have no old name.
+    let e = Pipeline::from_toml(
+        "[[step]]\nmethod = \"noise\"\ncolumns = [\"age\"]\nnoise = 5\n",
+        "n.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("step[1].columns: unknown key"), "{e}");
+    assert!(e.contains("step[1].variables: is required"), "{e}");
+}
+
+fn columns() -> ColumnSet {
+    ColumnSet {
+        file: "in.csv".into(),
+        columns: vec![
+            ("age".into(), Kind::Integer, Role::Key),
+            ("sex".into(), Kind::Categorical, Role::Key),
+            ("income".into(), Kind::Float, Role::Sensitive),
+        ],
+    }
+}
+
+#[test]
+fn columns_are_checked_against_the_data_step_by_step() {
+    let cols = columns();
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&cols),
+    };
+    let e = Pipeline::from_toml_with(
+        "[[step]]\nmethod = \"noise\"\nvariables = [\"incme\", \"sex\"]\nnoise = 5\n\n[[step]]\nmethod = \"pram\"\nvariables = [\"income\"]\n",
+        "p.toml",
+        ctx,
+    )
+    .unwrap_err()
+    .to_string();
+    for x in [
+        "p.toml: 3 problems:",
+        "step[1].variables: in.csv: no column named 'incme' (did you mean 'income'?); the columns are: age, sex, income",
+        "step[1].variables: in.csv: column 'sex' is categorical; expected a numeric (integer or float) column",
+        "step[2].variables: in.csv: column 'income' is float; expected a column with discrete values (not float)",
+    ] {
+        assert!(e.contains(x), "missing «{x}» in:\n{e}");
+    }
+    // A recoded variable is categorical for the next step; a subsample's weight exists after it.
+    let e = Pipeline::from_toml_with(
+        "[[step]]\nmethod = \"global-recode\"\nvariables = [\"age\"]\nbreaks = [0, 50, 120]\n\n[[step]]\nmethod = \"noise\"\nvariables = [\"age\"]\nnoise = 5\n",
+        "p.toml",
+        ctx,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("step[2].variables: in.csv: column 'age' is categorical"),
+        "{e}"
+    );
+    let p = Pipeline::from_toml_with(
+        "[[step]]\nmethod = \"subsample\"\nfraction = 0.5\n\n[[step]]\nmethod = \"risk-suppression\"\nkeys = [\"age\", \"sex\"]\nthreshold = 0.5\nweight = \"weight\"\n",
+        "p.toml",
+        ctx,
+    );
+    assert!(p.is_ok(), "{:?}", p.err().map(|e| e.to_string()));
+}
+
+#[test]
+fn keys_default_to_the_key_columns_of_the_schema() {
+    let cols = columns();
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&cols),
+    };
+    let p = Pipeline::from_toml_with(
+        "[[step]]\nmethod = \"local-suppression\"\nk = 2\n",
+        "p.toml",
+        ctx,
+    )
+    .unwrap();
+    assert_eq!(
+        p.steps[0].params["keys"],
+        toml::Value::Array(vec!["age".into(), "sex".into()])
+    );
+    // Without known columns the keys are required.
+    let e = Pipeline::from_toml(
+        "[[step]]\nmethod = \"local-suppression\"\nk = 2\n",
+        "p.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("step[1].keys: is required but missing"), "{e}");
+}
+
+#[test]
+fn the_log_for_people_numbers_records_from_one() {
+    let a: Vec<Option<i64>> = vec![Some(1), Some(1), Some(2), Some(1), Some(3)];
+    let t = intruder_data::Table::new("t", vec![Column::integer("a", Role::Key, &a)]).unwrap();
+    let p = Pipeline::from_toml(
+        "[[step]]\nmethod = \"remove-records\"\nkeys = [\"a\"]\nk = 2\n",
+        "p",
+    )
+    .unwrap();
+    let (_, log) = p.run(&t, 1).unwrap();
+    assert_eq!(log.kept_rows, vec![0, 1, 3]);
+    assert_eq!(log.steps[0].rows_removed, vec![2, 4]);
+    let v = log.record_numbers();
+    assert_eq!(v["row_numbers"], "1-based");
+    assert_eq!(v["kept_rows"], serde_json::json!([1, 2, 4]));
+    assert_eq!(v["steps"][0]["rows_removed"], serde_json::json!([3, 5]));
+    assert_eq!(v["rows_in"], 5);
+    assert_eq!(v["rows_out"], 3);
+    let p = Pipeline::from_toml(
+        "[[step]]\nmethod = \"top-bottom-code\"\nvariables = [\"a\"]\ntop = 2\n",
+        "p",
+    )
+    .unwrap();
+    let (_, log) = p.run(&t, 1).unwrap();
+    assert_eq!(log.steps[0].columns[0].rows, vec![4]);
+    assert_eq!(
+        log.record_numbers()["steps"][0]["columns"][0]["rows"],
+        serde_json::json!([5])
     );
 }

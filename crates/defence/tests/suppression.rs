@@ -267,7 +267,7 @@ fn importance_decides_which_key_is_suppressed() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("key 'importance': must be a permutation of 1..2"),
+        e.contains("step[1].importance: must be a permutation of 1..2 (one per key)"),
         "{e}"
     );
 }

@@ -60,6 +60,41 @@ pub fn metrics(raw: &Value) -> Vec<(String, f64)> {
         }
     }
     if let Some(u) = raw.get("utility").and_then(Value::as_object) {
+        out.extend(utility_metrics(u));
+    }
+    out
+}
+
+/// `utility.<figure>` for every numeric figure of the stored reports, in the order the measures
+/// were listed; runs stored by toolkit 0.1.0 (the measures' raw structures) are read as then.
+fn utility_metrics(u: &serde_json::Map<String, Value>) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    if u.values()
+        .any(|r| r.get("figures").is_some_and(Value::is_array))
+    {
+        for r in u.values() {
+            for f in r
+                .get("figures")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let Some(name) = f.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let x = match f.get("value") {
+                    Some(Value::Number(n)) => n.as_f64(),
+                    Some(Value::Bool(b)) => Some(f64::from(*b)),
+                    _ => None,
+                };
+                if let Some(x) = x {
+                    out.push((format!("utility.{name}"), x));
+                }
+            }
+        }
+        return out;
+    }
+    {
         if let Some(il) = u.get("il1s") {
             if let Some(x) = il.get("total").and_then(Value::as_f64) {
                 out.push(("utility.il1s".into(), x));

@@ -23,17 +23,27 @@ pub struct Setting {
 }
 
 impl Setting {
-    /// The pipeline of this setting (`None` steps = no masking).
+    /// The pipeline of this setting (no steps = no masking).
     pub fn pipeline(&self) -> Result<intruder_defence::Pipeline, intruder_defence::DefenceError> {
-        if self.steps.is_empty() {
-            return Ok(intruder_defence::Pipeline::default());
-        }
-        let mut doc = Table::new();
-        doc.insert(
-            "step".into(),
-            Value::Array(self.steps.iter().cloned().map(Value::Table).collect()),
-        );
-        intruder_defence::Pipeline::from_toml(&doc.to_string(), &self.label)
+        self.pipeline_at("").map_err(|problems| {
+            intruder_defence::DefenceError::Params(intruder_data::params::ParamError {
+                source_name: self.label.clone(),
+                problems,
+            })
+        })
+    }
+
+    /// The pipeline of this setting, problems with paths under `prefix` (`defence[1].` gives
+    /// `defence[1].step[2].k`).
+    pub fn pipeline_at(
+        &self,
+        prefix: &str,
+    ) -> Result<intruder_defence::Pipeline, Vec<intruder_data::params::Problem>> {
+        intruder_defence::Pipeline::from_steps(
+            &self.steps,
+            prefix,
+            intruder_data::params::ReadContext::default(),
+        )
     }
 
     /// The numeric value of grid parameter `name`, if any.
@@ -63,6 +73,33 @@ pub struct Plan {
     pub settings: Vec<Setting>,
     /// Every run, by setting then replicate.
     pub runs: Vec<Run>,
+}
+
+/// A step as run ids hash it: a parameter that has an old name (`columns` for `variables` of
+/// `global-recode`, `round`, `top-bottom-code` and the `blank` error step) is hashed under that
+/// old name, the name of toolkit 0.1.0. So renaming `columns` to `variables` in an experiment
+/// file changes neither the run ids, nor the stored runs that are reused, nor the seeds derived
+/// from the ids (masking, tie breaks): the results stay the same.
+pub(crate) fn hash_form(step: &Table) -> Table {
+    let method = step.get("method").and_then(Value::as_str).unwrap_or("");
+    let specs: &[intruder_data::params::ParamSpec] = if method == "blank" {
+        crate::spec::BLANK_PARAMS
+    } else {
+        match intruder_defence::method(method) {
+            Some(e) => e.params,
+            None => return step.clone(),
+        }
+    };
+    let mut out = step.clone();
+    for s in specs {
+        if let (Some(old), Some(v)) = (s.aliases.first(), step.get(s.name))
+            && !step.contains_key(*old)
+        {
+            out.remove(s.name);
+            out.insert((*old).to_string(), v.clone());
+        }
+    }
+    out
 }
 
 /// FNV-1a, 64 bits.
@@ -180,11 +217,15 @@ impl Plan {
             settings.extend(expand_defence(d)?);
         }
         // The shared part of every run's configuration: everything but the defences.
+        let mut scenario = exp.scenario.clone();
+        for e in &mut scenario.error {
+            e.params = hash_form(&e.params);
+        }
         let shared = serde_json::json!({
             "version": VERSION,
             "seed": exp.seed,
             "data": exp.data,
-            "scenario": exp.scenario,
+            "scenario": scenario,
             "attacks": exp.attacks,
             "risk": exp.risk,
             "utility": exp.utility,
@@ -195,7 +236,7 @@ impl Plan {
             let steps: Vec<serde_json::Value> = s
                 .steps
                 .iter()
-                .map(|t| to_json(&Value::Table(t.clone())))
+                .map(|t| to_json(&Value::Table(hash_form(t))))
                 .collect();
             for r in 0..exp.replicates {
                 let key = format!(
@@ -299,12 +340,16 @@ impl Plan {
                 ));
             }
         }
-        if !exp.utility.measures.is_empty() && !exp.utility.variables.is_empty() {
-            s.push_str(&format!(
-                "utility: {} on {}\n",
-                exp.utility.measures.join(", "),
-                exp.utility.variables.join(", ")
-            ));
+        let u = &exp.utility;
+        if !u.measures.is_empty() {
+            s.push_str(&format!("utility: {}", u.measures.join(", ")));
+            if !u.variables.is_empty() {
+                s.push_str(&format!(" on {}", u.variables.join(", ")));
+            }
+            for (k, v) in &u.params {
+                s.push_str(&format!("; {k} = {v}"));
+            }
+            s.push('\n');
         }
         if let Some(l) = &exp.longitudinal {
             s.push_str(&crate::longitudinal::describe_study(l));

@@ -266,6 +266,7 @@ pub fn summary_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableD
             "utility.var_rel_diff_max",
             "utility.cor_max_abs_diff",
             "utility.pmse_ratio",
+            "utility.ci_overlap_mean",
             "masking.records_changed_share",
             "masking.suppressions",
         ]

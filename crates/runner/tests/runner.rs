@@ -26,7 +26,7 @@ k = [2, 3]
 importance = [[1, 2, 3], [3, 2, 1]]
 [[defence.step]]
 method = "global-recode"
-columns = ["year_of_birth"]
+variables = ["year_of_birth"]
 breaks = [1900, 1950, 2020]
 [[attack]]
 method = "exact"

@@ -1,6 +1,12 @@
 //! Utility measures: what masking cost. Each compares an original table with its masked version
 //! on named variables.
 //!
+//! The measures are library functions (below) and, for the command line, the experiment runner
+//! and Python, entries of one registry, [`UTILITY_MEASURES`] (trait [`UtilityMeasure`], common
+//! parameters [`UTILITY_COMMON`], [`configure`] shared by every surface, [`docs`]); a configured
+//! measure returns an [`intruder_data::report::Report`] whose figures are the runner's metrics
+//! (`utility.<figure>`). `crates/utility/README.md` lists the registry.
+//!
 //! | measure | what | source |
 //! |---|---|---|
 //! | [`moments`] | differences in means and variances per variable | Hundepool et al. (2012) §3.6 |
@@ -33,12 +39,18 @@
 mod linalg;
 mod moments;
 mod pmse;
+mod registry;
 mod regression;
 
 use intruder_data::{DataError, Kind, Table};
 
 pub use moments::{CorrelationDiff, Il1s, VariableDiff, correlations, il1s, moments};
 pub use pmse::{Pmse, pmse};
+pub use registry::{
+    CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, MomentsMeasure, PmseMeasure,
+    UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, default_measures, docs, find,
+    measure_all, merge_reports, registry_markdown,
+};
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,
 };

@@ -161,6 +161,8 @@ pub struct Il1s {
     pub cells: usize,
     /// Each variable's share of `total`.
     pub per_variable: Vec<(String, f64)>,
+    /// Each variable's compared cells (observed in both files), in the order of `per_variable`.
+    pub per_variable_cells: Vec<usize>,
 }
 
 /// IL1s over `vars`; the tables must have the same records in the same order.
@@ -177,6 +179,7 @@ pub fn il1s(original: &Table, masked: &Table, vars: &[String]) -> Result<Il1s, U
     let mut total = 0.0;
     let mut cells = 0;
     let mut per_variable = Vec::new();
+    let mut per_variable_cells = Vec::new();
     for v in vars {
         let x = numeric(original, v)?;
         let y = numeric(masked, v)?;
@@ -191,14 +194,17 @@ pub fn il1s(original: &Table, masked: &Table, vars: &[String]) -> Result<Il1s, U
             });
         }
         let mut sum = 0.0;
+        let mut var_cells = 0;
         for i in 0..x.len() {
             if !x[i].is_nan() && !y[i].is_nan() {
                 sum += (x[i] - y[i]).abs() / (std::f64::consts::SQRT_2 * s);
-                cells += 1;
+                var_cells += 1;
             }
         }
+        cells += var_cells;
         total += sum;
         per_variable.push((v.clone(), sum));
+        per_variable_cells.push(var_cells);
     }
     Ok(Il1s {
         total,
@@ -209,5 +215,6 @@ pub fn il1s(original: &Table, masked: &Table, vars: &[String]) -> Result<Il1s, U
         },
         cells,
         per_variable,
+        per_variable_cells,
     })
 }

@@ -16,7 +16,8 @@ use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
 
 use crate::common::{check_columns, mean_sd, numeric};
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "mdav";
 
@@ -32,41 +33,36 @@ pub struct Mdav {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "variables",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "numeric variables, aggregated jointly (no missing values)",
-    },
-    ParamSpec {
-        name: "k",
-        kind: ParamKind::Integer,
-        required: true,
-        default: "",
-        doc: "minimum group size, ≥ 2",
-    },
-    ParamSpec {
-        name: "standardise",
-        kind: ParamKind::Bool,
-        required: false,
-        default: "true",
-        doc: "z-score the variables (sd with n − 1) before computing distances",
-    },
+    ParamSpec::new(
+        "variables",
+        ParamKind::Columns,
+        "numeric variables, aggregated jointly (no missing values)",
+    )
+    .required()
+    .needs(ColumnNeed::Numeric),
+    ParamSpec::new("k", ParamKind::Integer, "minimum group size")
+        .required()
+        .within(Range::at_least(2.0)),
+    ParamSpec::new(
+        "standardise",
+        ParamKind::Bool,
+        "z-score the variables (sd with n − 1) before computing distances",
+    )
+    .default_value("true"),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "multivariate microaggregation by MDAV, groups of k to 2k − 1",
-    source: "Domingo-Ferrer & Mateo-Sanz (2002); sdcMicro microaggregation(method = \"mdav\")",
+    reference: "Domingo-Ferrer & Mateo-Sanz (2002); sdcMicro microaggregation(method = \"mdav\")",
     params: PARAMS,
     build,
 };
 
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let variables: Option<Vec<String>> = r.require("variables");
-    let k: Option<i64> = r.require("k");
+    let k: Option<usize> = r.require("k");
     let standardise = r.get_or("standardise", true);
     if let Some(v) = &variables {
         r.check(
@@ -75,15 +71,12 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
             "must name at least one variable",
         );
     }
-    if let Some(k) = k {
-        r.check("k", k >= 2, format!("is {k}; expected an integer ≥ 2"));
-    }
     if !r.ok() {
         return None;
     }
     Some(Box::new(Mdav {
         variables: variables?,
-        k: k? as usize,
+        k: k?,
         standardise,
     }))
 }

@@ -13,7 +13,8 @@ use rand_chacha::ChaCha20Rng;
 use rand_distr::StandardNormal;
 
 use crate::common::{check_columns, numeric};
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "noise";
 
@@ -29,34 +30,29 @@ pub struct Noise {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "variables",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "numeric variables",
-    },
-    ParamSpec {
-        name: "noise",
-        kind: ParamKind::Number,
-        required: true,
-        default: "",
-        doc: "noise variance as a PERCENTAGE of the data's variance (α = noise/100), > 0",
-    },
-    ParamSpec {
-        name: "correlated",
-        kind: ParamKind::Bool,
-        required: false,
-        default: "false",
-        doc: "noise covariance α·Σ (the data's covariance) instead of α·diag(Σ)",
-    },
+    ParamSpec::new("variables", ParamKind::Columns, "numeric variables")
+        .required()
+        .needs(ColumnNeed::Numeric),
+    ParamSpec::new(
+        "noise",
+        ParamKind::Number,
+        "noise variance as a PERCENTAGE of the data's variance (α = noise/100)",
+    )
+    .required()
+    .within(Range::POSITIVE),
+    ParamSpec::new(
+        "correlated",
+        ParamKind::Bool,
+        "noise covariance α·Σ (the data's covariance) instead of α·diag(Σ)",
+    )
+    .default_value("false"),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "additive noise, uncorrelated or correlated",
-    source: "Brand (2002); Kim (1986); sdcMicro addNoise",
+    reference: "Brand (2002); Kim (1986); sdcMicro addNoise",
     params: PARAMS,
     build,
 };
@@ -70,13 +66,6 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
             "variables",
             !v.is_empty(),
             "must name at least one variable",
-        );
-    }
-    if let Some(n) = noise {
-        r.check(
-            "noise",
-            n > 0.0,
-            format!("is {n}; expected a percentage > 0"),
         );
     }
     if !r.ok() {

@@ -19,7 +19,8 @@ use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, key_codes};
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "pram";
 
@@ -41,55 +42,52 @@ pub struct Pram {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "variables",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "categorical variables, perturbed independently",
-    },
-    ParamSpec {
-        name: "pd",
-        kind: ParamKind::Number,
-        required: false,
-        default: "0.8",
-        doc: "invariant PRAM: probability of keeping a category in the base matrix, 0 < pd ≤ 1",
-    },
-    ParamSpec {
-        name: "alpha",
-        kind: ParamKind::Number,
-        required: false,
-        default: "0.5",
-        doc: "invariant PRAM: R = alpha·R̃ + (1 − alpha)·I, 0 ≤ alpha ≤ 1",
-    },
-    ParamSpec {
-        name: "matrix",
-        kind: ParamKind::Matrix,
-        required: false,
-        default: "",
-        doc: "given transition matrix, rows = from, columns = to, rows sum to 1 (one variable only; not invariant)",
-    },
-    ParamSpec {
-        name: "levels",
-        kind: ParamKind::Strings,
-        required: false,
-        default: "column's level order",
-        doc: "the categories of the matrix's rows/columns",
-    },
-    ParamSpec {
-        name: "strata",
-        kind: ParamKind::Strings,
-        required: false,
-        default: "[]",
-        doc: "stratum variables: frequencies and draws per stratum",
-    },
+    ParamSpec::new(
+        "variables",
+        ParamKind::Columns,
+        "categorical variables, perturbed independently",
+    )
+    .required()
+    .needs(ColumnNeed::Discrete),
+    ParamSpec::new(
+        "pd",
+        ParamKind::Number,
+        "invariant PRAM: probability of keeping a category in the base matrix",
+    )
+    .default_value("0.8")
+    .within(Range::left_open(0.0, 1.0)),
+    ParamSpec::new(
+        "alpha",
+        ParamKind::Number,
+        "invariant PRAM: R = alpha·R̃ + (1 − alpha)·I",
+    )
+    .default_value("0.5")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "matrix",
+        ParamKind::Matrix,
+        "given transition matrix, rows = from, columns = to, rows sum to 1 (one variable only; not invariant)",
+    )
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "levels",
+        ParamKind::Strings,
+        "the categories of the matrix's rows/columns",
+    )
+    .default_value("column's level order"),
+    ParamSpec::new(
+        "strata",
+        ParamKind::Columns,
+        "stratum variables: frequencies and draws per stratum",
+    )
+    .default_value("[]"),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "post-randomisation of categories, invariant or with a given matrix, within strata",
-    source: "Gouweleeuw et al. (1998); sdcMicro pram",
+    reference: "Gouweleeuw et al. (1998); sdcMicro pram",
     params: PARAMS,
     build,
 };
@@ -101,16 +99,6 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let matrix: Option<Vec<Vec<f64>>> = r.get("matrix");
     let levels: Option<Vec<String>> = r.get("levels");
     let strata: Vec<String> = r.get_or("strata", Vec::new());
-    r.check(
-        "pd",
-        pd > 0.0 && pd <= 1.0,
-        format!("is {pd}; expected 0 < pd ≤ 1"),
-    );
-    r.check(
-        "alpha",
-        (0.0..=1.0).contains(&alpha),
-        format!("is {alpha}; expected 0 ≤ alpha ≤ 1"),
-    );
     if let Some(v) = &variables {
         r.check(
             "variables",
@@ -137,12 +125,14 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
                         row.len()
                     ),
                 );
-            } else if row.iter().any(|x| !(0.0..=1.0).contains(x))
-                || (row.iter().sum::<f64>() - 1.0).abs() > 1e-9
-            {
+            } else if (row.iter().sum::<f64>() - 1.0).abs() > 1e-9 {
                 r.problem(
                     "matrix",
-                    format!("row {} must hold probabilities summing to 1", i + 1),
+                    format!(
+                        "row {} sums to {}; each row holds probabilities summing to 1",
+                        i + 1,
+                        row.iter().sum::<f64>()
+                    ),
                 );
             }
         }
@@ -154,7 +144,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
             );
         }
         if r.has("pd") || r.has("alpha") {
-            r.step_problem(
+            r.table_problem(
                 "'pd' and 'alpha' belong to invariant PRAM; leave them out with a given 'matrix'",
             );
         }

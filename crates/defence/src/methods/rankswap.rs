@@ -10,7 +10,8 @@ use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, numeric_like};
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "rank-swap";
 
@@ -24,27 +25,27 @@ pub struct RankSwap {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "variables",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "numeric variables, each swapped independently",
-    },
-    ParamSpec {
-        name: "p",
-        kind: ParamKind::Number,
-        required: true,
-        default: "",
-        doc: "rank window as a PERCENTAGE of n (p = 5 → at most ⌊0.05·n⌋ ranks apart), 0 < p ≤ 100",
-    },
+    ParamSpec::new(
+        "variables",
+        ParamKind::Columns,
+        "numeric variables, each swapped independently",
+    )
+    .required()
+    .needs(ColumnNeed::Numeric),
+    ParamSpec::new(
+        "p",
+        ParamKind::Number,
+        "rank window as a PERCENTAGE of n (p = 5 → at most ⌊0.05·n⌋ ranks apart)",
+    )
+    .required()
+    .within(Range::left_open(0.0, 100.0)),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "rank swapping within a window of p percent of the ranks",
-    source: "Moore (1996); sdcMicro rankSwap (P in percent)",
+    reference: "Moore (1996); sdcMicro rankSwap (P in percent)",
     params: PARAMS,
     build,
 };
@@ -57,13 +58,6 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
             "variables",
             !v.is_empty(),
             "must name at least one variable",
-        );
-    }
-    if let Some(p) = p {
-        r.check(
-            "p",
-            p > 0.0 && p <= 100.0,
-            format!("is {p}; expected a percentage, 0 < p ≤ 100 (p = 5 means 5%)"),
         );
     }
     if !r.ok() {

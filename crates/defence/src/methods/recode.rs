@@ -8,15 +8,16 @@ use intruder_data::{Column, Kind, Table, format_float};
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::check_columns;
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec};
 
 const NAME: &str = "global-recode";
 
 /// Parameters of global recoding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GlobalRecode {
-    /// Columns recoded the same way.
-    pub columns: Vec<String>,
+    /// Variables recoded the same way.
+    pub variables: Vec<String>,
     /// Interval breaks for numeric columns, strictly increasing (at least two).
     pub breaks: Option<Vec<f64>>,
     /// Labels of the intervals (one fewer than the breaks); default `[a,b)` style labels.
@@ -30,64 +31,62 @@ pub struct GlobalRecode {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "columns",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "columns to recode",
-    },
-    ParamSpec {
-        name: "breaks",
-        kind: ParamKind::Numbers,
-        required: false,
-        default: "",
-        doc: "interval breaks for numeric columns, strictly increasing; values outside [first, last] are an error (give `breaks` or `map`)",
-    },
-    ParamSpec {
-        name: "labels",
-        kind: ParamKind::Strings,
-        required: false,
-        default: "[a,b)",
-        doc: "interval labels, one fewer than the breaks",
-    },
-    ParamSpec {
-        name: "right",
-        kind: ParamKind::Bool,
-        required: false,
-        default: "false",
-        doc: "intervals closed on the right (a,b] (as R's cut) instead of [a,b)",
-    },
-    ParamSpec {
-        name: "map",
-        kind: ParamKind::Map,
-        required: false,
-        default: "",
-        doc: "category map old = new (a hierarchy level); unmapped labels are kept",
-    },
+    ParamSpec::new(
+        "variables",
+        ParamKind::Columns,
+        "variables to recode, all the same way",
+    )
+    .required()
+    .alias(&["columns"]),
+    ParamSpec::new(
+        "breaks",
+        ParamKind::Numbers,
+        "interval breaks for numeric variables, strictly increasing, at least two; values outside [first, last] are an error (give `breaks` or `map`)",
+    ),
+    ParamSpec::new(
+        "labels",
+        ParamKind::Strings,
+        "interval labels, one fewer than the breaks, distinct",
+    )
+    .default_value("[a,b)"),
+    ParamSpec::new(
+        "right",
+        ParamKind::Bool,
+        "intervals closed on the right (a,b] (as R's cut) instead of [a,b)",
+    )
+    .default_value("false"),
+    ParamSpec::new(
+        "map",
+        ParamKind::Map,
+        "category map old = new (a hierarchy level); unmapped labels are kept",
+    ),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "global recoding: numeric breaks or a category map",
-    source: "sdcMicro globalRecode; Hundepool et al. (2012) §3.4.2",
+    reference: "sdcMicro globalRecode; Hundepool et al. (2012) §3.4.2",
     params: PARAMS,
     build,
 };
 
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
-    let columns: Option<Vec<String>> = r.require("columns");
+    let variables: Option<Vec<String>> = r.require("variables");
     let breaks: Option<Vec<f64>> = r.get("breaks");
     let labels: Option<Vec<String>> = r.get("labels");
     let right = r.get_or("right", false);
     let map: Option<BTreeMap<String, String>> = r.get("map");
-    if let Some(c) = &columns {
-        r.check("columns", !c.is_empty(), "must name at least one column");
+    if let Some(c) = &variables {
+        r.check(
+            "variables",
+            !c.is_empty(),
+            "must name at least one variable",
+        );
     }
     match (r.has("breaks"), r.has("map")) {
-        (false, false) => r.step_problem("give either 'breaks' (numeric) or 'map' (categorical)"),
-        (true, true) => r.step_problem("give only one of 'breaks' and 'map'"),
+        (false, false) => r.table_problem("give either 'breaks' (numeric) or 'map' (categorical)"),
+        (true, true) => r.table_problem("give only one of 'breaks' and 'map'"),
         _ => {}
     }
     if let Some(b) = &breaks {
@@ -123,7 +122,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
         return None;
     }
     Some(Box::new(GlobalRecode {
-        columns: columns?,
+        variables: variables?,
         breaks,
         labels,
         right,
@@ -258,9 +257,9 @@ impl Defence for GlobalRecode {
     }
 
     fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
-        check_columns(table, NAME, &self.columns)?;
+        check_columns(table, NAME, &self.variables)?;
         let mut out = table.clone();
-        for name in &self.columns {
+        for name in &self.variables {
             let col = match (&self.breaks, &self.map) {
                 (Some(b), _) => self.cut(table, name, b)?,
                 (None, Some(m)) => self.remap(table, name, m)?,
@@ -274,5 +273,14 @@ impl Defence for GlobalRecode {
             out.replace(col)?;
         }
         Ok(Masked::same_rows(out))
+    }
+
+    /// The recoded variables are categorical.
+    fn adjust_columns(&self, columns: &mut ColumnSet) {
+        for (name, kind, _) in &mut columns.columns {
+            if self.variables.contains(name) {
+                *kind = Kind::Categorical;
+            }
+        }
     }
 }

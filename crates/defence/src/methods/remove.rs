@@ -8,7 +8,9 @@ use intruder_data::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::check_columns;
-use crate::{Defence, DefenceError, KeyIndex, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, KeyIndex, Masked};
+use intruder_data::Role;
+use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "remove-records";
 
@@ -22,27 +24,27 @@ pub struct RemoveRecords {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "keys",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "key variables (missing = wildcard)",
-    },
-    ParamSpec {
-        name: "k",
-        kind: ParamKind::Integer,
-        required: true,
-        default: "",
-        doc: "records whose class has fewer than k records are removed, k ≥ 2 (k = 2 removes sample uniques)",
-    },
+    ParamSpec::new(
+        "keys",
+        ParamKind::Columns,
+        "key variables (missing = wildcard), 1 to 64",
+    )
+    .required()
+    .from_role(Role::Key),
+    ParamSpec::new(
+        "k",
+        ParamKind::Integer,
+        "records whose class has fewer than k records are removed (k = 2 removes sample uniques)",
+    )
+    .required()
+    .within(Range::at_least(2.0)),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "removes records in classes smaller than k (Dalenius' destruction)",
-    source: "Dalenius (1986) §4",
+    reference: "Dalenius (1986) §4",
     params: PARAMS,
     build,
 };
@@ -50,13 +52,13 @@ pub const METHOD: Method = Method {
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let keys: Option<Vec<String>> = r.require("keys");
     let k: Option<i64> = r.require("k");
-    if let Some(k) = k {
-        r.check(
-            "k",
-            (2..=u32::MAX as i64).contains(&k),
-            format!("is {k}; expected an integer ≥ 2"),
-        );
-    }
+    let k = k.and_then(|k| match u32::try_from(k) {
+        Ok(k) => Some(k),
+        Err(_) => {
+            r.problem("k", format!("is {k}; expected at most {}", u32::MAX));
+            None
+        }
+    });
     if let Some(keys) = &keys {
         r.check(
             "keys",
@@ -67,10 +69,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     if !r.ok() {
         return None;
     }
-    Some(Box::new(RemoveRecords {
-        keys: keys?,
-        k: k? as u32,
-    }))
+    Some(Box::new(RemoveRecords { keys: keys?, k: k? }))
 }
 
 impl Defence for RemoveRecords {

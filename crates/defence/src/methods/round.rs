@@ -6,56 +6,58 @@ use intruder_data::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, numeric_like};
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "round";
 
 /// Parameters of rounding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Round {
-    /// Numeric columns.
-    pub columns: Vec<String>,
+    /// Numeric variables.
+    pub variables: Vec<String>,
     /// The rounding base (> 0).
     pub base: f64,
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "columns",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "numeric columns",
-    },
-    ParamSpec {
-        name: "base",
-        kind: ParamKind::Number,
-        required: true,
-        default: "",
-        doc: "rounding base, > 0 (x becomes base·round(x/base), halves away from zero)",
-    },
+    ParamSpec::new("variables", ParamKind::Columns, "numeric variables")
+        .required()
+        .needs(ColumnNeed::Numeric)
+        .alias(&["columns"]),
+    ParamSpec::new(
+        "base",
+        ParamKind::Number,
+        "rounding base: x becomes base·round(x/base), halves away from zero",
+    )
+    .required()
+    .within(Range::POSITIVE),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "rounding to a base",
-    source: "Hundepool et al. (2012) §3.4.5; µ-Argus rounding",
+    reference: "Hundepool et al. (2012) §3.4.5; µ-Argus rounding",
     params: PARAMS,
     build,
 };
 
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
-    let columns: Option<Vec<String>> = r.require("columns");
+    let variables: Option<Vec<String>> = r.require("variables");
     let base: Option<f64> = r.require("base");
-    if let Some(b) = base {
-        r.check("base", b > 0.0, format!("is {b}; expected a number > 0"));
+    if let Some(v) = &variables {
+        r.check(
+            "variables",
+            !v.is_empty(),
+            "must name at least one variable",
+        );
     }
     if !r.ok() {
         return None;
     }
     Some(Box::new(Round {
-        columns: columns?,
+        variables: variables?,
         base: base?,
     }))
 }
@@ -66,9 +68,9 @@ impl Defence for Round {
     }
 
     fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
-        check_columns(table, NAME, &self.columns)?;
+        check_columns(table, NAME, &self.variables)?;
         let mut out = table.clone();
-        for name in &self.columns {
+        for name in &self.variables {
             let mut v = numeric(table, NAME, name)?;
             for x in v.iter_mut().filter(|x| !x.is_nan()) {
                 *x = (*x / self.base).round() * self.base;

@@ -9,7 +9,8 @@ use intruder_data::{Column, Role, Table};
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, key_codes, numeric};
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "subsample";
 
@@ -27,64 +28,48 @@ pub struct Subsample {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "fraction",
-        kind: ParamKind::Number,
-        required: false,
-        default: "",
-        doc: "sampling fraction, 0 < fraction ≤ 1 (give fraction or size)",
-    },
-    ParamSpec {
-        name: "size",
-        kind: ParamKind::Integer,
-        required: false,
-        default: "",
-        doc: "sample size, ≥ 1 (not with strata)",
-    },
-    ParamSpec {
-        name: "strata",
-        kind: ParamKind::Strings,
-        required: false,
-        default: "[]",
-        doc: "stratum variables: the fraction is applied per stratum",
-    },
-    ParamSpec {
-        name: "weight",
-        kind: ParamKind::String,
-        required: false,
-        default: "weight",
-        doc: "design-weight column: multiplied by N_h/n_h if present, else added",
-    },
+    ParamSpec::new(
+        "fraction",
+        ParamKind::Number,
+        "sampling fraction (give fraction or size)",
+    )
+    .within(Range::left_open(0.0, 1.0)),
+    ParamSpec::new("size", ParamKind::Integer, "sample size (not with strata)")
+        .within(Range::at_least(1.0)),
+    ParamSpec::new(
+        "strata",
+        ParamKind::Columns,
+        "stratum variables: the fraction is applied per stratum",
+    )
+    .default_value("[]"),
+    ParamSpec::new(
+        "weight",
+        ParamKind::String,
+        "design-weight column: multiplied by N_h/n_h if present, else added",
+    )
+    .default_value("weight"),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "simple random (stratified) subsample with design weights",
-    source: "Skinner et al. (1994); METHODS.md §1.3",
+    reference: "Skinner et al. (1994); METHODS.md §1.3",
     params: PARAMS,
     build,
 };
 
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let fraction: Option<f64> = r.get("fraction");
-    let size: Option<i64> = r.get("size");
+    let size: Option<usize> = r.get("size");
     let strata: Vec<String> = r.get_or("strata", Vec::new());
     let weight: String = r.get_or("weight", "weight".to_string());
     match (r.has("fraction"), r.has("size")) {
-        (false, false) => r.step_problem("give 'fraction' or 'size'"),
-        (true, true) => r.step_problem("give only one of 'fraction' and 'size'"),
+        (false, false) => r.table_problem("give 'fraction' or 'size'"),
+        (true, true) => r.table_problem("give only one of 'fraction' and 'size'"),
         _ => {}
     }
-    if let Some(f) = fraction {
-        r.check(
-            "fraction",
-            f > 0.0 && f <= 1.0,
-            format!("is {f}; expected 0 < fraction ≤ 1"),
-        );
-    }
-    if let Some(s) = size {
-        r.check("size", s >= 1, format!("is {s}; expected an integer ≥ 1"));
+    if size.is_some() {
         r.check(
             "size",
             strata.is_empty(),
@@ -97,7 +82,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     }
     Some(Box::new(Subsample {
         fraction,
-        size: size.map(|s| s as usize),
+        size,
         strata,
         weight,
     }))
@@ -106,6 +91,17 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
 impl Defence for Subsample {
     fn method(&self) -> &'static str {
         NAME
+    }
+
+    /// The design weight is added when absent.
+    fn adjust_columns(&self, columns: &mut ColumnSet) {
+        if columns.kind(&self.weight).is_none() {
+            columns.columns.push((
+                self.weight.clone(),
+                intruder_data::Kind::Float,
+                Role::Weight,
+            ));
+        }
     }
 
     fn apply(&self, table: &Table, rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {

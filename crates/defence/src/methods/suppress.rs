@@ -29,7 +29,9 @@ use intruder_data::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, suppress, weights};
-use crate::{Defence, DefenceError, KeyIndex, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, KeyIndex, Masked};
+use intruder_data::Role;
+use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "local-suppression";
 const RISK_NAME: &str = "risk-suppression";
@@ -47,34 +49,33 @@ pub struct LocalSuppression {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "keys",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "key variables (quasi-identifiers)",
-    },
-    ParamSpec {
-        name: "k",
-        kind: ParamKind::Integer,
-        required: true,
-        default: "",
-        doc: "target k, ≥ 2: every record must match at least k records (itself included), missing = wildcard",
-    },
-    ParamSpec {
-        name: "importance",
-        kind: ParamKind::Integers,
-        required: false,
-        default: "by distinct values",
-        doc: "one per key, a permutation of 1..p; 1 = most important, suppressed last (sdcMicro's convention)",
-    },
+    ParamSpec::new(
+        "keys",
+        ParamKind::Columns,
+        "key variables (quasi-identifiers), 1 to 64",
+    )
+    .required()
+    .from_role(Role::Key),
+    ParamSpec::new(
+        "k",
+        ParamKind::Integer,
+        "target k: every record must match at least k records (itself included), missing = wildcard",
+    )
+    .required()
+    .within(Range::at_least(2.0)),
+    ParamSpec::new(
+        "importance",
+        ParamKind::Integers,
+        "one per key, a permutation of 1..p; 1 = most important, suppressed last (sdcMicro's convention)",
+    )
+    .default_value("by distinct values"),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "local suppression of key cells until k-anonymous (missing = wildcard)",
-    source: "sdcMicro localSuppression / kAnon; Samarati & Sweeney (1998)",
+    reference: "sdcMicro localSuppression / kAnon; Samarati & Sweeney (1998)",
     params: PARAMS,
     build,
 };
@@ -86,6 +87,19 @@ fn read_keys(r: &mut ParamReader) -> Option<Vec<String>> {
         r.check("keys", k.len() <= 64, "at most 64 keys are supported");
     }
     keys
+}
+
+/// k as a class size (the declaration keeps it ≥ 2).
+fn read_k(r: &mut ParamReader) -> Option<u32> {
+    let k: Option<i64> = r.require("k");
+    let k = k?;
+    match u32::try_from(k) {
+        Ok(k) => Some(k),
+        Err(_) => {
+            r.problem("k", format!("is {k}; expected at most {}", u32::MAX));
+            None
+        }
+    }
 }
 
 fn read_importance(r: &mut ParamReader, keys: &Option<Vec<String>>) -> Option<Vec<i64>> {
@@ -104,21 +118,14 @@ fn read_importance(r: &mut ParamReader, keys: &Option<Vec<String>>) -> Option<Ve
 
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let keys = read_keys(r);
-    let k: Option<i64> = r.require("k");
-    if let Some(k) = k {
-        r.check(
-            "k",
-            (2..=u32::MAX as i64).contains(&k),
-            format!("is {k}; expected an integer ≥ 2"),
-        );
-    }
+    let k = read_k(r);
     let importance = read_importance(r, &keys);
     if !r.ok() {
         return None;
     }
     Some(Box::new(LocalSuppression {
         keys: keys?,
-        k: k? as u32,
+        k: k?,
         importance,
     }))
 }
@@ -305,41 +312,39 @@ pub struct RiskSuppression {
 }
 
 const RISK_PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "keys",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "key variables defining the classes (missing = wildcard)",
-    },
-    ParamSpec {
-        name: "threshold",
-        kind: ParamKind::Number,
-        required: true,
-        default: "",
-        doc: "records with individual risk strictly above are suppressed, 0 < threshold ≤ 1",
-    },
-    ParamSpec {
-        name: "suppress",
-        kind: ParamKind::String,
-        required: false,
-        default: "least important key",
-        doc: "the key whose cell is suppressed (sdcMicro localSupp's keyVar)",
-    },
-    ParamSpec {
-        name: "weight",
-        kind: ParamKind::String,
-        required: false,
-        default: "",
-        doc: "sampling weight column: risk by Benedetti–Franconi (sdcMicro indivRisk); without it risk = 1/f_k",
-    },
+    ParamSpec::new(
+        "keys",
+        ParamKind::Columns,
+        "key variables defining the classes (missing = wildcard), 1 to 64",
+    )
+    .required()
+    .from_role(Role::Key),
+    ParamSpec::new(
+        "threshold",
+        ParamKind::Number,
+        "records with individual risk strictly above are suppressed",
+    )
+    .required()
+    .within(Range::left_open(0.0, 1.0)),
+    ParamSpec::new(
+        "suppress",
+        ParamKind::Column,
+        "the key whose cell is suppressed (sdcMicro localSupp's keyVar), one of the keys",
+    )
+    .default_value("least important key"),
+    ParamSpec::new(
+        "weight",
+        ParamKind::Column,
+        "sampling weight column: risk by Benedetti–Franconi (sdcMicro indivRisk); without it risk = 1/f_k",
+    )
+    .needs(ColumnNeed::Numeric),
 ];
 
 /// Registry entry.
-pub const RISK_METHOD: Method = Method {
+pub const RISK_ENTRY: Entry<dyn Defence> = Entry {
     name: RISK_NAME,
     summary: "suppresses one key of records whose individual risk exceeds a threshold",
-    source: "sdcMicro localSupp + indivRisk; Benedetti & Franconi (1998)",
+    reference: "sdcMicro localSupp + indivRisk; Benedetti & Franconi (1998)",
     params: RISK_PARAMS,
     build: build_risk,
 };
@@ -349,18 +354,11 @@ fn build_risk(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let threshold: Option<f64> = r.require("threshold");
     let sup: Option<String> = r.get("suppress");
     let weight: Option<String> = r.get("weight");
-    if let Some(t) = threshold {
-        r.check(
-            "threshold",
-            t > 0.0 && t <= 1.0,
-            format!("is {t}; expected 0 < threshold ≤ 1"),
-        );
-    }
     if let (Some(s), Some(k)) = (&sup, &keys) {
         r.check(
             "suppress",
             k.contains(s),
-            format!("'{s}' is not one of the keys"),
+            format!("'{s}' is not one of the keys ({})", k.join(", ")),
         );
     }
     if !r.ok() {

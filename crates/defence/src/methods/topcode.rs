@@ -6,15 +6,16 @@ use intruder_data::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, numeric_like};
-use crate::{Defence, DefenceError, Masked, Method, ParamKind, ParamReader, ParamSpec};
+use crate::{Defence, DefenceError, Masked};
+use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
 
 const NAME: &str = "top-bottom-code";
 
 /// Parameters of top/bottom coding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopBottomCode {
-    /// Numeric columns.
-    pub columns: Vec<String>,
+    /// Numeric variables.
+    pub variables: Vec<String>,
     /// Values strictly above are recoded.
     pub top: Option<f64>,
     /// Values strictly below are recoded.
@@ -26,60 +27,58 @@ pub struct TopBottomCode {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "columns",
-        kind: ParamKind::Strings,
-        required: true,
-        default: "",
-        doc: "numeric columns",
-    },
-    ParamSpec {
-        name: "top",
-        kind: ParamKind::Number,
-        required: false,
-        default: "",
-        doc: "values strictly above are replaced (give top, bottom or both)",
-    },
-    ParamSpec {
-        name: "bottom",
-        kind: ParamKind::Number,
-        required: false,
-        default: "",
-        doc: "values strictly below are replaced",
-    },
-    ParamSpec {
-        name: "top_value",
-        kind: ParamKind::Number,
-        required: false,
-        default: "top",
-        doc: "replacement for top-coded values",
-    },
-    ParamSpec {
-        name: "bottom_value",
-        kind: ParamKind::Number,
-        required: false,
-        default: "bottom",
-        doc: "replacement for bottom-coded values",
-    },
+    ParamSpec::new("variables", ParamKind::Columns, "numeric variables")
+        .required()
+        .needs(ColumnNeed::Numeric)
+        .alias(&["columns"]),
+    ParamSpec::new(
+        "top",
+        ParamKind::Number,
+        "values strictly above are replaced (give top, bottom or both)",
+    ),
+    ParamSpec::new(
+        "bottom",
+        ParamKind::Number,
+        "values strictly below are replaced",
+    ),
+    ParamSpec::new(
+        "top_value",
+        ParamKind::Number,
+        "replacement for top-coded values",
+    )
+    .default_value("top"),
+    ParamSpec::new(
+        "bottom_value",
+        ParamKind::Number,
+        "replacement for bottom-coded values",
+    )
+    .default_value("bottom"),
 ];
 
 /// Registry entry.
-pub const METHOD: Method = Method {
+pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "top and bottom coding of numeric variables",
-    source: "sdcMicro topBotCoding; Hundepool et al. (2012) §3.4.4",
+    reference: "sdcMicro topBotCoding; Hundepool et al. (2012) §3.4.4",
     params: PARAMS,
     build,
 };
 
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
-    let columns: Option<Vec<String>> = r.require("columns");
+    let variables: Option<Vec<String>> = r.require("variables");
     let top: Option<f64> = r.get("top");
     let bottom: Option<f64> = r.get("bottom");
     let top_value: Option<f64> = r.get("top_value");
     let bottom_value: Option<f64> = r.get("bottom_value");
+    if let Some(v) = &variables {
+        r.check(
+            "variables",
+            !v.is_empty(),
+            "must name at least one variable",
+        );
+    }
     if !r.has("top") && !r.has("bottom") {
-        r.step_problem("give 'top', 'bottom' or both");
+        r.table_problem("give 'top', 'bottom' or both");
     }
     if let (Some(t), Some(b)) = (top, bottom) {
         r.check("top", t >= b, format!("{t} is below bottom {b}"));
@@ -94,7 +93,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
         return None;
     }
     Some(Box::new(TopBottomCode {
-        columns: columns?,
+        variables: variables?,
         top,
         bottom,
         top_value: top_value.or(top).unwrap_or(f64::NAN),
@@ -108,9 +107,9 @@ impl Defence for TopBottomCode {
     }
 
     fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
-        check_columns(table, NAME, &self.columns)?;
+        check_columns(table, NAME, &self.variables)?;
         let mut cols = Vec::new();
-        for name in &self.columns {
+        for name in &self.variables {
             let mut v = numeric(table, NAME, name)?;
             for x in v.iter_mut().filter(|x| !x.is_nan()) {
                 if self.top.is_some_and(|t| *x > t) {

@@ -148,6 +148,19 @@ fn filter(ds: Dataset, conds: &[(String, String)]) -> Result<Dataset, RunnerErro
 /// Deterministic recodings an intruder repeats on their own copy when `scenario.align` is on.
 pub const ALIGNED: &[&str] = &["global-recode", "round", "top-bottom-code"];
 
+/// The columns a step transforms: its `variables`, or the old name `columns` (a single name is a
+/// list of one).
+fn step_variables(step: &toml::Table) -> Vec<String> {
+    match step.get("variables").or_else(|| step.get("columns")) {
+        Some(toml::Value::String(s)) => vec![s.clone()],
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The suffix of the truth copy of a sensitive variable in the intruder's truth.
 pub const ORIGINAL_SUFFIX: &str = "@original";
 
@@ -233,14 +246,7 @@ fn run_inner(
     for (i, step) in exp.scenario.error.iter().enumerate() {
         let seed = derive_seed(exp.seed, &rep_key, &format!("error-{i}"));
         if step.method == "blank" {
-            let cols: Vec<String> = match step.params.get("columns") {
-                Some(toml::Value::String(s)) => vec![s.clone()],
-                Some(toml::Value::Array(a)) => a
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let cols = step_variables(&step.params);
             let p = step
                 .params
                 .get("p")
@@ -279,11 +285,7 @@ fn run_inner(
             if !ALIGNED.contains(&method) {
                 continue;
             }
-            let cols: Vec<&str> = step
-                .get("columns")
-                .and_then(toml::Value::as_array)
-                .map(|a| a.iter().filter_map(toml::Value::as_str).collect())
-                .unwrap_or_default();
+            let cols = step_variables(step);
             if cols.is_empty() || cols.iter().any(|c| intruder.position(c).is_none()) {
                 continue;
             }

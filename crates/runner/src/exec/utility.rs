@@ -1,4 +1,5 @@
-//! Step 6 of a run: utility measures of the released file against the original.
+//! Step 6 of a run: utility measures of the released file against the original, each stored as
+//! its report (figures, tables) under its name.
 
 use intruder_data::Table;
 use serde_json::Value;
@@ -14,28 +15,22 @@ pub(super) fn run_utility(
 ) -> Result<Value, RunnerError> {
     let mut utility = serde_json::Map::new();
     let u = &exp.utility;
-    if !u.variables.is_empty() {
-        for m in &u.measures {
-            let v = match m.as_str() {
-                "il1s" => {
-                    let o = orig.take(kept_rows);
-                    serde_json::to_value(intruder_utility::il1s(&o, masked, &u.variables)?)?
-                }
-                "moments" => {
-                    serde_json::to_value(intruder_utility::moments(orig, masked, &u.variables)?)?
-                }
-                "correlations" => serde_json::to_value(intruder_utility::correlations(
-                    orig,
-                    masked,
-                    &u.variables,
-                )?)?,
-                "pmse" => {
-                    serde_json::to_value(intruder_utility::pmse(orig, masked, &u.variables)?)?
-                }
-                other => return Err(RunnerError::Invalid(format!("unknown measure {other}"))),
-            };
-            utility.insert(m.clone(), v);
-        }
+    if u.measures.is_empty() {
+        return Ok(Value::Object(utility));
+    }
+    let configured = u.configure().map_err(|problems| {
+        RunnerError::Invalid(
+            problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    })?;
+    let reports =
+        intruder_utility::measure_all(&configured.measures, orig, masked, Some(kept_rows))?;
+    for (m, r) in configured.measures.iter().zip(reports) {
+        utility.insert(m.name().to_string(), serde_json::to_value(&r)?);
     }
     Ok(Value::Object(utility))
 }

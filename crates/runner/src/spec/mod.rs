@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use toml::{Table, Value};
 
+use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range, ReadContext};
+
 use crate::RunnerError;
 use crate::reader::{Problems, Section};
 
@@ -182,6 +184,10 @@ pub struct Experiment {
     /// The file it was read from.
     #[serde(skip)]
     pub path: PathBuf,
+    /// Deprecation warnings (old parameter names), each with its key path; `intruder run`
+    /// prints them on standard error.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 impl Experiment {
@@ -204,6 +210,7 @@ impl Experiment {
             .parse()
             .map_err(|e: toml::de::Error| fail(vec![format!("not valid TOML: {e}")]))?;
         let mut p = Problems::default();
+        let mut warnings: Vec<String> = Vec::new();
         let mut top = Section::new(&doc, "");
         let name = top.string(&mut p, "name");
         if name.is_none() && !doc.contains_key("name") {
@@ -246,7 +253,7 @@ impl Experiment {
             }
         };
         let scenario = match top.table(&mut p, "scenario") {
-            Some(t) => parse_scenario(t, &mut p),
+            Some(t) => parse_scenario(t, &mut p, &mut warnings),
             None => {
                 if !doc.contains_key("scenario") {
                     p.push("scenario", "a [scenario] section with the keys is required");
@@ -275,7 +282,7 @@ impl Experiment {
 
         let mut defences = Vec::new();
         for (i, t) in top.tables(&mut p, "defence").into_iter().enumerate() {
-            if let Some(d) = parse_defence(t, i, &mut p) {
+            if let Some(d) = parse_defence(t, i, &released_keys, &mut p, &mut warnings) {
                 defences.push(d);
             }
         }
@@ -336,7 +343,7 @@ impl Experiment {
         }
 
         let utility = match top.table(&mut p, "utility") {
-            Some(t) => utility::parse_utility(t, &mut p),
+            Some(t) => utility::parse_utility(t, &mut p, &mut warnings),
             None => UtilitySpec::default(),
         };
 
@@ -444,6 +451,7 @@ impl Experiment {
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|| PathBuf::from(".")),
             path: path.to_path_buf(),
+            warnings,
         })
     }
 
@@ -565,7 +573,41 @@ fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
     })
 }
 
-fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
+/// The parameters of the `blank` measurement-error step (not a defence: the runner's own).
+pub(crate) static BLANK_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "variables",
+        ParamKind::Columns,
+        "the intruder's columns whose cells are set missing at random",
+    )
+    .required()
+    .alias(&["columns"]),
+    ParamSpec::new("p", ParamKind::Number, "the share of cells blanked")
+        .required()
+        .within(Range::SHARE),
+];
+
+/// Pushes shared-layer problems with their paths.
+pub(crate) fn push_problems(p: &mut Problems, problems: Vec<intruder_data::params::Problem>) {
+    for x in problems {
+        p.push(&x.path, x.message);
+    }
+}
+
+/// Adds warnings not yet recorded.
+pub(crate) fn push_warnings(
+    warnings: &mut Vec<String>,
+    new: impl IntoIterator<Item = intruder_data::params::Problem>,
+) {
+    for w in new {
+        let w = w.to_string();
+        if !warnings.contains(&w) {
+            warnings.push(w);
+        }
+    }
+}
+
+fn parse_scenario(t: &Table, p: &mut Problems, warnings: &mut Vec<String>) -> Option<Scenario> {
     let mut s = Section::new(t, "scenario");
     let keys = s.strings(p, "keys");
     let key_map = s.string_map(p, "key_map").unwrap_or_default();
@@ -581,31 +623,31 @@ fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
                 "is required (a defence method, or 'blank')",
             ),
             Some("blank") => {
-                let mut b = Section::new(e, loc.clone());
-                b.raw("method");
-                if b.strings(p, "columns").is_none() && !e.contains_key("columns") {
-                    p.push(&format!("{loc}.columns"), "is required");
-                }
-                if b.share(p, "p").is_none() && !e.contains_key("p") {
-                    p.push(
-                        &format!("{loc}.p"),
-                        "is required: the share of cells blanked",
-                    );
-                }
-                b.finish(p);
+                let mut r =
+                    ParamReader::new(e, loc.clone(), &[BLANK_PARAMS], ReadContext::default());
+                let _: Option<Vec<String>> = r.require("variables");
+                let _: Option<f64> = r.require("p");
+                let outcome = r.finish();
+                push_warnings(warnings, outcome.warnings);
+                push_problems(p, outcome.problems);
                 error.push(ErrorStep {
                     method: "blank".into(),
                     params: e.clone(),
                 });
             }
             Some(m) => {
-                if let Err(err) = intruder_defence::Pipeline::single(m, e.clone(), &loc) {
-                    p.push(&loc, err);
-                } else {
-                    error.push(ErrorStep {
-                        method: m.to_string(),
-                        params: e.clone(),
-                    });
+                let mut params = e.clone();
+                params.remove("method");
+                match intruder_defence::Pipeline::single_at(m, params, &loc, ReadContext::default())
+                {
+                    Err(problems) => push_problems(p, problems),
+                    Ok(pipe) => {
+                        push_warnings(warnings, pipe.warnings);
+                        error.push(ErrorStep {
+                            method: m.to_string(),
+                            params: e.clone(),
+                        });
+                    }
                 }
             }
         }
@@ -636,23 +678,28 @@ fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
     })
 }
 
-/// The declared kind of a defence parameter, from the registry.
-fn param_kind(method: &str, key: &str) -> Option<intruder_defence::ParamKind> {
-    intruder_defence::method(method)?
-        .params
-        .iter()
-        .find(|s| s.name == key)
-        .map(|s| s.kind)
+/// The declared kind of a defence parameter (under its name or an old name), from the
+/// registry; the `blank` error step's own parameters too.
+fn param_kind(method: &str, key: &str) -> Option<ParamKind> {
+    let specs: &[ParamSpec] = if method == "blank" {
+        BLANK_PARAMS
+    } else {
+        intruder_defence::method(method)?.params
+    };
+    specs.iter().find(|s| s.answers_to(key)).map(|s| s.kind)
 }
 
-/// Whether `v` is a grid list for a parameter of kind `k`.
-pub(crate) fn is_grid(k: Option<intruder_defence::ParamKind>, v: &Value) -> bool {
-    use intruder_defence::ParamKind as K;
+/// Whether `v` is a grid list for a parameter of kind `k`: a list where the parameter holds one
+/// value (number, bool, string, choice, path, column), a list of lists where it holds a list
+/// (columns, strings, numbers, integers), a list of matrices for a matrix, a list of tables for
+/// a table (map, number map, inline table).
+pub(crate) fn is_grid(k: Option<ParamKind>, v: &Value) -> bool {
+    use ParamKind as K;
     let Value::Array(a) = v else { return false };
     match k {
-        Some(K::Integer | K::Number | K::Bool | K::String) => true,
-        Some(K::Strings | K::Numbers | K::Integers) => {
-            !a.is_empty() && a.iter().all(|x| x.is_array())
+        Some(k) if k.is_scalar() => true,
+        Some(K::Columns | K::Strings | K::Numbers | K::Integers) => {
+            !a.is_empty() && a.iter().all(Value::is_array)
         }
         Some(K::Matrix) => {
             !a.is_empty()
@@ -661,33 +708,72 @@ pub(crate) fn is_grid(k: Option<intruder_defence::ParamKind>, v: &Value) -> bool
                         .is_some_and(|r| !r.is_empty() && r.iter().all(Value::is_array))
                 })
         }
-        Some(K::Map) => !a.is_empty() && a.iter().all(Value::is_table),
-        None => false,
+        Some(K::Map | K::NumberMap | K::Table) => !a.is_empty() && a.iter().all(Value::is_table),
+        // Every other kind is scalar (handled above); unknown keys are not grids.
+        Some(_) | None => false,
     }
 }
 
-pub(crate) fn step_grid_kind(method: &str, key: &str) -> Option<intruder_defence::ParamKind> {
+pub(crate) fn step_grid_kind(method: &str, key: &str) -> Option<ParamKind> {
     param_kind(method, key)
 }
 
-fn parse_defence(t: &Table, i: usize, p: &mut Problems) -> Option<DefenceSpec> {
+fn parse_defence(
+    t: &Table,
+    i: usize,
+    released_keys: &[String],
+    p: &mut Problems,
+    warnings: &mut Vec<String>,
+) -> Option<DefenceSpec> {
     let loc = format!("defence[{}]", i + 1);
     let mut s = Section::new(t, loc.clone());
     let name = s.string(p, "name");
     if name.is_none() && !t.contains_key("name") {
         p.push(&s.key("name"), "is required (the label in reports)");
     }
-    let steps: Vec<Table> = s.tables(p, "step").into_iter().cloned().collect();
+    let mut steps: Vec<Table> = s.tables(p, "step").into_iter().cloned().collect();
     s.finish(p);
+    // A step's key variables default to the scenario's keys (released names), as an attack's.
+    for step in &mut steps {
+        let Some(entry) = step
+            .get("method")
+            .and_then(Value::as_str)
+            .and_then(intruder_defence::method)
+        else {
+            continue;
+        };
+        for spec in entry.params {
+            if spec.role == Some(intruder_data::Role::Key)
+                && !released_keys.is_empty()
+                && !step.contains_key(spec.name)
+                && !spec.aliases.iter().any(|a| step.contains_key(*a))
+            {
+                step.insert(
+                    spec.name.into(),
+                    Value::Array(released_keys.iter().cloned().map(Value::String).collect()),
+                );
+            }
+        }
+    }
     let name = name?;
     let spec = DefenceSpec { name, steps };
-    // Validate every setting of the grid.
+    // Validate every setting of the grid; report the problems of the first invalid one.
     match crate::plan::expand_defence(&spec) {
         Ok(settings) => {
             for st in &settings {
-                if let Err(e) = st.pipeline() {
-                    p.push(&format!("{loc} ({}, setting {})", spec.name, st.label), e);
-                    break;
+                match st.pipeline_at(&format!("{loc}.")) {
+                    Err(problems) => {
+                        for x in problems {
+                            let m = if settings.len() > 1 {
+                                format!("{} (setting '{}')", x.message, st.label)
+                            } else {
+                                x.message
+                            };
+                            p.push(&x.path, m);
+                        }
+                        break;
+                    }
+                    Ok(pipe) => push_warnings(warnings, pipe.warnings),
                 }
             }
         }
@@ -699,4 +785,84 @@ fn parse_defence(t: &Table, i: usize, p: &mut Problems) -> Option<DefenceSpec> {
 /// Converts a TOML value to JSON (for hashing and reports).
 pub(crate) fn to_json(v: &Value) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(text: &str) -> Value {
+        format!("x = {text}")
+            .parse::<Table>()
+            .unwrap()
+            .remove("x")
+            .unwrap()
+    }
+
+    #[test]
+    fn grid_lists_by_parameter_kind() {
+        use ParamKind as K;
+        // one value: a list is a grid
+        for k in [
+            K::Integer,
+            K::Number,
+            K::Bool,
+            K::String,
+            K::Choice(&["a", "b"]),
+            K::Path,
+            K::Column,
+        ] {
+            assert!(is_grid(Some(k), &v("[1, 2]")), "{k:?}");
+            assert!(!is_grid(Some(k), &v("1")), "{k:?}");
+        }
+        // a list: a list of lists is a grid, a plain list is the value
+        for k in [K::Columns, K::Strings, K::Numbers, K::Integers] {
+            assert!(!is_grid(Some(k), &v(r#"["a", "b"]"#)), "{k:?}");
+            assert!(is_grid(Some(k), &v(r#"[["a"], ["a", "b"]]"#)), "{k:?}");
+            assert!(!is_grid(Some(k), &v("[]")), "{k:?}");
+        }
+        // a matrix: a list of matrices
+        assert!(!is_grid(Some(K::Matrix), &v("[[0.5, 0.5], [0.5, 0.5]]")));
+        assert!(is_grid(
+            Some(K::Matrix),
+            &v("[[[1.0, 0.0], [0.0, 1.0]], [[0.5, 0.5], [0.5, 0.5]]]")
+        ));
+        // a table: a list of tables
+        for k in [K::Map, K::NumberMap, K::Table] {
+            assert!(!is_grid(Some(k), &v("{ a = 1 }")), "{k:?}");
+            assert!(is_grid(Some(k), &v("[{ a = 1 }, { a = 2 }]")), "{k:?}");
+        }
+        // unknown keys are never grids
+        assert!(!is_grid(None, &v("[1, 2]")));
+    }
+
+    #[test]
+    fn kinds_come_from_the_registry_under_old_names_too() {
+        assert_eq!(
+            step_grid_kind("round", "variables"),
+            Some(ParamKind::Columns)
+        );
+        assert_eq!(step_grid_kind("round", "columns"), Some(ParamKind::Columns));
+        assert_eq!(step_grid_kind("round", "base"), Some(ParamKind::Number));
+        assert_eq!(
+            step_grid_kind("risk-suppression", "suppress"),
+            Some(ParamKind::Column)
+        );
+        assert_eq!(step_grid_kind("blank", "columns"), Some(ParamKind::Columns));
+        assert_eq!(step_grid_kind("blank", "p"), Some(ParamKind::Number));
+        assert_eq!(step_grid_kind("noise", "columns"), None);
+        assert_eq!(step_grid_kind("no-such-method", "k"), None);
+        // a grid over the old name expands like one over the new
+        let spec = DefenceSpec {
+            name: "r".into(),
+            steps: vec![
+                "method = \"round\"\ncolumns = [[\"a\"], [\"b\"]]\nbase = 5"
+                    .parse()
+                    .unwrap(),
+            ],
+        };
+        let settings = crate::plan::expand_defence(&spec).unwrap();
+        let labels: Vec<&str> = settings.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["r (columns=[a])", "r (columns=[b])"]);
+    }
 }

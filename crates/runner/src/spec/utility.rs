@@ -1,44 +1,113 @@
-//! The `[utility]` section.
+//! The `[utility]` section: the utility measures of the registry
+//! (`intruder_utility::UTILITY_MEASURES`) with their parameters under the same names.
 
 use serde::Serialize;
-use toml::Table;
+use toml::{Table, Value};
 
-use crate::reader::{Problems, Section};
+use intruder_data::params::ReadContext;
 
-pub(crate) const UTILITY_MEASURES: &[&str] = &["il1s", "moments", "correlations", "pmse"];
+use crate::reader::Problems;
+use crate::spec::{push_problems, push_warnings};
 
 /// Utility measures of the masked file against the original.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct UtilitySpec {
-    /// Variables compared.
+    /// Variables compared (`ci-overlap` takes its columns from `model` instead).
     pub variables: Vec<String>,
-    /// Measures: `il1s`, `moments`, `correlations`, `pmse`.
+    /// Measures of the registry: `moments`, `correlations`, `il1s`, `pmse`, `ci-overlap`
+    /// (default `["il1s"]`).
     pub measures: Vec<String>,
+    /// Every other parameter of the listed measures, under its registry name (`model`,
+    /// `family`).
+    #[serde(skip_serializing_if = "Table::is_empty")]
+    pub params: Table,
 }
 
-pub(crate) fn parse_utility(t: &Table, p: &mut Problems) -> UtilitySpec {
-    let mut s = Section::new(t, "utility");
-    let variables = s.strings(p, "variables").unwrap_or_default();
-    let measures = s
-        .strings(p, "measures")
-        .unwrap_or_else(|| vec!["il1s".into()]);
-    for m in &measures {
-        if !UTILITY_MEASURES.contains(&m.as_str()) {
+impl UtilitySpec {
+    /// The parameter table the registry reads: `variables` and the other parameters.
+    pub fn table(&self) -> Table {
+        let mut t = self.params.clone();
+        if !self.variables.is_empty() {
+            t.insert(
+                "variables".into(),
+                Value::Array(self.variables.iter().cloned().map(Value::String).collect()),
+            );
+        }
+        t
+    }
+
+    /// Configures the measures (every problem with its path `utility.…`).
+    pub fn configure(
+        &self,
+    ) -> Result<intruder_utility::Configured, Vec<intruder_data::params::Problem>> {
+        intruder_utility::configure(
+            &self.measures,
+            &self.table(),
+            "utility",
+            ReadContext::default(),
+            &[],
+        )
+    }
+}
+
+pub(crate) fn parse_utility(
+    t: &Table,
+    p: &mut Problems,
+    warnings: &mut Vec<String>,
+) -> UtilitySpec {
+    let measures: Vec<String> = match t.get("measures") {
+        None => vec!["il1s".into()],
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) if a.iter().all(Value::is_str) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        Some(other) => {
             p.push(
                 "utility.measures",
                 format!(
-                    "unknown measure '{m}'; the measures are: {}",
-                    UTILITY_MEASURES.join(", ")
+                    "expected a list of measure names, found {}; the measures are: {}",
+                    intruder_data::params::describe(other),
+                    intruder_utility::UTILITY_MEASURES
+                        .iter()
+                        .map(|e| e.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             );
+            Vec::new()
         }
+    };
+    if t.contains_key("measures") && measures.is_empty() && t["measures"].is_array() {
+        p.push("utility.measures", "list at least one measure");
     }
-    if variables.is_empty() {
-        p.push("utility.variables", "list at least one variable");
-    }
-    s.finish(p);
-    UtilitySpec {
+    let variables: Vec<String> = match t.get("variables") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut params = t.clone();
+    params.remove("measures");
+    params.remove("variables");
+    let spec = UtilitySpec {
         variables,
         measures,
+        params,
+    };
+    let mut table = t.clone();
+    table.remove("measures");
+    match intruder_utility::configure(
+        &spec.measures,
+        &table,
+        "utility",
+        ReadContext::default(),
+        &[],
+    ) {
+        Ok(c) => push_warnings(warnings, c.warnings),
+        Err(problems) => push_problems(p, problems),
     }
+    spec
 }

@@ -1,0 +1,324 @@
+//! The registry of utility measures: every measure built from a TOML table, its report's
+//! figures on hand-computed cases, every problem at once with its path, the default measures,
+//! and the README's registry section.
+
+use intruder_data::params::{
+    ColumnSet, ReadContext, markdown_common, markdown_table, splice_generated,
+};
+use intruder_data::report::Format;
+use intruder_data::{Column, Kind, Role, Table};
+use intruder_utility::{
+    UTILITY_COMMON, UTILITY_MEASURES, configure, default_measures, docs, measure_all, merge_reports,
+};
+
+fn table(name: &str, cols: &[(&str, &[f64])]) -> Table {
+    Table::new(
+        name,
+        cols.iter()
+            .map(|(n, v)| {
+                Column::float(
+                    *n,
+                    Role::Sensitive,
+                    &v.iter().map(|x| Some(*x)).collect::<Vec<_>>(),
+                )
+            })
+            .collect(),
+    )
+    .unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12 * (1.0 + b.abs())
+}
+
+fn names(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn fig(r: &intruder_data::report::Report, name: &str) -> f64 {
+    r.figure(name)
+        .unwrap_or_else(|| panic!("no figure {name}"))
+        .as_f64()
+        .unwrap_or(f64::NAN)
+}
+
+/// Original x = (1, 2, 3), y = (2, 4, 7); masked x = (1, 2, 4), y = (3, 4, 6).
+fn three_by_two() -> (Table, Table) {
+    (
+        table(
+            "orig.csv",
+            &[("x", &[1.0, 2.0, 3.0]), ("y", &[2.0, 4.0, 7.0])],
+        ),
+        table(
+            "masked.csv",
+            &[("x", &[1.0, 2.0, 4.0]), ("y", &[3.0, 4.0, 6.0])],
+        ),
+    )
+}
+
+#[test]
+fn every_measure_from_one_toml_table_with_exact_figures() {
+    let (o, m) = three_by_two();
+    let t: toml::Table = "variables = [\"x\", \"y\"]\nmodel = \"y ~ x\"\nfamily = \"linear\""
+        .parse()
+        .unwrap();
+    let all: Vec<String> = UTILITY_MEASURES
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect();
+    assert_eq!(
+        all,
+        ["moments", "correlations", "il1s", "pmse", "ci-overlap"]
+    );
+    let c = configure(&all, &t, "utility", ReadContext::default(), &[]).unwrap();
+    assert!(c.warnings.is_empty());
+    let got: Vec<&str> = c.measures.iter().map(|m| m.name()).collect();
+    assert_eq!(
+        got,
+        ["moments", "correlations", "il1s", "pmse", "ci-overlap"]
+    );
+    let reports = measure_all(&c.measures, &o, &m, None).unwrap();
+    // moments: mean of x 2 → 7/3 (+1/6), of y unchanged; var of x 1 → 7/3, of y 19/3 → 7/3
+    let r = &reports[0];
+    assert!(close(fig(r, "mean_rel_diff_max"), 1.0 / 6.0));
+    assert!(close(fig(r, "var_rel_diff_max"), 4.0 / 3.0));
+    assert_eq!(r.tables[0].name, "moments");
+    assert_eq!(r.tables[0].rows.len(), 2);
+    assert_eq!(r.tables[0].rows[1][0], "y");
+    assert!(close(
+        r.tables[0].rows[1][8].as_f64().unwrap(),
+        -12.0 / 19.0
+    ));
+    // correlations: 15/√228 → 1
+    let r = &reports[1];
+    assert!(close(
+        fig(r, "cor_max_abs_diff"),
+        1.0 - 15.0 / 228f64.sqrt()
+    ));
+    assert!(close(
+        fig(r, "cor_mean_abs_diff"),
+        1.0 - 15.0 / 228f64.sqrt()
+    ));
+    assert_eq!(r.tables[0].rows[0][0], "x:y");
+    // il1s: 1/√2 + √(6/19), a sum over 6 cells
+    let r = &reports[2];
+    let il = 1.0 / 2f64.sqrt() + (6.0f64 / 19.0).sqrt();
+    assert!(close(fig(r, "il1s"), il));
+    assert!(close(fig(r, "il1s_per_cell"), il / 6.0));
+    assert_eq!(r.tables[0].rows[0][2], 3, "x: 3 cells");
+    // pmse: the library's value and its ratio to the null expectation
+    let r = &reports[3];
+    let p = intruder_utility::pmse(&o, &m, &names(&["x", "y"])).unwrap();
+    assert_eq!(fig(r, "pmse"), p.pmse);
+    assert_eq!(fig(r, "pmse_ratio"), p.ratio);
+    assert!(close(p.null_expectation, 2.0 * 0.25 * 0.5 / 6.0));
+    // ci-overlap: the library's overlaps
+    let r = &reports[4];
+    let ci = intruder_utility::ci_overlap(
+        &o,
+        &m,
+        &"y ~ x".parse().unwrap(),
+        intruder_utility::Family::Linear,
+    )
+    .unwrap();
+    assert_eq!(fig(r, "ci_overlap_mean"), ci.mean_overlap);
+    assert_eq!(
+        fig(r, "ci_overlap_min"),
+        ci.coefficients
+            .iter()
+            .map(|c| c.overlap)
+            .fold(f64::INFINITY, f64::min)
+    );
+    assert_eq!(r.tables[0].rows.len(), 2);
+    assert_eq!(r.tables[0].rows[1][0], "x");
+}
+
+#[test]
+fn ci_overlap_of_a_shifted_response_is_exact() {
+    // y ~ x on 4 points: slope 2.1, intercept 1, s² = 0.35; se(intercept) = √(0.35·1.5).
+    // Shifting y by 1 moves the intercept's interval by 1 and leaves the slope's.
+    let o = table(
+        "o.csv",
+        &[("x", &[1.0, 2.0, 3.0, 4.0]), ("y", &[3.0, 5.0, 8.0, 9.0])],
+    );
+    let m = table(
+        "m.csv",
+        &[("x", &[1.0, 2.0, 3.0, 4.0]), ("y", &[4.0, 6.0, 9.0, 10.0])],
+    );
+    let t: toml::Table = "model = \"y ~ x\"".parse().unwrap();
+    let c = configure(&names(&["ci-overlap"]), &t, "", ReadContext::default(), &[]).unwrap();
+    let r = &measure_all(&c.measures, &o, &m, None).unwrap()[0];
+    let w = 2.0 * 4.302652729749464 * (0.35f64 * 1.5).sqrt();
+    let j = (w - 1.0) / w;
+    assert!(
+        (fig(r, "ci_overlap_min") - j).abs() < 1e-9,
+        "{}",
+        fig(r, "ci_overlap_min")
+    );
+    assert!((fig(r, "ci_overlap_mean") - (1.0 + j) / 2.0).abs() < 1e-9);
+    let row = &r.tables[0].rows[0];
+    assert_eq!(row[0], "(Intercept)");
+    assert!((row[1].as_f64().unwrap() - 1.0).abs() < 1e-12);
+    assert!((row[4].as_f64().unwrap() - 2.0).abs() < 1e-12);
+    assert!((row[3].as_f64().unwrap() - row[2].as_f64().unwrap() - w).abs() < 1e-9);
+    assert_eq!(r.details["ci_overlap_model"]["formula"], "y ~ x");
+}
+
+#[test]
+fn problems_are_reported_at_once_with_their_paths() {
+    let t: toml::Table = "variabels = [\"x\"]\nmodel = \"y x\"\nfamily = \"probit\"\nlevel = 0.9"
+        .parse()
+        .unwrap();
+    let e = configure(
+        &names(&["moments", "ci-overlap", "pmes"]),
+        &t,
+        "utility",
+        ReadContext::default(),
+        &[],
+    )
+    .unwrap_err();
+    let text: Vec<String> = e.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text,
+        vec![
+            "utility.measures: item 3: unknown utility measure 'pmes' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, ci-overlap",
+            "utility.level: unknown key; the keys of moments, ci-overlap are: variables, model, family",
+            "utility.variabels: unknown key (did you mean 'variables'?); the keys of moments, ci-overlap are: variables, model, family",
+            "utility.variables: is required but missing (the variables compared: numeric for moments, correlations (two or more) and il1s; numeric or categorical for pmse; required by every measure but ci-overlap, which takes the model's columns)",
+            "utility.family: unknown value 'probit'; expected one of: linear, logistic",
+            "utility.model: model formula 'y x': expected 'response ~ predictor + predictor'",
+        ]
+    );
+    // a parameter of a measure that is not named
+    let t: toml::Table = "variables = [\"x\"]\nfamily = \"logistic\""
+        .parse()
+        .unwrap();
+    let e = configure(&names(&["il1s"]), &t, "", ReadContext::default(), &[]).unwrap_err();
+    assert_eq!(
+        e[0].to_string(),
+        "family: is a parameter of ci-overlap, which is not among the measures (il1s); add it to the measures or leave 'family' out"
+    );
+    // named twice; an empty list of variables
+    let t: toml::Table = "variables = []".parse().unwrap();
+    let e = configure(
+        &names(&["il1s", "il1s"]),
+        &t,
+        "u",
+        ReadContext::default(),
+        &[],
+    )
+    .unwrap_err();
+    let text: Vec<String> = e.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text,
+        vec![
+            "u.measures: 'il1s' is named twice",
+            "u.variables: must name at least one variable"
+        ]
+    );
+}
+
+#[test]
+fn columns_are_checked_against_the_data_when_known() {
+    let cols = ColumnSet {
+        file: "o.csv".into(),
+        columns: vec![
+            ("x".into(), Kind::Float, Role::Sensitive),
+            ("sex".into(), Kind::Categorical, Role::Key),
+        ],
+    };
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&cols),
+    };
+    let t: toml::Table = "variables = [\"x\", \"sex\"]\nmodel = \"y ~ x + sexx\""
+        .parse()
+        .unwrap();
+    let e = configure(&names(&["moments", "pmse", "ci-overlap"]), &t, "", ctx, &[]).unwrap_err();
+    let text: Vec<String> = e.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text,
+        vec![
+            "variables: o.csv: column 'sex' is categorical; moments needs numeric variables",
+            "model: o.csv: no column named 'y'; the columns are: x, sex",
+            "model: o.csv: no column named 'sexx' (did you mean 'sex'?); the columns are: x, sex",
+        ]
+    );
+    // pmse takes categorical variables
+    assert!(configure(&names(&["pmse"]), &t, "", ctx, &["model"]).is_ok());
+}
+
+#[test]
+fn only_il1s_compares_the_kept_records() {
+    // the masked file kept records 1 and 3 (0-based 0 and 2) of the original
+    let o = table("o.csv", &[("x", &[1.0, 5.0, 3.0])]);
+    let m = table("m.csv", &[("x", &[1.0, 4.0])]);
+    let t: toml::Table = "variables = \"x\"".parse().unwrap();
+    let c = configure(
+        &names(&["il1s", "moments"]),
+        &t,
+        "",
+        ReadContext::default(),
+        &[],
+    )
+    .unwrap();
+    assert!(c.measures[0].one_to_one() && !c.measures[1].one_to_one());
+    let r = measure_all(&c.measures, &o, &m, Some(&[0, 2])).unwrap();
+    // il1s on (1, 3) vs (1, 4): |3 − 4| / (√2 · sd(1, 3)) = 1 / (√2·√2) = 0.5
+    assert!(close(fig(&r[0], "il1s"), 0.5));
+    // moments on the whole original: mean 3 → 2.5
+    assert!(close(fig(&r[1], "mean_rel_diff_max"), 0.5 / 3.0));
+    // without kept rows il1s cannot pair the records
+    let e = measure_all(&c.measures, &o, &m, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("one to one"), "{e}");
+    // merged, the figures keep their names in every format
+    let merged = merge_reports("u", r);
+    assert_eq!(
+        merged.render(Format::Csv).lines().next().unwrap(),
+        "il1s,il1s_per_cell,mean_rel_diff_max,var_rel_diff_max,il1s_per_variable.x.il1s,il1s_per_variable.x.cells,moments.x.mean_original,moments.x.mean_masked,moments.x.mean_diff,moments.x.mean_rel_diff,moments.x.var_original,moments.x.var_masked,moments.x.var_diff,moments.x.var_rel_diff"
+    );
+}
+
+#[test]
+fn default_measures_are_the_ones_that_apply() {
+    let (o, _) = three_by_two();
+    assert_eq!(
+        default_measures(&o, &names(&["x", "y"]), true, true),
+        ["moments", "correlations", "il1s", "pmse", "ci-overlap"]
+    );
+    assert_eq!(
+        default_measures(&o, &names(&["x"]), false, false),
+        ["moments", "pmse"]
+    );
+    let mut t = o.clone();
+    t.push(Column::categorical("g", Role::Key, &[Some("a"), Some("b"), Some("a")], None).unwrap())
+        .unwrap();
+    assert_eq!(
+        default_measures(&t, &names(&["x", "g"]), true, false),
+        ["pmse"]
+    );
+    assert_eq!(default_measures(&t, &[], true, true), ["ci-overlap"]);
+}
+
+#[test]
+fn readme_registry_section_matches_the_registry() {
+    let readme = include_str!("../README.md");
+    let generated = intruder_utility::registry_markdown();
+    assert!(generated.contains(&markdown_common(UTILITY_COMMON)));
+    assert!(generated.contains(&markdown_table(&docs())));
+    let expected = splice_generated(readme, "utility-measures", &generated)
+        .expect("README.md has <!-- BEGIN utility-measures --> and <!-- END utility-measures -->");
+    assert!(
+        readme == expected,
+        "crates/utility/README.md is out of date; run\n  cargo run -p intruder-utility --example registry_table -- --write\nThe section is:\n{generated}"
+    );
+    for e in UTILITY_MEASURES {
+        assert!(
+            readme.contains(&format!("| **`{}`** |", e.name)),
+            "{}",
+            e.name
+        );
+    }
+}
