@@ -37,6 +37,9 @@ pub struct Args {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut exp = Experiment::from_file(&args.file)?;
+    for w in &exp.warnings {
+        eprintln!("warning: {w}");
+    }
     if args.tiny {
         let t = exp.tiny.clone();
         exp.resize(&t);

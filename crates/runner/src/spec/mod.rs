@@ -182,6 +182,9 @@ pub struct Experiment {
     /// The file it was read from.
     #[serde(skip)]
     pub path: PathBuf,
+    /// Deprecated names the file uses (accepted; to be shown to the user).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 impl Experiment {
@@ -294,9 +297,17 @@ impl Experiment {
             }
         }
 
+        let key_map = scenario
+            .as_ref()
+            .map(|s| s.key_map.clone())
+            .unwrap_or_default();
+        let base_dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
         let mut attacks = Vec::new();
         for (i, t) in top.tables(&mut p, "attack").into_iter().enumerate() {
-            if let Some(a) = attack::parse_attack(t, i, &keys, &mut p) {
+            if let Some(a) = attack::parse_attack(t, i, &keys, &key_map, &base_dir, &mut p) {
                 attacks.push(a);
             }
         }
@@ -426,11 +437,9 @@ impl Experiment {
             longitudinal,
             tiny,
             paper,
-            base_dir: path
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from(".")),
+            base_dir,
             path: path.to_path_buf(),
+            warnings: p.warnings,
         })
     }
 
