@@ -10,7 +10,8 @@
 use std::io::Write;
 use std::time::Instant;
 
-use intruder_attack::{AttackConfig, EvalOptions, KeyMap, TruthIds, attack_by_name, evaluate};
+use intruder_attack::{EvalOptions, KeyMap, Knowledge, TruthIds, configure, evaluate};
+use intruder_data::params::ReadContext;
 use intruder_data::{ReadOptions, Role, read_csv};
 
 /// CPU seconds (user + system) of this process so far, from /proc/self/stat (Linux; 0 elsewhere).
@@ -39,10 +40,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let i = read_csv(ipath.as_ref(), &opts)?;
     let r = read_csv(rpath.as_ref(), &opts)?;
     let load = t0.elapsed().as_secs_f64();
-    let attack = (attack_by_name(method)?.build)(&AttackConfig::default())?;
-    let km = KeyMap::same(&keys)?;
+    let mut params = toml::Table::new();
+    params.insert("method".into(), method.as_str().into());
+    let attack = configure(&params, "", ReadContext::default())
+        .map_err(|p| {
+            p.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?
+        .attack;
+    let knowledge = Knowledge::new(&i.table, KeyMap::same(&keys)?)?;
     let (t1, c1) = (Instant::now(), cpu_seconds());
-    let linkage = attack.link(&i.table, &r.table, &km)?;
+    let linkage = attack.link(&knowledge, &r.table, 0)?.linkage;
     let link = t1.elapsed().as_secs_f64();
     let link_cpu = cpu_seconds() - c1;
     let t2 = Instant::now();

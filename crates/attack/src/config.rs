@@ -1,7 +1,11 @@
-//! Attack parameters: one plain struct shared by every registered attack, validated once before
-//! any work ([`AttackConfig::check`]).
+//! Parameter types shared by several attacks: the missing-value policy (METHODS.md §1.2), the
+//! distances of `nearest` and `kmeans` (METHODS.md §2.3), and the declarations of the parameters
+//! they share in the registry ([`crate::ATTACKS`]).
+
+use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::error::ParamError;
+use crate::keys::KeyMap;
 
 /// How missing key values are treated (METHODS.md §1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -56,6 +60,16 @@ pub enum Metric {
     Gower,
 }
 
+impl Metric {
+    /// The name used in parameters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Euclidean => "euclidean",
+            Self::Gower => "gower",
+        }
+    }
+}
+
 impl std::str::FromStr for Metric {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -79,6 +93,14 @@ pub enum StringMetric {
 }
 
 impl StringMetric {
+    /// The name used in parameters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::JaroWinkler => "jaro-winkler",
+            Self::Levenshtein => "levenshtein",
+        }
+    }
+
     /// The distance between two strings, in [0, 1].
     pub fn distance(self, a: &str, b: &str) -> f64 {
         match self {
@@ -101,15 +123,13 @@ impl std::str::FromStr for StringMetric {
     }
 }
 
-/// Parameters of an attack. Each attack reads the fields it needs and ignores the rest; build it
-/// with `AttackConfig::default()` and assign fields.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct AttackConfig {
-    /// Missing key values (exact matching: all three; distances: listwise or wildcard, where a
-    /// wildcard key contributes nothing to the distance).
+/// The distance settings of `nearest` and `kmeans`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DistanceParams {
+    /// Missing key values: listwise or wildcard (a wildcard key contributes nothing to the
+    /// distance); as-value only with the Gower metric.
     pub missing: MissingPolicy,
-    /// Distance for `nearest` and `kmeans`.
+    /// The distance.
     pub metric: Metric,
     /// String distance for text keys.
     pub string_metric: StringMetric,
@@ -118,46 +138,24 @@ pub struct AttackConfig {
     pub standardize: bool,
     /// Per-key weights, by the intruder's key name; keys not listed weigh 1.
     pub weights: Vec<(String, f64)>,
-    /// How many ranked candidates `nearest` keeps per intruder record beyond the ties at the best
-    /// score (all of which are always kept).
-    pub top_k: usize,
-    /// Global one-to-one assignment (Hungarian algorithm) instead of independent nearest
-    /// neighbours, as sdcMicro's `recordLinkage`.
-    pub one_to_one: bool,
-    /// Number of k-means clusters; `None` = one per complete intruder record (Bender et al.).
-    pub clusters: Option<usize>,
-    /// Seed for every random step (k-means initialisation when `clusters` is set).
-    pub seed: u64,
-    /// Parameters of `fellegi-sunter` (specification, threshold, EM, u sample, assignment).
-    pub fellegi_sunter: crate::fellegi_sunter::FsParams,
 }
 
-impl Default for AttackConfig {
+impl Default for DistanceParams {
     fn default() -> Self {
-        AttackConfig {
+        DistanceParams {
             missing: MissingPolicy::Listwise,
             metric: Metric::Euclidean,
             string_metric: StringMetric::JaroWinkler,
             standardize: false,
             weights: Vec::new(),
-            top_k: 5,
-            one_to_one: false,
-            clusters: None,
-            seed: 0,
-            fellegi_sunter: Default::default(),
         }
     }
 }
 
-impl AttackConfig {
-    /// Checks what can be checked without the data.
+impl DistanceParams {
+    /// Checks what can be checked without the data: weights finite, > 0 and named once; the
+    /// missing policy meaningful for the metric.
     pub fn check(&self) -> Result<(), ParamError> {
-        if self.top_k == 0 {
-            return Err(ParamError::TopK);
-        }
-        if self.clusters == Some(0) {
-            return Err(ParamError::Clusters);
-        }
         let mut seen = std::collections::HashSet::new();
         for (name, w) in &self.weights {
             if !(w.is_finite() && *w > 0.0) {
@@ -173,11 +171,14 @@ impl AttackConfig {
                 });
             }
         }
+        if self.metric == Metric::Euclidean && self.missing == MissingPolicy::AsValue {
+            return Err(ParamError::Unsupported(AS_VALUE_EUCLIDEAN.into()));
+        }
         Ok(())
     }
 
     /// The weight of each key (by intruder name), checking that every weighted name is a key.
-    pub fn key_weights(&self, keys: &crate::KeyMap) -> Result<Vec<f64>, ParamError> {
+    pub fn key_weights(&self, keys: &KeyMap) -> Result<Vec<f64>, ParamError> {
         for (name, _) in &self.weights {
             if !keys.pairs().iter().any(|p| &p.intruder == name) {
                 return Err(ParamError::Weight {
@@ -204,4 +205,103 @@ impl AttackConfig {
             })
             .collect())
     }
+
+    /// Reads the distance parameters declared by the attack (`metric` and `string_metric` only
+    /// when `with_metric`); problems are recorded in the reader.
+    pub(crate) fn read(r: &mut ParamReader<'_>, with_metric: bool) -> DistanceParams {
+        let d = DistanceParams::default();
+        let missing = r.choice::<MissingPolicy>("missing").unwrap_or(d.missing);
+        let (metric, string_metric) = if with_metric {
+            (
+                r.choice::<Metric>("metric").unwrap_or(d.metric),
+                r.choice::<StringMetric>("string_metric")
+                    .unwrap_or(d.string_metric),
+            )
+        } else {
+            (d.metric, d.string_metric)
+        };
+        let p = DistanceParams {
+            missing,
+            metric,
+            standardize: r.get::<bool>("standardize").unwrap_or(d.standardize),
+            weights: r.get::<Vec<(String, f64)>>("weights").unwrap_or_default(),
+            string_metric,
+        };
+        if metric == Metric::Euclidean && missing == MissingPolicy::AsValue {
+            r.problem("missing", AS_VALUE_EUCLIDEAN);
+        }
+        p
+    }
+
+    /// The parameters as reported in results (`weights` as a table).
+    pub(crate) fn to_json(&self, with_metric: bool) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        m.insert("missing".into(), self.missing.as_str().into());
+        if with_metric {
+            m.insert("metric".into(), self.metric.as_str().into());
+            m.insert("string_metric".into(), self.string_metric.as_str().into());
+        }
+        m.insert("standardize".into(), self.standardize.into());
+        m.insert(
+            "weights".into(),
+            serde_json::Value::Object(
+                self.weights
+                    .iter()
+                    .map(|(k, w)| (k.clone(), serde_json::Value::from(*w)))
+                    .collect(),
+            ),
+        );
+        m
+    }
 }
+
+const AS_VALUE_EUCLIDEAN: &str = "missing 'as-value' has no meaning for the Euclidean distance: use listwise or wildcard (a missing key then adds nothing), or the Gower metric";
+
+// Declarations shared by several registry entries.
+
+/// `missing` (exact, nearest, kmeans).
+pub(crate) const MISSING: ParamSpec = ParamSpec::new(
+    "missing",
+    ParamKind::Choice(&["listwise", "as-value", "wildcard"]),
+    "missing key values: listwise (a record missing a key takes no part), as-value (missing matches missing only) or wildcard (missing matches anything)",
+)
+.default_value("listwise");
+
+/// `threshold` of the attacks whose scores are not probabilities.
+pub(crate) const THRESHOLD: ParamSpec = ParamSpec::new(
+    "threshold",
+    ParamKind::Number,
+    "declare a link only when the record's best score is at least this (precision, recall, F1); absent: every record's best candidate is declared",
+);
+
+/// `metric` (nearest).
+pub(crate) const METRIC: ParamSpec = ParamSpec::new(
+    "metric",
+    ParamKind::Choice(&["euclidean", "gower"]),
+    "distance: Euclidean over numeric codes, or Gower (1971) for mixed types",
+)
+.default_value("euclidean");
+
+/// `string_metric` (nearest).
+pub(crate) const STRING_METRIC: ParamSpec = ParamSpec::new(
+    "string_metric",
+    ParamKind::Choice(&["jaro-winkler", "levenshtein"]),
+    "distance of text keys: 1 − Jaro–Winkler similarity, or 1 − normalized Levenshtein similarity",
+)
+.default_value("jaro-winkler");
+
+/// `standardize` (nearest, kmeans).
+pub(crate) const STANDARDIZE: ParamSpec = ParamSpec::new(
+    "standardize",
+    ParamKind::Bool,
+    "z-score every numeric key (both files pooled) before weighting (Euclidean only)",
+)
+.default_value("false");
+
+/// `weights` (nearest, kmeans).
+pub(crate) const WEIGHTS: ParamSpec = ParamSpec::new(
+    "weights",
+    ParamKind::NumberMap,
+    "per-key weights by intruder key name, e.g. { occupation = 10 }; keys not listed weigh 1",
+)
+.within(Range::POSITIVE);

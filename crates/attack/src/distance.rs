@@ -3,8 +3,8 @@
 
 use intruder_data::{Column, Kind, Table};
 
-use crate::config::{AttackConfig, Metric, MissingPolicy, StringMetric};
-use crate::error::{AttackError, ParamError};
+use crate::config::{DistanceParams, Metric, MissingPolicy, StringMetric};
+use crate::error::AttackError;
 use crate::keys::{Domain, KeyMap, ResolvedKey, Tokens, resolve, tokenize};
 
 /// How one key enters the distance.
@@ -132,16 +132,10 @@ impl Prepared {
         intruder: &Table,
         released: &Table,
         keys: &KeyMap,
-        cfg: &AttackConfig,
+        cfg: &DistanceParams,
     ) -> Result<Self, AttackError> {
         cfg.check()?;
         let weights = cfg.key_weights(keys)?;
-        if cfg.metric == Metric::Euclidean && cfg.missing == MissingPolicy::AsValue {
-            return Err(ParamError::Unsupported(
-                "missing 'as-value' has no meaning for the Euclidean distance: use listwise or wildcard (a missing key then adds nothing), or the Gower metric".into(),
-            )
-            .into());
-        }
         let resolved = resolve(intruder, released, keys)?;
         let mut comps = Vec::with_capacity(resolved.len());
         for k in &resolved {

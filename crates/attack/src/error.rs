@@ -6,14 +6,6 @@ use intruder_data::DataError;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParamError {
-    /// No attack of that name is registered.
-    #[error("unknown attack method '{name}'; the methods are: {available}")]
-    UnknownMethod {
-        /// The name asked for.
-        name: String,
-        /// The registered names, comma-separated.
-        available: String,
-    },
     /// No key variables were given.
     #[error("no key variables given: name at least one key shared by both files")]
     NoKeys,
@@ -31,9 +23,6 @@ pub enum ParamError {
         /// What is wrong.
         message: String,
     },
-    /// `top_k` must be at least 1.
-    #[error("the number of ranked candidates kept (top_k) must be at least 1")]
-    TopK,
     /// The number of k-means clusters is zero.
     #[error("the number of clusters must be at least 1")]
     Clusters,

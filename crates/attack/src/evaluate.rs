@@ -9,9 +9,11 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
+use intruder_data::report::{Figure, Report, Unit};
 use intruder_data::{Column, ColumnData, Table, Truth, write_atomically};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
 
 use crate::error::{AttackError, ParamError};
 use crate::linkage::Linkage;
@@ -192,6 +194,29 @@ fn truth_column<'a>(
                 .join(", ")
         },
     })
+}
+
+/// The released rows (0-based, in file order) whose person has a twin in the intruder's file,
+/// by equal truth ids: the "twins only" search space (Bender et al.'s response knowledge: the
+/// intruder knows who answered both surveys). It reads the ground truth, so it lives here next
+/// to the evaluator and is applied before the attack by every surface (the CLI's
+/// `--twins-only`, the runner's `twins_only = true`); the attack only sees the released records
+/// it leaves.
+pub fn twin_rows(
+    intruder: &Table,
+    intruder_truth: &Truth,
+    released: &Table,
+    released_truth: &Truth,
+    ids: &TruthIds,
+) -> Result<Vec<usize>, AttackError> {
+    let ic = truth_column(intruder_truth, intruder, &ids.intruder)?;
+    let rc = truth_column(released_truth, released, &ids.released)?;
+    let have: std::collections::HashSet<String> = (0..ic.len())
+        .filter_map(|i| ic.text(i).map(|s| s.into_owned()))
+        .collect();
+    Ok((0..rc.len())
+        .filter(|&j| rc.text(j).is_some_and(|s| have.contains(s.as_ref())))
+        .collect())
 }
 
 fn numeric(c: &Column) -> bool {
@@ -482,133 +507,207 @@ pub fn write_per_record(
 }
 
 impl Evaluation {
-    /// A table for people: each figure on its own aligned line with what it means.
-    pub fn to_table(&self) -> String {
-        let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{:.1}%", 100.0 * v));
-        let mut rows: Vec<(String, String, String)> = vec![
-            ("method".into(), self.method.clone(), "the attack".into()),
-            (
-                "intruder records".into(),
-                self.intruder_records.to_string(),
-                "records in the intruder's file".into(),
+    /// The figures as a [`Report`] (every command renders it as table, JSON, CSV or markdown).
+    /// The JSON holds the fields of the serialised `Evaluation` under the same names;
+    /// `pr_curve`, `attribute` and `notes` are details (JSON only), the attack's notes are also
+    /// shown as a text block.
+    pub fn report(&self, title: impl Into<String>) -> Report {
+        let mut r = Report::new(title);
+        let mut fig = |name: &str, value: Value, unit: Unit, meaning: String| {
+            r.push(Figure::new(name, value, unit, meaning));
+        };
+        let n = |x: usize| Value::from(x);
+        let f = |x: Option<f64>| x.map_or(Value::Null, Value::from);
+        fig(
+            "method",
+            self.method.clone().into(),
+            Unit::Label,
+            "the attack".into(),
+        );
+        fig(
+            "intruder_records",
+            n(self.intruder_records),
+            Unit::Count,
+            "records in the intruder's file".into(),
+        );
+        fig(
+            "released_records",
+            n(self.released_records),
+            Unit::Count,
+            "records in the released file".into(),
+        );
+        fig(
+            "twins",
+            n(self.twins),
+            Unit::Count,
+            "intruder records whose person is in the released file".into(),
+        );
+        fig(
+            "with_candidates",
+            n(self.with_candidates),
+            Unit::Count,
+            "intruder records the attack proposed any candidate for".into(),
+        );
+        fig(
+            "correct_matches",
+            n(self.correct_matches),
+            Unit::Count,
+            "twins whose chosen candidate is the twin".into(),
+        );
+        fig(
+            "correct_match_rate",
+            f(self.correct_match_rate),
+            Unit::Proportion,
+            format!(
+                "share of twins whose chosen candidate is the twin ({} of {})",
+                self.correct_matches, self.twins
             ),
-            (
-                "released records".into(),
-                self.released_records.to_string(),
-                "records in the released file searched".into(),
+        );
+        fig(
+            "ties_broken",
+            n(self.ties_broken),
+            Unit::Count,
+            format!(
+                "records whose best was tied, chosen at random with seed {}",
+                self.seed
             ),
-            (
-                "twins".into(),
-                self.twins.to_string(),
-                "intruder records whose person is in the released file".into(),
-            ),
-            (
-                "with candidates".into(),
-                self.with_candidates.to_string(),
-                "intruder records the attack proposed any candidate for".into(),
-            ),
-            (
-                "correct-match rate".into(),
-                pct(self.correct_match_rate),
-                format!(
-                    "share of twins whose chosen candidate is the twin ({} of {})",
-                    self.correct_matches, self.twins
-                ),
-            ),
-            (
-                "ties broken".into(),
-                self.ties_broken.to_string(),
-                format!(
-                    "records whose best was tied, chosen at random with seed {} ({} of them correct)",
-                    self.seed, self.correct_by_tie_break
-                ),
-            ),
-            (
-                "expected correct".into(),
-                format!("{:.3}", self.expected_correct),
-                "Σ 1/c_i over records whose twin is in the tied best set".into(),
-            ),
-            (
-                "unique correct".into(),
-                self.unique_correct.to_string(),
-                "records with c_i = 1 and the twin in it".into(),
-            ),
-            (
-                "c_i ≤ 2 correct".into(),
-                self.le2_correct.to_string(),
-                "records with c_i ≤ 2 and the twin in it".into(),
-            ),
-            (
-                "twin ranked first".into(),
-                format!("{} ({})", self.rank1, pct(self.rank1_rate)),
-                "twins at rank 1, tied or not".into(),
-            ),
-            (
-                "twin in top 5".into(),
-                format!("{} ({})", self.top5, pct(self.top5_rate)),
-                "twins ranked 1 to 5".into(),
-            ),
-            (
-                "twin among candidates".into(),
-                format!("{} ({})", self.in_candidates, pct(self.in_candidates_rate)),
-                "twins listed at any rank (k-means: assigned to the twin's cluster)".into(),
-            ),
-            (
-                "precision".into(),
-                pct(self.precision),
-                format!(
-                    "correct among the {} declared links{}",
-                    self.declared,
-                    self.threshold
-                        .map_or(String::new(), |t| format!(" (best score ≥ {t})"))
-                ),
-            ),
-            (
-                "recall".into(),
-                pct(self.recall),
-                "correct declared links among the twins".into(),
-            ),
-            (
-                "F1".into(),
-                self.f1.map_or("n/a".into(), |f| format!("{f:.3}")),
-                "harmonic mean of precision and recall".into(),
-            ),
-        ];
-        if let Some(a) = &self.attribute {
-            rows.push((
-                "attribute A".into(),
-                a.attribute_a.to_string(),
-                format!(
+        );
+        fig(
+            "correct_by_tie_break",
+            n(self.correct_by_tie_break),
+            Unit::Count,
+            "correct matches that came from such a draw".into(),
+        );
+        fig(
+            "expected_correct",
+            self.expected_correct.into(),
+            Unit::Score,
+            "Σ 1/c_i over records whose twin is in the tied best set (Mitra)".into(),
+        );
+        fig(
+            "unique_correct",
+            n(self.unique_correct),
+            Unit::Count,
+            "records with c_i = 1 and the twin in it".into(),
+        );
+        fig(
+            "le2_correct",
+            n(self.le2_correct),
+            Unit::Count,
+            "records with c_i ≤ 2 and the twin in it".into(),
+        );
+        fig(
+            "rank1",
+            n(self.rank1),
+            Unit::Count,
+            "twins at rank 1, tied or not".into(),
+        );
+        fig(
+            "top5",
+            n(self.top5),
+            Unit::Count,
+            "twins ranked 1 to 5".into(),
+        );
+        fig(
+            "in_candidates",
+            n(self.in_candidates),
+            Unit::Count,
+            "twins listed at any rank (k-means: assigned to the twin's cluster)".into(),
+        );
+        fig(
+            "rank1_rate",
+            f(self.rank1_rate),
+            Unit::Proportion,
+            "rank1 / twins".into(),
+        );
+        fig(
+            "top5_rate",
+            f(self.top5_rate),
+            Unit::Proportion,
+            "top5 / twins".into(),
+        );
+        fig(
+            "in_candidates_rate",
+            f(self.in_candidates_rate),
+            Unit::Proportion,
+            "in_candidates / twins".into(),
+        );
+        fig(
+            "declared",
+            n(self.declared),
+            Unit::Count,
+            "links declared (records whose best score reaches the threshold)".into(),
+        );
+        fig(
+            "threshold",
+            f(self.threshold),
+            Unit::Score,
+            "the score at which links are declared (none: every best candidate)".into(),
+        );
+        fig(
+            "precision",
+            f(self.precision),
+            Unit::Proportion,
+            format!("correct among the {} declared links", self.declared),
+        );
+        fig(
+            "recall",
+            f(self.recall),
+            Unit::Proportion,
+            "correct declared links among the twins".into(),
+        );
+        fig(
+            "f1",
+            f(self.f1),
+            Unit::Proportion,
+            "harmonic mean of precision and recall".into(),
+        );
+        fig(
+            "attribute_A",
+            self.attribute_a.map_or(Value::Null, Value::from),
+            Unit::Count,
+            match &self.attribute {
+                Some(a) => format!(
                     "records with p_i ≥ 0.5 on '{}' (tolerance {}; {} records scored)",
                     a.variable, a.tolerance, a.records
                 ),
-            ));
-            rows.push((
-                "mean p_i".into(),
-                format!("{:.3}", a.mean_p),
+                None => "records with p_i ≥ 0.5 (no sensitive variable scored)".into(),
+            },
+        );
+        if let Some(a) = &self.attribute {
+            fig(
+                "attribute_mean_p",
+                a.mean_p.into(),
+                Unit::Proportion,
                 "mean share of tied candidates within tolerance of the true value".into(),
-            ));
+            );
         }
-        for (k, v) in &self.notes {
-            rows.push((
-                k.replace('_', " "),
-                format_note(*v),
-                "reported by the attack".into(),
-            ));
+        fig(
+            "seed",
+            self.seed.into(),
+            Unit::Label,
+            "seed of the tie-break".into(),
+        );
+        fn to<T: serde::Serialize>(x: &T) -> Value {
+            serde_json::to_value(x).unwrap_or(Value::Null)
         }
-        let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-        let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
-        let mut out = String::new();
-        for (k, v, m) in rows {
-            let pad0 = w0 - k.chars().count();
-            let pad1 = w1 - v.chars().count();
-            out.push_str(&format!(
-                "{k}{}  {}{v}  {m}\n",
-                " ".repeat(pad0),
-                " ".repeat(pad1)
-            ));
+        r.details.insert("pr_curve".into(), to(&self.pr_curve));
+        r.details.insert("attribute".into(), to(&self.attribute));
+        r.details.insert("notes".into(), to(&self.notes));
+        if !self.notes.is_empty() {
+            let w = self
+                .notes
+                .iter()
+                .map(|(k, _)| k.chars().count())
+                .max()
+                .unwrap_or(0);
+            let mut text = String::from("reported by the attack:\n");
+            for (k, v) in &self.notes {
+                text.push_str(&format!("  {k:<w$}  {}\n", format_note(*v)));
+            }
+            r.notes.push(text);
         }
-        out
+        r
     }
 }
 

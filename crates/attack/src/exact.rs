@@ -18,112 +18,52 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 use intruder_data::Table;
+use intruder_data::params::{ParamReader, ParamSpec};
 use rayon::prelude::*;
 
-use crate::Attack;
-use crate::config::{AttackConfig, MissingPolicy};
+use crate::config::{MISSING, MissingPolicy, THRESHOLD};
 use crate::error::AttackError;
 use crate::keys::{KeyMap, Tokens, resolve, tokenize};
 use crate::linkage::{Candidates, Linkage};
+use crate::{Attack, Knowledge, Linked};
 
 /// The token standing for a missing cell under the as-value policy.
-const MISSING: u64 = u64::MAX - 1;
+const MISSING_TOKEN: u64 = u64::MAX - 1;
 
 type Index = HashMap<Vec<u64>, Vec<u32>, FixedState>;
 
 /// Exact key matching; see the [module docs](self).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExactMatch {
     /// Missing-value policy.
     pub missing: MissingPolicy,
+    /// Links are declared at a best score ≥ this (every candidate scores 1: a threshold above 1
+    /// declares none); `None` declares every record's best candidate.
+    pub threshold: Option<f64>,
 }
+
+/// The parameters of `exact` in the registry.
+pub(crate) static PARAMS: &[ParamSpec] = &[MISSING, THRESHOLD];
 
 impl ExactMatch {
-    /// The attack with a missing-value policy.
+    /// The attack with a missing-value policy (no threshold).
     pub fn new(missing: MissingPolicy) -> Self {
-        ExactMatch { missing }
-    }
-
-    pub(crate) fn build(cfg: &AttackConfig) -> Result<Box<dyn Attack>, AttackError> {
-        cfg.check()?;
-        Ok(Box::new(ExactMatch::new(cfg.missing)))
-    }
-}
-
-/// Every tuple a record stands for on the keys in `mask` (sets expanded).
-fn expand(cells: &[&[u64]], out: &mut Vec<Vec<u64>>) {
-    out.clear();
-    out.push(Vec::with_capacity(cells.len()));
-    for cell in cells {
-        if cell.len() == 1 {
-            for t in out.iter_mut() {
-                t.push(cell[0]);
-            }
-        } else {
-            let prev = std::mem::take(out);
-            for t in prev {
-                for &v in *cell {
-                    let mut t2 = t.clone();
-                    t2.push(v);
-                    out.push(t2);
-                }
-            }
+        ExactMatch {
+            missing,
+            threshold: None,
         }
     }
-}
 
-/// Per-record key cells with the policy applied: `None` where the record takes no part.
-struct Side {
-    /// Bit k set = key k observed (or missing-as-value).
-    pattern: Vec<u64>,
-    /// Whether the record takes part at all.
-    active: Vec<bool>,
-}
-
-fn side(tokens: &[&Tokens], n: usize, policy: MissingPolicy) -> Side {
-    let mut pattern = vec![0u64; n];
-    let mut active = vec![true; n];
-    let full: u64 = if tokens.len() == 64 {
-        u64::MAX
-    } else {
-        (1u64 << tokens.len()) - 1
-    };
-    for i in 0..n {
-        let mut p = 0u64;
-        for (k, t) in tokens.iter().enumerate() {
-            if !t.row(i).is_empty() {
-                p |= 1 << k;
-            }
-        }
-        match policy {
-            MissingPolicy::Listwise => active[i] = p == full,
-            MissingPolicy::AsValue => p = full,
-            MissingPolicy::Wildcard => {}
-        }
-        pattern[i] = p;
-    }
-    Side { pattern, active }
-}
-
-fn cells<'t>(tokens: &'t [&Tokens], i: usize, mask: u64) -> Vec<&'t [u64]> {
-    const MISSING_CELL: &[u64] = &[MISSING];
-    tokens
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| mask >> k & 1 == 1)
-        .map(|(_, t)| {
-            let r = t.row(i);
-            if r.is_empty() { MISSING_CELL } else { r }
-        })
-        .collect()
-}
-
-impl Attack for ExactMatch {
-    fn name(&self) -> &'static str {
-        "exact"
+    /// Reads the parameters declared in [`PARAMS`].
+    pub(crate) fn build(r: &mut ParamReader<'_>) -> Option<Box<dyn Attack>> {
+        let missing = r.choice::<MissingPolicy>("missing").unwrap_or_default();
+        let threshold = r.get::<f64>("threshold");
+        r.ok()
+            .then(|| Box::new(ExactMatch { missing, threshold }) as Box<dyn Attack>)
     }
 
-    fn link(
+    /// Links the key columns of `intruder` (any table holding them) to `released`.
+    pub(crate) fn link_tables(
         &self,
         intruder: &Table,
         released: &Table,
@@ -136,7 +76,6 @@ impl Attack for ExactMatch {
         let (ni, nr) = (intruder.nrows(), released.nrows());
         let is = side(&it, ni, self.missing);
         let rs = side(&rt, nr, self.missing);
-
         // Released records by pattern (in row order).
         let mut groups: HashMap<u64, Vec<u32>, FixedState> = HashMap::default();
         for r in 0..nr {
@@ -204,6 +143,101 @@ impl Attack for ExactMatch {
             records,
             notes: Vec::new(),
         })
+    }
+}
+
+/// Every tuple a record stands for on the keys in `mask` (sets expanded).
+fn expand(cells: &[&[u64]], out: &mut Vec<Vec<u64>>) {
+    out.clear();
+    out.push(Vec::with_capacity(cells.len()));
+    for cell in cells {
+        if cell.len() == 1 {
+            for t in out.iter_mut() {
+                t.push(cell[0]);
+            }
+        } else {
+            let prev = std::mem::take(out);
+            for t in prev {
+                for &v in *cell {
+                    let mut t2 = t.clone();
+                    t2.push(v);
+                    out.push(t2);
+                }
+            }
+        }
+    }
+}
+
+/// Per-record key cells with the policy applied: `None` where the record takes no part.
+struct Side {
+    /// Bit k set = key k observed (or missing-as-value).
+    pattern: Vec<u64>,
+    /// Whether the record takes part at all.
+    active: Vec<bool>,
+}
+
+fn side(tokens: &[&Tokens], n: usize, policy: MissingPolicy) -> Side {
+    let mut pattern = vec![0u64; n];
+    let mut active = vec![true; n];
+    let full: u64 = if tokens.len() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << tokens.len()) - 1
+    };
+    for i in 0..n {
+        let mut p = 0u64;
+        for (k, t) in tokens.iter().enumerate() {
+            if !t.row(i).is_empty() {
+                p |= 1 << k;
+            }
+        }
+        match policy {
+            MissingPolicy::Listwise => active[i] = p == full,
+            MissingPolicy::AsValue => p = full,
+            MissingPolicy::Wildcard => {}
+        }
+        pattern[i] = p;
+    }
+    Side { pattern, active }
+}
+
+fn cells<'t>(tokens: &'t [&Tokens], i: usize, mask: u64) -> Vec<&'t [u64]> {
+    const MISSING_CELL: &[u64] = &[MISSING_TOKEN];
+    tokens
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| mask >> k & 1 == 1)
+        .map(|(_, t)| {
+            let r = t.row(i);
+            if r.is_empty() { MISSING_CELL } else { r }
+        })
+        .collect()
+}
+
+impl Attack for ExactMatch {
+    fn name(&self) -> &'static str {
+        "exact"
+    }
+
+    fn link(
+        &self,
+        knowledge: &Knowledge,
+        released: &Table,
+        _seed: u64,
+    ) -> Result<Linked, AttackError> {
+        let linkage = self.link_tables(knowledge.table(), released, knowledge.keys())?;
+        Ok(Linked::from(linkage))
+    }
+
+    fn declared_threshold(&self) -> Option<f64> {
+        self.threshold
+    }
+
+    fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        m.insert("missing".into(), self.missing.as_str().into());
+        m.insert("threshold".into(), self.threshold.into());
+        m
     }
 }
 

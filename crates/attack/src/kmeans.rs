@@ -21,6 +21,7 @@
 //! [`nearest`](crate::nearest) (weights enter as `sqrt(w)` scaling of the coordinates).
 
 use intruder_data::Table;
+use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use linfa::DatasetBase;
 use linfa::traits::{Fit, Predict};
 use linfa_clustering::{KMeans, KMeansInit};
@@ -28,38 +29,80 @@ use ndarray::Array2;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::Attack;
-use crate::config::{AttackConfig, Metric};
+use crate::config::{DistanceParams, MISSING, Metric, STANDARDIZE, THRESHOLD, WEIGHTS};
 use crate::distance::{Matrix, Prepared};
 use crate::error::{AttackError, ParamError};
-use crate::keys::KeyMap;
 use crate::linkage::{Candidate, Candidates, Linkage};
+use crate::{Attack, Knowledge, Linked};
+
+/// The checked parameters of `kmeans`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KMeansParams {
+    /// Missing values, standardisation, weights (the metric is Euclidean).
+    pub distance: DistanceParams,
+    /// Number of clusters; `None` = one per complete intruder record (Bender et al.).
+    pub clusters: Option<usize>,
+    /// Links are declared at a best score (−distance) ≥ this.
+    pub threshold: Option<f64>,
+}
+
+/// The parameters of `kmeans` in the registry.
+pub(crate) static PARAMS: &[ParamSpec] = &[
+    MISSING,
+    STANDARDIZE,
+    WEIGHTS,
+    ParamSpec::new(
+        "clusters",
+        ParamKind::Integer,
+        "k true clusters of the intruder's file (k-means++, seeded); absent: one per complete intruder record (Bender et al.)",
+    )
+    .within(Range::at_least(1.0)),
+    THRESHOLD,
+];
 
 /// k-means cluster re-identification; see the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct KMeansAttack {
-    cfg: AttackConfig,
+    params: KMeansParams,
 }
 
 impl KMeansAttack {
     /// The attack with checked parameters (Euclidean metric only).
-    pub fn new(cfg: AttackConfig) -> Result<Self, ParamError> {
-        cfg.check()?;
-        if cfg.metric != Metric::Euclidean {
+    pub fn new(params: KMeansParams) -> Result<Self, ParamError> {
+        params.distance.check()?;
+        if params.distance.metric != Metric::Euclidean {
             return Err(ParamError::Unsupported(
                 "k-means re-identification works with the Euclidean distance only".into(),
             ));
         }
-        if cfg.one_to_one {
-            return Err(ParamError::Unsupported(
-                "one-to-one assignment is an option of 'nearest', not of 'kmeans'".into(),
-            ));
+        if params.clusters == Some(0) {
+            return Err(ParamError::Clusters);
         }
-        Ok(KMeansAttack { cfg })
+        Ok(KMeansAttack { params })
     }
 
-    pub(crate) fn build(cfg: &AttackConfig) -> Result<Box<dyn Attack>, AttackError> {
-        Ok(Box::new(KMeansAttack::new(cfg.clone())?))
+    /// The parameters.
+    pub fn params(&self) -> &KMeansParams {
+        &self.params
+    }
+
+    /// Reads the parameters declared in [`PARAMS`].
+    pub(crate) fn build(r: &mut ParamReader<'_>) -> Option<Box<dyn Attack>> {
+        let params = KMeansParams {
+            distance: DistanceParams::read(r, false),
+            clusters: r.get::<usize>("clusters"),
+            threshold: r.get::<f64>("threshold"),
+        };
+        if !r.ok() {
+            return None;
+        }
+        match KMeansAttack::new(params) {
+            Ok(a) => Some(Box::new(a)),
+            Err(e) => {
+                r.table_problem(e);
+                None
+            }
+        }
     }
 }
 
@@ -118,13 +161,25 @@ impl Attack for KMeansAttack {
         "kmeans"
     }
 
+    fn declared_threshold(&self) -> Option<f64> {
+        self.params.threshold
+    }
+
+    fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = self.params.distance.to_json(false);
+        m.insert("clusters".into(), self.params.clusters.into());
+        m.insert("threshold".into(), self.params.threshold.into());
+        m
+    }
+
     fn link(
         &self,
-        intruder: &Table,
+        knowledge: &Knowledge,
         released: &Table,
-        keys: &KeyMap,
-    ) -> Result<Linkage, AttackError> {
-        let prep = Prepared::new(intruder, released, keys, &self.cfg)?;
+        seed: u64,
+    ) -> Result<Linked, AttackError> {
+        let (intruder, keys) = (knowledge.table(), knowledge.keys());
+        let prep = Prepared::new(intruder, released, keys, &self.params.distance)?;
         if !prep.dense_ok() {
             return Err(ParamError::Unsupported(
                 "k-means needs numeric keys and complete records: keys must read as numbers, and with missing values use the listwise policy (centres must be free of missing values, Bender et al. note 5)".into(),
@@ -144,7 +199,7 @@ impl Attack for KMeansAttack {
                 message: "every intruder record misses a key: no cluster centre is left".into(),
             });
         }
-        let (centres, cluster_of_x) = match self.cfg.clusters {
+        let (centres, cluster_of_x) = match self.params.clusters {
             None => distinct_rows(&x),
             Some(k) => {
                 let (distinct, _) = distinct_rows(&x);
@@ -152,10 +207,9 @@ impl Attack for KMeansAttack {
                     distinct_rows(&x)
                 } else {
                     let xa = to_array(&x);
-                    let model =
-                        KMeans::params_with_rng(k, ChaCha8Rng::seed_from_u64(self.cfg.seed))
-                            .fit(&DatasetBase::from(xa.clone()))
-                            .map_err(kmeans_error)?;
+                    let model = KMeans::params_with_rng(k, ChaCha8Rng::seed_from_u64(seed))
+                        .fit(&DatasetBase::from(xa.clone()))
+                        .map_err(kmeans_error)?;
                     let labels = model.predict(&xa).to_vec();
                     let cents = model.centroids();
                     let centres = Matrix {
@@ -202,7 +256,7 @@ impl Attack for KMeansAttack {
             }
             records[xr[qi]] = Candidates { list };
         }
-        Ok(Linkage {
+        Ok(Linked::from(Linkage {
             method: "kmeans".into(),
             scored: true,
             complete: true,
@@ -217,7 +271,7 @@ impl Attack for KMeansAttack {
                 ),
                 ("released_records_assigned".into(), y.rows() as f64),
             ],
-        })
+        }))
     }
 }
 

@@ -9,36 +9,35 @@
 //! `p_i = 2/3` without links, `0` with the link).
 
 use intruder_data::Table;
+use intruder_data::params::{ParamReader, ParamSpec};
 
-use crate::Attack;
-use crate::config::{AttackConfig, MissingPolicy};
+use crate::config::MissingPolicy;
 use crate::error::{AttackError, ParamError};
 use crate::exact::ExactMatch;
 use crate::keys::KeyMap;
-use crate::linkage::Linkage;
+use crate::{Attack, Knowledge, Linked};
 
 /// Follows an explicit link id column; see the [module docs](self).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FollowLink;
 
+/// The parameters of `link` in the registry: none beyond the common ones (its one key is the
+/// link id; every candidate scores 1, so no threshold).
+pub(crate) static PARAMS: &[ParamSpec] = &[];
+
 impl FollowLink {
-    pub(crate) fn build(cfg: &AttackConfig) -> Result<Box<dyn Attack>, AttackError> {
-        cfg.check()?;
-        Ok(Box::new(FollowLink))
-    }
-}
-
-impl Attack for FollowLink {
-    fn name(&self) -> &'static str {
-        "link"
+    /// Reads the (no) parameters.
+    pub(crate) fn build(r: &mut ParamReader<'_>) -> Option<Box<dyn Attack>> {
+        r.ok().then(|| Box::new(FollowLink) as Box<dyn Attack>)
     }
 
-    fn link(
+    /// Follows the link of `keys` (one key) from any table holding it to `released`.
+    pub(crate) fn link_tables(
         &self,
         intruder: &Table,
         released: &Table,
         keys: &KeyMap,
-    ) -> Result<Linkage, AttackError> {
+    ) -> Result<crate::Linkage, AttackError> {
         if keys.len() != 1 {
             return Err(ParamError::Unsupported(format!(
                 "'link' follows one link id column; {} keys were given ({})",
@@ -51,8 +50,32 @@ impl Attack for FollowLink {
             ))
             .into());
         }
-        let mut l = ExactMatch::new(MissingPolicy::Listwise).link(intruder, released, keys)?;
+        let mut l =
+            ExactMatch::new(MissingPolicy::Listwise).link_tables(intruder, released, keys)?;
         l.method = "link".into();
         Ok(l)
+    }
+}
+
+impl Attack for FollowLink {
+    fn name(&self) -> &'static str {
+        "link"
+    }
+
+    fn link(
+        &self,
+        knowledge: &Knowledge,
+        released: &Table,
+        _seed: u64,
+    ) -> Result<Linked, AttackError> {
+        Ok(Linked::from(self.link_tables(
+            knowledge.table(),
+            released,
+            knowledge.keys(),
+        )?))
+    }
+
+    fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
     }
 }

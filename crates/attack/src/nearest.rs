@@ -11,8 +11,9 @@
 //! - **Twins only vs whole file.** Bender et al. searched among the 273 twins only (the intruder
 //!   knows who responded to both: about 10% of twins at the smallest distance) and among all
 //!   19,355 register records (under 0.5%). Restricting the released file to the twins needs the
-//!   ground truth, so it is done by the caller (the CLI's `--twins-only`) before the attack, never
-//!   by the attack; the attack always searches the file it is given.
+//!   ground truth, so it is done next to the evaluator ([`crate::evaluate::twin_rows`], the
+//!   `twins_only` parameter) before the attack, never by the attack; the attack always searches
+//!   the file it is given.
 //! - **One-to-one.** With `one_to_one`, the candidates come from a global minimum-total-distance
 //!   assignment (Hungarian algorithm, [`crate::hungarian`]) as sdcMicro's `recordLinkage`: each
 //!   intruder record gets at most one released record and no released record is used twice.
@@ -22,30 +23,108 @@
 //!   SIMD kernel of [`crate::knn`]; other combinations use a straightforward parallel scan.
 
 use intruder_data::Table;
+use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rayon::prelude::*;
 
-use crate::config::AttackConfig;
+use crate::config::{
+    DistanceParams, METRIC, MISSING, STANDARDIZE, STRING_METRIC, THRESHOLD, WEIGHTS,
+};
 use crate::distance::Prepared;
 use crate::error::{AttackError, ParamError};
-use crate::keys::KeyMap;
 use crate::linkage::{Candidate, Candidates, Linkage};
-use crate::{Attack, hungarian, knn};
+use crate::{Attack, Knowledge, Linked, hungarian, knn};
+
+/// The checked parameters of `nearest`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NearestParams {
+    /// Distance, missing values, standardisation, weights.
+    pub distance: DistanceParams,
+    /// How many ranked candidates are kept per intruder record beyond the ties at the best score
+    /// (all of which are always kept); ≥ 1.
+    pub top_k: usize,
+    /// Global one-to-one assignment (Hungarian algorithm) instead of independent nearest
+    /// neighbours, as sdcMicro's `recordLinkage`.
+    pub one_to_one: bool,
+    /// Links are declared at a best score (−distance) ≥ this.
+    pub threshold: Option<f64>,
+}
+
+impl Default for NearestParams {
+    fn default() -> Self {
+        NearestParams {
+            distance: DistanceParams::default(),
+            top_k: 5,
+            one_to_one: false,
+            threshold: None,
+        }
+    }
+}
+
+/// The parameters of `nearest` in the registry.
+pub(crate) static PARAMS: &[ParamSpec] = &[
+    MISSING,
+    METRIC,
+    STRING_METRIC,
+    STANDARDIZE,
+    WEIGHTS,
+    ParamSpec::new(
+        "top_k",
+        ParamKind::Integer,
+        "ranked candidates kept per record beyond the ties at the smallest distance (all kept)",
+    )
+    .default_value("5")
+    .within(Range::at_least(1.0)),
+    ParamSpec::new(
+        "one_to_one",
+        ParamKind::Bool,
+        "global one-to-one assignment minimising the total distance (Hungarian algorithm; at most 5,000 × 5,000 records)",
+    )
+    .default_value("false"),
+    THRESHOLD,
+];
 
 /// Nearest-neighbour distance linkage; see the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct Nearest {
-    cfg: AttackConfig,
+    params: NearestParams,
 }
 
 impl Nearest {
     /// The attack with checked parameters.
-    pub fn new(cfg: AttackConfig) -> Result<Self, ParamError> {
-        cfg.check()?;
-        Ok(Nearest { cfg })
+    pub fn new(params: NearestParams) -> Result<Self, ParamError> {
+        params.distance.check()?;
+        if params.top_k == 0 {
+            return Err(ParamError::Unsupported(
+                "top_k: the number of ranked candidates kept must be at least 1".into(),
+            ));
+        }
+        Ok(Nearest { params })
     }
 
-    pub(crate) fn build(cfg: &AttackConfig) -> Result<Box<dyn Attack>, AttackError> {
-        Ok(Box::new(Nearest::new(cfg.clone())?))
+    /// The parameters.
+    pub fn params(&self) -> &NearestParams {
+        &self.params
+    }
+
+    /// Reads the parameters declared in [`PARAMS`].
+    pub(crate) fn build(r: &mut ParamReader<'_>) -> Option<Box<dyn Attack>> {
+        let d = NearestParams::default();
+        let params = NearestParams {
+            distance: DistanceParams::read(r, true),
+            top_k: r.get::<usize>("top_k").unwrap_or(d.top_k),
+            one_to_one: r.get::<bool>("one_to_one").unwrap_or(d.one_to_one),
+            threshold: r.get::<f64>("threshold"),
+        };
+        if !r.ok() {
+            return None;
+        }
+        match Nearest::new(params) {
+            Ok(a) => Some(Box::new(a)),
+            Err(e) => {
+                r.table_problem(e);
+                None
+            }
+        }
     }
 }
 
@@ -81,19 +160,32 @@ impl Attack for Nearest {
         "nearest"
     }
 
+    fn declared_threshold(&self) -> Option<f64> {
+        self.params.threshold
+    }
+
+    fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = self.params.distance.to_json(true);
+        m.insert("top_k".into(), self.params.top_k.into());
+        m.insert("one_to_one".into(), self.params.one_to_one.into());
+        m.insert("threshold".into(), self.params.threshold.into());
+        m
+    }
+
     fn link(
         &self,
-        intruder: &Table,
+        knowledge: &Knowledge,
         released: &Table,
-        keys: &KeyMap,
-    ) -> Result<Linkage, AttackError> {
-        let prep = Prepared::new(intruder, released, keys, &self.cfg)?;
+        _seed: u64,
+    ) -> Result<Linked, AttackError> {
+        let (intruder, keys) = (knowledge.table(), knowledge.keys());
+        let prep = Prepared::new(intruder, released, keys, &self.params.distance)?;
         let (ni, nr) = (prep.ni, prep.nr);
         let active_i: Vec<usize> = (0..ni).filter(|&i| prep.active(i, false)).collect();
         let active_r: Vec<usize> = (0..nr).filter(|&r| prep.active(r, true)).collect();
         let mut records = vec![Candidates::default(); ni];
 
-        if self.cfg.one_to_one {
+        if self.params.one_to_one {
             let (n, m) = (active_i.len(), active_r.len());
             if n.saturating_mul(m) > hungarian::MAX_CELLS {
                 return Err(ParamError::Unsupported(format!(
@@ -132,7 +224,8 @@ impl Attack for Nearest {
             }
         } else if prep.dense_ok() {
             let (x, xr, y, yr) = prep.dense();
-            let res = knn::knn(&x, &y, self.cfg.top_k);
+            // Never more candidates than released records (a huge top_k allocates nothing).
+            let res = knn::knn(&x, &y, self.params.top_k.min(nr.max(1)));
             for (qi, list) in res.into_iter().enumerate() {
                 // Ranks from the squared distances themselves (a square root could merge two
                 // distinct values); scores are −distance.
@@ -153,7 +246,7 @@ impl Attack for Nearest {
                 records[xr[qi]] = c;
             }
         } else {
-            let k = self.cfg.top_k;
+            let k = self.params.top_k.min(nr.max(1));
             let lists: Vec<(usize, Candidates)> = active_i
                 .par_iter()
                 .map(|&i| {
@@ -169,7 +262,7 @@ impl Attack for Nearest {
                 records[i] = c;
             }
         }
-        Ok(Linkage {
+        Ok(Linked::from(Linkage {
             method: "nearest".into(),
             scored: true,
             complete: false,
@@ -179,6 +272,6 @@ impl Attack for Nearest {
                 ("intruder_records_used".into(), active_i.len() as f64),
                 ("released_records_used".into(), active_r.len() as f64),
             ],
-        })
+        }))
     }
 }

@@ -2,19 +2,34 @@
 #![allow(dead_code)]
 
 use intruder_attack::{
-    AttackConfig, EvalOptions, Evaluation, KeyMap, Linkage, Sensitive, TruthIds, attack_by_name,
+    Attack, EvalOptions, Evaluation, KeyMap, Knowledge, Linkage, Sensitive, TruthIds, configure,
     evaluate,
 };
-use intruder_data::{Dataset, ReadOptions, Role, read_csv_from};
+use intruder_data::params::ReadContext;
+use intruder_data::{Dataset, ReadOptions, Role, Table, read_csv_from};
 
 pub fn load(csv: &str, label: &str, truth: &[&str]) -> Dataset {
     let opts = ReadOptions::default().with_role(truth, Role::Truth);
     read_csv_from(csv.as_bytes(), label.as_ref(), &opts).expect("test CSV parses")
 }
 
-pub fn run(method: &str, cfg: &AttackConfig, i: &Dataset, r: &Dataset, keys: &KeyMap) -> Linkage {
-    let attack = (attack_by_name(method).expect("registered").build)(cfg).expect("valid config");
-    attack.link(&i.table, &r.table, keys).expect("attack runs")
+/// An attack built from its parameters as TOML (`method = "nearest"\ntop_k = 3`), the way
+/// the command line and the runner build it.
+pub fn attack(params: &str) -> Box<dyn Attack> {
+    let table: toml::Table = params.parse().expect("test parameters are TOML");
+    configure(&table, "", ReadContext::default())
+        .expect("valid parameters")
+        .attack
+}
+
+/// Runs `attack` on the intruder's key columns.
+pub fn link(a: &dyn Attack, i: &Table, r: &Table, keys: &KeyMap, seed: u64) -> Linkage {
+    let k = Knowledge::new(i, keys.clone()).expect("keys in the intruder's table");
+    a.link(&k, r, seed).expect("attack runs").linkage
+}
+
+pub fn run(params: &str, i: &Dataset, r: &Dataset, keys: &KeyMap) -> Linkage {
+    link(attack(params).as_ref(), &i.table, &r.table, keys, 0)
 }
 
 pub fn eval(

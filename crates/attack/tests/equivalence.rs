@@ -2,8 +2,12 @@
 //! missing policy with set-valued cells; the dense nearest kernel vs the general distance path.
 
 mod common;
+use common::link;
 use intruder_attack::exact::naive_exact;
-use intruder_attack::{Attack, AttackConfig, ExactMatch, KeyMap, MissingPolicy, Nearest};
+use intruder_attack::{
+    DistanceParams, ExactMatch, KMeansAttack, KMeansParams, KeyMap, Metric, MissingPolicy, Nearest,
+    NearestParams,
+};
 use intruder_data::{Column, Role, Table};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -49,7 +53,7 @@ proptest! {
         let names: Vec<&str> = if sets { vec!["a", "b", "c"] } else { vec!["a", "b"] };
         let keys = KeyMap::same(&names).unwrap();
         for policy in MissingPolicy::ALL {
-            let fast = ExactMatch::new(policy).link(&i, &r, &keys).unwrap();
+            let fast = link(&ExactMatch::new(policy), &i, &r, &keys, 0);
             let slow = naive_exact(&i, &r, &keys, policy).unwrap();
             let got: Vec<Vec<usize>> = fast.records.iter().map(|c| c.list.iter().map(|x| x.row).collect()).collect();
             prop_assert_eq!(got, slow, "policy {:?}", policy);
@@ -73,12 +77,13 @@ proptest! {
         };
         let i = mk(&mut rng, ni);
         let r = mk(&mut rng, nr);
-        let mut cfg = AttackConfig::default();
-        cfg.standardize = standardize;
-        cfg.weights = vec![("a".into(), 2.0)];
-        cfg.top_k = 3;
-        let fast = Nearest::new(cfg.clone()).unwrap().link(&i, &r, &KeyMap::same(&["a", "b"]).unwrap()).unwrap();
-        let slow = Nearest::new(cfg).unwrap().link(&i, &r, &KeyMap::same(&["a", "b", "s"]).unwrap()).unwrap();
+        let params = NearestParams {
+            distance: DistanceParams { standardize, weights: vec![("a".into(), 2.0)], ..DistanceParams::default() },
+            top_k: 3,
+            ..NearestParams::default()
+        };
+        let fast = link(&Nearest::new(params.clone()).unwrap(), &i, &r, &KeyMap::same(&["a", "b"]).unwrap(), 0);
+        let slow = link(&Nearest::new(params).unwrap(), &i, &r, &KeyMap::same(&["a", "b", "s"]).unwrap(), 0);
         for (f, s) in fast.records.iter().zip(&slow.records) {
             let fr: Vec<(usize, u32)> = f.list.iter().map(|c| (c.row, c.rank)).collect();
             let sr: Vec<(usize, u32)> = s.list.iter().map(|c| (c.row, c.rank)).collect();
@@ -115,12 +120,20 @@ fn gower_mixed_types_and_strings() {
         ],
     )
     .unwrap();
-    let mut cfg = AttackConfig::default();
-    cfg.metric = intruder_attack::Metric::Gower;
-    let l = Nearest::new(cfg)
-        .unwrap()
-        .link(&i, &r, &KeyMap::same(&["age", "sex", "name"]).unwrap())
-        .unwrap();
+    let params = NearestParams {
+        distance: DistanceParams {
+            metric: Metric::Gower,
+            ..DistanceParams::default()
+        },
+        ..NearestParams::default()
+    };
+    let l = link(
+        &Nearest::new(params).unwrap(),
+        &i,
+        &r,
+        &KeyMap::same(&["age", "sex", "name"]).unwrap(),
+        0,
+    );
     let jw = 1.0 - strsim::jaro_winkler("Jonathan", "Jonathon");
     // Row 0: (0 + 0 + jw)/3; row 1: (1 + 0 + 0)/3 (age range 20); row 2: (0 + 1 + 0)/3.
     assert_eq!(l.records[0].list[0].row, 0);
@@ -157,10 +170,13 @@ fn kmeans_bender_steps() {
         ],
     )
     .unwrap();
-    let l = intruder_attack::KMeansAttack::new(AttackConfig::default())
-        .unwrap()
-        .link(&i, &r, &KeyMap::same(&["occ", "earn"]).unwrap())
-        .unwrap();
+    let l = link(
+        &KMeansAttack::new(KMeansParams::default()).unwrap(),
+        &i,
+        &r,
+        &KeyMap::same(&["occ", "earn"]).unwrap(),
+        0,
+    );
     assert!(
         l.records[2].is_empty(),
         "record with a missing key is dropped"
@@ -198,14 +214,18 @@ fn kmeans_fewer_clusters_is_coarser_and_seeded() {
         )],
     )
     .unwrap();
-    let mut cfg = AttackConfig::default();
-    cfg.clusters = Some(2);
-    cfg.seed = 11;
+    let params = KMeansParams {
+        clusters: Some(2),
+        ..KMeansParams::default()
+    };
     let keys = KeyMap::same(&["x"]).unwrap();
-    let l = intruder_attack::KMeansAttack::new(cfg.clone())
-        .unwrap()
-        .link(&i, &r, &keys)
-        .unwrap();
+    let l = link(
+        &KMeansAttack::new(params.clone()).unwrap(),
+        &i,
+        &r,
+        &keys,
+        11,
+    );
     let rows = |n: usize| -> Vec<usize> {
         let mut v: Vec<usize> = l.records[n].list.iter().map(|c| c.row).collect();
         v.sort_unstable();
@@ -218,9 +238,6 @@ fn kmeans_fewer_clusters_is_coarser_and_seeded() {
     // Ranked by distance to each intruder record: record 1 (x = 1) is nearest 0.9.
     assert_eq!(l.records[1].list[0].row, 2);
     assert!(l.notes.contains(&("clusters".to_string(), 2.0)));
-    let again = intruder_attack::KMeansAttack::new(cfg)
-        .unwrap()
-        .link(&i, &r, &keys)
-        .unwrap();
+    let again = link(&KMeansAttack::new(params).unwrap(), &i, &r, &keys, 11);
     assert_eq!(l, again, "same seed, same result");
 }

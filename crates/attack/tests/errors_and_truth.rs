@@ -2,9 +2,7 @@
 
 mod common;
 use common::*;
-use intruder_attack::{
-    AttackConfig, AttackError, EvalOptions, KeyMap, TruthIds, attack_by_name, evaluate,
-};
+use intruder_attack::{AttackError, EvalOptions, KeyMap, Knowledge, TruthIds, evaluate};
 
 const R: &str = "pid,area,beds,sex\n1,2,5,M\n2,1,3,F\n";
 
@@ -12,18 +10,26 @@ const R: &str = "pid,area,beds,sex\n1,2,5,M\n2,1,3,F\n";
 fn key_missing_from_one_file() {
     let i = load("pid,area,bedrooms\n1,2,5\n", "intruder.csv", &["pid"]);
     let r = load(R, "released.csv", &["pid"]);
-    let attack = (attack_by_name("exact").unwrap().build)(&AttackConfig::default()).unwrap();
-    let err = attack
-        .link(
-            &i.table,
-            &r.table,
-            &KeyMap::same(&["area", "beds"]).unwrap(),
-        )
-        .unwrap_err();
+    let _ = r;
+    // The intruder's knowledge is projected on the keys: a key absent from the file is an error
+    // naming the file, the key and the columns present.
+    let err = Knowledge::new(&i.table, KeyMap::same(&["area", "beds"]).unwrap()).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("intruder.csv") && msg.contains("'beds'") && msg.contains("bedrooms"),
         "{msg}"
+    );
+    // The released side: the attack names the released file.
+    let i = load("pid,area,beds\n1,2,5\n", "intruder.csv", &["pid"]);
+    let r = load("pid,area,bedrooms\n1,2,5\n", "released.csv", &["pid"]);
+    let k = Knowledge::new(&i.table, KeyMap::same(&["area", "beds"]).unwrap()).unwrap();
+    let err = attack("method = \"exact\"")
+        .link(&k, &r.table, 0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("released.csv") && err.contains("'beds'") && err.contains("bedrooms"),
+        "{err}"
     );
 }
 
@@ -31,9 +37,9 @@ fn key_missing_from_one_file() {
 fn type_mismatch_between_files() {
     let i = load("pid,area,sex\n1,2,1\n", "intruder.csv", &["pid"]);
     let r = load(R, "released.csv", &["pid"]);
-    let attack = (attack_by_name("exact").unwrap().build)(&AttackConfig::default()).unwrap();
-    let err = attack
-        .link(&i.table, &r.table, &KeyMap::same(&["area", "sex"]).unwrap())
+    let k = Knowledge::new(&i.table, KeyMap::same(&["area", "sex"]).unwrap()).unwrap();
+    let err = attack("method = \"exact\"")
+        .link(&k, &r.table, 0)
         .unwrap_err();
     assert!(matches!(err, AttackError::TypeMismatch { .. }), "{err:?}");
     let msg = err.to_string();
@@ -51,13 +57,9 @@ fn empty_intruder_file() {
     let i = load("pid,area,beds\n", "intruder.csv", &["pid"]);
     let r = load(R, "released.csv", &["pid"]);
     for m in ["exact", "nearest", "kmeans"] {
-        let attack = (attack_by_name(m).unwrap().build)(&AttackConfig::default()).unwrap();
-        let err = attack
-            .link(
-                &i.table,
-                &r.table,
-                &KeyMap::same(&["area", "beds"]).unwrap(),
-            )
+        let k = Knowledge::new(&i.table, KeyMap::same(&["area", "beds"]).unwrap()).unwrap();
+        let err = attack(&format!("method = \"{m}\""))
+            .link(&k, &r.table, 0)
             .unwrap_err();
         assert!(
             err.to_string()
@@ -71,14 +73,12 @@ fn empty_intruder_file() {
 fn truth_column_absent() {
     let i = load("pid,area,beds\n1,2,5\n", "intruder.csv", &["pid"]);
     let r = load(R, "released.csv", &[]); // pid not loaded as truth
-    let attack = (attack_by_name("exact").unwrap().build)(&AttackConfig::default()).unwrap();
-    let l = attack
-        .link(
-            &i.table,
-            &r.table,
-            &KeyMap::same(&["area", "beds"]).unwrap(),
-        )
-        .unwrap();
+    let l = run(
+        "method = \"exact\"",
+        &i,
+        &r,
+        &KeyMap::same(&["area", "beds"]).unwrap(),
+    );
     let opts = EvalOptions {
         truth: Some(TruthIds {
             intruder: "pid".into(),
@@ -99,30 +99,38 @@ fn truth_column_absent() {
 
 #[test]
 fn unknown_method_lists_the_registry() {
-    let err = attack_by_name("fellegi").unwrap_err().to_string();
-    assert!(err.contains("exact, nearest, kmeans, link"), "{err}");
+    let err = intruder_attack::find("felegi-sunter")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "unknown attack 'felegi-sunter' (did you mean 'fellegi-sunter'?); the attacks are: exact, nearest, kmeans, link, fellegi-sunter"
+    );
 }
 
 #[test]
 fn bad_weight_is_a_parameter_error() {
-    let mut c = AttackConfig::default();
-    c.weights = vec![("area".into(), -1.0)];
-    assert!((attack_by_name("nearest").unwrap().build)(&c).is_err());
-    c.weights = vec![("nokey".into(), 2.0)];
+    let t: toml::Table = "method = \"nearest\"\nweights = { area = -1 }"
+        .parse()
+        .unwrap();
+    let problems = intruder_attack::configure(&t, "attack[1]", Default::default()).unwrap_err();
+    assert_eq!(
+        problems[0].to_string(),
+        "attack[1].weights: expected a value > 0, found -1"
+    );
     let i = load("pid,area,beds\n1,2,5\n", "intruder.csv", &["pid"]);
     let r = load(R, "released.csv", &["pid"]);
-    let a = (attack_by_name("nearest").unwrap().build)(&c).unwrap();
-    let err = a
-        .link(&i.table, &r.table, &KeyMap::same(&["area"]).unwrap())
-        .unwrap_err()
-        .to_string();
+    let a = attack("method = \"nearest\"\nweights = { nokey = 2 }");
+    let k = Knowledge::new(&i.table, KeyMap::same(&["area"]).unwrap()).unwrap();
+    let err = a.link(&k, &r.table, 0).unwrap_err().to_string();
     assert!(err.contains("nokey") && err.contains("not a key"), "{err}");
 }
 
-/// Compile-level: `Attack::link(&self, &Table, &Table, &KeyMap)` is the only entry point of an
-/// attack, a `Table` cannot hold a truth column (`Table::new` rejects one), and `evaluate` is the
-/// only public function of the crate taking a `Truth`. Runtime: a truth column loaded from the
-/// file is not among the columns an attack receives, and cannot be named as a key.
+/// Compile-level: `Attack::link(&self, &Knowledge, &Table, seed)` is the only entry point of an
+/// attack, a `Knowledge` holds the intruder's key columns only, a `Table` cannot hold a truth
+/// column (`Table::new` rejects one), and `evaluate` and `twin_rows` are the only public
+/// functions of the crate taking a `Truth`. Runtime: a truth column loaded from the file is not
+/// among the columns an attack receives, and cannot be named as a key.
 #[test]
 fn attacks_cannot_see_the_truth() {
     let i = load("pid,area,beds\n1,2,5\n", "intruder.csv", &["pid"]);
@@ -136,9 +144,9 @@ fn attacks_cannot_see_the_truth() {
             .all(|c| c.role() != intruder_data::Role::Truth)
     );
     for info in intruder_attack::ATTACKS {
-        let a = (info.build)(&AttackConfig::default()).unwrap();
-        let err = a
-            .link(&i.table, &r.table, &KeyMap::same(&["pid"]).unwrap())
+        // Every attack builds from its defaults; none can be handed the truth column.
+        let _ = attack(&format!("method = \"{}\"", info.name));
+        let err = Knowledge::new(&i.table, KeyMap::same(&["pid"]).unwrap())
             .unwrap_err()
             .to_string();
         assert!(
@@ -150,4 +158,30 @@ fn attacks_cannot_see_the_truth() {
     // A table cannot be built around a truth column.
     let col = intruder_data::Column::integer("pid", intruder_data::Role::Truth, &[Some(1)]);
     assert!(intruder_data::Table::new("x.csv", vec![col]).is_err());
+}
+
+/// The intruder's other columns — here the true original value of the sensitive variable, read
+/// as an ordinary column, and a name — never reach an attack: the knowledge keeps the keys only,
+/// in key order, with the file's name for messages.
+#[test]
+fn knowledge_keeps_the_key_columns_only() {
+    let i = load(
+        "pid,name,area,beds,true_wealth\n1,ann,2,5,15000\n2,bob,1,3,12200\n",
+        "intruder.csv",
+        &["pid"],
+    );
+    assert_eq!(i.table.names(), vec!["name", "area", "beds", "true_wealth"]);
+    let k = Knowledge::new(&i.table, KeyMap::same(&["beds", "area"]).unwrap()).unwrap();
+    assert_eq!(k.table().names(), vec!["beds", "area"]);
+    assert_eq!(k.nrows(), 2);
+    assert_eq!(k.table().source(), std::path::Path::new("intruder.csv"));
+    assert!(k.table().column("true_wealth").is_err() && k.table().column("name").is_err());
+    assert_eq!(k.keys(), &KeyMap::same(&["beds", "area"]).unwrap());
+    // The values are the intruder's, untouched.
+    assert_eq!(k.table().column("beds").unwrap().as_f64(1), Some(3.0));
+    // A key map renames the released side only; the knowledge keeps the intruder's names.
+    let km = KeyMap::with_map(&["area"], &[("area".into(), "region".into())]).unwrap();
+    let k = Knowledge::new(&i.table, km).unwrap();
+    assert_eq!(k.table().names(), vec!["area"]);
+    assert_eq!(k.keys().pairs()[0].released, "region");
 }

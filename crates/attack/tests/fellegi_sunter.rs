@@ -6,13 +6,15 @@
 
 use std::collections::HashSet;
 
+use intruder_attack::fellegi_sunter::FsRun;
 use intruder_attack::fellegi_sunter::{
     Assignment, FellegiSunter, FsParams, Level, LevelKind, LinkageSpec, Term, blocking,
     compare::{Prepared, pack},
     em::{self, EmOptions, Layout},
     predict,
 };
-use intruder_attack::{AttackConfig, EvalOptions, KeyMap, TruthIds, attack_by_name, evaluate};
+use intruder_attack::{Attack, AttackError, EvalOptions, KeyMap, Knowledge, TruthIds, evaluate};
+use intruder_data::Table;
 use intruder_data::{Dataset, ReadOptions, Role, read_csv_from};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -525,12 +527,21 @@ fn keys() -> KeyMap {
     KeyMap::same(&["first", "last", "year", "area"]).unwrap()
 }
 
-fn fs(spec: LinkageSpec, seed: u64, assignment: Assignment) -> FellegiSunter {
+/// The attack with its seed, run on the intruder's key columns.
+struct Seeded(FellegiSunter, u64);
+
+impl Seeded {
+    fn run(&self, a: &Table, b: &Table, keys: &KeyMap) -> Result<FsRun, AttackError> {
+        self.0.run(&Knowledge::new(a, keys.clone())?, b, self.1)
+    }
+}
+
+fn fs(spec: LinkageSpec, seed: u64, assignment: Assignment) -> Seeded {
     let mut p = FsParams::default();
     p.spec = Some(spec);
     p.u_sample = 20_000;
     p.assignment = assignment;
-    FellegiSunter::new(p, seed).unwrap()
+    Seeded(FellegiSunter::new(p).unwrap(), seed)
 }
 
 fn f1(l: &intruder_attack::Linkage, a: &Dataset, b: &Dataset, threshold: Option<f64>) -> f64 {
@@ -686,7 +697,7 @@ levels = [{ kind = "exact" }, { kind = "levenshtein", threshold = -1 }, { kind =
     let mut p = FsParams::default();
     p.spec = Some(spec);
     assert!(
-        FellegiSunter::new(p, 0).is_err(),
+        FellegiSunter::new(p).is_err(),
         "static problems are caught before any work"
     );
 }
@@ -710,7 +721,7 @@ fn parameters_are_checked_before_any_work() {
     ] {
         let mut p = FsParams::default();
         f(&mut p);
-        let e = FellegiSunter::new(p, 0).unwrap_err().to_string();
+        let e = FellegiSunter::new(p).unwrap_err().to_string();
         assert!(e.contains(needle), "{e}");
     }
 }
@@ -721,12 +732,24 @@ fn parameters_are_checked_before_any_work() {
 #[test]
 fn fellegi_sunter_beats_exact_matching_when_the_released_values_carry_errors() {
     let (a, b) = person_files(21, 1500, 0.15);
-    let mut cfg = AttackConfig::default();
-    cfg.fellegi_sunter.spec = Some(LinkageSpec::from_toml(SPEC, "spec.toml").unwrap());
-    cfg.fellegi_sunter.u_sample = 50_000;
-    cfg.seed = 3;
-    let attack = (attack_by_name("fellegi-sunter").unwrap().build)(&cfg).unwrap();
-    let l = attack.link(&a.table, &b.table, &keys()).unwrap();
+    // Built from the registry with the specification inline, as an experiment file gives it.
+    let mut params: toml::Table = "method = \"fellegi-sunter\"\nu_sample = 50000"
+        .parse()
+        .unwrap();
+    params.insert(
+        "linkage".into(),
+        toml::Value::Table(SPEC.parse::<toml::Table>().unwrap()),
+    );
+    let attack = intruder_attack::configure(&params, "", Default::default())
+        .unwrap()
+        .attack;
+    let knowledge = Knowledge::new(&a.table, keys()).unwrap();
+    let linked = attack.link(&knowledge, &b.table, 3).unwrap();
+    assert!(
+        linked.model.is_some(),
+        "the fitted model comes with the linkage"
+    );
+    let l = linked.linkage;
     assert_eq!(l.method, "fellegi-sunter");
     let fs_f1 = f1(&l, &a, &b, Some(0.0));
     let run = fs(
@@ -737,8 +760,10 @@ fn fellegi_sunter_beats_exact_matching_when_the_released_values_carry_errors() {
     .run(&a.table, &b.table, &keys())
     .unwrap();
     eprintln!("{}", run.model.to_table());
-    let exact = (attack_by_name("exact").unwrap().build)(&AttackConfig::default()).unwrap();
-    let le = exact.link(&a.table, &b.table, &keys()).unwrap();
+    let le = intruder_attack::ExactMatch::new(intruder_attack::MissingPolicy::Listwise)
+        .link(&knowledge, &b.table, 0)
+        .unwrap()
+        .linkage;
     let ex_f1 = f1(&le, &a, &b, None);
     assert!(
         fs_f1 > ex_f1 + 0.1,
@@ -781,8 +806,9 @@ fn same_seed_same_output_whatever_the_thread_count() {
     let dir = std::env::temp_dir().join(format!("intruder-fs-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (p1, p4) = (dir.join("1.csv"), dir.join("4.csv"));
-    one.write_pairs(&p1, &a.table, &b.table, 0.01).unwrap();
-    four.write_pairs(&p4, &a.table, &b.table, 0.01).unwrap();
+    let row = |r: usize| (r + 1).to_string();
+    one.write_pairs(&p1, &row, &row, 0.01).unwrap();
+    four.write_pairs(&p4, &row, &row, 0.01).unwrap();
     let t1 = std::fs::read(&p1).unwrap();
     assert_eq!(t1, std::fs::read(&p4).unwrap());
     std::fs::remove_dir_all(&dir).ok();
@@ -867,15 +893,12 @@ fn default_specification_without_a_spec_file() {
     assert_eq!(last.levels.last().unwrap().kind, LevelKind::Else);
     // 400 × 400 pairs fit the budget: no blocking (one rule without terms).
     assert_eq!(spec.blocking, vec![Vec::<Term>::new()]);
-    let run = FellegiSunter::new(
-        FsParams {
-            u_sample: 10_000,
-            ..FsParams::default()
-        },
-        1,
-    )
+    let run = FellegiSunter::new(FsParams {
+        u_sample: 10_000,
+        ..FsParams::default()
+    })
     .unwrap()
-    .run(&a.table, &b.table, &keys())
+    .run(&Knowledge::new(&a.table, keys()).unwrap(), &b.table, 1)
     .unwrap();
     assert_eq!(run.model.candidate_pairs, 400 * 400);
     assert!(f1(&run.linkage, &a, &b, Some(0.0)) > 0.8);

@@ -7,7 +7,9 @@
 #![allow(clippy::field_reassign_with_default)]
 
 use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams, LinkageSpec, Training};
-use intruder_attack::{AttackConfig, EvalOptions, KeyMap, TruthIds, attack_by_name, evaluate};
+use intruder_attack::{
+    Attack, EvalOptions, ExactMatch, KeyMap, Knowledge, MissingPolicy, TruthIds, evaluate,
+};
 use intruder_data::{Dataset, ReadOptions, Role, read_csv_from};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -127,16 +129,21 @@ fn per_rule_training_matches_at_least_as_many_as_exact_matching_on_weak_keys() {
     let keys = KeyMap::same(&["year", "sex", "occupation", "children", "income"]).unwrap();
     for seed in [1u64, 2] {
         let (a, b) = survey(seed, 2000, 400);
-        let exact = (attack_by_name("exact").unwrap().build)(&AttackConfig::default()).unwrap();
-        let ex = rate(&exact.link(&a.table, &b.table, &keys).unwrap(), &a, &b);
+        let knowledge = Knowledge::new(&a.table, keys.clone()).unwrap();
+        let exact = ExactMatch::new(MissingPolicy::Listwise);
+        let ex = rate(
+            &exact.link(&knowledge, &b.table, 0).unwrap().linkage,
+            &a,
+            &b,
+        );
         let run_with = |training: Training| {
             let mut p = FsParams::default();
             p.spec = Some(LinkageSpec::from_toml(SPEC, "spec.toml").unwrap());
             p.u_sample = 50_000;
             p.training = training;
-            FellegiSunter::new(p, 3)
+            FellegiSunter::new(p)
                 .unwrap()
-                .run(&a.table, &b.table, &keys)
+                .run(&knowledge, &b.table, 3)
                 .unwrap()
         };
         let per_rule = run_with(Training::PerRule);

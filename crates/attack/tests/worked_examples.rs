@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use intruder_attack::{AttackConfig, KeyMap};
+use intruder_attack::KeyMap;
 
 /// Mitra Fig. 2: released wave-2 rows (area, bedrooms, wealth); the true household is the 15000 row.
 const RELEASED_E: &str = "hh,area,bedrooms,wealth
@@ -24,7 +24,7 @@ fn example_e_exact_matching_and_attribute_disclosure() {
     let r = load(RELEASED_E, "wave2.csv", &["hh"]);
     let i = load(INTRUDER_E, "intruder.csv", &["hh", "true_wealth"]);
     let keys = KeyMap::same(&["area", "bedrooms"]).unwrap();
-    let l = run("exact", &AttackConfig::default(), &i, &r, &keys);
+    let l = run(EXACT, &i, &r, &keys);
     // Candidates 14800, 15000, 12500 → rows 0, 2, 7.
     assert_eq!(
         l.records[0].list.iter().map(|c| c.row).collect::<Vec<_>>(),
@@ -68,7 +68,7 @@ fn example_f_links_removed_vs_released() {
     let i = load(INTRUDER_F, "intruder.csv", &["true_wealth"]);
     // Links removed: exact matching on the keys.
     let keys = KeyMap::same(&["area", "bedrooms"]).unwrap();
-    let l = run("exact", &AttackConfig::default(), &i, &r, &keys);
+    let l = run(EXACT, &i, &r, &keys);
     let ev = eval(&l, &i, &r, None, Some(("wealth", "true_wealth")));
     assert!(
         (ev.records[0].p.unwrap() - 2.0 / 3.0).abs() < 1e-15,
@@ -77,7 +77,7 @@ fn example_f_links_removed_vs_released() {
     assert_eq!(ev.attribute_a, Some(1));
     // Links released: follow the link id to the 16000 record.
     let keys = KeyMap::same(&["link"]).unwrap();
-    let l = run("link", &AttackConfig::default(), &i, &r, &keys);
+    let l = run("method = \"link\"", &i, &r, &keys);
     assert_eq!(
         l.records[0].list.iter().map(|c| c.row).collect::<Vec<_>>(),
         vec![1]
@@ -87,11 +87,9 @@ fn example_f_links_removed_vs_released() {
     assert_eq!(ev.attribute_a, Some(0));
 }
 
-fn one_to_one() -> AttackConfig {
-    let mut c = AttackConfig::default();
-    c.one_to_one = true;
-    c
-}
+const EXACT: &str = "method = \"exact\"";
+const NEAREST: &str = "method = \"nearest\"";
+const ONE_TO_ONE: &str = "method = \"nearest\"\none_to_one = true";
 
 #[test]
 fn sdcmicro_record_linkage_two_dimensions() {
@@ -100,22 +98,10 @@ fn sdcmicro_record_linkage_two_dimensions() {
     let y = "id,a,b\n1,0,0\n2,0,2.1\n3,-2.1,0\n4,0,-2.1\n";
     let (i, r) = (load(x, "x.csv", &["id"]), load(y, "y.csv", &["id"]));
     let keys = KeyMap::same(&["a", "b"]).unwrap();
-    let ev = eval(
-        &run("nearest", &one_to_one(), &i, &r, &keys),
-        &i,
-        &r,
-        Some("id"),
-        None,
-    );
+    let ev = eval(&run(ONE_TO_ONE, &i, &r, &keys), &i, &r, Some("id"), None);
     assert_eq!(ev.correct_match_rate, Some(1.0));
     // Without one-to-one every x is nearest to y1 (0,0): only x1 is right.
-    let ev = eval(
-        &run("nearest", &AttackConfig::default(), &i, &r, &keys),
-        &i,
-        &r,
-        Some("id"),
-        None,
-    );
+    let ev = eval(&run(NEAREST, &i, &r, &keys), &i, &r, Some("id"), None);
     assert_eq!(ev.correct_match_rate, Some(0.25));
 }
 
@@ -126,13 +112,7 @@ fn sdcmicro_record_linkage_one_dimension() {
     let y = "id,v\n1,2\n2,3\n3,4\n4,-0.1\n";
     let (i, r) = (load(x, "x.csv", &["id"]), load(y, "y.csv", &["id"]));
     let keys = KeyMap::same(&["v"]).unwrap();
-    let ev = eval(
-        &run("nearest", &one_to_one(), &i, &r, &keys),
-        &i,
-        &r,
-        Some("id"),
-        None,
-    );
+    let ev = eval(&run(ONE_TO_ONE, &i, &r, &keys), &i, &r, Some("id"), None);
     assert_eq!(ev.correct_match_rate, Some(0.0));
 }
 
@@ -143,7 +123,7 @@ fn ties_are_counted_not_hidden() {
     let y = "id,a\n9,5\n1,5\n3,7\n";
     let (i, r) = (load(x, "x.csv", &["id"]), load(y, "y.csv", &["id"]));
     let keys = KeyMap::same(&["a"]).unwrap();
-    let l = run("nearest", &AttackConfig::default(), &i, &r, &keys);
+    let l = run(NEAREST, &i, &r, &keys);
     assert_eq!(l.records[0].best_ties(), 2);
     assert_eq!(l.records[0].list[0].rank, 1);
     assert_eq!(l.records[0].list[1].rank, 1);

@@ -61,6 +61,8 @@ fn example_e_json_and_per_record() {
         "3",
         "--per-record",
         per.to_str().unwrap(),
+        "--format",
+        "json",
     ]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -108,6 +110,8 @@ fn nearest_twins_only_vs_whole_file_and_table() {
         "nearest",
         "--truth",
         "id",
+        "--format",
+        "json",
     ];
     let (ok, out, err) = intruder(&base);
     assert!(ok, "{err}");
@@ -120,15 +124,17 @@ fn nearest_twins_only_vs_whole_file_and_table() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["correct_match_rate"], 1.0);
     assert_eq!(v["twins_only"], true);
-    a.extend(["--format", "table"]);
+    a.retain(|x| *x != "--format" && *x != "json"); // the default format: a table for people
     let (ok, out, _) = intruder(&a);
     assert!(ok);
-    assert!(
-        out.contains("correct-match rate")
-            && out.contains("100.0%")
-            && out.contains("share of twins"),
-        "{out}"
-    );
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("correct_match_rate "))
+        .unwrap_or_else(|| panic!("no correct_match_rate line in {out}"));
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cells[1], "1", "{line}");
+    assert!(line.contains("share of twins whose chosen candidate is the twin (2 of 2)"));
+    assert!(out.contains("twins_only_released_records  2"), "{out}");
 }
 
 #[test]
@@ -174,7 +180,242 @@ fn bad_inputs_are_clear_errors() {
     ]);
     assert!(!ok);
     assert!(
-        err.contains("unknown attack method 'fs'") && err.contains("exact, nearest"),
+        err.contains("method: unknown attack 'fs'")
+            && err.contains("exact, nearest, kmeans, link, fellegi-sunter"),
         "{err}"
     );
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn list_shows_every_attack_with_its_parameters() {
+    let (ok, out, err) = intruder(&["--list"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("common parameters (every method):"), "{out}");
+    for name in ["exact", "nearest", "kmeans", "link", "fellegi-sunter"] {
+        assert!(out.contains(&format!("\n{name}  —  ")), "{name}: {out}");
+    }
+    for p in [
+        "top_k",
+        "linkage_spec",
+        "u_sample",
+        "em_max_iter",
+        "twins_only",
+    ] {
+        assert!(out.contains(&format!("  {p} ")), "{p}: {out}");
+    }
+    assert!(out.contains("(old name: match_probability)"));
+}
+
+/// Files whose schemas (beside them) declare the keys and the person id: no --keys, no --truth.
+fn schema_files(dir: &Path) -> (String, String) {
+    let schema = "[columns.id]\nrole = \"truth\"\n[columns.a]\nrole = \"key\"\n[columns.b]\nrole = \"key\"\n";
+    let i = write(dir, "i.csv", "id,a,b,note\n1,0,0,x\n2,5,5.1,y\n3,?,1,z\n");
+    let r = write(
+        dir,
+        "r.csv",
+        "id,a,b,note\n1,0,1,p\n9,0,0.2,q\n2,5,5,r\n3,7,1,s\n",
+    );
+    write(dir, "i.schema.toml", schema);
+    write(dir, "r.schema.toml", schema);
+    (
+        i.to_str().unwrap().to_string(),
+        r.to_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn schema_keys_and_truth_are_used_and_set_overrides_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (i, r) = schema_files(dir.path());
+    let base = ["--intruder", &i, "--released", &r, "--format", "json"];
+    let (ok, out, err) = intruder(&[&base[..], &["--missing-tokens", "?"]].concat());
+    assert!(ok, "{err}");
+    let v = json(&out);
+    assert_eq!(v["config"]["keys"], serde_json::json!(["a", "b"]));
+    assert_eq!(v["config"]["method"], "exact");
+    assert_eq!(
+        v["twins"], 3,
+        "the shared truth column 'id' is the person id"
+    );
+    // Exact on (a, b): no intruder record matches; record 3 misses 'a' ('?' is missing here).
+    assert_eq!(v["with_candidates"], 0);
+    let (ok, out, err) = intruder(
+        &[
+            &base[..],
+            &[
+                "--missing-tokens",
+                "?",
+                "--set",
+                "keys=b",
+                "--set",
+                "missing=wildcard",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(ok, "{err}");
+    let v = json(&out);
+    assert_eq!(v["config"]["keys"], serde_json::json!(["b"]));
+    assert_eq!(v["config"]["missing"], "wildcard");
+    // b: 0 → none, 5.1 → none, 1 → released ids 1 and 3 (rows 1 and 4).
+    assert_eq!(v["with_candidates"], 1);
+    assert_eq!(v["expected_correct"], 0.5);
+    // Without --missing-tokens '?' is a value: column 'a' reads as text in one file only.
+    let (ok, _, err) = intruder(&base);
+    assert!(!ok);
+    assert!(err.contains("'a'") && err.contains("not numbers"), "{err}");
+    // A key given both as a flag and with --set.
+    let (ok, _, err) = intruder(&[&base[..], &["--keys", "a", "--set", "keys=b"]].concat());
+    assert!(!ok);
+    assert!(
+        err.contains("'keys' is given both as --keys and with --set keys=…"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_parameter_problem_at_once_before_reading_data() {
+    let (ok, _, err) = intruder(&[
+        "--intruder",
+        "no-such-file.csv",
+        "--released",
+        "no-such-file.csv",
+        "--method",
+        "nearest",
+        "--top-k",
+        "0",
+        "--set",
+        "metrc=gower",
+        "--tolerance",
+        "-1",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("3 problems"), "{err}");
+    assert!(
+        err.contains("top_k: expected a value ≥ 1, found 0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("metrc: unknown key (did you mean 'metric'?)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tolerance: expected a value > 0, found -1"),
+        "{err}"
+    );
+    assert!(!err.contains("no-such-file"), "{err}");
+    let (ok, _, err) = intruder(&[
+        "--intruder",
+        "x.csv",
+        "--released",
+        "y.csv",
+        "--method",
+        "fellegi-sunter",
+        "--u-sample",
+        "99999999999999",
+    ]);
+    assert!(!ok && !err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("u_sample: expected a value in [1, 1000000000], found 99999999999999"),
+        "{err}"
+    );
+}
+
+#[test]
+fn formats_render_the_same_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let (i, r) = schema_files(dir.path());
+    let base = [
+        "--intruder",
+        &i,
+        "--released",
+        &r,
+        "--missing-tokens",
+        "?",
+        "--method",
+        "nearest",
+        "--keys",
+        "b",
+    ];
+    let (ok, table, err) = intruder(&base);
+    assert!(ok, "{err}");
+    assert!(
+        table.starts_with("intruder attack — nearest on "),
+        "{table}"
+    );
+    assert!(
+        table.contains("reported by the attack:\n  intruder_records_used"),
+        "{table}"
+    );
+    let (ok, csv, _) = intruder(&[&base[..], &["--format", "csv"]].concat());
+    assert!(ok);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let values: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(
+        &header[..4],
+        &["method", "intruder_records", "released_records", "twins"]
+    );
+    assert_eq!(&values[..4], &["nearest", "3", "4", "3"]);
+    let (ok, md, _) = intruder(&[&base[..], &["--format", "markdown"]].concat());
+    assert!(ok);
+    assert!(
+        md.contains("| `twins` | 3 | intruder records whose person is in the released file |"),
+        "{md}"
+    );
+    let (ok, js, _) = intruder(&[&base[..], &["--format", "json"]].concat());
+    assert!(ok);
+    let v = json(&js);
+    let twins_col = header.iter().position(|h| *h == "correct_matches").unwrap();
+    assert_eq!(v["correct_matches"].to_string(), values[twins_col]);
+    assert_eq!(v["config"]["top_k"], 5);
+    assert!(v["version"].is_string() && v["notes"].is_array() && v["pr_curve"].is_array());
+}
+
+#[test]
+fn outputs_never_overwrite_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (i, r) = schema_files(dir.path());
+    let before = std::fs::read(&i).unwrap();
+    let schema = dir.path().join("r.schema.toml");
+    for (flag, target) in [
+        ("--out", i.clone()),
+        ("--per-record", r.clone()),
+        ("--out", schema.to_str().unwrap().to_string()),
+    ] {
+        let (ok, _, err) = intruder(&[
+            "--intruder",
+            &i,
+            "--released",
+            &r,
+            "--missing-tokens",
+            "?",
+            flag,
+            &target,
+        ]);
+        assert!(!ok, "{flag} {target}");
+        assert!(
+            err.contains(&format!("{flag} {target}: this is an input file")),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read(&i).unwrap(), before);
+    // A fitted-model output asked of an attack without a model.
+    let out = dir.path().join("m.json");
+    let (ok, _, err) = intruder(&[
+        "--intruder",
+        &i,
+        "--released",
+        &r,
+        "--model-out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("need an attack that fits a model"), "{err}");
+    assert!(!out.exists());
 }

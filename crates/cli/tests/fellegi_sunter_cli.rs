@@ -161,3 +161,94 @@ fn a_bad_specification_lists_every_problem() {
         "{err}"
     );
 }
+
+/// The fitted model comes back through the registry: its text and the waterfall in the default
+/// table, the model as JSON, pairs named by the identifier columns, and the keys taken from the
+/// schema when no specification is given.
+#[test]
+fn the_model_explains_itself_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = intruder(&[
+        "synth",
+        "linkage-pair",
+        "--n",
+        "120",
+        "--seed",
+        "4",
+        "--set",
+        "n_b=200",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let (a, b) = (dir.path().join("file-a.csv"), dir.path().join("file-b.csv"));
+    let (pairs, model) = (dir.path().join("pairs.csv"), dir.path().join("model.json"));
+    let out = intruder(&[
+        "attack",
+        "--intruder",
+        a.to_str().unwrap(),
+        "--released",
+        b.to_str().unwrap(),
+        "--method",
+        "fellegi-sunter",
+        "--u-sample",
+        "5000",
+        "--explain-pair",
+        "1,1",
+        "--pairs-out",
+        pairs.to_str().unwrap(),
+        "--model-out",
+        model.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("Fellegi-Sunter model: "), "{text}");
+    assert!(
+        text.contains("pair intruder row 1 / released row 1"),
+        "{text}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    // Keys from the schema (role key): seven comparisons, inferred from their types.
+    assert_eq!(m["spec"]["comparisons"].as_array().unwrap().len(), 7);
+    assert_eq!(m["u_sample"], 5000);
+    let p = std::fs::read_to_string(&pairs).unwrap();
+    let first = p.lines().nth(1).expect("at least one pair");
+    assert!(
+        first.starts_with('A') && first.split(',').nth(1).unwrap().starts_with('B'),
+        "{first}"
+    );
+    // The same run as JSON: the model and the waterfall under their old names.
+    let out = intruder(&[
+        "attack",
+        "--intruder",
+        a.to_str().unwrap(),
+        "--released",
+        b.to_str().unwrap(),
+        "--method",
+        "fellegi-sunter",
+        "--u-sample",
+        "5000",
+        "--explain-pair",
+        "1,1",
+        "--threshold",
+        "0.9",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["explain_pair"]["intruder_row"], 0);
+    assert_eq!(v["model"]["threshold"], 0.9);
+    assert_eq!(v["config"]["threshold"], 0.9);
+    let w = v["threshold"].as_f64().unwrap();
+    assert!(
+        (w - 9f64.log2()).abs() < 1e-12,
+        "declared at the weight of 0.9: {w}"
+    );
+    assert_eq!(v["declared"], v["model"]["links"]);
+}

@@ -17,8 +17,8 @@
 //! masked version of `y^(T)` ([`PreparedAttack::score`]).
 
 use intruder_attack::{
-    Attack, EvalOptions, ExactMatch, FollowLink, KeyMap, Linkage, MissingPolicy, Sensitive,
-    TruthIds, evaluate,
+    Attack, EvalOptions, ExactMatch, FollowLink, KeyMap, Knowledge, Linkage, MissingPolicy,
+    Sensitive, TruthIds, evaluate,
 };
 use intruder_data::{Column, Role, Table, Truth};
 use serde::{Deserialize, Serialize};
@@ -306,10 +306,13 @@ impl PreparedAttack {
         rcols.push(Column::float(sensitive.clone(), Role::Sensitive, &pool_y));
         let released = Table::new(wave_t_file, rcols)?;
         let released_truth = Truth::new(vec![row_ids(RECORD, &pool_rows)]);
+        let knowledge = Knowledge::new(&intruder, keys)?;
         let linkage = match mode {
-            Mode::Link => FollowLink.link(&intruder, &released, &keys)?,
+            Mode::Link => FollowLink.link(&knowledge, &released, 0)?.linkage,
             Mode::Match => {
-                ExactMatch::new(MissingPolicy::Listwise).link(&intruder, &released, &keys)?
+                ExactMatch::new(MissingPolicy::Listwise)
+                    .link(&knowledge, &released, 0)?
+                    .linkage
             }
         };
         Ok(PreparedAttack {

@@ -7,9 +7,15 @@ use toml::{Table, Value};
 #[derive(Debug, Default)]
 pub(crate) struct Problems {
     pub(crate) list: Vec<String>,
+    /// Deprecated names used (accepted; reported to the user).
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Problems {
+    pub(crate) fn warn(&mut self, key: &str, message: impl std::fmt::Display) {
+        self.warnings.push(format!("key '{key}': {message}"));
+    }
+
     pub(crate) fn push(&mut self, key: &str, message: impl std::fmt::Display) {
         if key.is_empty() {
             self.list.push(message.to_string());
@@ -189,24 +195,6 @@ impl<'a> Section<'a> {
     }
 
     /// A table of string = number.
-    pub(crate) fn number_map(
-        &mut self,
-        p: &mut Problems,
-        k: &'static str,
-    ) -> Option<Vec<(String, f64)>> {
-        self.typed(p, k, "a table of name = number", |v| {
-            v.as_table().and_then(|t| {
-                t.iter()
-                    .map(|(a, b)| match b {
-                        Value::Integer(i) => Some((a.clone(), *i as f64)),
-                        Value::Float(f) => Some((a.clone(), *f)),
-                        _ => None,
-                    })
-                    .collect()
-            })
-        })
-    }
-
     pub(crate) fn table(&mut self, p: &mut Problems, k: &'static str) -> Option<&'a Table> {
         self.typed(p, k, "a table", |v| v.as_table().map(|_| ()))?;
         self.table.get(k).and_then(Value::as_table)

@@ -15,7 +15,7 @@
 //!    is not `u` (the blocking columns agree by construction), so by default EM estimates every
 //!    `u` among the candidates (`u_C`, started from the level shares among the candidate pairs,
 //!    which are almost all non-matches); `u_free_in_em = false` keeps the sampled `u` for the
-//!    comparisons on columns no blocking rule reads, and `fix_u_in_em` keeps every `u` fixed
+//!    comparisons on columns no blocking rule reads, and `fix_u` keeps every `u` fixed
 //!    (Splink's convention; it over-weights agreement on blocking columns).
 //!    **Training** ([`Training`]): by default m is trained per blocking rule ([`train`]): one
 //!    EM session over the pairs each rule produces, with the comparisons on the columns it
@@ -35,9 +35,17 @@
 //! ([`weight_of_probability`]).
 //!
 //! # Example
+//! # Parameters
+//! `linkage_spec` (a TOML file, relative to the experiment file) or an inline `linkage` table
+//! (same format, [`spec`]); without either, comparisons and blocking are inferred from the keys
+//! ([`LinkageSpec::default_for`]). `threshold` (match probability, default 0.5), `assignment`
+//! (greedy | optimal | none), `u_sample`, `em_max_iter`, `em_tolerance`, `fix_u`,
+//! `u_free_in_em`, `training` (per-rule | pooled): see [`FsParams`] and `intruder attack --list`.
+//!
+//! # Example
 //! ```
 //! use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams, LinkageSpec};
-//! use intruder_attack::KeyMap;
+//! use intruder_attack::{KeyMap, Knowledge};
 //! use intruder_data::{read_csv_from, ReadOptions};
 //! let a = "first,last,year\nanna,smith,1970\nbob,jones,1980\ncarl,brown,1990\ndora,white,1960\n";
 //! let b = "first,last,year\nana,smith,1970\nbob,jones,1981\ncarl,brown,1990\nerik,black,1950\n";
@@ -50,9 +58,10 @@
 //! assert!(spec.is_err());
 //! let mut params = FsParams::default();
 //! params.u_sample = 1000;
-//! let fs = FellegiSunter::new(params, 7).unwrap();
+//! let fs = FellegiSunter::new(params).unwrap();
 //! let keys = KeyMap::same(&["first", "last", "year"]).unwrap();
-//! let run = fs.run(&i.table, &r.table, &keys).unwrap();
+//! let knowledge = Knowledge::new(&i.table, keys).unwrap();
+//! let run = fs.run(&knowledge, &r.table, 7).unwrap();
 //! // Each intruder record is linked to at most one released record.
 //! assert_eq!(run.linkage.records.len(), 4);
 //! assert!(run.model.em.iterations >= 1);
@@ -75,16 +84,16 @@ pub use train::TrainingSession;
 use std::io::Write;
 use std::path::Path;
 
-use intruder_data::{Role, Table, write_atomically};
+use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_data::{Table, write_atomically};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::Attack;
-use crate::config::AttackConfig;
 use crate::error::{AttackError, ParamError};
-use crate::keys::KeyMap;
+use crate::keys::{KeyMap, KeyPair};
 use crate::linkage::{Candidate, Candidates, Linkage};
+use crate::{Attack, Knowledge, LinkModel, Linked};
 use compare::{Prepared, pack, unpack};
 use tf::TermFrequencies;
 
@@ -98,8 +107,18 @@ pub fn probability_of_weight(w: f64) -> f64 {
     1.0 / (1.0 + (-w).exp2())
 }
 
-/// Parameters of the Fellegi–Sunter attack.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+/// The largest `u_sample`: a billion random pairs (drawn and compared in chunks, never held in
+/// memory at once).
+pub const MAX_U_SAMPLE: usize = 1_000_000_000;
+
+/// The largest `em_max_iter`.
+pub const MAX_EM_ITER: usize = 1_000_000;
+
+/// Random pairs drawn and compared at a time for the u estimate.
+const U_CHUNK: usize = 1 << 20;
+
+/// The checked parameters of the Fellegi–Sunter attack.
+#[derive(Debug, Clone, PartialEq)]
 pub struct FsParams {
     /// The linkage specification; `None` = defaults inferred from the keys' types
     /// ([`LinkageSpec::default_for`]).
@@ -108,19 +127,18 @@ pub struct FsParams {
     pub threshold: f64,
     /// One-to-one assignment.
     pub assignment: Assignment,
-    /// Random pairs drawn to estimate u (≥ 1).
+    /// Random pairs drawn to estimate u (1 to [`MAX_U_SAMPLE`]).
     pub u_sample: usize,
-    /// EM iteration cap (≥ 1).
+    /// EM iteration cap (1 to [`MAX_EM_ITER`]).
     pub em_max_iter: usize,
     /// EM stops when no parameter moves by more than this (> 0).
     pub em_tolerance: f64,
     /// Keep u fixed at the sampled values during EM (Splink's convention).
-    pub fix_u_in_em: bool,
+    pub fix_u: bool,
     /// Estimate every u among the candidate pairs in EM (not only those of the blocking
     /// columns).
     pub u_free_in_em: bool,
     /// How m is trained: one EM session per blocking rule (default) or one pooled EM.
-    #[serde(default)]
     pub training: Training,
 }
 
@@ -139,6 +157,29 @@ pub enum Training {
     Pooled,
 }
 
+impl Training {
+    /// The name used in parameters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Training::PerRule => "per-rule",
+            Training::Pooled => "pooled",
+        }
+    }
+}
+
+impl std::str::FromStr for Training {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "per-rule" => Ok(Training::PerRule),
+            "pooled" => Ok(Training::Pooled),
+            _ => Err(format!(
+                "unknown training '{s}'; expected per-rule or pooled"
+            )),
+        }
+    }
+}
+
 impl Default for FsParams {
     fn default() -> Self {
         FsParams {
@@ -148,7 +189,7 @@ impl Default for FsParams {
             u_sample: 1_000_000,
             em_max_iter: 25,
             em_tolerance: 1e-4,
-            fix_u_in_em: false,
+            fix_u: false,
             u_free_in_em: true,
             training: Training::PerRule,
         }
@@ -168,8 +209,20 @@ impl FsParams {
         if self.u_sample == 0 {
             p.push("u_sample: at least one random pair is needed".into());
         }
+        if self.u_sample > MAX_U_SAMPLE {
+            p.push(format!(
+                "u_sample: {} random pairs requested; at most {MAX_U_SAMPLE} are supported",
+                self.u_sample
+            ));
+        }
         if self.em_max_iter == 0 {
             p.push("em_max_iter: at least one EM iteration is needed".into());
+        }
+        if self.em_max_iter > MAX_EM_ITER {
+            p.push(format!(
+                "em_max_iter: {} iterations requested; at most {MAX_EM_ITER} are supported",
+                self.em_max_iter
+            ));
         }
         if !(self.em_tolerance.is_finite() && self.em_tolerance > 0.0) {
             p.push(format!(
@@ -188,6 +241,140 @@ impl FsParams {
                 p.join("; ")
             )))
         }
+    }
+}
+
+/// The parameters of `fellegi-sunter` in the registry.
+pub(crate) static PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "linkage_spec",
+        ParamKind::Path,
+        "a linkage specification (TOML: blocking rules and comparison levels), relative to the experiment file (the working directory on the command line); absent, and no inline linkage: inferred from the keys' types",
+    ),
+    ParamSpec::new(
+        "linkage",
+        ParamKind::Table,
+        "the linkage specification inline ([attack.linkage] with blocking and [[attack.linkage.comparison]]), instead of linkage_spec",
+    ),
+    ParamSpec::new(
+        "threshold",
+        ParamKind::Number,
+        "links are declared at match probability ≥ this (precision, recall, F1; optimal assignment)",
+    )
+    .default_value("0.5")
+    .within(Range::OPEN_UNIT)
+    .alias(&["match_probability"]),
+    ParamSpec::new(
+        "assignment",
+        ParamKind::Choice(&["greedy", "optimal", "none"]),
+        "one-to-one assignment of the scored pairs: greedy (best first), optimal (maximum total weight above the threshold), none (every pair ranked)",
+    )
+    .default_value("greedy"),
+    ParamSpec::new(
+        "u_sample",
+        ParamKind::Integer,
+        "random pairs drawn (seeded) to estimate the u probabilities",
+    )
+    .default_value("1000000")
+    .within(Range::closed(1.0, MAX_U_SAMPLE as f64)),
+    ParamSpec::new("em_max_iter", ParamKind::Integer, "EM iteration cap")
+        .default_value("25")
+        .within(Range::closed(1.0, MAX_EM_ITER as f64)),
+    ParamSpec::new(
+        "em_tolerance",
+        ParamKind::Number,
+        "EM stops when no parameter moves by more than this",
+    )
+    .default_value("0.0001")
+    .within(Range::POSITIVE),
+    ParamSpec::new(
+        "fix_u",
+        ParamKind::Bool,
+        "keep u at the random-pair values during EM (Splink's convention)",
+    )
+    .default_value("false"),
+    ParamSpec::new(
+        "u_free_in_em",
+        ParamKind::Bool,
+        "estimate every u among the candidate pairs in EM (false: only the u of comparisons on blocking columns)",
+    )
+    .default_value("true"),
+    ParamSpec::new(
+        "training",
+        ParamKind::Choice(&["per-rule", "pooled"]),
+        "m trained by one EM session per blocking rule (its columns left out), or one EM over every candidate pair",
+    )
+    .default_value("per-rule"),
+];
+
+impl FsParams {
+    /// Reads the parameters declared in [`PARAMS`]; problems inside a linkage specification come
+    /// back under `linkage_spec` (with the file) or `linkage`.
+    pub(crate) fn read(r: &mut ParamReader<'_>) -> FsParams {
+        let d = FsParams::default();
+        let file = r.path_value("linkage_spec");
+        let inline = r.get::<toml::Table>("linkage");
+        let spec = match (file, inline) {
+            (Some(_), Some(_)) => {
+                r.problem(
+                    "linkage",
+                    "the linkage specification is given twice: as a file (linkage_spec) and inline (linkage); keep one",
+                );
+                None
+            }
+            (Some(path), None) => match LinkageSpec::from_file(&path) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    for p in e.problems {
+                        r.problem("linkage_spec", format!("{}: {p}", path.display()));
+                    }
+                    None
+                }
+            },
+            (None, Some(t)) => match LinkageSpec::from_table(&t, "linkage") {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    for p in e.problems {
+                        r.problem("linkage", p);
+                    }
+                    None
+                }
+            },
+            (None, None) => None,
+        };
+        FsParams {
+            spec,
+            threshold: r.get::<f64>("threshold").unwrap_or(d.threshold),
+            assignment: r.choice::<Assignment>("assignment").unwrap_or(d.assignment),
+            u_sample: r.get::<usize>("u_sample").unwrap_or(d.u_sample),
+            em_max_iter: r.get::<usize>("em_max_iter").unwrap_or(d.em_max_iter),
+            em_tolerance: r.get::<f64>("em_tolerance").unwrap_or(d.em_tolerance),
+            fix_u: r.get::<bool>("fix_u").unwrap_or(d.fix_u),
+            u_free_in_em: r.get::<bool>("u_free_in_em").unwrap_or(d.u_free_in_em),
+            training: r.choice::<Training>("training").unwrap_or(d.training),
+        }
+    }
+
+    /// The parameters as reported in results (`linkage`: the specification used, or null when
+    /// it is inferred from the keys).
+    pub fn to_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        m.insert(
+            "linkage".into(),
+            serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
+        );
+        m.insert("threshold".into(), self.threshold.into());
+        m.insert(
+            "assignment".into(),
+            serde_json::to_value(self.assignment).unwrap_or(serde_json::Value::Null),
+        );
+        m.insert("u_sample".into(), self.u_sample.into());
+        m.insert("em_max_iter".into(), self.em_max_iter.into());
+        m.insert("em_tolerance".into(), self.em_tolerance.into());
+        m.insert("fix_u".into(), self.fix_u.into());
+        m.insert("u_free_in_em".into(), self.u_free_in_em.into());
+        m.insert("training".into(), self.training.as_str().into());
+        m
     }
 }
 
@@ -462,6 +649,8 @@ pub struct FsRun {
     pub weights: Vec<f64>,
     /// The linkage handed to the evaluator (scores are match weights).
     pub linkage: Linkage,
+    /// Intruder and released records of the run.
+    dims: (usize, usize),
     prepared: Vec<Prepared>,
     tfs: Vec<Option<TermFrequencies>>,
     level_weights: Vec<Vec<f64>>,
@@ -491,7 +680,7 @@ impl FsRun {
     /// The weight breakdown of intruder row `i` and released row `j` (0-based), whether or
     /// not blocking made them a candidate pair.
     pub fn explain_pair(&self, i: usize, j: usize) -> Result<Waterfall, AttackError> {
-        let (ni, nr) = (self.linkage.records.len(), self.linkage.released_rows);
+        let (ni, nr) = self.dims;
         if i >= ni || j >= nr {
             return Err(ParamError::Unsupported(format!(
                 "explain pair: row {} / {} is outside the files ({ni} intruder and {nr} released records)",
@@ -539,13 +728,13 @@ impl FsRun {
     }
 
     /// Writes `id_intruder,id_released,match_weight,match_probability` for every candidate pair
-    /// with match probability ≥ `floor`, best first (ids: each file's first identifier column,
-    /// else the 1-based row number). Whole or not at all.
+    /// with match probability ≥ `floor`, best first; `intruder_id(i)` and `released_id(j)` name
+    /// the records of (0-based) rows `i` and `j`. Whole or not at all.
     pub fn write_pairs(
         &self,
         path: &Path,
-        intruder: &Table,
-        released: &Table,
+        intruder_id: &dyn Fn(usize) -> String,
+        released_id: &dyn Fn(usize) -> String,
         floor: f64,
     ) -> Result<usize, AttackError> {
         if !(0.0..=1.0).contains(&floor) {
@@ -568,18 +757,6 @@ impl FsRun {
                 .then(self.pairs.intruder[a].cmp(&self.pairs.intruder[b]))
                 .then(self.pairs.released[a].cmp(&self.pairs.released[b]))
         });
-        let ic = intruder
-            .columns()
-            .iter()
-            .find(|c| c.role() == Role::Identifier);
-        let rc = released
-            .columns()
-            .iter()
-            .find(|c| c.role() == Role::Identifier);
-        let id = |c: Option<&intruder_data::Column>, row: usize| -> String {
-            c.and_then(|c| c.text(row).map(|s| s.into_owned()))
-                .unwrap_or_else(|| (row + 1).to_string())
-        };
         write_atomically(path, |w| {
             writeln!(w, "id_intruder,id_released,match_weight,match_probability")?;
             for &p in &keep {
@@ -597,8 +774,8 @@ impl FsRun {
                 writeln!(
                     w,
                     "{},{},{},{}",
-                    q(id(ic, i)),
-                    q(id(rc, j)),
+                    q(intruder_id(i)),
+                    q(released_id(j)),
                     self.weights[p],
                     probability_of_weight(self.weights[p])
                 )?;
@@ -613,7 +790,6 @@ impl FsRun {
 #[derive(Debug, Clone)]
 pub struct FellegiSunter {
     params: FsParams,
-    seed: u64,
 }
 
 fn start_m(levels: usize, null: Option<usize>) -> Vec<f64> {
@@ -638,15 +814,25 @@ fn start_m(levels: usize, null: Option<usize>) -> Vec<f64> {
 }
 
 impl FellegiSunter {
-    /// Checks the parameters; `seed` drives the random pairs of the u estimate.
-    pub fn new(params: FsParams, seed: u64) -> Result<Self, AttackError> {
+    /// Checks the parameters (every problem at once).
+    pub fn new(params: FsParams) -> Result<Self, AttackError> {
         params.check()?;
-        Ok(FellegiSunter { params, seed })
+        Ok(FellegiSunter { params })
     }
 
-    pub(crate) fn build(cfg: &AttackConfig) -> Result<Box<dyn Attack>, AttackError> {
-        cfg.check()?;
-        Ok(Box::new(Self::new(cfg.fellegi_sunter.clone(), cfg.seed)?))
+    /// Reads the parameters declared in [`PARAMS`].
+    pub(crate) fn build(r: &mut ParamReader<'_>) -> Option<Box<dyn Attack>> {
+        let params = FsParams::read(r);
+        if !r.ok() {
+            return None;
+        }
+        match Self::new(params) {
+            Ok(a) => Some(Box::new(a)),
+            Err(e) => {
+                r.table_problem(e);
+                None
+            }
+        }
     }
 
     /// The parameters.
@@ -654,13 +840,55 @@ impl FellegiSunter {
         &self.params
     }
 
-    /// Blocks, estimates and predicts; see the [module docs](self).
+    /// The intruder columns a given specification reads (comparisons, then blocking terms), each
+    /// once; their released names where the specification gives them.
+    fn spec_keys(spec: &LinkageSpec) -> Vec<KeyPair> {
+        let mut out: Vec<KeyPair> = Vec::new();
+        let mut add = |column: &str, released: Option<&String>| {
+            if column.is_empty() || out.iter().any(|p| p.intruder == column) {
+                return;
+            }
+            out.push(KeyPair {
+                intruder: column.to_string(),
+                released: released.cloned().unwrap_or_else(|| column.to_string()),
+                recode: None,
+            });
+        };
+        for c in &spec.comparisons {
+            add(&c.column, c.released.as_ref());
+        }
+        for t in spec.blocking.iter().flatten() {
+            add(t.column(), None);
+        }
+        out
+    }
+
+    /// Blocks, estimates and predicts; see the [module docs](self). `seed` drives the random
+    /// pairs of the u estimate.
     pub fn run(
         &self,
-        intruder: &Table,
+        knowledge: &Knowledge,
         released: &Table,
-        keys: &KeyMap,
+        seed: u64,
     ) -> Result<FsRun, AttackError> {
+        let (intruder, keys) = (knowledge.table(), knowledge.keys());
+        if let Some(spec) = &self.params.spec {
+            let missing: Vec<String> = Self::spec_keys(spec)
+                .into_iter()
+                .filter(|p| !keys.pairs().iter().any(|k| k.intruder == p.intruder))
+                .map(|p| p.intruder)
+                .collect();
+            if !missing.is_empty() {
+                return Err(ParamError::Unsupported(format!(
+                    "fellegi-sunter: the linkage specification reads {}, which {} not among the keys ({}); an attack sees the intruder's key columns only: add {} to the keys, or leave the keys out (they are then the specification's columns)",
+                    missing.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", "),
+                    if missing.len() == 1 { "is" } else { "are" },
+                    keys.pairs().iter().map(|p| p.intruder.as_str()).collect::<Vec<_>>().join(", "),
+                    if missing.len() == 1 { "it" } else { "them" },
+                ))
+                .into());
+            }
+        }
         let (ni, nr) = (intruder.nrows(), released.nrows());
         for (t, n, which) in [(intruder, ni, "intruder"), (released, nr, "released")] {
             if n == 0 {
@@ -705,12 +933,28 @@ impl FellegiSunter {
             null: prepared.iter().map(|p| p.null_level()).collect(),
         };
 
-        // u from random pairs (seeded; drawn sequentially, compared in parallel).
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        let sample: Vec<(u32, u32)> = (0..self.params.u_sample)
-            .map(|_| (rng.gen_range(0..ni as u32), rng.gen_range(0..nr as u32)))
-            .collect();
-        let u_counts = level_counts(&prepared, &layout, &sample);
+        // u from random pairs (seeded; drawn sequentially in chunks, compared in parallel; the
+        // counts are sums, so chunking changes nothing but the memory held).
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut u_counts: Vec<Vec<u64>> = layout.levels.iter().map(|&l| vec![0u64; l]).collect();
+        let mut left = self.params.u_sample;
+        let mut sample: Vec<(u32, u32)> = Vec::with_capacity(left.min(U_CHUNK));
+        while left > 0 {
+            let n = left.min(U_CHUNK);
+            sample.clear();
+            sample
+                .extend((0..n).map(|_| (rng.gen_range(0..ni as u32), rng.gen_range(0..nr as u32))));
+            for (acc, c) in u_counts
+                .iter_mut()
+                .zip(level_counts(&prepared, &layout, &sample))
+            {
+                for (a, b) in acc.iter_mut().zip(c) {
+                    *a += b;
+                }
+            }
+            left -= n;
+        }
+        drop(sample);
         let fixed_u: Vec<Vec<Option<f64>>> = prepared
             .iter()
             .map(|p| p.spec.levels.iter().map(|l| l.u).collect())
@@ -868,7 +1112,7 @@ impl FellegiSunter {
         let em_opts = EmOptions {
             max_iter: self.params.em_max_iter,
             tolerance: self.params.em_tolerance,
-            fix_u: self.params.fix_u_in_em,
+            fix_u: self.params.fix_u,
             // At most one true match per intruder record (and per released record).
             lambda_max: if n_pairs > 0 {
                 (ni.min(nr) as f64 / n_pairs as f64).min(1.0)
@@ -912,7 +1156,7 @@ impl FellegiSunter {
                 let set = train::Settings {
                     max_iter: self.params.em_max_iter,
                     tolerance: self.params.em_tolerance,
-                    fix_u: self.params.fix_u_in_em,
+                    fix_u: self.params.fix_u,
                     u_free: self.params.u_free_in_em,
                     n_min: ni.min(nr),
                 };
@@ -1095,6 +1339,7 @@ impl FellegiSunter {
             pairs,
             weights,
             linkage,
+            dims: (ni, nr),
             prepared,
             tfs,
             level_weights,
@@ -1136,10 +1381,66 @@ impl Attack for FellegiSunter {
 
     fn link(
         &self,
-        intruder: &Table,
+        knowledge: &Knowledge,
         released: &Table,
-        keys: &KeyMap,
-    ) -> Result<Linkage, AttackError> {
-        Ok(self.run(intruder, released, keys)?.linkage)
+        seed: u64,
+    ) -> Result<Linked, AttackError> {
+        let mut run = self.run(knowledge, released, seed)?;
+        let linkage = std::mem::replace(
+            &mut run.linkage,
+            Linkage {
+                method: "fellegi-sunter".into(),
+                scored: true,
+                complete: false,
+                released_rows: 0,
+                records: Vec::new(),
+                notes: Vec::new(),
+            },
+        );
+        Ok(Linked {
+            linkage,
+            model: Some(Box::new(run)),
+        })
+    }
+
+    fn declared_threshold(&self) -> Option<f64> {
+        Some(weight_of_probability(self.params.threshold))
+    }
+
+    fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.params.to_json()
+    }
+
+    fn implied_keys(&self) -> Option<KeyMap> {
+        let spec = self.params.spec.as_ref()?;
+        KeyMap::new(Self::spec_keys(spec)).ok()
+    }
+
+    fn fits_model(&self) -> bool {
+        true
+    }
+}
+
+impl LinkModel for FsRun {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(&self.model).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn to_text(&self) -> String {
+        self.model.to_table()
+    }
+
+    fn explain_pair(&self, i: usize, j: usize) -> Result<Waterfall, AttackError> {
+        FsRun::explain_pair(self, i, j)
+    }
+
+    fn write_pairs(
+        &self,
+        path: &Path,
+        intruder_id: &dyn Fn(usize) -> String,
+        released_id: &dyn Fn(usize) -> String,
+        floor: f64,
+    ) -> Result<usize, AttackError> {
+        FsRun::write_pairs(self, path, intruder_id, released_id, floor)
     }
 }

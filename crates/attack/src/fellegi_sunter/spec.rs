@@ -247,11 +247,31 @@ fn prob_ok(p: f64) -> bool {
 impl LinkageSpec {
     /// Parses and checks a TOML specification; `source_name` labels the errors (a file name).
     pub fn from_toml(text: &str, source_name: &str) -> Result<LinkageSpec, SpecError> {
+        let raw: RawSpec = toml::from_str(text).map_err(|e| SpecError {
+            source_name: source_name.into(),
+            problems: vec![e.to_string()],
+        })?;
+        Self::from_raw(raw, source_name)
+    }
+
+    /// Checks a specification given as a TOML table (an experiment's inline `[attack.linkage]`);
+    /// the same format as a file.
+    pub fn from_table(table: &toml::Table, source_name: &str) -> Result<LinkageSpec, SpecError> {
+        let raw: RawSpec =
+            toml::Value::Table(table.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| SpecError {
+                    source_name: source_name.into(),
+                    problems: vec![e.message().trim().to_string()],
+                })?;
+        Self::from_raw(raw, source_name)
+    }
+
+    fn from_raw(raw: RawSpec, source_name: &str) -> Result<LinkageSpec, SpecError> {
         let err = |problems| SpecError {
             source_name: source_name.into(),
             problems,
         };
-        let raw: RawSpec = toml::from_str(text).map_err(|e| err(vec![e.to_string()]))?;
         let mut problems = Vec::new();
         let mut blocking = Vec::new();
         match raw.blocking {
@@ -653,7 +673,7 @@ impl LinkageSpec {
             }
             if blocking.is_empty() {
                 return Err(crate::ParamError::Unsupported(format!(
-                    "fellegi-sunter: no key or pair of keys keeps the candidate pairs under {budget} pairs; give a linkage specification with blocking rules"
+                    "fellegi-sunter: no key or pair of keys keeps the candidate pairs under {budget} pairs; give a linkage specification with blocking rules (linkage_spec = \"FILE\" or an inline [attack.linkage] table in an experiment, --linkage-spec FILE or --set on the command line)"
                 ))
                 .into());
             }

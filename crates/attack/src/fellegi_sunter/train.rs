@@ -13,7 +13,7 @@
 //!    `min(n_I, n_R) / pairs` (at most one true match per record). u of the session's
 //!    comparisons is estimated among the session's pairs, started from their level shares
 //!    (`u_free_in_em`, the default), or kept at the random-pair u (`u_free_in_em = false`, or
-//!    `fix_u_in_em`, Splink's convention).
+//!    `fix_u`, Splink's convention).
 //! 2. **m**: each comparison's `m` is the plain mean, level by level, over the sessions where
 //!    it was free (Splink averages the sessions' m the same way). A comparison left out of
 //!    every session (its column is in every rule) keeps its m estimated in step 3.

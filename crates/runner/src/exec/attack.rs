@@ -1,12 +1,10 @@
 //! Step 4 of a run: every attack on the released file, scored by the evaluator.
 
-use std::collections::HashSet;
-
-use intruder_attack::{EvalOptions, KeyMap, Sensitive, TruthIds, attack_by_name, evaluate};
+use intruder_attack::{KeyMap, Knowledge, TruthIds, evaluate, twin_rows};
 use intruder_data::{Table, Truth};
 use serde_json::{Value, json};
 
-use super::{ORIGINAL_SUFFIX, text_ids};
+use super::ORIGINAL_SUFFIX;
 use crate::RunnerError;
 use crate::plan::{Run, derive_seed};
 use crate::spec::Experiment;
@@ -25,52 +23,24 @@ pub(super) fn run_attacks(
     };
     let mut attacks = Vec::new();
     for a in &exp.attacks {
-        let mut cfg = a.config.clone();
-        cfg.seed = derive_seed(exp.seed, &run.id, &format!("attack-{}", a.name));
-        let attack = (attack_by_name(&a.method)?.build)(&cfg)?;
-        let map: Vec<(String, String)> = exp
-            .scenario
-            .key_map
-            .iter()
-            .filter(|(k, _)| a.keys.contains(k))
-            .cloned()
-            .collect();
-        let keys = KeyMap::with_map(&a.keys, &map)?;
+        let seed = derive_seed(exp.seed, &run.id, &format!("attack-{}", a.name));
+        let keys = KeyMap::with_map(&a.keys, &a.key_map)?;
         let (rel, rel_truth) = if a.twins_only {
-            let ic = intruder_truth.column(&truth_ids.intruder).ok_or_else(|| {
-                RunnerError::Invalid(format!(
-                    "twins_only needs the intruder's truth column '{}'",
-                    truth_ids.intruder
-                ))
-            })?;
-            let have: HashSet<String> = text_ids(ic).into_iter().flatten().collect();
-            let rc = masked_truth.column(&truth_ids.released).ok_or_else(|| {
-                RunnerError::Invalid(format!(
-                    "twins_only needs the released truth column '{}'",
-                    truth_ids.released
-                ))
-            })?;
-            let keep: Vec<usize> = text_ids(rc)
-                .iter()
-                .enumerate()
-                .filter(|(_, id)| id.as_ref().is_some_and(|x| have.contains(x)))
-                .map(|(i, _)| i)
-                .collect();
+            let keep = twin_rows(intruder, intruder_truth, masked, masked_truth, &truth_ids)?;
             (masked.take(&keep), masked_truth.take(&keep))
         } else {
             (masked.clone(), masked_truth.clone())
         };
-        let linkage = attack.link(intruder, &rel, &keys)?;
-        let opts = EvalOptions {
-            truth: Some(truth_ids.clone()),
-            sensitive: a.sensitive.as_ref().map(|s| Sensitive {
-                released: s.clone(),
-                truth: format!("{s}{ORIGINAL_SUFFIX}"),
-                tolerance: a.tolerance,
-            }),
-            threshold: a.threshold,
-            seed: derive_seed(exp.seed, &run.id, &format!("ties-{}", a.name)),
-        };
+        // The attack sees the intruder's key columns only.
+        let knowledge = Knowledge::new(intruder, keys)?;
+        let linkage = a.configured.attack.link(&knowledge, &rel, seed)?.linkage;
+        let opts = a.configured.eval_options(
+            Some(truth_ids.clone()),
+            a.sensitive
+                .as_ref()
+                .map(|s| format!("{s}{ORIGINAL_SUFFIX}")),
+            derive_seed(exp.seed, &run.id, &format!("ties-{}", a.name)),
+        );
         let ev = evaluate(&linkage, intruder, intruder_truth, &rel, &rel_truth, &opts)?;
         let rec = &ev.records;
         let records = json!({

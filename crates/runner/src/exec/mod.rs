@@ -186,12 +186,6 @@ fn blank(
     Ok(t)
 }
 
-fn text_ids(c: &Column) -> Vec<Option<String>> {
-    (0..c.len())
-        .map(|i| c.text(i).map(|s| s.into_owned()))
-        .collect()
-}
-
 /// Runs one run and returns its raw outcome.
 pub fn run_one(
     exp: &Experiment,

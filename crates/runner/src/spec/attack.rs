@@ -1,114 +1,174 @@
-//! `[[attack]]` tables.
+//! `[[attack]]` tables: each is handed to `intruder_attack::configure`, so every parameter the
+//! command line's `--set` accepts is accepted here under the same name, and vice versa.
 
-use intruder_attack::{AttackConfig, MissingPolicy, attack_by_name};
-use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
+
+use intruder_attack::{Configured, configure};
+use intruder_data::params::ReadContext;
+use serde::{Serialize, Serializer};
+use serde_json::{Value, json};
 use toml::Table;
 
-use crate::reader::{Problems, Section};
+use crate::reader::Problems;
 
-/// One attack.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One attack, configured once (its seed is given per run).
+#[derive(Clone)]
 pub struct AttackSpec {
     /// Label in reports and metric names (default: the method).
     pub name: String,
     /// Registry name.
     pub method: String,
-    /// Keys (default: the scenario's).
+    /// Keys as named in the intruder's file (default: the scenario's; for fellegi-sunter with a
+    /// linkage specification, its columns).
     pub keys: Vec<String>,
-    /// The attack's parameters.
-    pub config: AttackConfig,
+    /// Intruder name → released name for the keys named differently (the attack's `key_map`,
+    /// else the scenario's).
+    pub key_map: Vec<(String, String)>,
     /// Restrict the released file to the intruder's twins first (Bender's response knowledge).
     pub twins_only: bool,
-    /// Declare links at this score only (precision/recall).
-    pub threshold: Option<f64>,
     /// Released sensitive variable scored for attribute disclosure (Mitra's A).
     pub sensitive: Option<String>,
-    /// Tolerance of attribute disclosure.
-    pub tolerance: f64,
+    /// The configured attack (shared by every run).
+    pub configured: Arc<Configured>,
 }
 
+impl std::fmt::Debug for AttackSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AttackSpec")
+            .field("name", &self.name)
+            .field("method", &self.method)
+            .field("keys", &self.keys)
+            .field("params", &self.configured.attack.params())
+            .finish()
+    }
+}
+
+impl PartialEq for AttackSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.method == other.method
+            && self.keys == other.keys
+            && self.key_map == other.key_map
+            && self.configured.resolved(None) == other.configured.resolved(None)
+    }
+}
+
+impl AttackSpec {
+    /// The resolved parameters (method, common and the method's own, defaults included).
+    pub fn resolved(&self) -> Value {
+        let mut v = self.configured.resolved(None);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("keys".into(), json!(self.keys));
+            o.insert(
+                "key_map".into(),
+                Value::Object(
+                    self.key_map
+                        .iter()
+                        .map(|(a, b)| (a.clone(), Value::from(b.clone())))
+                        .collect(),
+                ),
+            );
+        }
+        v
+    }
+
+    /// The layout the plan hashes into every run id (`plan.rs`), hence into every seed: frozen
+    /// to the flat attack configuration of earlier releases, so that an experiment file keeps
+    /// its run ids, seeds and results. Parameters a method does not have take the old defaults.
+    fn plan_identity(&self) -> Value {
+        let p = self.configured.attack.params();
+        let get = |k: &str, default: Value| p.get(k).cloned().unwrap_or(default);
+        let fs = self.method == "fellegi-sunter";
+        let weights: Vec<Value> = match p.get("weights") {
+            Some(Value::Object(m)) => m.iter().map(|(k, w)| json!([k, w])).collect(),
+            _ => Vec::new(),
+        };
+        json!({
+            "name": self.name,
+            "method": self.method,
+            "keys": self.keys,
+            "config": {
+                "missing": get("missing", json!("listwise")),
+                "metric": get("metric", json!("euclidean")),
+                "string_metric": get("string_metric", json!("jaro-winkler")),
+                "standardize": get("standardize", json!(false)),
+                "weights": weights,
+                "top_k": get("top_k", json!(5)),
+                "one_to_one": get("one_to_one", json!(false)),
+                "clusters": get("clusters", Value::Null),
+                "seed": 0,
+                "fellegi_sunter": {
+                    "spec": get("linkage", Value::Null),
+                    "threshold": if fs { get("threshold", json!(0.5)) } else { json!(0.5) },
+                    "assignment": get("assignment", json!("greedy")),
+                    "u_sample": get("u_sample", json!(1_000_000)),
+                    "em_max_iter": get("em_max_iter", json!(25)),
+                    "em_tolerance": get("em_tolerance", json!(1e-4)),
+                    "fix_u_in_em": get("fix_u", json!(false)),
+                    "u_free_in_em": get("u_free_in_em", json!(true)),
+                    "training": get("training", json!("per-rule")),
+                },
+            },
+            "twins_only": self.twins_only,
+            "threshold": if fs { Value::Null } else { get("threshold", Value::Null) },
+            "sensitive": self.sensitive,
+            "tolerance": self.configured.common.tolerance,
+        })
+    }
+}
+
+impl Serialize for AttackSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.plan_identity().serialize(s)
+    }
+}
+
+/// Reads `[[attack]]` number `i` (0-based); the scenario's keys and key map are the defaults.
 pub(crate) fn parse_attack(
     t: &Table,
     i: usize,
     keys: &[String],
+    key_map: &[(String, String)],
+    base_dir: &Path,
     p: &mut Problems,
 ) -> Option<AttackSpec> {
     let loc = format!("attack[{}]", i + 1);
-    let mut s = Section::new(t, loc.clone());
-    let method = s.string(p, "method");
-    if method.is_none() && !t.contains_key("method") {
-        p.push(&s.key("method"), "is required");
-    }
-    let name = s.string(p, "name");
-    let akeys = s.strings(p, "keys");
-    let mut config = AttackConfig::default();
-    if let Some(m) = s.string(p, "missing") {
-        match m.parse::<MissingPolicy>() {
-            Ok(x) => config.missing = x,
-            Err(e) => p.push(&s.key("missing"), e),
-        }
-    }
-    if let Some(m) = s.string(p, "metric") {
-        match m.parse() {
-            Ok(x) => config.metric = x,
-            Err(e) => p.push(&s.key("metric"), e),
-        }
-    }
-    if let Some(m) = s.string(p, "string_metric") {
-        match m.parse() {
-            Ok(x) => config.string_metric = x,
-            Err(e) => p.push(&s.key("string_metric"), e),
-        }
-    }
-    if let Some(b) = s.boolean(p, "standardize") {
-        config.standardize = b;
-    }
-    if let Some(w) = s.number_map(p, "weights") {
-        config.weights = w;
-    }
-    if let Some(k) = s.uint(p, "top_k") {
-        config.top_k = k as usize;
-    }
-    if let Some(b) = s.boolean(p, "one_to_one") {
-        config.one_to_one = b;
-    }
-    if let Some(k) = s.uint(p, "clusters") {
-        config.clusters = Some(k as usize);
-    }
-    if let Some(k) = s.uint(p, "u_sample") {
-        config.fellegi_sunter.u_sample = k as usize;
-    }
-    if let Some(x) = s.number(p, "match_probability") {
-        config.fellegi_sunter.threshold = x;
-    }
-    let twins_only = s.boolean(p, "twins_only").unwrap_or(false);
-    let threshold = s.number(p, "threshold");
-    let sensitive = s.string(p, "sensitive");
-    let tolerance = s
-        .number(p, "tolerance")
-        .unwrap_or(intruder_attack::DEFAULT_TOLERANCE);
-    s.finish(p);
-    if let Err(e) = config.check() {
-        p.push(&loc, e);
-    }
-    let method = method?;
-    match attack_by_name(&method) {
-        Ok(info) => {
-            if let Err(e) = (info.build)(&config) {
-                p.push(&loc, e);
+    let ctx = ReadContext {
+        base_dir: Some(base_dir),
+        columns: None,
+    };
+    let configured = match configure(t, &loc, ctx) {
+        Ok(c) => c,
+        Err(problems) => {
+            for x in problems {
+                p.push(&x.path, &x.message);
             }
+            return None;
         }
-        Err(e) => p.push(&format!("{loc}.method"), e),
+    };
+    for w in &configured.warnings {
+        p.warn(&w.path, &w.message);
     }
-    let keys = akeys.unwrap_or_else(|| keys.to_vec());
+    let km = match configured.key_map(keys, key_map) {
+        Ok(k) => k,
+        Err(e) => {
+            p.push(&format!("{loc}.keys"), e);
+            return None;
+        }
+    };
     Some(AttackSpec {
-        name: name.unwrap_or_else(|| method.clone()),
-        method,
-        keys,
-        config,
-        twins_only,
-        threshold,
-        sensitive,
-        tolerance,
+        name: configured.name().to_string(),
+        method: configured.method.to_string(),
+        keys: km.pairs().iter().map(|k| k.intruder.clone()).collect(),
+        key_map: km
+            .pairs()
+            .iter()
+            .filter(|k| k.released != k.intruder)
+            .map(|k| (k.intruder.clone(), k.released.clone()))
+            .collect(),
+        twins_only: configured.common.twins_only,
+        sensitive: configured.common.sensitive.clone(),
+        configured: Arc::new(configured),
     })
 }

@@ -301,9 +301,17 @@ impl Experiment {
             }
         }
 
+        let key_map = scenario
+            .as_ref()
+            .map(|s| s.key_map.clone())
+            .unwrap_or_default();
+        let base_dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
         let mut attacks = Vec::new();
         for (i, t) in top.tables(&mut p, "attack").into_iter().enumerate() {
-            if let Some(a) = attack::parse_attack(t, i, &keys, &mut p) {
+            if let Some(a) = attack::parse_attack(t, i, &keys, &key_map, &base_dir, &mut p) {
                 attacks.push(a);
             }
         }
@@ -430,6 +438,11 @@ impl Experiment {
         else {
             return Err(fail(vec!["incomplete experiment".into()]));
         };
+        for w in std::mem::take(&mut p.warnings) {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
         Ok(Experiment {
             name,
             description,
@@ -446,10 +459,7 @@ impl Experiment {
             longitudinal,
             tiny,
             paper,
-            base_dir: path
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from(".")),
+            base_dir,
             path: path.to_path_buf(),
             warnings,
         })
