@@ -15,7 +15,7 @@
 
 use std::time::Instant;
 
-use intruder_attack::{AttackConfig, KeyMap, MissingPolicy as AttackMissing, attack_by_name};
+use intruder_attack::{Attack, ExactMatch, KeyMap, Knowledge, MissingPolicy as AttackMissing};
 use intruder_data::{Column, Role, Table};
 use intruder_defence::Pipeline;
 use intruder_risk::{MissingPolicy, SetMatch, equivalence_classes, n_match};
@@ -122,14 +122,12 @@ fn main() -> anyhow::Result<()> {
         let (released, keys) = table(100_000, &card, 2, 3);
         let rows: Vec<usize> = (0..released.nrows()).step_by(10).collect();
         let intruder = released.take(&rows);
-        let mut cfg = AttackConfig::default();
-        cfg.missing = AttackMissing::Wildcard;
-        let attack = (attack_by_name("exact")?.build)(&cfg)?;
-        let km = KeyMap::same(&keys)?;
+        let attack = ExactMatch::new(AttackMissing::Wildcard);
+        let knowledge = Knowledge::new(&intruder, KeyMap::same(&keys)?)?;
         let s = time(reps, || {
             attack
-                .link(&intruder, &released, &km)
-                .map(|l| l.records.len())
+                .link(&knowledge, &released, 0)
+                .map(|l| l.linkage.records.len())
         });
         out.insert("exact_wildcard_10k_x_100k_x6".into(), s.into());
     }
