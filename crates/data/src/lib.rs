@@ -39,6 +39,7 @@ pub mod report;
 mod schema;
 mod table;
 mod timings;
+pub mod write;
 
 pub use bitmap::Bitmap;
 pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};

@@ -290,23 +290,7 @@ pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> Dat
 }
 
 fn write_columns_csv(path: &Path, columns: &[&Column], nrows: usize) -> Result<(), DataError> {
-    write_atomically(path, |w| {
-        let mut out = csv::Writer::from_writer(w);
-        let io = |e: csv::Error| std::io::Error::other(e.to_string());
-        out.write_record(columns.iter().map(|c| c.name()))
-            .map_err(io)?;
-        let mut row: Vec<String> = Vec::with_capacity(columns.len());
-        for i in 0..nrows {
-            row.clear();
-            row.extend(
-                columns
-                    .iter()
-                    .map(|c| c.text(i).map(|s| s.into_owned()).unwrap_or_default()),
-            );
-            out.write_record(&row).map_err(io)?;
-        }
-        out.flush()
-    })
+    crate::write::write_columns(path, columns, nrows)
 }
 
 /// Runs `write` into a temporary file beside `path` and renames it into place, so that `path`
