@@ -22,11 +22,26 @@ fn reference(columns: &[&Column], nrows: usize) -> Vec<u8> {
 }
 
 const TEXT: &[&str] = &[
-    "", "a", "b c", "x,y", "say \"hi\"", "two\nlines", "cr\r", "é", " lead", "3", "-0", "1|2",
+    "",
+    "a",
+    "b c",
+    "x,y",
+    "say \"hi\"",
+    "two\nlines",
+    "cr\r",
+    "é",
+    " lead",
+    "3",
+    "-0",
+    "1|2",
 ];
 
 fn column(kind: u8, j: usize, cells: &[(bool, u64)]) -> Column {
-    let name = if j == 1 { format!("c,{j}") } else { format!("c{j}") };
+    let name = if j == 1 {
+        format!("c,{j}")
+    } else {
+        format!("c{j}")
+    };
     let n = cells.len();
     match kind {
         0 => Column::integer(
@@ -131,7 +146,11 @@ proptest! {
 
 #[test]
 fn one_empty_field_is_quoted_and_large_tables_keep_row_order() {
-    check(vec![Column::string("s", Role::Other, &[Some(""), None, Some("x")])]);
+    check(vec![Column::string(
+        "s",
+        Role::Other,
+        &[Some(""), None, Some("x")],
+    )]);
     let cells: Vec<(bool, u64)> = (0..300_000u64)
         .map(|i| (i % 17 == 0, i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
         .collect();

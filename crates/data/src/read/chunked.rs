@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::intern::Interner;
+use super::intern::{Interner, Key};
 use super::onepass::{self, ColBuilder, Config};
 use super::{NUMERIC_SWITCH, ReadOptions};
 use crate::bitmap::Bitmap;
@@ -489,6 +489,7 @@ struct ColPlan {
     role: Role,
     weight: bool,
     missing: Vec<Vec<u8>>,
+    missing_keys: Vec<Key>,
     plan: Plan,
     spec: ColumnSpec,
 }
@@ -522,20 +523,25 @@ impl ColPlan {
                     .into_bytes(),
             ),
         };
+        let missing: Vec<Vec<u8>> = tokens.into_iter().map(String::into_bytes).collect();
         ColPlan {
             name: name.to_string(),
             position,
             role,
             weight,
-            missing: tokens.into_iter().map(String::into_bytes).collect(),
+            missing_keys: missing.iter().map(|t| Key::of(t)).collect(),
+            missing,
             plan,
             spec,
         }
     }
 
     #[inline]
-    fn is_missing(&self, field: &[u8]) -> bool {
-        self.missing.iter().any(|t| t.as_slice() == field)
+    fn is_missing(&self, field: &[u8], key: Key) -> bool {
+        self.missing_keys
+            .iter()
+            .zip(&self.missing)
+            .any(|(&k, t)| k == key && (key.is_short() || t.as_slice() == field))
     }
 
     fn builder(&self) -> ColChunk {
@@ -615,7 +621,7 @@ const MISSING: u32 = u32::MAX;
 
 impl Infer {
     #[inline]
-    fn push(&mut self, field: &[u8], missing: bool) -> Result<(), String> {
+    fn push(&mut self, field: &[u8], key: Key, missing: bool) -> Result<(), String> {
         if let Some(raw) = &mut self.raw {
             if missing {
                 raw.push(b"");
@@ -632,7 +638,7 @@ impl Infer {
             self.codes.push(MISSING);
             return Ok(());
         }
-        if let Some(c) = self.dict.find(field) {
+        if let Some(c) = self.dict.find_key(field, key) {
             self.codes.push(c);
             return Ok(());
         }
@@ -640,7 +646,7 @@ impl Infer {
         let (int, num) = onepass::number_of(text);
         self.all_int &= int.is_some();
         self.all_num &= num.is_some();
-        let (c, _) = self.dict.intern(field);
+        let (c, _) = self.dict.intern_key(field, key);
         self.ints.push(int);
         self.nums.push(num);
         self.codes.push(c);
@@ -713,9 +719,15 @@ impl Bits {
 
 impl ColChunk {
     #[inline]
-    fn push(&mut self, plan: &ColPlan, field: &[u8], missing: bool) -> Result<(), String> {
+    fn push(
+        &mut self,
+        plan: &ColPlan,
+        field: &[u8],
+        key: Key,
+        missing: bool,
+    ) -> Result<(), String> {
         match self {
-            ColChunk::Infer(inf) => inf.push(field, missing)?,
+            ColChunk::Infer(inf) => inf.push(field, key, missing)?,
             ColChunk::Fixed(codes) => {
                 let Plan::Cat(Some(fixed)) = &plan.plan else {
                     unreachable!("a fixed chunk has fixed categories")
@@ -873,9 +885,10 @@ fn parse_chunk(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> ChunkOut {
         let mut failed = None;
         for (j, ((col, bits), plan)) in cols.iter_mut().zip(ctx.plans).enumerate() {
             let field = fields.get(buf, j);
-            let missing = plan.is_missing(field);
+            let key = Key::of(field);
+            let missing = plan.is_missing(field, key);
             bits.push(missing);
-            if let Err(message) = col.push(plan, field, missing) {
+            if let Err(message) = col.push(plan, field, key, missing) {
                 failed = Some(ChunkError {
                     line,
                     column: Some(j),

@@ -10,12 +10,63 @@ use foldhash::fast::FixedState;
 
 const EMPTY: u32 = u32::MAX;
 
+/// A value's key: values of at most 7 bytes are packed into it whole (bytes, then the length
+/// plus one in the top byte), so equal keys mean equal values; longer values get a 56-bit hash
+/// (top byte zero) and are compared byte by byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Key(u64);
+
+impl Key {
+    #[inline]
+    pub(crate) fn of(v: &[u8]) -> Key {
+        let n = v.len();
+        let lo = |i: usize| v[i] as u64;
+        let w16 = |i: usize| u16::from_le_bytes([v[i], v[i + 1]]) as u64;
+        let w32 = |i: usize| u32::from_le_bytes([v[i], v[i + 1], v[i + 2], v[i + 3]]) as u64;
+        let packed = match n {
+            0 => 0,
+            1 => lo(0),
+            2 => w16(0),
+            3 => w16(0) | lo(2) << 16,
+            4 => w32(0),
+            5 => w32(0) | lo(4) << 32,
+            6 => w32(0) | w16(4) << 32,
+            7 => w32(0) | w16(4) << 32 | lo(6) << 48,
+            _ => {
+                return Key(FixedState::with_seed(0x5EED).hash_one(v) & 0x00FF_FFFF_FFFF_FFFF);
+            }
+        };
+        Key(packed | ((n as u64 + 1) << 56))
+    }
+
+    #[inline]
+    pub(crate) fn is_short(self) -> bool {
+        self.0 >> 56 != 0
+    }
+
+    #[inline]
+    fn slot(self, shift: u32) -> usize {
+        ((self.0 ^ (self.0 >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    key: Key,
+    code: u32,
+}
+
+const FREE: Slot = Slot {
+    key: Key(0),
+    code: EMPTY,
+};
+
 #[derive(Debug, Clone)]
 pub(crate) struct Interner {
     bytes: Vec<u8>,
     /// `starts[i]..starts[i + 1]` is value `i` in `bytes`.
     starts: Vec<usize>,
-    table: Vec<u32>,
+    table: Vec<Slot>,
     shift: u32,
 }
 
@@ -25,28 +76,13 @@ impl Default for Interner {
     }
 }
 
-#[inline]
-fn hash(value: &[u8]) -> u64 {
-    if value.len() <= 8 {
-        let mut w = [0u8; 8];
-        w[..value.len()].copy_from_slice(value);
-        let x = u64::from_le_bytes(w) ^ ((value.len() as u64) << 60);
-        (x ^ (x >> 29))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add(0x632B_E59B_D9B4_E019)
-            .wrapping_mul(0xBF58_476D_1CE4_E5B9)
-    } else {
-        FixedState::with_seed(0x5EED).hash_one(value)
-    }
-}
-
 impl Interner {
     pub(crate) fn with_capacity(n: usize) -> Self {
         let slots = (n.max(8) * 2).next_power_of_two();
         Interner {
             bytes: Vec::new(),
             starts: vec![0],
-            table: vec![EMPTY; slots],
+            table: vec![FREE; slots],
             shift: 64 - slots.trailing_zeros(),
         }
     }
@@ -69,26 +105,40 @@ impl Interner {
         (0..self.len() as u32).map(|c| self.get(c))
     }
 
+    /// The slot holding `value`, or the free slot where it would go.
+    #[inline]
+    fn probe(&self, value: &[u8], key: Key) -> (usize, bool) {
+        let mask = self.table.len() - 1;
+        let mut slot = key.slot(self.shift);
+        loop {
+            let s = self.table[slot];
+            if s.code == EMPTY {
+                return (slot, false);
+            }
+            if s.key == key && (key.is_short() || self.get(s.code) == value) {
+                return (slot, true);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
     /// The code of `value` and whether it was new.
     #[inline]
     pub(crate) fn intern(&mut self, value: &[u8]) -> (u32, bool) {
-        let h = hash(value);
-        let mask = self.table.len() - 1;
-        let mut slot = (h >> self.shift) as usize;
-        loop {
-            let c = self.table[slot];
-            if c == EMPTY {
-                break;
-            }
-            if self.get(c) == value {
-                return (c, false);
-            }
-            slot = (slot + 1) & mask;
+        self.intern_key(value, Key::of(value))
+    }
+
+    /// [`Interner::intern`] with the value's key computed by the caller.
+    #[inline]
+    pub(crate) fn intern_key(&mut self, value: &[u8], key: Key) -> (u32, bool) {
+        let (slot, found) = self.probe(value, key);
+        if found {
+            return (self.table[slot].code, false);
         }
         let code = self.len() as u32;
         self.bytes.extend_from_slice(value);
         self.starts.push(self.bytes.len());
-        self.table[slot] = code;
+        self.table[slot] = Slot { key, code };
         if self.len() * 2 > self.table.len() {
             self.grow();
         }
@@ -98,32 +148,27 @@ impl Interner {
     /// The code of `value` when present.
     #[inline]
     pub(crate) fn find(&self, value: &[u8]) -> Option<u32> {
-        let h = hash(value);
-        let mask = self.table.len() - 1;
-        let mut slot = (h >> self.shift) as usize;
-        loop {
-            let c = self.table[slot];
-            if c == EMPTY {
-                return None;
-            }
-            if self.get(c) == value {
-                return Some(c);
-            }
-            slot = (slot + 1) & mask;
-        }
+        self.find_key(value, Key::of(value))
+    }
+
+    /// [`Interner::find`] with the value's key computed by the caller.
+    #[inline]
+    pub(crate) fn find_key(&self, value: &[u8], key: Key) -> Option<u32> {
+        let (slot, found) = self.probe(value, key);
+        found.then(|| self.table[slot].code)
     }
 
     fn grow(&mut self) {
         let slots = self.table.len() * 2;
-        self.table = vec![EMPTY; slots];
+        let old = std::mem::replace(&mut self.table, vec![FREE; slots]);
         self.shift = 64 - slots.trailing_zeros();
         let mask = slots - 1;
-        for code in 0..self.len() as u32 {
-            let mut slot = (hash(self.get(code)) >> self.shift) as usize;
-            while self.table[slot] != EMPTY {
+        for s in old.into_iter().filter(|s| s.code != EMPTY) {
+            let mut slot = s.key.slot(self.shift);
+            while self.table[slot].code != EMPTY {
                 slot = (slot + 1) & mask;
             }
-            self.table[slot] = code;
+            self.table[slot] = s;
         }
     }
 }
@@ -157,6 +202,18 @@ mod tests {
         assert!(d.intern(b"a\0").1);
         assert!(d.intern(b"").1);
         assert_eq!(d.find(b"a\0\0"), None);
+        for v in [
+            &b""[..],
+            b"a",
+            b"ab",
+            b"abc",
+            b"abcd",
+            b"abcde",
+            b"abcdef",
+            b"abcdefg",
+        ] {
+            assert_ne!(Key::of(v), Key::of(&[v, b"\0"].concat()), "{v:?}");
+        }
         assert_eq!(d.len(), 5003);
     }
 }
