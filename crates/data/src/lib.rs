@@ -43,8 +43,9 @@ pub mod write;
 
 pub use bitmap::Bitmap;
 pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};
+pub use columnar::write_parquet;
 pub use error::{DataError, Location};
-pub use load::{Input, load, schema_beside};
+pub use load::{Input, load, load_timed, schema_beside};
 pub use read::{
     DEFAULT_MISSING, FileFormat, ReadOptions, read_csv, read_csv_from, read_timed, reference,
 };

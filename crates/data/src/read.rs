@@ -10,7 +10,7 @@
 //! order, codes, kinds, missing masks) and the same first error in file order.
 
 pub(crate) mod chunked;
-mod intern;
+pub(crate) mod intern;
 pub(crate) mod onepass;
 
 use std::io::Read;

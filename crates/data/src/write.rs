@@ -53,6 +53,9 @@ pub enum FloatStyle {
     Data,
 }
 
+/// Appends the unquoted text of row `i` to the buffer.
+pub type CellFn<'a> = Box<dyn Fn(usize, &mut Vec<u8>) + Sync + 'a>;
+
 /// One output column: values for every row.
 pub enum Cells<'a> {
     /// Integers.
@@ -73,7 +76,7 @@ pub enum Cells<'a> {
     Column(&'a Column),
     /// Anything else: the closure appends the unquoted text of row `i` to the buffer; the
     /// writer quotes it when needed.
-    Custom(Box<dyn Fn(usize, &mut Vec<u8>) + Sync + 'a>),
+    Custom(CellFn<'a>),
 }
 
 impl Cells<'_> {

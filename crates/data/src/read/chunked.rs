@@ -435,7 +435,7 @@ impl<'a> Parser<'a> {
 
 /// Declared categories: value → declared code (the last listing wins, as in the one-pass
 /// dictionary), and the labels.
-struct Fixed {
+pub(crate) struct Fixed {
     index: Interner,
     code: Vec<u32>,
     labels: Vec<String>,
@@ -474,7 +474,7 @@ impl Fixed {
     }
 }
 
-enum Plan {
+pub(crate) enum Plan {
     Infer,
     Cat(Option<Arc<Fixed>>),
     Int,
@@ -483,20 +483,25 @@ enum Plan {
     Set(Option<Arc<Fixed>>, Vec<u8>),
 }
 
-struct ColPlan {
-    name: String,
-    position: usize,
-    role: Role,
-    weight: bool,
+pub(crate) struct ColPlan {
+    pub(crate) name: String,
+    pub(crate) position: usize,
+    pub(crate) role: Role,
+    pub(crate) weight: bool,
     missing: Vec<Vec<u8>>,
     missing_keys: Vec<Key>,
-    plan: Plan,
+    pub(crate) plan: Plan,
     spec: ColumnSpec,
 }
 
 impl ColPlan {
     /// The same decisions as [`ColBuilder::new`].
-    fn new(name: &str, position: usize, spec: ColumnSpec, file_missing: &[String]) -> Self {
+    pub(crate) fn new(
+        name: &str,
+        position: usize,
+        spec: ColumnSpec,
+        file_missing: &[String],
+    ) -> Self {
         let role = spec.role.unwrap_or(Role::Other);
         let tokens = spec
             .missing
@@ -537,14 +542,14 @@ impl ColPlan {
     }
 
     #[inline]
-    fn is_missing(&self, field: &[u8], key: Key) -> bool {
+    pub(crate) fn is_missing(&self, field: &[u8], key: Key) -> bool {
         self.missing_keys
             .iter()
             .zip(&self.missing)
             .any(|(&k, t)| k == key && (key.is_short() || t.as_slice() == field))
     }
 
-    fn builder(&self) -> ColChunk {
+    pub(crate) fn builder(&self) -> ColChunk {
         match &self.plan {
             Plan::Infer => ColChunk::Infer(Infer::default()),
             Plan::Cat(Some(_)) => ColChunk::Fixed(Vec::new()),
@@ -567,7 +572,7 @@ impl ColPlan {
 
 /// Cells as text in one arena (a missing cell is empty).
 #[derive(Default)]
-struct Raw {
+pub(crate) struct Raw {
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
@@ -591,7 +596,7 @@ impl Raw {
 }
 
 /// A chunk of an inferred column: a local dictionary while it is small, raw text after.
-struct Infer {
+pub(crate) struct Infer {
     dict: Interner,
     /// Integer and number of each dictionary entry.
     ints: Vec<Option<i64>>,
@@ -681,7 +686,7 @@ impl Infer {
     }
 }
 
-enum ColChunk {
+pub(crate) enum ColChunk {
     Infer(Infer),
     /// Declared categorical with declared categories: declared codes.
     Fixed(Vec<u32>),
@@ -699,14 +704,14 @@ enum ColChunk {
 
 /// A missing mask being built.
 #[derive(Default)]
-struct Bits {
+pub(crate) struct Bits {
     words: Vec<u64>,
     len: usize,
 }
 
 impl Bits {
     #[inline]
-    fn push(&mut self, bit: bool) {
+    pub(crate) fn push(&mut self, bit: bool) {
         if self.len.is_multiple_of(64) {
             self.words.push(0);
         }
@@ -719,7 +724,7 @@ impl Bits {
 
 impl ColChunk {
     #[inline]
-    fn push(
+    pub(crate) fn push(
         &mut self,
         plan: &ColPlan,
         field: &[u8],
@@ -963,7 +968,7 @@ fn check(ctx: &Ctx<'_>, chunks: &[ChunkOut], lines: Lines) -> Check {
 // ---------------------------------------------------------------------------------------------
 // Merging
 
-fn finish_column(
+pub(crate) fn finish_column(
     plan: &ColPlan,
     parts: Vec<(ColChunk, Bits)>,
     nrows: usize,
