@@ -184,8 +184,10 @@ mod with_parquet {
         // Declared types and their errors apply as for CSV.
         let e = load(&p, &Input::default().with_role(&["nope"], Role::Key)).unwrap_err();
         assert!(e.to_string().contains("no column named 'nope'"), "{e}");
-        let mut input = Input::default();
-        input.schema = Some(dir.path().join("s.toml"));
+        let input = Input {
+            schema: Some(dir.path().join("s.toml")),
+            ..Input::default()
+        };
         std::fs::write(
             dir.path().join("s.toml"),
             "[columns.sex]\ntype = \"integer\"\n",
