@@ -1,9 +1,7 @@
 //! Parquet and Arrow IPC input, Parquet output (feature `parquet`); without the feature, a clear
 //! error instead of reading the file as text.
 
-use std::path::Path;
-
-use intruder_data::{Input, ReadOptions, Role, load, read_csv_from};
+use intruder_data::{Input, ReadOptions, load, read_csv_from};
 
 #[cfg(not(feature = "parquet"))]
 #[test]
@@ -36,7 +34,7 @@ mod with_parquet {
         RecordBatch, StringArray, types::Int8Type,
     };
     use arrow_schema::{DataType, Field, Schema};
-    use intruder_data::{ColumnData, Kind, write_parquet};
+    use intruder_data::{ColumnData, Kind, Role, write_parquet};
 
     fn describe(ds: &intruder_data::Dataset) -> String {
         let mut s = String::new();
@@ -213,6 +211,5 @@ mod with_parquet {
         std::fs::write(&garbage, b"PAR1not really").unwrap();
         let e = load(&garbage, &Input::default()).unwrap_err().to_string();
         assert!(e.contains("not a readable Parquet file"), "{e}");
-        let _ = Path::new("unused");
     }
 }
