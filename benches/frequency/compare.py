@@ -10,6 +10,8 @@ proportional to 1/rank), 10% missing in 3 of them, seed 20261126; then times, on
   - end-to-end `intruder risk` (listwise and wildcard), with peak memory from /usr/bin/time.
 Counting steps report the best of 3 runs. Usage:
   python3 benches/frequency/compare.py [--rows 10000000] [--out benches/frequency/results.json]
+Reading alone (our reader on 1 and 2 threads, CSV and Parquet, against DuckDB) is timed by
+read_compare.py beside this script.
 Needs: pip install duckdb pandas numpy; a release build (cargo build --release -p intruder-cli
 -p intruder-benches).
 """

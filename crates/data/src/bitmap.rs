@@ -29,6 +29,35 @@ impl Bitmap {
         b
     }
 
+    /// From packed words (bit `i` is bit `i % 64` of word `i / 64`); bits past `len` are
+    /// cleared.
+    pub(crate) fn from_words(mut words: Vec<u64>, len: usize) -> Bitmap {
+        words.resize(len.div_ceil(64), 0);
+        if !len.is_multiple_of(64)
+            && let Some(w) = words.last_mut()
+        {
+            *w &= (1u64 << (len % 64)) - 1;
+        }
+        let ones = words.iter().map(|w| w.count_ones() as usize).sum();
+        Bitmap { words, len, ones }
+    }
+
+    /// Appends the bits of `other`.
+    pub(crate) fn append(&mut self, other: &Bitmap) {
+        let shift = self.len % 64;
+        if shift == 0 {
+            self.words.extend_from_slice(&other.words);
+        } else {
+            for &w in &other.words {
+                *self.words.last_mut().expect("a partial word exists") |= w << shift;
+                self.words.push(w >> (64 - shift));
+            }
+        }
+        self.len += other.len;
+        self.ones += other.ones;
+        self.words.truncate(self.len.div_ceil(64));
+    }
+
     /// Number of bits.
     pub fn len(&self) -> usize {
         self.len
@@ -149,5 +178,18 @@ mod tests {
             p.take(&[3, 4, 69]).iter().collect::<Vec<_>>(),
             vec![true, false, true]
         );
+    }
+
+    #[test]
+    fn append_and_from_words_match_pushing_bits() {
+        for (a, b) in [(0, 5), (3, 64), (64, 3), (63, 130), (100, 0), (1, 1)] {
+            let bits: Vec<bool> = (0..a + b).map(|i| (i * 7 + i / 3) % 5 < 2).collect();
+            let mut left = Bitmap::from_bools(&bits[..a]);
+            left.append(&Bitmap::from_bools(&bits[a..]));
+            assert_eq!(left, Bitmap::from_bools(&bits), "{a} + {b}");
+            let w = Bitmap::from_bools(&bits).words().to_vec();
+            assert_eq!(Bitmap::from_words(w, a + b), Bitmap::from_bools(&bits));
+        }
+        assert_eq!(Bitmap::from_words(vec![u64::MAX], 3).count_ones(), 3);
     }
 }

@@ -30,6 +30,7 @@
 
 mod bitmap;
 mod column;
+mod columnar;
 mod error;
 mod load;
 pub mod params;
@@ -37,11 +38,17 @@ mod read;
 pub mod report;
 mod schema;
 mod table;
+mod timings;
+pub mod write;
 
 pub use bitmap::Bitmap;
 pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};
+pub use columnar::write_parquet;
 pub use error::{DataError, Location};
-pub use load::{Input, load, schema_beside};
-pub use read::{DEFAULT_MISSING, ReadOptions, read_csv, read_csv_from};
+pub use load::{Input, load, load_timed, schema_beside};
+pub use read::{
+    DEFAULT_MISSING, FileFormat, ReadOptions, read_csv, read_csv_from, read_timed, reference,
+};
 pub use schema::{ColumnSpec, Schema};
 pub use table::{Dataset, Table, Truth, write_atomically};
+pub use timings::Timings;

@@ -1,14 +1,16 @@
 //! Loading a data file the way every command and the runner do: the schema named by the user,
 //! else the schema beside the file (`x.schema.toml` for `x.csv` or `x.csv.gz`), then the
-//! command line's delimiter, missing tokens and roles over both.
+//! command line's delimiter, missing tokens and roles over both. The format (CSV, gzip, Parquet,
+//! Arrow IPC) is told by the file's content.
 
 use std::path::{Path, PathBuf};
 
 use crate::column::{Kind, Role};
 use crate::error::DataError;
-use crate::read::{ReadOptions, read_csv};
+use crate::read::{ReadOptions, read_csv, read_timed};
 use crate::schema::Schema;
 use crate::table::Dataset;
+use crate::timings::Timings;
 
 /// The schema conventionally beside a data file: `x.schema.toml` for `x.csv`, `x.csv.gz`,
 /// `x.tsv`, `x.parquet` or `x`.
@@ -79,9 +81,15 @@ impl Input {
     }
 }
 
-/// Loads a data file as [`Input`] says.
+/// Loads a data file as [`Input`] says: CSV, gzip-compressed CSV, Parquet or Arrow IPC, told
+/// by the file's first bytes (not its name).
 pub fn load(data: &Path, input: &Input) -> Result<Dataset, DataError> {
     read_csv(data, &input.read_options(data)?)
+}
+
+/// [`load`], adding the reading time to `timings` under [`Timings::READ`].
+pub fn load_timed(data: &Path, input: &Input, timings: &mut Timings) -> Result<Dataset, DataError> {
+    read_timed(data, &input.read_options(data)?, timings)
 }
 
 #[cfg(test)]

@@ -155,6 +155,17 @@ impl Table {
         write_columns_csv(path, &self.columns.iter().collect::<Vec<_>>(), self.nrows)
     }
 
+    /// Writes the table to `path`, whole or not at all: Parquet when the name ends in
+    /// `.parquet` (an error when Parquet support is not compiled in), CSV otherwise.
+    pub fn write_file(&self, path: &Path) -> Result<(), DataError> {
+        if is_parquet_name(path) {
+            let cols: Vec<&Column> = self.columns.iter().collect();
+            crate::columnar::write_columns(path, &cols, self.nrows, self.schema())
+        } else {
+            self.write_csv(path)
+        }
+    }
+
     /// The schema describing this table's columns (types, roles, level order).
     pub fn schema(&self) -> Schema {
         schema_of(self.columns.iter())
@@ -252,10 +263,25 @@ impl Dataset {
         write_columns_csv(path, &cols, self.table.nrows())
     }
 
+    /// Writes table and truth columns to `path`, whole or not at all: Parquet when the name
+    /// ends in `.parquet` (an error when Parquet support is not compiled in), CSV otherwise.
+    pub fn write_file(&self, path: &Path) -> Result<(), DataError> {
+        if is_parquet_name(path) {
+            crate::columnar::write_parquet(path, self)
+        } else {
+            self.write_csv(path)
+        }
+    }
+
     /// The schema of table and truth columns together.
     pub fn schema(&self) -> Schema {
         schema_of(self.table.columns().iter().chain(self.truth.columns()))
     }
+}
+
+fn is_parquet_name(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
 fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
@@ -290,23 +316,7 @@ pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> Dat
 }
 
 fn write_columns_csv(path: &Path, columns: &[&Column], nrows: usize) -> Result<(), DataError> {
-    write_atomically(path, |w| {
-        let mut out = csv::Writer::from_writer(w);
-        let io = |e: csv::Error| std::io::Error::other(e.to_string());
-        out.write_record(columns.iter().map(|c| c.name()))
-            .map_err(io)?;
-        let mut row: Vec<String> = Vec::with_capacity(columns.len());
-        for i in 0..nrows {
-            row.clear();
-            row.extend(
-                columns
-                    .iter()
-                    .map(|c| c.text(i).map(|s| s.into_owned()).unwrap_or_default()),
-            );
-            out.write_record(&row).map_err(io)?;
-        }
-        out.flush()
-    })
+    crate::write::write_columns(path, columns, nrows)
 }
 
 /// Runs `write` into a temporary file beside `path` and renames it into place, so that `path`

@@ -1,0 +1,472 @@
+//! Parquet and Arrow IPC files (cargo feature `parquet`).
+//!
+//! **Input.** Arrow types map to the data model: integer columns (any width) are integers,
+//! float columns floats (NaN is missing), nulls are missing; text, dictionary-encoded text and
+//! booleans go through the CSV reader's column builders, so that inference (categorical or
+//! string, numeric text), declared types and categories, set-valued cells, missing tokens and
+//! their errors are the CSV reader's. A schema (the one given, else one written into the file by
+//! [`write_parquet`]) and command-line roles apply as for CSV.
+//!
+//! **Output.** [`write_parquet`] writes a table (and the ground truth of a [`Dataset`]):
+//! categorical columns as dictionary-encoded strings with their levels in order, integers as
+//! Int64, floats as Float64, text as strings, set-valued cells as their `a|b` text; missing cells
+//! are nulls; the data set's schema (kinds, roles, level order) is stored in the file's metadata
+//! under `intruder.schema`, so reading the file back gives the same data set.
+
+use std::path::Path;
+
+use crate::error::{DataError, Location};
+use crate::read::ReadOptions;
+use crate::table::Dataset;
+
+/// The error when the feature is off.
+#[cfg(not(feature = "parquet"))]
+fn not_compiled(path: &Path) -> DataError {
+    DataError::Input {
+        location: Location {
+            file: path.to_path_buf(),
+            line: None,
+            column: None,
+        },
+        message: "Parquet support is not compiled in: build with --features parquet".into(),
+    }
+}
+
+/// Reads a Parquet or Arrow IPC file.
+#[cfg(not(feature = "parquet"))]
+pub(crate) fn read(path: &Path, _options: &ReadOptions) -> Result<Dataset, DataError> {
+    Err(not_compiled(path))
+}
+
+/// Writes columns as Parquet, whole or not at all.
+#[cfg(not(feature = "parquet"))]
+pub(crate) fn write_columns(
+    path: &Path,
+    _columns: &[&crate::column::Column],
+    _nrows: usize,
+    _schema: crate::schema::Schema,
+) -> Result<(), DataError> {
+    Err(not_compiled(path))
+}
+
+/// Writes a data set (table, then truth columns) as Parquet, whole or not at all; its schema
+/// (kinds, roles, level order) goes into the file's metadata, so that reading the file back
+/// gives the same data set. Without the `parquet` feature this is an error saying so.
+pub fn write_parquet(path: &Path, data: &Dataset) -> Result<(), DataError> {
+    let columns: Vec<&crate::column::Column> = data
+        .table
+        .columns()
+        .iter()
+        .chain(data.truth.columns())
+        .collect();
+    write_columns(path, &columns, data.table.nrows(), data.schema())
+}
+
+#[cfg(feature = "parquet")]
+pub(crate) use imp::read;
+#[cfg(feature = "parquet")]
+pub(crate) use imp::write_columns;
+
+#[cfg(feature = "parquet")]
+mod imp {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{
+        Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+        UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    };
+    use arrow_array::{
+        Array, ArrayRef, DictionaryArray, Float64Array, Int64Array, RecordBatch, StringArray,
+        UInt32Array,
+    };
+    use arrow_schema::{DataType, Field, Schema as ArrowSchema};
+    use rayon::prelude::*;
+
+    use super::*;
+    use crate::bitmap::Bitmap;
+    use crate::column::{Column, ColumnData};
+    use crate::read::chunked::{Bits, ColChunk, ColPlan, Plan, finish_column};
+    use crate::read::intern::Key;
+    use crate::read::onepass::{self, Config};
+    use crate::schema::Schema;
+    use crate::table::write_atomically;
+    use crate::write::{FloatStyle, push_f64, push_i64};
+
+    const SCHEMA_KEY: &str = "intruder.schema";
+
+    fn input_error(path: &Path, column: Option<String>, message: String) -> DataError {
+        DataError::Input {
+            location: Location {
+                file: path.to_path_buf(),
+                line: None,
+                column,
+            },
+            message,
+        }
+    }
+
+    /// Reads a Parquet or Arrow IPC file (told by its first bytes).
+    pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
+        let io = |source| DataError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let bad = |e: &dyn std::fmt::Display, what: &str| {
+            input_error(path, None, format!("not a readable {what} file: {e}"))
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut head = [0u8; 6];
+        {
+            use std::io::Read;
+            let mut f = &file;
+            f.read_exact(&mut head).map_err(io)?;
+        }
+        let (schema, batches): (Arc<ArrowSchema>, Vec<RecordBatch>) = if head.starts_with(b"PAR1") {
+            let builder =
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                    .map_err(|e| bad(&e, "Parquet"))?;
+            let schema = builder.schema().clone();
+            let reader = builder
+                .with_batch_size(1 << 16)
+                .build()
+                .map_err(|e| bad(&e, "Parquet"))?;
+            let batches = reader
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| bad(&e, "Parquet"))?;
+            (schema, batches)
+        } else {
+            let reader = arrow_ipc::reader::FileReader::try_new(file, None)
+                .map_err(|e| bad(&e, "Arrow IPC"))?;
+            let schema = reader.schema();
+            let batches = reader
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| bad(&e, "Arrow IPC"))?;
+            (schema, batches)
+        };
+        from_batches(path, &schema, &batches, options)
+    }
+
+    fn from_batches(
+        path: &Path,
+        schema: &ArrowSchema,
+        batches: &[RecordBatch],
+        options: &ReadOptions,
+    ) -> Result<Dataset, DataError> {
+        let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        // The schema written into the file applies when the user gives none.
+        let mut options = options.clone();
+        if options.schema.is_none()
+            && let Some(text) = schema.metadata().get(SCHEMA_KEY)
+        {
+            options.schema = Some(Schema::from_toml(text, path)?);
+        }
+        let cfg = Config::new(&options);
+        let mut seen = std::collections::HashSet::new();
+        for (j, n) in names.iter().enumerate() {
+            if n.trim().is_empty() || !seen.insert(n.as_str()) {
+                return Err(input_error(
+                    path,
+                    Some(format!("'{n}' ({})", j + 1)),
+                    "column names must be non-empty and distinct".into(),
+                ));
+            }
+        }
+        let specs = onepass::column_specs(&names, path, &options)?;
+        let plans: Vec<ColPlan> = names
+            .iter()
+            .zip(specs)
+            .enumerate()
+            .map(|(j, (name, spec))| ColPlan::new(name, j + 1, spec, &cfg.file_missing))
+            .collect();
+        let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        let columns = plans
+            .par_iter()
+            .enumerate()
+            .map(|(j, plan)| {
+                let arrays: Vec<&ArrayRef> = batches.iter().map(|b| b.column(j)).collect();
+                column(path, plan, &arrays, nrows, &cfg)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Dataset::split_truth(PathBuf::from(path), columns)
+    }
+
+    fn is_int(t: &DataType) -> bool {
+        matches!(
+            t,
+            DataType::Int8
+                | DataType::Int16
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32
+                | DataType::UInt64
+        )
+    }
+
+    fn is_float(t: &DataType) -> bool {
+        matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
+    }
+
+    /// Integer `i` of an integer array (`None` when it does not fit an i64).
+    fn int_at(a: &dyn Array, i: usize) -> Option<i64> {
+        Some(match a.data_type() {
+            DataType::Int8 => a.as_primitive::<Int8Type>().value(i) as i64,
+            DataType::Int16 => a.as_primitive::<Int16Type>().value(i) as i64,
+            DataType::Int32 => a.as_primitive::<Int32Type>().value(i) as i64,
+            DataType::Int64 => a.as_primitive::<Int64Type>().value(i),
+            DataType::UInt8 => a.as_primitive::<UInt8Type>().value(i) as i64,
+            DataType::UInt16 => a.as_primitive::<UInt16Type>().value(i) as i64,
+            DataType::UInt32 => a.as_primitive::<UInt32Type>().value(i) as i64,
+            DataType::UInt64 => i64::try_from(a.as_primitive::<UInt64Type>().value(i)).ok()?,
+            _ => return None,
+        })
+    }
+
+    fn float_at(a: &dyn Array, i: usize) -> f64 {
+        match a.data_type() {
+            DataType::Float16 => a.as_primitive::<Float16Type>().value(i).to_f64(),
+            DataType::Float32 => a.as_primitive::<Float32Type>().value(i) as f64,
+            DataType::Float64 => a.as_primitive::<Float64Type>().value(i),
+            _ => int_at(a, i).map_or(f64::NAN, |x| x as f64),
+        }
+    }
+
+    /// Appends the text of cell `i` (not null) to `out`.
+    fn text_at(a: &dyn Array, i: usize, out: &mut Vec<u8>) -> bool {
+        match a.data_type() {
+            DataType::Utf8 => out.extend_from_slice(a.as_string::<i32>().value(i).as_bytes()),
+            DataType::LargeUtf8 => out.extend_from_slice(a.as_string::<i64>().value(i).as_bytes()),
+            DataType::Utf8View => out.extend_from_slice(a.as_string_view().value(i).as_bytes()),
+            DataType::Boolean => out.extend_from_slice(if a.as_boolean().value(i) {
+                b"true"
+            } else {
+                b"false"
+            }),
+            DataType::Dictionary(_, _) => {
+                let d = a.as_any_dictionary();
+                let k = d.normalized_keys()[i];
+                return text_at(d.values().as_ref(), k, out);
+            }
+            t if is_int(t) => match int_at(a, i) {
+                Some(x) => push_i64(out, x),
+                None => {
+                    let v = a.as_primitive::<UInt64Type>().value(i);
+                    out.extend_from_slice(v.to_string().as_bytes())
+                }
+            },
+            t if is_float(t) => push_f64(out, float_at(a, i), FloatStyle::Data),
+            _ => return false,
+        }
+        true
+    }
+
+    fn readable(t: &DataType) -> bool {
+        match t {
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Boolean
+            | DataType::Null => true,
+            DataType::Dictionary(_, v) => readable(v) && !matches!(**v, DataType::Null),
+            t => is_int(t) || is_float(t),
+        }
+    }
+
+    fn column(
+        path: &Path,
+        plan: &ColPlan,
+        arrays: &[&ArrayRef],
+        nrows: usize,
+        cfg: &Config,
+    ) -> Result<Column, DataError> {
+        let at = || Some(format!("'{}' ({})", plan.name, plan.position));
+        let dtype = arrays
+            .first()
+            .map_or(DataType::Null, |a| a.data_type().clone());
+        if !readable(&dtype) {
+            return Err(input_error(
+                path,
+                at(),
+                format!(
+                    "Arrow type {dtype} is not read; expected text, dictionary-encoded text, \
+                     integers, floats or booleans"
+                ),
+            ));
+        }
+        let nulls: usize = arrays.iter().map(|a| a.null_count()).sum();
+        let direct_int = is_int(&dtype) && matches!(plan.plan, Plan::Infer | Plan::Int);
+        let direct_float = (is_float(&dtype) && matches!(plan.plan, Plan::Infer | Plan::Float))
+            || (is_int(&dtype) && matches!(plan.plan, Plan::Float));
+        if (direct_int || direct_float) && (nulls < nrows || !matches!(plan.plan, Plan::Infer)) {
+            let mut missing = Bitmap::new(nrows);
+            let mut row = 0;
+            if direct_int {
+                let mut v = Vec::with_capacity(nrows);
+                for a in arrays {
+                    for i in 0..a.len() {
+                        if a.is_null(i) {
+                            missing.set(row);
+                            v.push(0);
+                        } else {
+                            let x = int_at(a.as_ref(), i).ok_or_else(|| {
+                                input_error(
+                                    path,
+                                    at(),
+                                    format!("row {}: the integer does not fit 64 bits", row + 1),
+                                )
+                            })?;
+                            if plan.weight && x < 0 {
+                                return Err(input_error(
+                                    path,
+                                    at(),
+                                    format!(
+                                        "row {}: weight '{x}' is negative; expected a weight ≥ 0",
+                                        row + 1
+                                    ),
+                                ));
+                            }
+                            v.push(x);
+                        }
+                        row += 1;
+                    }
+                }
+                return Column::new(
+                    plan.name.clone(),
+                    plan.role,
+                    ColumnData::Integer(v),
+                    missing,
+                );
+            }
+            let mut v = Vec::with_capacity(nrows);
+            for a in arrays {
+                for i in 0..a.len() {
+                    let x = if a.is_null(i) {
+                        f64::NAN
+                    } else {
+                        float_at(a.as_ref(), i)
+                    };
+                    if x.is_nan() {
+                        missing.set(row);
+                    } else if !x.is_finite() || (plan.weight && x < 0.0) {
+                        return Err(input_error(
+                            path,
+                            at(),
+                            format!(
+                                "row {}: expected a finite number{}, found {x}",
+                                row + 1,
+                                if plan.weight { " ≥ 0" } else { "" }
+                            ),
+                        ));
+                    }
+                    v.push(x);
+                    row += 1;
+                }
+            }
+            return Column::new(plan.name.clone(), plan.role, ColumnData::Float(v), missing);
+        }
+        // Text, dictionaries, booleans, and numbers declared otherwise: the CSV builders.
+        let mut parts = Vec::with_capacity(arrays.len());
+        let mut field = Vec::new();
+        let mut row = 0;
+        for a in arrays {
+            let mut col: ColChunk = plan.builder();
+            let mut bits = Bits::default();
+            for i in 0..a.len() {
+                field.clear();
+                let null = a.is_null(i) || matches!(dtype, DataType::Null);
+                if !null {
+                    text_at(a.as_ref(), i, &mut field);
+                }
+                let key = Key::of(&field);
+                let missing = null || plan.is_missing(&field, key);
+                bits.push(missing);
+                col.push(plan, &field, key, missing)
+                    .map_err(|m| input_error(path, at(), format!("row {}: {m}", row + 1)))?;
+                row += 1;
+            }
+            parts.push((col, bits));
+        }
+        finish_column(plan, parts, nrows, cfg, path)
+    }
+
+    /// Writes columns as Parquet with `schema` in the metadata, whole or not at all.
+    pub(crate) fn write_columns(
+        path: &Path,
+        columns: &[&Column],
+        nrows: usize,
+        schema: Schema,
+    ) -> Result<(), DataError> {
+        let mut metadata = HashMap::new();
+        metadata.insert(SCHEMA_KEY.to_string(), schema.to_toml());
+        let fields: Vec<Field> = columns
+            .iter()
+            .map(|c| Field::new(c.name(), arrow_type(c), true))
+            .collect();
+        let schema = Arc::new(ArrowSchema::new_with_metadata(fields, metadata));
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build();
+        let parquet_err = |e: parquet::errors::ParquetError| std::io::Error::other(e.to_string());
+        write_atomically(path, |w| {
+            let mut writer =
+                parquet::arrow::ArrowWriter::try_new(w, schema.clone(), Some(props.clone()))
+                    .map_err(parquet_err)?;
+            const BATCH: usize = 1 << 20;
+            let mut start = 0;
+            while start < nrows || (start == 0 && nrows == 0) {
+                let end = (start + BATCH).min(nrows);
+                let arrays: Vec<ArrayRef> = columns.iter().map(|c| array(c, start..end)).collect();
+                let batch = RecordBatch::try_new(schema.clone(), arrays)
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+                writer.write(&batch).map_err(parquet_err)?;
+                if nrows == 0 {
+                    break;
+                }
+                start = end;
+            }
+            writer.close().map_err(parquet_err)?;
+            Ok(())
+        })
+    }
+
+    fn arrow_type(c: &Column) -> DataType {
+        match c.data() {
+            ColumnData::Categorical { .. } => {
+                DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8))
+            }
+            ColumnData::Integer(_) => DataType::Int64,
+            ColumnData::Float(_) => DataType::Float64,
+            ColumnData::String(_) | ColumnData::Set { .. } => DataType::Utf8,
+        }
+    }
+
+    fn array(c: &Column, rows: std::ops::Range<usize>) -> ArrayRef {
+        let present = |i: usize| !c.is_missing(i);
+        match c.data() {
+            ColumnData::Categorical { codes, levels } => {
+                let keys: UInt32Array = rows.map(|i| present(i).then(|| codes[i])).collect();
+                let values = Arc::new(StringArray::from_iter_values(levels.iter()));
+                Arc::new(
+                    DictionaryArray::<UInt32Type>::try_new(keys, values)
+                        .expect("codes index the levels"),
+                )
+            }
+            ColumnData::Integer(v) => Arc::new(
+                rows.map(|i| present(i).then(|| v[i]))
+                    .collect::<Int64Array>(),
+            ),
+            ColumnData::Float(v) => Arc::new(
+                rows.map(|i| present(i).then(|| v[i]))
+                    .collect::<Float64Array>(),
+            ),
+            ColumnData::String(_) | ColumnData::Set { .. } => Arc::new(
+                rows.map(|i| c.text(i).map(|t| t.into_owned()))
+                    .collect::<StringArray>(),
+            ),
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Parquet and Arrow IPC input, Parquet output (feature `parquet`); without the feature, a clear
+//! error instead of reading the file as text.
+
+use intruder_data::{Input, ReadOptions, load, read_csv_from};
+
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_without_the_feature_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("x.parquet");
+    std::fs::write(&p, b"PAR1\x15\x04garbage").unwrap();
+    let e = load(&p, &Input::default()).unwrap_err().to_string();
+    assert!(
+        e.contains("Parquet support is not compiled in: build with --features parquet"),
+        "{e}"
+    );
+    let ds = read_csv_from(
+        "a\n1\n".as_bytes(),
+        "m.csv".as_ref(),
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let e = ds.write_file(&p).unwrap_err().to_string();
+    assert!(e.contains("not compiled in"), "{e}");
+}
+
+#[cfg(feature = "parquet")]
+mod with_parquet {
+    use super::*;
+    use std::sync::Arc;
+
+    use arrow_array::{
+        ArrayRef, BooleanArray, DictionaryArray, Float32Array, Int32Array, LargeStringArray,
+        RecordBatch, StringArray, types::Int8Type,
+    };
+    use arrow_schema::{DataType, Field, Schema};
+    use intruder_data::{ColumnData, Kind, Role, write_parquet};
+
+    fn describe(ds: &intruder_data::Dataset) -> String {
+        let mut s = String::new();
+        for c in ds.table.columns().iter().chain(ds.truth.columns()) {
+            s += &format!(
+                "{} {:?} {:?} {:?} {:?}\n",
+                c.name(),
+                c.role(),
+                c.kind(),
+                c.levels(),
+                (0..c.len()).map(|i| c.text(i)).collect::<Vec<_>>()
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn a_written_data_set_reads_back_the_same() {
+        let text = "pid,age,sex,income,month,name\n\
+                    p1,40,M,1200.5,3|4,\"Smith, J\"\n\
+                    p2,36,F,,,Jones\n\
+                    p3,.,M,980,7,\n";
+        let opts = ReadOptions::default()
+            .with_role(&["pid"], Role::Truth)
+            .with_role(&["age", "sex"], Role::Key)
+            .with_set_valued(&["month"]);
+        let ds = read_csv_from(text.as_bytes(), "in.csv".as_ref(), &opts).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.parquet");
+        ds.write_file(&p).unwrap();
+        assert_eq!(&std::fs::read(&p).unwrap()[..4], b"PAR1");
+        let back = load(&p, &Input::default()).unwrap();
+        assert_eq!(describe(&back), describe(&ds));
+        assert_eq!(back.truth.column("pid").unwrap().text(1).unwrap(), "p2");
+        // Command-line roles still apply over the schema stored in the file.
+        let back = load(
+            &p,
+            &Input::default().with_role(&["income"], Role::Sensitive),
+        )
+        .unwrap();
+        assert_eq!(back.table.column("income").unwrap().role(), Role::Sensitive);
+        assert_eq!(back.table.column("sex").unwrap().role(), Role::Key);
+        // Only the renamed file is left.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // An empty table.
+        let empty = ds.take(&[]);
+        write_parquet(&p, &empty).unwrap();
+        assert_eq!(load(&p, &Input::default()).unwrap().table.nrows(), 0);
+    }
+
+    #[test]
+    fn arrow_ipc_types_map_to_the_data_model() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("age", DataType::Int32, true),
+            Field::new("score", DataType::Float32, true),
+            Field::new("sex", DataType::Utf8, true),
+            Field::new(
+                "region",
+                DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
+                true,
+            ),
+            Field::new("flag", DataType::Boolean, true),
+            Field::new("code", DataType::LargeUtf8, true),
+        ]));
+        let region: DictionaryArray<Int8Type> =
+            vec![Some("north"), None, Some("south"), Some("north")]
+                .into_iter()
+                .collect();
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(vec![Some(40), None, Some(36), Some(51)])),
+            Arc::new(Float32Array::from(vec![
+                Some(0.5),
+                Some(f32::NAN),
+                None,
+                Some(2.0),
+            ])),
+            Arc::new(StringArray::from(vec![
+                Some("M"),
+                Some("F"),
+                Some("NA"),
+                None,
+            ])),
+            Arc::new(region),
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+            ])),
+            Arc::new(LargeStringArray::from(vec![
+                Some("10"),
+                Some("2"),
+                Some("."),
+                Some("7"),
+            ])),
+        ];
+        let batch = RecordBatch::try_new(schema.clone(), cols).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        // Named .csv on purpose: the format is told by the content.
+        let p = dir.path().join("x.csv");
+        {
+            let f = std::fs::File::create(&p).unwrap();
+            let mut w = arrow_ipc::writer::FileWriter::try_new(f, &schema).unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+        }
+        let ds = load(&p, &Input::default().with_role(&["age"], Role::Key)).unwrap();
+        let t = &ds.table;
+        let age = t.column("age").unwrap();
+        assert_eq!((age.kind(), age.role()), (Kind::Integer, Role::Key));
+        assert!(age.is_missing(1) && !age.is_missing(0));
+        assert_eq!(age.data(), &ColumnData::Integer(vec![40, 0, 36, 51]));
+        let score = t.column("score").unwrap();
+        assert_eq!(score.kind(), Kind::Float);
+        assert!(score.is_missing(1) && score.is_missing(2));
+        // Text goes through CSV inference, missing tokens included.
+        let sex = t.column("sex").unwrap();
+        assert_eq!(sex.kind(), Kind::Categorical);
+        assert_eq!(sex.levels().unwrap(), ["F", "M"]);
+        assert!(sex.is_missing(2) && sex.is_missing(3));
+        let region = t.column("region").unwrap();
+        assert_eq!(region.levels().unwrap(), ["north", "south"]);
+        assert!(region.is_missing(1));
+        assert_eq!(
+            t.column("flag").unwrap().levels().unwrap(),
+            ["false", "true"]
+        );
+        let code = t.column("code").unwrap();
+        assert_eq!(
+            code.kind(),
+            Kind::Integer,
+            "numeric text is inferred as numbers"
+        );
+        assert!(code.is_missing(2));
+        // The same cells as CSV give the same text columns.
+        let csv = "sex,region,code\nM,north,10\nF,,2\nNA,south,.\n,north,7\n";
+        let from_csv =
+            read_csv_from(csv.as_bytes(), "c.csv".as_ref(), &ReadOptions::default()).unwrap();
+        for name in ["sex", "region", "code"] {
+            assert_eq!(
+                from_csv.table.column(name).unwrap(),
+                t.column(name).unwrap()
+            );
+        }
+        // Declared types and their errors apply as for CSV.
+        let e = load(&p, &Input::default().with_role(&["nope"], Role::Key)).unwrap_err();
+        assert!(e.to_string().contains("no column named 'nope'"), "{e}");
+        let input = Input {
+            schema: Some(dir.path().join("s.toml")),
+            ..Input::default()
+        };
+        std::fs::write(
+            dir.path().join("s.toml"),
+            "[columns.sex]\ntype = \"integer\"\n",
+        )
+        .unwrap();
+        let e = load(&p, &input).unwrap_err().to_string();
+        assert!(
+            e.contains("column 'sex' (3)") && e.contains("row 1: expected an integer, found 'M'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn csv_text_named_parquet_is_read_as_csv() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.parquet");
+        std::fs::write(&p, "a,b\n1,2\n").unwrap();
+        assert_eq!(
+            load(&p, &Input::default()).unwrap().table.names(),
+            ["a", "b"]
+        );
+        let garbage = dir.path().join("y.csv");
+        std::fs::write(&garbage, b"PAR1not really").unwrap();
+        let e = load(&garbage, &Input::default()).unwrap_err().to_string();
+        assert!(e.contains("not a readable Parquet file"), "{e}");
+    }
+}
