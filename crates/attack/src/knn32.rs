@@ -16,7 +16,7 @@
 use rayon::prelude::*;
 
 use crate::distance::Matrix;
-use crate::knn::TopK;
+use crate::topk::TopK;
 
 const LANES: usize = 16;
 const GROUP: usize = 4;

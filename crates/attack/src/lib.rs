@@ -92,6 +92,7 @@ pub mod link;
 mod linkage;
 pub mod nearest;
 mod registry;
+mod topk;
 
 pub use config::{DistanceParams, Metric, MissingPolicy, StringMetric};
 pub use error::{AttackError, KeyTypeMismatch, ParamError};

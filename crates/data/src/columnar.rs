@@ -92,7 +92,7 @@ mod imp {
     use crate::read::intern::Key;
     use crate::read::onepass::{self, Config};
     use crate::schema::Schema;
-    use crate::table::write_atomically;
+    use crate::write::write_atomically;
     use crate::write::{FloatStyle, push_f64, push_i64};
 
     const SCHEMA_KEY: &str = "intruder.schema";

@@ -32,6 +32,7 @@ mod bitmap;
 mod column;
 mod columnar;
 mod error;
+mod files;
 mod load;
 pub mod params;
 mod read;
@@ -45,10 +46,10 @@ pub use bitmap::Bitmap;
 pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};
 pub use columnar::write_parquet;
 pub use error::{DataError, Location};
+pub use files::{read_csv, read_timed};
 pub use load::{Input, load, load_timed, schema_beside};
-pub use read::{
-    DEFAULT_MISSING, FileFormat, ReadOptions, read_csv, read_csv_from, read_timed, reference,
-};
+pub use read::{DEFAULT_MISSING, FileFormat, ReadOptions, read_csv_from, reference};
 pub use schema::{ColumnSpec, Schema};
-pub use table::{Dataset, Table, Truth, write_atomically};
+pub use table::{Dataset, Table, Truth};
 pub use timings::Timings;
+pub use write::write_atomically;

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::column::{Kind, Role};
 use crate::error::DataError;
-use crate::read::{ReadOptions, read_csv, read_timed};
+use crate::files::{read_csv, read_timed};
+use crate::read::ReadOptions;
 use crate::schema::Schema;
 use crate::table::Dataset;
 use crate::timings::Timings;

@@ -15,13 +15,11 @@ pub(crate) mod onepass;
 
 use std::io::Read;
 use std::path::Path;
-use std::time::Instant;
 
 use crate::column::{Kind, Role};
 use crate::error::DataError;
 use crate::schema::{ColumnSpec, Schema};
 use crate::table::Dataset;
-use crate::timings::Timings;
 
 /// The default missing tokens: the empty field, `NA` and `.`.
 pub const DEFAULT_MISSING: [&str; 3] = ["", "NA", "."];
@@ -99,66 +97,6 @@ impl FileFormat {
             FileFormat::Arrow
         } else {
             FileFormat::Csv
-        }
-    }
-}
-
-/// Reads a data file: CSV, gzip-compressed CSV, Parquet or Arrow IPC, told by its first bytes.
-pub fn read_csv(path: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
-    read_timed(path, options, &mut Timings::default())
-}
-
-/// [`read_csv`], adding the time it took to `timings` under [`Timings::READ`].
-pub fn read_timed(
-    path: &Path,
-    options: &ReadOptions,
-    timings: &mut Timings,
-) -> Result<Dataset, DataError> {
-    let start = Instant::now();
-    let result = read_any(path, options);
-    timings.add(Timings::READ, start.elapsed());
-    result
-}
-
-fn read_any(path: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
-    let io = |source| DataError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut head = [0u8; 8];
-    let mut got = 0;
-    while got < head.len() {
-        match file.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io(e)),
-        }
-    }
-    match FileFormat::sniff(&head[..got]) {
-        FileFormat::Parquet | FileFormat::Arrow => crate::columnar::read(path, options),
-        FileFormat::Gzip => {
-            let file = std::fs::File::open(path).map_err(io)?;
-            let mut text = Vec::new();
-            flate2::read::MultiGzDecoder::new(std::io::BufReader::with_capacity(1 << 20, file))
-                .read_to_end(&mut text)
-                .map_err(io)?;
-            chunked::read(&text, path, options)
-        }
-        FileFormat::Csv => {
-            let file = std::fs::File::open(path).map_err(io)?;
-            let len = file.metadata().map_err(io)?.len();
-            if len == 0 {
-                return chunked::read(&[], path, options);
-            }
-            // SAFETY: the map is read-only and dropped before this function returns; a file
-            // truncated by another process while it is read can make the process fault, which
-            // is the documented hazard of memory-mapped input (the same as for any tool that
-            // maps its input). Plain files are mapped rather than copied so that a 10-million-
-            // record file is parsed in place by every thread without a second copy in memory.
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            chunked::read(&map, path, options)
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Tables, the ground truth kept apart from them, and data sets pairing the two.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::column::{Column, Kind, Role};
@@ -149,23 +148,6 @@ impl Table {
         }
     }
 
-    /// Writes the table as CSV (header, `,` delimiter, missing as empty fields), whole or not at
-    /// all: into a temporary file beside `path`, then renamed.
-    pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
-        write_columns_csv(path, &self.columns.iter().collect::<Vec<_>>(), self.nrows)
-    }
-
-    /// Writes the table to `path`, whole or not at all: Parquet when the name ends in
-    /// `.parquet` (an error when Parquet support is not compiled in), CSV otherwise.
-    pub fn write_file(&self, path: &Path) -> Result<(), DataError> {
-        if is_parquet_name(path) {
-            let cols: Vec<&Column> = self.columns.iter().collect();
-            crate::columnar::write_columns(path, &cols, self.nrows, self.schema())
-        } else {
-            self.write_csv(path)
-        }
-    }
-
     /// The schema describing this table's columns (types, roles, level order).
     pub fn schema(&self) -> Schema {
         schema_of(self.columns.iter())
@@ -252,36 +234,10 @@ impl Dataset {
         }
     }
 
-    /// Writes table and truth columns as one CSV, whole or not at all.
-    pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
-        let cols: Vec<&Column> = self
-            .table
-            .columns()
-            .iter()
-            .chain(self.truth.columns())
-            .collect();
-        write_columns_csv(path, &cols, self.table.nrows())
-    }
-
-    /// Writes table and truth columns to `path`, whole or not at all: Parquet when the name
-    /// ends in `.parquet` (an error when Parquet support is not compiled in), CSV otherwise.
-    pub fn write_file(&self, path: &Path) -> Result<(), DataError> {
-        if is_parquet_name(path) {
-            crate::columnar::write_parquet(path, self)
-        } else {
-            self.write_csv(path)
-        }
-    }
-
     /// The schema of table and truth columns together.
     pub fn schema(&self) -> Schema {
         schema_of(self.table.columns().iter().chain(self.truth.columns()))
     }
-}
-
-fn is_parquet_name(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
 fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
@@ -313,43 +269,6 @@ pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> Dat
         hint: crate::params::did_you_mean(name, names.iter().copied()),
         available: names.join(", "),
     }
-}
-
-fn write_columns_csv(path: &Path, columns: &[&Column], nrows: usize) -> Result<(), DataError> {
-    crate::write::write_columns(path, columns, nrows)
-}
-
-/// Runs `write` into a temporary file beside `path` and renames it into place, so that `path`
-/// is written whole or not at all.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> Result<(), DataError> {
-    let io = |source| DataError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::new(file);
-        write(&mut w)?;
-        w.flush()?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
 }
 
 #[cfg(test)]

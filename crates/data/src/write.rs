@@ -40,7 +40,6 @@ use rayon::prelude::*;
 
 use crate::column::{Column, ColumnData};
 use crate::error::DataError;
-use crate::table::write_atomically;
 
 /// How a float cell is rendered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -419,6 +418,39 @@ pub(crate) fn write_columns(
     let names: Vec<&str> = columns.iter().map(|c| c.name()).collect();
     let cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::Column(c)).collect();
     write_atomically(path, |w| write_rows(w, Some(&names), &cells, nrows))
+}
+
+/// Runs `write` into a temporary file beside `path` and renames it into place, so that `path`
+/// is written whole or not at all.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), DataError> {
+    let io = |source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(file);
+        write(&mut w)?;
+        w.flush()?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
 }
 
 #[cfg(test)]
