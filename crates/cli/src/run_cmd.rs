@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use intruder_runner::{Experiment, Plan, RunOptions, default_out, run_experiment};
+use intruder_runner::{Experiment, RunOptions, default_out, dry_run, run_experiment};
 
 /// Arguments of `intruder run`.
 #[derive(clap::Args)]
@@ -14,7 +14,7 @@ pub struct Args {
     /// Output directory (default: results/<experiment name>/ under the working directory).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Validate the file and print the plan without running anything.
+    /// Validate the file against its data and print the plan, without running or writing anything.
     #[arg(long)]
     pub dry_run: bool,
     /// Rerun runs already stored under OUT/runs/.
@@ -51,21 +51,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.threads == Some(0) {
         anyhow::bail!("--threads: expected at least 1");
     }
-    let plan = Plan::new(&exp).map_err(anyhow::Error::msg)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&exp));
     if args.dry_run {
-        print!("{}", plan.describe(&exp));
-        let stored = plan
-            .runs
-            .iter()
-            .filter(|r| out.join("runs").join(format!("{}.json", r.id)).exists())
-            .count();
+        let dry = dry_run(&exp, &out)?;
+        print!("{}", dry.plan.describe(&exp));
         println!(
             "output: {} ({} of {} runs stored{})",
             out.display(),
-            stored,
-            plan.runs.len(),
-            if args.force && stored > 0 {
+            dry.stored,
+            dry.plan.runs.len(),
+            if args.force && dry.stored > 0 {
                 "; --force reruns them"
             } else {
                 ""

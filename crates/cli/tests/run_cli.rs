@@ -298,14 +298,14 @@ mising = "wildcard"
     assert!(!ok);
     for needle in [
         "bad.toml",
-        "key 'seed': is required",
-        "key 'replicates': expected a whole number",
-        "key 'colour': unknown key",
-        "key 'scenario.known': expected a share in [0, 1], found 2",
-        "key 'defence[2].step[1].method': unknown defence 'local-supression' (did you mean 'local-suppression'?)",
-        "key 'attack[1].method'",
+        "seed: is required",
+        "replicates: expected a whole number",
+        "colour: unknown key",
+        "scenario.known: expected a share in [0, 1], found 2",
+        "defence[2].step[1].method: unknown defence 'local-supression' (did you mean 'local-suppression'?)",
+        "attack[1].method:",
         "teleport",
-        "key 'attack[2].mising': unknown key (did you mean 'missing'?)",
+        "attack[2].mising: unknown key (did you mean 'missing'?)",
     ] {
         assert!(err.contains(needle), "missing «{needle}» in:\n{err}");
     }

@@ -1215,15 +1215,27 @@ pub fn find<'r, T: ?Sized>(
     family: &str,
     name: &str,
 ) -> Result<&'r Entry<T>, String> {
-    registry.iter().find(|e| e.name == name).ok_or_else(|| {
+    find_by(registry, family, name, |e| e.name)
+}
+
+/// The item of `registry` whose `key` is `name` (for registries of other shapes); the error
+/// names the family, suggests a near name and lists every item.
+pub fn find_by<'r, E>(
+    registry: &'r [E],
+    family: &str,
+    name: &str,
+    key: impl Fn(&E) -> &str,
+) -> Result<&'r E, String> {
+    registry.iter().find(|e| key(e) == name).ok_or_else(|| {
+        let names: Vec<&str> = registry.iter().map(&key).collect();
+        let plural = match family.strip_suffix('y') {
+            Some(stem) => format!("{stem}ies"),
+            None => format!("{family}s"),
+        };
         format!(
-            "unknown {family} '{name}'{}; the {family}s are: {}",
-            did_you_mean(name, registry.iter().map(|e| e.name)),
-            registry
-                .iter()
-                .map(|e| e.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            "unknown {family} '{name}'{}; the {plural} are: {}",
+            did_you_mean(name, names.iter().copied()),
+            names.join(", ")
         )
     })
 }

@@ -41,7 +41,7 @@ impl Unit {
 }
 
 /// One named figure with its unit and one-line meaning.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Figure {
     /// The name (the JSON field, the metric suffix).
     pub name: String,
@@ -80,7 +80,7 @@ impl Figure {
 }
 
 /// A table of a report (e.g. moments per variable, one row per record kind).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReportTable {
     /// Its name (the JSON field).
     pub name: String,
@@ -93,7 +93,7 @@ pub struct ReportTable {
 }
 
 /// A report: a title, figures, tables, and details shown in JSON only.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// What it reports on.
     pub title: String,

@@ -178,6 +178,16 @@ impl Pipeline {
         }
     }
 
+    /// The columns of a table with `columns` after this pipeline (recoded columns become
+    /// categorical, a subsample adds its weight column): what later measures can read.
+    pub fn columns_after(&self, columns: &ColumnSet) -> ColumnSet {
+        let mut c = columns.clone();
+        for s in &self.steps {
+            s.defence.adjust_columns(&mut c);
+        }
+        c
+    }
+
     /// A one-step pipeline from a method name and its parameters (as `intruder mask --method`);
     /// problem paths are the bare keys, `source_name` labels the error.
     pub fn single(

@@ -36,41 +36,60 @@
 //! ```
 #![deny(missing_docs)]
 
+// Layers, each importing only the ones above it in this list (a test checks there is no cycle):
+// hash, reader, table, stats, record → grid, metrics, study → spec → plan, data → check, exec
+// → aggregate → plot → report → this file.
+mod aggregate;
+mod check;
+mod data;
 mod exec;
-mod longitudinal;
+mod grid;
+mod hash;
 mod metrics;
 mod plan;
 mod plot;
 mod reader;
+mod record;
 mod report;
 mod spec;
+mod stats;
+mod study;
+mod table;
 
 use std::path::{Path, PathBuf};
 
+use intruder_data::params::Problem;
+
+pub use aggregate::{MetricStat, SettingResult, aggregate, published_table, summary_tables};
+pub use check::check_data;
+pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
-    ALIGNED, ExecOptions, Loaded, ORIGINAL_SUFFIX, execute, load_data, load_runs, run_one,
+    ALIGNED, ExecOptions, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one, run_study,
+    study_id, study_path,
 };
-pub use longitudinal::{
-    LongitudinalPublished, LongitudinalSpec, STUDIES, load_longitudinal, longitudinal_tables,
-    run_longitudinal, study_id, study_path,
+pub use grid::{BLANK_PARAMS, DefenceSpec, Setting, expand_defence, is_grid};
+pub use hash::{Fnv, VERSION, derive_seed, fnv1a};
+pub use metrics::{ATTACK_FIGURES, MASKING_FIGURES, attack_metrics, metrics};
+pub use plan::{Plan, Run};
+pub use record::{
+    AttackOutcomes, AttackRecord, EvaluatorCounts, IntruderRecord, MaskingRecord, Metric, MetricId,
+    RiskRecord, RunRecord, Scope, UtilityRecord,
 };
-pub use metrics::{attack_metrics, metrics};
-pub use plan::{Plan, Run, Setting, VERSION, derive_seed, expand_defence, fnv1a};
-pub use report::{
-    SettingResult, Stat, TableData, Written, aggregate, fmt, published_table, summary_tables,
-    write_reports,
-};
+pub use report::{Written, write_reports};
 pub use spec::{
-    AttackSpec, DataSource, DataSpec, DefenceSpec, ErrorStep, Experiment, Published, ReportSpec,
-    RiskFile, RiskSpec, Scenario, Size, UtilitySpec,
+    AttackSpec, DataSource, DataSpec, ErrorStep, Experiment, Published, ReportSpec, RiskFile,
+    RiskSpec, Scenario, Size, UtilitySpec,
 };
+pub use stats::{Stat, fmt};
+pub use study::{LongitudinalPublished, LongitudinalSpec, STUDIES, Study, StudyBox, StudyEntry};
+pub use table::TableData;
 
 /// An error of the runner.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunnerError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {source}", path = path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -78,15 +97,15 @@ pub enum RunnerError {
         source: std::io::Error,
     },
     /// The experiment file has problems (all of them listed).
-    #[error("{path}: {} problem{}:\n  - {}", problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.join("\n  - "))]
+    #[error("{path}: {} problem{}:\n  - {}", problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n  - "), path = path.display())]
     Spec {
         /// The experiment file.
         path: PathBuf,
         /// Every problem, with its key path.
-        problems: Vec<String>,
+        problems: Vec<Problem>,
     },
     /// A stored run cannot be read.
-    #[error("{path}: not a stored run: {message}")]
+    #[error("{path}: not a stored run: {message}", path = path.display())]
     Json {
         /// The file.
         path: PathBuf,
@@ -168,9 +187,48 @@ pub fn default_out(exp: &Experiment) -> PathBuf {
     Path::new("results").join(&exp.name)
 }
 
-/// Plans, executes (skipping stored runs unless `force`) and writes the reports.
+/// What `--dry-run` finds: the plan, and how many of its runs are stored.
+#[derive(Debug, Clone)]
+pub struct DryRun {
+    /// The plan.
+    pub plan: Plan,
+    /// Runs stored under `OUT/runs/` already.
+    pub stored: usize,
+    /// The data's fingerprint.
+    pub fingerprint: String,
+}
+
+/// Validates an experiment against its data without running anything or writing under `out`:
+/// loads the data (generated ones into a temporary directory unless already stored), checks every column the experiment names (kinds included), and
+/// plans the runs. Every problem at once, as [`RunnerError::Spec`].
+pub fn dry_run(exp: &Experiment, out: &Path) -> Result<DryRun, RunnerError> {
+    let fingerprint = fingerprint(exp)?;
+    let plan = Plan::new(exp, &fingerprint).map_err(RunnerError::Invalid)?;
+    let data = load_data_readonly(exp, out)?;
+    let problems = check_data(exp, &plan, &data);
+    if !problems.is_empty() {
+        return Err(RunnerError::Spec {
+            path: exp.path.clone(),
+            problems,
+        });
+    }
+    let stored = plan
+        .runs
+        .iter()
+        .filter(|r| out.join("runs").join(format!("{}.json", r.id)).exists())
+        .count();
+    Ok(DryRun {
+        plan,
+        stored,
+        fingerprint,
+    })
+}
+
+/// Plans, checks the data, executes (skipping stored runs unless `force`) and writes the
+/// reports.
 pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, RunnerError> {
-    let plan = Plan::new(exp).map_err(RunnerError::Invalid)?;
+    let fingerprint = fingerprint(exp)?;
+    let plan = Plan::new(exp, &fingerprint).map_err(RunnerError::Invalid)?;
     let out = opts.out.clone().unwrap_or_else(|| default_out(exp));
     std::fs::create_dir_all(&out).map_err(|source| RunnerError::Io {
         path: out.clone(),
@@ -186,9 +244,9 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
             progress: opts.progress,
         },
     )?;
-    let study_ran = run_longitudinal(exp, &out, opts.force)?;
-    let raws = load_runs(&plan, &out)?;
-    let written = write_reports(exp, &plan, &raws, &out)?;
+    let study_ran = run_study(exp, &fingerprint, &out, opts.force)?;
+    let runs = load_runs(&plan, &out)?;
+    let written = write_reports(exp, &plan, &runs, &fingerprint, &out)?;
     Ok(Done {
         out_dir: out,
         plan,

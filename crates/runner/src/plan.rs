@@ -1,59 +1,15 @@
-//! Grid expansion and the run plan: every resolved defence setting × replicate is one run,
-//! keyed by a hash of its resolved configuration, the replicate and the toolkit version.
+//! The run plan: every resolved defence setting × replicate is one run. A run has two hashes:
+//! its **key** (the resolved configuration, the replicate and the toolkit version), from which
+//! every seed of the run derives, and its **id** (the key and the content of the input data),
+//! under which its outcome is stored. So results depend only on the configuration, the seed and
+//! the data's content — never on paths or the working directory — and changed data reruns.
 
 use serde::Serialize;
-use toml::{Table, Value};
+use toml::Value;
 
-use crate::spec::{DefenceSpec, Experiment, is_grid, step_grid_kind, to_json};
-
-/// The toolkit version written into every result.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// One resolved defence setting: a pipeline with one value per parameter.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Setting {
-    /// The defence's name.
-    pub defence: String,
-    /// `defence` plus its grid values, e.g. `k-anonymity (k=3)`; unique within an experiment.
-    pub label: String,
-    /// The grid values of this setting: (`method.param`, value), in declaration order.
-    pub params: Vec<(String, serde_json::Value)>,
-    /// The resolved pipeline steps.
-    pub steps: Vec<Table>,
-}
-
-impl Setting {
-    /// The pipeline of this setting (no steps = no masking).
-    pub fn pipeline(&self) -> Result<intruder_defence::Pipeline, intruder_defence::DefenceError> {
-        self.pipeline_at("").map_err(|problems| {
-            intruder_defence::DefenceError::Params(intruder_data::params::ParamError {
-                source_name: self.label.clone(),
-                problems,
-            })
-        })
-    }
-
-    /// The pipeline of this setting, problems with paths under `prefix` (`defence[1].` gives
-    /// `defence[1].step[2].k`).
-    pub fn pipeline_at(
-        &self,
-        prefix: &str,
-    ) -> Result<intruder_defence::Pipeline, Vec<intruder_data::params::Problem>> {
-        intruder_defence::Pipeline::from_steps(
-            &self.steps,
-            prefix,
-            intruder_data::params::ReadContext::default(),
-        )
-    }
-
-    /// The numeric value of grid parameter `name`, if any.
-    pub fn param_f64(&self, name: &str) -> Option<f64> {
-        self.params
-            .iter()
-            .find(|(k, _)| k == name)
-            .and_then(|(_, v)| v.as_f64())
-    }
-}
+use crate::grid::{Setting, expand_defence, hash_form, to_json};
+use crate::hash::{VERSION, fnv1a};
+use crate::spec::Experiment;
 
 /// One run: a setting and a replicate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -62,7 +18,11 @@ pub struct Run {
     pub setting: usize,
     /// 0-based replicate.
     pub replicate: u32,
-    /// 16 hex digits: FNV-1a of the resolved configuration, replicate and version.
+    /// 16 hex digits: FNV-1a of the resolved configuration, replicate and version; every seed
+    /// of the run derives from it.
+    pub key: String,
+    /// 16 hex digits: FNV-1a of the key and the data's fingerprint; the stored outcome is
+    /// `runs/<id>.json`.
     pub id: String,
 }
 
@@ -75,143 +35,9 @@ pub struct Plan {
     pub runs: Vec<Run>,
 }
 
-/// A step as run ids hash it: a parameter that has an old name (`columns` for `variables` of
-/// `global-recode`, `round`, `top-bottom-code` and the `blank` error step) is hashed under that
-/// old name, the name of toolkit 0.1.0. So renaming `columns` to `variables` in an experiment
-/// file changes neither the run ids, nor the stored runs that are reused, nor the seeds derived
-/// from the ids (masking, tie breaks): the results stay the same.
-pub(crate) fn hash_form(step: &Table) -> Table {
-    let method = step.get("method").and_then(Value::as_str).unwrap_or("");
-    let specs: &[intruder_data::params::ParamSpec] = if method == "blank" {
-        crate::spec::BLANK_PARAMS
-    } else {
-        match intruder_defence::method(method) {
-            Some(e) => e.params,
-            None => return step.clone(),
-        }
-    };
-    let mut out = step.clone();
-    for s in specs {
-        if let (Some(old), Some(v)) = (s.aliases.first(), step.get(s.name))
-            && !step.contains_key(*old)
-        {
-            out.remove(s.name);
-            out.insert((*old).to_string(), v.clone());
-        }
-    }
-    out
-}
-
-/// FNV-1a, 64 bits.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// The seed of random step `step` of a run: from the experiment seed, a run key and the step
-/// name, never from thread ids.
-pub fn derive_seed(seed: u64, key: &str, step: &str) -> u64 {
-    let mut s = seed.to_le_bytes().to_vec();
-    s.extend_from_slice(key.as_bytes());
-    s.push(0);
-    s.extend_from_slice(step.as_bytes());
-    // splitmix64 finaliser over FNV, to spread nearby keys.
-    let mut z = fnv1a(&s).wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-fn value_label(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(value_label).collect::<Vec<_>>().join(",")
-        ),
-        Value::Table(t) => format!(
-            "{{{}}}",
-            t.iter()
-                .map(|(k, v)| format!("{k}:{}", value_label(v)))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        other => other.to_string(),
-    }
-}
-
-/// Expands a defence's grid: each parameter given as a list where its method expects one value
-/// (or a list of lists where it expects a list) is a dimension; the settings are the cartesian
-/// product, the first dimension varying slowest (steps in order, keys of a step alphabetically).
-pub fn expand_defence(d: &DefenceSpec) -> Result<Vec<Setting>, String> {
-    // (step index, key, values)
-    let mut dims: Vec<(usize, String, String, Vec<Value>)> = Vec::new();
-    for (si, step) in d.steps.iter().enumerate() {
-        let method = step.get("method").and_then(Value::as_str).unwrap_or("");
-        for (k, v) in step {
-            if k == "method" {
-                continue;
-            }
-            if is_grid(step_grid_kind(method, k), v) {
-                let vals = v.as_array().cloned().unwrap_or_default();
-                if vals.is_empty() {
-                    return Err(format!(
-                        "step {} ({method}): key '{k}': an empty grid list",
-                        si + 1
-                    ));
-                }
-                dims.push((si, k.clone(), method.to_string(), vals));
-            }
-        }
-    }
-    let total: usize = dims.iter().map(|d| d.3.len()).product();
-    if total > 10_000 {
-        return Err(format!(
-            "the grid has {total} settings; at most 10000 per defence"
-        ));
-    }
-    let mut out = Vec::with_capacity(total);
-    for idx in 0..total {
-        let mut steps = d.steps.clone();
-        let mut params = Vec::new();
-        let mut rem = idx;
-        let mut picks = vec![0usize; dims.len()];
-        for (j, dim) in dims.iter().enumerate().rev() {
-            picks[j] = rem % dim.3.len();
-            rem /= dim.3.len();
-        }
-        for (j, (si, k, method, vals)) in dims.iter().enumerate() {
-            let v = vals[picks[j]].clone();
-            params.push((format!("{method}.{k}"), to_json(&v)));
-            steps[*si].insert(k.clone(), v);
-        }
-        let label = if params.is_empty() {
-            d.name.clone()
-        } else {
-            let short: Vec<String> = dims
-                .iter()
-                .enumerate()
-                .map(|(j, (_, k, _, vals))| format!("{k}={}", value_label(&vals[picks[j]])))
-                .collect();
-            format!("{} ({})", d.name, short.join(", "))
-        };
-        out.push(Setting {
-            defence: d.name.clone(),
-            label,
-            params,
-            steps,
-        });
-    }
-    Ok(out)
-}
-
 impl Plan {
-    /// The plan of an experiment.
-    pub fn new(exp: &Experiment) -> Result<Plan, String> {
+    /// The plan of an experiment on data with `fingerprint` (see [`crate::data::fingerprint`]).
+    pub fn new(exp: &Experiment, fingerprint: &str) -> Result<Plan, String> {
         let mut settings = Vec::new();
         for d in &exp.defences {
             settings.extend(expand_defence(d)?);
@@ -244,10 +70,16 @@ impl Plan {
                     serde_json::Value::Array(steps.clone()),
                     s.label
                 );
+                let key = format!("{:016x}", fnv1a(key.as_bytes()));
+                let id = format!(
+                    "{:016x}",
+                    fnv1a(format!("{key}\u{1}{fingerprint}").as_bytes())
+                );
                 runs.push(Run {
                     setting: si,
                     replicate: r,
-                    id: format!("{:016x}", fnv1a(key.as_bytes())),
+                    key,
+                    id,
                 });
             }
         }
@@ -351,8 +183,8 @@ impl Plan {
             }
             s.push('\n');
         }
-        if let Some(l) = &exp.longitudinal {
-            s.push_str(&crate::longitudinal::describe_study(l));
+        if let Some(st) = &exp.study {
+            s.push_str(&st.describe());
         }
         s
     }

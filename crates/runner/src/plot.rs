@@ -8,9 +8,11 @@ use plotters::prelude::*;
 /// A named series of points (x, y, interval low, interval high).
 type Series = (String, Vec<(f64, f64, f64, f64)>);
 
+use intruder_data::report::Unit;
+
 use crate::RunnerError;
+use crate::aggregate::SettingResult;
 use crate::plan::Plan;
-use crate::report::SettingResult;
 use crate::spec::Experiment;
 
 const W: u32 = 760;
@@ -141,6 +143,7 @@ pub fn plots(
                     "disclosure risk"
                 },
                 &series,
+                metrics.iter().all(|m| is_proportion(results, m)),
             )?;
             out.push((name, caption, svg));
         }
@@ -172,6 +175,7 @@ pub fn plots(
                 &loss,
                 &risk,
                 &pts,
+                is_proportion(results, &risk),
             )?;
             out.push((
                 "risk-utility.svg".into(),
@@ -186,11 +190,20 @@ pub fn plots(
     Ok(out)
 }
 
+/// Whether `metric` is a proportion (its axis is bounded to [0, 1]).
+fn is_proportion(results: &[SettingResult], metric: &str) -> bool {
+    results
+        .iter()
+        .find_map(|r| r.unit(metric))
+        .is_some_and(|u| u == Unit::Proportion)
+}
+
 fn line_plot(
     title: &str,
     xlab: &str,
     ylab: &str,
     series: &[Series],
+    all_props: bool,
 ) -> Result<String, RunnerError> {
     let mut buf = String::new();
     {
@@ -206,9 +219,6 @@ fn line_plot(
         }
         let (x0, x1) = padded(x0, x1);
         let (y0, y1) = padded(y0.min(0.0), y1);
-        let all_props = series
-            .iter()
-            .all(|(k, _)| crate::report::is_proportion(k.split(' ').next().unwrap_or(k)));
         let (y0, y1) = if all_props {
             (y0.max(-0.02), y1.min(1.02))
         } else {
@@ -271,6 +281,7 @@ fn map_plot(
     xlab: &str,
     ylab: &str,
     pts: &[(String, f64, f64, f64, f64)],
+    proportion: bool,
 ) -> Result<String, RunnerError> {
     let mut buf = String::new();
     {
@@ -285,7 +296,7 @@ fn map_plot(
         }
         let (x0, x1) = padded(x0.min(0.0), x1 + (x1 - x0.min(0.0)) * 0.25);
         let (y0, y1) = padded(y0.min(0.0), y1);
-        let (y0, y1) = if crate::report::is_proportion(ylab) {
+        let (y0, y1) = if proportion {
             (y0.max(-0.02), y1.min(1.02))
         } else {
             (y0, y1)

@@ -1,26 +1,37 @@
 //! Typed reading of a TOML table that records every problem (key path and reason) instead of
 //! stopping at the first, so a user fixes an experiment file in one pass.
 
+use intruder_data::params::{Problem, nearest};
 use toml::{Table, Value};
 
-/// Collects problems while reading nested tables.
+/// Collects problems (and warnings) while reading nested tables, each with its key path.
 #[derive(Debug, Default)]
 pub(crate) struct Problems {
-    pub(crate) list: Vec<String>,
+    pub(crate) list: Vec<Problem>,
     /// Deprecated names used (accepted; reported to the user).
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<Problem>,
 }
 
 impl Problems {
-    pub(crate) fn warn(&mut self, key: &str, message: impl std::fmt::Display) {
-        self.warnings.push(format!("key '{key}': {message}"));
+    /// Records a problem at `key` (empty: the file as a whole).
+    pub(crate) fn push(&mut self, key: &str, message: impl std::fmt::Display) {
+        self.list.push(Problem {
+            path: key.to_string(),
+            message: message.to_string(),
+        });
     }
 
-    pub(crate) fn push(&mut self, key: &str, message: impl std::fmt::Display) {
-        if key.is_empty() {
-            self.list.push(message.to_string());
-        } else {
-            self.list.push(format!("key '{key}': {message}"));
+    /// Records problems that carry their own paths (from the shared parameter layer).
+    pub(crate) fn extend(&mut self, problems: impl IntoIterator<Item = Problem>) {
+        self.list.extend(problems);
+    }
+
+    /// Records warnings not yet recorded.
+    pub(crate) fn warn(&mut self, warnings: impl IntoIterator<Item = Problem>) {
+        for w in warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
         }
     }
 }
@@ -236,9 +247,7 @@ impl<'a> Section<'a> {
                 let mut valid: Vec<&str> = self.used.clone();
                 valid.sort_unstable();
                 valid.dedup();
-                let near = valid
-                    .iter()
-                    .find(|v| strsim_close(v, k))
+                let near = nearest(k, valid.iter().copied())
                     .map(|v| format!(" (did you mean '{v}'?)"))
                     .unwrap_or_default();
                 p.push(
@@ -258,28 +267,4 @@ pub(crate) fn describe(v: &Value) -> String {
     } else {
         kind(v).to_string()
     }
-}
-
-/// True when two names are one edit apart or differ only in case / `-` vs `_`.
-pub(crate) fn strsim_close(a: &str, b: &str) -> bool {
-    let norm = |s: &str| s.to_lowercase().replace('-', "_");
-    if norm(a) == norm(b) {
-        return true;
-    }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len().abs_diff(b.len()) > 1 {
-        return false;
-    }
-    // Levenshtein distance ≤ 1.
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()] <= 1
 }

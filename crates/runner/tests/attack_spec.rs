@@ -46,9 +46,12 @@ fn fellegi_sunter_is_configured_from_the_experiment_file() {
     );
     let exp = parse(&from_file, &exp_path).unwrap();
     assert_eq!(
-        exp.warnings,
+        exp.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
         vec![
-            "key 'attack[1].match_probability': 'match_probability' is deprecated: use 'threshold' (the old name is accepted until the next release)"
+            "attack[1].match_probability: 'match_probability' is deprecated: use 'threshold' (the old name is accepted until the next release)"
         ]
     );
     let a = &exp.attacks[0];
@@ -83,16 +86,10 @@ fn fellegi_sunter_is_configured_from_the_experiment_file() {
     )
     .unwrap();
     let raws = intruder_runner::load_runs(&done.plan, &dir.path().join("out")).unwrap();
-    let ev = &raws[0]["attacks"][0]["evaluation"];
-    assert_eq!(ev["method"], "fellegi-sunter");
-    assert!((ev["threshold"].as_f64().unwrap() - 4f64.log2()).abs() < 1e-12);
-    assert!(
-        ev["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n[0] == "em_iterations")
-    );
+    let ev = &raws[0].attacks[0];
+    assert_eq!(ev.method, "fellegi-sunter");
+    assert!((ev.threshold.unwrap() - 4f64.log2()).abs() < 1e-12);
+    assert!(ev.notes.iter().any(|n| n.0 == "em_iterations"));
 }
 
 #[test]
@@ -104,11 +101,11 @@ fn attack_problems_come_with_their_paths() {
     );
     let err = parse(&text, &p).unwrap_err();
     for needle in [
-        "key 'attack[2].linkage': the linkage specification is given twice",
-        "key 'attack[2].threshold': expected a value in (0, 1), found 1.5",
-        "key 'attack[2].u_sample': expected a value in [1, 1000000000], found 99999999999",
-        "key 'attack[2].assignmnt': unknown key (did you mean 'assignment'?)",
-        "key 'attack[3].keys': key map names 'occupation', which is not one of the keys (gender)",
+        "attack[2].linkage: the linkage specification is given twice",
+        "attack[2].threshold: expected a value in (0, 1), found 1.5",
+        "attack[2].u_sample: expected a value in [1, 1000000000], found 99999999999",
+        "attack[2].assignmnt: unknown key (did you mean 'assignment'?)",
+        "attack[3].keys: key map names 'occupation', which is not one of the keys (gender)",
     ] {
         assert!(err.contains(needle), "missing «{needle}» in:\n{err}");
     }
@@ -118,7 +115,7 @@ fn attack_problems_come_with_their_paths() {
     let missing = dir.path().join("missing.toml");
     assert!(
         err.contains(&format!(
-            "key 'attack[1].linkage_spec': {}: cannot read",
+            "attack[1].linkage_spec: {}: cannot read",
             missing.display()
         )),
         "{err}"

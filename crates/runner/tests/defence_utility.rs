@@ -49,7 +49,7 @@ fn ci_overlap_with_a_model_reaches_results_csv() {
         exp.utility.params["model"].as_str(),
         Some("net_income ~ year_of_birth + gender")
     );
-    let plan = Plan::new(&exp).unwrap();
+    let plan = Plan::new(&exp, "data").unwrap();
     assert!(
         plan.describe(&exp).contains(
             "utility: moments, il1s, ci-overlap on net_income, year_of_birth; model = \"net_income ~ year_of_birth + gender\""
@@ -102,19 +102,18 @@ fn ci_overlap_with_a_model_reaches_results_csv() {
     // the stored report holds the coefficients with both intervals; its figures are the metrics
     let raws = intruder_runner::load_runs(&done.plan, dir.path()).unwrap();
     for raw in &raws {
-        let ci = &raw["utility"]["ci-overlap"];
-        let table = ci["tables"][0].clone();
-        assert_eq!(table["name"], "ci_overlap");
-        let overlaps: Vec<f64> = table["rows"]
-            .as_array()
-            .unwrap()
+        let ci = raw
+            .utility
             .iter()
-            .map(|r| r[7].as_f64().unwrap())
-            .collect();
+            .find(|u| u.measure == "ci-overlap")
+            .unwrap();
+        let table = &ci.report.tables[0];
+        assert_eq!(table.name, "ci_overlap");
+        let overlaps: Vec<f64> = table.rows.iter().map(|r| r[7].as_f64().unwrap()).collect();
         // (Intercept), year_of_birth, gender=female
         assert_eq!(overlaps.len(), 3);
         let m = metrics(raw);
-        let get = |k: &str| m.iter().find(|(n, _)| n == k).unwrap().1;
+        let get = |k: &str| m.iter().find(|x| x.id.to_string() == k).unwrap().value;
         assert_eq!(
             get("utility.ci_overlap_min"),
             overlaps.iter().copied().fold(f64::INFINITY, f64::min)
@@ -129,7 +128,9 @@ fn ci_overlap_with_a_model_reaches_results_csv() {
 
 fn problems(text: &str) -> Vec<String> {
     match Experiment::from_toml(text, "bad.toml".as_ref()) {
-        Err(RunnerError::Spec { problems, .. }) => problems,
+        Err(RunnerError::Spec { problems, .. }) => {
+            problems.iter().map(ToString::to_string).collect()
+        }
         other => panic!("expected problems, got {other:?}"),
     }
 }
@@ -149,9 +150,9 @@ fn utility_problems_are_reported_at_once_with_their_paths() {
     assert_eq!(
         p,
         vec![
-            "key 'utility.measures': item 3: unknown utility measure 'pmsee' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, ci-overlap",
-            "key 'utility.famly': unknown key (did you mean 'family'?); the keys of moments, ci-overlap are: variables, model, family",
-            "key 'utility.model': model formula 'net_income': expected 'response ~ predictor + predictor'",
+            "utility.measures: item 3: unknown utility measure 'pmsee' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, ci-overlap",
+            "utility.famly: unknown key (did you mean 'family'?); the keys of moments, ci-overlap are: variables, model, family",
+            "utility.model: model formula 'net_income': expected 'response ~ predictor + predictor'",
         ]
     );
     // a parameter of a measure that is not listed; a measure that needs variables without them
@@ -168,8 +169,8 @@ fn utility_problems_are_reported_at_once_with_their_paths() {
     assert_eq!(
         p,
         vec![
-            "key 'utility.model': is a parameter of ci-overlap, which is not among the measures (correlations); add it to the measures or leave 'model' out",
-            "key 'utility.variables': correlations need at least two variables",
+            "utility.model: is a parameter of ci-overlap, which is not among the measures (correlations); add it to the measures or leave 'model' out",
+            "utility.variables: correlations need at least two variables",
         ]
     );
     // ci-overlap alone needs no variables
@@ -187,7 +188,7 @@ fn utility_problems_are_reported_at_once_with_their_paths() {
     ));
     assert_eq!(p.len(), 1);
     assert!(
-        p[0].starts_with("key 'utility.variables': is required but missing"),
+        p[0].starts_with("utility.variables: is required but missing"),
         "{p:?}"
     );
 }
@@ -225,7 +226,10 @@ method = "exact"
 fn old_names_warn_keep_the_run_ids_and_both_names_are_refused() {
     let old = Experiment::from_toml(OLD_NAMES, "old.toml".as_ref()).unwrap();
     assert_eq!(
-        old.warnings,
+        old.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
         vec![
             "scenario.error[1].columns: 'columns' is deprecated: use 'variables' (the old name is accepted until the next release)",
             "defence[1].step[1].columns: 'columns' is deprecated: use 'variables' (the old name is accepted until the next release)",
@@ -235,7 +239,10 @@ fn old_names_warn_keep_the_run_ids_and_both_names_are_refused() {
     let new_text = OLD_NAMES.replace("columns = ", "variables = ");
     let new = Experiment::from_toml(&new_text, "new.toml".as_ref()).unwrap();
     assert!(new.warnings.is_empty(), "{:?}", new.warnings);
-    let (po, pn) = (Plan::new(&old).unwrap(), Plan::new(&new).unwrap());
+    let (po, pn) = (
+        Plan::new(&old, "data").unwrap(),
+        Plan::new(&new, "data").unwrap(),
+    );
     assert_eq!(pn.settings.len(), 2);
     let labels: Vec<&str> = pn.settings.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["bands (base=100)", "bands (base=1000)"]);
@@ -254,7 +261,7 @@ fn old_names_warn_keep_the_run_ids_and_both_names_are_refused() {
     assert_eq!(
         p,
         vec![
-            "key 'defence[1].step[1].variables': given twice: as 'variables' and as its old name 'columns'; keep 'variables' (setting 'bands (base=100)')"
+            "defence[1].step[1].variables: given twice: as 'variables' and as its old name 'columns'; keep 'variables' (setting 'bands (base=100)')"
         ]
     );
 }
@@ -269,10 +276,10 @@ fn defence_problems_carry_their_step_path() {
         .replace("[[attack]]", "[[defence]]\nname = \"k\"\n[[defence.step]]\nmethod = \"local-suppression\"\nk = [1, 3]\n[[attack]]");
     let p = problems(&bad);
     for x in [
-        "key 'scenario.error[1].p': expected a value in [0, 1], found 1.5",
-        "key 'scenario.error[1].zz': unknown key",
-        "key 'defence[1].step[1].rigth': unknown key (did you mean 'right'?)",
-        "key 'defence[2].step[1].k': expected a value ≥ 2, found 1 (setting 'k (k=1)')",
+        "scenario.error[1].p: expected a value in [0, 1], found 1.5",
+        "scenario.error[1].zz: unknown key",
+        "defence[1].step[1].rigth: unknown key (did you mean 'right'?)",
+        "defence[2].step[1].k: expected a value ≥ 2, found 1 (setting 'k (k=1)')",
     ] {
         assert!(
             p.iter().any(|l| l.starts_with(x)),

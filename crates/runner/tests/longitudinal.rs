@@ -6,8 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use intruder_runner::{
-    Experiment, Plan, RunOptions, load_longitudinal, longitudinal_tables, run_experiment,
-    study_path,
+    Experiment, Plan, RunOptions, fingerprint, load_study, run_experiment, study_path,
 };
 
 fn file() -> PathBuf {
@@ -15,7 +14,7 @@ fn file() -> PathBuf {
 }
 
 fn mean_a(stored: &serde_json::Value, fig: &str, scenario: &str, sel: &str, rho: f64) -> f64 {
-    let v: Vec<f64> = stored["result"]["rows"]
+    let v: Vec<f64> = stored["rows"]
         .as_array()
         .unwrap()
         .iter()
@@ -36,12 +35,11 @@ fn mitra_longitudinal_tiny_runs_with_expected_tables() {
     let mut exp = Experiment::from_file(&file()).unwrap();
     let tiny = exp.tiny.clone();
     exp.resize(&tiny);
-    let l = exp
-        .longitudinal
-        .clone()
-        .expect("the file declares [longitudinal]");
-    assert_eq!(l.params.seeds, vec![1, 2]);
-    let plan = Plan::new(&exp).unwrap();
+    let l = exp.study.clone().expect("the file declares [longitudinal]");
+    assert_eq!(l.name(), "mitra");
+    assert_eq!(l.config()["params"]["seeds"], serde_json::json!([1, 2]));
+    let fp = fingerprint(&exp).unwrap();
+    let plan = Plan::new(&exp, &fp).unwrap();
     let described = plan.describe(&exp);
     assert!(
         described.contains("longitudinal: study mitra"),
@@ -56,15 +54,15 @@ fn mitra_longitudinal_tiny_runs_with_expected_tables() {
     };
     let done = run_experiment(&exp, &opts).unwrap();
     assert!(done.study_ran);
-    let path = study_path(&exp, &l, &out);
+    let path = study_path(&exp, &*l, &fp, &out);
     let first = std::fs::read(&path).unwrap();
-    let stored = load_longitudinal(&exp, &l, &out).unwrap();
-    let rows = stored["result"]["rows"].as_array().unwrap();
+    let stored = load_study(&exp, &*l, &fp, &out).unwrap();
+    let rows = stored["rows"].as_array().unwrap();
     // Per seed: 2 scenarios × 6 ρ × (2 selections × 2 methods + 5 shares) + Table 1 (2 methods ×
     // 3 attacks).
     assert_eq!(rows.len(), 2 * (2 * 6 * (4 + 5) + 2 * 3));
 
-    let tables = longitudinal_tables(&l, &stored);
+    let tables = l.tables(&stored);
     let find = |prefix: &str| {
         tables
             .iter()
@@ -152,7 +150,7 @@ fn mitra_longitudinal_tiny_runs_with_expected_tables() {
 fn malformed_longitudinal_section_lists_every_problem() {
     let text = std::fs::read_to_string(file()).unwrap();
     let bad = text
-        .replace("study = \"mitra\"", "study = \"mitre\"\nrho = [0.1]")
+        .replace("study = \"mitra\"", "study = \"mitra\"\nrho = [0.1]")
         .replace("tolerance = 0.05", "tolerance = \"5%\"")
         .replace(
             "rhos = [0.05, 0.10, 0.15, 0.20, 0.25, 0.30]",
@@ -165,13 +163,21 @@ fn malformed_longitudinal_section_lists_every_problem() {
     std::fs::write(&p, bad).unwrap();
     let err = Experiment::from_file(&p).unwrap_err().to_string();
     for want in [
-        "key 'longitudinal.study': unknown study 'mitre'",
-        "key 'longitudinal.rho': unknown key (did you mean 'rhos'?)",
-        "key 'longitudinal.tolerance': expected a number, found a string",
-        "key 'longitudinal.rhos': 0.7 is not a proportion in (0, 0.5]",
-        "key 'longitudinal.published.table1.swap.linkz': unknown scenario",
-        "key 'tiny.seeds': expected a list of whole numbers",
+        "longitudinal.rho: unknown key (did you mean 'rhos'?)",
+        "longitudinal.tolerance: expected a number, found a string",
+        "longitudinal.rhos: 0.7 is not a proportion in (0, 0.5]",
+        "longitudinal.published.table1.swap.linkz: unknown scenario",
+        "tiny.seeds: expected a list of whole numbers",
     ] {
         assert!(err.contains(want), "missing '{want}' in:\n{err}");
     }
+    // An unknown study is named with the registered ones (its keys cannot be checked).
+    std::fs::write(&p, text.replace("study = \"mitra\"", "study = \"mitre\"")).unwrap();
+    let err = Experiment::from_file(&p).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "longitudinal.study: unknown study 'mitre' (did you mean 'mitra'?); the studies are: mitra"
+        ),
+        "{err}"
+    );
 }

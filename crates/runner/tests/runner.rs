@@ -39,7 +39,7 @@ metric = "gower"
 #[test]
 fn grid_expands_scalar_lists_and_lists_of_lists_only() {
     let exp = Experiment::from_toml(EXP, "t.toml".as_ref()).unwrap();
-    let plan = Plan::new(&exp).unwrap();
+    let plan = Plan::new(&exp, "data").unwrap();
     // none + 2 (k) × 2 (importance); `keys` and `breaks` are plain list parameters.
     assert_eq!(plan.settings.len(), 5);
     assert_eq!(plan.runs.len(), 10);
@@ -57,7 +57,11 @@ fn grid_expands_scalar_lists_and_lists_of_lists_only() {
     ids.dedup();
     assert_eq!(ids.len(), 10, "run ids are distinct");
     // The same file gives the same ids.
-    let again = Plan::new(&Experiment::from_toml(EXP, "t.toml".as_ref()).unwrap()).unwrap();
+    let again = Plan::new(
+        &Experiment::from_toml(EXP, "t.toml".as_ref()).unwrap(),
+        "data",
+    )
+    .unwrap();
     assert_eq!(again, plan);
 }
 
@@ -87,19 +91,23 @@ fn metrics_from_raw_records_match_the_evaluator() {
     let raws = intruder_runner::load_runs(&done.plan, dir.path()).unwrap();
     let mut checked = 0;
     for raw in &raws {
-        for a in raw["attacks"].as_array().unwrap() {
+        for a in &raw.attacks {
             let m = attack_metrics(a);
-            let get = |k: &str| m.iter().find(|(n, _)| n == k).map(|x| x.1).unwrap();
-            let ev = &a["evaluation"];
-            for (ours, theirs) in [
-                ("twins", "twins"),
-                ("correct_matches", "correct_matches"),
-                ("expected_correct", "expected_correct"),
-                ("unique_correct", "unique_correct"),
-                ("le2_correct", "le2_correct"),
-                ("with_candidates", "with_candidates"),
+            let get = |k: &str| {
+                m.iter()
+                    .find(|x| x.id.figure == k)
+                    .map(|x| x.value)
+                    .unwrap()
+            };
+            let ev = &a.evaluator;
+            for (ours, t) in [
+                ("twins", ev.twins as f64),
+                ("correct_matches", ev.correct_matches as f64),
+                ("expected_correct", ev.expected_correct),
+                ("unique_correct", ev.unique_correct as f64),
+                ("le2_correct", ev.le2_correct as f64),
+                ("with_candidates", ev.with_candidates as f64),
             ] {
-                let t = ev[theirs].as_f64().unwrap();
                 assert!((get(ours) - t).abs() < 1e-9, "{ours}: {} vs {t}", get(ours));
             }
             checked += 1;

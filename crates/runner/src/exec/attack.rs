@@ -2,11 +2,12 @@
 
 use intruder_attack::{KeyMap, Knowledge, TruthIds, evaluate, twin_rows};
 use intruder_data::{Table, Truth};
-use serde_json::{Value, json};
 
 use super::ORIGINAL_SUFFIX;
 use crate::RunnerError;
-use crate::plan::{Run, derive_seed};
+use crate::hash::derive_seed;
+use crate::plan::Run;
+use crate::record::{AttackOutcomes, AttackRecord, EvaluatorCounts};
 use crate::spec::Experiment;
 
 pub(super) fn run_attacks(
@@ -16,14 +17,14 @@ pub(super) fn run_attacks(
     intruder_truth: &Truth,
     masked: &Table,
     masked_truth: &Truth,
-) -> Result<Vec<Value>, RunnerError> {
+) -> Result<Vec<AttackRecord>, RunnerError> {
     let truth_ids = TruthIds {
         intruder: exp.data.truth_intruder.clone(),
         released: exp.data.truth.clone(),
     };
     let mut attacks = Vec::new();
     for a in &exp.attacks {
-        let seed = derive_seed(exp.seed, &run.id, &format!("attack-{}", a.name));
+        let seed = derive_seed(exp.seed, &run.key, &format!("attack-{}", a.name));
         let keys = KeyMap::with_map(&a.keys, &a.key_map)?;
         let (rel, rel_truth) = if a.twins_only {
             let keep = twin_rows(intruder, intruder_truth, masked, masked_truth, &truth_ids)?;
@@ -39,29 +40,40 @@ pub(super) fn run_attacks(
             a.sensitive
                 .as_ref()
                 .map(|s| format!("{s}{ORIGINAL_SUFFIX}")),
-            derive_seed(exp.seed, &run.id, &format!("ties-{}", a.name)),
+            derive_seed(exp.seed, &run.key, &format!("ties-{}", a.name)),
         );
         let ev = evaluate(&linkage, intruder, intruder_truth, &rel, &rel_truth, &opts)?;
         let rec = &ev.records;
-        let records = json!({
-            "twin": rec.iter().map(|r| u8::from(r.twin_row.is_some())).collect::<Vec<_>>(),
-            "candidates": rec.iter().map(|r| r.candidates).collect::<Vec<_>>(),
-            "best_ties": rec.iter().map(|r| r.best_ties).collect::<Vec<_>>(),
-            "twin_rank": rec.iter().map(|r| r.twin_rank.unwrap_or(0)).collect::<Vec<_>>(),
-            "correct": rec.iter().map(|r| u8::from(r.correct)).collect::<Vec<_>>(),
-            "p": rec.iter().map(|r| r.p).collect::<Vec<_>>(),
+        let records = AttackOutcomes {
+            twin: rec.iter().map(|r| r.twin_row.is_some()).collect(),
+            candidates: rec.iter().map(|r| r.candidates as u32).collect(),
+            best_ties: rec.iter().map(|r| r.best_ties as u32).collect(),
+            twin_rank: rec.iter().map(|r| r.twin_rank.unwrap_or(0)).collect(),
+            correct: rec.iter().map(|r| r.correct).collect(),
+            p: rec.iter().map(|r| r.p).collect(),
+        };
+        attacks.push(AttackRecord {
+            name: a.name.clone(),
+            method: a.method.clone(),
+            released_records: rel.nrows(),
+            declared: ev.declared,
+            threshold: ev.threshold,
+            precision: ev.precision,
+            recall: ev.recall,
+            f1: ev.f1,
+            attribute_a: ev.attribute_a,
+            attribute_mean_p: ev.attribute.as_ref().map(|x| x.mean_p),
+            notes: ev.notes.clone(),
+            evaluator: EvaluatorCounts {
+                twins: ev.twins,
+                with_candidates: ev.with_candidates,
+                correct_matches: ev.correct_matches,
+                expected_correct: ev.expected_correct,
+                unique_correct: ev.unique_correct,
+                le2_correct: ev.le2_correct,
+            },
+            records,
         });
-        let mut evaluation = serde_json::to_value(&ev)?;
-        if let Some(o) = evaluation.as_object_mut() {
-            o.remove("pr_curve");
-        }
-        attacks.push(json!({
-            "name": a.name,
-            "method": a.method,
-            "released_records": rel.nrows(),
-            "evaluation": evaluation,
-            "records": records,
-        }));
     }
     Ok(attacks)
 }

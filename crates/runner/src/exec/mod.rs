@@ -1,149 +1,29 @@
 //! Execution: load (or generate) the data once, run every pending run in parallel, store each
-//! run's raw outcome as JSON under `runs/`.
+//! run's raw outcome ([`RunRecord`]) as JSON under `runs/<id>.json`.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use intruder_data::{Bitmap, Column, Dataset, ReadOptions, Schema, Table, Truth, read_csv};
+use intruder_data::{Bitmap, Column, Table, Truth};
 use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
-use serde_json::{Value, json};
 
 mod attack;
 mod risk;
+mod study;
 mod utility;
 
+pub use study::{load_study, run_study, study_id, study_path};
+
 use crate::RunnerError;
-use crate::plan::{Plan, Run, VERSION, derive_seed, fnv1a};
-use crate::spec::{DataSource, Experiment};
-
-/// The data of an experiment: the released file before masking and, when the intruder draws
-/// from another file, that file.
-#[derive(Debug)]
-pub struct Loaded {
-    /// The file that is masked and released (unmasked here).
-    pub released: Dataset,
-    /// The intruder's source file, when it is not the released file.
-    pub source: Option<Dataset>,
-}
-
-impl Loaded {
-    /// The intruder's source.
-    pub fn source(&self) -> &Dataset {
-        self.source.as_ref().unwrap_or(&self.released)
-    }
-}
-
-fn schema_beside(csv: &Path) -> PathBuf {
-    let name = csv
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name
-        .strip_suffix(".csv.gz")
-        .or_else(|| name.strip_suffix(".csv"))
-        .unwrap_or(&name);
-    csv.with_file_name(format!("{stem}.schema.toml"))
-}
-
-pub(crate) fn read_with_schema(csv: &Path, schema: Option<&Path>) -> Result<Dataset, RunnerError> {
-    let schema_path = schema
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| schema_beside(csv));
-    let mut opts = ReadOptions::default();
-    if schema_path.exists() {
-        opts.schema = Some(Schema::from_file(&schema_path)?);
-    } else if schema.is_some() {
-        return Err(RunnerError::Io {
-            path: schema_path,
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "schema file not found"),
-        });
-    }
-    Ok(read_csv(csv, &opts)?)
-}
-
-/// Loads the experiment's data, generating it under `out/data/` first when it comes from a
-/// generator (reused on later runs: the directory name hashes the generator's configuration).
-pub fn load_data(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
-    let d = &exp.data;
-    let (dir, rel_schema, int_schema) = match &d.source {
-        DataSource::Generator { .. } => (data_dir(exp, out)?, None, None),
-        DataSource::Files => (
-            exp.base_dir.clone(),
-            d.released_schema.as_ref().map(|s| exp.base_dir.join(s)),
-            d.intruder_schema.as_ref().map(|s| exp.base_dir.join(s)),
-        ),
-    };
-    let released = read_with_schema(&dir.join(&d.released), rel_schema.as_deref())?;
-    let source = match &d.intruder {
-        Some(f) if f != &d.released || !d.intruder_where.is_empty() => Some(filter(
-            read_with_schema(&dir.join(f), int_schema.as_deref())?,
-            &d.intruder_where,
-        )?),
-        None if !d.intruder_where.is_empty() => Some(filter(
-            read_with_schema(&dir.join(&d.released), rel_schema.as_deref())?,
-            &d.intruder_where,
-        )?),
-        _ => None,
-    };
-    let released = filter(released, &d.released_where)?;
-    Ok(Loaded { released, source })
-}
-
-/// The directory the experiment's data files are in: for a generator, `out/data/<name>-<hash>/`,
-/// generated first when not complete (the hash covers the generator's configuration, the seed
-/// and the toolkit version); for files, the experiment file's directory.
-pub(crate) fn data_dir(exp: &Experiment, out: &Path) -> Result<PathBuf, RunnerError> {
-    match &exp.data.source {
-        DataSource::Generator { name, n, params } => {
-            let key = format!(
-                "{name}\u{1}{n:?}\u{1}{params:?}\u{1}{}\u{1}{VERSION}",
-                exp.seed
-            );
-            let dir = out
-                .join("data")
-                .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
-            let marker = dir.join(".complete");
-            if !marker.exists() {
-                std::fs::create_dir_all(&dir).map_err(|source| RunnerError::Io {
-                    path: dir.clone(),
-                    source,
-                })?;
-                intruder_synth::run(name, *n, params, exp.seed, &dir)?;
-                std::fs::write(&marker, key).map_err(|source| RunnerError::Io {
-                    path: marker.clone(),
-                    source,
-                })?;
-            }
-            Ok(dir)
-        }
-        DataSource::Files => Ok(exp.base_dir.clone()),
-    }
-}
-
-/// The records whose columns equal the given values (as text); truth columns may be named.
-fn filter(ds: Dataset, conds: &[(String, String)]) -> Result<Dataset, RunnerError> {
-    if conds.is_empty() {
-        return Ok(ds);
-    }
-    let mut cols = Vec::new();
-    for (name, value) in conds {
-        let c = match ds.truth.column(name) {
-            Some(c) => c,
-            None => ds.table.column(name)?,
-        };
-        cols.push((c, value));
-    }
-    let rows: Vec<usize> = (0..ds.table.nrows())
-        .filter(|&i| {
-            cols.iter()
-                .all(|(c, v)| c.text(i).is_some_and(|t| t == v.as_str()))
-        })
-        .collect();
-    Ok(ds.take(&rows))
-}
+use crate::data::Loaded;
+use crate::grid::to_json;
+use crate::hash::{VERSION, derive_seed};
+use crate::plan::{Plan, Run};
+use crate::record::{IntruderRecord, MaskingRecord, RunRecord};
+use crate::spec::Experiment;
 
 /// Deterministic recodings an intruder repeats on their own copy when `scenario.align` is on.
 pub const ALIGNED: &[&str] = &["global-recode", "round", "top-bottom-code"];
@@ -192,7 +72,7 @@ pub fn run_one(
     plan: &Plan,
     run: &Run,
     data: &Loaded,
-) -> Result<Value, RunnerError> {
+) -> Result<RunRecord, RunnerError> {
     let setting = &plan.settings[run.setting];
     let ctx = |e: RunnerError| RunnerError::Run {
         setting: setting.label.clone(),
@@ -207,7 +87,7 @@ fn run_inner(
     plan: &Plan,
     run: &Run,
     data: &Loaded,
-) -> Result<Value, RunnerError> {
+) -> Result<RunRecord, RunnerError> {
     let setting = &plan.settings[run.setting];
     let rep_key = format!("replicate-{}", run.replicate);
     // 1. The intruder's records: a seeded sample of the source's original records. The sample
@@ -265,7 +145,7 @@ fn run_inner(
     let pipeline = setting.pipeline()?;
     let (masked, log) = pipeline.run(
         &data.released.table,
-        derive_seed(exp.seed, &run.id, "defence"),
+        derive_seed(exp.seed, &run.key, "defence"),
     )?;
     let masked_truth = data.released.truth.take(&log.kept_rows);
     // The intruder knows the published categories: deterministic recodings of the release are
@@ -293,13 +173,13 @@ fn run_inner(
             intruder = pipe.run(&intruder, 0)?.0;
         }
     }
-    let masking = json!({
-        "rows_in": log.rows_in,
-        "rows_out": log.rows_out,
-        "cells_changed": log.cells_changed,
-        "suppressions": log.suppressions,
-        "records_changed": log.records_changed,
-    });
+    let masking = MaskingRecord {
+        rows_in: log.rows_in,
+        rows_out: log.rows_out,
+        cells_changed: log.cells_changed,
+        suppressions: log.suppressions,
+        records_changed: log.records_changed,
+    };
     // 4. Attacks.
     let attacks =
         attack::run_attacks(exp, run, &intruder, &intruder_truth, &masked, &masked_truth)?;
@@ -307,22 +187,30 @@ fn run_inner(
     let risk = risk::run_risk(exp, &masked, &src.table)?;
     // 6. Utility.
     let utility = utility::run_utility(exp, &data.released.table, &masked, &log.kept_rows)?;
-    Ok(json!({
-        "run": run.id,
-        "experiment": exp.name,
-        "version": VERSION,
-        "seed": exp.seed,
-        "replicate": run.replicate,
-        "setting": setting.label,
-        "defence": setting.defence,
-        "params": setting.params.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
-        "steps": setting.steps.iter().map(|t| crate::spec::to_json(&toml::Value::Table(t.clone()))).collect::<Vec<_>>(),
-        "intruder": {"source_records": n_src, "records": intruder.nrows()},
-        "masking": masking,
-        "attacks": attacks,
-        "risk": risk,
-        "utility": utility,
-    }))
+    Ok(RunRecord {
+        run: run.id.clone(),
+        key: run.key.clone(),
+        experiment: exp.name.clone(),
+        version: VERSION.to_string(),
+        seed: exp.seed,
+        replicate: run.replicate,
+        setting: setting.label.clone(),
+        defence: setting.defence.clone(),
+        params: setting.params.clone(),
+        steps: setting
+            .steps
+            .iter()
+            .map(|t| to_json(&toml::Value::Table(t.clone())))
+            .collect(),
+        intruder: IntruderRecord {
+            source_records: n_src,
+            records: intruder.nrows(),
+        },
+        masking,
+        attacks,
+        risk,
+        utility,
+    })
 }
 
 /// Options of [`execute`].
@@ -357,7 +245,15 @@ pub fn execute(
     if pending.is_empty() {
         return Ok(0);
     }
-    let data = load_data(exp, out)?;
+    let data = crate::data::load_data(exp, out)?;
+    // Every column the experiment names is checked against the data before any run.
+    let problems = crate::check::check_data(exp, plan, &data);
+    if !problems.is_empty() {
+        return Err(RunnerError::Spec {
+            path: exp.path.clone(),
+            problems,
+        });
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.unwrap_or(0))
         .build()
@@ -392,22 +288,64 @@ pub fn execute(
             .collect()
     });
     bar.finish_and_clear();
-    let mut errors: Vec<String> = Vec::new();
-    for r in results {
+    // A failure is reported once with the settings and replicates it hit.
+    let mut errors: Vec<(String, Vec<(String, u32)>)> = Vec::new();
+    for (run, r) in pending.iter().zip(results) {
         if let Err(e) = r {
-            errors.push(e.to_string());
+            let msg = match e {
+                RunnerError::Run { message, .. } => message,
+                other => other.to_string(),
+            };
+            let at = (plan.settings[run.setting].label.clone(), run.replicate);
+            match errors.iter_mut().find(|(m, _)| *m == msg) {
+                Some((_, list)) => list.push(at),
+                None => errors.push((msg, vec![at])),
+            }
         }
     }
     if !errors.is_empty() {
-        errors.sort();
-        errors.dedup();
-        return Err(RunnerError::Invalid(errors.join("\n")));
+        let total = plan.runs.len();
+        let text: Vec<String> = errors
+            .into_iter()
+            .map(|(msg, at)| format!("{msg}\n    (in {})", where_failed(&at, total)))
+            .collect();
+        return Err(RunnerError::Invalid(text.join("\n")));
     }
     Ok(pending.len())
 }
 
-/// Reads the stored raw outcome of every run of the plan, in plan order.
-pub fn load_runs(plan: &Plan, out: &Path) -> Result<Vec<Value>, RunnerError> {
+/// Where a failure happened, for its message: every run, or the settings with their replicates.
+fn where_failed(at: &[(String, u32)], total: usize) -> String {
+    if at.len() == total && total > 1 {
+        return format!("every setting and replicate, {total} runs");
+    }
+    let mut by: Vec<(&str, Vec<u32>)> = Vec::new();
+    for (s, r) in at {
+        match by.iter_mut().find(|(x, _)| x == s) {
+            Some((_, v)) => v.push(*r),
+            None => by.push((s, vec![*r])),
+        }
+    }
+    by.iter()
+        .map(|(s, reps)| {
+            let mut reps = reps.clone();
+            reps.sort_unstable();
+            format!(
+                "setting '{s}', replicate{} {}",
+                if reps.len() == 1 { "" } else { "s" },
+                reps.iter()
+                    .map(|r| (r + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Reads the stored raw outcome of every run of the plan, in plan order; a stored run that does
+/// not read as a run record is an error naming the file.
+pub fn load_runs(plan: &Plan, out: &Path) -> Result<Vec<RunRecord>, RunnerError> {
     plan.runs
         .iter()
         .map(|r| {

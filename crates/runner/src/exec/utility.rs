@@ -1,10 +1,10 @@
 //! Step 6 of a run: utility measures of the released file against the original, each stored as
-//! its report (figures, tables) under its name.
+//! its report (figures, tables).
 
 use intruder_data::Table;
-use serde_json::Value;
 
 use crate::RunnerError;
+use crate::record::UtilityRecord;
 use crate::spec::Experiment;
 
 pub(super) fn run_utility(
@@ -12,11 +12,10 @@ pub(super) fn run_utility(
     orig: &Table,
     masked: &Table,
     kept_rows: &[usize],
-) -> Result<Value, RunnerError> {
-    let mut utility = serde_json::Map::new();
+) -> Result<Vec<UtilityRecord>, RunnerError> {
     let u = &exp.utility;
     if u.measures.is_empty() {
-        return Ok(Value::Object(utility));
+        return Ok(Vec::new());
     }
     let configured = u.configure().map_err(|problems| {
         RunnerError::Invalid(
@@ -29,8 +28,13 @@ pub(super) fn run_utility(
     })?;
     let reports =
         intruder_utility::measure_all(&configured.measures, orig, masked, Some(kept_rows))?;
-    for (m, r) in configured.measures.iter().zip(reports) {
-        utility.insert(m.name().to_string(), serde_json::to_value(&r)?);
-    }
-    Ok(Value::Object(utility))
+    Ok(configured
+        .measures
+        .iter()
+        .zip(reports)
+        .map(|(m, report)| UtilityRecord {
+            measure: m.name().to_string(),
+            report,
+        })
+        .collect())
 }

@@ -141,15 +141,11 @@ pub(crate) fn parse_attack(
     let configured = match configure(t, &loc, ctx) {
         Ok(c) => c,
         Err(problems) => {
-            for x in problems {
-                p.push(&x.path, &x.message);
-            }
+            p.extend(problems);
             return None;
         }
     };
-    for w in &configured.warnings {
-        p.warn(&w.path, &w.message);
-    }
+    p.warn(configured.warnings.clone());
     let km = match configured.key_map(keys, key_map) {
         Ok(k) => k,
         Err(e) => {

@@ -87,7 +87,7 @@ impl Serialize for RiskSpec {
     /// an integer), then every other parameter given, by name. The frequency measure is not
     /// named, so an experiment that names it gets the same ids as one that does not.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let json = crate::spec::to_json;
+        let json = crate::grid::to_json;
         let mut m = s.serialize_map(None)?;
         for key in STORED {
             match *key {
@@ -138,11 +138,8 @@ pub(crate) fn parse_risk(
         Some(toml::Value::String(f)) if f == "source" => RiskFile::Source,
         Some(other) => {
             p.push(
-                "",
-                format!(
-                    "{loc}.file: expected released or source, found {}",
-                    describe(other)
-                ),
+                &format!("{loc}.file"),
+                format!("expected released or source, found {}", describe(other)),
             );
             RiskFile::Released
         }
@@ -156,15 +153,11 @@ pub(crate) fn parse_risk(
     let built = match intruder_risk::configure(&params, &loc, ctx, &[]) {
         Ok(b) => b,
         Err(problems) => {
-            for q in problems {
-                p.push("", q);
-            }
+            p.extend(problems);
             return None;
         }
     };
-    for w in &built.warnings {
-        eprintln!("warning: {w}");
-    }
+    p.warn(built.warnings.clone());
     let measure: Arc<dyn RiskMeasure> = Arc::from(built.method);
     let name = match name {
         None if measure.name() == DEFAULT_MEASURE => measure.policy().as_str().to_string(),
@@ -172,8 +165,8 @@ pub(crate) fn parse_risk(
         Some(toml::Value::String(n)) => n,
         Some(other) => {
             p.push(
-                "",
-                format!("{loc}.name: expected a string, found {}", describe(&other)),
+                &format!("{loc}.name"),
+                format!("expected a string, found {}", describe(&other)),
             );
             return None;
         }
@@ -184,8 +177,8 @@ pub(crate) fn parse_risk(
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
         p.push(
-            "",
-            format!("{loc}.name: '{name}': expected letters, digits, '-' or '_'"),
+            &format!("{loc}.name"),
+            format!("'{name}': expected letters, digits, '-' or '_'"),
         );
     }
     Some(RiskSpec {

@@ -7,7 +7,6 @@ use toml::{Table, Value};
 use intruder_data::params::ReadContext;
 
 use crate::reader::Problems;
-use crate::spec::{push_problems, push_warnings};
 
 /// Utility measures of the masked file against the original.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -50,11 +49,7 @@ impl UtilitySpec {
     }
 }
 
-pub(crate) fn parse_utility(
-    t: &Table,
-    p: &mut Problems,
-    warnings: &mut Vec<String>,
-) -> UtilitySpec {
+pub(crate) fn parse_utility(t: &Table, p: &mut Problems) -> UtilitySpec {
     let measures: Vec<String> = match t.get("measures") {
         None => vec!["il1s".into()],
         Some(Value::String(s)) => vec![s.clone()],
@@ -106,8 +101,8 @@ pub(crate) fn parse_utility(
         ReadContext::default(),
         &[],
     ) {
-        Ok(c) => push_warnings(warnings, c.warnings),
-        Err(problems) => push_problems(p, problems),
+        Ok(c) => p.warn(c.warnings),
+        Err(problems) => p.extend(problems),
     }
     spec
 }

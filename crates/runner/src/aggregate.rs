@@ -1,0 +1,255 @@
+//! Aggregation of stored runs by setting, and the summary tables built from it.
+
+use serde_json::Value;
+
+use intruder_data::report::Unit;
+
+use crate::metrics::metrics;
+use crate::plan::Plan;
+use crate::record::{Metric, RunRecord};
+use crate::spec::Experiment;
+use crate::stats::{Stat, cell, fmt};
+use crate::table::TableData;
+
+/// One metric of one setting: its unit and its statistic over the replicates.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MetricStat {
+    /// The metric's name (`exact.correct_match_rate`).
+    pub name: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// Mean and interval over the replicates (clipped to the unit's range).
+    pub stat: Stat,
+}
+
+/// The aggregated figures of one setting.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SettingResult {
+    /// Setting label.
+    pub label: String,
+    /// Defence name.
+    pub defence: String,
+    /// Grid values.
+    pub params: Vec<(String, Value)>,
+    /// Stored-run ids, by replicate.
+    pub runs: Vec<String>,
+    /// Every metric, in first-seen order.
+    pub metrics: Vec<MetricStat>,
+}
+
+impl SettingResult {
+    /// The statistic of `metric`.
+    pub fn get(&self, metric: &str) -> Option<&Stat> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == metric)
+            .map(|m| &m.stat)
+    }
+
+    /// The unit of `metric`.
+    pub fn unit(&self, metric: &str) -> Option<Unit> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == metric)
+            .map(|m| m.unit)
+    }
+}
+
+/// Aggregates stored runs by setting: mean and 95% t-interval over replicates, clipped to each
+/// metric's range (proportions in [0, 1], counts ≥ 0).
+pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
+    let mut out: Vec<SettingResult> = plan
+        .settings
+        .iter()
+        .map(|s| SettingResult {
+            label: s.label.clone(),
+            defence: s.defence.clone(),
+            params: s.params.clone(),
+            runs: Vec::new(),
+            metrics: Vec::new(),
+        })
+        .collect();
+    let mut values: Vec<Vec<(String, Unit, Vec<f64>)>> = vec![Vec::new(); plan.settings.len()];
+    for (run, rec) in plan.runs.iter().zip(runs) {
+        out[run.setting].runs.push(run.id.clone());
+        let vs = &mut values[run.setting];
+        for m in metrics(rec) {
+            if !m.value.is_finite() {
+                continue;
+            }
+            let name = m.id.to_string();
+            match vs.iter_mut().find(|(n, _, _)| *n == name) {
+                Some((_, _, list)) => list.push(m.value),
+                None => vs.push((name, m.unit, vec![m.value])),
+            }
+        }
+    }
+    for (o, vs) in out.iter_mut().zip(values) {
+        o.metrics = vs
+            .into_iter()
+            .map(|(name, unit, v)| {
+                let (lo, hi) = Metric::range(unit);
+                MetricStat {
+                    name,
+                    unit,
+                    stat: Stat::new(v).clipped(lo, hi),
+                }
+            })
+            .collect();
+    }
+    out
+}
+
+/// The summary tables: one per attack (its headline figures), one for risk, one for utility;
+/// the `[report] metrics` list replaces them with a single table.
+pub fn summary_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableData> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    if !exp.report.metrics.is_empty() {
+        groups.push(("Selected figures".into(), exp.report.metrics.clone()));
+    } else {
+        for a in &exp.attacks {
+            let mut m = vec![
+                "twins",
+                "correct_match_rate",
+                "expected_correct",
+                "unique_correct",
+                "le2_correct",
+                "rank1_rate",
+                "in_candidates_rate",
+            ]
+            .into_iter()
+            .map(|k| format!("{}.{k}", a.name))
+            .collect::<Vec<_>>();
+            if a.sensitive.is_some() {
+                m.push(format!("{}.attribute_A", a.name));
+            }
+            groups.push((format!("Attack `{}` ({})", a.name, a.method), m));
+        }
+        for r in &exp.risk {
+            let m = [
+                "n",
+                "n_deleted",
+                "sample_uniques",
+                "k_le_5",
+                "k_le_10",
+                "theta",
+                "n_match_1",
+                "global_risk",
+                "bender_r",
+                "household_global_risk",
+                "l_distinct_min",
+                "score_max",
+                "dis_score_max",
+                "rule_estimate",
+                "tau1",
+            ]
+            .into_iter()
+            .map(|k| format!("risk.{}.{k}", r.name))
+            .filter(|k| results.iter().any(|s| s.get(k).is_some()))
+            .collect();
+            let how = if r.measure_name() == intruder_risk::DEFAULT_MEASURE {
+                r.missing().to_string()
+            } else {
+                format!("{}, {}", r.measure_name(), r.missing())
+            };
+            groups.push((format!("Risk `{}` ({how})", r.name), m));
+        }
+        let um: Vec<String> = [
+            "utility.il1s",
+            "utility.il1s_per_cell",
+            "utility.mean_rel_diff_max",
+            "utility.var_rel_diff_max",
+            "utility.cor_max_abs_diff",
+            "utility.pmse_ratio",
+            "utility.ci_overlap_mean",
+            "masking.records_changed_share",
+            "masking.suppressions",
+        ]
+        .into_iter()
+        .filter(|k| results.iter().any(|s| s.get(k).is_some()))
+        .map(str::to_string)
+        .collect();
+        if !um.is_empty() {
+            groups.push(("Information loss".into(), um));
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, m)| !m.is_empty())
+        .map(|(title, m)| {
+            let prefix = common_prefix(&m);
+            let mut header = vec!["setting".to_string()];
+            header.extend(m.iter().map(|k| k[prefix..].to_string()));
+            let rows = results
+                .iter()
+                .map(|s| {
+                    let mut r = vec![s.label.clone()];
+                    r.extend(m.iter().map(|k| cell(s.get(k))));
+                    r
+                })
+                .collect();
+            TableData {
+                title,
+                header,
+                rows,
+            }
+        })
+        .collect()
+}
+
+fn common_prefix(m: &[String]) -> usize {
+    let Some(first) = m.first() else { return 0 };
+    let Some(dot) = first.rfind('.') else {
+        return 0;
+    };
+    let p = &first[..=dot];
+    if m.len() > 1
+        && m.iter()
+            .all(|k| k.starts_with(p) && !k[p.len()..].contains('.'))
+    {
+        p.len()
+    } else {
+        0
+    }
+}
+
+/// Ours beside the published values (`[[published]]`).
+pub fn published_table(exp: &Experiment, results: &[SettingResult]) -> Option<TableData> {
+    if exp.published.is_empty() {
+        return None;
+    }
+    let rows = exp
+        .published
+        .iter()
+        .map(|p| {
+            let ours = results
+                .iter()
+                .find(|s| s.label == p.setting)
+                .and_then(|s| s.get(&p.metric));
+            vec![
+                p.setting.clone(),
+                format!("`{}`", p.metric),
+                fmt(p.value),
+                cell(ours),
+                ours.map_or("–".into(), |o| fmt(o.mean - p.value)),
+                p.source.clone(),
+                p.note.clone(),
+            ]
+        })
+        .collect();
+    Some(TableData {
+        title: "Published values beside ours".into(),
+        header: [
+            "setting",
+            "figure",
+            "published",
+            "ours (95% interval)",
+            "difference",
+            "source",
+            "why they differ",
+        ]
+        .map(str::to_string)
+        .to_vec(),
+        rows,
+    })
+}

@@ -1,0 +1,193 @@
+//! Checks of an experiment against its data, before any run (`intruder run --dry-run` and the
+//! start of every run): the truth columns, the scenario's keys in both files, the
+//! measurement-error steps, every defence setting, every attack's keys and sensitive variable,
+//! every risk and utility measure — each column checked to exist with the kind its method needs,
+//! every problem reported at once with its key path, the file and the column.
+
+use intruder_data::params::{ColumnNeed, ColumnSet, Problem, ReadContext};
+
+use crate::data::Loaded;
+use crate::grid::BLANK_PARAMS;
+use crate::plan::Plan;
+use crate::spec::{Experiment, RiskFile};
+
+fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// Every problem of the experiment against its loaded data.
+pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let released = ColumnSet::of(&data.released);
+    let source = ColumnSet::of(data.source());
+    let d = &exp.data;
+
+    // Truth columns (they carry the truth role after loading).
+    for (key, set, name) in [
+        ("data.truth", &released, &d.truth),
+        ("data.truth_intruder", &source, &d.truth_intruder),
+    ] {
+        if let Err(e) = set.check(name, ColumnNeed::Any) {
+            out.push(problem(key, e));
+        }
+    }
+    for (key, ds) in [
+        ("data.released_where", &data.released),
+        ("data.intruder_where", data.source()),
+    ] {
+        if ds.table.nrows() == 0 {
+            out.push(problem(
+                key,
+                format!(
+                    "{}: no record is left (after the filter, if any)",
+                    ds.table.source().display()
+                ),
+            ));
+        }
+    }
+
+    // The scenario's keys: intruder names in the source, released names in the released file.
+    let sc = &exp.scenario;
+    let released_name = |k: &String| {
+        sc.key_map
+            .iter()
+            .find(|(a, _)| a == k)
+            .map_or(k.clone(), |(_, b)| b.clone())
+    };
+    for k in &sc.keys {
+        if let Err(e) = source.check(k, ColumnNeed::Any) {
+            out.push(problem("scenario.keys", e));
+        }
+        let r = released_name(k);
+        if let Err(e) = released.check(&r, ColumnNeed::Any) {
+            let path = if &r == k {
+                "scenario.keys".to_string()
+            } else {
+                format!("scenario.key_map.{k}")
+            };
+            out.push(problem(path, e));
+        }
+    }
+
+    // Measurement error on the intruder's copy.
+    for (i, step) in sc.error.iter().enumerate() {
+        let loc = format!("scenario.error[{}]", i + 1);
+        let ctx = ReadContext {
+            base_dir: Some(&exp.base_dir),
+            columns: Some(&source),
+        };
+        let mut params = step.params.clone();
+        params.remove("method");
+        if step.method == "blank" {
+            let mut r = intruder_data::params::ParamReader::new(&params, loc, &[BLANK_PARAMS], ctx);
+            let _: Option<Vec<String>> = r.get("variables");
+            let _: Option<f64> = r.get("p");
+            out.extend(r.finish().problems);
+        } else if let Err(p) =
+            intruder_defence::Pipeline::single_at(&step.method, params, &loc, ctx)
+        {
+            out.extend(p);
+        }
+    }
+
+    // Every defence setting, and the released file's columns after it (for the measures).
+    let mut after: Vec<ColumnSet> = Vec::new();
+    let mut reported = std::collections::HashSet::new();
+    for st in &plan.settings {
+        let di = exp
+            .defences
+            .iter()
+            .position(|x| x.name == st.defence)
+            .unwrap_or(0);
+        let ctx = ReadContext {
+            base_dir: Some(&exp.base_dir),
+            columns: Some(&released),
+        };
+        match st.pipeline_at(&format!("defence[{}].", di + 1), ctx) {
+            Ok(p) => after.push(p.columns_after(&released)),
+            Err(ps) => {
+                for p in ps {
+                    let text = p.to_string();
+                    if reported.insert(text) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+    if after.is_empty() {
+        after.push(released.clone());
+    }
+
+    // Attacks: keys in both files, the sensitive variable in the released file (and in the
+    // source, whose original value the evaluator scores against).
+    for (i, a) in exp.attacks.iter().enumerate() {
+        let loc = format!("attack[{}]", i + 1);
+        for k in &a.keys {
+            if let Err(e) = source.check(k, ColumnNeed::Any) {
+                out.push(problem(format!("{loc}.keys"), e));
+            }
+            let r = a
+                .key_map
+                .iter()
+                .find(|(x, _)| x == k)
+                .map_or(k.clone(), |(_, y)| y.clone());
+            for set in &after {
+                if let Err(e) = set.check(&r, ColumnNeed::Any) {
+                    out.push(problem(format!("{loc}.keys"), e));
+                    break;
+                }
+            }
+        }
+        if let Some(s) = &a.sensitive {
+            for set in [&released, &source] {
+                if let Err(e) = set.check(s, ColumnNeed::Any) {
+                    out.push(problem(format!("{loc}.sensitive"), e));
+                }
+            }
+        }
+    }
+
+    // Risk measures: every parameter re-read against the columns of the file they assess.
+    for (i, r) in exp.risk.iter().enumerate() {
+        let loc = format!("risk[{}]", i + 1);
+        let sets: Vec<&ColumnSet> = match r.file {
+            RiskFile::Released => after.iter().collect(),
+            RiskFile::Source => vec![&source],
+        };
+        for set in sets {
+            let ctx = ReadContext {
+                base_dir: Some(&exp.base_dir),
+                columns: Some(set),
+            };
+            if let Err(ps) = intruder_risk::configure(&r.params, &loc, ctx, &[]) {
+                out.extend(ps);
+                break;
+            }
+        }
+    }
+
+    // Utility measures: the original's columns, and the released file's after each setting.
+    let u = &exp.utility;
+    if !u.measures.is_empty() {
+        for set in std::iter::once(&released).chain(after.iter()) {
+            let ctx = ReadContext {
+                base_dir: Some(&exp.base_dir),
+                columns: Some(set),
+            };
+            if let Err(ps) =
+                intruder_utility::configure(&u.measures, &u.table(), "utility", ctx, &[])
+            {
+                out.extend(ps);
+                break;
+            }
+        }
+    }
+    // The same problem found for several files is reported once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.to_string()));
+    out
+}

@@ -1,0 +1,186 @@
+//! The experiment's data: generated once under `OUT/data/` or read from files beside the
+//! experiment file, with the truth columns named in `[data]` given the truth role at load
+//! (whatever a schema says), filtered by `released_where` / `intruder_where`; and the
+//! fingerprint of the data's content that stored-run ids include.
+
+use std::path::{Path, PathBuf};
+
+use intruder_data::{Dataset, Input, Role};
+
+use crate::RunnerError;
+use crate::hash::{Fnv, VERSION, fnv1a, hash_file};
+use crate::spec::{DataSource, Experiment};
+
+/// The data of an experiment: the released file before masking and, when the intruder draws
+/// from another file, that file.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The file that is masked and released (unmasked here).
+    pub released: Dataset,
+    /// The intruder's source file, when it is not the released file.
+    pub source: Option<Dataset>,
+}
+
+impl Loaded {
+    /// The intruder's source.
+    pub fn source(&self) -> &Dataset {
+        self.source.as_ref().unwrap_or(&self.released)
+    }
+}
+
+/// The generator's configuration key (names the generated data directory).
+fn generator_key(exp: &Experiment) -> Option<String> {
+    match &exp.data.source {
+        DataSource::Generator { name, n, params } => Some(format!(
+            "{name}\u{1}{n:?}\u{1}{params:?}\u{1}{}\u{1}{VERSION}",
+            exp.seed
+        )),
+        DataSource::Files => None,
+    }
+}
+
+/// The paths of the released file and the intruder's source file, with their explicit schemas.
+fn files(exp: &Experiment, dir: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
+    let d = &exp.data;
+    let (rel_schema, int_schema) = match &d.source {
+        DataSource::Generator { .. } => (None, None),
+        DataSource::Files => (
+            d.released_schema.as_ref().map(|s| exp.base_dir.join(s)),
+            d.intruder_schema.as_ref().map(|s| exp.base_dir.join(s)),
+        ),
+    };
+    let mut out = vec![(dir.join(&d.released), rel_schema)];
+    if let Some(f) = &d.intruder
+        && f != &d.released
+    {
+        out.push((dir.join(f), int_schema));
+    }
+    out
+}
+
+/// The fingerprint of the experiment's input data: for a generator, its configuration (the
+/// data are a function of it); for files, the content of the released and intruder files, their
+/// schemas and the study's files — never their paths. Stored-run ids include it, so changed
+/// data rerun.
+pub fn fingerprint(exp: &Experiment) -> Result<String, RunnerError> {
+    if let Some(key) = generator_key(exp) {
+        return Ok(format!("generator:{:016x}", fnv1a(key.as_bytes())));
+    }
+    let mut h = Fnv::new();
+    let input = Input::default();
+    let mut paths: Vec<(PathBuf, Option<PathBuf>)> = files(exp, &exp.base_dir);
+    if let Some(st) = &exp.study {
+        paths.extend(st.files().into_iter().map(|f| (exp.base_dir.join(f), None)));
+    }
+    for (data, schema) in paths {
+        hash_file(&mut h, &data)?;
+        let schema = schema.or_else(|| input.schema_for(&data));
+        match schema {
+            Some(s) => hash_file(&mut h, &s)?,
+            None => h.write(b"\x00no schema"),
+        }
+    }
+    Ok(format!("files:{:016x}", h.finish()))
+}
+
+/// The directory the experiment's data files are in: for a generator, `out/data/<name>-<hash>/`,
+/// generated first when not complete (the hash covers the generator's configuration, the seed
+/// and the toolkit version); for files, the experiment file's directory.
+pub fn data_dir(exp: &Experiment, out: &Path) -> Result<PathBuf, RunnerError> {
+    match (&exp.data.source, generator_key(exp)) {
+        (DataSource::Generator { name, n, params }, Some(key)) => {
+            let dir = out
+                .join("data")
+                .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
+            let marker = dir.join(".complete");
+            if !marker.exists() {
+                std::fs::create_dir_all(&dir).map_err(|source| RunnerError::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
+                intruder_synth::run(name, *n, params, exp.seed, &dir)?;
+                std::fs::write(&marker, key).map_err(|source| RunnerError::Io {
+                    path: marker.clone(),
+                    source,
+                })?;
+            }
+            Ok(dir)
+        }
+        _ => Ok(exp.base_dir.clone()),
+    }
+}
+
+/// Loads the experiment's data (generating it first when it comes from a generator).
+pub fn load_data(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
+    load_from(exp, &data_dir(exp, out)?)
+}
+
+/// Loads the experiment's data without writing anything under `out`: generated data already
+/// stored there are read; otherwise they are generated into a temporary directory that is
+/// removed afterwards (what a dry run does).
+pub fn load_data_readonly(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
+    let (DataSource::Generator { name, n, params }, Some(key)) =
+        (&exp.data.source, generator_key(exp))
+    else {
+        return load_from(exp, &exp.base_dir);
+    };
+    let stored = out
+        .join("data")
+        .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
+    if stored.join(".complete").exists() {
+        return load_from(exp, &stored);
+    }
+    let tmp = tempfile::tempdir().map_err(|source| RunnerError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    intruder_synth::run(name, *n, params, exp.seed, tmp.path())?;
+    load_from(exp, tmp.path())
+}
+
+fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {
+    let d = &exp.data;
+    let fs = files(exp, dir);
+    let read = |path: &Path, schema: &Option<PathBuf>, truth: &str| {
+        let input = Input {
+            schema: schema.clone(),
+            ..Input::default()
+        }
+        .with_role(&[truth], Role::Truth);
+        intruder_data::load(path, &input)
+    };
+    let (rel_path, rel_schema) = &fs[0];
+    let released = read(rel_path, rel_schema, &d.truth)?;
+    let source = match fs.get(1) {
+        Some((p, s)) => Some(filter(read(p, s, &d.truth_intruder)?, &d.intruder_where)?),
+        None if !d.intruder_where.is_empty() || d.truth_intruder != d.truth => Some(filter(
+            read(rel_path, rel_schema, &d.truth_intruder)?,
+            &d.intruder_where,
+        )?),
+        None => None,
+    };
+    let released = filter(released, &d.released_where)?;
+    Ok(Loaded { released, source })
+}
+
+/// The records whose columns equal the given values (as text); truth columns may be named.
+fn filter(ds: Dataset, conds: &[(String, String)]) -> Result<Dataset, RunnerError> {
+    if conds.is_empty() {
+        return Ok(ds);
+    }
+    let mut cols = Vec::new();
+    for (name, value) in conds {
+        let c = match ds.truth.column(name) {
+            Some(c) => c,
+            None => ds.table.column(name)?,
+        };
+        cols.push((c, value));
+    }
+    let rows: Vec<usize> = (0..ds.table.nrows())
+        .filter(|&i| {
+            cols.iter()
+                .all(|(c, v)| c.text(i).is_some_and(|t| t == v.as_str()))
+        })
+        .collect();
+    Ok(ds.take(&rows))
+}

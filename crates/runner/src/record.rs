@@ -1,0 +1,242 @@
+//! The raw outcome of one run, as stored under `OUT/runs/<id>.json`: typed serde structs, written
+//! by the executor and read back by the metrics, so a stored run that does not fit is an error
+//! naming the file (never a silent default), and a new metric needs no rerun.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use intruder_data::report::{Report, Unit};
+
+/// One run's raw outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    /// The stored-run id (configuration, replicate, toolkit version and the data's content).
+    pub run: String,
+    /// The configuration key every seed of the run derives from.
+    pub key: String,
+    /// The experiment's name.
+    pub experiment: String,
+    /// The toolkit version.
+    pub version: String,
+    /// The experiment seed.
+    pub seed: u64,
+    /// 0-based replicate.
+    pub replicate: u32,
+    /// The setting's label.
+    pub setting: String,
+    /// The defence's name.
+    pub defence: String,
+    /// The setting's grid values: (`method.param`, value).
+    pub params: Vec<(String, Value)>,
+    /// The resolved pipeline steps.
+    pub steps: Vec<Value>,
+    /// The intruder's file.
+    pub intruder: IntruderRecord,
+    /// What the masking did.
+    pub masking: MaskingRecord,
+    /// Every attack, in declaration order.
+    pub attacks: Vec<AttackRecord>,
+    /// Every risk measure, in declaration order.
+    pub risk: Vec<RiskRecord>,
+    /// Every utility measure, in the order listed.
+    pub utility: Vec<UtilityRecord>,
+}
+
+/// The intruder's file of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntruderRecord {
+    /// Records of the intruder's source.
+    pub source_records: usize,
+    /// Records the intruder holds.
+    pub records: usize,
+}
+
+/// What the masking did (the defence log's totals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaskingRecord {
+    /// Records in.
+    pub rows_in: usize,
+    /// Records out.
+    pub rows_out: usize,
+    /// Cells changed.
+    pub cells_changed: usize,
+    /// Cells suppressed.
+    pub suppressions: usize,
+    /// Records with at least one changed cell.
+    pub records_changed: usize,
+}
+
+/// One attack's outcome: the evaluator's file-level figures that cannot be recomputed from the
+/// per-record outcomes, and those outcomes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackRecord {
+    /// The attack's label.
+    pub name: String,
+    /// Its registry name.
+    pub method: String,
+    /// Records of the released file searched (after twins-only selection).
+    pub released_records: usize,
+    /// Links declared at the attack's threshold.
+    pub declared: usize,
+    /// The threshold, on the attack's own score scale (e.g. Fellegi–Sunter's match weight).
+    pub threshold: Option<f64>,
+    /// Correct declared / declared.
+    pub precision: Option<f64>,
+    /// Correct declared / twins.
+    pub recall: Option<f64>,
+    /// Harmonic mean of precision and recall.
+    pub f1: Option<f64>,
+    /// Mitra's A (records with attribute disclosure), when a sensitive variable is scored.
+    #[serde(rename = "attribute_A")]
+    pub attribute_a: Option<usize>,
+    /// Mean of Mitra's p_i.
+    pub attribute_mean_p: Option<f64>,
+    /// The attack's own figures (e.g. Fellegi–Sunter's EM iterations).
+    pub notes: Vec<(String, f64)>,
+    /// The evaluator's own counts, kept so that the figures recomputed from `records` can be
+    /// checked against them.
+    pub evaluator: EvaluatorCounts,
+    /// Per intruder record.
+    pub records: AttackOutcomes,
+}
+
+/// The evaluator's headline counts for one attack.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluatorCounts {
+    /// Intruder records whose person is in the released file.
+    pub twins: usize,
+    /// Intruder records with at least one candidate.
+    pub with_candidates: usize,
+    /// Intruder records whose chosen candidate is their twin.
+    pub correct_matches: usize,
+    /// Σ 1/c_i over records whose twin ranks first.
+    pub expected_correct: f64,
+    /// Records whose twin is the only best candidate.
+    pub unique_correct: usize,
+    /// Records whose twin is among at most two best candidates.
+    pub le2_correct: usize,
+}
+
+/// Per-record outcomes of an attack, column by column (one entry per intruder record).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackOutcomes {
+    /// Whether the record's person is in the released file.
+    pub twin: Vec<bool>,
+    /// Candidates listed.
+    pub candidates: Vec<u32>,
+    /// `c_i`: candidates tied at the best score.
+    pub best_ties: Vec<u32>,
+    /// Rank of the twin among the candidates (0: not listed).
+    pub twin_rank: Vec<u32>,
+    /// Whether the chosen candidate is the twin.
+    pub correct: Vec<bool>,
+    /// Mitra's p_i, when scored.
+    pub p: Vec<Option<f64>>,
+}
+
+/// One risk measure's outcome: its report (figures with units, tables).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiskRecord {
+    /// The label (`risk.<name>.<figure>`).
+    pub name: String,
+    /// The registry name of the measure.
+    pub measure: String,
+    /// The report.
+    pub report: Report,
+}
+
+/// One utility measure's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UtilityRecord {
+    /// The registry name of the measure.
+    pub measure: String,
+    /// The report.
+    pub report: Report,
+}
+
+/// Where a metric comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "scope", content = "name", rename_all = "kebab-case")]
+pub enum Scope {
+    /// The masking (`masking.<figure>`).
+    Masking,
+    /// The intruder's file (`intruder.<figure>`).
+    Intruder,
+    /// An attack (`<attack>.<figure>`).
+    Attack(String),
+    /// A risk measure (`risk.<name>.<figure>`).
+    Risk(String),
+    /// The utility measures (`utility.<figure>`).
+    Utility,
+}
+
+/// A metric's identity: its scope and figure; written `masking.rows_out`, `exact.twins`,
+/// `risk.listwise.sample_uniques`, `utility.il1s`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MetricId {
+    /// The scope.
+    pub scope: Scope,
+    /// The figure's name.
+    pub figure: String,
+}
+
+impl MetricId {
+    /// A metric of `scope`.
+    pub fn new(scope: Scope, figure: impl Into<String>) -> MetricId {
+        MetricId {
+            scope,
+            figure: figure.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for MetricId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.scope {
+            Scope::Masking => write!(f, "masking.{}", self.figure),
+            Scope::Intruder => write!(f, "intruder.{}", self.figure),
+            Scope::Attack(a) => write!(f, "{a}.{}", self.figure),
+            Scope::Risk(r) => write!(f, "risk.{r}.{}", self.figure),
+            Scope::Utility => write!(f, "utility.{}", self.figure),
+        }
+    }
+}
+
+/// One metric of one run: its identity, value and unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric {
+    /// Identity.
+    pub id: MetricId,
+    /// Value.
+    pub value: f64,
+    /// Unit (decides the range its interval is clipped to and how it is printed).
+    pub unit: Unit,
+}
+
+impl Metric {
+    /// A metric.
+    pub fn new(scope: Scope, figure: impl Into<String>, value: f64, unit: Unit) -> Metric {
+        Metric {
+            id: MetricId::new(scope, figure),
+            value,
+            unit,
+        }
+    }
+
+    /// The range of values of the unit: proportions in [0, 1], counts ≥ 0.
+    pub fn range(unit: Unit) -> (f64, f64) {
+        match unit {
+            Unit::Proportion => (0.0, 1.0),
+            Unit::Count => (0.0, f64::INFINITY),
+            Unit::Score | Unit::Label => (f64::NEG_INFINITY, f64::INFINITY),
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The `[data]` section: a generator or files, the released file, the intruder's source, the
+//! truth columns and record filters.
+
+use serde::Serialize;
+use toml::Table;
+
+use crate::reader::{Problems, Section};
+
+/// Where the data come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum DataSource {
+    /// A data-synth generator, run once per experiment with the experiment seed.
+    Generator {
+        /// Registry name (`intruder synth --list`).
+        name: String,
+        /// Size `n` (the generator's default when absent).
+        n: Option<u64>,
+        /// Further generator parameters as `key=value`.
+        params: Vec<String>,
+    },
+    /// Files on disk (paths relative to the experiment file).
+    Files,
+}
+
+/// The data section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DataSpec {
+    /// Generator or files.
+    pub source: DataSource,
+    /// The released file (a file name of the generator's output, or a path).
+    pub released: String,
+    /// The file the intruder's records are drawn from (default: the released file, before
+    /// masking).
+    pub intruder: Option<String>,
+    /// Schema of the released file (files only; default `<file stem>.schema.toml` when present).
+    pub released_schema: Option<String>,
+    /// Schema of the intruder's source file (files only).
+    pub intruder_schema: Option<String>,
+    /// True person id in the released file (a column with role truth).
+    pub truth: String,
+    /// True person id in the intruder's file (default: `truth`).
+    pub truth_intruder: String,
+    /// Keep only released records whose columns equal these values (as text), e.g. the split
+    /// households of a wave.
+    pub released_where: Vec<(String, String)>,
+    /// The same for the intruder's source file.
+    pub intruder_where: Vec<(String, String)>,
+}
+
+pub(crate) fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
+    let mut s = Section::new(t, "data");
+    let generator = s.string(p, "generator");
+    let n = s.uint(p, "n");
+    let params = s.scalar_map(p, "params").unwrap_or_default();
+    let released = s.string(p, "released");
+    let intruder = s.string(p, "intruder");
+    let released_schema = s.string(p, "released_schema");
+    let intruder_schema = s.string(p, "intruder_schema");
+    let truth = s.string(p, "truth");
+    let truth_intruder = s.string(p, "truth_intruder");
+    let released_where = s.scalar_map(p, "released_where").unwrap_or_default();
+    let intruder_where = s.scalar_map(p, "intruder_where").unwrap_or_default();
+    if let Some(g) = &generator {
+        match intruder_synth::find(g) {
+            // The generator reads `params` as given: kinds, ranges, choices and unknown keys
+            // (with a did-you-mean) are checked here, every problem with its path.
+            Ok(gen_) => {
+                let table = t
+                    .get("params")
+                    .and_then(toml::Value::as_table)
+                    .cloned()
+                    .unwrap_or_default();
+                match gen_.parse_table(n, &table, "data.params") {
+                    Ok(_) => {}
+                    // Each problem already names its path (`data.params.bad: unknown key`).
+                    Err(intruder_synth::SynthError::Params { problems, .. }) => {
+                        for pr in problems {
+                            p.push("", pr);
+                        }
+                    }
+                    Err(e) => p.push("data.params", e),
+                }
+            }
+            Err(e) => p.push("data.generator", e),
+        }
+    }
+    if released.is_none() && !t.contains_key("released") {
+        p.push(
+            "data.released",
+            "is required: the file that is masked and released",
+        );
+    }
+    if truth.is_none() && !t.contains_key("truth") {
+        p.push(
+            "data.truth",
+            "is required: the column with the true person id (role truth)",
+        );
+    }
+    if generator.is_none() && n.is_some() {
+        p.push("data.n", "only for a generator");
+    }
+    s.finish(p);
+    let source = match generator {
+        Some(name) => DataSource::Generator {
+            name,
+            n,
+            params: params.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        },
+        None => DataSource::Files,
+    };
+    let truth = truth?;
+    Some(DataSpec {
+        source,
+        released: released?,
+        intruder,
+        released_schema,
+        intruder_schema,
+        truth_intruder: truth_intruder.unwrap_or_else(|| truth.clone()),
+        truth,
+        released_where,
+        intruder_where,
+    })
+}

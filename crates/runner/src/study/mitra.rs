@@ -1,0 +1,693 @@
+//! Mitra et al.'s inter-wave study (crate `intruder-longitudinal`, [`run_study`]) on the panel
+//! waves the experiment's data step wrote — baseline risks, Fig. 4 (propensity-score swapping,
+//! targeted vs random), Fig. 5 (CART synthesis), Fig. 6 (mixtures), Table 1 (every split
+//! household altered) and the utility comparison (Fig. 7). Declared by `[longitudinal] study =
+//! "mitra"`; its tables are computed from the stored raw [`intruder_longitudinal::StudyResult`].
+
+use std::path::Path;
+
+use intruder_longitudinal::{NonUnique, Panel, PanelSpec, StudyParams, run_study};
+use serde::Serialize;
+use serde_json::{Value, json};
+use toml::Table;
+
+use super::{Study, StudyEntry};
+use crate::RunnerError;
+use crate::reader::{Problems, Section, describe};
+use crate::stats::{Stat, cell, fmt};
+use crate::table::TableData;
+
+/// The registry entry.
+pub(crate) const ENTRY: StudyEntry = StudyEntry {
+    name: "mitra",
+    summary: "the inter-wave attack on split households and its defences: baseline, Figs. 4-6 (swapping, synthesis, mixtures, targeted vs random), Table 1, utility (Fig. 7)",
+    reference: "Mitra, Blanchard, Dove, Tudor & Spicer (2020), Confidentiality challenges in releasing longitudinal data, §3 and Table 1",
+    parse: |t, p| parse(t, p).map(|s| Box::new(s) as Box<dyn Study>),
+};
+
+/// Baseline figures a published value may be given for.
+const BASELINE_FIGURES: &[&str] = &[
+    "found",
+    "unique_correct",
+    "le2_correct",
+    "expected_correct",
+    "A",
+];
+
+/// Methods of Table 1.
+const TABLE1_METHODS: &[&str] = &["swap", "synth"];
+
+/// Published values of the longitudinal study, shown beside ours.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct LongitudinalPublished {
+    /// Where they were published.
+    pub source: String,
+    /// Baseline figures: (figure, scenario, value), e.g. (`unique_correct`, `scenario 1`, 56).
+    pub baseline: Vec<(String, String, f64)>,
+    /// Table 1: (method, scenario, value), e.g. (`swap`, `links`, 40).
+    pub table1: Vec<(String, String, f64)>,
+}
+
+impl LongitudinalPublished {
+    fn get(list: &[(String, String, f64)], a: &str, scenario: &str) -> Option<f64> {
+        list.iter()
+            .find(|(x, s, _)| x == a && s == scenario)
+            .map(|t| t.2)
+    }
+}
+
+/// The resolved `[longitudinal]` section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LongitudinalSpec {
+    /// The study (`mitra`).
+    pub study: String,
+    /// The last wave `T`.
+    pub wave: usize,
+    /// The wave files `1..=T` in the data directory (default `household-wave<w>.csv`).
+    pub waves: Vec<String>,
+    /// The true household id linking the waves (role truth or not).
+    pub link: String,
+    /// The released link id followed by the link attack (`None`: no link attack).
+    pub released_link: Option<String>,
+    /// The split indicator of the last wave (`None`: repeated links only).
+    pub split: Option<String>,
+    /// The sensitive numeric variable.
+    pub sensitive: String,
+    /// Leave out last-wave records sharing their link with another.
+    pub exclude_nonunique: bool,
+    /// The study's parameters ([`StudyParams::mitra`] with the section's overrides).
+    pub params: StudyParams,
+    /// Published values (report only; not part of the stored result's id).
+    pub published: LongitudinalPublished,
+}
+
+fn in_rho(r: f64) -> bool {
+    r > 0.0 && r <= 0.5
+}
+
+/// Reads and validates `[longitudinal]`, recording every problem with its key path.
+fn parse(t: &Table, p: &mut Problems) -> Option<LongitudinalSpec> {
+    let mut s = Section::new(t, "longitudinal");
+    // The registry has checked `study`.
+    let study = s.string(p, "study");
+    let wave = s.uint(p, "wave").unwrap_or(2);
+    let wave_ok = (2..=100).contains(&wave);
+    if !wave_ok {
+        p.push(
+            &s.key("wave"),
+            format!("expected the last wave T in 2..=100, found {wave}"),
+        );
+    }
+    let wave = wave as usize;
+    let waves = s.strings(p, "waves");
+    if let Some(w) = &waves
+        && wave_ok
+        && w.len() != wave
+    {
+        p.push(
+            &s.key("waves"),
+            format!(
+                "list one file per wave 1..=T (T = {wave}), found {} file(s)",
+                w.len()
+            ),
+        );
+    }
+    let seeds = s.uints(p, "seeds");
+    match &seeds {
+        None if !t.contains_key("seeds") => p.push(
+            &s.key("seeds"),
+            "is required: the protection seeds, e.g. [1, 2, 3, 4, 5]",
+        ),
+        Some(v) if v.is_empty() => p.push(&s.key("seeds"), "list at least one seed"),
+        _ => {}
+    }
+    let link = s.string(p, "link").unwrap_or_else(|| "household_id".into());
+    let released_link = s
+        .string(p, "released_link")
+        .unwrap_or_else(|| "link_id".into());
+    let split = s.string(p, "split").unwrap_or_else(|| "split".into());
+    let sensitive = s
+        .string(p, "sensitive")
+        .unwrap_or_else(|| "total_wealth".into());
+    let exclude_nonunique = s.boolean(p, "exclude_nonunique").unwrap_or(false);
+    let mut params = StudyParams::mitra(wave.max(2), seeds.clone().unwrap_or_default());
+    if let Some(r) = s.numbers(p, "rhos") {
+        if r.is_empty() {
+            p.push(&s.key("rhos"), "list at least one proportion");
+        }
+        for x in r.iter().filter(|x| !in_rho(**x)) {
+            p.push(
+                &s.key("rhos"),
+                format!("{x} is not a proportion in (0, 0.5]"),
+            );
+        }
+        params.rhos = r;
+    }
+    if let Some(v) = s.numbers(p, "shares") {
+        for x in v.iter().filter(|x| !(0.0..=1.0).contains(*x)) {
+            p.push(&s.key("shares"), format!("{x} is not a share in [0, 1]"));
+        }
+        params.shares = v;
+    }
+    if let Some(x) = s.number(p, "tolerance") {
+        if x > 0.0 {
+            params.tolerance = x;
+        } else {
+            p.push(&s.key("tolerance"), format!("expected > 0, found {x}"));
+        }
+    }
+    if let Some(x) = s.uint(p, "min_leaf") {
+        if x >= 1 {
+            params.min_leaf = x as usize;
+        } else {
+            p.push(&s.key("min_leaf"), "expected at least 1");
+        }
+    }
+    if let Some(x) = s.string(p, "partner_score") {
+        match serde_json::from_value(json!(x)) {
+            Ok(v) => params.partner_score = v,
+            Err(_) => p.push(
+                &s.key("partner_score"),
+                format!("unknown score '{x}'; expected selection or split"),
+            ),
+        }
+    }
+    if let Some(x) = s.string(p, "pool") {
+        match serde_json::from_value(json!(x)) {
+            Ok(v) => params.pool = v,
+            Err(_) => p.push(
+                &s.key("pool"),
+                format!("unknown pool '{x}'; expected split or all"),
+            ),
+        }
+    }
+    if !s.boolean(p, "utility").unwrap_or(true) {
+        params.utility = None;
+    }
+    let released_link = (!released_link.is_empty()).then_some(released_link);
+    let mut names: Vec<String> = params.scenarios.iter().map(|x| x.name.clone()).collect();
+    if released_link.is_some() {
+        names.push("links".into());
+    }
+    let published = match s.table(p, "published") {
+        Some(pt) => parse_published(pt, &names, p),
+        None => LongitudinalPublished::default(),
+    };
+    s.finish(p);
+    Some(LongitudinalSpec {
+        study: study?,
+        wave,
+        waves: waves.unwrap_or_else(|| {
+            (1..=wave)
+                .map(|w| format!("household-wave{w}.csv"))
+                .collect()
+        }),
+        link,
+        released_link,
+        split: (split != "none").then_some(split),
+        sensitive,
+        exclude_nonunique,
+        params,
+        published,
+    })
+}
+
+/// `[longitudinal.published]`: `source`, `baseline.<figure>.<scenario>`,
+/// `table1.<method>.<scenario>`.
+fn parse_published(t: &Table, scenarios: &[String], p: &mut Problems) -> LongitudinalPublished {
+    let mut s = Section::new(t, "longitudinal.published");
+    let source = s.string(p, "source").unwrap_or_default();
+    let mut out = LongitudinalPublished {
+        source,
+        ..Default::default()
+    };
+    for (part, allowed) in [("baseline", BASELINE_FIGURES), ("table1", TABLE1_METHODS)] {
+        let Some(pt) = s.table(p, part) else { continue };
+        for (k, v) in pt {
+            let loc = format!("longitudinal.published.{part}.{k}");
+            if !allowed.contains(&k.as_str()) {
+                p.push(
+                    &loc,
+                    format!("unknown key; valid keys here: {}", allowed.join(", ")),
+                );
+                continue;
+            }
+            let Some(m) = v.as_table() else {
+                p.push(
+                    &loc,
+                    format!(
+                        "expected a table of scenario = number, found {}",
+                        describe(v)
+                    ),
+                );
+                continue;
+            };
+            for (sc, x) in m {
+                let loc = format!("{loc}.{sc}");
+                if !scenarios.contains(sc) {
+                    p.push(
+                        &loc,
+                        format!(
+                            "unknown scenario; the study's are: {}",
+                            scenarios.join(", ")
+                        ),
+                    );
+                    continue;
+                }
+                let val = match x {
+                    toml::Value::Integer(i) => *i as f64,
+                    toml::Value::Float(f) if f.is_finite() => *f,
+                    other => {
+                        p.push(
+                            &loc,
+                            format!("expected a number, found {}", describe(other)),
+                        );
+                        continue;
+                    }
+                };
+                let entry = (k.clone(), sc.clone(), val);
+                if part == "baseline" {
+                    out.baseline.push(entry);
+                } else {
+                    out.table1.push(entry);
+                }
+            }
+        }
+    }
+    s.finish(p);
+    out
+}
+
+/// The plan's lines for `--dry-run`.
+fn describe_study(l: &LongitudinalSpec) -> String {
+    let p = &l.params;
+    let per_seed = p.scenarios.len() * p.rhos.len() * (4 + p.shares.len()) + 2;
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "longitudinal: study {} on waves {} (T = {}), link {}, released link {}, split {}, sensitive {}\n  scenarios: {}\n  rho {}; mixture swap shares {}; seeds {}; tolerance {}; min leaf {}; utility {}\n  {} altered releases ({} per seed: Figs. 4-6 and Table 1)\n",
+        l.study,
+        l.waves.join(", "),
+        l.wave,
+        l.link,
+        l.released_link.as_deref().unwrap_or("none"),
+        l.split.as_deref().unwrap_or("none"),
+        l.sensitive,
+        p.scenarios
+            .iter()
+            .map(|s| format!(
+                "{} ({})",
+                s.name,
+                s.keys
+                    .iter()
+                    .map(|k| format!("{}@{}", k.column, k.wave))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .collect::<Vec<_>>()
+            .join("; "),
+        list(&p.rhos),
+        if p.shares.is_empty() {
+            "none".to_string()
+        } else {
+            list(&p.shares)
+        },
+        p.seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        p.tolerance,
+        p.min_leaf,
+        if p.utility.is_some() { "on" } else { "off" },
+        per_seed * p.seeds.len(),
+        per_seed,
+    )
+}
+
+fn close(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+        _ => false,
+    }
+}
+
+/// The values of `A` over seeds of the rows matching the filter.
+fn a_values(rows: &[Value], f: impl Fn(&Value) -> bool) -> Vec<f64> {
+    rows.iter()
+        .filter(|r| f(r))
+        .filter_map(|r| r["A"].as_f64())
+        .collect()
+}
+
+/// Mean [95% interval] over seeds, the interval clipped to the figure's range (counts ≥ 0,
+/// overlaps in [0, 1]).
+fn stat_cell(v: Vec<f64>, range: (f64, f64)) -> String {
+    if v.is_empty() {
+        return "–".into();
+    }
+    cell(Some(&Stat::new(v).clipped(range.0, range.1)))
+}
+
+const COUNT: (f64, f64) = (0.0, f64::INFINITY);
+const SHARE: (f64, f64) = (0.0, 1.0);
+
+/// The study's tables from its stored result: the panel, the baseline (with published values),
+/// Fig. 4, Fig. 5, Fig. 6, Table 1 (with published values) and the utility comparison. Cells
+/// are the mean over seeds with its 95% t-interval in brackets when there are several seeds.
+fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
+    let empty = Vec::new();
+    let rows = r["rows"].as_array().unwrap_or(&empty);
+    let seeds = l.params.seeds.len();
+    let over = if seeds > 1 {
+        format!("mean over {seeds} seeds [95% interval]")
+    } else {
+        "one seed".to_string()
+    };
+    let mut out = Vec::new();
+
+    // The panel.
+    if let Some(o) = r["panel"].as_object() {
+        let mut t = TableData {
+            title: format!("Longitudinal panel ({})", l.waves.join(", ")),
+            header: vec!["figure".into(), "value".into()],
+            rows: Vec::new(),
+        };
+        for (k, v) in o {
+            if let Some(x) = v.as_f64() {
+                t.rows.push(vec![k.replace('_', " "), fmt(x)]);
+            }
+        }
+        out.push(t);
+    }
+
+    // Baseline.
+    let pb = &l.published.baseline;
+    let pub_figs: Vec<&str> = BASELINE_FIGURES
+        .iter()
+        .copied()
+        .filter(|f| pb.iter().any(|(x, _, _)| x == f))
+        .collect();
+    let mut header: Vec<String> = [
+        "attack",
+        "mode",
+        "targets",
+        "found",
+        "c_i = 1",
+        "c_i ≤ 2",
+        "Σ 1/c_i",
+        "A",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    fn label(f: &str) -> &str {
+        match f {
+            "unique_correct" => "c_i = 1",
+            "le2_correct" => "c_i ≤ 2",
+            "expected_correct" => "Σ 1/c_i",
+            other => other,
+        }
+    }
+    for f in &pub_figs {
+        header.push(format!("{} (published)", label(f)));
+    }
+    let mut t = TableData {
+        title: format!(
+            "Longitudinal baseline: the inter-wave attack on the original last wave{}",
+            if l.published.source.is_empty() || pub_figs.is_empty() {
+                String::new()
+            } else {
+                format!("; published: {}", l.published.source)
+            }
+        ),
+        header,
+        rows: Vec::new(),
+    };
+    for b in r["baseline"].as_array().unwrap_or(&empty) {
+        let sc = b["scenario"].as_str().unwrap_or("");
+        let num = |k: &str| b[k].as_f64().map_or("–".into(), fmt);
+        let mut row = vec![
+            sc.to_string(),
+            b["mode"].as_str().unwrap_or("").to_string(),
+            num("targets"),
+            num("found"),
+            num("unique_correct"),
+            num("le2_correct"),
+            num("expected_correct"),
+            num("A"),
+        ];
+        for f in &pub_figs {
+            row.push(LongitudinalPublished::get(pb, f, sc).map_or("–".into(), fmt));
+        }
+        t.rows.push(row);
+    }
+    out.push(t);
+
+    // Scenarios in the order of the rows.
+    let mut scenarios: Vec<String> = Vec::new();
+    for x in rows {
+        if let Some(s) = x["scenario"].as_str()
+            && !scenarios.iter().any(|y| y == s)
+        {
+            scenarios.push(s.to_string());
+        }
+    }
+    let study_scen: Vec<&String> = scenarios
+        .iter()
+        .filter(|s| l.params.scenarios.iter().any(|x| &x.name == *s))
+        .collect();
+
+    // Figs. 4 and 5.
+    for (fig, what) in [
+        ("fig4", "Fig. 4: propensity-score swapping"),
+        ("fig5", "Fig. 5: CART synthesis"),
+    ] {
+        let mut header = vec!["ρ".to_string()];
+        for s in &study_scen {
+            for sel in ["targeted", "random"] {
+                header.push(format!("{s} {sel}"));
+            }
+        }
+        let mut t = TableData {
+            title: format!("{what}, attribute disclosure A by proportion altered ρ ({over})"),
+            header,
+            rows: Vec::new(),
+        };
+        for &rho in &l.params.rhos {
+            let mut row = vec![format!("{rho:.2}")];
+            for s in &study_scen {
+                for sel in ["targeted", "random"] {
+                    row.push(stat_cell(
+                        a_values(rows, |x| {
+                            x["figure"] == fig
+                                && x["scenario"] == s.as_str()
+                                && x["selection"] == sel
+                                && close(x["rho"].as_f64(), Some(rho))
+                        }),
+                        COUNT,
+                    ));
+                }
+            }
+            t.rows.push(row);
+        }
+        out.push(t);
+    }
+
+    // Fig. 6.
+    if !l.params.shares.is_empty() {
+        let mut header = vec!["ρ".to_string()];
+        for s in &study_scen {
+            for &sh in &l.params.shares {
+                header.push(format!("{s}, swap share {sh:.2}"));
+            }
+        }
+        let mut t = TableData {
+            title: format!(
+                "Fig. 6: mixtures of swapping and synthesis (targeted), A by ρ and share swapped ({over})"
+            ),
+            header,
+            rows: Vec::new(),
+        };
+        for &rho in &l.params.rhos {
+            let mut row = vec![format!("{rho:.2}")];
+            for s in &study_scen {
+                for &sh in &l.params.shares {
+                    row.push(stat_cell(
+                        a_values(rows, |x| {
+                            x["figure"] == "fig6"
+                                && x["scenario"] == s.as_str()
+                                && close(x["rho"].as_f64(), Some(rho))
+                                && close(x["swap_share"].as_f64(), Some(sh))
+                        }),
+                        COUNT,
+                    ));
+                }
+            }
+            t.rows.push(row);
+        }
+        out.push(t);
+    }
+
+    // Table 1.
+    let pt = &l.published.table1;
+    let t1_scen: Vec<&String> = scenarios
+        .iter()
+        .filter(|s| {
+            rows.iter()
+                .any(|x| x["figure"] == "table1" && x["scenario"] == s.as_str())
+        })
+        .collect();
+    let mut header = vec!["method".to_string()];
+    for s in &t1_scen {
+        header.push(s.to_string());
+        if pt.iter().any(|(_, x, _)| x == *s) {
+            header.push(format!("{s} (published)"));
+        }
+    }
+    let mut t = TableData {
+        title: format!(
+            "Table 1: every split household altered, A ({over}){}",
+            if l.published.source.is_empty() || pt.is_empty() {
+                String::new()
+            } else {
+                format!("; published: {}", l.published.source)
+            }
+        ),
+        header,
+        rows: Vec::new(),
+    };
+    for (m, name) in [("swap", "swapping"), ("synth", "synthesis")] {
+        let mut row = vec![name.to_string()];
+        for s in &t1_scen {
+            row.push(stat_cell(
+                a_values(rows, |x| {
+                    x["figure"] == "table1" && x["scenario"] == s.as_str() && x["method"] == m
+                }),
+                COUNT,
+            ));
+            if pt.iter().any(|(_, x, _)| x == *s) {
+                row.push(LongitudinalPublished::get(pt, m, s).map_or("–".into(), fmt));
+            }
+        }
+        t.rows.push(row);
+    }
+    out.push(t);
+
+    // Utility.
+    let util = r["utility"].as_array().unwrap_or(&empty);
+    if !util.is_empty() {
+        let mut t = TableData {
+            title: format!(
+                "Utility (Fig. 7): 95% CI overlap of the inheritance model, original vs altered last wave, every split household altered ({over})"
+            ),
+            header: vec![
+                "method".into(),
+                "mean CI overlap".into(),
+                "lowest coefficient overlap".into(),
+            ],
+            rows: Vec::new(),
+        };
+        for (m, name) in [("swap", "swapping"), ("synth", "synthesis")] {
+            let us: Vec<&Value> = util.iter().filter(|u| u["method"] == m).collect();
+            if us.is_empty() {
+                continue;
+            }
+            let mean: Vec<f64> = us
+                .iter()
+                .filter_map(|u| u["overlap"]["mean_overlap"].as_f64())
+                .collect();
+            let lowest: Vec<f64> = us
+                .iter()
+                .filter_map(|u| {
+                    u["overlap"]["coefficients"]
+                        .as_array()?
+                        .iter()
+                        .filter_map(|c| c["overlap"].as_f64())
+                        .reduce(f64::min)
+                })
+                .collect();
+            t.rows.push(vec![
+                name.to_string(),
+                stat_cell(mean, SHARE),
+                stat_cell(lowest, SHARE),
+            ]);
+        }
+        out.push(t);
+    }
+    out
+}
+
+/// Runs the study on the wave files of `dir`: the raw result.
+fn run_on(l: &LongitudinalSpec, dir: &Path) -> Result<Value, RunnerError> {
+    let mut waves = Vec::with_capacity(l.waves.len());
+    for f in &l.waves {
+        waves.push(intruder_data::load(
+            &dir.join(f),
+            &intruder_data::Input::default(),
+        )?);
+    }
+    let spec = PanelSpec {
+        link: l.link.clone(),
+        released_link: l.released_link.clone(),
+        split: l.split.clone(),
+        sensitive: l.sensitive.clone(),
+        nonunique: if l.exclude_nonunique {
+            NonUnique::Exclude
+        } else {
+            NonUnique::Include
+        },
+        strict: false,
+    };
+    let ctx = |e: intruder_longitudinal::PanelError| {
+        RunnerError::Invalid(format!("[longitudinal] study '{}': {e}", l.study))
+    };
+    let panel = Panel::new(waves, spec).map_err(ctx)?;
+    let result = run_study(&panel, &l.params).map_err(ctx)?;
+    Ok(serde_json::to_value(result)?)
+}
+
+impl Study for LongitudinalSpec {
+    fn name(&self) -> &'static str {
+        ENTRY.name
+    }
+
+    fn identity(&self) -> Value {
+        let mut sec = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(o) = sec.as_object_mut() {
+            o.remove("published");
+        }
+        sec
+    }
+
+    fn config(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    fn describe(&self) -> String {
+        describe_study(self)
+    }
+
+    fn with_seeds(&self, seeds: &[u64]) -> Box<dyn Study> {
+        let mut l = self.clone();
+        l.params.seeds = seeds.to_vec();
+        Box::new(l)
+    }
+
+    fn files(&self) -> Vec<String> {
+        self.waves.clone()
+    }
+
+    fn run(&self, dir: &Path) -> Result<Value, RunnerError> {
+        run_on(self, dir)
+    }
+
+    fn tables(&self, result: &Value) -> Vec<TableData> {
+        longitudinal_tables(self, result)
+    }
+}
