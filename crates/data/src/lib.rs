@@ -31,7 +31,9 @@
 mod bitmap;
 mod column;
 mod error;
+pub mod keys;
 mod load;
+pub mod numeric;
 pub mod params;
 mod read;
 pub mod report;
@@ -39,7 +41,7 @@ mod schema;
 mod table;
 
 pub use bitmap::Bitmap;
-pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};
+pub use column::{Column, ColumnData, Kind, Role, format_float};
 pub use error::{DataError, Location};
 pub use load::{Input, load, schema_beside};
 pub use read::{DEFAULT_MISSING, ReadOptions, read_csv, read_csv_from};
