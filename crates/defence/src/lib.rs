@@ -55,7 +55,6 @@
 
 mod common;
 mod error;
-mod keyindex;
 mod log;
 pub mod methods;
 mod pipeline;
@@ -66,7 +65,7 @@ pub use error::DefenceError;
 pub use intruder_data::params::{
     ColumnSet, Entry, FromParam, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
 };
-pub use keyindex::{KeyIndex, wildcard_counts};
+pub use common::wildcard_counts;
 pub use log::{ChangeLog, ColumnChange, StepLog};
 pub use pipeline::{Pipeline, Step};
 pub use rand_chacha::ChaCha20Rng;
