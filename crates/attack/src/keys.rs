@@ -231,7 +231,10 @@ fn num_token(x: f64) -> u64 {
     }
 }
 
-/// Tokenizes a key on both sides with one shared dictionary, so equal values get equal tokens.
+/// Tokenizes a key on both sides with one shared dictionary, so equal values get equal tokens:
+/// the plain encoding behind the O(n·m) reference definitions (e.g. [`crate::exact::naive_exact`]),
+/// kept apart from the engines' coding ([`encode`]) so that equivalence tests compare two
+/// independent paths.
 pub fn tokenize(key: &ResolvedKey<'_>) -> (Tokens, Tokens) {
     let mut dict: HashMap<String, u64> = HashMap::new();
     let a = tokens_of(

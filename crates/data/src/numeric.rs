@@ -1,4 +1,5 @@
-//! Numbers from columns, in one place: whether a column reads as numbers, its values as `f64`,
+//! Numbers from columns, in one place: whether a column reads as numbers ([`reads_as_numbers`],
+//! [`stores_numbers`]), its values as `f64`,
 //! and the mean and spread of a sample.
 //!
 //! ```
@@ -28,6 +29,17 @@ pub fn reads_as_numbers(c: &Column) -> bool {
             levels.iter().all(|l| is_number(l))
         }
         ColumnData::String(v) => (0..c.len()).all(|i| c.is_missing(i) || is_number(&v[i])),
+    }
+}
+
+/// Whether `c` holds one number per cell by the way it is stored: integers, floats, and
+/// categories whose level labels all are numbers (text and set-valued columns do not, whatever
+/// they hold).
+pub fn stores_numbers(c: &Column) -> bool {
+    match c.data() {
+        ColumnData::Integer(_) | ColumnData::Float(_) => true,
+        ColumnData::Categorical { levels, .. } => levels.iter().all(|l| is_number(l)),
+        ColumnData::String(_) | ColumnData::Set { .. } => false,
     }
 }
 
@@ -125,7 +137,10 @@ mod tests {
         assert!(!reads_as_numbers(&t));
         let s = Column::set("m", Role::Key, &[vec!["3", "4"]], None).unwrap();
         assert!(reads_as_numbers(&s));
+        assert!(!stores_numbers(&s));
         let c = Column::categorical("c", Role::Key, &[Some("a")], None).unwrap();
-        assert!(!reads_as_numbers(&c));
+        assert!(!reads_as_numbers(&c) && !stores_numbers(&c));
+        let c = Column::categorical("c", Role::Key, &[Some("2")], None).unwrap();
+        assert!(stores_numbers(&c));
     }
 }

@@ -15,9 +15,7 @@ pub(crate) fn numeric(
 ) -> Result<Vec<f64>, DefenceError> {
     let c = table.column(name)?;
     match c.kind() {
-        Kind::Integer | Kind::Float => Ok((0..c.len())
-            .map(|i| c.as_f64(i).unwrap_or(f64::NAN))
-            .collect()),
+        Kind::Integer | Kind::Float => Ok(intruder_data::numeric::values(c)),
         k => Err(DefenceError::Column {
             method,
             column: name.to_string(),
