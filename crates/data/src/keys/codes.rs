@@ -445,9 +445,9 @@ fn offset_codes(c: &Column, v: &[i64]) -> Option<(Vec<u32>, u32)> {
         }
     }
     if lo <= hi && (hi as i128 - lo as i128) < (1 << 24) {
-        // Missing cells hold placeholders: clamp so the subtraction stays in range; the
-        // caller marks them missing.
-        let codes = v.iter().map(|&x| (x.clamp(lo, hi) - lo) as u32).collect();
+        // Missing cells hold placeholders, possibly out of range: their codes are garbage
+        // (wrapping, never a panic) until the caller marks them missing.
+        let codes = v.iter().map(|&x| x.wrapping_sub(lo) as u32).collect();
         return Some((codes, (hi - lo + 1) as u32));
     }
     None
