@@ -308,18 +308,16 @@ impl Prepared {
                         _ => None,
                     }
                 }
-                Comp::Cat { x, y } => {
-                    match (x.is_missing(i), y.is_missing(j)) {
-                        (false, false) => Some(if categories_meet(x, i, y, j) {
-                            0.0
-                        } else {
-                            1.0
-                        }),
-                        (true, true) if self.missing == MissingPolicy::AsValue => Some(0.0),
-                        _ if self.missing == MissingPolicy::AsValue => Some(1.0),
-                        _ => None,
-                    }
-                }
+                Comp::Cat { x, y } => match (x.is_missing(i), y.is_missing(j)) {
+                    (false, false) => Some(if categories_meet(x, i, y, j) {
+                        0.0
+                    } else {
+                        1.0
+                    }),
+                    (true, true) if self.missing == MissingPolicy::AsValue => Some(0.0),
+                    _ if self.missing == MissingPolicy::AsValue => Some(1.0),
+                    _ => None,
+                },
                 Comp::Str { x, y } => match (&x[i], &y[j]) {
                     (Some(a), Some(b)) => Some(self.string_metric.distance(a, b)),
                     (None, None) if self.missing == MissingPolicy::AsValue => Some(0.0),

@@ -70,7 +70,9 @@ impl Moments {
         I::IntoIter: Clone,
     {
         let it = values.into_iter();
-        let (n, sum) = it.clone().fold((0usize, -0.0f64), |(n, s), x| (n + 1, s + x));
+        let (n, sum) = it
+            .clone()
+            .fold((0usize, -0.0f64), |(n, s), x| (n + 1, s + x));
         let mean = sum / n as f64;
         let m2 = it.fold(-0.0f64, |s, x| s + (x - mean) * (x - mean));
         Moments { n, mean, m2 }

@@ -106,7 +106,10 @@ pub(crate) fn key_codes(
 
 /// The stratum of each row on the columns `names` (missing a value of its own), numbered in
 /// order of first appearance, and the number of strata.
-pub(crate) fn strata_ids(table: &Table, names: &[String]) -> Result<(Vec<u32>, usize), DefenceError> {
+pub(crate) fn strata_ids(
+    table: &Table,
+    names: &[String],
+) -> Result<(Vec<u32>, usize), DefenceError> {
     let keys = Keys::encode(table, names, SetCoding::Whole)?;
     let codes: Vec<&[u32]> = keys.codes.iter().map(Vec::as_slice).collect();
     let (ids, k) = tuple_ids(&codes, false);

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::keys::{KeyCodes, MISSING, SetCoding};
+use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{ColumnData, Table};
 
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
@@ -654,7 +654,11 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
         Some(s) => {
             let col = table.column(s)?;
             let d = KeyCodes::dense(col, SetCoding::Whole);
-            let sens: Vec<Option<u32>> = d.codes.iter().map(|&c| (c != MISSING).then_some(c)).collect();
+            let sens: Vec<Option<u32>> = d
+                .codes
+                .iter()
+                .map(|&c| (c != MISSING).then_some(c))
+                .collect();
             let (distinct, entropy) = l_diversity(&classes.class_of, classes.sizes.len(), &sens);
             let per: Vec<Option<u32>> = classes
                 .class_of

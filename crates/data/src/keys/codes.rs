@@ -816,7 +816,11 @@ fn integer_pair(a: &Column, va: &[i64], b: &Column, vb: &[i64]) -> (KeyCodes, Ke
         (vec![MISSING; va.len()], vec![MISSING; vb.len()], 0)
     } else if (hi as i128 - lo as i128) < (1 << 24) {
         let f = |x: i64| (x - lo) as u32;
-        (code_side(a, va, &f), code_side(b, vb, &f), (hi - lo + 1) as u32)
+        (
+            code_side(a, va, &f),
+            code_side(b, vb, &f),
+            (hi - lo + 1) as u32,
+        )
     } else {
         let mut distinct: Vec<i64> = Vec::new();
         for (c, v) in [(a, va), (b, vb)] {
@@ -881,7 +885,13 @@ pub fn encode_texts_pair<A: AsRef<str>, B: AsRef<str>>(
     let side = |ids: Vec<u32>| KeyCodes {
         codes: ids
             .into_iter()
-            .map(|id| if id == MISSING { MISSING } else { remap[id as usize] })
+            .map(|id| {
+                if id == MISSING {
+                    MISSING
+                } else {
+                    remap[id as usize]
+                }
+            })
             .collect(),
         card,
         sets: None,
@@ -1121,7 +1131,10 @@ mod tests {
         let (x, y, k) = tuple_ids_pair(&[&a, &b], &[&c, &d], true);
         assert_eq!((x[1], y[0], k), (1, 1, 2));
         let (x, y) = encode_texts_pair([Some("b"), None], [Some("a"), Some("b")]);
-        assert_eq!((x.codes, y.codes, x.card), (vec![1, MISSING], vec![0, 1], 2));
+        assert_eq!(
+            (x.codes, y.codes, x.card),
+            (vec![1, MISSING], vec![0, 1], 2)
+        );
     }
 
     #[test]

@@ -95,7 +95,11 @@ impl Projector {
     fn new(keys_mask: u64, radix_all: &[u64]) -> Projector {
         let keys = bits(keys_mask);
         let radix: Vec<u64> = keys.iter().map(|&k| radix_all[k]).collect();
-        let width = if radix.iter().try_fold(1u64, |a, &r| a.checked_mul(r)).is_some() {
+        let width = if radix
+            .iter()
+            .try_fold(1u64, |a, &r| a.checked_mul(r))
+            .is_some()
+        {
             Width::U64
         } else if radix
             .iter()
@@ -111,12 +115,9 @@ impl Projector {
 
     #[inline]
     fn u64(&self, code: impl Fn(usize) -> u32) -> u64 {
-        self.keys
-            .iter()
-            .zip(&self.radix)
-            .fold(0u64, |a, (&k, &r)| {
-                a.wrapping_mul(r).wrapping_add(code(k) as u64)
-            })
+        self.keys.iter().zip(&self.radix).fold(0u64, |a, (&k, &r)| {
+            a.wrapping_mul(r).wrapping_add(code(k) as u64)
+        })
     }
 
     #[inline]
@@ -170,8 +171,17 @@ impl<V: Default> ProjMap<V> {
 
     /// Applies `f` to the value of the projection, removing it when `f` says it is empty.
     #[inline]
-    fn update(&mut self, p: &Projector, code: impl Fn(usize) -> u32, f: impl FnOnce(&mut V) -> bool) {
-        fn go<K: Hash + Eq, V>(m: &mut HashMap<K, V, FixedState>, k: K, f: impl FnOnce(&mut V) -> bool) {
+    fn update(
+        &mut self,
+        p: &Projector,
+        code: impl Fn(usize) -> u32,
+        f: impl FnOnce(&mut V) -> bool,
+    ) {
+        fn go<K: Hash + Eq, V>(
+            m: &mut HashMap<K, V, FixedState>,
+            k: K,
+            f: impl FnOnce(&mut V) -> bool,
+        ) {
             if let Some(v) = m.get_mut(&k)
                 && f(v)
             {
@@ -536,13 +546,7 @@ impl PatternIndex {
                 .push(i as u32);
         }
         let g = Rows { rows: &self.rows };
-        let solved = self.join_all(
-            &qmembers,
-            &KeysProbe(queries),
-            &self.members(),
-            &g,
-            false,
-        );
+        let solved = self.join_all(&qmembers, &KeysProbe(queries), &self.members(), &g, false);
         let mut out = vec![Vec::new(); queries.n];
         for (qs, res) in solved {
             for (&q, mut r) in qs.iter().zip(res) {
@@ -960,7 +964,10 @@ mod tests {
     fn updates_follow_suppressions_and_restores() {
         let k = mulder();
         let mut idx = PatternIndex::records(&k, None, None);
-        assert_eq!(idx.counts().iter().map(|c| c.0).collect::<Vec<_>>(), vec![3, 1, 5, 3, 3, 3]);
+        assert_eq!(
+            idx.counts().iter().map(|c| c.0).collect::<Vec<_>>(),
+            vec![3, 1, 5, 3, 3, 3]
+        );
         // Record 2 (36, F) without gender matches every record of age 36 or missing age.
         assert_eq!(idx.count_as(1, 0b01).0, 2);
         idx.suppress(1, 1);
@@ -968,7 +975,10 @@ mod tests {
         assert_eq!(idx.count(2).0, 6);
         assert_eq!(idx.lost_on_restore(1, 1), vec![2]);
         idx.restore(1, 1);
-        assert_eq!(idx.counts().iter().map(|c| c.0).collect::<Vec<_>>(), vec![3, 1, 5, 3, 3, 3]);
+        assert_eq!(
+            idx.counts().iter().map(|c| c.0).collect::<Vec<_>>(),
+            vec![3, 1, 5, 3, 3, 3]
+        );
         // A key missing when indexed stays missing.
         idx.restore(2, 0);
         assert_eq!(idx.pattern(2), 0b10);
@@ -987,7 +997,10 @@ mod tests {
         let stored = Keys::from_keys(vec![s.clone()], 4);
         let idx = PatternIndex::records(&stored, None, None);
         let got = idx.cross_join(&stored, |i| i != 1);
-        assert_eq!(got, vec![vec![0, 2, 3], vec![], vec![0, 1, 2, 3], vec![0, 2, 3]]);
+        assert_eq!(
+            got,
+            vec![vec![0, 2, 3], vec![], vec![0, 1, 2, 3], vec![0, 2, 3]]
+        );
         let sub = PatternIndex::records(&stored, Some(&[1, 3]), None);
         assert_eq!(sub.cross_join(&stored, |_| true)[0], vec![3]);
     }

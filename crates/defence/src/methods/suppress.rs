@@ -30,8 +30,8 @@ use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, key_codes, suppress, weights};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::keys::{Keys, PatternIndex};
 use intruder_data::Role;
+use intruder_data::keys::{Keys, PatternIndex};
 use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "local-suppression";
