@@ -1,51 +1,16 @@
-//! Parameter types shared by several attacks: the missing-value policy (METHODS.md §1.2), the
-//! distances of `nearest` and `kmeans` (METHODS.md §2.3), and the declarations of the parameters
-//! they share in the registry ([`crate::ATTACKS`]).
+//! Parameter types shared by several attacks: the missing-value policy (METHODS.md §1.2, the
+//! toolkit's one [`intruder_data::keys::MissingPolicy`]), the distances of `nearest` and `kmeans`
+//! (METHODS.md §2.3), and the declarations of the parameters they share in the registry
+//! ([`crate::ATTACKS`]).
 
 use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::error::ParamError;
 use crate::keys::KeyMap;
 
-/// How missing key values are treated (METHODS.md §1.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MissingPolicy {
-    /// An intruder record missing any key has no candidates; a released record missing any key is
-    /// never a candidate (Mulder's listwise deletion; Bender's 273 → 228).
-    #[default]
-    Listwise,
-    /// Missing is one more value: it matches missing only.
-    AsValue,
-    /// Missing matches anything, on either side (Mulder's n_match rule).
-    Wildcard,
-}
-
-impl MissingPolicy {
-    /// Every policy.
-    pub const ALL: [MissingPolicy; 3] = [Self::Listwise, Self::AsValue, Self::Wildcard];
-
-    /// The name used on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Listwise => "listwise",
-            Self::AsValue => "as-value",
-            Self::Wildcard => "wildcard",
-        }
-    }
-}
-
-impl std::str::FromStr for MissingPolicy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| {
-                format!("unknown missing policy '{s}'; expected listwise, as-value or wildcard")
-            })
-    }
-}
+/// How missing key values are treated (METHODS.md §1.2): the one policy of the toolkit,
+/// shared with the risk measures.
+pub use intruder_data::keys::MissingPolicy;
 
 /// The distance of the nearest-neighbour and k-means attacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

@@ -1,11 +1,12 @@
 //! Distances between intruder and released records over the keys (METHODS.md §2.3), prepared
 //! once for `nearest` and `kmeans`.
 
+use intruder_data::keys::{KeyCodes, PairSpec, SetMasks, encode_pair};
 use intruder_data::{Column, Kind, Table};
 
 use crate::config::{DistanceParams, Metric, MissingPolicy, StringMetric};
 use crate::error::AttackError;
-use crate::keys::{Domain, KeyMap, ResolvedKey, Tokens, resolve, tokenize};
+use crate::keys::{Domain, KeyMap, ResolvedKey, resolve};
 
 /// How one key enters the distance.
 #[derive(Debug, Clone)]
@@ -16,8 +17,9 @@ pub(crate) enum Comp {
         y: Vec<f64>,
         range: f64,
     },
-    /// Categories compared for equality (sets by overlap).
-    Cat { x: Tokens, y: Tokens },
+    /// Categories compared for equality (sets by overlap), coded with one dictionary for both
+    /// files ([`intruder_data::keys::encode_pair`]).
+    Cat { x: KeyCodes, y: KeyCodes },
     /// Text through a string metric.
     Str {
         x: Vec<Option<String>>,
@@ -123,8 +125,23 @@ fn comp_of(key: &ResolvedKey<'_>, metric: Metric) -> Result<Comp, AttackError> {
             ),
         });
     }
-    let (x, y) = tokenize(key);
+    let (x, y) = encode_pair(&PairSpec {
+        intruder: key.intruder,
+        released: key.released,
+        domain: key.domain,
+        recode,
+    });
     Ok(Comp::Cat { x, y })
+}
+
+/// Whether observed cell `i` of the intruder's key `x` and cell `j` of the released key `y` agree:
+/// equal codes, or, for set-valued keys, candidates in common.
+#[inline]
+fn categories_meet(x: &KeyCodes, i: usize, y: &KeyCodes, j: usize) -> bool {
+    match (&x.sets, &y.sets) {
+        (Some(a), Some(b)) => SetMasks::overlap(a.query(i), b.stored(j)),
+        _ => x.codes[i] == y.codes[j],
+    }
 }
 
 impl Prepared {
@@ -210,7 +227,7 @@ impl Prepared {
     fn missing_at(&self, k: usize, row: usize, released: bool) -> bool {
         match &self.comps[k] {
             Comp::Num { x, y, .. } => if released { y[row] } else { x[row] }.is_nan(),
-            Comp::Cat { x, y } => if released { y.row(row) } else { x.row(row) }.is_empty(),
+            Comp::Cat { x, y } => if released { y } else { x }.is_missing(row),
             Comp::Str { x, y } => if released { &y[row] } else { &x[row] }.is_none(),
         }
     }
@@ -291,19 +308,16 @@ impl Prepared {
                         _ => None,
                     }
                 }
-                Comp::Cat { x, y } => {
-                    let (a, b) = (x.row(i), y.row(j));
-                    match (a.is_empty(), b.is_empty()) {
-                        (false, false) => Some(if a.iter().any(|v| b.contains(v)) {
-                            0.0
-                        } else {
-                            1.0
-                        }),
-                        (true, true) if self.missing == MissingPolicy::AsValue => Some(0.0),
-                        _ if self.missing == MissingPolicy::AsValue => Some(1.0),
-                        _ => None,
-                    }
-                }
+                Comp::Cat { x, y } => match (x.is_missing(i), y.is_missing(j)) {
+                    (false, false) => Some(if categories_meet(x, i, y, j) {
+                        0.0
+                    } else {
+                        1.0
+                    }),
+                    (true, true) if self.missing == MissingPolicy::AsValue => Some(0.0),
+                    _ if self.missing == MissingPolicy::AsValue => Some(1.0),
+                    _ => None,
+                },
                 Comp::Str { x, y } => match (&x[i], &y[j]) {
                     (Some(a), Some(b)) => Some(self.string_metric.distance(a, b)),
                     (None, None) if self.missing == MissingPolicy::AsValue => Some(0.0),

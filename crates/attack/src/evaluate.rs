@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
+use intruder_data::numeric::stores_numbers;
 use intruder_data::report::{Figure, Report, Unit};
-use intruder_data::{Column, ColumnData, Table, Truth, write_atomically};
+use intruder_data::{Column, Table, Truth, write_atomically};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
@@ -219,16 +220,6 @@ pub fn twin_rows(
         .collect())
 }
 
-fn numeric(c: &Column) -> bool {
-    match c.data() {
-        ColumnData::Integer(_) | ColumnData::Float(_) => true,
-        ColumnData::Categorical { levels, .. } => {
-            levels.iter().all(|l| l.trim().parse::<f64>().is_ok())
-        }
-        _ => false,
-    }
-}
-
 /// Scores `linkage` against the ground truth. `intruder`/`released` are the tables the attack
 /// was run on (their row counts must match the linkage) and `*_truth` their ground truth.
 pub fn evaluate(
@@ -284,7 +275,7 @@ pub fn evaluate(
         Some(s) => {
             let yc = released.column(&s.released)?;
             let tc = truth_column(intruder_truth, intruder, &s.truth)?;
-            let num = numeric(yc) && numeric(tc);
+            let num = stores_numbers(yc) && stores_numbers(tc);
             Some((s, yc, tc, num))
         }
         None => None,

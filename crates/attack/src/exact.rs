@@ -8,29 +8,23 @@
 //! and a set it intersects ("any overlap").
 //!
 //! # Cost
-//! No O(n·m) scan: released records are grouped by their pattern of observed keys `Q`; for an
-//! intruder pattern `P` the records of `Q` that match agree with the query on the keys observed in
-//! both, `S = P ∩ Q`, so one hash table per `(Q, S)` answers every query of pattern `P`
-//! (METHODS.md §1.2). Without missing values that is one hash table over the full key tuple.
-//! Set-valued cells are expanded into every tuple they stand for, on both sides.
+//! No O(n·m) scan: both files' keys are coded once with shared dictionaries
+//! ([`intruder_data::keys::encode_pairs`]) and the released records are indexed by their pattern
+//! of observed keys ([`PatternIndex`]): for an intruder pattern `P`, the records of a stored
+//! pattern `Q` that match agree with the query on the keys observed in both, `C = P ∩ Q`, so one
+//! hash table per `C` answers every query of pattern `P` (METHODS.md §1.2; a cross-join). Without
+//! missing values that is one hash table over the full key tuple. Set-valued keys are matched by
+//! candidate masks beside the hashed projection.
 
-use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
 use intruder_data::Table;
+use intruder_data::keys::PatternIndex;
 use intruder_data::params::{ParamReader, ParamSpec};
-use rayon::prelude::*;
 
 use crate::config::{MISSING, MissingPolicy, THRESHOLD};
 use crate::error::AttackError;
-use crate::keys::{KeyMap, Tokens, resolve, tokenize};
+use crate::keys::{KeyMap, Tokens, encode, resolve, tokenize};
 use crate::linkage::{Candidates, Linkage};
 use crate::{Attack, Knowledge, Linked};
-
-/// The token standing for a missing cell under the as-value policy.
-const MISSING_TOKEN: u64 = u64::MAX - 1;
-
-type Index = HashMap<Vec<u64>, Vec<u32>, FixedState>;
 
 /// Exact key matching; see the [module docs](self).
 #[derive(Debug, Clone, PartialEq)]
@@ -70,70 +64,30 @@ impl ExactMatch {
         keys: &KeyMap,
     ) -> Result<Linkage, AttackError> {
         let resolved = resolve(intruder, released, keys)?;
-        let toks: Vec<(Tokens, Tokens)> = resolved.iter().map(tokenize).collect();
-        let it: Vec<&Tokens> = toks.iter().map(|t| &t.0).collect();
-        let rt: Vec<&Tokens> = toks.iter().map(|t| &t.1).collect();
-        let (ni, nr) = (intruder.nrows(), released.nrows());
-        let is = side(&it, ni, self.missing);
-        let rs = side(&rt, nr, self.missing);
-        // Released records by pattern (in row order).
-        let mut groups: HashMap<u64, Vec<u32>, FixedState> = HashMap::default();
-        for r in 0..nr {
-            if rs.active[r] {
-                groups.entry(rs.pattern[r]).or_default().push(r as u32);
+        let (queries, stored) = encode(&resolved);
+        let matches = match self.missing {
+            MissingPolicy::Listwise => {
+                // Only complete records take part, on either side.
+                let complete: Vec<u32> = (0..stored.n)
+                    .filter(|&r| stored.complete(r))
+                    .map(|r| r as u32)
+                    .collect();
+                PatternIndex::records(&stored, Some(&complete), None)
+                    .cross_join(&queries, |i| queries.complete(i))
             }
-        }
-        let mut qs: Vec<u64> = groups.keys().copied().collect();
-        qs.sort_unstable();
-        let mut ps: Vec<u64> = (0..ni)
-            .filter(|&i| is.active[i])
-            .map(|i| is.pattern[i])
-            .collect();
-        ps.sort_unstable();
-        ps.dedup();
-        let mut needed: Vec<(u64, u64)> = ps
-            .iter()
-            .flat_map(|&p| qs.iter().map(move |&q| (q, p & q)))
-            .collect();
-        needed.sort_unstable();
-        needed.dedup();
-        let built: Vec<((u64, u64), Index)> = needed
-            .par_iter()
-            .map(|&(q, s)| {
-                let mut index = Index::default();
-                let mut buf = Vec::new();
-                for &r in &groups[&q] {
-                    expand(&cells(&rt, r as usize, s), &mut buf);
-                    for t in buf.drain(..) {
-                        index.entry(t).or_default().push(r);
-                    }
-                }
-                ((q, s), index)
-            })
-            .collect();
-        let indices: HashMap<(u64, u64), Index, FixedState> = built.into_iter().collect();
-
-        let records: Vec<Candidates> = (0..ni)
-            .into_par_iter()
-            .map(|i| {
-                if !is.active[i] {
-                    return Candidates::default();
-                }
-                let p = is.pattern[i];
-                let mut rows: Vec<usize> = Vec::new();
-                let mut buf = Vec::new();
-                for &q in &qs {
-                    let s = p & q;
-                    let index = &indices[&(q, s)];
-                    expand(&cells(&it, i, s), &mut buf);
-                    for t in &buf {
-                        if let Some(hits) = index.get(t) {
-                            rows.extend(hits.iter().map(|&r| r as usize));
-                        }
-                    }
-                }
-                Candidates::set(rows)
-            })
+            MissingPolicy::AsValue => {
+                // Missing is one more value of each key (the same code on both sides).
+                let (queries, stored) = (queries.missing_as_value(), stored.missing_as_value());
+                PatternIndex::records(&stored, None, None).cross_join(&queries, |_| true)
+            }
+            MissingPolicy::Wildcard => {
+                PatternIndex::records(&stored, None, None).cross_join(&queries, |_| true)
+            }
+        };
+        let nr = released.nrows();
+        let records: Vec<Candidates> = matches
+            .into_iter()
+            .map(|rows| Candidates::set(rows.into_iter().map(|r| r as usize).collect()))
             .collect();
         Ok(Linkage {
             method: "exact".into(),
@@ -144,74 +98,6 @@ impl ExactMatch {
             notes: Vec::new(),
         })
     }
-}
-
-/// Every tuple a record stands for on the keys in `mask` (sets expanded).
-fn expand(cells: &[&[u64]], out: &mut Vec<Vec<u64>>) {
-    out.clear();
-    out.push(Vec::with_capacity(cells.len()));
-    for cell in cells {
-        if cell.len() == 1 {
-            for t in out.iter_mut() {
-                t.push(cell[0]);
-            }
-        } else {
-            let prev = std::mem::take(out);
-            for t in prev {
-                for &v in *cell {
-                    let mut t2 = t.clone();
-                    t2.push(v);
-                    out.push(t2);
-                }
-            }
-        }
-    }
-}
-
-/// Per-record key cells with the policy applied: `None` where the record takes no part.
-struct Side {
-    /// Bit k set = key k observed (or missing-as-value).
-    pattern: Vec<u64>,
-    /// Whether the record takes part at all.
-    active: Vec<bool>,
-}
-
-fn side(tokens: &[&Tokens], n: usize, policy: MissingPolicy) -> Side {
-    let mut pattern = vec![0u64; n];
-    let mut active = vec![true; n];
-    let full: u64 = if tokens.len() == 64 {
-        u64::MAX
-    } else {
-        (1u64 << tokens.len()) - 1
-    };
-    for i in 0..n {
-        let mut p = 0u64;
-        for (k, t) in tokens.iter().enumerate() {
-            if !t.row(i).is_empty() {
-                p |= 1 << k;
-            }
-        }
-        match policy {
-            MissingPolicy::Listwise => active[i] = p == full,
-            MissingPolicy::AsValue => p = full,
-            MissingPolicy::Wildcard => {}
-        }
-        pattern[i] = p;
-    }
-    Side { pattern, active }
-}
-
-fn cells<'t>(tokens: &'t [&Tokens], i: usize, mask: u64) -> Vec<&'t [u64]> {
-    const MISSING_CELL: &[u64] = &[MISSING_TOKEN];
-    tokens
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| mask >> k & 1 == 1)
-        .map(|(_, t)| {
-            let r = t.row(i);
-            if r.is_empty() { MISSING_CELL } else { r }
-        })
-        .collect()
 }
 
 impl Attack for ExactMatch {

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use intruder_data::{Column, ColumnData, Kind, Table};
+use intruder_data::keys::{Keys, PairSpec, encode_pairs};
+use intruder_data::{Column, ColumnData, Table};
 
 use crate::error::{AttackError, KeyTypeMismatch, ParamError};
 
@@ -118,14 +119,8 @@ impl KeyMap {
     }
 }
 
-/// How the values of a key are compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Domain {
-    /// As numbers (at least one side is integer or float; the other side's labels parse as numbers).
-    Number,
-    /// As text (categories, strings, recoded keys).
-    Text,
-}
+/// How the values of a key are compared: as numbers or as text ([`Domain::shared`]).
+pub use intruder_data::keys::Domain;
 
 /// A key resolved against both tables.
 #[derive(Debug, Clone, Copy)]
@@ -144,19 +139,6 @@ fn file(t: &Table) -> String {
     t.source().display().to_string()
 }
 
-/// Whether every observed value of a column reads as a number.
-fn all_numeric(c: &Column) -> bool {
-    match c.data() {
-        ColumnData::Integer(_) | ColumnData::Float(_) => true,
-        ColumnData::Categorical { levels, .. } | ColumnData::Set { levels, .. } => {
-            levels.iter().all(|l| l.trim().parse::<f64>().is_ok())
-        }
-        ColumnData::String(v) => {
-            (0..c.len()).all(|i| c.is_missing(i) || v[i].trim().parse::<f64>().is_ok())
-        }
-    }
-}
-
 /// Resolves every key in both tables: the columns exist, neither file is empty, the types are
 /// compatible. Errors name the file and the column.
 pub fn resolve<'a>(
@@ -171,29 +153,20 @@ pub fn resolve<'a>(
     for pair in keys.pairs() {
         let ic = intruder.column(&pair.intruder)?;
         let rc = released.column(&pair.released)?;
-        let numeric = |k: Kind| k.is_numeric();
-        let domain = if pair.recode.is_some() {
-            Domain::Text
-        } else if numeric(ic.kind()) || numeric(rc.kind()) {
-            let other = if numeric(ic.kind()) { rc } else { ic };
-            if !all_numeric(other) {
-                return Err(AttackError::TypeMismatch(Box::new(KeyTypeMismatch {
-                    intruder_file: file(intruder),
-                    intruder_name: pair.intruder.clone(),
-                    intruder_kind: ic.kind().to_string(),
-                    released_file: file(released),
-                    released_name: pair.released.clone(),
-                    released_kind: rc.kind().to_string(),
-                    message: format!(
-                        "'{}' holds values that are not numbers; give both files the same type (schema), or recode the key",
-                        other.name()
-                    ),
-                })));
-            }
-            Domain::Number
-        } else {
-            Domain::Text
-        };
+        let domain = Domain::shared(ic, rc, pair.recode.is_some()).map_err(|other| {
+            AttackError::TypeMismatch(Box::new(KeyTypeMismatch {
+                intruder_file: file(intruder),
+                intruder_name: pair.intruder.clone(),
+                intruder_kind: ic.kind().to_string(),
+                released_file: file(released),
+                released_name: pair.released.clone(),
+                released_kind: rc.kind().to_string(),
+                message: format!(
+                    "'{}' holds values that are not numbers; give both files the same type (schema), or recode the key",
+                    other.name()
+                ),
+            }))
+        })?;
         out.push(ResolvedKey {
             pair,
             intruder: ic,
@@ -214,6 +187,22 @@ pub fn resolve<'a>(
         });
     }
     Ok(out)
+}
+
+/// Codes every resolved key of both files with one dictionary per key
+/// ([`intruder_data::keys::encode_pairs`]): the intruder's keys and the released keys, code for
+/// code comparable (set-valued keys with candidate masks on both sides).
+pub fn encode(resolved: &[ResolvedKey<'_>]) -> (Keys, Keys) {
+    let specs: Vec<PairSpec<'_>> = resolved
+        .iter()
+        .map(|k| PairSpec {
+            intruder: k.intruder,
+            released: k.released,
+            domain: k.domain,
+            recode: k.pair.recode.as_ref(),
+        })
+        .collect();
+    encode_pairs(&specs)
 }
 
 /// The cells of one key as comparable tokens: row `i` holds `tokens[offsets[i]..offsets[i+1]]`
@@ -242,7 +231,10 @@ fn num_token(x: f64) -> u64 {
     }
 }
 
-/// Tokenizes a key on both sides with one shared dictionary, so equal values get equal tokens.
+/// Tokenizes a key on both sides with one shared dictionary, so equal values get equal tokens:
+/// the plain encoding behind the O(n·m) reference definitions (e.g. [`crate::exact::naive_exact`]),
+/// kept apart from the engines' coding ([`encode`]) so that equivalence tests compare two
+/// independent paths.
 pub fn tokenize(key: &ResolvedKey<'_>) -> (Tokens, Tokens) {
     let mut dict: HashMap<String, u64> = HashMap::new();
     let a = tokens_of(

@@ -61,6 +61,43 @@ proptest! {
     }
 
     #[test]
+    fn hashed_exact_equals_scan_across_storage_kinds(ni in 1usize..25, nr in 1usize..60, miss in 0.0f64..0.4, seed in any::<u64>()) {
+        // The files store the same keys differently: the intruder's `a` is a category with
+        // numeric labels in its own level order and `c` a scalar category; the released `a` is
+        // an integer and `c` set-valued. One dictionary per key makes them comparable.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut draw = |n: usize| -> Vec<(Option<i64>, Vec<String>)> {
+            (0..n)
+                .map(|_| {
+                    let a = (rng.r#gen::<f64>() >= miss).then(|| rng.gen_range(0..3));
+                    let k = if rng.r#gen::<f64>() < miss { 0 } else { rng.gen_range(1..3) };
+                    (a, (0..k).map(|_| format!("m{}", rng.gen_range(0..4))).collect())
+                })
+                .collect()
+        };
+        let (di, dr) = (draw(ni), draw(nr));
+        let labels: Vec<Option<String>> = di.iter().map(|(a, _)| a.map(|x| x.to_string())).collect();
+        let first: Vec<Option<String>> = di.iter().map(|(_, c)| c.first().cloned()).collect();
+        let i = Table::new("i.csv", vec![
+            Column::categorical("a", Role::Key, &labels, Some(vec!["2".into(), "0".into(), "1".into()])).unwrap(),
+            Column::categorical("c", Role::Key, &first, None).unwrap(),
+        ]).unwrap();
+        let ints: Vec<Option<i64>> = dr.iter().map(|(a, _)| *a).collect();
+        let sets: Vec<Vec<String>> = dr.iter().map(|(_, c)| c.clone()).collect();
+        let r = Table::new("r.csv", vec![
+            Column::integer("a", Role::Key, &ints),
+            Column::set("c", Role::Key, &sets, None).unwrap(),
+        ]).unwrap();
+        let keys = KeyMap::same(&["a", "c"]).unwrap();
+        for policy in MissingPolicy::ALL {
+            let fast = link(&ExactMatch::new(policy), &i, &r, &keys, 0);
+            let slow = naive_exact(&i, &r, &keys, policy).unwrap();
+            let got: Vec<Vec<usize>> = fast.records.iter().map(|c| c.list.iter().map(|x| x.row).collect()).collect();
+            prop_assert_eq!(got, slow, "policy {:?}", policy);
+        }
+    }
+
+    #[test]
     fn dense_kernel_equals_general_path(ni in 1usize..15, nr in 1usize..80, seed in any::<u64>(), standardize in any::<bool>()) {
         // The same numeric keys once as numbers (dense kernel) and once with a constant string key
         // added (general path; the string key adds 0 to every distance).

@@ -596,94 +596,6 @@ impl Column {
             missing: self.missing.take(rows),
         }
     }
-
-    /// Dense codes `0..cardinality` for grouping: equal values get equal codes. Categorical
-    /// columns use their level codes; integers, floats and text are dictionary-encoded in sorted
-    /// order; a set-valued cell is coded by `set_mode`. Missing cells get code 0 (check the mask).
-    pub fn dense_codes(&self, set_mode: SetCode) -> DenseCodes {
-        let n = self.len();
-        match &self.data {
-            ColumnData::Categorical { codes, levels } => DenseCodes {
-                codes: (0..n)
-                    .map(|i| if self.is_missing(i) { 0 } else { codes[i] })
-                    .collect(),
-                cardinality: levels.len() as u32,
-            },
-            ColumnData::Integer(v) => dense_sorted(n, |i| (!self.is_missing(i)).then_some(v[i])),
-            ColumnData::Float(v) => dense_sorted(n, |i| {
-                (!self.is_missing(i)).then(|| OrdF64(if v[i] == 0.0 { 0.0 } else { v[i] }))
-            }),
-            ColumnData::String(v) => {
-                dense_sorted(n, |i| (!self.is_missing(i)).then(|| v[i].as_str()))
-            }
-            ColumnData::Set { .. } => match set_mode {
-                SetCode::First => {
-                    let card = self.levels().map_or(0, |l| l.len()) as u32;
-                    DenseCodes {
-                        codes: (0..n)
-                            .map(|i| self.set_items(i).first().copied().unwrap_or(0))
-                            .collect(),
-                        cardinality: card,
-                    }
-                }
-                SetCode::WholeSet => dense_sorted(n, |i| {
-                    (!self.is_missing(i)).then(|| {
-                        let mut s = self.set_items(i).to_vec();
-                        s.sort_unstable();
-                        s
-                    })
-                }),
-            },
-        }
-    }
-}
-
-/// How a set-valued cell is coded by [`Column::dense_codes`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SetCode {
-    /// The first listed candidate stands for the cell (Mulder's choice).
-    First,
-    /// The set as a whole is the value: `{3,4}` differs from `{3}`.
-    WholeSet,
-}
-
-/// Dense integer codes of a column, see [`Column::dense_codes`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DenseCodes {
-    /// One code per row (0 at missing cells).
-    pub codes: Vec<u32>,
-    /// Number of distinct codes (an upper bound on every code + 1).
-    pub cardinality: u32,
-}
-
-#[derive(Clone, Copy, PartialEq)]
-struct OrdF64(f64);
-impl Eq for OrdF64 {}
-impl PartialOrd for OrdF64 {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for OrdF64 {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-
-fn dense_sorted<T: Ord + Clone>(n: usize, value: impl Fn(usize) -> Option<T>) -> DenseCodes {
-    let mut distinct: Vec<T> = (0..n).filter_map(&value).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let codes = (0..n)
-        .map(|i| match value(i) {
-            Some(v) => distinct.binary_search(&v).map_or(0, |p| p as u32),
-            None => 0,
-        })
-        .collect();
-    DenseCodes {
-        codes,
-        cardinality: distinct.len() as u32,
-    }
 }
 
 /// Formats a float so that it reads back to the same value, without a trailing `.0` on whole
@@ -726,24 +638,7 @@ mod tests {
     }
 
     #[test]
-    fn dense_codes_group_equal_values() {
-        let c = Column::integer("a", Role::Key, &[Some(5), None, Some(-1), Some(5)]);
-        let d = c.dense_codes(SetCode::WholeSet);
-        assert_eq!(d.cardinality, 2);
-        assert_eq!((d.codes[0], d.codes[2], d.codes[3]), (1, 0, 1));
-        let f = Column::float(
-            "f",
-            Role::Key,
-            &[Some(0.0), Some(-0.0), Some(2.5), Some(f64::NAN)],
-        );
-        assert!(f.is_missing(3));
-        let d = f.dense_codes(SetCode::WholeSet);
-        assert_eq!(d.cardinality, 2);
-        assert_eq!(d.codes[0], d.codes[1]);
-    }
-
-    #[test]
-    fn set_cells_code_by_first_or_whole_set() {
+    fn set_cells_keep_their_candidates_in_order() {
         let c = Column::set(
             "m",
             Role::Key,
@@ -753,12 +648,7 @@ mod tests {
         .unwrap();
         assert!(c.is_missing(2));
         assert_eq!(c.text(0).unwrap(), "3|4");
-        let first = c.dense_codes(SetCode::First);
-        assert_eq!(first.codes[0], first.codes[1]);
-        assert_ne!(first.codes[0], first.codes[3]);
-        let whole = c.dense_codes(SetCode::WholeSet);
-        assert_ne!(whole.codes[0], whole.codes[1]);
-        assert_eq!(whole.codes[0], whole.codes[3]);
+        assert_eq!(c.set_items(3), &[1, 0]);
     }
 
     #[test]

@@ -33,7 +33,9 @@ mod column;
 mod columnar;
 mod error;
 mod files;
+pub mod keys;
 mod load;
+pub mod numeric;
 pub mod params;
 mod read;
 pub mod report;
@@ -43,7 +45,7 @@ mod timings;
 pub mod write;
 
 pub use bitmap::Bitmap;
-pub use column::{Column, ColumnData, DenseCodes, Kind, Role, SetCode, format_float};
+pub use column::{Column, ColumnData, Kind, Role, format_float};
 pub use columnar::write_parquet;
 pub use error::{DataError, Location};
 pub use files::{read_csv, read_timed};

@@ -1,5 +1,7 @@
 //! Column helpers shared by the methods.
 
+use intruder_data::keys::{Keys, PatternIndex, SetCoding, tuple_ids};
+use intruder_data::numeric::Moments;
 use intruder_data::{Bitmap, Column, ColumnData, Kind, Table};
 
 use crate::DefenceError;
@@ -13,9 +15,7 @@ pub(crate) fn numeric(
 ) -> Result<Vec<f64>, DefenceError> {
     let c = table.column(name)?;
     match c.kind() {
-        Kind::Integer | Kind::Float => Ok((0..c.len())
-            .map(|i| c.as_f64(i).unwrap_or(f64::NAN))
-            .collect()),
+        Kind::Integer | Kind::Float => Ok(intruder_data::numeric::values(c)),
         k => Err(DefenceError::Column {
             method,
             column: name.to_string(),
@@ -78,33 +78,66 @@ pub(crate) fn check_columns(
     Ok(())
 }
 
-/// Sample mean and standard deviation (n − 1) of the observed values.
+/// Sample mean and standard deviation (n − 1; 0 for a single value) of the observed values,
+/// and their number ([`Moments`]).
 pub(crate) fn mean_sd(values: &[f64]) -> (f64, f64, usize) {
-    let obs: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
-    let n = obs.len();
-    if n == 0 {
+    let m = Moments::observed(values.iter().copied());
+    if m.n == 0 {
         return (f64::NAN, f64::NAN, 0);
     }
-    let mean = obs.iter().sum::<f64>() / n as f64;
-    let var = if n > 1 {
-        obs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
-    } else {
-        0.0
-    };
-    (mean, var.sqrt(), n)
+    (m.mean, m.sample_sd().unwrap_or(0.0), m.n)
 }
 
-/// Dense codes of the given columns (missing cells get code 0; see the masks).
-pub(crate) fn key_codes(table: &Table, names: &[String]) -> Result<Vec<Vec<u32>>, DefenceError> {
-    names
-        .iter()
-        .map(|n| {
-            Ok(table
-                .column(n)?
-                .dense_codes(intruder_data::SetCode::WholeSet)
-                .codes)
-        })
-        .collect()
+/// The key columns `names` coded once ([`Keys::encode`], set-valued cells as a whole). At most
+/// 64 keys (one bit each in a missingness pattern).
+pub(crate) fn key_codes(
+    table: &Table,
+    method: &'static str,
+    names: &[String],
+) -> Result<Keys, DefenceError> {
+    if names.len() > 64 {
+        return Err(DefenceError::Infeasible {
+            method,
+            message: format!("{} keys given; at most 64 are supported", names.len()),
+        });
+    }
+    Ok(Keys::encode(table, names, SetCoding::Whole)?)
+}
+
+/// The stratum of each row on the columns `names` (missing a value of its own), numbered in
+/// order of first appearance, and the number of strata.
+pub(crate) fn strata_ids(
+    table: &Table,
+    names: &[String],
+) -> Result<(Vec<u32>, usize), DefenceError> {
+    let keys = Keys::encode(table, names, SetCoding::Whole)?;
+    let codes: Vec<&[u32]> = keys.codes.iter().map(Vec::as_slice).collect();
+    let (ids, k) = tuple_ids(&codes, false);
+    Ok((ids, k as usize))
+}
+
+/// The missingness-pattern index of every record of `table` on `keys` ([`PatternIndex`]),
+/// weighted when `weights` are given: wildcard frequencies, updatable as cells are suppressed.
+pub(crate) fn key_index(
+    table: &Table,
+    method: &'static str,
+    keys: &[String],
+    weights: Option<&[f64]>,
+) -> Result<PatternIndex, DefenceError> {
+    let coded = key_codes(table, method, keys)?;
+    Ok(PatternIndex::records(&coded, None, weights))
+}
+
+/// The wildcard frequency of every record of `table` on `keys`: the records that agree with it
+/// on every key observed in both, itself included (sdcMicro's `kAnon` judgement, Mulder's
+/// n_match).
+pub fn wildcard_counts(table: &Table, keys: &[String]) -> Result<Vec<u32>, DefenceError> {
+    let idx = key_index(table, "wildcard counts", keys, None)?;
+    Ok(idx
+        .self_join()
+        .into_iter()
+        .map(|(c, _)| c.min(u32::MAX as u64) as u32)
+        .collect())
 }
 
 /// Positive finite weights of column `name`; an error names the column and the first bad row.

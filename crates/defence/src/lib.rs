@@ -55,18 +55,17 @@
 
 mod common;
 mod error;
-mod keyindex;
 mod log;
 pub mod methods;
 mod pipeline;
 
 use std::fmt;
 
+pub use common::wildcard_counts;
 pub use error::DefenceError;
 pub use intruder_data::params::{
     ColumnSet, Entry, FromParam, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
 };
-pub use keyindex::{KeyIndex, wildcard_counts};
 pub use log::{ChangeLog, ColumnChange, StepLog};
 pub use pipeline::{Pipeline, Step};
 pub use rand_chacha::ChaCha20Rng;

@@ -10,7 +10,8 @@
 
 use std::collections::HashMap;
 
-use intruder_data::{Column, ColumnData, Dataset, Kind};
+use intruder_data::numeric::{stores_numbers, values};
+use intruder_data::{Column, Dataset, Kind};
 use serde::{Deserialize, Serialize};
 
 use crate::error::PanelError;
@@ -217,23 +218,14 @@ fn flag(c: &Column, i: usize) -> Option<bool> {
 /// The values of a numeric column (`NaN` when missing); an error names file, column and kind.
 pub(crate) fn numeric_values(ds: &Dataset, name: &str) -> Result<Vec<f64>, PanelError> {
     let c = wave_column(ds, name)?;
-    let ok = match c.data() {
-        ColumnData::Integer(_) | ColumnData::Float(_) => true,
-        ColumnData::Categorical { levels, .. } => {
-            levels.iter().all(|l| l.trim().parse::<f64>().is_ok())
-        }
-        _ => false,
-    };
-    if !ok {
+    if !stores_numbers(c) {
         return Err(PanelError::Column {
             file: file(ds),
             column: name.to_string(),
             message: format!("is {}; expected a numeric column", c.kind()),
         });
     }
-    Ok((0..c.len())
-        .map(|i| c.as_f64(i).unwrap_or(f64::NAN))
-        .collect())
+    Ok(values(c))
 }
 
 impl Panel {

@@ -2,12 +2,13 @@
 
 use serde_json::{Value, json};
 
+use intruder_data::keys::{KeyCodes, MISSING, SetCoding};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
-use intruder_data::{ColumnData, SetCode, Table};
+use intruder_data::{ColumnData, Table};
 
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
-use crate::keys::{KeyData, MissingPolicy, SetMatch};
+use crate::keys::{MissingPolicy, SetMatch, key_data};
 use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, l_diversity,
     skinner_elliot_theta,
@@ -495,14 +496,14 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     let wildcard = params.missing == MissingPolicy::Wildcard;
     // Classes always use the plain coding. Matching codes set-valued keys differently, so it
     // needs its own coding only when a key is set-valued; otherwise the two are identical.
-    let plain = KeyData::new(table, &params.keys, params.set_match, false)?;
+    let plain = key_data(table, &params.keys, params.set_match, false)?;
     let has_set_key = params.keys.iter().any(|k| {
         table
             .column(k)
             .is_ok_and(|c| c.kind() == intruder_data::Kind::Set)
     });
     let matching = if (wildcard || params.with_n_match) && has_set_key {
-        Some(KeyData::new(table, &params.keys, params.set_match, true)?)
+        Some(key_data(table, &params.keys, params.set_match, true)?)
     } else {
         None
     };
@@ -626,8 +627,8 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
                     ),
                 });
             }
-            let d = col.dense_codes(SetCode::WholeSet);
-            let mut seen = vec![false; d.cardinality as usize];
+            let d = KeyCodes::dense(col, SetCoding::Whole);
+            let mut seen = vec![false; d.card as usize];
             for &c in &d.codes {
                 if let Some(x) = seen.get_mut(c as usize) {
                     *x = true;
@@ -652,9 +653,11 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
         None => (None, None),
         Some(s) => {
             let col = table.column(s)?;
-            let d = col.dense_codes(SetCode::WholeSet);
-            let sens: Vec<Option<u32>> = (0..n_total)
-                .map(|i| (!col.is_missing(i)).then_some(d.codes[i]))
+            let d = KeyCodes::dense(col, SetCoding::Whole);
+            let sens: Vec<Option<u32>> = d
+                .codes
+                .iter()
+                .map(|&c| (c != MISSING).then_some(c))
                 .collect();
             let (distinct, entropy) = l_diversity(&classes.class_of, classes.sizes.len(), &sens);
             let per: Vec<Option<u32>> = classes

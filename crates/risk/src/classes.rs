@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use intruder_data::Table;
 
 use crate::error::RiskError;
-use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch};
+use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch, key_data};
 
 /// Class id of a record deleted by the listwise policy.
 pub const DELETED: u32 = u32::MAX;
@@ -79,7 +79,7 @@ pub fn equivalence_classes(
                 .into(),
         ));
     }
-    let kd = KeyData::new(table, keys, set_match, false)?;
+    let kd = key_data(table, keys, set_match, false)?;
     Ok(classes_of(&kd, policy))
 }
 
@@ -98,7 +98,7 @@ pub fn equivalence_classes_using(
             "the wildcard policy does not partition records into classes".into(),
         ));
     }
-    let kd = KeyData::new(table, keys, set_match, false)?;
+    let kd = key_data(table, keys, set_match, false)?;
     let c = classes_with(&kd, policy, encoding == Encoding::Recoded);
     if c.encoding != encoding {
         return Err(RiskError::Param(

@@ -47,7 +47,7 @@ use intruder_data::Table;
 
 use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;
-use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch};
+use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch, key_data};
 use intruder_data::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
 
 mod special;
@@ -876,7 +876,7 @@ pub fn population_uniqueness(
     params.check()?;
     let file = table.source().display().to_string();
     let n_total = table.nrows();
-    let kd = KeyData::new(table, &params.keys, params.set_match, false)?;
+    let kd = key_data(table, &params.keys, params.set_match, false)?;
     let classes = classes_of(&kd, params.missing);
     let weights = params
         .weight

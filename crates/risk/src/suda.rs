@@ -69,7 +69,9 @@ use serde_json::{Value, json};
 
 use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;
-use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch};
+use intruder_data::keys::tuple_ids;
+
+use crate::keys::{MISSING, MissingPolicy, SetMatch, key_data};
 
 /// Default upper bound on the search's worst-case work (records × key subsets visited) before
 /// [`suda2`] refuses to start.
@@ -469,7 +471,7 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
             params.cost_limit
         )));
     }
-    let kd = KeyData::new(table, &params.keys, params.set_match, false)?;
+    let kd = key_data(table, &params.keys, params.set_match, false)?;
     let classes = classes_of(&kd, params.missing);
 
     // Distinct tuples: class id = tuple id; multiplicity = class size.
@@ -1030,13 +1032,14 @@ fn search(vals: &[Vec<u32>], mult: &[u32], max: usize) -> (Vec<u64>, Vec<u64>) {
     // Suffix ids, exact: id_j = dense(id_{j+1}, value_j), from the last key down.
     let mut suffix = vec![vec![0u32; nt]; att];
     for j in (0..att.saturating_sub(1)).rev() {
-        let codes: Vec<u64> = (0..nt)
-            .map(|t| {
-                let next = if j + 1 < att - 1 { suffix[j + 1][t] } else { 0 };
-                (next as u64) << 32 | vals[j + 1][t] as u64
-            })
-            .collect();
-        suffix[j] = crate::keys::densify(&codes).0;
+        let zeros;
+        let next: &[u32] = if j + 1 < att - 1 {
+            &suffix[j + 1]
+        } else {
+            zeros = vec![0u32; nt];
+            &zeros
+        };
+        suffix[j] = tuple_ids(&[next, &vals[j + 1]], false).0;
     }
     let s = Search {
         vals,

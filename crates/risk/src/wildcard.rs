@@ -1,33 +1,32 @@
 //! Mulder's n_match: for record j, the number of records r that agree with j on every key where
 //! both are observed (a missing value matches anything; METHODS.md §1.2).
 //!
-//! The naive count compares every pair, O(n²·|q|). Here, with scalar keys:
-//! 1. Keys that are never missing in the file (F) must agree for any match, so records are
-//!    grouped by their F values with the fast class counter; groups are independent.
+//! The naive count compares every pair, O(n²·|q|). Here:
+//! 1. Keys that are never missing in the file and not set-valued (F) must agree for any match,
+//!    so records are grouped by their F values with the fast class counter; groups are
+//!    independent.
 //! 2. A small group (≤ 48 records) is solved pair by pair on a gathered buffer of its other keys.
 //! 3. A larger group collapses to its distinct tuples on the other keys (missing kept as its own
-//!    value), grouped by missingness pattern. For a query pattern P, a stored tuple t agrees with
-//!    a query q exactly when they are equal on the keys C = P ∩ pattern(t) observed in both; so
-//!    one hash table per distinct C, keyed by the projection on C, answers every query of P (the
-//!    smaller side is the one hashed). The cost is O(m · patterns) for the group's m tuples.
+//!    value) and is solved by the missingness-pattern index of [`intruder_data::keys`]
+//!    ([`PatternIndex::self_join`]): for a query pattern P, a stored tuple t agrees with a
+//!    query q exactly when they are equal on the keys C = P ∩ pattern(t) observed in both; so
+//!    one hash table per distinct C, keyed by the projection on C, answers every query of P.
+//!    The cost is O(m · patterns) for the group's m tuples.
 //!
 //! With skewed keys most groups are tiny and every table stays in cache; with no key always
 //! observed there is one group and step 3 runs on the whole file.
 //!
-//! Set-valued keys (a cell with several candidate values) are kept as bit masks beside the
-//! projection: a stored entry matches when its candidates intersect the query's (or, with
+//! Set-valued keys (a cell with several candidate values) are kept as candidate bit masks beside
+//! the projection: a stored entry matches when its candidates intersect the query's (or, with
 //! [`SetMatch::First`], contain the query's first candidate).
 
-use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
 use rayon::prelude::*;
 
+use intruder_data::keys::{PatternIndex, SetMasks};
 use intruder_data::{Kind, Table};
 
-use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;
-use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch};
+use crate::keys::{KeyData, MISSING, SetMatch, key_data};
 
 /// n_match of every record, and the weighted analogue (sum of weights of the matching records,
 /// sdcMicro's `Fk` with missing keys) when weights are given.
@@ -46,38 +45,22 @@ pub fn n_match(
     set_match: SetMatch,
     weights: Option<&[f64]>,
 ) -> Result<NMatch, RiskError> {
-    let kd = KeyData::new(table, keys, set_match, true)?;
+    let kd = key_data(table, keys, set_match, true)?;
     Ok(n_match_of(&kd, weights))
 }
 
-/// Stored entries of one projection key that carry set-valued masks: (masks, count, weight).
-type SetEntries = Vec<(Vec<u64>, u64, f64)>;
-
-enum Projector {
-    Radix { keys: Vec<usize>, radix: Vec<u64> },
-    Dense(Vec<u32>),
-}
-
-pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
-    if kd.sets.iter().all(Option::is_none) {
-        scalar_n_match(kd, weights)
-    } else {
-        set_n_match(kd, weights)
-    }
-}
-
-/// The scalar-key path.
+/// n_match of every record of coded keys (set-valued keys with candidate masks).
 ///
-/// Keys never missing in the file (F) must agree for any match, so records are first grouped by
-/// their F values (the fast class counter) and each group is solved on its own with the keys
-/// that can be missing (V): small groups pair by pair; larger ones are collapsed to their
-/// distinct V tuples and solved by missingness pattern. With skewed keys most groups are tiny,
-/// so every table stays in cache; with no key always observed there is one group.
-fn scalar_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
+/// Keys never missing in the file and not set-valued (F) must agree for any match, so records
+/// are first grouped by their F values (the fast class counter) and each group is solved on its
+/// own with the other keys (V): small groups pair by pair; larger ones by the pattern index over
+/// their distinct V tuples. With skewed keys most groups are tiny, so every table stays in
+/// cache; with no key always observed there is one group.
+pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     let nk = kd.codes.len();
     let n = kd.n;
     let (fkeys, vkeys): (Vec<usize>, Vec<usize>) =
-        (0..nk).partition(|&k| !kd.codes[k].contains(&MISSING));
+        (0..nk).partition(|&k| kd.sets[k].is_none() && !kd.codes[k].contains(&MISSING));
     let (gid, ngroups) = crate::classes::group_rows(kd, &fkeys);
     if vkeys.is_empty() {
         // Nothing missing: n_match is the class size.
@@ -120,10 +103,14 @@ fn scalar_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
         }
     }
     let solver = RowSolver {
-        codes: &kd.codes,
-        card: &kd.card,
+        kd,
         weights,
         vkeys: &vkeys,
+        set_v: vkeys
+            .iter()
+            .enumerate()
+            .filter_map(|(j, &k)| kd.sets[k].as_ref().map(|s| (j, s)))
+            .collect(),
     };
     let results: Vec<Vec<(u64, f64)>> = bounds
         .par_windows(2)
@@ -151,25 +138,31 @@ const PAIRWISE_MAX: usize = 48;
 
 /// Solves one group of records that agree on every always-observed key.
 struct RowSolver<'a> {
-    codes: &'a [Vec<u32>],
-    card: &'a [u32],
+    kd: &'a KeyData,
     weights: Option<&'a [f64]>,
     vkeys: &'a [usize],
+    /// The set-valued keys among the V keys: position in V and masks.
+    set_v: Vec<(usize, &'a SetMasks)>,
 }
 
 impl RowSolver<'_> {
     /// n_match (count, weight) of each record of `rows`, in that order.
     fn solve(&self, rows: &[u32]) -> Vec<(u64, f64)> {
-        let c = self.codes;
+        if rows.len() > PAIRWISE_MAX {
+            let (index, tuple_of) = PatternIndex::distinct(self.kd, self.vkeys, rows, self.weights);
+            let per_tuple = index.self_join();
+            return tuple_of.iter().map(|&t| per_tuple[t as usize]).collect();
+        }
+        // Gather the group's V codes once (row-major), then compare pairs in cache.
+        let c = &self.kd.codes;
         let nv = self.vkeys.len();
         let w = |r: u32| self.weights.map_or(0.0, |w| w[r as usize]);
-        if rows.len() <= PAIRWISE_MAX {
-            // Gather the group's V codes once (row-major), then compare pairs in cache.
-            let local: Vec<u32> = rows
-                .iter()
-                .flat_map(|&r| self.vkeys.iter().map(move |&k| c[k][r as usize]))
-                .collect();
-            let lw: Vec<f64> = rows.iter().map(|&r| w(r)).collect();
+        let local: Vec<u32> = rows
+            .iter()
+            .flat_map(|&r| self.vkeys.iter().map(move |&k| c[k][r as usize]))
+            .collect();
+        let lw: Vec<f64> = rows.iter().map(|&r| w(r)).collect();
+        if self.set_v.is_empty() {
             return local
                 .chunks_exact(nv)
                 .map(|q| {
@@ -187,341 +180,41 @@ impl RowSolver<'_> {
                 })
                 .collect();
         }
-        // Collapse to distinct V tuples (missing as its own value).
-        let mut index: HashMap<Box<[u32]>, u32, FixedState> = HashMap::default();
-        let mut tuple_of = Vec::with_capacity(rows.len());
-        let mut tcodes: Vec<Vec<u32>> = vec![Vec::new(); nv];
-        let mut sizes: Vec<u32> = Vec::new();
-        let mut wsum: Vec<f64> = Vec::new();
-        for &r in rows {
-            let key: Box<[u32]> = self.vkeys.iter().map(|&k| c[k][r as usize]).collect();
-            let next = index.len() as u32;
-            let t = *index.entry(key).or_insert_with(|| {
-                for (j, &k) in self.vkeys.iter().enumerate() {
-                    tcodes[j].push(c[k][r as usize]);
-                }
-                sizes.push(0);
-                wsum.push(0.0);
-                next
-            });
-            sizes[t as usize] += 1;
-            wsum[t as usize] += w(r);
-            tuple_of.push(t);
+        // With set-valued keys: equal codes match (a query's candidates are among its own);
+        // otherwise a set-valued key matches when the query's candidates meet the stored ones.
+        let mut is_set = vec![false; nv];
+        for &(j, _) in &self.set_v {
+            is_set[j] = true;
         }
-        let card: Vec<u32> = self.vkeys.iter().map(|&k| self.card[k]).collect();
-        let ctx = Ctx {
-            sizes: &sizes,
-            wsum: &wsum,
-            tcodes: &tcodes,
-            card: &card,
+        let sets_meet = |qi: usize, ri: usize| {
+            self.set_v.iter().all(|&(j, m)| {
+                let (a, b) = (local[qi * nv + j], local[ri * nv + j]);
+                a == MISSING
+                    || b == MISSING
+                    || a == b
+                    || SetMasks::overlap(m.query(rows[qi] as usize), m.stored(rows[ri] as usize))
+            })
         };
-        let per_tuple = ctx.solve_tuples();
-        tuple_of.iter().map(|&t| per_tuple[t as usize]).collect()
-    }
-}
-
-/// Distinct tuples of one group: their codes on the V keys (local indices), sizes and weights.
-struct Ctx<'a> {
-    sizes: &'a [u32],
-    wsum: &'a [f64],
-    tcodes: &'a [Vec<u32>],
-    card: &'a [u32],
-}
-
-impl Ctx<'_> {
-    /// Mixed-radix code of tuple `t` on local `keys`; exact when the product of their category
-    /// counts fits in 64 bits (the caller checks).
-    fn radix(&self, keys: &[usize], t: u32) -> u64 {
-        keys.iter().fold(0u64, |a, &k| {
-            a.wrapping_mul(self.card[k].max(1) as u64)
-                .wrapping_add(self.tcodes[k][t as usize] as u64)
-        })
-    }
-
-    /// n_match (count, weight) of every tuple, by missingness pattern: for a query pattern P
-    /// and each C = P ∩ Q over stored patterns Q, the smaller side is hashed on the projection.
-    fn solve_tuples(&self) -> Vec<(u64, f64)> {
-        let tc = self.tcodes;
-        let nv = tc.len();
-        let m = self.sizes.len();
-        let mut members: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
-        for t in 0..m as u32 {
-            let p = (0..nv)
-                .filter(|&j| tc[j][t as usize] != MISSING)
-                .fold(0u64, |p, j| p | 1 << j);
-            members.entry(p).or_default().push(t);
-        }
-        let patterns: Vec<u64> = members.keys().copied().collect();
-        let mut out = vec![(0u64, 0.0f64); m];
-        for &p in &patterns {
-            let queries = &members[&p];
-            let mut cnt = vec![0u64; queries.len()];
-            let mut wc = vec![0.0f64; queries.len()];
-            let mut by_c: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
-            for &q in &patterns {
-                by_c.entry(p & q).or_default().push(q);
-            }
-            for (c, qs) in by_c {
-                let stored: Vec<&[u32]> = qs.iter().map(|q| members[q].as_slice()).collect();
-                if c == p && qs == [p] {
-                    // Only the queries' own pattern agrees on all of P: tuples are distinct, so
-                    // each matches itself alone.
-                    for (j, &q) in queries.iter().enumerate() {
-                        cnt[j] += self.sizes[q as usize] as u64;
-                        wc[j] += self.wsum[q as usize];
-                    }
-                    continue;
-                }
-                let keys: Vec<usize> = (0..nv).filter(|&j| c >> j & 1 == 1).collect();
-                let radix: Vec<u64> = keys.iter().map(|&k| self.card[k].max(1) as u64).collect();
-                let fits64 = radix
-                    .iter()
-                    .try_fold(1u64, |a, &r| a.checked_mul(r))
-                    .is_some();
-                let fits128 = radix
-                    .iter()
-                    .try_fold(1u128, |a, &r| a.checked_mul(r as u128))
-                    .is_some();
-                if fits64 {
-                    let proj = |t: u32| self.radix(&keys, t);
-                    self.match_c(proj, &stored, queries, &mut cnt, &mut wc);
-                } else if fits128 {
-                    let proj = |t: u32| {
-                        keys.iter().zip(&radix).fold(0u128, |a, (&k, &r)| {
-                            a * r as u128 + tc[k][t as usize] as u128
-                        })
-                    };
-                    self.match_c(proj, &stored, queries, &mut cnt, &mut wc);
-                } else {
-                    let proj = |t: u32| {
-                        keys.iter()
-                            .map(|&k| tc[k][t as usize])
-                            .collect::<Box<[u32]>>()
-                    };
-                    self.match_c(proj, &stored, queries, &mut cnt, &mut wc);
-                }
-            }
-            for ((&q, c), w) in queries.iter().zip(cnt).zip(wc) {
-                out[q as usize] = (c, w);
-            }
-        }
-        out
-    }
-
-    /// Adds to each query's count the stored tuples whose projection equals its own.
-    fn match_c<K: std::hash::Hash + Eq>(
-        &self,
-        proj: impl Fn(u32) -> K,
-        stored: &[&[u32]],
-        queries: &[u32],
-        cnt: &mut [u64],
-        wc: &mut [f64],
-    ) {
-        let n_stored: usize = stored.iter().map(|s| s.len()).sum();
-        if n_stored <= queries.len() {
-            let mut table: HashMap<K, (u64, f64), FixedState> =
-                HashMap::with_capacity_and_hasher(n_stored, FixedState::default());
-            for &t in stored.iter().flat_map(|s| s.iter()) {
-                let e = table.entry(proj(t)).or_insert((0, 0.0));
-                e.0 += self.sizes[t as usize] as u64;
-                e.1 += self.wsum[t as usize];
-            }
-            for (j, &q) in queries.iter().enumerate() {
-                if let Some(&(a, b)) = table.get(&proj(q)) {
-                    cnt[j] += a;
-                    wc[j] += b;
-                }
-            }
-        } else {
-            let mut index: HashMap<K, u32, FixedState> =
-                HashMap::with_capacity_and_hasher(queries.len(), FixedState::default());
-            let slots: Vec<u32> = queries
-                .iter()
-                .map(|&q| {
-                    let next = index.len() as u32;
-                    *index.entry(proj(q)).or_insert(next)
-                })
-                .collect();
-            let mut acc = vec![(0u64, 0.0f64); index.len()];
-            for &t in stored.iter().flat_map(|s| s.iter()) {
-                if let Some(&s) = index.get(&proj(t)) {
-                    acc[s as usize].0 += self.sizes[t as usize] as u64;
-                    acc[s as usize].1 += self.wsum[t as usize];
-                }
-            }
-            for (j, &s) in slots.iter().enumerate() {
-                cnt[j] += acc[s as usize].0;
-                wc[j] += acc[s as usize].1;
-            }
-        }
-    }
-}
-
-/// The path for set-valued keys: hash tables of projections with candidate masks beside them.
-fn set_n_match(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
-    let nk = kd.codes.len();
-    // 1. Distinct tuples (missing as its own value).
-    let classes = classes_of(kd, MissingPolicy::AsValue);
-    let m = classes.sizes.len();
-    let mut rep = vec![u32::MAX; m];
-    let mut wsum = vec![0.0f64; m];
-    for (i, &c) in classes.class_of.iter().enumerate() {
-        debug_assert_ne!(c, DELETED);
-        if rep[c as usize] == u32::MAX {
-            rep[c as usize] = i as u32;
-        }
-        if let Some(w) = weights {
-            wsum[c as usize] += w[i];
-        }
-    }
-    let pattern: Vec<u64> = rep.iter().map(|&r| kd.pattern(r as usize)).collect();
-    let set_keys: u64 = (0..nk)
-        .filter(|&k| kd.sets[k].is_some())
-        .fold(0, |m, k| m | (1 << k));
-
-    // 2. Distinct patterns, and the tuples of each.
-    let mut patterns: Vec<u64> = pattern.clone();
-    patterns.sort_unstable();
-    patterns.dedup();
-    let mut members: HashMap<u64, Vec<u32>, FixedState> = HashMap::default();
-    for (t, &p) in pattern.iter().enumerate() {
-        members.entry(p).or_default().push(t as u32);
-    }
-
-    // 3. Projectors for every C = P ∩ Q that occurs.
-    let mut cs: Vec<u64> = patterns
-        .iter()
-        .flat_map(|&p| patterns.iter().map(move |&q| p & q))
-        .collect();
-    cs.sort_unstable();
-    cs.dedup();
-    let projectors: HashMap<u64, Projector, FixedState> = cs
-        .par_iter()
-        .map(|&c| {
-            let keys: Vec<usize> = (0..nk)
-                .filter(|&k| c >> k & 1 == 1 && set_keys >> k & 1 == 0)
-                .collect();
-            let radix: Vec<u64> = keys.iter().map(|&k| kd.card[k].max(1) as u64).collect();
-            let fits = radix
-                .iter()
-                .try_fold(1u64, |p, &r| p.checked_mul(r))
-                .is_some();
-            let proj = if fits {
-                Projector::Radix { keys, radix }
-            } else {
-                // Exact key-by-key re-coding over the tuples observed on C.
-                let mut ids = vec![0u64; m];
-                for (&k, &r) in keys.iter().zip(&radix) {
-                    let mut map: HashMap<u64, u32, FixedState> = HashMap::default();
-                    for t in 0..m {
-                        if pattern[t] & c == c {
-                            let v = ids[t] * r + kd.codes[k][rep[t] as usize] as u64;
-                            let next = map.len() as u32;
-                            ids[t] = *map.entry(v).or_insert(next) as u64;
-                        }
+        (0..rows.len())
+            .map(|qi| {
+                let q = &local[qi * nv..(qi + 1) * nv];
+                let (mut cnt, mut wt) = (0u64, 0.0f64);
+                for (ri, &wr) in lw.iter().enumerate() {
+                    let r = &local[ri * nv..(ri + 1) * nv];
+                    let scalar_ok = q
+                        .iter()
+                        .zip(r)
+                        .zip(&is_set)
+                        .all(|((&a, &b), &s)| s || a == MISSING || b == MISSING || a == b);
+                    if scalar_ok && sets_meet(qi, ri) {
+                        cnt += 1;
+                        wt += wr;
                     }
                 }
-                Projector::Dense(ids.into_iter().map(|x| x as u32).collect())
-            };
-            (c, proj)
-        })
-        .collect();
-    let project = |c: u64, t: usize| -> u64 {
-        match &projectors[&c] {
-            Projector::Radix { keys, radix } => {
-                let row = rep[t] as usize;
-                keys.iter()
-                    .zip(radix)
-                    .fold(0u64, |acc, (&k, &r)| acc * r + kd.codes[k][row] as u64)
-            }
-            Projector::Dense(ids) => ids[t] as u64,
-        }
-    };
-    let masks = |c: u64, t: usize, query: bool| -> Vec<u64> {
-        let row = rep[t] as usize;
-        (0..nk)
-            .filter(|&k| c >> k & 1 == 1 && set_keys >> k & 1 == 1)
-            .map(|k| {
-                let s = kd.sets[k].as_ref().expect("set key has masks");
-                if query { s.query[row] } else { s.stored[row] }
+                (cnt, wt)
             })
             .collect()
-    };
-
-    // 4. For each query pattern P: build the tables, answer its tuples.
-    let results: Vec<Vec<(u32, u64, f64)>> = patterns
-        .par_iter()
-        .map(|&p| {
-            let mut scalar: HashMap<(u64, u64), (u64, f64), FixedState> = HashMap::default();
-            let mut with_sets: HashMap<(u64, u64), SetEntries, FixedState> = HashMap::default();
-            let mut c_list: Vec<u64> = Vec::new();
-            for t in 0..m {
-                let c = pattern[t] & p;
-                if !c_list.contains(&c) {
-                    c_list.push(c);
-                }
-                let key = (c, project(c, t));
-                let (cnt, w) = (classes.sizes[t] as u64, wsum[t]);
-                if c & set_keys == 0 {
-                    let e = scalar.entry(key).or_insert((0, 0.0));
-                    e.0 += cnt;
-                    e.1 += w;
-                } else {
-                    let ms = masks(c, t, false);
-                    let list = with_sets.entry(key).or_default();
-                    match list.iter_mut().find(|(m2, _, _)| *m2 == ms) {
-                        Some(e) => {
-                            e.1 += cnt;
-                            e.2 += w;
-                        }
-                        None => list.push((ms, cnt, w)),
-                    }
-                }
-            }
-            members[&p]
-                .iter()
-                .map(|&q| {
-                    let q = q as usize;
-                    let (mut cnt, mut w) = (0u64, 0.0f64);
-                    for &c in &c_list {
-                        let key = (c, project(c, q));
-                        if c & set_keys == 0 {
-                            if let Some(&(a, b)) = scalar.get(&key) {
-                                cnt += a;
-                                w += b;
-                            }
-                        } else if let Some(list) = with_sets.get(&key) {
-                            let qm = masks(c, q, true);
-                            for (sm, a, b) in list {
-                                if sm.iter().zip(&qm).all(|(s, q)| s & q != 0) {
-                                    cnt += a;
-                                    w += b;
-                                }
-                            }
-                        }
-                    }
-                    (q as u32, cnt, w)
-                })
-                .collect()
-        })
-        .collect();
-    let mut per_tuple = vec![(0u32, 0.0f64); m];
-    for (t, cnt, w) in results.into_iter().flatten() {
-        per_tuple[t as usize] = (cnt.min(u32::MAX as u64) as u32, w);
     }
-    let n_match = classes
-        .class_of
-        .iter()
-        .map(|&c| per_tuple[c as usize].0)
-        .collect();
-    let weighted = weights.map(|_| {
-        classes
-            .class_of
-            .iter()
-            .map(|&c| per_tuple[c as usize].1)
-            .collect()
-    });
-    NMatch { n_match, weighted }
 }
 
 /// The definition, pair by pair, O(n²·|q|): a reference for tests and benchmarks. Values are

@@ -98,7 +98,5 @@ pub(crate) fn numeric(table: &Table, name: &str) -> Result<Vec<f64>, UtilityErro
             message: format!("is {}; this measure needs a numeric column", c.kind()),
         });
     }
-    Ok((0..c.len())
-        .map(|i| c.as_f64(i).unwrap_or(f64::NAN))
-        .collect())
+    Ok(intruder_data::numeric::values(c))
 }

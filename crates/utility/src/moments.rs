@@ -1,6 +1,7 @@
 //! Differences in means, variances and correlations; IL1s.
 
 use intruder_data::Table;
+use intruder_data::numeric::Moments;
 use serde::Serialize;
 
 use crate::{UtilityError, numeric};
@@ -28,16 +29,10 @@ pub struct VariableDiff {
     pub var_rel_diff: Option<f64>,
 }
 
+/// Mean and sample variance (n − 1; `NaN` below two values) of the observed values.
 fn mean_var(v: &[f64]) -> (f64, f64) {
-    let obs: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
-    let n = obs.len() as f64;
-    let m = obs.iter().sum::<f64>() / n;
-    let var = if obs.len() > 1 {
-        obs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        f64::NAN
-    };
-    (m, var)
+    let m = Moments::observed(v.iter().copied());
+    (m.mean, m.sample_var().unwrap_or(f64::NAN))
 }
 
 fn rel(d: f64, base: f64) -> Option<f64> {

@@ -18,7 +18,7 @@ use intruder_data::{Column, ColumnData, Kind, Table};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
-use crate::common::{check_columns, key_codes};
+use crate::common::{check_columns, strata_ids};
 use crate::{Defence, DefenceError, Masked};
 use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
@@ -216,24 +216,8 @@ impl Pram {
         if self.strata.is_empty() {
             return Ok((vec![0; n], 1));
         }
-        let codes = key_codes(table, &self.strata)?;
-        let cols: Vec<&Column> = self
-            .strata
-            .iter()
-            .map(|s| table.column(s))
-            .collect::<Result<_, _>>()?;
-        let mut map = std::collections::HashMap::new();
-        let mut ids = Vec::with_capacity(n);
-        for i in 0..n {
-            let key: Vec<Option<u32>> = cols
-                .iter()
-                .zip(&codes)
-                .map(|(c, cd)| (!c.is_missing(i)).then_some(cd[i]))
-                .collect();
-            let next = map.len();
-            ids.push(*map.entry(key).or_insert(next));
-        }
-        Ok((ids, map.len()))
+        let (ids, k) = strata_ids(table, &self.strata)?;
+        Ok((ids.into_iter().map(|i| i as usize).collect(), k))
     }
 }
 

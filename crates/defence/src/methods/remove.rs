@@ -1,14 +1,14 @@
 //! Record removal (Dalenius 1986, "destruction" of unique records): records whose class on the
 //! keys has fewer than `k` records are removed (Dalenius' uniques with threshold k − 1: k = 2
 //! removes sample uniques, k = 4 also colluding pairs and triples). Classes use the wildcard rule
-//! of [`crate::KeyIndex`]; since removing a record can shrink another's class when missing cells
+//! of [`crate::wildcard_counts`]; since removing a record can shrink another's class when missing cells
 //! match, removal repeats until every remaining record is in a class of at least k.
 
 use intruder_data::Table;
 use rand_chacha::ChaCha20Rng;
 
-use crate::common::check_columns;
-use crate::{Defence, DefenceError, KeyIndex, Masked};
+use crate::common::{check_columns, key_index};
+use crate::{Defence, DefenceError, Masked};
 use intruder_data::Role;
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
@@ -83,12 +83,11 @@ impl Defence for RemoveRecords {
         let mut rounds = 0;
         loop {
             let t = table.take(&kept);
-            let mut idx = KeyIndex::new(&t, &self.keys, None)?;
-            let counts = idx.counts();
+            let counts = key_index(&t, NAME, &self.keys, None)?.self_join();
             let next: Vec<usize> = kept
                 .iter()
                 .zip(&counts)
-                .filter(|(_, c)| c.0 >= self.k)
+                .filter(|(_, c)| c.0 >= self.k as u64)
                 .map(|(&r, _)| r)
                 .collect();
             rounds += 1;

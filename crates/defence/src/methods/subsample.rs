@@ -8,7 +8,7 @@
 use intruder_data::{Column, Role, Table};
 use rand_chacha::ChaCha20Rng;
 
-use crate::common::{check_columns, key_codes, numeric};
+use crate::common::{check_columns, numeric, strata_ids};
 use crate::{Defence, DefenceError, Masked};
 use intruder_data::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
@@ -112,24 +112,10 @@ impl Defence for Subsample {
         if self.strata.is_empty() {
             groups.push((0..n).collect());
         } else {
-            let codes = key_codes(table, &self.strata)?;
-            let cols: Vec<&Column> = self
-                .strata
-                .iter()
-                .map(|s| table.column(s))
-                .collect::<Result<_, _>>()?;
-            let mut map = std::collections::HashMap::new();
-            for i in 0..n {
-                let key: Vec<Option<u32>> = cols
-                    .iter()
-                    .zip(&codes)
-                    .map(|(c, cd)| (!c.is_missing(i)).then_some(cd[i]))
-                    .collect();
-                let g = *map.entry(key).or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                });
-                groups[g].push(i);
+            let (ids, k) = strata_ids(table, &self.strata)?;
+            groups = vec![Vec::new(); k];
+            for (i, &g) in ids.iter().enumerate() {
+                groups[g as usize].push(i);
             }
         }
         let mut kept = Vec::new();

@@ -4,7 +4,7 @@
 //! # k-anonymity with wildcards
 //! A suppressed (missing) key cell matches any value, as sdcMicro's `kAnon` judges the output: a
 //! record's frequency counts every record that agrees with it on all keys observed in both
-//! ([`crate::KeyIndex`]). Suppressing a cell never lowers any record's frequency, so one pass over
+//! ([`intruder_data::keys::PatternIndex`]). Suppressing a cell never lowers any record's frequency, so one pass over
 //! the records that violate k-anonymity suffices and the output is k-anonymous.
 //!
 //! # Which cell
@@ -28,9 +28,10 @@
 use intruder_data::Table;
 use rand_chacha::ChaCha20Rng;
 
-use crate::common::{check_columns, suppress, weights};
-use crate::{Defence, DefenceError, KeyIndex, Masked};
+use crate::common::{check_columns, key_codes, suppress, weights};
+use crate::{Defence, DefenceError, Masked};
 use intruder_data::Role;
+use intruder_data::keys::{Keys, PatternIndex};
 use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "local-suppression";
@@ -131,33 +132,26 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
 }
 
 /// Importance ranks (1 = most important), given or sdcMicro's default.
-fn importance_of(
-    table: &Table,
-    keys: &[String],
-    given: &Option<Vec<i64>>,
-) -> Result<Vec<i64>, DefenceError> {
+fn importance_of(keys: &Keys, given: &Option<Vec<i64>>) -> Vec<i64> {
     if let Some(g) = given {
-        return Ok(g.clone());
+        return g.clone();
     }
-    let mut card: Vec<(u32, usize)> = Vec::new();
-    for (j, k) in keys.iter().enumerate() {
-        let c = table.column(k)?;
-        let d = c.dense_codes(intruder_data::SetCode::WholeSet);
-        let mut seen = vec![false; d.cardinality as usize];
-        for (i, &code) in d.codes.iter().enumerate() {
-            if !c.is_missing(i) {
-                seen[code as usize] = true;
-            }
-        }
-        card.push((seen.iter().filter(|&&s| s).count() as u32, j));
-    }
+    let card: Vec<(usize, usize)> = (0..keys.len())
+        .map(|j| (keys.distinct_observed(j), j))
+        .collect();
+    let mut card = card;
     // fewer distinct values = more important (rank 1); ties: earlier key more important
     card.sort_by_key(|&(c, j)| (c, j));
     let mut imp = vec![0; keys.len()];
     for (rank, &(_, j)) in card.iter().enumerate() {
         imp[j] = rank as i64 + 1;
     }
-    Ok(imp)
+    imp
+}
+
+/// A record's count as a `u32` (counts never exceed the number of records).
+fn count32(c: (u64, f64)) -> u32 {
+    c.0.min(u32::MAX as u64) as u32
 }
 
 fn check_keys(table: &Table, method: &'static str, keys: &[String]) -> Result<(), DefenceError> {
@@ -165,18 +159,22 @@ fn check_keys(table: &Table, method: &'static str, keys: &[String]) -> Result<()
 }
 
 /// Local suppression on an index: returns the suppressed (row, key) cells in order.
-pub(crate) fn k_anonymise(idx: &mut KeyIndex, k: u32, importance: &[i64]) -> Vec<(usize, usize)> {
+pub(crate) fn k_anonymise(
+    idx: &mut PatternIndex,
+    k: u32,
+    importance: &[i64],
+) -> Vec<(usize, usize)> {
     let n = idx.len();
     let mut order: Vec<(u32, usize)> = (0..n)
-        .map(|r| (idx.count(r).0, r))
+        .map(|r| (count32(idx.count(r)), r))
         .filter(|&(c, _)| c < k)
         .collect();
     order.sort_unstable();
     let mut out = Vec::new();
     for (_, r) in order {
         loop {
-            let obs = idx.observed(r);
-            if idx.count_as(r, obs).0 >= k || obs == 0 {
+            let obs = idx.pattern(r);
+            if count32(idx.count_as(r, obs)) >= k || obs == 0 {
                 break;
             }
             // candidates: (safe?, count, importance) — pick safe with largest importance number,
@@ -186,7 +184,7 @@ pub(crate) fn k_anonymise(idx: &mut KeyIndex, k: u32, importance: &[i64]) -> Vec
             while bits != 0 {
                 let j = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let c = idx.count_as(r, obs & !(1u64 << j)).0;
+                let c = count32(idx.count_as(r, obs & !(1u64 << j)));
                 let safe = c >= k;
                 let cand = (safe, if safe { 0 } else { c }, importance[j], j);
                 let better = match best {
@@ -210,7 +208,7 @@ pub(crate) fn k_anonymise(idx: &mut KeyIndex, k: u32, importance: &[i64]) -> Vec
 /// matches. Restoring only removes matches, so each check is exact: the record's own count
 /// with the cell restored, and the count of every record that would lose it as a match.
 fn restore_redundant(
-    idx: &mut KeyIndex,
+    idx: &mut PatternIndex,
     k: u32,
     importance: &[i64],
     cells: Vec<(usize, usize)>,
@@ -218,20 +216,20 @@ fn restore_redundant(
     if cells.is_empty() {
         return cells;
     }
-    let mut counts: Vec<u32> = (0..idx.len()).map(|r| idx.count(r).0).collect();
+    let mut counts: Vec<u32> = (0..idx.len()).map(|r| count32(idx.count(r))).collect();
     let mut order: Vec<usize> = (0..cells.len()).collect();
     order.sort_by_key(|&c| (importance[cells[c].1], std::cmp::Reverse(c)));
     let mut keep = vec![true; cells.len()];
     for c in order {
         let (r, j) = cells[c];
-        let obs = idx.observed(r);
+        let obs = idx.pattern(r);
         let restored = obs | (1u64 << j);
-        let now = idx.count_as(r, restored).0;
+        let now = count32(idx.count_as(r, restored));
         if now < k {
             continue;
         }
         let losers = if now < counts[r] {
-            idx.losers_on_restore(r, j)
+            idx.lost_on_restore(r, j)
         } else {
             Vec::new()
         };
@@ -286,8 +284,9 @@ impl Defence for LocalSuppression {
                 ),
             });
         }
-        let imp = importance_of(table, &self.keys, &self.importance)?;
-        let mut idx = KeyIndex::new(table, &self.keys, None)?;
+        let coded = key_codes(table, NAME, &self.keys)?;
+        let imp = importance_of(&coded, &self.importance);
+        let mut idx = PatternIndex::records(&coded, None, None);
         let cells = k_anonymise(&mut idx, self.k, &imp);
         let (out, notes) = apply_suppressions(table, &self.keys, &cells)?;
         Ok(Masked {
@@ -389,24 +388,26 @@ impl Defence for RiskSuppression {
             None => None,
         };
         let weighted = w.is_some();
-        let mut idx = KeyIndex::new(table, &self.keys, w)?;
+        let coded = key_codes(table, RISK_NAME, &self.keys)?;
+        let idx = PatternIndex::records(&coded, None, w.as_deref());
         let j = match &self.suppress {
             Some(s) => self.keys.iter().position(|k| k == s).unwrap_or(0),
             None => {
-                let imp = importance_of(table, &self.keys, &None)?;
+                let imp = importance_of(&coded, &None);
                 (0..self.keys.len()).max_by_key(|&j| imp[j]).unwrap_or(0)
             }
         };
         let mut cells = Vec::new();
         let mut max_risk: f64 = 0.0;
-        for (r, (f, big_f)) in idx.counts().into_iter().enumerate() {
+        for (r, (f, big_f)) in idx.self_join().into_iter().enumerate() {
+            let f = count32((f, big_f));
             let risk = if weighted {
                 individual_risk(f, big_f)
             } else {
                 1.0 / f as f64
             };
             max_risk = max_risk.max(risk);
-            if risk > self.threshold && idx.observed(r) & (1u64 << j) != 0 {
+            if risk > self.threshold && idx.pattern(r) & (1u64 << j) != 0 {
                 cells.push((r, j));
             }
         }

@@ -1,0 +1,1007 @@
+//! The missingness-pattern index (METHODS.md §1.2): which stored records agree with a query on
+//! every key observed in both, without comparing every pair.
+//!
+//! Stored entries are grouped by their pattern of observed keys `Q`. A query of pattern `P`
+//! agrees with an entry of `Q` exactly when the two are equal on the keys `C = P ∩ Q` observed
+//! in both, so one hash table keyed by the projection on `C` answers every query of `P` against
+//! every entry of `Q`; stored patterns with the same `C` share one table. The cost is
+//! O((queries + entries) · patterns) instead of O(queries · entries).
+//!
+//! - A **self-join** ([`PatternIndex::self_join`]) counts, for every entry, the entries that
+//!   match it and their summed weight: Mulder's n_match and sdcMicro's weighted `Fk` with `NA`
+//!   keys, when the entries are a file's distinct key tuples.
+//! - A **cross-join** ([`PatternIndex::cross_join`]) lists, for every record of another file
+//!   coded with the same dictionaries, the stored records that match it: the candidates of
+//!   exact matching.
+//! - The index is **updatable** ([`PatternIndex::count_as`], [`PatternIndex::suppress`],
+//!   [`PatternIndex::restore`]): suppressing a cell moves a record to another pattern, and the
+//!   tables built so far follow, as local suppression needs.
+//!
+//! Both joins hash the smaller side of each `(P, C)` (the entries, or the queries' projections)
+//! and give the same answer whatever the number of threads. Keys matched by candidate masks
+//! ([`SetMasks`]) are left out of the projection; an entry found in the table then matches
+//! when, on every such key in `C`, the query's mask and the entry's stored mask intersect.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::Hash;
+
+use foldhash::fast::FixedState;
+use rayon::prelude::*;
+
+use crate::keys::codes::{Keys, MISSING, SetMasks};
+
+/// Entries at or above which the query patterns of a join are solved in parallel.
+const PARALLEL_MIN: usize = 1 << 14;
+
+/// An index of stored entries (records, or distinct key tuples with their multiplicity and
+/// summed weight) by missingness pattern; see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct PatternIndex {
+    /// Per key, the code of each entry ([`MISSING`] where unobserved).
+    codes: Vec<Vec<u32>>,
+    /// Per key, its cardinality (at least 1): the radix of projections.
+    radix: Vec<u64>,
+    /// Per key, the entries' candidate masks when the key is matched by candidates.
+    sets: Vec<Option<SetMasks>>,
+    /// Keys matched by candidates, as a bit mask.
+    set_keys: u64,
+    /// Current pattern of observed keys of each entry.
+    pattern: Vec<u64>,
+    /// Pattern of each entry as indexed (a restored key must have been observed).
+    base: Vec<u64>,
+    /// Row of the file each entry stands for (its first row, for a tuple).
+    rows: Vec<u32>,
+    /// Records each entry stands for.
+    size: Vec<u32>,
+    /// Summed weight of those records (0 without weights).
+    weight: Vec<f64>,
+    weighted: bool,
+    /// Whether entries are distinct tuples (no two equal on every key).
+    distinct: bool,
+    live: Live,
+}
+
+/// The tables of the updatable path, built on demand and kept in step with the patterns.
+#[derive(Debug, Clone, Default)]
+struct Live {
+    /// Entries per current pattern.
+    by_pattern: BTreeMap<u64, usize>,
+    /// The table of `(C, Q)`: entries of pattern `Q` by their projection on `C`.
+    tables: HashMap<(u64, u64), LiveTable, FixedState>,
+    /// The `C`s with a table, per `Q`.
+    tables_of: HashMap<u64, Vec<u64>, FixedState>,
+}
+
+/// How a projection is represented: exact in every case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Width {
+    /// Mixed-radix code in 64 bits.
+    U64,
+    /// Mixed-radix code in 128 bits.
+    U128,
+    /// The codes themselves.
+    Wide,
+}
+
+/// The projection of entries on the keys of a `C` that are not matched by candidates.
+#[derive(Debug, Clone)]
+struct Projector {
+    keys: Vec<usize>,
+    radix: Vec<u64>,
+    width: Width,
+}
+
+impl Projector {
+    fn new(keys_mask: u64, radix_all: &[u64]) -> Projector {
+        let keys = bits(keys_mask);
+        let radix: Vec<u64> = keys.iter().map(|&k| radix_all[k]).collect();
+        let width = if radix
+            .iter()
+            .try_fold(1u64, |a, &r| a.checked_mul(r))
+            .is_some()
+        {
+            Width::U64
+        } else if radix
+            .iter()
+            .try_fold(1u128, |a, &r| a.checked_mul(r as u128))
+            .is_some()
+        {
+            Width::U128
+        } else {
+            Width::Wide
+        };
+        Projector { keys, radix, width }
+    }
+
+    #[inline]
+    fn u64(&self, code: impl Fn(usize) -> u32) -> u64 {
+        self.keys.iter().zip(&self.radix).fold(0u64, |a, (&k, &r)| {
+            a.wrapping_mul(r).wrapping_add(code(k) as u64)
+        })
+    }
+
+    #[inline]
+    fn u128(&self, code: impl Fn(usize) -> u32) -> u128 {
+        self.keys
+            .iter()
+            .zip(&self.radix)
+            .fold(0u128, |a, (&k, &r)| a * r as u128 + code(k) as u128)
+    }
+
+    #[inline]
+    fn wide(&self, code: impl Fn(usize) -> u32) -> Box<[u32]> {
+        self.keys.iter().map(|&k| code(k)).collect()
+    }
+}
+
+/// A hash map keyed by projections of one width.
+#[derive(Debug, Clone)]
+enum ProjMap<V> {
+    U64(HashMap<u64, V, FixedState>),
+    U128(HashMap<u128, V, FixedState>),
+    Wide(HashMap<Box<[u32]>, V, FixedState>),
+}
+
+impl<V: Default> ProjMap<V> {
+    fn new(width: Width) -> Self {
+        match width {
+            Width::U64 => ProjMap::U64(HashMap::default()),
+            Width::U128 => ProjMap::U128(HashMap::default()),
+            Width::Wide => ProjMap::Wide(HashMap::default()),
+        }
+    }
+
+    #[inline]
+    fn get(&self, p: &Projector, code: impl Fn(usize) -> u32) -> Option<&V> {
+        match self {
+            ProjMap::U64(m) => m.get(&p.u64(code)),
+            ProjMap::U128(m) => m.get(&p.u128(code)),
+            ProjMap::Wide(m) => m.get(&p.wide(code)),
+        }
+    }
+
+    #[inline]
+    fn entry(&mut self, p: &Projector, code: impl Fn(usize) -> u32) -> &mut V {
+        match self {
+            ProjMap::U64(m) => m.entry(p.u64(code)).or_default(),
+            ProjMap::U128(m) => m.entry(p.u128(code)).or_default(),
+            ProjMap::Wide(m) => m.entry(p.wide(code)).or_default(),
+        }
+    }
+
+    /// Applies `f` to the value of the projection, removing it when `f` says it is empty.
+    #[inline]
+    fn update(
+        &mut self,
+        p: &Projector,
+        code: impl Fn(usize) -> u32,
+        f: impl FnOnce(&mut V) -> bool,
+    ) {
+        fn go<K: Hash + Eq, V>(
+            m: &mut HashMap<K, V, FixedState>,
+            k: K,
+            f: impl FnOnce(&mut V) -> bool,
+        ) {
+            if let Some(v) = m.get_mut(&k)
+                && f(v)
+            {
+                m.remove(&k);
+            }
+        }
+        match self {
+            ProjMap::U64(m) => go(m, p.u64(code), f),
+            ProjMap::U128(m) => go(m, p.u128(code), f),
+            ProjMap::Wide(m) => go(m, p.wide(code), f),
+        }
+    }
+}
+
+/// One table of the updatable path.
+#[derive(Debug, Clone)]
+struct LiveTable {
+    proj: Projector,
+    /// Keys of `C` matched by candidates.
+    set_c: u64,
+    /// Without candidate keys in `C`: count and weight per projection. With them: the entries
+    /// per projection, filtered by their masks at each look-up.
+    map: LiveMap,
+}
+
+#[derive(Debug, Clone)]
+enum LiveMap {
+    Counts(ProjMap<(u64, f64)>),
+    Entries(ProjMap<Vec<u32>>),
+}
+
+/// The set bits of a mask, in increasing order.
+fn bits(mut m: u64) -> Vec<usize> {
+    let mut out = Vec::with_capacity(m.count_ones() as usize);
+    while m != 0 {
+        out.push(m.trailing_zeros() as usize);
+        m &= m - 1;
+    }
+    out
+}
+
+/// Where the queries of a join take their codes and masks.
+trait Probe: Sync {
+    fn code(&self, k: usize, q: u32) -> u32;
+    fn mask(&self, k: usize, q: u32) -> &[u64];
+}
+
+/// The entries as their own queries (their query masks).
+struct SelfProbe<'a>(&'a PatternIndex);
+
+impl Probe for SelfProbe<'_> {
+    #[inline]
+    fn code(&self, k: usize, q: u32) -> u32 {
+        self.0.codes[k][q as usize]
+    }
+    #[inline]
+    fn mask(&self, k: usize, q: u32) -> &[u64] {
+        self.0.sets[k]
+            .as_ref()
+            .expect("a candidate key has masks")
+            .query(q as usize)
+    }
+}
+
+/// The records of another file.
+struct KeysProbe<'a>(&'a Keys);
+
+impl Probe for KeysProbe<'_> {
+    #[inline]
+    fn code(&self, k: usize, q: u32) -> u32 {
+        self.0.codes[k][q as usize]
+    }
+    #[inline]
+    fn mask(&self, k: usize, q: u32) -> &[u64] {
+        self.0.sets[k]
+            .as_ref()
+            .expect("a candidate key has masks")
+            .query(q as usize)
+    }
+}
+
+/// What a join collects: per projection a bucket of stored entries, per query an output.
+trait Gather: Sync {
+    type Bucket: Default + Clone;
+    type Out: Default + Send;
+    /// Adds stored entry `e` to a bucket.
+    fn add(&self, b: &mut Self::Bucket, e: u32);
+    /// Gives a query the entries of a bucket.
+    fn take(&self, o: &mut Self::Out, b: &Self::Bucket);
+    /// Gives a query one entry.
+    fn take_one(&self, o: &mut Self::Out, e: u32);
+}
+
+/// Counts records and sums weights.
+struct Count<'a> {
+    size: &'a [u32],
+    weight: &'a [f64],
+}
+
+impl Gather for Count<'_> {
+    type Bucket = (u64, f64);
+    type Out = (u64, f64);
+    #[inline]
+    fn add(&self, b: &mut (u64, f64), e: u32) {
+        b.0 += self.size[e as usize] as u64;
+        b.1 += self.weight[e as usize];
+    }
+    #[inline]
+    fn take(&self, o: &mut (u64, f64), b: &(u64, f64)) {
+        o.0 += b.0;
+        o.1 += b.1;
+    }
+    #[inline]
+    fn take_one(&self, o: &mut (u64, f64), e: u32) {
+        o.0 += self.size[e as usize] as u64;
+        o.1 += self.weight[e as usize];
+    }
+}
+
+/// Lists the rows of the entries.
+struct Rows<'a> {
+    rows: &'a [u32],
+}
+
+impl Gather for Rows<'_> {
+    type Bucket = Vec<u32>;
+    type Out = Vec<u32>;
+    #[inline]
+    fn add(&self, b: &mut Vec<u32>, e: u32) {
+        b.push(self.rows[e as usize]);
+    }
+    #[inline]
+    fn take(&self, o: &mut Vec<u32>, b: &Vec<u32>) {
+        o.extend_from_slice(b);
+    }
+    #[inline]
+    fn take_one(&self, o: &mut Vec<u32>, e: u32) {
+        o.push(self.rows[e as usize]);
+    }
+}
+
+impl PatternIndex {
+    /// Indexes records of a file: `rows` (every row when `None`), each an entry of its own,
+    /// weighing `weights[row]` (one weight per row of the file) when given.
+    ///
+    /// # Panics
+    /// When a row or the weights do not fit the keys, or there are more than 64 keys.
+    pub fn records(keys: &Keys, rows: Option<&[u32]>, weights: Option<&[f64]>) -> PatternIndex {
+        let (codes, sets, rows) = match rows {
+            None => (
+                keys.codes.clone(),
+                keys.sets.clone(),
+                (0..keys.n as u32).collect::<Vec<u32>>(),
+            ),
+            Some(rows) => (
+                keys.codes
+                    .iter()
+                    .map(|c| rows.iter().map(|&r| c[r as usize]).collect())
+                    .collect(),
+                keys.sets
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| s.take(rows)))
+                    .collect(),
+                rows.to_vec(),
+            ),
+        };
+        let m = rows.len();
+        let weight = match weights {
+            Some(w) => {
+                assert_eq!(w.len(), keys.n, "one weight per row");
+                rows.iter().map(|&r| w[r as usize]).collect()
+            }
+            None => vec![0.0; m],
+        };
+        PatternIndex::build(
+            codes,
+            &keys.card,
+            sets,
+            rows,
+            vec![1; m],
+            weight,
+            weights.is_some(),
+            false,
+        )
+    }
+
+    /// Indexes the distinct tuples of `rows` on the keys `subset` (indices into `keys`, in
+    /// increasing order; missing is a value of its own for telling tuples apart): one entry
+    /// per tuple, in order of first appearance, standing for its records and their summed
+    /// weight. Returns the index (its keys are `subset`, renumbered from 0) and the entry of
+    /// each row of `rows`.
+    ///
+    /// # Panics
+    /// When a key index or row is out of range, or `subset` has more than 64 keys.
+    pub fn distinct(
+        keys: &Keys,
+        subset: &[usize],
+        rows: &[u32],
+        weights: Option<&[f64]>,
+    ) -> (PatternIndex, Vec<u32>) {
+        let c = &keys.codes;
+        let nv = subset.len();
+        let w = |r: u32| weights.map_or(0.0, |w| w[r as usize]);
+        let mut index: HashMap<Box<[u32]>, u32, FixedState> = HashMap::default();
+        let mut tuple_of = Vec::with_capacity(rows.len());
+        let mut tcodes: Vec<Vec<u32>> = vec![Vec::new(); nv];
+        let mut reps: Vec<u32> = Vec::new();
+        let mut sizes: Vec<u32> = Vec::new();
+        let mut wsum: Vec<f64> = Vec::new();
+        for &r in rows {
+            let key: Box<[u32]> = subset.iter().map(|&k| c[k][r as usize]).collect();
+            let next = index.len() as u32;
+            let t = *index.entry(key).or_insert_with(|| {
+                for (j, &k) in subset.iter().enumerate() {
+                    tcodes[j].push(c[k][r as usize]);
+                }
+                reps.push(r);
+                sizes.push(0);
+                wsum.push(0.0);
+                next
+            });
+            sizes[t as usize] += 1;
+            wsum[t as usize] += w(r);
+            tuple_of.push(t);
+        }
+        let card: Vec<u32> = subset.iter().map(|&k| keys.card[k]).collect();
+        let sets: Vec<Option<SetMasks>> = subset
+            .iter()
+            .map(|&k| keys.sets[k].as_ref().map(|s| s.take(&reps)))
+            .collect();
+        let idx = PatternIndex::build(
+            tcodes,
+            &card,
+            sets,
+            reps,
+            sizes,
+            wsum,
+            weights.is_some(),
+            true,
+        );
+        (idx, tuple_of)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        codes: Vec<Vec<u32>>,
+        card: &[u32],
+        sets: Vec<Option<SetMasks>>,
+        rows: Vec<u32>,
+        size: Vec<u32>,
+        weight: Vec<f64>,
+        weighted: bool,
+        distinct: bool,
+    ) -> PatternIndex {
+        let nk = codes.len();
+        assert!(nk <= 64, "at most 64 keys");
+        let m = rows.len();
+        let pattern: Vec<u64> = (0..m)
+            .map(|e| {
+                (0..nk)
+                    .filter(|&k| codes[k][e] != MISSING)
+                    .fold(0u64, |p, k| p | 1 << k)
+            })
+            .collect();
+        let set_keys = sets
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .fold(0u64, |p, (k, _)| p | 1 << k);
+        let mut live = Live::default();
+        for &p in &pattern {
+            *live.by_pattern.entry(p).or_insert(0) += 1;
+        }
+        PatternIndex {
+            radix: card.iter().map(|&c| c.max(1) as u64).collect(),
+            codes,
+            sets,
+            set_keys,
+            base: pattern.clone(),
+            pattern,
+            rows,
+            size,
+            weight,
+            weighted,
+            distinct,
+            live,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// True when there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Number of keys.
+    pub fn nkeys(&self) -> usize {
+        self.codes.len()
+    }
+
+    /// The current pattern of observed keys of entry `e` (bit `k` = key `k` observed).
+    pub fn pattern(&self, e: usize) -> u64 {
+        self.pattern[e]
+    }
+
+    /// The row of the file that entry `e` stands for (the first, for a tuple).
+    pub fn row(&self, e: usize) -> u32 {
+        self.rows[e]
+    }
+
+    /// Entries by current pattern, each list in increasing order.
+    fn members(&self) -> BTreeMap<u64, Vec<u32>> {
+        let mut members: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+        for (e, &p) in self.pattern.iter().enumerate() {
+            members.entry(p).or_default().push(e as u32);
+        }
+        members
+    }
+
+    /// For every entry, the records of the entries matching it (itself included) and their
+    /// summed weight (0 without weights): a query asks with its query masks, an entry offers
+    /// its stored masks.
+    pub fn self_join(&self) -> Vec<(u64, f64)> {
+        let members = self.members();
+        let g = Count {
+            size: &self.size,
+            weight: &self.weight,
+        };
+        let solved = self.join_all(&members, &SelfProbe(self), &members, &g, true);
+        let mut out = vec![(0u64, 0.0f64); self.len()];
+        for (queries, res) in solved {
+            for (&q, r) in queries.iter().zip(res) {
+                out[q as usize] = r;
+            }
+        }
+        out
+    }
+
+    /// For every record of `queries` (a file coded with the same dictionaries, e.g. by
+    /// [`encode_pairs`](crate::keys::encode_pairs)) that `active` admits, the rows of the
+    /// stored entries matching it, in increasing order; an empty list for the others.
+    ///
+    /// # Panics
+    /// When `queries` has other keys or cardinalities than the index.
+    pub fn cross_join(&self, queries: &Keys, active: impl Fn(usize) -> bool) -> Vec<Vec<u32>> {
+        assert_eq!(queries.len(), self.nkeys(), "the same keys on both sides");
+        for (k, &c) in queries.card.iter().enumerate() {
+            assert!(
+                (c.max(1) as u64) <= self.radix[k],
+                "the queries are coded with the index's dictionaries"
+            );
+        }
+        let mut qmembers: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+        for i in (0..queries.n).filter(|&i| active(i)) {
+            qmembers
+                .entry(queries.pattern(i))
+                .or_default()
+                .push(i as u32);
+        }
+        let g = Rows { rows: &self.rows };
+        let solved = self.join_all(&qmembers, &KeysProbe(queries), &self.members(), &g, false);
+        let mut out = vec![Vec::new(); queries.n];
+        for (qs, res) in solved {
+            for (&q, mut r) in qs.iter().zip(res) {
+                r.sort_unstable();
+                out[q as usize] = r;
+            }
+        }
+        out
+    }
+
+    /// Solves every query pattern (in parallel when the index is large).
+    fn join_all<'q, P: Probe, G: Gather>(
+        &self,
+        queries: &'q BTreeMap<u64, Vec<u32>>,
+        probe: &P,
+        stored: &BTreeMap<u64, Vec<u32>>,
+        g: &G,
+        self_join: bool,
+    ) -> Vec<(&'q [u32], Vec<G::Out>)> {
+        let pats: Vec<(u64, &'q [u32])> = queries.iter().map(|(&p, q)| (p, q.as_slice())).collect();
+        let solve = |&(p, qs): &(u64, &'q [u32])| {
+            (qs, self.join_pattern(p, qs, probe, stored, g, self_join))
+        };
+        if pats.len() > 1 && self.len() >= PARALLEL_MIN {
+            pats.par_iter().map(solve).collect()
+        } else {
+            pats.iter().map(solve).collect()
+        }
+    }
+
+    /// The outputs of the queries of pattern `p`: stored patterns are grouped by `C = P ∩ Q`,
+    /// each group answered by one table.
+    fn join_pattern<P: Probe, G: Gather>(
+        &self,
+        p: u64,
+        queries: &[u32],
+        probe: &P,
+        stored: &BTreeMap<u64, Vec<u32>>,
+        g: &G,
+        self_join: bool,
+    ) -> Vec<G::Out> {
+        let mut out: Vec<G::Out> = (0..queries.len()).map(|_| G::Out::default()).collect();
+        let mut by_c: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for &q in stored.keys() {
+            by_c.entry(p & q).or_default().push(q);
+        }
+        for (c, qs) in by_c {
+            let st: Vec<&[u32]> = qs.iter().map(|q| stored[q].as_slice()).collect();
+            if self_join && self.distinct && c == p && qs == [p] && p & self.set_keys == 0 {
+                // Only the queries' own pattern agrees on all of P, and entries are distinct:
+                // each matches itself alone.
+                for (o, &q) in out.iter_mut().zip(queries) {
+                    g.take_one(o, q);
+                }
+                continue;
+            }
+            let proj = Projector::new(c & !self.set_keys, &self.radix);
+            let set_c = c & self.set_keys;
+            let codes = &self.codes;
+            match proj.width {
+                Width::U64 => self.match_c(
+                    |t| proj.u64(|k| codes[k][t as usize]),
+                    |q| proj.u64(|k| probe.code(k, q)),
+                    &st,
+                    queries,
+                    set_c,
+                    probe,
+                    g,
+                    &mut out,
+                ),
+                Width::U128 => self.match_c(
+                    |t| proj.u128(|k| codes[k][t as usize]),
+                    |q| proj.u128(|k| probe.code(k, q)),
+                    &st,
+                    queries,
+                    set_c,
+                    probe,
+                    g,
+                    &mut out,
+                ),
+                Width::Wide => self.match_c(
+                    |t| proj.wide(|k| codes[k][t as usize]),
+                    |q| proj.wide(|k| probe.code(k, q)),
+                    &st,
+                    queries,
+                    set_c,
+                    probe,
+                    g,
+                    &mut out,
+                ),
+            }
+        }
+        out
+    }
+
+    /// Whether query `q` and stored entry `t` share a candidate on every key of `set_c`.
+    #[inline]
+    fn masks_match<P: Probe>(&self, set_c: u64, t: u32, probe: &P, q: u32) -> bool {
+        let mut m = set_c;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let s = self.sets[k]
+                .as_ref()
+                .expect("a candidate key has masks")
+                .stored(t as usize);
+            if !SetMasks::overlap(probe.mask(k, q), s) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Gives each query the stored entries whose projection equals its own (and whose masks
+    /// meet its masks on `set_c`). Without candidate keys the smaller side is hashed.
+    #[allow(clippy::too_many_arguments)]
+    fn match_c<K: Hash + Eq, P: Probe, G: Gather>(
+        &self,
+        proj_s: impl Fn(u32) -> K,
+        proj_q: impl Fn(u32) -> K,
+        stored: &[&[u32]],
+        queries: &[u32],
+        set_c: u64,
+        probe: &P,
+        g: &G,
+        out: &mut [G::Out],
+    ) {
+        let n_stored: usize = stored.iter().map(|s| s.len()).sum();
+        if set_c != 0 {
+            let mut table: HashMap<K, Vec<u32>, FixedState> =
+                HashMap::with_capacity_and_hasher(n_stored, FixedState::default());
+            for &t in stored.iter().flat_map(|s| s.iter()) {
+                table.entry(proj_s(t)).or_default().push(t);
+            }
+            for (o, &q) in out.iter_mut().zip(queries) {
+                if let Some(list) = table.get(&proj_q(q)) {
+                    for &t in list {
+                        if self.masks_match(set_c, t, probe, q) {
+                            g.take_one(o, t);
+                        }
+                    }
+                }
+            }
+        } else if n_stored <= queries.len() {
+            let mut table: HashMap<K, G::Bucket, FixedState> =
+                HashMap::with_capacity_and_hasher(n_stored, FixedState::default());
+            for &t in stored.iter().flat_map(|s| s.iter()) {
+                g.add(table.entry(proj_s(t)).or_default(), t);
+            }
+            for (o, &q) in out.iter_mut().zip(queries) {
+                if let Some(b) = table.get(&proj_q(q)) {
+                    g.take(o, b);
+                }
+            }
+        } else {
+            let mut index: HashMap<K, u32, FixedState> =
+                HashMap::with_capacity_and_hasher(queries.len(), FixedState::default());
+            let slots: Vec<u32> = queries
+                .iter()
+                .map(|&q| {
+                    let next = index.len() as u32;
+                    *index.entry(proj_q(q)).or_insert(next)
+                })
+                .collect();
+            let mut acc = vec![G::Bucket::default(); index.len()];
+            for &t in stored.iter().flat_map(|s| s.iter()) {
+                if let Some(&s) = index.get(&proj_s(t)) {
+                    g.add(&mut acc[s as usize], t);
+                }
+            }
+            for (o, &s) in out.iter_mut().zip(&slots) {
+                g.take(o, &acc[s as usize]);
+            }
+        }
+    }
+
+    /// The records matching entry `e` (itself included, in its current pattern) were `e`'s
+    /// observed keys `pattern` (a subset of those it had when indexed), and their summed weight
+    /// (their number without weights). Builds the tables it needs and keeps them for later
+    /// calls.
+    pub fn count_as(&mut self, e: usize, pattern: u64) -> (u64, f64) {
+        debug_assert_eq!(
+            pattern & !self.base[e],
+            0,
+            "query keys must have been observed"
+        );
+        let PatternIndex {
+            codes,
+            radix,
+            sets,
+            set_keys,
+            pattern: current,
+            size,
+            weight,
+            live,
+            ..
+        } = self;
+        let (mut n, mut w) = (0u64, 0.0f64);
+        let code = |k: usize| codes[k][e];
+        for &q in live.by_pattern.keys() {
+            let c = pattern & q;
+            let t = live.tables.entry((c, q)).or_insert_with(|| {
+                live.tables_of.entry(q).or_default().push(c);
+                LiveTable::build(c, q, *set_keys, radix, codes, current, size, weight)
+            });
+            match &t.map {
+                LiveMap::Counts(m) => {
+                    if let Some(&(a, b)) = m.get(&t.proj, code) {
+                        n += a;
+                        w += b;
+                    }
+                }
+                LiveMap::Entries(m) => {
+                    if let Some(list) = m.get(&t.proj, code) {
+                        for &s in list {
+                            let ok = bits(t.set_c).into_iter().all(|k| {
+                                let ms = sets[k].as_ref().expect("a candidate key has masks");
+                                SetMasks::overlap(ms.query(e), ms.stored(s as usize))
+                            });
+                            if ok {
+                                n += size[s as usize] as u64;
+                                w += weight[s as usize];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (n, if self.weighted { w } else { n as f64 })
+    }
+
+    /// The records matching entry `e` as it stands, and their summed weight
+    /// ([`count_as`](Self::count_as) with its current pattern).
+    pub fn count(&mut self, e: usize) -> (u64, f64) {
+        self.count_as(e, self.pattern[e])
+    }
+
+    /// [`count`](Self::count) of every entry.
+    pub fn counts(&mut self) -> Vec<(u64, f64)> {
+        (0..self.len()).map(|e| self.count(e)).collect()
+    }
+
+    /// Marks key `k` of entry `e` as missing (a suppressed cell), updating every table built
+    /// so far.
+    pub fn suppress(&mut self, e: usize, k: usize) {
+        let new = self.pattern[e] & !(1u64 << k);
+        self.set_pattern(e, new);
+    }
+
+    /// Marks key `k` of entry `e` as observed again, with its indexed value; a key missing
+    /// when the entry was indexed stays missing.
+    pub fn restore(&mut self, e: usize, k: usize) {
+        let new = (self.pattern[e] | (1u64 << k)) & self.base[e];
+        self.set_pattern(e, new);
+    }
+
+    fn set_pattern(&mut self, e: usize, new: u64) {
+        let old = self.pattern[e];
+        if new == old {
+            return;
+        }
+        let (s, w) = (self.size[e] as u64, self.weight[e]);
+        let code = |k: usize| self.codes[k][e];
+        let live = &mut self.live;
+        for (q, add) in [(old, false), (new, true)] {
+            let Some(cs) = live.tables_of.get(&q) else {
+                continue;
+            };
+            for c in cs {
+                let t = live.tables.get_mut(&(*c, q)).expect("listed tables exist");
+                match &mut t.map {
+                    LiveMap::Counts(m) if add => {
+                        let v = m.entry(&t.proj, code);
+                        v.0 += s;
+                        v.1 += w;
+                    }
+                    LiveMap::Counts(m) => m.update(&t.proj, code, |v| {
+                        v.0 -= s;
+                        v.1 -= w;
+                        v.0 == 0
+                    }),
+                    LiveMap::Entries(m) if add => m.entry(&t.proj, code).push(e as u32),
+                    LiveMap::Entries(m) => m.update(&t.proj, code, |v| {
+                        v.retain(|&x| x != e as u32);
+                        v.is_empty()
+                    }),
+                }
+            }
+        }
+        if let Some(c) = live.by_pattern.get_mut(&old) {
+            *c -= 1;
+            if *c == 0 {
+                live.by_pattern.remove(&old);
+            }
+        }
+        *live.by_pattern.entry(new).or_insert(0) += 1;
+        self.pattern[e] = new;
+    }
+
+    /// The entries that match `e` now but would not once key `k` of `e` is restored: entries
+    /// observing key `k` with a value `e`'s does not match, that agree with `e` on every other
+    /// key observed in both. O(entries · keys).
+    pub fn lost_on_restore(&self, e: usize, k: usize) -> Vec<usize> {
+        let bit = 1u64 << k;
+        let agree = |l: usize, s: usize| match &self.sets[l] {
+            Some(m) => SetMasks::overlap(m.query(e), m.stored(s)),
+            None => self.codes[l][s] == self.codes[l][e],
+        };
+        (0..self.len())
+            .filter(|&s| {
+                let ps = self.pattern[s];
+                if s == e || ps & bit == 0 || agree(k, s) {
+                    return false;
+                }
+                let mut common = ps & self.pattern[e] & !bit;
+                while common != 0 {
+                    let l = common.trailing_zeros() as usize;
+                    if !agree(l, s) {
+                        return false;
+                    }
+                    common &= common - 1;
+                }
+                true
+            })
+            .collect()
+    }
+}
+
+impl LiveTable {
+    /// The table of `(c, q)` over the entries whose current pattern is `q`.
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        c: u64,
+        q: u64,
+        set_keys: u64,
+        radix: &[u64],
+        codes: &[Vec<u32>],
+        pattern: &[u64],
+        size: &[u32],
+        weight: &[f64],
+    ) -> LiveTable {
+        let proj = Projector::new(c & !set_keys, radix);
+        let set_c = c & set_keys;
+        let mut map = if set_c == 0 {
+            LiveMap::Counts(ProjMap::new(proj.width))
+        } else {
+            LiveMap::Entries(ProjMap::new(proj.width))
+        };
+        for (e, &p) in pattern.iter().enumerate() {
+            if p != q {
+                continue;
+            }
+            let code = |k: usize| codes[k][e];
+            match &mut map {
+                LiveMap::Counts(m) => {
+                    let v = m.entry(&proj, code);
+                    v.0 += size[e] as u64;
+                    v.1 += weight[e];
+                }
+                LiveMap::Entries(m) => m.entry(&proj, code).push(e as u32),
+            }
+        }
+        LiveTable { proj, set_c, map }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::codes::{KeyCodes, SetCoding};
+    use crate::keys::policy::SetMatch;
+    use crate::{Column, Role};
+
+    fn mulder() -> Keys {
+        // Mulder's Table 2 (METHODS.md example D).
+        let age = Column::integer(
+            "age",
+            Role::Key,
+            &[Some(40), Some(36), None, Some(40), Some(23), Some(23)],
+        );
+        let sex = Column::categorical(
+            "gender",
+            Role::Key,
+            &[Some("M"), Some("F"), Some("M"), None, Some("M"), Some("M")],
+            None,
+        )
+        .unwrap();
+        Keys::from_keys(
+            vec![
+                KeyCodes::of(&age, SetCoding::Whole),
+                KeyCodes::of(&sex, SetCoding::Whole),
+            ],
+            6,
+        )
+    }
+
+    #[test]
+    fn self_join_counts_mulders_table_2() {
+        let k = mulder();
+        let w = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
+        let idx = PatternIndex::records(&k, None, Some(&w));
+        let got = idx.self_join();
+        let n: Vec<u64> = got.iter().map(|x| x.0).collect();
+        assert_eq!(n, vec![3, 1, 5, 3, 3, 3]);
+        assert_eq!(got[1].1, 2.0);
+        assert_eq!(got[2].1, 1.0 + 4.0 + 8.0 + 16.0 + 32.0);
+        let rows: Vec<u32> = (0..6).collect();
+        let (d, of) = PatternIndex::distinct(&k, &[0, 1], &rows, Some(&w));
+        assert_eq!(d.len(), 5);
+        let per: Vec<u64> = of.iter().map(|&t| d.self_join()[t as usize].0).collect();
+        assert_eq!(per, vec![3, 1, 5, 3, 3, 3]);
+    }
+
+    #[test]
+    fn updates_follow_suppressions_and_restores() {
+        let k = mulder();
+        let mut idx = PatternIndex::records(&k, None, None);
+        assert_eq!(
+            idx.counts().iter().map(|c| c.0).collect::<Vec<_>>(),
+            vec![3, 1, 5, 3, 3, 3]
+        );
+        // Record 2 (36, F) without gender matches every record of age 36 or missing age.
+        assert_eq!(idx.count_as(1, 0b01).0, 2);
+        idx.suppress(1, 1);
+        assert_eq!(idx.count(1), (2, 2.0));
+        assert_eq!(idx.count(2).0, 6);
+        assert_eq!(idx.lost_on_restore(1, 1), vec![2]);
+        idx.restore(1, 1);
+        assert_eq!(
+            idx.counts().iter().map(|c| c.0).collect::<Vec<_>>(),
+            vec![3, 1, 5, 3, 3, 3]
+        );
+        // A key missing when indexed stays missing.
+        idx.restore(2, 0);
+        assert_eq!(idx.pattern(2), 0b10);
+    }
+
+    #[test]
+    fn cross_join_lists_matching_rows_and_filters_candidates() {
+        let released = Column::set(
+            "m",
+            Role::Key,
+            &[vec!["3", "4"], vec!["5"], vec![], vec!["4"]],
+            None,
+        )
+        .unwrap();
+        let s = KeyCodes::of(&released, SetCoding::Candidates(SetMatch::Overlap));
+        let stored = Keys::from_keys(vec![s.clone()], 4);
+        let idx = PatternIndex::records(&stored, None, None);
+        let got = idx.cross_join(&stored, |i| i != 1);
+        assert_eq!(
+            got,
+            vec![vec![0, 2, 3], vec![], vec![0, 1, 2, 3], vec![0, 2, 3]]
+        );
+        let sub = PatternIndex::records(&stored, Some(&[1, 3]), None);
+        assert_eq!(sub.cross_join(&stored, |_| true)[0], vec![3]);
+    }
+}

@@ -1,0 +1,40 @@
+//! Key variables coded once, for every engine that counts or matches on them: frequency risk,
+//! local suppression and exact matching (and blocking keys of record linkage).
+//!
+//! - **One missing representation**: a missing cell is [`MISSING`] in every code array.
+//! - **Codes** ([`KeyCodes`], [`Keys`]): dense integers per key, equal values equal codes. One
+//!   file: [`KeyCodes::of`] / [`Keys::encode`]. Two files: [`encode_pair`] / [`encode_pairs`]
+//!   code a key of the intruder's and the released file with one dictionary, whatever each
+//!   file's level order or storage kind (an integer column against numeric labels compares as
+//!   numbers, a recoded key as text, [`Domain::shared`]); [`encode_texts_pair`] does the same
+//!   for derived values (blocking terms), and [`tuple_ids_pair`] numbers key tuples across the
+//!   two files.
+//! - **Set-valued cells** ([`SetCoding`]): as a whole, by their first candidate, or as
+//!   candidate bit masks ([`SetMasks`]) with all candidates or only the first asked for.
+//! - **One missingness-pattern index** ([`PatternIndex`]): the self-join behind n_match (with
+//!   weights), the cross-join behind exact matching, and the updates behind local suppression.
+//! - **One [`MissingPolicy`] and one [`SetMatch`]**, re-exported by the risk and attack crates.
+//!
+//! ```
+//! use intruder_data::keys::{Domain, PairSpec, PatternIndex, encode_pairs};
+//! use intruder_data::{Column, Role};
+//! // The intruder's area is an integer, the released file's a category with its own order.
+//! let ia = Column::integer("area", Role::Key, &[Some(2), None]);
+//! let ra = Column::categorical("area", Role::Key, &[Some("1"), Some("2"), None], None).unwrap();
+//! let spec = PairSpec { intruder: &ia, released: &ra, domain: Domain::shared(&ia, &ra, false).unwrap(), recode: None };
+//! let (intruder, released) = encode_pairs(&[spec]);
+//! let index = PatternIndex::records(&released, None, None);
+//! // Missing matches anything (wildcard): record 2 of the intruder matches every released row.
+//! assert_eq!(index.cross_join(&intruder, |_| true), vec![vec![1, 2], vec![0, 1, 2]]);
+//! ```
+
+mod codes;
+mod index;
+mod policy;
+
+pub use codes::{
+    Domain, KeyCodes, Keys, MISSING, PairSpec, SetCoding, SetMasks, encode_pair, encode_pairs,
+    encode_texts_pair, tuple_ids, tuple_ids_pair,
+};
+pub use index::PatternIndex;
+pub use policy::{MissingPolicy, SetMatch};
