@@ -87,15 +87,17 @@ struct ReversedField {
     level: u8,
 }
 
-/// Released rows grouped by one rule's key.
+/// Released rows grouped by one rule's key, with a copy of their records in block order (a
+/// block's records are read as one contiguous run).
 #[derive(Debug)]
 struct Blocks {
     starts: Vec<u32>,
     rows: Vec<u32>,
+    data: Vec<u32>,
 }
 
 impl Blocks {
-    fn new(keys: &RuleKeys) -> Self {
+    fn new(keys: &RuleKeys, b: &[u32], width: usize) -> Self {
         let n = keys.n_keys as usize;
         let mut starts = vec![0u32; n + 1];
         for &k in &keys.b {
@@ -114,13 +116,19 @@ impl Blocks {
                 next[k as usize] += 1;
             }
         }
-        Blocks { starts, rows }
+        let mut data = Vec::with_capacity(rows.len() * width);
+        for &j in &rows {
+            data.extend_from_slice(&b[j as usize * width..(j as usize + 1) * width]);
+        }
+        Blocks { starts, rows, data }
     }
 
+    /// The released rows of a key and their records (`width` fields each).
     #[inline]
-    fn block(&self, key: u32) -> &[u32] {
+    fn block(&self, key: u32, width: usize) -> (&[u32], &[u32]) {
         let k = key as usize;
-        &self.rows[self.starts[k] as usize..self.starts[k + 1] as usize]
+        let (lo, hi) = (self.starts[k] as usize, self.starts[k + 1] as usize);
+        (&self.rows[lo..hi], &self.data[lo * width..hi * width])
     }
 }
 
@@ -300,6 +308,7 @@ impl<'p> Kernel<'p> {
                 b[j * width + rf + r] = y;
             }
         }
+        let blocks = rules.iter().map(|r| Blocks::new(r, &b, width)).collect();
         Kernel {
             prepared,
             matchers,
@@ -313,7 +322,7 @@ impl<'p> Kernel<'p> {
             b,
             ni,
             nr,
-            blocks: rules.iter().map(Blocks::new).collect(),
+            blocks,
         }
     }
 
@@ -507,8 +516,8 @@ impl<'p> Kernel<'p> {
                     continue;
                 }
                 let mut produced = 0u64;
-                for &j in self.blocks[r].block(key) {
-                    let rb = self.row_b(j as usize);
+                let (js, data) = self.blocks[r].block(key, self.width);
+                for (&j, rb) in js.iter().zip(data.chunks_exact(self.width)) {
                     let bkeys = &rb[rf..rf + nrules];
                     // A pair an earlier rule produced is skipped.
                     if (0..r).any(|q| keys[q] != NO_KEY && keys[q] == bkeys[q]) {
@@ -687,22 +696,30 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
         let ne = first(&|k| k == LevelKind::Else);
         return (Matcher::Exact { miss, eq, ne }, p.a.clone(), p.b.clone());
     }
-    // Per-file indices of the values each file holds, in order of first appearance.
+    // Per-file indices of the values each file holds, the most frequent first (then by id):
+    // pairs of common values, most of the pairs, then read a small corner of the table that
+    // stays in cache.
     let local = |ids: &[u32]| -> (Vec<u32>, Vec<u32>) {
+        let mut count = vec![0u32; p.dict.len()];
+        for &v in ids.iter().filter(|&&v| v != MISSING) {
+            count[v as usize] += 1;
+        }
+        let mut back: Vec<u32> = (0..p.dict.len() as u32)
+            .filter(|&v| count[v as usize] > 0)
+            .collect();
+        back.sort_by_key(|&v| (std::cmp::Reverse(count[v as usize]), v));
         let mut of = vec![u32::MAX; p.dict.len()];
-        let mut back = Vec::new();
+        for (x, &v) in back.iter().enumerate() {
+            of[v as usize] = x as u32;
+        }
         let x = ids
             .iter()
             .map(|&v| {
                 if v == MISSING {
-                    return MISSING;
+                    MISSING
+                } else {
+                    of[v as usize]
                 }
-                let s = &mut of[v as usize];
-                if *s == u32::MAX {
-                    *s = back.len() as u32;
-                    back.push(v);
-                }
-                *s
             })
             .collect();
         (x, back)

@@ -961,6 +961,7 @@ impl FellegiSunter {
             None => LinkageSpec::default_for(intruder, released, keys)?,
         };
         spec.validate(intruder, released, &released_name)?;
+        let mut clock = Clock::new();
         let prepared: Vec<Prepared> = spec
             .comparisons
             .iter()
@@ -977,6 +978,7 @@ impl FellegiSunter {
             levels: prepared.iter().map(|p| p.spec.levels.len()).collect(),
             null: prepared.iter().map(|p| p.null_level()).collect(),
         };
+        clock.lap("encode comparisons");
         let rules = &spec.blocking;
         let rule_keys: Vec<encode::RuleKeys> = rules
             .iter()
@@ -985,6 +987,7 @@ impl FellegiSunter {
         let kernel = Kernel::new(&prepared, &rule_keys, ni, nr);
         drop(rule_keys);
 
+        clock.lap("blocking keys and record layout");
         // u from random pairs (seeded; drawn sequentially in chunks, compared in parallel; the
         // counts are sums, so chunking changes nothing but the memory held).
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -1037,6 +1040,7 @@ impl FellegiSunter {
             })
             .collect();
 
+        clock.lap("u from random pairs");
         // Blocking and comparison of every candidate pair in one pass (the kernel).
         let built = kernel.build();
         let n_pairs = built.candidates.len();
@@ -1058,6 +1062,7 @@ impl FellegiSunter {
             .collect();
         let mut candidates = built.candidates;
 
+        clock.lap("blocking, comparison and pattern counts");
         // EM from deterministic starting values.
         let m0: em::Table2 = (0..k)
             .map(|c| {
@@ -1183,6 +1188,7 @@ impl FellegiSunter {
             }
         };
 
+        clock.lap("EM");
         // Prediction weights: m and u kept within the probability floor, so that no level weighs
         // more than ±log2((1 − 1e-6) / 1e-6) ≈ 19.93.
         let level_weights: Vec<Vec<f64>> = (0..k)
@@ -1266,6 +1272,7 @@ impl FellegiSunter {
             ));
         }
 
+        clock.lap("weights");
         // Decisions.
         candidates.sort_by_weight(&scorer);
         let mut links = 0usize;
@@ -1317,6 +1324,7 @@ impl FellegiSunter {
                     .collect()
             }
         };
+        clock.lap("one-to-one");
         let comparisons = prepared
             .iter()
             .enumerate()
@@ -1408,6 +1416,22 @@ impl FellegiSunter {
             prepared,
             level_weights,
         })
+    }
+}
+
+/// Phase timings printed to stderr when `INTRUDER_FS_TIMING` is set (for benchmarks).
+struct Clock(Option<std::time::Instant>);
+
+impl Clock {
+    fn new() -> Self {
+        Clock(std::env::var_os("INTRUDER_FS_TIMING").map(|_| std::time::Instant::now()))
+    }
+
+    fn lap(&mut self, what: &str) {
+        if let Some(t) = &mut self.0 {
+            eprintln!("fellegi-sunter: {what}: {:.3} s", t.elapsed().as_secs_f64());
+            *t = std::time::Instant::now();
+        }
     }
 }
 
