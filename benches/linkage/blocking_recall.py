@@ -33,7 +33,7 @@ for r, rule in enumerate(RULES):
     ka, kb = key("a", rule), key("b", rule)
     earlier = " OR ".join(f"({agree(e)})" for e in RULES[:r]) or "false"
     n = con.execute(
-        f"SELECT count(*) FROM a JOIN b ON {agree(rule)} WHERE NOT ({earlier})"
+        f"SELECT count(*) FROM a JOIN b ON {agree(rule)} WHERE NOT coalesce({earlier}, false)"
     ).fetchone()[0]
     out["pairs_per_rule"].append(n)
     print(rule, n, file=sys.stderr, flush=True)
