@@ -694,7 +694,7 @@ impl Evaluation {
                 .unwrap_or(0);
             let mut text = String::from("reported by the attack:\n");
             for (k, v) in &self.notes {
-                text.push_str(&format!("  {k:<w$}  {}\n", format_note(*v)));
+                text.push_str(&format!("  {k:<w$}  {}\n", format_note(k, *v)));
             }
             r.notes.push(text);
         }
@@ -702,10 +702,28 @@ impl Evaluation {
     }
 }
 
-fn format_note(v: f64) -> String {
+/// A note for people: flags (notes named `*_converged`, stored as 0 / 1 so that they stay
+/// metrics) as `true` / `false`, whole numbers without decimals, the rest to 4 decimals.
+fn format_note(name: &str, v: f64) -> String {
+    if name.ends_with("_converged") && (v == 0.0 || v == 1.0) {
+        return (v == 1.0).to_string();
+    }
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
         format!("{v:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_note;
+
+    #[test]
+    fn flags_print_as_true_false_and_numbers_as_numbers() {
+        assert_eq!(format_note("em_converged", 1.0), "true");
+        assert_eq!(format_note("em_session_2_converged", 0.0), "false");
+        assert_eq!(format_note("em_iterations", 12.0), "12");
+        assert_eq!(format_note("lambda", 0.25), "0.2500");
     }
 }

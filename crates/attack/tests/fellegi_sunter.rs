@@ -800,7 +800,11 @@ fn same_seed_same_output_whatever_the_thread_count() {
     let one = run_with(1);
     let four = run_with(4);
     assert_eq!(one.linkage, four.linkage);
-    assert_eq!(one.weights, four.weights);
+    assert_eq!(one.weights(), four.weights());
+    assert_eq!(
+        one.pairs().collect::<Vec<_>>(),
+        four.pairs().collect::<Vec<_>>()
+    );
     assert_eq!(one.model, four.model);
     // Pairs written are identical byte for byte.
     let dir = std::env::temp_dir().join(format!("intruder-fs-test-{}", std::process::id()));

@@ -1,26 +1,22 @@
 //! Blocking: the candidate pairs are those agreeing on every term of at least one rule.
 //!
-//! Each rule is run as an equi-join (released records sorted by the rule's key, each intruder
-//! record looks its key up); a pair produced by rule `r` is dropped when an earlier rule
-//! `r' < r` already produced it (its keys agree on `r'`), so the union holds no pair twice —
-//! Splink's rule for combining blocking rules. A record missing any term of a rule is not
-//! blocked by that rule. A rule without terms pairs everything (the cross product).
+//! Each rule's key is one integer per record ([`encode::rule_keys`]); released records are
+//! grouped by key with a counting sort and each intruder record walks the block of its key, rule
+//! by rule (an equi-join, no comparison sort). A pair produced by rule `r` is dropped when an
+//! earlier rule `r' < r` already produced it (its keys agree on `r'`), so the union holds no
+//! pair twice without a set of the pairs — Splink's rule for combining blocking rules. A record
+//! missing any term of a rule is not blocked by that rule. A rule without terms pairs everything
+//! (the cross product). The attack runs the same join fused with comparison
+//! ([`kernel`](super::kernel)); [`candidate_pairs`] lists the pairs alone.
 
-use std::collections::HashMap;
-
-/// Per record of the intruder's and the released file, its blocking key (`None`: not blocked).
-type BlockKeys = (Vec<Option<u64>>, Vec<Option<u64>>);
-
-use intruder_data::{Column, Table};
+use intruder_data::Table;
 use rayon::prelude::*;
 
+use super::encode::{self, NO_KEY, RuleKeys};
 use super::spec::Term;
 use crate::error::AttackError;
 
-/// Key of a record missing a term of the rule.
-pub const NO_KEY: u64 = u64::MAX;
-
-/// Candidate pairs, by rule then intruder row then released row.
+/// Candidate pairs, by intruder row, then rule, then released row.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pairs {
     /// Intruder rows.
@@ -43,61 +39,6 @@ impl Pairs {
     }
 }
 
-fn term_text(c: &Column, i: usize, term: &Term) -> Option<String> {
-    let t = c.text(i)?;
-    let t = t.trim();
-    let out: String = match term {
-        Term::Column { .. } => t.to_string(),
-        Term::FirstLetter { .. } => t.chars().next()?.to_string(),
-        Term::Prefix { n, .. } => t.chars().take(*n).collect(),
-        Term::Year { .. } => {
-            let y: String = t.chars().take(4).collect();
-            y.parse::<i64>().ok()?.to_string()
-        }
-    };
-    (!out.is_empty()).then_some(out)
-}
-
-/// The key of every record of both files under one rule (`None` = missing a term), equal keys
-/// for equal term values across the files.
-pub fn rule_keys(
-    intruder: &Table,
-    released: &Table,
-    rule: &[Term],
-    released_name: &dyn Fn(&str) -> String,
-) -> Result<BlockKeys, AttackError> {
-    let (ni, nr) = (intruder.nrows(), released.nrows());
-    let mut a: Vec<Option<Vec<u32>>> = vec![Some(Vec::with_capacity(rule.len())); ni];
-    let mut b: Vec<Option<Vec<u32>>> = vec![Some(Vec::with_capacity(rule.len())); nr];
-    for term in rule {
-        let ic = intruder.column(term.column())?;
-        let rc = released.column(&released_name(term.column()))?;
-        let mut dict: HashMap<String, u32> = HashMap::new();
-        for (col, keys) in [(ic, &mut a), (rc, &mut b)] {
-            for (i, k) in keys.iter_mut().enumerate() {
-                let Some(v) = k.as_mut() else { continue };
-                match term_text(col, i, term) {
-                    Some(s) => {
-                        let n = dict.len() as u32;
-                        v.push(*dict.entry(s).or_insert(n));
-                    }
-                    None => *k = None,
-                }
-            }
-        }
-    }
-    let mut tuples: HashMap<Vec<u32>, u64> = HashMap::new();
-    let mut intern = |k: Option<Vec<u32>>| {
-        k.map(|v| {
-            let n = tuples.len() as u64;
-            *tuples.entry(v).or_insert(n)
-        })
-    };
-    let ka: Vec<Option<u64>> = a.into_iter().map(&mut intern).collect();
-    let kb: Vec<Option<u64>> = b.into_iter().map(&mut intern).collect();
-    Ok((ka, kb))
-}
-
 /// The candidate pairs of the rules (OR-ed, each an AND of its terms), without duplicates.
 pub fn candidate_pairs(
     intruder: &Table,
@@ -105,56 +46,61 @@ pub fn candidate_pairs(
     rules: &[Vec<Term>],
     released_name: &dyn Fn(&str) -> String,
 ) -> Result<Pairs, AttackError> {
-    let mut keys: Vec<(Vec<u64>, Vec<u64>)> = Vec::with_capacity(rules.len());
-    for rule in rules {
-        let (a, b) = rule_keys(intruder, released, rule, released_name)?;
-        let flat = |v: Vec<Option<u64>>| v.into_iter().map(|k| k.unwrap_or(NO_KEY)).collect();
-        keys.push((flat(a), flat(b)));
-    }
-    let mut out = Pairs::default();
-    for r in 0..keys.len() {
-        let (ka, kb) = &keys[r];
-        let earlier = &keys[..r];
-        // Released rows sorted by key (then row).
-        let mut sorted: Vec<(u64, u32)> = kb
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| **k != NO_KEY)
-            .map(|(j, &k)| (k, j as u32))
-            .collect();
-        sorted.sort_unstable();
-        let chunks: Vec<(Vec<u32>, Vec<u32>)> = (0..ka.len())
-            .collect::<Vec<_>>()
-            .par_chunks(1024)
-            .map(|rows| {
-                let (mut pi, mut pr) = (Vec::new(), Vec::new());
-                for &i in rows {
-                    let k = ka[i];
-                    if k == NO_KEY {
+    let keys: Vec<RuleKeys> = rules
+        .iter()
+        .map(|rule| encode::rule_keys(intruder, released, rule, released_name))
+        .collect::<Result<_, _>>()?;
+    // Released rows by key, per rule.
+    let blocks: Vec<Vec<Vec<u32>>> = keys
+        .iter()
+        .map(|k| {
+            let mut b = vec![Vec::new(); k.n_keys as usize];
+            for (j, &x) in k.b.iter().enumerate() {
+                if x != NO_KEY {
+                    b[x as usize].push(j as u32);
+                }
+            }
+            b
+        })
+        .collect();
+    let ni = intruder.nrows();
+    let parts: Vec<(Vec<u32>, Vec<u32>, Vec<usize>)> = (0..ni)
+        .collect::<Vec<_>>()
+        .par_chunks(1024)
+        .map(|rows| {
+            let (mut pi, mut pr, mut per) = (Vec::new(), Vec::new(), vec![0; keys.len()]);
+            for &i in rows {
+                for (r, k) in keys.iter().enumerate() {
+                    let x = k.a[i];
+                    if x == NO_KEY {
                         continue;
                     }
-                    let lo = sorted.partition_point(|x| x.0 < k);
-                    let hi = sorted.partition_point(|x| x.0 <= k);
-                    for &(_, j) in &sorted[lo..hi] {
-                        let dup = earlier.iter().any(|(ea, eb)| {
-                            let x = ea[i];
-                            x != NO_KEY && x == eb[j as usize]
+                    for &j in &blocks[r][x as usize] {
+                        let dup = keys[..r].iter().any(|e| {
+                            let y = e.a[i];
+                            y != NO_KEY && y == e.b[j as usize]
                         });
                         if !dup {
                             pi.push(i as u32);
                             pr.push(j);
+                            per[r] += 1;
                         }
                     }
                 }
-                (pi, pr)
-            })
-            .collect();
-        let before = out.len();
-        for (pi, pr) in chunks {
-            out.intruder.extend_from_slice(&pi);
-            out.released.extend_from_slice(&pr);
+            }
+            (pi, pr, per)
+        })
+        .collect();
+    let mut out = Pairs {
+        per_rule: vec![0; keys.len()],
+        ..Pairs::default()
+    };
+    for (pi, pr, per) in parts {
+        out.intruder.extend_from_slice(&pi);
+        out.released.extend_from_slice(&pr);
+        for (s, t) in out.per_rule.iter_mut().zip(per) {
+            *s += t;
         }
-        out.per_rule.push(out.len() - before);
     }
     Ok(out)
 }

@@ -1,19 +1,34 @@
 //! Comparison levels: each pair of values falls in the first level of the comparison whose
 //! condition holds (`null` when either side is missing; `else` catches the rest).
 //!
-//! Values are interned per comparison into one dictionary shared by both files, so a pair's
-//! level is a function of the two value ids; string-similarity levels (Jaro–Winkler,
-//! Levenshtein, through `strsim`) are memoised per distinct id pair.
+//! Values are interned per comparison into one dictionary shared by both files
+//! ([`encode`](super::encode)), so a pair's level is a function of the two value ids, except
+//! for a `columns-reversed` level, which also reads the other column's ids of both records.
+//! String-similarity levels (Jaro–Winkler, Levenshtein: [`strings`](super::strings), equal to
+//! `strsim`) are memoised per distinct id pair.
+//!
+//! This is the per-pair reference the kernel ([`kernel`](super::kernel)) must agree with; the
+//! kernel computes the same levels from tables and memos (`tests/fellegi_sunter_kernel.rs`).
 
-use std::collections::HashMap;
+use intruder_data::Table;
 
-use intruder_data::{Column, Table};
-
+use super::encode::{Dict, column_ids};
 use super::spec::{Comparison, LevelKind};
+use super::strings;
 use crate::error::AttackError;
 
-/// Id of a missing value.
-pub const MISSING: u32 = u32::MAX;
+pub use super::encode::MISSING;
+
+/// A `columns-reversed` level resolved against both files.
+#[derive(Debug, Clone)]
+pub struct Reversed {
+    /// Its index among the comparison's levels.
+    pub level: usize,
+    /// Ids (in the comparison's dictionary) of the other column's values, intruder records.
+    pub a_other: Vec<u32>,
+    /// Likewise, released records.
+    pub b_other: Vec<u32>,
+}
 
 /// One comparison resolved against both files.
 #[derive(Debug, Clone)]
@@ -34,6 +49,8 @@ pub struct Prepared {
     pub day: Vec<i64>,
     /// Whether a level needs string similarity (then levels are memoised).
     pub fuzzy: bool,
+    /// The `columns-reversed` levels, in order.
+    pub reversed: Vec<Reversed>,
 }
 
 /// Days since 1970-01-01 of a `YYYY-MM-DD` date (proleptic Gregorian), `None` if not a date.
@@ -63,36 +80,47 @@ pub fn days(s: &str) -> Option<i64> {
 
 impl Prepared {
     /// Interns the comparison's columns; errors name the file and column.
+    ///
+    /// `released_of(c)` names the released column of the intruder column `c` (the other column
+    /// of a `columns-reversed` level).
     pub fn new(
         spec: &Comparison,
         intruder: &Table,
         released: &Table,
         released_column: &str,
     ) -> Result<Prepared, AttackError> {
+        Self::with_names(spec, intruder, released, released_column, &|c: &str| {
+            c.to_string()
+        })
+    }
+
+    /// [`new`](Self::new), the released name of a `columns-reversed` level's other column given
+    /// by `released_of`.
+    pub fn with_names(
+        spec: &Comparison,
+        intruder: &Table,
+        released: &Table,
+        released_column: &str,
+        released_of: &dyn Fn(&str) -> String,
+    ) -> Result<Prepared, AttackError> {
         let ic = intruder.column(&spec.column)?;
         let rc = released.column(released_column)?;
-        let mut dict: Vec<String> = Vec::new();
-        let mut index: HashMap<String, u32> = HashMap::new();
-        let mut ids = |c: &Column| -> Vec<u32> {
-            (0..c.len())
-                .map(|i| match c.text(i) {
-                    None => MISSING,
-                    Some(t) => {
-                        let t = t.trim();
-                        if let Some(&id) = index.get(t) {
-                            id
-                        } else {
-                            let id = dict.len() as u32;
-                            dict.push(t.to_string());
-                            index.insert(t.to_string(), id);
-                            id
-                        }
-                    }
-                })
-                .collect()
-        };
-        let a = ids(ic);
-        let b = ids(rc);
+        let mut d = Dict::default();
+        let a = column_ids(ic, &mut d);
+        let b = column_ids(rc, &mut d);
+        let mut reversed = Vec::new();
+        for (l, lev) in spec.levels.iter().enumerate() {
+            if let (LevelKind::ColumnsReversed, Some(other)) = (&lev.kind, &lev.column) {
+                let oa = column_ids(intruder.column(other)?, &mut d);
+                let ob = column_ids(released.column(&released_of(other))?, &mut d);
+                reversed.push(Reversed {
+                    level: l,
+                    a_other: oa,
+                    b_other: ob,
+                });
+            }
+        }
+        let dict = d.values;
         let needs_num = spec
             .levels
             .iter()
@@ -153,27 +181,33 @@ impl Prepared {
             num,
             day,
             fuzzy,
+            reversed,
         })
     }
 
-    /// The level (index into the comparison's levels) of two value ids.
+    /// The level (index into the comparison's levels) of two value ids, `columns-reversed`
+    /// levels skipped (they read more than the two values; [`level`](Self::level) applies them).
     pub fn level_of_ids(&self, x: u32, y: u32) -> u8 {
         let miss = x == MISSING || y == MISSING;
         for (idx, level) in self.spec.levels.iter().enumerate() {
             let hit = match level.kind {
                 LevelKind::Null => miss,
                 LevelKind::Else => true,
+                LevelKind::ColumnsReversed => false,
                 _ if miss => false,
                 LevelKind::Exact => x == y,
                 LevelKind::JaroWinkler(t) => {
                     x == y
-                        || strsim::jaro_winkler(&self.dict[x as usize], &self.dict[y as usize]) >= t
+                        || strings::jaro_winkler(&self.dict[x as usize], &self.dict[y as usize])
+                            >= t
                 }
                 LevelKind::Levenshtein(t) => {
                     x == y
-                        || strsim::levenshtein(&self.dict[x as usize], &self.dict[y as usize])
-                            as f64
-                            <= t
+                        || strings::levenshtein_within(
+                            &self.dict[x as usize],
+                            &self.dict[y as usize],
+                            t,
+                        )
                 }
                 LevelKind::Absolute(t) => {
                     let (p, q) = (self.num[x as usize], self.num[y as usize]);
@@ -206,16 +240,52 @@ impl Prepared {
     #[inline]
     pub fn level(&self, i: usize, j: usize, memo: &mut foldhash::HashMap<u64, u8>) -> u8 {
         let (x, y) = (self.a[i], self.b[j]);
-        if !self.fuzzy || x == y || x == MISSING || y == MISSING {
-            return self.level_of_ids(x, y);
+        let base = if !self.fuzzy || x == y || x == MISSING || y == MISSING {
+            self.level_of_ids(x, y)
+        } else {
+            let key = ((x as u64) << 32) | y as u64;
+            match memo.get(&key) {
+                Some(&l) => l,
+                None => {
+                    let l = self.level_of_ids(x, y);
+                    memo.insert(key, l);
+                    l
+                }
+            }
+        };
+        self.apply_reversed(base, x, self.b_other_ids(j), y, self.a_other_ids(i))
+    }
+
+    fn a_other_ids(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        self.reversed.iter().map(move |r| r.a_other[i])
+    }
+
+    fn b_other_ids(&self, j: usize) -> impl Iterator<Item = u32> + '_ {
+        self.reversed.iter().map(move |r| r.b_other[j])
+    }
+
+    /// The level once the `columns-reversed` levels are applied to the level `base` of the two
+    /// values: the first reversed level before `base` that holds (intruder's value `x` equals the
+    /// released other column `y_other`, and the intruder's other column `x_other` equals the
+    /// released value `y`, none missing).
+    #[inline]
+    pub fn apply_reversed(
+        &self,
+        base: u8,
+        x: u32,
+        y_other: impl Iterator<Item = u32>,
+        y: u32,
+        x_other: impl Iterator<Item = u32>,
+    ) -> u8 {
+        for ((r, yo), xo) in self.reversed.iter().zip(y_other).zip(x_other) {
+            if r.level as u8 >= base {
+                break;
+            }
+            if x != MISSING && y != MISSING && xo != MISSING && x == yo && xo == y {
+                return r.level as u8;
+            }
         }
-        let key = ((x as u64) << 32) | y as u64;
-        if let Some(&l) = memo.get(&key) {
-            return l;
-        }
-        let l = self.level_of_ids(x, y);
-        memo.insert(key, l);
-        l
+        base
     }
 
     /// Index of the null level, if any.

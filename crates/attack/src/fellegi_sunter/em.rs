@@ -8,11 +8,24 @@
 //!
 //! E-step: `p(γ) = λ Π m / (λ Π m + (1−λ) Π u)`. M-step: `m_k(l) = Σ n_γ p(γ) [γ_k = l] /
 //! Σ n_γ p(γ) [γ_k non-null]`, likewise `u` with `1 − p`, `λ = Σ n_γ p(γ) / Σ n_γ`. Fixed
-//! probabilities stay put and the free levels share the rest. Iteration stops when no
+//! probabilities stay put and the free levels share the rest; a free probability is kept in
+//! `[PROBABILITY_FLOOR, 1 − PROBABILITY_FLOOR]` (a level EM sees (almost) never does not become
+//! impossible: Splink gives a level it never observes in training m or u = 1e-6, the floor
+//! here). Iteration stops when no
 //! parameter moves by more than the tolerance (*converged*) or at the cap (*not converged*;
 //! both are reported as they are).
 
 use super::compare::unpack;
+
+/// The smallest m or u probability a level is given by estimation, and `1 −` this the largest
+/// (Splink's 1e-6 for a level not observed in training). One level then weighs at most
+/// `log2((1 − 1e-6) / 1e-6) ≈ ±19.93` bits.
+pub const PROBABILITY_FLOOR: f64 = 1e-6;
+
+/// `p` kept within `[PROBABILITY_FLOOR, 1 − PROBABILITY_FLOOR]`.
+pub fn clamp_probability(p: f64) -> f64 {
+    p.clamp(PROBABILITY_FLOOR, 1.0 - PROBABILITY_FLOOR)
+}
 
 /// The shape of the comparisons: number of levels and the null level of each.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,7 +144,9 @@ pub fn estimate(
                         }
                         let new = match fixed[c][l] {
                             Some(v) => v,
-                            None if free_total > 0.0 => (1.0 - fixed_sum) * sums[c][l] / free_total,
+                            None if free_total > 0.0 => {
+                                clamp_probability((1.0 - fixed_sum) * sums[c][l] / free_total)
+                            }
                             None => old[c][l],
                         };
                         *change = change.max((new - old[c][l]).abs());

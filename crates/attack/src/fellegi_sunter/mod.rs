@@ -70,8 +70,11 @@
 pub mod blocking;
 pub mod compare;
 pub mod em;
+pub mod encode;
+pub mod kernel;
 pub mod predict;
 pub mod spec;
+pub mod strings;
 pub mod tf;
 pub mod train;
 
@@ -88,13 +91,13 @@ use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use intruder_data::{Table, write_atomically};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 
 use crate::error::{AttackError, ParamError};
 use crate::keys::{KeyMap, KeyPair};
 use crate::linkage::{Candidate, Candidates, Linkage};
 use crate::{Attack, Knowledge, LinkModel, Linked};
 use compare::{Prepared, pack, unpack};
+use kernel::{CandidatePairs, Kernel, Scorer};
 use tf::TermFrequencies;
 
 /// The weight of a match probability: `log2(p / (1 − p))`.
@@ -451,6 +454,9 @@ pub struct FsModel {
     pub links: usize,
     /// Per comparison and level: m, u, weight.
     pub comparisons: Vec<ComparisonReport>,
+    /// What the user should know before reading the links (e.g. that no pair can reach the
+    /// threshold), found while training.
+    pub warnings: Vec<String>,
 }
 
 impl FsModel {
@@ -510,6 +516,9 @@ impl FsModel {
             self.assignment,
             self.links,
         ));
+        for w in &self.warnings {
+            out.push_str(&format!("warning: {w}\n"));
+        }
         if !self.sessions.is_empty() {
             out.push_str(&format!(
                 "m trained per blocking rule (mean over the sessions where a comparison was free); the EM above estimates lambda with m fixed{}\n",
@@ -643,36 +652,74 @@ impl Waterfall {
 pub struct FsRun {
     /// The fitted model (the explanation).
     pub model: FsModel,
-    /// The candidate pairs.
-    pub pairs: Pairs,
-    /// Match weight of each candidate pair.
-    pub weights: Vec<f64>,
     /// The linkage handed to the evaluator (scores are match weights).
     pub linkage: Linkage,
+    /// The candidate pairs, grouped by intruder record, each record's best first.
+    candidates: CandidatePairs,
+    /// Levels of each pattern (by pattern index).
+    pattern_levels: Vec<Vec<u8>>,
+    scorer: Scorer,
     /// Intruder and released records of the run.
     dims: (usize, usize),
     prepared: Vec<Prepared>,
-    tfs: Vec<Option<TermFrequencies>>,
     level_weights: Vec<Vec<f64>>,
 }
 
+/// A scored candidate pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoredPair {
+    /// Intruder row (0-based).
+    pub intruder: usize,
+    /// Released row (0-based).
+    pub released: usize,
+    /// Index of its agreement pattern ([`FsRun::pattern_levels`]).
+    pub pattern: usize,
+    /// Match weight.
+    pub weight: f64,
+}
+
 impl FsRun {
-    /// The weight of a pair given its levels: prior + level weights + term-frequency adjustments.
-    fn weight_of(&self, i: usize, j: usize, levels: &[u8]) -> (f64, Vec<f64>) {
+    /// Every candidate pair with its weight, by intruder row, each record's pairs best first
+    /// (weight descending, then released row).
+    pub fn pairs(&self) -> impl Iterator<Item = ScoredPair> + '_ {
+        self.candidates.iter().map(|(i, j, p)| ScoredPair {
+            intruder: i,
+            released: j as usize,
+            pattern: p as usize,
+            weight: self.scorer.weight(i, p),
+        })
+    }
+
+    /// The match weights of [`pairs`](Self::pairs), in that order.
+    pub fn weights(&self) -> Vec<f64> {
+        self.pairs().map(|p| p.weight).collect()
+    }
+
+    /// Number of candidate pairs.
+    pub fn candidate_count(&self) -> usize {
+        self.model.candidate_pairs
+    }
+
+    /// The level of each comparison in pattern `p` (index into the comparison's levels).
+    pub fn pattern_levels(&self, p: usize) -> &[u8] {
+        &self.pattern_levels[p]
+    }
+
+    /// The weight of a pair given its levels: `(prior + Σ level weights) + Σ term-frequency
+    /// adjustments` (the kernel's order of summation), and each comparison's adjustment.
+    fn weight_of(&self, i: usize, levels: &[u8]) -> (f64, Vec<f64>) {
         let mut w = self.model.prior_weight;
-        let mut adj = vec![0.0; levels.len()];
         for (k, &l) in levels.iter().enumerate() {
             w += self.level_weights[k][l as usize];
-            if let Some(t) = &self.tfs[k]
+        }
+        let mut adj = vec![0.0; levels.len()];
+        for (k, &l) in levels.iter().enumerate() {
+            if let Some(t) = &self.scorer.tf[k]
                 && Some(l as usize) == self.prepared[k].exact_level()
             {
-                let u = self.model.comparisons[k].levels[l as usize]
-                    .u
-                    .unwrap_or(0.0);
-                adj[k] = t.adjustment(self.prepared[k].a[i], u);
+                adj[k] = t[self.prepared[k].a[i] as usize];
                 w += adj[k];
             }
-            let _ = j;
         }
         (w, adj)
     }
@@ -694,7 +741,7 @@ impl FsRun {
             .iter()
             .map(|p| p.level(i, j, &mut foldhash::HashMap::default()))
             .collect();
-        let (total, adj) = self.weight_of(i, j, &levels);
+        let (total, adj) = self.weight_of(i, &levels);
         let mut cum = self.model.prior_weight;
         let steps = levels
             .iter()
@@ -707,15 +754,14 @@ impl FsRun {
                     comparison: p.spec.column.clone(),
                     intruder_value: p.value(p.a[i]).map(str::to_string),
                     released_value: p.value(p.b[j]).map(str::to_string),
-                    level: p.spec.levels[l as usize].kind.label(),
+                    level: p.spec.levels[l as usize].label(),
                     weight: w,
                     tf_adjustment: adj[k],
                     cumulative: cum,
                 }
             })
             .collect();
-        let candidate = (0..self.pairs.len())
-            .any(|p| self.pairs.intruder[p] as usize == i && self.pairs.released[p] as usize == j);
+        let candidate = self.candidates.of(i).0.contains(&(j as u32));
         Ok(Waterfall {
             intruder_row: i,
             released_row: j,
@@ -748,22 +794,16 @@ impl FsRun {
         } else {
             f64::NEG_INFINITY
         };
-        let mut keep: Vec<usize> = (0..self.pairs.len())
-            .filter(|&p| self.weights[p] >= fw)
-            .collect();
-        keep.sort_by(|&a, &b| {
-            self.weights[b]
-                .total_cmp(&self.weights[a])
-                .then(self.pairs.intruder[a].cmp(&self.pairs.intruder[b]))
-                .then(self.pairs.released[a].cmp(&self.pairs.released[b]))
+        let mut keep: Vec<ScoredPair> = self.pairs().filter(|p| p.weight >= fw).collect();
+        keep.sort_by(|a, b| {
+            b.weight
+                .total_cmp(&a.weight)
+                .then(a.intruder.cmp(&b.intruder))
+                .then(a.released.cmp(&b.released))
         });
         write_atomically(path, |w| {
             writeln!(w, "id_intruder,id_released,match_weight,match_probability")?;
-            for &p in &keep {
-                let (i, j) = (
-                    self.pairs.intruder[p] as usize,
-                    self.pairs.released[p] as usize,
-                );
+            for p in &keep {
                 let q = |s: String| {
                     if s.contains([',', '"', '\n']) {
                         format!("\"{}\"", s.replace('"', "\"\""))
@@ -774,10 +814,10 @@ impl FsRun {
                 writeln!(
                     w,
                     "{},{},{},{}",
-                    q(intruder_id(i)),
-                    q(released_id(j)),
-                    self.weights[p],
-                    probability_of_weight(self.weights[p])
+                    q(intruder_id(p.intruder)),
+                    q(released_id(p.released)),
+                    p.weight,
+                    probability_of_weight(p.weight)
                 )?;
             }
             Ok(())
@@ -857,6 +897,11 @@ impl FellegiSunter {
         for c in &spec.comparisons {
             add(&c.column, c.released.as_ref());
         }
+        for l in spec.comparisons.iter().flat_map(|c| &c.levels) {
+            if let Some(other) = &l.column {
+                add(other, None);
+            }
+        }
         for t in spec.blocking.iter().flatten() {
             add(t.column(), None);
         }
@@ -916,6 +961,7 @@ impl FellegiSunter {
             None => LinkageSpec::default_for(intruder, released, keys)?,
         };
         spec.validate(intruder, released, &released_name)?;
+        let mut clock = Clock::new();
         let prepared: Vec<Prepared> = spec
             .comparisons
             .iter()
@@ -924,7 +970,7 @@ impl FellegiSunter {
                     .released
                     .clone()
                     .unwrap_or_else(|| released_name(&c.column));
-                Prepared::new(c, intruder, released, &rn)
+                Prepared::with_names(c, intruder, released, &rn, &released_name)
             })
             .collect::<Result<_, _>>()?;
         let k = prepared.len();
@@ -932,7 +978,16 @@ impl FellegiSunter {
             levels: prepared.iter().map(|p| p.spec.levels.len()).collect(),
             null: prepared.iter().map(|p| p.null_level()).collect(),
         };
+        clock.lap("encode comparisons");
+        let rules = &spec.blocking;
+        let rule_keys: Vec<encode::RuleKeys> = rules
+            .iter()
+            .map(|rule| encode::rule_keys(intruder, released, rule, &released_name))
+            .collect::<Result<_, _>>()?;
+        let kernel = Kernel::new(&prepared, &rule_keys, ni, nr);
+        drop(rule_keys);
 
+        clock.lap("blocking keys and record layout");
         // u from random pairs (seeded; drawn sequentially in chunks, compared in parallel; the
         // counts are sums, so chunking changes nothing but the memory held).
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -944,10 +999,7 @@ impl FellegiSunter {
             sample.clear();
             sample
                 .extend((0..n).map(|_| (rng.gen_range(0..ni as u32), rng.gen_range(0..nr as u32))));
-            for (acc, c) in u_counts
-                .iter_mut()
-                .zip(level_counts(&prepared, &layout, &sample))
-            {
+            for (acc, c) in u_counts.iter_mut().zip(kernel.level_counts(&sample)) {
                 for (a, b) in acc.iter_mut().zip(c) {
                     *a += b;
                 }
@@ -971,7 +1023,7 @@ impl FellegiSunter {
                     .filter(|&l| Some(l) != null && fixed_u[c][l].is_none())
                     .collect();
                 // A level never seen among the random pairs gets a count of 1, not 0 (its
-                // weight would be infinite).
+                // weight would be infinite), and stays within the probability floor.
                 let cnt = |l: usize| (u_counts[c][l] as f64).max(1.0);
                 let tot: f64 = free.iter().map(|&l| cnt(l)).sum();
                 (0..layout.levels[c])
@@ -981,63 +1033,36 @@ impl FellegiSunter {
                         } else if let Some(v) = fixed_u[c][l] {
                             v
                         } else {
-                            (1.0 - fixed_sum) * cnt(l) / tot
+                            em::clamp_probability((1.0 - fixed_sum) * cnt(l) / tot)
                         }
                     })
                     .collect()
             })
             .collect();
 
-        // Blocking, then the pattern code of every candidate pair.
-        let rules = &spec.blocking;
-        let pairs = blocking::candidate_pairs(intruder, released, rules, &released_name)?;
-        let n_pairs = pairs.len();
-        let codes: Vec<u64> = {
-            let idx: Vec<usize> = (0..n_pairs).collect();
-            idx.par_chunks(1 << 14)
-                .map_init(
-                    || vec![foldhash::HashMap::default(); k],
-                    |memo, chunk| {
-                        for m in memo.iter_mut() {
-                            if m.len() > 1 << 20 {
-                                m.clear();
-                            }
-                        }
-                        let mut buf = vec![0u8; k];
-                        chunk
-                            .iter()
-                            .map(|&p| {
-                                let (i, j) =
-                                    (pairs.intruder[p] as usize, pairs.released[p] as usize);
-                                for (c, prep) in prepared.iter().enumerate() {
-                                    buf[c] = prep.level(i, j, &mut memo[c]);
-                                }
-                                pack(&buf)
-                            })
-                            .collect::<Vec<u64>>()
-                    },
-                )
-                .flatten()
-                .collect()
-        };
-        let mut counts: Vec<(u64, u64)> = codes
-            .par_chunks(1 << 16)
-            .fold(foldhash::HashMap::<u64, u64>::default, |mut h, chunk| {
-                for &c in chunk {
-                    *h.entry(c).or_insert(0) += 1;
-                }
-                h
-            })
-            .reduce(foldhash::HashMap::default, |mut a, b| {
-                for (c, n) in b {
-                    *a.entry(c).or_insert(0) += n;
-                }
-                a
-            })
-            .into_iter()
+        clock.lap("u from random pairs");
+        // Blocking and comparison of every candidate pair in one pass (the kernel).
+        let built = kernel.build();
+        let n_pairs = built.candidates.len();
+        let per_rule = built.per_rule.clone();
+        let pattern_levels: Vec<Vec<u8>> =
+            built.patterns.iter().map(|&c| kernel.decode(c)).collect();
+        drop(kernel);
+        let packed: Vec<u64> = pattern_levels.iter().map(|l| pack(l)).collect();
+        // Pattern counts in the EM's code (packed levels; same order as the patterns).
+        let counts: Vec<(u64, u64)> = packed
+            .iter()
+            .copied()
+            .zip(built.counts.iter().copied())
             .collect();
-        counts.sort_unstable();
+        let by_rules: Vec<(u32, u64, u64)> = built
+            .by_rules
+            .iter()
+            .map(|&(set, p, n)| (set, packed[p as usize], n))
+            .collect();
+        let mut candidates = built.candidates;
 
+        clock.lap("blocking, comparison and pattern counts");
         // EM from deterministic starting values.
         let m0: em::Table2 = (0..k)
             .map(|c| {
@@ -1135,16 +1160,6 @@ impl FellegiSunter {
                 Vec::new(),
             ),
             Training::PerRule => {
-                let mut rule_keys = Vec::with_capacity(rules.len());
-                for rule in rules {
-                    let (a, b) = blocking::rule_keys(intruder, released, rule, &released_name)?;
-                    let flat = |v: Vec<Option<u64>>| -> Vec<u64> {
-                        v.into_iter()
-                            .map(|k| k.unwrap_or(blocking::NO_KEY))
-                            .collect()
-                    };
-                    rule_keys.push((flat(a), flat(b)));
-                }
                 let model = train::Model {
                     layout: &layout,
                     columns: prepared.iter().map(|p| p.spec.column.as_str()).collect(),
@@ -1162,9 +1177,8 @@ impl FellegiSunter {
                 };
                 train::per_rule(
                     rules,
-                    &rule_keys,
-                    &pairs,
-                    &codes,
+                    &by_rules,
+                    n_pairs,
                     &counts,
                     &model,
                     &set,
@@ -1174,8 +1188,9 @@ impl FellegiSunter {
             }
         };
 
-        // Prediction weights.
-        let floor = 1e-300f64;
+        clock.lap("EM");
+        // Prediction weights: m and u kept within the probability floor, so that no level weighs
+        // more than ±log2((1 − 1e-6) / 1e-6) ≈ 19.93.
         let level_weights: Vec<Vec<f64>> = (0..k)
             .map(|c| {
                 (0..layout.levels[c])
@@ -1183,7 +1198,9 @@ impl FellegiSunter {
                         if layout.null[c] == Some(l) {
                             0.0
                         } else {
-                            (report.m[c][l].max(floor) / u_rand[c][l].max(floor)).log2()
+                            (em::clamp_probability(report.m[c][l])
+                                / em::clamp_probability(u_rand[c][l]))
+                            .log2()
                         }
                     })
                     .collect()
@@ -1192,49 +1209,102 @@ impl FellegiSunter {
         let matches = report.lambda * n_pairs as f64;
         let lambda = (matches / (ni as f64 * nr as f64)).clamp(1e-300, 1.0 - 1e-12);
         let prior_weight = weight_of_probability(lambda);
-        let tfs: Vec<Option<TermFrequencies>> = prepared
-            .iter()
-            .map(|p| p.spec.term_frequency.then(|| TermFrequencies::new(p)))
-            .collect();
         let exact: Vec<Option<usize>> = prepared.iter().map(|p| p.exact_level()).collect();
-        let weights: Vec<f64> = codes
-            .par_iter()
+        // Term-frequency adjustment by the intruder's value id.
+        let tf: Vec<Option<Vec<f64>>> = prepared
+            .iter()
             .enumerate()
-            .map(|(p, &code)| {
-                let i = pairs.intruder[p] as usize;
-                let mut w = prior_weight;
-                for c in 0..k {
-                    let l = unpack(code, c);
-                    w += level_weights[c][l];
-                    if let Some(t) = &tfs[c]
-                        && exact[c] == Some(l)
-                    {
-                        w += t.adjustment(prepared[c].a[i], u_rand[c][l]);
-                    }
-                }
-                w
+            .map(|(c, p)| {
+                let l = exact[c]?;
+                p.spec.term_frequency.then(|| {
+                    let t = TermFrequencies::new(p);
+                    let u = em::clamp_probability(u_rand[c][l]);
+                    (0..p.dict.len() as u32)
+                        .map(|id| t.adjustment(id, u))
+                        .collect()
+                })
             })
             .collect();
-        drop(codes);
+        let scorer = Scorer {
+            base: pattern_levels
+                .iter()
+                .map(|lv| {
+                    let mut w = prior_weight;
+                    for (c, &l) in lv.iter().enumerate() {
+                        w += level_weights[c][l as usize];
+                    }
+                    w
+                })
+                .collect(),
+            tf_mask: pattern_levels
+                .iter()
+                .map(|lv| {
+                    (0..k)
+                        .filter(|&c| tf[c].is_some() && exact[c] == Some(lv[c] as usize))
+                        .fold(0u16, |m, c| m | 1 << c)
+                })
+                .collect(),
+            a_ids: prepared
+                .iter()
+                .enumerate()
+                .map(|(c, p)| {
+                    if tf[c].is_some() {
+                        p.a.clone()
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect(),
+            tf,
+        };
 
-        // Decisions.
+        // No pair can be declared when even the best levels everywhere stay under the threshold.
         let thr_w = weight_of_probability(self.params.threshold);
+        let mut warnings = Vec::new();
+        let best = best_reachable(&prepared, &layout, &level_weights, &scorer, prior_weight);
+        if best.total < thr_w {
+            warnings.push(format!(
+                "no pair can be declared a link: the largest match weight any pair can reach is {:+.3} (match probability {:.3e}), below the threshold's weight {thr_w:+.3} (match probability {}); prior weight {prior_weight:+.3} (lambda {lambda:.3e}), best level of each comparison: {}. Lower the threshold, or check the m and u of the levels above",
+                best.total,
+                probability_of_weight(best.total),
+                self.params.threshold,
+                best.parts.join(", ")
+            ));
+        }
+
+        clock.lap("weights");
+        // Decisions.
+        candidates.sort_by_weight(&scorer);
         let mut links = 0usize;
         let records: Vec<Candidates> = match self.params.assignment {
-            Assignment::None => {
-                let mut lists: Vec<Vec<(usize, f64)>> = vec![Vec::new(); ni];
-                for p in 0..n_pairs {
-                    lists[pairs.intruder[p] as usize]
-                        .push((pairs.released[p] as usize, weights[p]));
-                    links += usize::from(weights[p] >= thr_w);
-                }
-                lists.into_iter().map(Candidates::from_scored).collect()
-            }
+            Assignment::None => (0..ni)
+                .map(|i| {
+                    let (js, ps) = candidates.of(i);
+                    let list: Vec<(usize, f64)> = js
+                        .iter()
+                        .zip(ps)
+                        .map(|(&j, &p)| (j as usize, scorer.weight(i, p)))
+                        .collect();
+                    links += list.iter().filter(|x| x.1 >= thr_w).count();
+                    Candidates::from_scored(list)
+                })
+                .collect(),
             Assignment::Greedy | Assignment::Optimal => {
                 let assigned = if self.params.assignment == Assignment::Greedy {
-                    predict::greedy(&pairs, &weights, ni, nr)
+                    candidates.greedy(&scorer, nr)
                 } else {
-                    predict::optimal(&pairs, &weights, ni, nr, thr_w)?
+                    // Only pairs at or above the threshold can be linked.
+                    let mut above = Pairs::default();
+                    let mut w = Vec::new();
+                    for (i, j, p) in candidates.iter() {
+                        let x = scorer.weight(i, p);
+                        if x >= thr_w {
+                            above.intruder.push(i as u32);
+                            above.released.push(j);
+                            w.push(x);
+                        }
+                    }
+                    predict::optimal(&above, &w, ni, nr, thr_w)?
                 };
                 assigned
                     .into_iter()
@@ -1254,6 +1324,7 @@ impl FellegiSunter {
                     .collect()
             }
         };
+        clock.lap("one-to-one");
         let comparisons = prepared
             .iter()
             .enumerate()
@@ -1268,7 +1339,7 @@ impl FellegiSunter {
                     .map(|(l, lev)| {
                         let null = layout.null[c] == Some(l);
                         LevelReport {
-                            level: lev.kind.label(),
+                            level: lev.label(),
                             m: (!null).then_some(report.m[c][l]),
                             u: (!null).then_some(u_rand[c][l]),
                             u_candidates: (!null).then_some(report.u[c][l]),
@@ -1294,7 +1365,7 @@ impl FellegiSunter {
             ("threshold_match_weight".into(), thr_w),
             ("links_at_threshold".into(), links as f64),
         ];
-        for (r, n) in pairs.per_rule.iter().enumerate() {
+        for (r, n) in per_rule.iter().enumerate() {
             notes.push((format!("pairs_blocking_rule_{}", r + 1), *n as f64));
         }
         for (r, t) in sessions.iter().enumerate() {
@@ -1319,7 +1390,7 @@ impl FellegiSunter {
         };
         let model = FsModel {
             spec,
-            pairs_per_rule: pairs.per_rule.clone(),
+            pairs_per_rule: per_rule.clone(),
             candidate_pairs: n_pairs,
             patterns: counts.len(),
             u_sample: self.params.u_sample,
@@ -1333,45 +1404,84 @@ impl FellegiSunter {
             assignment: self.params.assignment,
             links,
             comparisons,
+            warnings,
         };
         Ok(FsRun {
             model,
-            pairs,
-            weights,
             linkage,
+            candidates,
+            pattern_levels,
+            scorer,
             dims: (ni, nr),
             prepared,
-            tfs,
             level_weights,
         })
     }
 }
 
-/// Per comparison and level, how many of the given pairs fall there.
-fn level_counts(prepared: &[Prepared], layout: &em::Layout, pairs: &[(u32, u32)]) -> Vec<Vec<u64>> {
-    let zero = || -> Vec<Vec<u64>> { layout.levels.iter().map(|&l| vec![0u64; l]).collect() };
-    pairs
-        .par_chunks(1 << 14)
-        .map_init(
-            || vec![foldhash::HashMap::default(); prepared.len()],
-            |memo, chunk| {
-                let mut c = zero();
-                for &(i, j) in chunk {
-                    for (k, p) in prepared.iter().enumerate() {
-                        c[k][p.level(i as usize, j as usize, &mut memo[k]) as usize] += 1;
+/// Phase timings printed to stderr when `INTRUDER_FS_TIMING` is set (for benchmarks).
+struct Clock(Option<std::time::Instant>);
+
+impl Clock {
+    fn new() -> Self {
+        Clock(std::env::var_os("INTRUDER_FS_TIMING").map(|_| std::time::Instant::now()))
+    }
+
+    fn lap(&mut self, what: &str) {
+        if let Some(t) = &mut self.0 {
+            eprintln!("fellegi-sunter: {what}: {:.3} s", t.elapsed().as_secs_f64());
+            *t = std::time::Instant::now();
+        }
+    }
+}
+
+/// The largest weight a pair can reach: the prior plus, per comparison, its best level (the
+/// null level counts, weight 0), the exact level with the largest term-frequency adjustment of
+/// a value both files hold.
+struct Reachable {
+    total: f64,
+    parts: Vec<String>,
+}
+
+fn best_reachable(
+    prepared: &[Prepared],
+    layout: &em::Layout,
+    level_weights: &[Vec<f64>],
+    scorer: &Scorer,
+    prior_weight: f64,
+) -> Reachable {
+    let mut total = prior_weight;
+    let mut parts = Vec::new();
+    for (c, p) in prepared.iter().enumerate() {
+        let adj = |l: usize| -> f64 {
+            match &scorer.tf[c] {
+                Some(t) if p.exact_level() == Some(l) => {
+                    let mut in_b = vec![false; p.dict.len()];
+                    for &y in p.b.iter().filter(|&&y| y != compare::MISSING) {
+                        in_b[y as usize] = true;
                     }
+                    p.a.iter()
+                        .filter(|&&x| x != compare::MISSING && in_b[x as usize])
+                        .map(|&x| t[x as usize])
+                        .fold(f64::NEG_INFINITY, f64::max)
                 }
-                c
-            },
-        )
-        .reduce(zero, |mut a, b| {
-            for (x, y) in a.iter_mut().zip(b) {
-                for (s, t) in x.iter_mut().zip(y) {
-                    *s += t;
-                }
+                _ => 0.0,
             }
-            a
-        })
+        };
+        let (l, w) = (0..layout.levels[c])
+            .map(|l| {
+                let a = adj(l);
+                (l, level_weights[c][l] + if a.is_finite() { a } else { 0.0 })
+            })
+            .fold((0, f64::NEG_INFINITY), |b, x| if x.1 > b.1 { x } else { b });
+        total += w;
+        parts.push(format!(
+            "{} {} {w:+.3}",
+            p.spec.column,
+            p.spec.levels[l].label()
+        ));
+    }
+    Reachable { total, parts }
 }
 
 impl Attack for FellegiSunter {

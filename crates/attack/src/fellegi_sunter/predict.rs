@@ -3,7 +3,12 @@
 //!
 //! *Greedy*: pairs by decreasing match weight (ties by intruder row, then released row), a pair
 //! is kept when neither record is linked yet. Because it runs best-first, its links at weight
-//! ≥ t are exactly those of the greedy run on the pairs ≥ t alone, for every t.
+//! ≥ t are exactly those of the greedy run on the pairs ≥ t alone, for every t. It runs without
+//! sorting every pair ([`greedy_lists`]): each intruder record's pairs are ordered best first,
+//! the head of every list goes in a heap, and the best head is linked when its released
+//! record is free, else its list moves on to its next free released record. A head taken from
+//! the heap is the best pair whose two records are still free, so the links are those of the
+//! global sort.
 //!
 //! *Optimal*: among pairs at or above the threshold weight `t`, the assignment maximising
 //! `Σ (w − t)` — at `t = 0` (match probability 0.5) the most likely one-to-one linkage under the
@@ -41,28 +46,130 @@ impl std::str::FromStr for Assignment {
     }
 }
 
-/// Greedy one-to-one over every pair: for each intruder row, its released partner and weight.
-pub fn greedy(pairs: &Pairs, w: &[f64], ni: usize, nr: usize) -> Vec<Option<(u32, f64)>> {
-    let mut order: Vec<u32> = (0..pairs.len() as u32)
-        .filter(|&p| !w[p as usize].is_nan())
-        .collect();
-    order.sort_unstable_by(|&a, &b| {
-        let (a, b) = (a as usize, b as usize);
-        w[b].total_cmp(&w[a])
-            .then(pairs.intruder[a].cmp(&pairs.intruder[b]))
-            .then(pairs.released[a].cmp(&pairs.released[b]))
-    });
+/// Per intruder record, its pairs ordered best first (weight descending, then released row).
+pub trait SortedLists {
+    /// Intruder records.
+    fn records(&self) -> usize;
+    /// Number of pairs of record `i`.
+    fn len_of(&self, i: usize) -> usize;
+    /// Pair `pos` of record `i`: released row and weight.
+    fn at(&self, i: usize, pos: usize) -> (u32, f64);
+}
+
+/// One heap entry: intruder record `i` at position `pos` of its list.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Entry {
+    w: f64,
+    i: u32,
+    j: u32,
+    pos: usize,
+}
+
+impl Eq for Entry {}
+
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        // The heap pops the greatest: higher weight, then lower intruder row, then lower
+        // released row.
+        self.w
+            .total_cmp(&o.w)
+            .then(o.i.cmp(&self.i))
+            .then(o.j.cmp(&self.j))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// Greedy one-to-one over lists ordered best first (see the [module docs](self)); pairs with a
+/// NaN weight are left out. For each intruder row, its released partner and weight.
+pub fn greedy_lists<L: SortedLists>(lists: &L, nr: usize) -> Vec<Option<(u32, f64)>> {
+    let ni = lists.records();
     let mut out = vec![None; ni];
     let mut used = vec![false; nr];
-    for p in order {
-        let p = p as usize;
-        let (i, j) = (pairs.intruder[p] as usize, pairs.released[p] as usize);
-        if out[i].is_none() && !used[j] {
-            out[i] = Some((j as u32, w[p]));
-            used[j] = true;
+    let mut heap = std::collections::BinaryHeap::with_capacity(ni);
+    let entry = |i: usize, pos: usize| -> Option<Entry> {
+        let (j, w) = lists.at(i, pos);
+        (!w.is_nan()).then_some(Entry {
+            w,
+            i: i as u32,
+            j,
+            pos,
+        })
+    };
+    for i in 0..ni {
+        if lists.len_of(i) > 0 {
+            heap.extend(entry(i, 0));
+        }
+    }
+    while let Some(e) = heap.pop() {
+        let i = e.i as usize;
+        if !used[e.j as usize] {
+            used[e.j as usize] = true;
+            out[i] = Some((e.j, e.w));
+            continue;
+        }
+        if let Some(pos) = (e.pos + 1..lists.len_of(i)).find(|&q| !used[lists.at(i, q).0 as usize])
+        {
+            heap.extend(entry(i, pos));
         }
     }
     out
+}
+
+/// Scored pairs grouped by intruder record and ordered best first.
+struct Flat {
+    offsets: Vec<usize>,
+    pairs: Vec<(u32, f64)>,
+}
+
+impl SortedLists for Flat {
+    fn records(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    fn len_of(&self, i: usize) -> usize {
+        self.offsets[i + 1] - self.offsets[i]
+    }
+    fn at(&self, i: usize, pos: usize) -> (u32, f64) {
+        self.pairs[self.offsets[i] + pos]
+    }
+}
+
+/// Greedy one-to-one over every pair: for each intruder row, its released partner and weight.
+pub fn greedy(pairs: &Pairs, w: &[f64], ni: usize, nr: usize) -> Vec<Option<(u32, f64)>> {
+    let mut offsets = vec![0usize; ni + 1];
+    for &i in &pairs.intruder {
+        offsets[i as usize + 1] += 1;
+    }
+    for i in 0..ni {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut next = offsets.clone();
+    let mut flat = vec![(0u32, 0.0f64); pairs.len()];
+    for ((&i, &j), &x) in pairs.intruder.iter().zip(&pairs.released).zip(w) {
+        let i = i as usize;
+        flat[next[i]] = (j, x);
+        next[i] += 1;
+    }
+    for i in 0..ni {
+        // NaN weights last (never taken), then best first, then by released row.
+        flat[offsets[i]..offsets[i + 1]].sort_unstable_by(|a, b| {
+            a.1.is_nan()
+                .cmp(&b.1.is_nan())
+                .then_with(|| b.1.total_cmp(&a.1))
+                .then(a.0.cmp(&b.0))
+        });
+    }
+    greedy_lists(
+        &Flat {
+            offsets,
+            pairs: flat,
+        },
+        nr,
+    )
 }
 
 fn find(parent: &mut [u32], mut x: u32) -> u32 {

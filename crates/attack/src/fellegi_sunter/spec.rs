@@ -14,6 +14,7 @@
 //! levels = [
 //!   { kind = "null" },          # missing on either side: weight 0
 //!   { kind = "exact" },
+//!   { kind = "columns-reversed", column = "first_name" },  # surname ↔ first name swapped
 //!   { kind = "jaro-winkler", threshold = 0.92 },
 //!   { kind = "levenshtein", threshold = 2 },
 //!   { kind = "else" },
@@ -26,7 +27,10 @@
 //!
 //! Level kinds: `null`, `exact`, `jaro-winkler` (similarity ≥ t, t in [0, 1]), `levenshtein`
 //! (edit distance ≤ t), `absolute` (|x − y| ≤ t), `relative` (|x − y| / max(|x|, |y|) ≤ t,
-//! t in [0, 1]), `date` (dates `YYYY-MM-DD` at most t days apart), `else` (last, required).
+//! t in [0, 1]), `date` (dates `YYYY-MM-DD` at most t days apart), `columns-reversed` (the
+//! values of this column and of `column` are swapped between the files: intruder's this =
+//! released `column` and intruder's `column` = released this, none missing; Splink's
+//! `ColumnsReversedLevel`), `else` (last, required).
 //! A level may fix `m` and/or `u` (in (0, 1]); EM then leaves it alone. Blocking terms are a
 //! column, `first_letter(col)`, `prefix(col, n)` or `year(col)` (a date's year).
 
@@ -133,6 +137,9 @@ pub enum LevelKind {
     Relative(f64),
     /// Dates at most threshold days apart.
     Date(f64),
+    /// The comparison's column and the level's other column ([`Level::column`]) swapped
+    /// between the files (both equal crosswise, none missing).
+    ColumnsReversed,
     /// Every other pair.
     Else,
 }
@@ -148,6 +155,7 @@ impl LevelKind {
             LevelKind::Absolute(t) => format!("|difference| <= {t}"),
             LevelKind::Relative(t) => format!("relative difference <= {t}"),
             LevelKind::Date(t) => format!("date within {t} days"),
+            LevelKind::ColumnsReversed => "columns reversed".into(),
             LevelKind::Else => "else".into(),
         }
     }
@@ -166,6 +174,9 @@ pub struct Level {
     pub m: Option<f64>,
     /// A fixed u probability (random sampling leaves it alone).
     pub u: Option<f64>,
+    /// The other intruder column of a `columns-reversed` level (`None` for other kinds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
 }
 
 impl Level {
@@ -175,6 +186,23 @@ impl Level {
             kind,
             m: None,
             u: None,
+            column: None,
+        }
+    }
+
+    /// A `columns-reversed` level against the intruder column `other`.
+    pub fn columns_reversed(other: &str) -> Level {
+        Level {
+            column: Some(other.to_string()),
+            ..Level::new(LevelKind::ColumnsReversed)
+        }
+    }
+
+    /// The level as a short label (`columns reversed with surname` names the other column).
+    pub fn label(&self) -> String {
+        match (&self.kind, &self.column) {
+            (LevelKind::ColumnsReversed, Some(c)) => format!("columns reversed with {c}"),
+            (k, _) => k.label(),
         }
     }
 }
@@ -204,6 +232,10 @@ pub struct LinkageSpec {
     /// Comparisons.
     pub comparisons: Vec<Comparison>,
 }
+
+/// The most blocking rules a specification may have (the rules a candidate pair agrees on are
+/// one bit each of a `u32`).
+pub const MAX_RULES: usize = 32;
 
 /// A specification with problems, each with its key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -238,6 +270,7 @@ struct RawLevel {
     threshold: Option<f64>,
     m: Option<f64>,
     u: Option<f64>,
+    column: Option<String>,
 }
 
 fn prob_ok(p: f64) -> bool {
@@ -332,8 +365,9 @@ impl LinkageSpec {
                             Some("absolute") => LevelKind::Absolute(need(&mut problems)),
                             Some("relative") => LevelKind::Relative(need(&mut problems)),
                             Some("date") => LevelKind::Date(need(&mut problems)),
+                            Some("columns-reversed") => LevelKind::ColumnsReversed,
                             Some(other) => {
-                                problems.push(format!("{lkey}.kind: unknown level '{other}'; expected null, exact, jaro-winkler, levenshtein, absolute, relative, date or else"));
+                                problems.push(format!("{lkey}.kind: unknown level '{other}'; expected null, exact, jaro-winkler, levenshtein, absolute, relative, date, columns-reversed or else"));
                                 continue;
                             }
                             None => {
@@ -342,7 +376,13 @@ impl LinkageSpec {
                             }
                         };
                         if t.is_some()
-                            && matches!(kind, LevelKind::Null | LevelKind::Exact | LevelKind::Else)
+                            && matches!(
+                                kind,
+                                LevelKind::Null
+                                    | LevelKind::Exact
+                                    | LevelKind::Else
+                                    | LevelKind::ColumnsReversed
+                            )
                         {
                             problems.push(format!(
                                 "{lkey}.threshold: a '{}' level takes no threshold",
@@ -353,6 +393,7 @@ impl LinkageSpec {
                             kind,
                             m: rl.m,
                             u: rl.u,
+                            column: rl.column,
                         });
                     }
                     comparisons.push(Comparison {
@@ -391,6 +432,12 @@ impl LinkageSpec {
         let mut p = Vec::new();
         if self.blocking.is_empty() {
             p.push("blocking: empty; give at least one rule".into());
+        }
+        if self.blocking.len() > MAX_RULES {
+            p.push(format!(
+                "blocking: {} rules given; at most {MAX_RULES} are supported",
+                self.blocking.len()
+            ));
         }
         if self.comparisons.is_empty() {
             p.push("comparison: empty; give at least one comparison".into());
@@ -457,6 +504,22 @@ impl LinkageSpec {
             }
             for (l, lev) in cmp.levels.iter().enumerate() {
                 let lkey = format!("{key}.levels[{l}]");
+                match (&lev.kind, &lev.column) {
+                    (LevelKind::ColumnsReversed, None) => p.push(format!(
+                        "{lkey}.column: missing; a columns-reversed level names the other column, e.g. column = \"surname\""
+                    )),
+                    (LevelKind::ColumnsReversed, Some(c)) if c.is_empty() || *c == cmp.column => {
+                        p.push(format!(
+                            "{lkey}.column: '{c}' must be another column than the comparison's ('{}')",
+                            cmp.column
+                        ))
+                    }
+                    (LevelKind::ColumnsReversed, Some(_)) | (_, None) => {}
+                    (k, Some(_)) => p.push(format!(
+                        "{lkey}.column: a '{}' level takes no column (only columns-reversed does)",
+                        k.label()
+                    )),
+                }
                 match lev.kind {
                     LevelKind::JaroWinkler(t) | LevelKind::Relative(t)
                         if !(t.is_finite() && (0.0..=1.0).contains(&t)) =>
@@ -548,6 +611,13 @@ impl LinkageSpec {
                 (intruder, intruder.column(&cmp.column)),
                 (released, released.column(&rname)),
             ];
+            for (l, lev) in cmp.levels.iter().enumerate() {
+                if let (LevelKind::ColumnsReversed, Some(other)) = (&lev.kind, &lev.column) {
+                    let k = format!("comparison[{c}].levels[{l}].column");
+                    check_col(&k, intruder, other, &mut p);
+                    check_col(&k, released, &released_name(other), &mut p);
+                }
+            }
             for (t, col) in cols {
                 let Ok(col) = col else { continue };
                 for (l, lev) in cmp.levels.iter().enumerate() {
@@ -695,16 +765,16 @@ fn block_cost(intruder: &Table, released: &Table, keys: &crate::KeyMap, rule: &[
             .find(|p| p.intruder == n)
             .map_or(n.to_string(), |p| p.released.clone())
     };
-    match super::blocking::rule_keys(intruder, released, rule, &map) {
-        Ok((a, b)) => {
-            let mut counts: foldhash::HashMap<u64, (f64, f64)> = Default::default();
-            for k in a.into_iter().flatten() {
-                counts.entry(k).or_default().0 += 1.0;
+    match super::encode::rule_keys(intruder, released, rule, &map) {
+        Ok(k) => {
+            let mut counts = vec![(0.0f64, 0.0f64); k.n_keys as usize];
+            for &x in k.a.iter().filter(|&&x| x != super::encode::NO_KEY) {
+                counts[x as usize].0 += 1.0;
             }
-            for k in b.into_iter().flatten() {
-                counts.entry(k).or_default().1 += 1.0;
+            for &x in k.b.iter().filter(|&&x| x != super::encode::NO_KEY) {
+                counts[x as usize].1 += 1.0;
             }
-            counts.values().map(|(x, y)| x * y).sum()
+            counts.iter().map(|(x, y)| x * y).sum()
         }
         Err(_) => f64::INFINITY,
     }

@@ -25,9 +25,6 @@
 //! reads no column (no blocking), its session is the whole candidate set with nothing left out
 //! and is taken as it is: the result equals pooled EM.
 
-use rayon::prelude::*;
-
-use super::blocking::{NO_KEY, Pairs};
 use super::compare::{pack, unpack};
 use super::em::{self, EmOptions, EmReport, Layout, Table2};
 use super::spec::Term;
@@ -91,50 +88,28 @@ fn rule_label(rule: &[Term]) -> String {
     }
 }
 
-/// Counts of the session's patterns over the comparisons `free` (re-packed in that order).
-fn session_counts(
-    pairs: &Pairs,
-    codes: &[u64],
-    keys: &(Vec<u64>, Vec<u64>),
-    free: &[usize],
-) -> Vec<(u64, u64)> {
-    let (ka, kb) = keys;
-    let idx: Vec<usize> = (0..codes.len()).collect();
-    let mut out: Vec<(u64, u64)> = idx
-        .par_chunks(1 << 16)
-        .fold(foldhash::HashMap::<u64, u64>::default, |mut h, chunk| {
-            let mut buf = vec![0u8; free.len()];
-            for &p in chunk {
-                let (i, j) = (pairs.intruder[p] as usize, pairs.released[p] as usize);
-                let k = ka[i];
-                if k == NO_KEY || k != kb[j] {
-                    continue;
-                }
-                for (s, &c) in free.iter().enumerate() {
-                    buf[s] = unpack(codes[p], c) as u8;
-                }
-                *h.entry(pack(&buf)).or_insert(0) += 1;
-            }
-            h
-        })
-        .reduce(foldhash::HashMap::default, |mut a, b| {
-            for (c, n) in b {
-                *a.entry(c).or_insert(0) += n;
-            }
-            a
-        })
-        .into_iter()
-        .collect();
-    out.sort_unstable();
-    out
+/// Counts of the session's patterns over the comparisons `free` (re-packed in that order):
+/// the candidate pairs agreeing on rule `r` (bit `r` of their rule set).
+fn session_counts(by_rules: &[(u32, u64, u64)], r: usize, free: &[usize]) -> Vec<(u64, u64)> {
+    let mut h: std::collections::BTreeMap<u64, u64> = Default::default();
+    let mut buf = vec![0u8; free.len()];
+    for &(set, code, n) in by_rules {
+        if set >> r & 1 == 0 {
+            continue;
+        }
+        for (s, &c) in free.iter().enumerate() {
+            buf[s] = unpack(code, c) as u8;
+        }
+        *h.entry(pack(&buf)).or_insert(0) += n;
+    }
+    h.into_iter().collect()
 }
 
 /// Runs the session of one rule.
 fn session(
     rule: &[Term],
-    keys: &(Vec<u64>, Vec<u64>),
-    pairs: &Pairs,
-    codes: &[u64],
+    r: usize,
+    by_rules: &[(u32, u64, u64)],
     model: &Model,
     set: &Settings,
 ) -> (TrainingSession, Option<EmReport>, Vec<usize>) {
@@ -147,7 +122,7 @@ fn session(
         .filter(|c| !free.contains(c))
         .map(|c| model.columns[c].to_string())
         .collect();
-    let counts = session_counts(pairs, codes, keys, &free);
+    let counts = session_counts(by_rules, r, &free);
     let n: u64 = counts.iter().map(|c| c.1).sum();
     let lambda_max = if n > 0 {
         (set.n_min as f64 / n as f64).min(1.0)
@@ -246,15 +221,15 @@ fn session(
 }
 
 /// Trains m per blocking rule, then λ over the candidates with m fixed; see the
-/// [module docs](self). `rule_keys[r]` are the flattened keys of rule `r` (`NO_KEY` = missing);
-/// `union_counts` the pattern counts of every candidate pair; `final_u0` / `final_fixed_u` the
-/// starting and fixed u of the candidate-set EM (as pooled EM uses them).
+/// [module docs](self). `by_rules` holds `(rule set, pattern code, pairs)`: bit `r` of the set
+/// is whether the pairs agree on rule `r`; `union_counts` the pattern counts of every candidate
+/// pair; `final_u0` / `final_fixed_u` the starting and fixed u of the candidate-set EM (as
+/// pooled EM uses them).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn per_rule(
     rules: &[Vec<Term>],
-    rule_keys: &[(Vec<u64>, Vec<u64>)],
-    pairs: &Pairs,
-    codes: &[u64],
+    by_rules: &[(u32, u64, u64)],
+    n_pairs: usize,
     union_counts: &[(u64, u64)],
     model: &Model,
     set: &Settings,
@@ -264,9 +239,9 @@ pub(crate) fn per_rule(
     let k = model.layout.levels.len();
     let mut sessions = Vec::with_capacity(rules.len());
     let mut whole: Option<EmReport> = None;
-    for (rule, keys) in rules.iter().zip(rule_keys) {
-        let (s, rep, free) = session(rule, keys, pairs, codes, model, set);
-        if rules.len() == 1 && free.len() == k && s.pairs == pairs.len() {
+    for (r, rule) in rules.iter().enumerate() {
+        let (s, rep, free) = session(rule, r, by_rules, model, set);
+        if rules.len() == 1 && free.len() == k && s.pairs == n_pairs {
             whole = rep;
         }
         sessions.push(s);
@@ -298,7 +273,7 @@ pub(crate) fn per_rule(
             None => model.fixed_m[c].clone(),
         })
         .collect();
-    let n = pairs.len();
+    let n = n_pairs;
     let lambda_max = if n > 0 {
         (set.n_min as f64 / n as f64).min(1.0)
     } else {

@@ -1,0 +1,133 @@
+//! String similarities of the comparison levels, equal to `strsim`'s value for value (the same
+//! algorithm and the same floating-point operations in the same order), with a byte path for
+//! ASCII strings of at most 64 bytes that allocates nothing. Other strings go to `strsim`.
+//! `tests/fellegi_sunter_kernel.rs` checks the equality on random strings.
+
+/// The longest ASCII string the byte path takes (its match flags are one `u64`).
+const MAX_FAST: usize = 64;
+
+fn fast(a: &str, b: &str) -> bool {
+    a.len() <= MAX_FAST && b.len() <= MAX_FAST && a.is_ascii() && b.is_ascii()
+}
+
+/// Jaro similarity of two byte strings (`strsim::generic_jaro` on bytes).
+fn jaro_bytes(a: &[u8], b: &[u8]) -> f64 {
+    let (al, bl) = (a.len(), b.len());
+    if al == 0 && bl == 0 {
+        return 1.0;
+    } else if al == 0 || bl == 0 {
+        return 0.0;
+    }
+    let range = (al.max(bl) / 2).saturating_sub(1);
+    let (mut af, mut bf) = (0u64, 0u64);
+    let mut matches = 0usize;
+    for (i, &x) in a.iter().enumerate() {
+        let lo = i.saturating_sub(range);
+        let hi = bl.min(i + range + 1);
+        for (j, &y) in b.iter().enumerate().take(hi).skip(lo) {
+            if x == y && bf >> j & 1 == 0 {
+                af |= 1 << i;
+                bf |= 1 << j;
+                matches += 1;
+                break;
+            }
+        }
+    }
+    if matches == 0 {
+        return 0.0;
+    }
+    let mut transpositions = 0usize;
+    let mut j = 0usize;
+    for (i, &x) in a.iter().enumerate() {
+        if af >> i & 1 == 1 {
+            while bf >> j & 1 == 0 {
+                j += 1;
+            }
+            if x != b[j] {
+                transpositions += 1;
+            }
+            j += 1;
+        }
+    }
+    transpositions /= 2;
+    ((matches as f64 / al as f64)
+        + (matches as f64 / bl as f64)
+        + ((matches - transpositions) as f64 / matches as f64))
+        / 3.0
+}
+
+/// Jaro–Winkler similarity, equal to `strsim::jaro_winkler(a, b)`.
+pub fn jaro_winkler(a: &str, b: &str) -> f64 {
+    if !fast(a, b) {
+        return strsim::jaro_winkler(a, b);
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let sim = jaro_bytes(a, b);
+    if sim > 0.7 {
+        let prefix_length = a.iter().take(4).zip(b).take_while(|(x, y)| x == y).count();
+        sim + 0.1 * prefix_length as f64 * (1.0 - sim)
+    } else {
+        sim
+    }
+}
+
+/// Whether the Levenshtein distance of `a` and `b` is at most `t` (`strsim::levenshtein(a, b)
+/// as f64 <= t`).
+pub fn levenshtein_within(a: &str, b: &str, t: f64) -> bool {
+    if !fast(a, b) {
+        return strsim::levenshtein(a, b) as f64 <= t;
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // The distance is at least the difference of the lengths.
+    if (a.len().abs_diff(b.len())) as f64 > t {
+        return false;
+    }
+    let mut cache = [0usize; MAX_FAST];
+    for (j, c) in cache.iter_mut().enumerate().take(b.len()) {
+        *c = j + 1;
+    }
+    let mut result = b.len();
+    for (i, &x) in a.iter().enumerate() {
+        result = i + 1;
+        let mut distance_b = i;
+        for (j, &y) in b.iter().enumerate() {
+            let distance_a = distance_b + usize::from(x != y);
+            distance_b = cache[j];
+            result = (result + 1).min(distance_a.min(distance_b + 1));
+            cache[j] = result;
+        }
+    }
+    result as f64 <= t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_values_equal_strsim() {
+        for (a, b) in [
+            ("martha", "marhta"),
+            ("dwayne", "duane"),
+            ("dixon", "dicksonx"),
+            ("", ""),
+            ("a", ""),
+            ("abc", "abc"),
+            ("crate", "trace"),
+            ("ñandú", "nandu"),
+        ] {
+            assert_eq!(
+                jaro_winkler(a, b).to_bits(),
+                strsim::jaro_winkler(a, b).to_bits(),
+                "{a} / {b}"
+            );
+            for t in [0.0, 1.0, 2.0, 3.0] {
+                assert_eq!(
+                    levenshtein_within(a, b, t),
+                    strsim::levenshtein(a, b) as f64 <= t,
+                    "{a} / {b} / {t}"
+                );
+            }
+        }
+    }
+}
