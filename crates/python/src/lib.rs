@@ -1073,9 +1073,23 @@ fn run_impl(
     out: Option<PathBuf>,
     threads: Option<usize>,
     force: bool,
+    size: Option<&str>,
 ) -> Result<RunOut> {
     use intruder_runner::{Experiment, Plan, RunOptions, default_out, run_experiment};
-    let exp = Experiment::from_file(path)?;
+    let mut exp = Experiment::from_file(path)?;
+    // `intruder run --tiny` / `--paper`: the file's [tiny] or [paper] sizes.
+    match size {
+        None => {}
+        Some("tiny") => {
+            let t = exp.tiny.clone();
+            exp.resize(&t);
+        }
+        Some("paper") => {
+            let t = exp.paper.clone();
+            exp.resize(&t);
+        }
+        Some(other) => bail!("size: expected \"tiny\" or \"paper\", found \"{other}\""),
+    }
     let warnings: Vec<String> = exp
         .warnings
         .iter()
@@ -1116,15 +1130,16 @@ fn run_impl(
 
 /// Runs an experiment file: (output directory, results table, warnings, runs executed, runs).
 #[pyfunction]
-#[pyo3(signature = (path, out=None, threads=None, force=false))]
+#[pyo3(signature = (path, out=None, threads=None, force=false, size=None))]
 fn run(
     py: Python<'_>,
     path: PathBuf,
     out: Option<PathBuf>,
     threads: Option<usize>,
     force: bool,
+    size: Option<String>,
 ) -> PyResult<RunOut> {
-    py.detach(|| run_impl(&path, out, threads, force))
+    py.detach(|| run_impl(&path, out, threads, force, size.as_deref()))
         .map_err(to_py)
 }
 

@@ -281,8 +281,8 @@ def mask(
         >>> df = pd.DataFrame({"age": ["20s", "20s", "30s"], "sex": ["F", "F", "M"]})
         >>> masked, log = intruder.mask(df, [{"method": "local-suppression",
         ...     "keys": ["age", "sex"], "k": 2}], seed=1)
-        >>> log["log"]["suppressions"]
-        1
+        >>> log["log"]["suppressions"], masked["age"].isna().tolist()
+        (2, [False, False, True])
     """
     if isinstance(steps, Mapping):
         steps = [steps]
@@ -401,8 +401,9 @@ def utility(
         >>> import pandas as pd, intruder
         >>> a = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [2.0, 4.0, 7.0]})
         >>> b = pd.DataFrame({"x": [1.0, 2.0, 4.0], "y": [2.0, 4.0, 7.0]})
-        >>> round(intruder.utility(a, b, measures="moments")["moments"][0]["mean_original"], 3)
-        2.0
+        >>> u = intruder.utility(a, b, variables=["x", "y"], measures="moments")
+        >>> round(u["moments"][0]["mean_masked"], 3), u["moments"][1]["mean_diff"]
+        (2.333, 0.0)
     """
     table = _params(variables=_listify(variables), **params)
     report, warned = _intruder.utility(
@@ -474,20 +475,23 @@ def run(
     out: Union[str, os.PathLike, None] = None,
     threads: Optional[int] = None,
     force: bool = False,
+    size: Optional[str] = None,
     output: Optional[str] = None,
 ) -> RunResult:
     """Runs an experiment file, as ``intruder run``: every run not stored yet in ``out``
     (default ``results/<experiment name>/``) is executed on ``threads`` worker threads
-    (``force=True`` reruns stored runs).
+    (``force=True`` reruns stored runs). ``size="tiny"`` or ``"paper"`` uses the file's
+    ``[tiny]`` or ``[paper]`` sizes (``intruder run --tiny`` / ``--paper``).
 
     Example::
 
-        >>> import intruder
-        >>> r = intruder.run("experiments/quickstart.toml", out="/tmp/quickstart")  # doctest: +SKIP
-        >>> r.results.columns[:3]  # doctest: +SKIP
+        >>> import intruder, tempfile
+        >>> r = intruder.run("experiments/quickstart.toml", out=tempfile.mkdtemp(), size="tiny")
+        >>> r.executed == r.runs, list(r.results.columns)[-2:]
+        (True, ['metric', 'value'])
     """
     out_dir, results, warned, executed, runs = _intruder.run(
-        os.fspath(path), None if out is None else os.fspath(out), threads, force
+        os.fspath(path), None if out is None else os.fspath(out), threads, force, size
     )
     _warn(warned)
     return RunResult(_convert(results, _output_kind(output)), out_dir, executed, runs)
