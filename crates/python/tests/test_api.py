@@ -155,3 +155,17 @@ def test_docstring_examples_run(monkeypatch, tmp_path):
         runner.run(t)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, result
+
+
+def test_readme_python_examples_run(monkeypatch):
+    """The ```python blocks of the README's Python section and of the package README run as
+    written."""
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text()
+    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) >= 2
+    package = (ROOT / "crates" / "python" / "README.md").read_text()
+    blocks += re.findall(r"```python\n(.*?)```", package, re.S)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
