@@ -1,0 +1,521 @@
+"""intruder: simulate data intruders against masked microdata, from pandas, polars and pyarrow.
+
+Every method and parameter of the command line is here under the same name: the keyword
+arguments of each function are the parameters of the family's registry (``intruder.methods``
+lists them), read by the same code as ``intruder risk``, ``intruder mask``, ``intruder attack``,
+``intruder utility``, ``intruder synth`` and ``intruder run``, so the numbers are the same.
+
+Tables go in and out through the Arrow PyCapsule interface (``__arrow_c_stream__``): a pandas,
+polars or pyarrow table is read without a file in between, and results come back as the kind of
+table that was passed (pandas in, pandas out). A data file path is read as the command line
+reads it. Errors raise :class:`IntruderError` (a ``ValueError``) with the command line's message.
+
+Example::
+
+    >>> import pandas as pd, intruder
+    >>> df = pd.DataFrame({"age": ["20s", "20s", "30s"], "sex": ["F", "F", "M"]})
+    >>> intruder.risk(df, ["age", "sex"]).summary["sample_uniques"]
+    1
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings as _warnings
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _intruder
+from ._intruder import ArrowTable, IntruderError
+
+__all__ = [
+    "ArrowTable",
+    "AttackResult",
+    "IntruderError",
+    "RiskResult",
+    "RunResult",
+    "attack",
+    "mask",
+    "methods",
+    "read",
+    "risk",
+    "run",
+    "synth",
+    "utility",
+]
+
+__version__ = _intruder.__version__
+
+_FAMILIES = ("attack", "defence", "risk", "utility", "generator")
+_OUTPUTS = ("pandas", "polars", "pyarrow", "arrow")
+
+
+# --------------------------------------------------------------------------------------------
+# Tables in and out.
+
+
+def _kind_of(table: Any) -> str:
+    """The kind of table a value is: pandas, polars, pyarrow, path or arrow (anything else with
+    ``__arrow_c_stream__``)."""
+    if isinstance(table, (str, os.PathLike)):
+        return "path"
+    module = type(table).__module__.split(".")[0]
+    if module == "pandas":
+        return "pandas"
+    if module == "polars":
+        return "polars"
+    if module == "pyarrow":
+        return "pyarrow"
+    return "arrow"
+
+
+def _stream(table: Any, name: str) -> Any:
+    """An object the native module can read: a path, or something with ``__arrow_c_stream__``."""
+    if isinstance(table, (str, os.PathLike)):
+        return os.fspath(table)
+    if hasattr(table, "__arrow_c_stream__"):
+        return table
+    module = type(table).__module__.split(".")[0]
+    if module == "pandas":  # pandas < 2.2: through pyarrow
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(table, preserve_index=False)
+    if module == "pyarrow" and hasattr(table, "to_batches"):
+        return table
+    if isinstance(table, Mapping):  # a dict of columns
+        import pyarrow as pa
+
+        return pa.table(dict(table))
+    raise TypeError(
+        f"{name}: expected a pandas, polars or pyarrow table (any object with "
+        f"__arrow_c_stream__) or a data file path, found {type(table).__name__}"
+    )
+
+
+def _default_output() -> str:
+    for kind in ("pandas", "polars", "pyarrow"):
+        try:
+            __import__(kind)
+            if kind == "pandas":
+                __import__("pyarrow")
+            return kind
+        except ImportError:
+            continue
+    return "arrow"
+
+
+def _convert(table: Optional[ArrowTable], kind: str) -> Any:
+    """A native table as a table of ``kind``."""
+    if table is None:
+        return None
+    if kind in ("path", "arrow") or kind not in _OUTPUTS:
+        kind = _default_output() if kind == "path" else "pyarrow"
+        try:
+            __import__("pyarrow")
+        except ImportError:
+            return table
+    if kind == "pandas":
+        import pandas as pd
+
+        if hasattr(pd.DataFrame, "from_arrow"):
+            return pd.DataFrame.from_arrow(table)
+        import pyarrow as pa
+
+        return pa.table(table).to_pandas()
+    if kind == "polars":
+        import polars as pl
+
+        return pl.DataFrame(table)
+    if kind == "pyarrow":
+        import pyarrow as pa
+
+        return pa.table(table)
+    return table
+
+
+def _output_kind(output: Optional[str], *tables: Any) -> str:
+    if output is not None:
+        if output not in _OUTPUTS:
+            raise IntruderError(
+                f"output: unknown kind '{output}'; expected one of: {', '.join(_OUTPUTS)}"
+            )
+        return output
+    for t in tables:
+        kind = _kind_of(t)
+        if kind != "path":
+            return kind
+    return _default_output()
+
+
+def _warn(messages: Sequence[str]) -> None:
+    for m in messages:
+        _warnings.warn(m, FutureWarning, stacklevel=3)
+
+
+def _params(**params: Any) -> Dict[str, Any]:
+    """Keyword arguments as a parameter table: ``None`` means "not given"."""
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def _listify(x: Union[str, Sequence[str], None]) -> Optional[List[str]]:
+    if x is None:
+        return None
+    if isinstance(x, str):
+        return [x]
+    return list(x)
+
+
+# --------------------------------------------------------------------------------------------
+# methods()
+
+
+def methods(family: str) -> List[Dict[str, Any]]:
+    """The methods of a family, with their parameters, from the registry the command line uses.
+
+    ``family`` is ``"attack"``, ``"defence"``, ``"risk"``, ``"utility"`` or ``"generator"``.
+    Each method is a dict with ``name``, ``summary``, ``reference`` and ``parameters``; each
+    parameter has ``name``, ``type``, ``choices``, ``required``, ``default``, ``range``,
+    ``role`` (the schema role it defaults to), ``aliases``, ``doc`` and ``common`` (shared by
+    the family). Every parameter is a keyword argument of the family's function.
+
+    Example::
+
+        >>> import intruder
+        >>> [m["name"] for m in intruder.methods("risk")][:2]
+        ['frequency', 'individual']
+    """
+    return json.loads(_intruder.methods(family))
+
+
+# --------------------------------------------------------------------------------------------
+# risk()
+
+
+class RiskResult:
+    """What :func:`risk` returns: ``summary`` (the figures of ``intruder risk --format json``)
+    and ``per_record`` (a table with ``row``, 1-based, and the measure's per-record columns, when
+    asked for with ``per_record=True``)."""
+
+    __slots__ = ("summary", "per_record")
+
+    def __init__(self, summary: Dict[str, Any], per_record: Any) -> None:
+        self.summary = summary
+        self.per_record = per_record
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.summary.items() if not isinstance(v, (list, dict))}
+        return f"RiskResult({shown})"
+
+
+def risk(
+    data: Any,
+    keys: Union[str, Sequence[str], None] = None,
+    *,
+    missing: str = "listwise",
+    measure: str = "frequency",
+    weight: Optional[str] = None,
+    sensitive: Optional[str] = None,
+    group: Optional[str] = None,
+    per_record: bool = False,
+    schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    output: Optional[str] = None,
+    **params: Any,
+) -> RiskResult:
+    """Disclosure risk of a table, as ``intruder risk``.
+
+    ``keys`` are the key variables (default: the columns whose schema role is ``key``);
+    ``missing`` is ``listwise``, ``as-value`` or ``wildcard``; ``measure`` is one of
+    ``methods("risk")`` (frequency, individual, household, l-diversity, suda2, population);
+    ``weight``, ``sensitive`` and ``group`` name columns of those roles. Any other parameter of
+    the measure is a keyword argument (``population_size=``, ``max_msu_size=``, …).
+    ``schema`` declares types and roles (``{"w": "weight", "m": "set"}`` or a TOML path).
+
+    Example::
+
+        >>> import pandas as pd, intruder
+        >>> df = pd.DataFrame({"age": [40, 36, 40], "sex": ["M", "F", "M"]})
+        >>> r = intruder.risk(df, ["age", "sex"], per_record=True)
+        >>> r.summary["sample_uniques"], list(r.per_record["k"])
+        (1, [2, 1, 2])
+    """
+    table = _params(
+        keys=_listify(keys),
+        missing=missing,
+        measure=measure,
+        weight=weight,
+        sensitive=sensitive,
+        group=group,
+        **params,
+    )
+    summary, records, warned = _intruder.risk(
+        _stream(data, "data"), table, schema, per_record
+    )
+    _warn(warned)
+    kind = _output_kind(output, data)
+    return RiskResult(json.loads(summary), _convert(records, kind) if per_record else None)
+
+
+# --------------------------------------------------------------------------------------------
+# mask()
+
+
+def mask(
+    data: Any,
+    steps: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]],
+    *,
+    seed: int,
+    schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    output: Optional[str] = None,
+) -> Tuple[Any, Dict[str, Any]]:
+    """Masks a table with a pipeline of defences, as ``intruder mask``.
+
+    ``steps`` is a list of dicts, each a pipeline step: ``{"method": "local-suppression",
+    "keys": [...], "k": 3}`` (the methods and their parameters: ``methods("defence")``). Every
+    random step draws from ``seed``. Returns ``(masked_table, log)``: the masked table (truth
+    columns pass through, subset with the records) and the change log of ``intruder mask --log``
+    (``log["log"]["kept_rows"]`` are 1-based rows of the input; :func:`utility` reads it).
+
+    Example::
+
+        >>> import pandas as pd, intruder
+        >>> df = pd.DataFrame({"age": ["20s", "20s", "30s"], "sex": ["F", "F", "M"]})
+        >>> masked, log = intruder.mask(df, [{"method": "local-suppression",
+        ...     "keys": ["age", "sex"], "k": 2}], seed=1)
+        >>> log["log"]["suppressions"], masked["age"].isna().tolist()
+        (2, [False, False, True])
+    """
+    if isinstance(steps, Mapping):
+        steps = [steps]
+    table, log, warned = _intruder.mask(
+        _stream(data, "data"), [dict(s) for s in steps], int(seed), schema
+    )
+    _warn(warned)
+    return _convert(table, _output_kind(output, data)), json.loads(log)
+
+
+# --------------------------------------------------------------------------------------------
+# attack()
+
+
+class AttackResult:
+    """What :func:`attack` returns: ``evaluation`` (the figures of ``intruder attack --format
+    json``), ``candidates`` (one row per ranked candidate: ``intruder_row``, ``released_row``,
+    both 1-based, ``rank`` and ``score``, higher is better) and ``per_record`` (one row per
+    intruder record, as ``intruder attack --per-record``)."""
+
+    __slots__ = ("evaluation", "candidates", "per_record")
+
+    def __init__(self, evaluation: Dict[str, Any], candidates: Any, per_record: Any) -> None:
+        self.evaluation = evaluation
+        self.candidates = candidates
+        self.per_record = per_record
+
+    def __repr__(self) -> str:
+        shown = {
+            k: v for k, v in self.evaluation.items() if not isinstance(v, (list, dict))
+        }
+        return f"AttackResult({shown})"
+
+
+def attack(
+    intruder: Any,
+    released: Any,
+    *,
+    method: str = "exact",
+    keys: Union[str, Sequence[str], None] = None,
+    truth: Optional[str] = None,
+    truth_intruder: Optional[str] = None,
+    truth_released: Optional[str] = None,
+    sensitive_truth: Optional[str] = None,
+    seed: Optional[int] = None,
+    schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    intruder_schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    released_schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    output: Optional[str] = None,
+    **params: Any,
+) -> AttackResult:
+    """Links an intruder's table to a released table and scores the attack, as
+    ``intruder attack``.
+
+    ``method`` is one of ``methods("attack")`` (exact, nearest, kmeans, link,
+    fellegi-sunter); ``keys`` are the key variables as named in the intruder's table (default:
+    its columns with the schema role ``key``); ``truth`` names the person id in both tables
+    (or ``truth_intruder`` with ``truth_released``), read as ground truth that only the
+    evaluator sees. Any other parameter of the attack is a keyword argument (``key_map=``,
+    ``missing=``, ``top_k=``, ``sensitive=`` with ``sensitive_truth=``, …). ``schema`` applies
+    to both tables unless ``intruder_schema``/``released_schema`` are given.
+
+    Example::
+
+        >>> import pandas as pd, intruder
+        >>> i = pd.DataFrame({"id": [7], "area": [2], "beds": [5]})
+        >>> r = pd.DataFrame({"id": [1, 7, 3], "area": [2, 2, 1], "beds": [5, 5, 3]})
+        >>> a = intruder.attack(i, r, keys=["area", "beds"], truth="id", seed=1)
+        >>> a.evaluation["expected_correct"], len(a.candidates)
+        (0.5, 2)
+    """
+    table = _params(method=method, keys=_listify(keys), **params)
+    evaluation, candidates, records, warned = _intruder.attack(
+        _stream(intruder, "intruder"),
+        _stream(released, "released"),
+        table,
+        truth,
+        truth_intruder,
+        truth_released,
+        sensitive_truth,
+        0 if seed is None else int(seed),
+        intruder_schema if intruder_schema is not None else schema,
+        released_schema if released_schema is not None else schema,
+    )
+    _warn(warned)
+    kind = _output_kind(output, intruder, released)
+    return AttackResult(
+        json.loads(evaluation), _convert(candidates, kind), _convert(records, kind)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# utility()
+
+
+def utility(
+    original: Any,
+    masked: Any,
+    *,
+    variables: Union[str, Sequence[str], None] = None,
+    measures: Union[str, Sequence[str], None] = None,
+    log: Optional[Mapping[str, Any]] = None,
+    schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    **params: Any,
+) -> Dict[str, Any]:
+    """What masking cost, as ``intruder utility --format json``.
+
+    ``variables`` are the columns compared (default: the key and sensitive columns of the
+    schema); ``measures`` are names from ``methods("utility")`` (default: those that apply);
+    ``log`` is the change log :func:`mask` returned, so that records removed by masking are
+    matched (``intruder utility --log``). Other parameters (``model=``, ``family=``, …) are
+    keyword arguments.
+
+    Example::
+
+        >>> import pandas as pd, intruder
+        >>> a = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [2.0, 4.0, 7.0]})
+        >>> b = pd.DataFrame({"x": [1.0, 2.0, 4.0], "y": [2.0, 4.0, 7.0]})
+        >>> u = intruder.utility(a, b, variables=["x", "y"], measures="moments")
+        >>> round(u["moments"][0]["mean_masked"], 3), u["moments"][1]["mean_diff"]
+        (2.333, 0.0)
+    """
+    table = _params(variables=_listify(variables), **params)
+    report, warned = _intruder.utility(
+        _stream(original, "original"),
+        _stream(masked, "masked"),
+        table,
+        _listify(measures),
+        None if log is None else json.dumps(dict(log)),
+        schema,
+    )
+    _warn(warned)
+    return json.loads(report)
+
+
+# --------------------------------------------------------------------------------------------
+# synth()
+
+
+def synth(
+    name: str,
+    *,
+    n: Optional[int] = None,
+    seed: int = 1,
+    output: Optional[str] = None,
+    **params: Any,
+) -> Dict[str, Any]:
+    """A seeded synthetic data set with ground truth, as ``intruder synth NAME``.
+
+    ``name`` is one of ``methods("generator")``; ``n`` the size; other parameters are keyword
+    arguments (``keys=``, ``fraction=``, ``preset=``, …). Returns a dict from file stem
+    (``population``, ``sample``, ``file-a``, …) to table (pandas unless ``output`` says
+    ``polars``, ``pyarrow`` or ``arrow``).
+
+    Example::
+
+        >>> import intruder
+        >>> files = intruder.synth("linkage-pair", n=50, seed=3)
+        >>> sorted(files)[:2]
+        ['file-a', 'file-b']
+    """
+    tables, _described = _intruder.synth(name, n, int(seed), _params(**params))
+    kind = _output_kind(output)
+    return {stem: _convert(t, kind) for stem, t in tables}
+
+
+# --------------------------------------------------------------------------------------------
+# run()
+
+
+class RunResult:
+    """What :func:`run` returns: ``results`` (the ``results.csv`` table), ``out`` (the output
+    directory), ``executed`` (runs executed now) and ``runs`` (runs in the plan)."""
+
+    __slots__ = ("results", "out", "executed", "runs")
+
+    def __init__(self, results: Any, out: str, executed: int, runs: int) -> None:
+        self.results = results
+        self.out = out
+        self.executed = executed
+        self.runs = runs
+
+    def __repr__(self) -> str:
+        return f"RunResult(out={self.out!r}, executed={self.executed}, runs={self.runs})"
+
+
+def run(
+    path: Union[str, os.PathLike],
+    *,
+    out: Union[str, os.PathLike, None] = None,
+    threads: Optional[int] = None,
+    force: bool = False,
+    size: Optional[str] = None,
+    output: Optional[str] = None,
+) -> RunResult:
+    """Runs an experiment file, as ``intruder run``: every run not stored yet in ``out``
+    (default ``results/<experiment name>/``) is executed on ``threads`` worker threads
+    (``force=True`` reruns stored runs). ``size="tiny"`` or ``"paper"`` uses the file's
+    ``[tiny]`` or ``[paper]`` sizes (``intruder run --tiny`` / ``--paper``).
+
+    Example::
+
+        >>> import intruder, tempfile
+        >>> r = intruder.run("experiments/quickstart.toml", out=tempfile.mkdtemp(), size="tiny")
+        >>> r.executed == r.runs, list(r.results.columns)[-2:]
+        (True, ['metric', 'value'])
+    """
+    out_dir, results, warned, executed, runs = _intruder.run(
+        os.fspath(path), None if out is None else os.fspath(out), threads, force, size
+    )
+    _warn(warned)
+    return RunResult(_convert(results, _output_kind(output)), out_dir, executed, runs)
+
+
+# --------------------------------------------------------------------------------------------
+# read()
+
+
+def read(
+    data: Any,
+    *,
+    schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
+    output: Optional[str] = None,
+) -> Tuple[Any, str]:
+    """A table as the toolkit reads it (types inferred or declared, missing cells as nulls),
+    with its schema as TOML: what the other functions see of ``data``.
+
+    Example::
+
+        >>> import pandas as pd, intruder
+        >>> t, schema = intruder.read(pd.DataFrame({"a": ["1", "NA", "3"]}))
+        >>> list(t["a"].isna())
+        [False, True, False]
+    """
+    table, schema_text = _intruder.read(_stream(data, "data"), schema)
+    return _convert(table, _output_kind(output, data)), schema_text

@@ -1,0 +1,957 @@
+//! Arrow record batches → the data model, with the CSV reader's rules.
+//!
+//! - Integer arrays (any width) are integers, float arrays floats (NaN is missing), nulls are
+//!   missing; a weight column is read as floats ≥ 0 (as the CSV reader reads it).
+//! - Text, dictionary-encoded text and booleans are read through their *distinct values*: each
+//!   row gets the id of its value (a dictionary array maps its keys through a table as long as
+//!   its dictionary, so no row is turned into a string), then the CSV reader's decisions are made
+//!   once per distinct value: missing tokens (`""`, `NA`, `.` unless the schema says otherwise),
+//!   inference (integers when every value is one, numbers, mostly distinct text as strings, else
+//!   categorical with levels in sorted order), declared types and categories, set-valued text
+//!   (`a|b`).
+//! - List arrays are set-valued cells (an empty or null list is missing).
+//! - A schema (types, roles, categories, missing tokens, separators) and the roles that a
+//!   method's parameters name apply as for a CSV file.
+
+use std::collections::HashMap;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type,
+    UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::DataType;
+use foldhash::fast::FixedState;
+use rayon::prelude::*;
+
+use intruder_data::params::did_you_mean;
+use intruder_data::{
+    Bitmap, Column, ColumnData, ColumnSpec, DEFAULT_MISSING, DataError, Kind, Location, Role,
+    Schema, format_float,
+};
+
+/// Code of a missing cell while reading.
+const NONE: u32 = u32::MAX;
+
+/// How to read a table that arrives as Arrow batches.
+#[derive(Debug, Clone, Default)]
+pub struct ReadSpec {
+    /// The name of the table in messages (`data`, `released`, …), where the CLI names a file.
+    pub label: String,
+    /// A declared schema.
+    pub schema: Option<Schema>,
+    /// Roles named by a method's parameters (`keys`, `weight`, …), over the schema's.
+    pub roles: Vec<(String, Role)>,
+}
+
+/// The column names of a stream, checked as the CSV reader checks a header.
+pub fn names(label: &str, fields: &[String]) -> Result<(), DataError> {
+    for (j, n) in fields.iter().enumerate() {
+        if n.trim().is_empty() || fields[..j].contains(n) {
+            return Err(DataError::Input {
+                location: Location {
+                    file: label.into(),
+                    line: None,
+                    column: Some(format!("'{n}' ({})", j + 1)),
+                },
+                message: "column names must be non-empty and distinct".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The merged specification of every column (schema, then the parameters' roles), after
+/// checking that every column they name exists.
+pub fn specs(fields: &[String], spec: &ReadSpec) -> Result<Vec<ColumnSpec>, DataError> {
+    let label = &spec.label;
+    names(label, fields)?;
+    let schema = spec.schema.clone().unwrap_or_default();
+    let unknown: Vec<String> = schema
+        .columns
+        .iter()
+        .filter(|(n, _)| !fields.contains(n))
+        .map(|(n, _)| {
+            format!(
+                "columns.{n}: the table has no such column (columns: {})",
+                fields.join(", ")
+            )
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Err(DataError::Schema {
+            path: label.into(),
+            problems: unknown,
+        });
+    }
+    for (n, _) in &spec.roles {
+        if !fields.contains(n) {
+            return Err(DataError::UnknownColumn {
+                file: label.into(),
+                name: n.clone(),
+                hint: did_you_mean(n, fields.iter().map(String::as_str)),
+                available: fields.join(", "),
+            });
+        }
+    }
+    Ok(fields
+        .iter()
+        .map(|name| {
+            let mut s = schema.get(name).cloned().unwrap_or_default();
+            for (n, role) in &spec.roles {
+                if n == name {
+                    s.role = Some(*role);
+                }
+            }
+            s
+        })
+        .collect())
+}
+
+/// The columns `only` (all when `None`) of `batches`, in stream order, with their
+/// specifications (from [`specs`]) and the file's missing tokens.
+pub fn columns(
+    spec: &ReadSpec,
+    fields: &[String],
+    specs: &[ColumnSpec],
+    batches: &[RecordBatch],
+    only: Option<&[String]>,
+) -> Result<Vec<Column>, DataError> {
+    let file_missing: Vec<String> = spec
+        .schema
+        .as_ref()
+        .and_then(|s| s.missing.clone())
+        .unwrap_or_else(|| DEFAULT_MISSING.iter().map(|s| s.to_string()).collect());
+    let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let wanted: Vec<usize> = (0..fields.len())
+        .filter(|&j| only.is_none_or(|o| o.contains(&fields[j])))
+        .collect();
+    wanted
+        .par_iter()
+        .map(|&j| {
+            let arrays: Vec<&ArrayRef> = batches.iter().map(|b| b.column(j)).collect();
+            let at = At {
+                label: &spec.label,
+                name: &fields[j],
+                position: j + 1,
+            };
+            column(&at, specs[j].clone(), &file_missing, &arrays, nrows)
+        })
+        .collect()
+}
+
+/// Where a column is, for messages.
+struct At<'a> {
+    label: &'a str,
+    name: &'a str,
+    position: usize,
+}
+
+impl At<'_> {
+    fn err(&self, row: Option<usize>, message: impl std::fmt::Display) -> DataError {
+        DataError::Input {
+            location: Location {
+                file: self.label.into(),
+                line: None,
+                column: Some(format!("'{}' ({})", self.name, self.position)),
+            },
+            message: match row {
+                Some(r) => format!("row {}: {message}", r + 1),
+                None => message.to_string(),
+            },
+        }
+    }
+}
+
+fn is_int(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64
+    )
+}
+
+fn is_float(t: &DataType) -> bool {
+    matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Boolean
+    )
+}
+
+fn is_list(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(_, _)
+    )
+}
+
+/// Whether values of this type can be read as cells (scalars, or the items of a list).
+fn scalar(t: &DataType) -> bool {
+    match t {
+        DataType::Null => true,
+        DataType::Dictionary(k, v) => is_int(k) && scalar(v) && !is_list(v),
+        t => is_int(t) || is_float(t) || is_text(t),
+    }
+}
+
+fn readable(t: &DataType) -> bool {
+    match t {
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            scalar(f.data_type())
+        }
+        t => scalar(t),
+    }
+}
+
+/// Calls `f(row, value)` for every integer of an integer array (`None` for nulls and for
+/// values past i64).
+fn for_ints(a: &dyn Array, mut f: impl FnMut(usize, Option<i64>)) {
+    macro_rules! each {
+        ($t:ty) => {{
+            let p = a.as_primitive::<$t>();
+            if p.null_count() == 0 {
+                for (i, &v) in p.values().iter().enumerate() {
+                    f(i, i64::try_from(v).ok());
+                }
+            } else {
+                for (i, &v) in p.values().iter().enumerate() {
+                    f(
+                        i,
+                        if p.is_null(i) {
+                            None
+                        } else {
+                            i64::try_from(v).ok()
+                        },
+                    );
+                }
+            }
+        }};
+    }
+    match a.data_type() {
+        DataType::Int8 => each!(Int8Type),
+        DataType::Int16 => each!(Int16Type),
+        DataType::Int32 => each!(Int32Type),
+        DataType::Int64 => each!(Int64Type),
+        DataType::UInt8 => each!(UInt8Type),
+        DataType::UInt16 => each!(UInt16Type),
+        DataType::UInt32 => each!(UInt32Type),
+        DataType::UInt64 => each!(UInt64Type),
+        _ => {}
+    }
+}
+
+/// Calls `f(row, value)` for every value of a float array (`None` for nulls).
+fn for_floats(a: &dyn Array, mut f: impl FnMut(usize, Option<f64>)) {
+    let valid = |i: usize| a.is_valid(i);
+    match a.data_type() {
+        DataType::Float16 => {
+            let p = a.as_primitive::<Float16Type>();
+            for (i, v) in p.values().iter().enumerate() {
+                f(i, valid(i).then(|| v.to_f64()));
+            }
+        }
+        DataType::Float32 => {
+            let p = a.as_primitive::<Float32Type>();
+            for (i, &v) in p.values().iter().enumerate() {
+                f(i, valid(i).then_some(v as f64));
+            }
+        }
+        DataType::Float64 => {
+            let p = a.as_primitive::<Float64Type>();
+            if p.null_count() == 0 {
+                for (i, &v) in p.values().iter().enumerate() {
+                    f(i, Some(v));
+                }
+            } else {
+                for (i, &v) in p.values().iter().enumerate() {
+                    f(i, valid(i).then_some(v));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Distinct cell texts, each with an id in order of first appearance.
+#[derive(Default)]
+struct Distinct {
+    map: HashMap<Box<[u8]>, u32, FixedState>,
+    values: Vec<Box<[u8]>>,
+}
+
+impl Distinct {
+    fn id(&mut self, bytes: &[u8]) -> u32 {
+        if let Some(&c) = self.map.get(bytes) {
+            return c;
+        }
+        let c = self.values.len() as u32;
+        self.values.push(bytes.into());
+        self.map.insert(bytes.into(), c);
+        c
+    }
+
+    fn text(&self, id: u32) -> &str {
+        // Every value came from Arrow UTF-8 text or from a number written out.
+        std::str::from_utf8(&self.values[id as usize]).unwrap_or("")
+    }
+}
+
+/// Appends to `out` the distinct-value id of each row of a scalar array (`NONE` for nulls).
+fn ids(a: &dyn Array, d: &mut Distinct, out: &mut Vec<u32>, at: &At) -> Result<(), DataError> {
+    let n = a.len();
+    match a.data_type() {
+        DataType::Null => out.extend(std::iter::repeat_n(NONE, n)),
+        DataType::Utf8 => {
+            let s = a.as_string::<i32>();
+            out.extend((0..n).map(|i| {
+                if s.is_null(i) {
+                    NONE
+                } else {
+                    d.id(s.value(i).as_bytes())
+                }
+            }));
+        }
+        DataType::LargeUtf8 => {
+            let s = a.as_string::<i64>();
+            out.extend((0..n).map(|i| {
+                if s.is_null(i) {
+                    NONE
+                } else {
+                    d.id(s.value(i).as_bytes())
+                }
+            }));
+        }
+        DataType::Utf8View => {
+            let s = a.as_string_view();
+            out.extend((0..n).map(|i| {
+                if s.is_null(i) {
+                    NONE
+                } else {
+                    d.id(s.value(i).as_bytes())
+                }
+            }));
+        }
+        DataType::Boolean => {
+            let b = a.as_boolean();
+            let (f, t) = (d.id(b"false"), d.id(b"true"));
+            out.extend((0..n).map(|i| {
+                if b.is_null(i) {
+                    NONE
+                } else if b.value(i) {
+                    t
+                } else {
+                    f
+                }
+            }));
+        }
+        t if is_int(t) => {
+            let mut buf = itoa_buf();
+            let mut overflow = None;
+            let start = out.len();
+            out.resize(start + n, NONE);
+            for_ints(a, |i, v| match v {
+                Some(v) => out[start + i] = d.id(buf.format(v).as_bytes()),
+                None if a.is_valid(i) => overflow = overflow.or(Some(i)),
+                None => {}
+            });
+            if let Some(i) = overflow {
+                return Err(at.err(Some(i), "the integer does not fit 64 bits"));
+            }
+        }
+        t if is_float(t) => {
+            let start = out.len();
+            out.resize(start + n, NONE);
+            for_floats(a, |i, v| {
+                if let Some(x) = v.filter(|x| !x.is_nan()) {
+                    out[start + i] = d.id(format_float(x).as_bytes());
+                }
+            });
+        }
+        DataType::Dictionary(_, _) => {
+            let dict = a.as_any_dictionary();
+            // The dictionary's values once, then each row through its key.
+            let mut table = Vec::with_capacity(dict.values().len());
+            ids(dict.values().as_ref(), d, &mut table, at)?;
+            let start = out.len();
+            out.resize(start + n, NONE);
+            let dst = &mut out[start..];
+            let mut bad = None;
+            macro_rules! keys {
+                ($t:ty) => {{
+                    let k = dict.keys().as_primitive::<$t>();
+                    let vals = k.values();
+                    let mut map = |i: usize, key: usize| match table.get(key) {
+                        Some(&c) => dst[i] = c,
+                        None => bad = bad.or(Some(i)),
+                    };
+                    if k.null_count() == 0 {
+                        for (i, &key) in vals.iter().enumerate() {
+                            map(i, key as usize);
+                        }
+                    } else {
+                        for (i, &key) in vals.iter().enumerate() {
+                            if k.is_valid(i) {
+                                map(i, key as usize);
+                            }
+                        }
+                    }
+                }};
+            }
+            match dict.keys().data_type() {
+                DataType::Int8 => keys!(Int8Type),
+                DataType::Int16 => keys!(Int16Type),
+                DataType::Int32 => keys!(Int32Type),
+                DataType::Int64 => keys!(Int64Type),
+                DataType::UInt8 => keys!(UInt8Type),
+                DataType::UInt16 => keys!(UInt16Type),
+                DataType::UInt32 => keys!(UInt32Type),
+                DataType::UInt64 => keys!(UInt64Type),
+                t => return Err(at.err(None, format!("dictionary keys of type {t} are not read"))),
+            }
+            if let Some(i) = bad {
+                return Err(at.err(Some(i), "the dictionary key is out of range"));
+            }
+        }
+        t => return Err(unreadable(at, t)),
+    }
+    Ok(())
+}
+
+fn itoa_buf() -> ItoaBuf {
+    ItoaBuf(String::new())
+}
+
+/// A reusable buffer for writing integers.
+struct ItoaBuf(String);
+impl ItoaBuf {
+    fn format(&mut self, v: i64) -> &str {
+        use std::fmt::Write;
+        self.0.clear();
+        let _ = write!(self.0, "{v}");
+        &self.0
+    }
+}
+
+fn unreadable(at: &At, t: &DataType) -> DataError {
+    at.err(
+        None,
+        format!(
+            "Arrow type {t} is not read; expected text, dictionary-encoded text, integers, \
+             floats, booleans, or lists of these (set-valued cells)"
+        ),
+    )
+}
+
+/// One column.
+fn column(
+    at: &At,
+    spec: ColumnSpec,
+    file_missing: &[String],
+    arrays: &[&ArrayRef],
+    nrows: usize,
+) -> Result<Column, DataError> {
+    let dtype = arrays
+        .first()
+        .map_or(DataType::Null, |a| a.data_type().clone());
+    if !readable(&dtype) {
+        return Err(unreadable(at, &dtype));
+    }
+    let role = spec.role.unwrap_or(Role::Other);
+    let weight = role == Role::Weight;
+    let kind = if weight && spec.kind != Some(Kind::Integer) {
+        Some(Kind::Float)
+    } else {
+        spec.kind
+    };
+    let tokens: Vec<String> = spec
+        .missing
+        .clone()
+        .unwrap_or_else(|| file_missing.to_vec());
+    let name = at.name.to_string();
+    if is_list(&dtype) {
+        if !matches!(kind, None | Some(Kind::Set)) {
+            return Err(at.err(
+                None,
+                format!(
+                    "a list column holds set-valued cells; the schema declares it {}",
+                    kind.map_or("", Kind::as_str)
+                ),
+            ));
+        }
+        return list_column(at, &spec, role, &tokens, arrays, nrows);
+    }
+    // Numbers read directly (no text), as the CSV reader would infer or was told.
+    let direct_int = is_int(&dtype) && matches!(kind, None | Some(Kind::Integer));
+    let direct_float = (is_float(&dtype) || is_int(&dtype)) && kind == Some(Kind::Float)
+        || is_float(&dtype) && kind.is_none();
+    if direct_int {
+        let mut v = vec![0i64; nrows];
+        let mut missing = Bitmap::new(nrows);
+        let mut base = 0;
+        let mut problem: Option<(usize, String)> = None;
+        for a in arrays {
+            for_ints(a.as_ref(), |i, x| match x {
+                Some(x) if weight && x < 0 => {
+                    problem.get_or_insert((
+                        base + i,
+                        format!("weight '{x}' is negative; expected a weight ≥ 0"),
+                    ));
+                }
+                Some(x) => v[base + i] = x,
+                None if a.is_valid(i) => {
+                    problem.get_or_insert((base + i, "the integer does not fit 64 bits".into()));
+                }
+                None => missing.set(base + i),
+            });
+            base += a.len();
+        }
+        if let Some((row, m)) = problem {
+            return Err(at.err(Some(row), m));
+        }
+        return Column::new(name, role, ColumnData::Integer(v), missing);
+    }
+    if direct_float {
+        let mut v = vec![f64::NAN; nrows];
+        let mut missing = Bitmap::new(nrows);
+        let mut base = 0;
+        let mut problem: Option<(usize, String)> = None;
+        let mut check = |row: usize, x: Option<f64>, v: &mut [f64], missing: &mut Bitmap| match x {
+            Some(x) if x.is_nan() => missing.set(row),
+            Some(x) if !x.is_finite() || (weight && x < 0.0) => {
+                problem.get_or_insert((
+                    row,
+                    format!(
+                        "expected a finite number{}, found {x}",
+                        if weight { " ≥ 0" } else { "" }
+                    ),
+                ));
+            }
+            Some(x) => v[row] = x,
+            None => missing.set(row),
+        };
+        for a in arrays {
+            if is_int(a.data_type()) {
+                for_ints(a.as_ref(), |i, x| {
+                    check(base + i, x.map(|x| x as f64), &mut v, &mut missing)
+                });
+            } else {
+                for_floats(a.as_ref(), |i, x| check(base + i, x, &mut v, &mut missing));
+            }
+            base += a.len();
+        }
+        if let Some((row, m)) = problem {
+            return Err(at.err(Some(row), m));
+        }
+        return Column::new(name, role, ColumnData::Float(v), missing);
+    }
+    // Everything else through the distinct values.
+    let mut d = Distinct::default();
+    let mut codes = Vec::with_capacity(nrows);
+    for a in arrays {
+        ids(a.as_ref(), &mut d, &mut codes, at)?;
+    }
+    let missing_value: Vec<bool> = d
+        .values
+        .iter()
+        .map(|v| tokens.iter().any(|t| t.as_bytes() == &v[..]))
+        .collect();
+    // Missing cells get NONE, and the values actually present are marked.
+    let mut used = vec![false; d.values.len()];
+    let mut missing = Bitmap::new(nrows);
+    for (i, c) in codes.iter_mut().enumerate() {
+        if *c != NONE && missing_value[*c as usize] {
+            *c = NONE;
+        }
+        if *c == NONE {
+            missing.set(i);
+        } else {
+            used[*c as usize] = true;
+        }
+    }
+    let first_row = |v: u32| codes.iter().position(|&c| c == v);
+    let present: Vec<u32> = (0..d.values.len() as u32)
+        .filter(|&v| used[v as usize])
+        .collect();
+    let parsed: Vec<(Option<i64>, Option<f64>)> = (0..d.values.len() as u32)
+        .map(|v| {
+            if !used[v as usize] {
+                return (None, None);
+            }
+            let t = d.text(v).trim();
+            let int = t.parse::<i64>().ok();
+            let num = int
+                .map(|i| i as f64)
+                .or_else(|| t.parse::<f64>().ok().filter(|x| x.is_finite()));
+            (int, num)
+        })
+        .collect();
+    let all_int = present.iter().all(|&v| parsed[v as usize].0.is_some());
+    let all_num = present.iter().all(|&v| parsed[v as usize].1.is_some());
+    let per_row = |table: &dyn Fn(u32) -> Option<i64>| -> Vec<i64> {
+        codes
+            .iter()
+            .map(|&c| if c == NONE { 0 } else { table(c).unwrap_or(0) })
+            .collect()
+    };
+    let data = match kind {
+        None => {
+            let non_missing = nrows - missing.count_ones();
+            let distinct = present.len();
+            if distinct > 0 && all_int {
+                ColumnData::Integer(per_row(&|c| parsed[c as usize].0))
+            } else if distinct > 0 && all_num {
+                ColumnData::Float(
+                    codes
+                        .iter()
+                        .map(|&c| {
+                            if c == NONE {
+                                f64::NAN
+                            } else {
+                                parsed[c as usize].1.unwrap_or(f64::NAN)
+                            }
+                        })
+                        .collect(),
+                )
+            } else if distinct > 1000 && distinct * 2 > non_missing {
+                ColumnData::String(
+                    codes
+                        .iter()
+                        .map(|&c| {
+                            if c == NONE {
+                                String::new()
+                            } else {
+                                d.text(c).to_string()
+                            }
+                        })
+                        .collect(),
+                )
+            } else {
+                let (levels, remap) = level_order(at, &d, &present, None, &first_row)?;
+                categorical(codes, levels, &remap)
+            }
+        }
+        Some(Kind::Categorical) => {
+            let declared = spec.categories.as_deref();
+            let (levels, remap) = level_order(at, &d, &present, declared, &first_row)?;
+            categorical(codes, levels, &remap)
+        }
+        Some(Kind::Integer) => {
+            let mut ints = vec![0i64; d.values.len()];
+            for &v in &present {
+                let t = d.text(v).trim();
+                let x = t.parse::<i64>().ok().or_else(|| {
+                    t.parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e15)
+                        .map(|x| x as i64)
+                });
+                match x {
+                    Some(i) if weight && i < 0 => {
+                        return Err(at.err(
+                            first_row(v),
+                            format!("weight '{}' is negative; expected a weight ≥ 0", d.text(v)),
+                        ));
+                    }
+                    Some(i) => ints[v as usize] = i,
+                    None => {
+                        return Err(at.err(
+                            first_row(v),
+                            format!("expected an integer, found '{}'", d.text(v)),
+                        ));
+                    }
+                }
+            }
+            ColumnData::Integer(per_row(&|c| Some(ints[c as usize])))
+        }
+        Some(Kind::Float) => {
+            let mut nums = vec![0f64; d.values.len()];
+            for &v in &present {
+                let text = d.text(v);
+                match text.trim().parse::<f64>() {
+                    Ok(x) if !x.is_finite() => {
+                        return Err(at.err(
+                            first_row(v),
+                            format!("expected a finite number, found '{text}'"),
+                        ));
+                    }
+                    Ok(x) if weight && x < 0.0 => {
+                        return Err(at.err(
+                            first_row(v),
+                            format!("weight '{text}' is negative; expected a weight ≥ 0"),
+                        ));
+                    }
+                    Ok(x) => nums[v as usize] = x,
+                    Err(_) => {
+                        let what = if weight {
+                            "a weight (a number ≥ 0)"
+                        } else {
+                            "a number"
+                        };
+                        return Err(
+                            at.err(first_row(v), format!("expected {what}, found '{text}'"))
+                        );
+                    }
+                }
+            }
+            ColumnData::Float(
+                codes
+                    .iter()
+                    .map(|&c| {
+                        if c == NONE {
+                            f64::NAN
+                        } else {
+                            nums[c as usize]
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        Some(Kind::String) => ColumnData::String(
+            codes
+                .iter()
+                .map(|&c| {
+                    if c == NONE {
+                        String::new()
+                    } else {
+                        d.text(c).to_string()
+                    }
+                })
+                .collect(),
+        ),
+        Some(Kind::Set) => {
+            // Text cells split at the separator.
+            let sep = spec.separator.clone().unwrap_or_else(|| "|".into());
+            let mut parts = Distinct::default();
+            let mut cells: Vec<Vec<u32>> = vec![Vec::new(); d.values.len()];
+            for &v in &present {
+                let text = d.text(v);
+                let cell = &mut cells[v as usize];
+                for part in text.split(sep.as_str()) {
+                    if part.is_empty() {
+                        return Err(at.err(
+                            first_row(v),
+                            format!(
+                                "empty candidate in set-valued cell '{text}'; expected values separated by '{sep}'"
+                            ),
+                        ));
+                    }
+                    let p = parts.id(part.as_bytes());
+                    if !cell.contains(&p) {
+                        cell.push(p);
+                    }
+                }
+            }
+            let rows = codes.iter().map(|&c| {
+                if c == NONE {
+                    &[][..]
+                } else {
+                    &cells[c as usize][..]
+                }
+            });
+            set_data(
+                at,
+                &parts,
+                rows,
+                nrows,
+                spec.categories.as_deref(),
+                &first_row,
+            )?
+        }
+    };
+    Column::new(name, role, data, missing)
+}
+
+/// Level order of the CSV reader: declared order, else numeric order when every level is a
+/// number (ties by text), else text order. Returns the levels and the level of each distinct
+/// value (`NONE` for values not among them).
+fn level_order(
+    at: &At,
+    d: &Distinct,
+    present: &[u32],
+    declared: Option<&[String]>,
+    first_row: &dyn Fn(u32) -> Option<usize>,
+) -> Result<(Vec<String>, Vec<u32>), DataError> {
+    let mut remap = vec![NONE; d.values.len()];
+    if let Some(cats) = declared {
+        let index: HashMap<&str, u32> = cats
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.as_str(), i as u32))
+            .collect();
+        for &v in present {
+            match index.get(d.text(v)) {
+                Some(&l) => remap[v as usize] = l,
+                None => {
+                    let shown: Vec<&str> = cats.iter().take(20).map(String::as_str).collect();
+                    return Err(at.err(
+                        first_row(v),
+                        format!(
+                            "'{}' is not one of the declared categories [{}]",
+                            d.text(v),
+                            shown.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        return Ok((cats.to_vec(), remap));
+    }
+    let num = |v: u32| -> Option<f64> {
+        let t = d.text(v).trim();
+        t.parse::<i64>()
+            .ok()
+            .map(|i| i as f64)
+            .or_else(|| t.parse::<f64>().ok().filter(|x| x.is_finite()))
+    };
+    let mut order: Vec<u32> = present.to_vec();
+    if order.iter().all(|&v| num(v).is_some()) {
+        order.sort_by(|&a, &b| {
+            num(a)
+                .unwrap_or(0.0)
+                .total_cmp(&num(b).unwrap_or(0.0))
+                .then_with(|| d.values[a as usize].cmp(&d.values[b as usize]))
+        });
+    } else {
+        order.sort_by(|&a, &b| d.values[a as usize].cmp(&d.values[b as usize]));
+    }
+    for (l, &v) in order.iter().enumerate() {
+        remap[v as usize] = l as u32;
+    }
+    Ok((
+        order.iter().map(|&v| d.text(v).to_string()).collect(),
+        remap,
+    ))
+}
+
+/// A categorical column: `codes` (distinct-value ids) become level codes in place.
+fn categorical(mut codes: Vec<u32>, levels: Vec<String>, remap: &[u32]) -> ColumnData {
+    for c in codes.iter_mut() {
+        *c = if *c == NONE { 0 } else { remap[*c as usize] };
+    }
+    ColumnData::Categorical { codes, levels }
+}
+
+/// A set-valued column from the items of each row (ids into `parts`).
+fn set_data<'r>(
+    at: &At,
+    parts: &Distinct,
+    rows: impl Iterator<Item = &'r [u32]>,
+    nrows: usize,
+    declared: Option<&[String]>,
+    first_row: &dyn Fn(u32) -> Option<usize>,
+) -> Result<ColumnData, DataError> {
+    let present: Vec<u32> = (0..parts.values.len() as u32).collect();
+    // An undeclared item's row is not known here; name the first cell instead.
+    let (levels, remap) = level_order(at, parts, &present, declared, first_row)?;
+    let mut offsets = Vec::with_capacity(nrows + 1);
+    offsets.push(0u32);
+    let mut items = Vec::new();
+    for cell in rows {
+        items.extend(cell.iter().map(|&p| remap[p as usize]));
+        offsets.push(items.len() as u32);
+    }
+    Ok(ColumnData::Set {
+        offsets,
+        items,
+        levels,
+    })
+}
+
+/// A set-valued column from list arrays: each list is a cell (empty or null: missing); item
+/// texts follow the scalar rules (missing tokens and nulls among the items are dropped).
+fn list_column(
+    at: &At,
+    spec: &ColumnSpec,
+    role: Role,
+    tokens: &[String],
+    arrays: &[&ArrayRef],
+    nrows: usize,
+) -> Result<Column, DataError> {
+    let mut parts = Distinct::default();
+    let mut cells: Vec<Vec<u32>> = Vec::with_capacity(nrows);
+    let mut item_ids = Vec::new();
+    for a in arrays {
+        let (values, bounds): (ArrayRef, Vec<(usize, usize)>) = match a.data_type() {
+            DataType::List(_) => {
+                let l = a.as_list::<i32>();
+                let o = l.value_offsets();
+                (
+                    l.values().clone(),
+                    (0..l.len())
+                        .map(|i| (o[i] as usize, o[i + 1] as usize))
+                        .collect(),
+                )
+            }
+            DataType::LargeList(_) => {
+                let l = a.as_list::<i64>();
+                let o = l.value_offsets();
+                (
+                    l.values().clone(),
+                    (0..l.len())
+                        .map(|i| (o[i] as usize, o[i + 1] as usize))
+                        .collect(),
+                )
+            }
+            DataType::FixedSizeList(_, k) => {
+                let l = a.as_fixed_size_list();
+                let k = *k as usize;
+                (
+                    l.values().clone(),
+                    (0..l.len()).map(|i| (i * k, (i + 1) * k)).collect(),
+                )
+            }
+            t => return Err(unreadable(at, t)),
+        };
+        item_ids.clear();
+        ids(values.as_ref(), &mut parts, &mut item_ids, at)?;
+        for (i, &(s, e)) in bounds.iter().enumerate() {
+            let mut cell = Vec::new();
+            if a.is_valid(i) {
+                for &p in &item_ids[s..e] {
+                    if p != NONE && !cell.contains(&p) {
+                        cell.push(p);
+                    }
+                }
+            }
+            cells.push(cell);
+        }
+    }
+    // Items that are missing tokens are dropped; the others are the levels.
+    let mut keep = Distinct::default();
+    let dropped: Vec<Option<u32>> = (0..parts.values.len() as u32)
+        .map(|p| {
+            let bytes = &parts.values[p as usize];
+            (!tokens.iter().any(|t| t.as_bytes() == &bytes[..])).then(|| keep.id(bytes))
+        })
+        .collect();
+    for cell in &mut cells {
+        *cell = cell.iter().filter_map(|&p| dropped[p as usize]).collect();
+    }
+    let first_row = |_: u32| None;
+    let data = set_data(
+        at,
+        &keep,
+        cells.iter().map(Vec::as_slice),
+        nrows,
+        spec.categories.as_deref(),
+        &first_row,
+    )?;
+    let mut missing = Bitmap::new(nrows);
+    for (i, c) in cells.iter().enumerate() {
+        if c.is_empty() {
+            missing.set(i);
+        }
+    }
+    Column::new(at.name.to_string(), role, data, missing)
+}

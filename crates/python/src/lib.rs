@@ -1,0 +1,1179 @@
+//! `intruder._intruder`: the native half of the Python package `intruder`.
+//!
+//! Every function reads its parameters as one raw table and hands it to the family's registry
+//! (`configure`), exactly as the command line and the experiment runner do; tables arrive and
+//! leave through the Arrow C stream interface (`__arrow_c_stream__` PyCapsules). The Python half
+//! (`python/intruder/__init__.py`) turns keyword arguments into those tables and the results back
+//! into the kind of table the caller passed. Computation runs with the GIL released.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow, bail};
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, RecordBatchIterator, UInt32Array,
+};
+use arrow_schema::{DataType, Field, SchemaRef};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict, PyList};
+use serde_json::{Value, json};
+
+use intruder_data::params::{
+    self, ColumnSet, MethodDoc, ParamError, ParamKind, ParamSpec, Problem, ReadContext,
+};
+use intruder_data::{Dataset, Input, Kind, ReadOptions, Role, Schema, Table, read_csv};
+
+mod arrow_in;
+mod arrow_out;
+mod convert;
+
+create_exception!(
+    _intruder,
+    IntruderError,
+    PyValueError,
+    "An error of the toolkit: the message is the one the command line prints."
+);
+
+fn to_py(e: anyhow::Error) -> PyErr {
+    IntruderError::new_err(format!("{e:#}"))
+}
+
+fn problems(source: &str, problems: Vec<Problem>) -> anyhow::Error {
+    anyhow::Error::new(ParamError {
+        source_name: source.to_string(),
+        problems,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables in and out.
+
+/// A table produced by the toolkit, exported through the Arrow C stream interface: pass it to
+/// `pyarrow.table`, `polars.DataFrame` or `pandas.DataFrame.from_arrow`.
+#[pyclass(frozen, module = "intruder._intruder")]
+pub struct ArrowTable {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+}
+
+impl ArrowTable {
+    fn new(batch: RecordBatch) -> ArrowTable {
+        ArrowTable {
+            schema: batch.schema(),
+            batches: vec![batch],
+        }
+    }
+}
+
+#[pymethods]
+impl ArrowTable {
+    /// The Arrow PyCapsule interface: a stream of record batches.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        // The schema is given as it is; consumers cast if they asked for another.
+        let _ = requested_schema;
+        let reader = RecordBatchIterator::new(
+            self.batches.clone().into_iter().map(Ok),
+            self.schema.clone(),
+        );
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    /// Number of rows.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
+
+    /// Column names.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ArrowTable({} rows: {})",
+            self.num_rows(),
+            self.column_names().join(", ")
+        )
+    }
+}
+
+/// Where a table comes from: Arrow batches (from any object with `__arrow_c_stream__`), or a
+/// data file read as the command line reads it.
+enum Source {
+    Arrow {
+        label: String,
+        fields: Vec<String>,
+        batches: Vec<RecordBatch>,
+    },
+    File(PathBuf),
+}
+
+/// A schema argument: a TOML file, or one built from a dict.
+enum SchemaArg {
+    File(PathBuf),
+    Parsed(Schema),
+}
+
+/// Imports a stream: the consumer side of the Arrow C stream interface.
+fn import_stream(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
+    let capsule = obj.call_method1("__arrow_c_stream__", (obj.py().None(),))?;
+    let capsule = capsule
+        .cast::<PyCapsule>()
+        .map_err(|_| PyTypeError::new_err("__arrow_c_stream__ did not return a PyCapsule"))?;
+    let ptr = capsule
+        .pointer_checked(Some(c"arrow_array_stream"))?
+        .as_ptr()
+        .cast::<FFI_ArrowArrayStream>();
+    // SAFETY: the capsule holds an ArrowArrayStream (its name says so); `from_raw` moves the
+    // stream out and leaves a released one behind, which the capsule's destructor ignores.
+    let stream = unsafe { FFI_ArrowArrayStream::from_raw(ptr) };
+    let reader = RecordBatchStreamReader::try_new(stream)
+        .map_err(|e| PyValueError::new_err(format!("reading the Arrow stream: {e}")))?;
+    let schema = arrow_array::RecordBatchReader::schema(&reader);
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PyValueError::new_err(format!("reading the Arrow stream: {e}")))?;
+    Ok((schema, batches))
+}
+
+fn source(obj: &Bound<'_, PyAny>, label: &str) -> PyResult<Source> {
+    if let Ok(s) = obj.extract::<PathBuf>() {
+        return Ok(Source::File(s));
+    }
+    if !obj.hasattr("__arrow_c_stream__")? {
+        return Err(PyTypeError::new_err(format!(
+            "{label}: expected a table (pandas, polars or pyarrow; any object with \
+             __arrow_c_stream__) or a data file path, found {}",
+            obj.get_type().name()?
+        )));
+    }
+    let (schema, batches) = import_stream(obj)?;
+    Ok(Source::Arrow {
+        label: label.to_string(),
+        fields: schema.fields().iter().map(|f| f.name().clone()).collect(),
+        batches,
+    })
+}
+
+fn schema_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<SchemaArg>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(p) = obj.extract::<PathBuf>() {
+        return Ok(Some(SchemaArg::File(p)));
+    }
+    let Ok(d) = obj.cast::<PyDict>() else {
+        return Err(PyTypeError::new_err(
+            "schema: expected a dict (column → type, role or {type, role, categories, missing, \
+             separator}) or the path of a schema TOML file",
+        ));
+    };
+    // A word is a type or a role; a dict is a column specification as in a schema file.
+    let mut columns = toml::Table::new();
+    for (name, spec) in convert::table(d, "schema")? {
+        let spec = match spec {
+            toml::Value::String(w) if w.parse::<Kind>().is_ok() => {
+                toml::Table::from_iter([("type".to_string(), toml::Value::String(w))])
+            }
+            toml::Value::String(w) => {
+                toml::Table::from_iter([("role".to_string(), toml::Value::String(w))])
+            }
+            toml::Value::Table(t) => t,
+            other => {
+                return Err(IntruderError::new_err(format!(
+                    "schema.{name}: expected a type, a role or a table, found {other}"
+                )));
+            }
+        };
+        columns.insert(name, toml::Value::Table(spec));
+    }
+    let doc = toml::Table::from_iter([("columns".to_string(), toml::Value::Table(columns))]);
+    Schema::from_toml(&doc.to_string(), Path::new("schema"))
+        .map(|s| Some(SchemaArg::Parsed(s)))
+        .map_err(|e| IntruderError::new_err(e.to_string()))
+}
+
+impl Source {
+    /// The names, kinds and roles of the columns when only roles are known (kinds are those the
+    /// schema declares, else categorical): for filling role defaults before reading.
+    fn read_spec(
+        &self,
+        schema: &Option<SchemaArg>,
+        roles: &[(String, Role)],
+    ) -> Result<Option<arrow_in::ReadSpec>> {
+        let Source::Arrow { label, .. } = self else {
+            return Ok(None);
+        };
+        let schema = match schema {
+            Some(SchemaArg::File(p)) => Some(Schema::from_file(p)?),
+            Some(SchemaArg::Parsed(s)) => Some(s.clone()),
+            None => None,
+        };
+        Ok(Some(arrow_in::ReadSpec {
+            label: label.clone(),
+            schema,
+            roles: roles.to_vec(),
+        }))
+    }
+
+    /// Reads the table: every column, or only those named (Arrow sources). The column set
+    /// returned lists every column of the source.
+    fn load(
+        &self,
+        schema: &Option<SchemaArg>,
+        roles: &[(String, Role)],
+        only: Option<&[String]>,
+    ) -> Result<(Dataset, ColumnSet)> {
+        match self {
+            Source::File(path) => {
+                let ds = match schema {
+                    Some(SchemaArg::Parsed(s)) => {
+                        let mut opts = ReadOptions {
+                            schema: Some(s.clone()),
+                            ..ReadOptions::default()
+                        };
+                        for (n, r) in roles {
+                            opts.override_spec(n).role = Some(*r);
+                        }
+                        read_csv(path, &opts)?
+                    }
+                    other => {
+                        let input = Input {
+                            schema: match other {
+                                Some(SchemaArg::File(p)) => Some(p.clone()),
+                                _ => None,
+                            },
+                            roles: roles.to_vec(),
+                            ..Input::default()
+                        };
+                        intruder_data::load(path, &input)?
+                    }
+                };
+                let set = ColumnSet::of(&ds);
+                Ok((ds, set))
+            }
+            Source::Arrow {
+                label,
+                fields,
+                batches,
+            } => {
+                let spec = self
+                    .read_spec(schema, roles)?
+                    .expect("an Arrow source has a read spec");
+                let specs = arrow_in::specs(fields, &spec)?;
+                let columns = arrow_in::columns(&spec, fields, &specs, batches, only)?;
+                let set = ColumnSet {
+                    file: label.clone(),
+                    columns: fields
+                        .iter()
+                        .zip(&specs)
+                        .map(|(n, s)| {
+                            let kind = columns
+                                .iter()
+                                .find(|c| c.name() == n)
+                                .map_or(s.kind.unwrap_or(Kind::Categorical), |c| c.kind());
+                            (n.clone(), kind, s.role.unwrap_or(Role::Other))
+                        })
+                        .collect(),
+                };
+                let ds = Dataset::split_truth(PathBuf::from(label), columns)?;
+                Ok((ds, set))
+            }
+        }
+    }
+
+    /// The columns with their declared roles, before reading any value (Arrow sources).
+    fn roles_only(
+        &self,
+        schema: &Option<SchemaArg>,
+        roles: &[(String, Role)],
+    ) -> Result<Option<ColumnSet>> {
+        let Some(spec) = self.read_spec(schema, roles)? else {
+            return Ok(None);
+        };
+        let Source::Arrow { label, fields, .. } = self else {
+            return Ok(None);
+        };
+        let specs = arrow_in::specs(fields, &spec)?;
+        Ok(Some(ColumnSet {
+            file: label.clone(),
+            columns: fields
+                .iter()
+                .zip(&specs)
+                .map(|(n, s)| {
+                    (
+                        n.clone(),
+                        s.kind.unwrap_or(Kind::Categorical),
+                        s.role.unwrap_or(Role::Other),
+                    )
+                })
+                .collect(),
+        }))
+    }
+
+    fn label(&self) -> String {
+        match self {
+            Source::Arrow { label, .. } => label.clone(),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// The roles named by column parameters (so a table read for a method gets them).
+fn roles_of(table: &toml::Table, keys: &[(&str, Role)]) -> Vec<(String, Role)> {
+    let mut out = Vec::new();
+    for (k, role) in keys {
+        match table.get(*k) {
+            Some(toml::Value::String(s)) => out.push((s.clone(), *role)),
+            Some(toml::Value::Array(a)) => out.extend(
+                a.iter()
+                    .filter_map(|v| v.as_str().map(|s| (s.to_string(), *role))),
+            ),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every column named by a column parameter of `specs` in `table`.
+fn named_columns(table: &toml::Table, specs: &[&[ParamSpec]]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in specs.iter().flat_map(|s| s.iter()) {
+        if !s.kind.is_column() {
+            continue;
+        }
+        for key in std::iter::once(&s.name).chain(s.aliases) {
+            match table.get(*key) {
+                Some(toml::Value::String(v)) => out.push(v.clone()),
+                Some(toml::Value::Array(a)) => {
+                    out.extend(a.iter().filter_map(|v| v.as_str().map(str::to_string)))
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn table_of(ds: &Dataset) -> Result<ArrowTable> {
+    let cols = ds.table.columns().iter().chain(ds.truth.columns());
+    Ok(ArrowTable::new(arrow_out::columns_batch(
+        cols,
+        ds.table.nrows(),
+    )?))
+}
+
+fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn warnings_text(w: &[Problem]) -> Vec<String> {
+    w.iter().map(ToString::to_string).collect()
+}
+
+fn params_table(params: Option<&Bound<'_, PyDict>>) -> PyResult<toml::Table> {
+    match params {
+        Some(d) => convert::table(d, ""),
+        None => Ok(toml::Table::new()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// methods()
+
+fn spec_json(s: &ParamSpec, common: bool) -> Value {
+    json!({
+        "name": s.name,
+        "type": s.kind.as_str(),
+        "choices": match s.kind { ParamKind::Choice(w) => json!(w), _ => Value::Null },
+        "required": s.required,
+        "default": if s.default.is_empty() { Value::Null } else { json!(s.default_text()) },
+        "range": if s.range.is_bounded() { json!(s.range.to_string()) } else { Value::Null },
+        "role": s.role.map(|r| r.as_str()),
+        "aliases": s.aliases,
+        "doc": s.doc,
+        "common": common,
+    })
+}
+
+fn docs_json(docs: &[MethodDoc]) -> Value {
+    Value::Array(
+        docs.iter()
+            .map(|d| {
+                let mut ps: Vec<Value> = d.common.iter().map(|s| spec_json(s, true)).collect();
+                ps.extend(d.params.iter().map(|s| spec_json(s, false)));
+                json!({
+                    "name": d.name,
+                    "summary": d.summary,
+                    "reference": d.reference,
+                    "parameters": ps,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The methods of a family as JSON (name, summary, reference, parameters).
+#[pyfunction]
+fn methods(family: &str) -> PyResult<String> {
+    let docs = match family {
+        "attack" => intruder_attack::docs(),
+        "defence" | "defense" => intruder_defence::docs(),
+        "risk" => intruder_risk::docs(),
+        "utility" => intruder_utility::docs(),
+        "generator" => intruder_synth::docs(),
+        other => {
+            return Err(IntruderError::new_err(format!(
+                "unknown family '{other}'{}; the families are: attack, defence, risk, utility, generator",
+                params::did_you_mean(other, ["attack", "defence", "risk", "utility", "generator"])
+            )));
+        }
+    };
+    Ok(json_text(&docs_json(&docs)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// risk()
+
+type RiskOut = (String, Option<ArrowTable>, Vec<String>);
+
+fn risk_impl(
+    src: &Source,
+    mut table: toml::Table,
+    schema: &Option<SchemaArg>,
+    per_record: bool,
+) -> Result<RiskOut> {
+    use intruder_risk::{RISK_COMMON, RISK_MEASURES, configure, fill_roles};
+    let roles = roles_of(
+        &table,
+        &[
+            ("keys", Role::Key),
+            ("weight", Role::Weight),
+            ("sensitive", Role::Sensitive),
+            ("group", Role::Group),
+        ],
+    );
+    // Only the columns the measure reads are converted.
+    let only = match src.roles_only(schema, &roles)? {
+        Some(set) => {
+            let mut filled = table.clone();
+            fill_roles(&mut filled, &set);
+            let mut specs: Vec<&[ParamSpec]> = vec![RISK_COMMON];
+            specs.extend(RISK_MEASURES.iter().map(|e| e.params));
+            Some(named_columns(&filled, &specs))
+        }
+        None => None,
+    };
+    let (ds, columns) = src.load(schema, &roles, only.as_deref())?;
+    fill_roles(&mut table, &columns);
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&columns),
+    };
+    let built = configure(&table, "", ctx, &[]).map_err(|p| {
+        if !table.contains_key("keys") && p.len() == 1 && p[0].path == "keys" {
+            anyhow!(
+                "{}: no key variables: name them with keys=[…] or declare the role \"key\" in schema=",
+                src.label()
+            )
+        } else {
+            problems("intruder.risk()", p)
+        }
+    })?;
+    let outcome = built.method.assess(&ds.table, per_record)?;
+    let records = if per_record {
+        Some(ArrowTable::new(arrow_out::records_batch(&outcome.records)?))
+    } else {
+        None
+    };
+    Ok((
+        json_text(&outcome.report.to_json()),
+        records,
+        warnings_text(&built.warnings),
+    ))
+}
+
+/// Risk measures of one table: (summary JSON, per-record table, warnings).
+#[pyfunction]
+#[pyo3(signature = (data, params=None, schema=None, per_record=false))]
+fn risk(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    params: Option<&Bound<'_, PyDict>>,
+    schema: Option<&Bound<'_, PyAny>>,
+    per_record: bool,
+) -> PyResult<RiskOut> {
+    let src = source(data, "data")?;
+    let table = params_table(params)?;
+    let schema = schema_arg(schema)?;
+    let out = py.detach(|| risk_impl(&src, table, &schema, per_record));
+    drop(src);
+    out.map_err(to_py)
+}
+
+// ---------------------------------------------------------------------------------------------
+// mask()
+
+type MaskOut = (ArrowTable, String, Vec<String>);
+
+fn mask_impl(
+    src: &Source,
+    steps: Vec<toml::Table>,
+    seed: u64,
+    schema: &Option<SchemaArg>,
+) -> Result<MaskOut> {
+    use intruder_defence::Pipeline;
+    let (ds, _) = src.load(schema, &[], None)?;
+    // The columns the first step sees (truth columns are not the defences').
+    let columns = ColumnSet {
+        file: src.label(),
+        columns: ds
+            .table
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.kind(), c.role()))
+            .collect(),
+    };
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&columns),
+    };
+    let pipeline =
+        Pipeline::from_steps(&steps, "", ctx).map_err(|p| problems("intruder.mask() steps", p))?;
+    let (table, log) = pipeline
+        .run(&ds.table, seed)
+        .with_context(|| format!("masking {}", src.label()))?;
+    let masked = Dataset {
+        table,
+        truth: ds.truth.take(&log.kept_rows),
+    };
+    let log_json = json!({
+        "tool": format!("intruder {}", env!("CARGO_PKG_VERSION")),
+        "seed": seed,
+        "pipeline": pipeline.steps.iter().map(|s| &s.params).collect::<Vec<_>>(),
+        "log": log.record_numbers(),
+    });
+    Ok((
+        table_of(&masked)?,
+        json_text(&log_json),
+        warnings_text(pipeline.warnings()),
+    ))
+}
+
+/// A pipeline of defences: (masked table, change log JSON, warnings).
+#[pyfunction]
+#[pyo3(signature = (data, steps, seed, schema=None))]
+fn mask(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    steps: &Bound<'_, PyList>,
+    seed: u64,
+    schema: Option<&Bound<'_, PyAny>>,
+) -> PyResult<MaskOut> {
+    let src = source(data, "data")?;
+    let mut tables = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        let d = s.cast::<PyDict>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "steps[{}]: expected a dict such as {{\"method\": \"local-suppression\", \"k\": 3}}",
+                i
+            ))
+        })?;
+        tables.push(convert::table(d, &format!("step[{}]", i + 1))?);
+    }
+    let schema = schema_arg(schema)?;
+    let out = py.detach(|| mask_impl(&src, tables, seed, &schema));
+    drop(src);
+    out.map_err(to_py)
+}
+
+// ---------------------------------------------------------------------------------------------
+// attack()
+
+/// The truth ids and the sensitive truth column named by the caller.
+struct TruthArgs {
+    truth: Option<String>,
+    truth_intruder: Option<String>,
+    truth_released: Option<String>,
+    sensitive_truth: Option<String>,
+}
+
+type AttackOut = (String, ArrowTable, ArrowTable, Vec<String>);
+
+fn truth_ids(
+    a: &TruthArgs,
+    intruder: &Dataset,
+    released: &Dataset,
+) -> Option<intruder_attack::TruthIds> {
+    use intruder_attack::TruthIds;
+    match (&a.truth, &a.truth_intruder, &a.truth_released) {
+        (Some(t), _, _) => Some(TruthIds {
+            intruder: t.clone(),
+            released: t.clone(),
+        }),
+        (None, Some(i), Some(r)) => Some(TruthIds {
+            intruder: i.clone(),
+            released: r.clone(),
+        }),
+        _ => {
+            let names = |d: &Dataset| -> Vec<String> {
+                d.truth
+                    .columns()
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .filter(|n| Some(n) != a.sensitive_truth.as_ref())
+                    .collect()
+            };
+            let (i, r) = (names(intruder), names(released));
+            (i.len() == 1 && r == i).then(|| TruthIds {
+                intruder: i[0].clone(),
+                released: i[0].clone(),
+            })
+        }
+    }
+}
+
+fn candidates_batch(linkage: &intruder_attack::Linkage) -> Result<RecordBatch> {
+    let (mut irow, mut rrow, mut rank, mut score) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, cands) in linkage.records.iter().enumerate() {
+        for c in &cands.list {
+            irow.push(i as i64 + 1);
+            rrow.push(c.row as i64 + 1);
+            rank.push(c.rank);
+            score.push((!c.score.is_nan()).then_some(c.score));
+        }
+    }
+    let fields = vec![
+        Field::new("intruder_row", DataType::Int64, false),
+        Field::new("released_row", DataType::Int64, false),
+        Field::new("rank", DataType::UInt32, false),
+        Field::new("score", DataType::Float64, true),
+    ];
+    let n = irow.len();
+    let arrays: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(irow)),
+        Arc::new(Int64Array::from(rrow)),
+        Arc::new(UInt32Array::from(rank)),
+        Arc::new(score.into_iter().collect::<Float64Array>()),
+    ];
+    Ok(arrow_out::batch(fields, arrays, n)?)
+}
+
+fn evaluation_batch(ev: &intruder_attack::Evaluation) -> Result<RecordBatch> {
+    let r = &ev.records;
+    let one = |v: Option<usize>| v.map(|x| x as i64 + 1);
+    let fields = vec![
+        Field::new("intruder_row", DataType::Int64, false),
+        Field::new("twin_row", DataType::Int64, true),
+        Field::new("candidates", DataType::Int64, false),
+        Field::new("best_ties", DataType::Int64, false),
+        Field::new("best_score", DataType::Float64, true),
+        Field::new("chosen_row", DataType::Int64, true),
+        Field::new("correct", DataType::Boolean, false),
+        Field::new("twin_rank", DataType::UInt32, true),
+        Field::new("p", DataType::Float64, true),
+        Field::new("r", DataType::Float64, true),
+    ];
+    let arrays: Vec<ArrayRef> = vec![
+        Arc::new(
+            r.iter()
+                .map(|x| x.intruder_row as i64 + 1)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(r.iter().map(|x| one(x.twin_row)).collect::<Int64Array>()),
+        Arc::new(
+            r.iter()
+                .map(|x| x.candidates as i64)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(r.iter().map(|x| x.best_ties as i64).collect::<Int64Array>()),
+        Arc::new(
+            r.iter()
+                .map(|x| (!x.best_score.is_nan()).then_some(x.best_score))
+                .collect::<Float64Array>(),
+        ),
+        Arc::new(r.iter().map(|x| one(x.chosen_row)).collect::<Int64Array>()),
+        Arc::new(r.iter().map(|x| Some(x.correct)).collect::<BooleanArray>()),
+        Arc::new(r.iter().map(|x| x.twin_rank).collect::<UInt32Array>()),
+        Arc::new(r.iter().map(|x| x.p).collect::<Float64Array>()),
+        Arc::new(r.iter().map(|x| x.r).collect::<Float64Array>()),
+    ];
+    Ok(arrow_out::batch(fields, arrays, r.len())?)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn attack_impl(
+    isrc: &Source,
+    rsrc: &Source,
+    mut table: toml::Table,
+    t: &TruthArgs,
+    seed: u64,
+    ischema: &Option<SchemaArg>,
+    rschema: &Option<SchemaArg>,
+) -> Result<AttackOut> {
+    use intruder_attack::{ATTACK_COMMON, Knowledge, configure, evaluate, twin_rows};
+    if !table.contains_key("method") {
+        table.insert("method".into(), "exact".into());
+    }
+    let surface = "intruder.attack()";
+    let mut configured =
+        configure(&table, "", ReadContext::default()).map_err(|p| problems(surface, p))?;
+    let mut warnings = warnings_text(&configured.warnings);
+    // Truth columns named by the caller are read as ground truth (never seen by an attack).
+    let mut itruth: Vec<(String, Role)> = t
+        .truth
+        .iter()
+        .chain(&t.truth_intruder)
+        .chain(&t.sensitive_truth)
+        .map(|n| (n.clone(), Role::Truth))
+        .collect();
+    itruth.dedup();
+    let rtruth: Vec<(String, Role)> = t
+        .truth
+        .iter()
+        .chain(&t.truth_released)
+        .map(|n| (n.clone(), Role::Truth))
+        .collect();
+    let (intruder, _) = isrc.load(ischema, &itruth, None)?;
+    let (released, _) = rsrc.load(rschema, &rtruth, None)?;
+
+    // Keys: given, else the linkage specification's, else the schema's key columns.
+    if configured.key_names(&[]).is_none() {
+        params::fill_from_roles(&mut table, &[ATTACK_COMMON], &ColumnSet::of(&intruder));
+        configured =
+            configure(&table, "", ReadContext::default()).map_err(|p| problems(surface, p))?;
+        warnings = warnings_text(&configured.warnings);
+    }
+    if configured.key_names(&[]).is_none() {
+        bail!(
+            "no key variables: give keys=[…], or declare the role \"key\" for columns of {} (schema=)",
+            isrc.label()
+        );
+    }
+    let keys = configured.key_map(&[], &[])?;
+    let truth = truth_ids(t, &intruder, &released);
+    let sensitive = &configured.common.sensitive;
+    match (sensitive, &t.sensitive_truth) {
+        (Some(s), None) => bail!(
+            "sensitive = '{s}' needs sensitive_truth=COL: the intruder table's column with the true value"
+        ),
+        (None, Some(_)) => bail!("sensitive_truth needs sensitive=COL (the released variable)"),
+        _ => {}
+    }
+    if truth.is_none() && sensitive.is_none() {
+        bail!(
+            "nothing to score: give the truth ids (truth= or truth_intruder= with truth_released=; a schema's truth column shared by both tables is used alone) and/or sensitive= with sensitive_truth="
+        );
+    }
+    let twins: Option<Vec<usize>> = match (&truth, configured.common.twins_only) {
+        (Some(tr), true) => Some(twin_rows(
+            &intruder.table,
+            &intruder.truth,
+            &released.table,
+            &released.truth,
+            tr,
+        )?),
+        (None, true) => {
+            bail!("twins_only needs the truth ids (truth=, or truth_intruder= and truth_released=)")
+        }
+        _ => None,
+    };
+    let restricted = twins.as_ref().map(|rows| released.table.take(rows));
+    let attacked = restricted.as_ref().unwrap_or(&released.table);
+    let knowledge = Knowledge::new(&intruder.table, keys.clone())?;
+    let linked = configured.attack.link(&knowledge, attacked, seed)?;
+    let mut linkage = linked.linkage;
+    if let Some(rows) = &twins {
+        linkage.remap_rows(rows, released.table.nrows());
+    }
+    let opts = configured.eval_options(truth, t.sensitive_truth.clone(), seed);
+    let mut ev = evaluate(
+        &linkage,
+        &intruder.table,
+        &intruder.truth,
+        &released.table,
+        &released.truth,
+        &opts,
+    )?;
+    if let Some(rows) = &twins {
+        ev.notes
+            .push(("twins_only_released_records".into(), rows.len() as f64));
+    }
+    let mut report = ev.report(String::new());
+    let d = &mut report.details;
+    d.insert("config".into(), configured.resolved(Some(&keys)));
+    d.insert("keys".into(), serde_json::to_value(&keys)?);
+    d.insert("twins_only".into(), configured.common.twins_only.into());
+    if let Some(m) = &linked.model {
+        d.insert("model".into(), m.to_json());
+    }
+    d.insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
+    Ok((
+        json_text(&report.to_json()),
+        ArrowTable::new(candidates_batch(&linkage)?),
+        ArrowTable::new(evaluation_batch(&ev)?),
+        warnings,
+    ))
+}
+
+/// Links an intruder's table to a released one and scores it: (evaluation JSON, candidates,
+/// per-record evaluation, warnings).
+#[pyfunction]
+#[pyo3(signature = (intruder, released, params=None, truth=None, truth_intruder=None,
+    truth_released=None, sensitive_truth=None, seed=0, intruder_schema=None,
+    released_schema=None))]
+#[allow(clippy::too_many_arguments)]
+fn attack(
+    py: Python<'_>,
+    intruder: &Bound<'_, PyAny>,
+    released: &Bound<'_, PyAny>,
+    params: Option<&Bound<'_, PyDict>>,
+    truth: Option<String>,
+    truth_intruder: Option<String>,
+    truth_released: Option<String>,
+    sensitive_truth: Option<String>,
+    seed: u64,
+    intruder_schema: Option<&Bound<'_, PyAny>>,
+    released_schema: Option<&Bound<'_, PyAny>>,
+) -> PyResult<AttackOut> {
+    if truth.is_some() && (truth_intruder.is_some() || truth_released.is_some()) {
+        return Err(IntruderError::new_err(
+            "give truth= (one column in both tables) or truth_intruder= with truth_released=, not both",
+        ));
+    }
+    if truth_intruder.is_some() != truth_released.is_some() {
+        return Err(IntruderError::new_err(
+            "truth_intruder= and truth_released= go together",
+        ));
+    }
+    let isrc = source(intruder, "intruder")?;
+    let rsrc = source(released, "released")?;
+    let table = params_table(params)?;
+    let ischema = schema_arg(intruder_schema)?;
+    let rschema = schema_arg(released_schema)?;
+    let t = TruthArgs {
+        truth,
+        truth_intruder,
+        truth_released,
+        sensitive_truth,
+    };
+    let out = py.detach(|| attack_impl(&isrc, &rsrc, table, &t, seed, &ischema, &rschema));
+    drop((isrc, rsrc));
+    out.map_err(to_py)
+}
+
+// ---------------------------------------------------------------------------------------------
+// utility()
+
+/// The kept records of a change log (`intruder mask --log`, or `mask()`'s log): 0-based rows of
+/// the original.
+fn kept_rows(log: &Value, n: usize) -> Result<Vec<usize>> {
+    let log = log.get("log").unwrap_or(log);
+    let rows = log
+        .get("kept_rows")
+        .and_then(Value::as_array)
+        .context("log: no log.kept_rows (expected the log of intruder.mask())")?;
+    let first = match log.get("row_numbers") {
+        Some(Value::String(s)) if s == "1-based" => 1,
+        None => 0,
+        Some(other) => bail!("log: log.row_numbers is {other}; expected \"1-based\""),
+    };
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| match r.as_u64() {
+            Some(r) if r >= first && ((r - first) as usize) < n => Ok((r - first) as usize),
+            _ => bail!(
+                "log: kept_rows[{}] = {r} is not a record of the original ({} to {})",
+                i + 1,
+                first,
+                n as u64 + first - 1
+            ),
+        })
+        .collect()
+}
+
+fn utility_impl(
+    osrc: &Source,
+    msrc: &Source,
+    mut table: toml::Table,
+    names: Vec<String>,
+    log: Option<Value>,
+    schema: &Option<SchemaArg>,
+) -> Result<(String, Vec<String>)> {
+    use intruder_utility::{configure, default_measures, measure_all, merge_reports};
+    let (original, _) = osrc.load(schema, &[], None)?;
+    let (masked, _) = msrc.load(schema, &[], None)?;
+    let (original, masked): (Table, Table) = (original.table, masked.table);
+    let kept = match &log {
+        Some(l) => Some(kept_rows(l, original.nrows())?),
+        None => None,
+    };
+    let only_model = !names.is_empty() && names.iter().all(|m| m == "ci-overlap");
+    if !table.contains_key("variables") && !only_model {
+        let from_schema: Vec<toml::Value> = original
+            .columns()
+            .iter()
+            .filter(|c| matches!(c.role(), Role::Key | Role::Sensitive))
+            .map(|c| toml::Value::String(c.name().to_string()))
+            .collect();
+        if !from_schema.is_empty() {
+            table.insert("variables".into(), toml::Value::Array(from_schema));
+        } else if names.is_empty() && !table.contains_key("model") {
+            bail!(
+                "give variables=[…] (no column of {} has the role key or sensitive)",
+                osrc.label()
+            );
+        }
+    }
+    let names = if names.is_empty() {
+        let vars: Vec<String> = table
+            .get("variables")
+            .and_then(|v| <Vec<String> as params::FromParam>::from_param(v).ok())
+            .unwrap_or_default();
+        let same = kept.as_ref().map_or(original.nrows(), Vec::len) == masked.nrows();
+        default_measures(&original, &vars, same, table.contains_key("model"))
+    } else {
+        names
+    };
+    let columns = ColumnSet {
+        file: osrc.label(),
+        columns: original
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.kind(), c.role()))
+            .collect(),
+    };
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&columns),
+    };
+    let configured =
+        configure(&names, &table, "", ctx, &[]).map_err(|p| problems("intruder.utility()", p))?;
+    let reports = measure_all(&configured.measures, &original, &masked, kept.as_deref())?;
+    let mut report = merge_reports(String::new(), reports);
+    report.details.insert("measures".into(), json!(names));
+    Ok((
+        json_text(&report.to_json()),
+        warnings_text(&configured.warnings),
+    ))
+}
+
+/// What masking cost: (report JSON, warnings).
+#[pyfunction]
+#[pyo3(signature = (original, masked, params=None, measures=None, log=None, schema=None))]
+fn utility(
+    py: Python<'_>,
+    original: &Bound<'_, PyAny>,
+    masked: &Bound<'_, PyAny>,
+    params: Option<&Bound<'_, PyDict>>,
+    measures: Option<Vec<String>>,
+    log: Option<String>,
+    schema: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(String, Vec<String>)> {
+    let osrc = source(original, "original")?;
+    let msrc = source(masked, "masked")?;
+    let table = params_table(params)?;
+    let schema = schema_arg(schema)?;
+    let log = match log {
+        Some(text) => Some(
+            serde_json::from_str::<Value>(&text)
+                .map_err(|e| IntruderError::new_err(format!("log: not JSON: {e}")))?,
+        ),
+        None => None,
+    };
+    let out = py.detach(|| {
+        utility_impl(
+            &osrc,
+            &msrc,
+            table,
+            measures.unwrap_or_default(),
+            log,
+            &schema,
+        )
+    });
+    drop((osrc, msrc));
+    out.map_err(to_py)
+}
+
+// ---------------------------------------------------------------------------------------------
+// synth()
+
+type SynthOut = (Vec<(String, ArrowTable)>, String);
+
+fn synth_impl(name: &str, n: Option<u64>, seed: u64, table: toml::Table) -> Result<SynthOut> {
+    let generator = intruder_synth::find(name)?;
+    let params = generator
+        .parse_table(n, &table, "")
+        .map_err(|e| anyhow!("{e}"))?;
+    // The generators stream to files (they are built for 10^7 rows); they are read back from a
+    // temporary directory that is removed at once.
+    let dir = tempfile::tempdir().context("creating a temporary directory")?;
+    let out = dir.path().join(name);
+    let files = generator
+        .generate(&params, seed, &out)
+        .with_context(|| format!("generating {name}"))?;
+    let mut tables = Vec::new();
+    for f in files {
+        let fname = f
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(stem) = fname
+            .strip_suffix(".csv.gz")
+            .or_else(|| fname.strip_suffix(".csv"))
+        else {
+            continue;
+        };
+        let ds = intruder_data::load(&f, &Input::default())?;
+        tables.push((stem.to_string(), table_of(&ds)?));
+    }
+    Ok((tables, params.describe()))
+}
+
+/// A synthetic data set: ([(file stem, table)], parameters as text).
+#[pyfunction]
+#[pyo3(signature = (name, n=None, seed=1, params=None))]
+fn synth(
+    py: Python<'_>,
+    name: &str,
+    n: Option<u64>,
+    seed: u64,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<SynthOut> {
+    let table = params_table(params)?;
+    py.detach(|| synth_impl(name, n, seed, table))
+        .map_err(to_py)
+}
+
+// ---------------------------------------------------------------------------------------------
+// run()
+
+type RunOut = (String, Option<ArrowTable>, Vec<String>, usize, usize);
+
+fn run_impl(
+    path: &Path,
+    out: Option<PathBuf>,
+    threads: Option<usize>,
+    force: bool,
+    size: Option<&str>,
+) -> Result<RunOut> {
+    use intruder_runner::{Experiment, Plan, RunOptions, default_out, run_experiment};
+    let mut exp = Experiment::from_file(path)?;
+    // `intruder run --tiny` / `--paper`: the file's [tiny] or [paper] sizes.
+    match size {
+        None => {}
+        Some("tiny") => {
+            let t = exp.tiny.clone();
+            exp.resize(&t);
+        }
+        Some("paper") => {
+            let t = exp.paper.clone();
+            exp.resize(&t);
+        }
+        Some(other) => bail!("size: expected \"tiny\" or \"paper\", found \"{other}\""),
+    }
+    let warnings: Vec<String> = exp
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {w}", path.display()))
+        .collect();
+    if threads == Some(0) {
+        bail!("threads: expected at least 1");
+    }
+    Plan::new(&exp).map_err(anyhow::Error::msg)?;
+    let out = out.unwrap_or_else(|| default_out(&exp));
+    let done = run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(out),
+            force,
+            threads,
+            progress: false,
+        },
+    )
+    .with_context(|| format!("running {}", path.display()))?;
+    let results = done.out_dir.join("results.csv");
+    let table = if results.is_file() {
+        Some(table_of(&intruder_data::load(
+            &results,
+            &Input::default(),
+        )?)?)
+    } else {
+        None
+    };
+    Ok((
+        done.out_dir.display().to_string(),
+        table,
+        warnings,
+        done.executed,
+        done.plan.runs.len(),
+    ))
+}
+
+/// Runs an experiment file: (output directory, results table, warnings, runs executed, runs).
+#[pyfunction]
+#[pyo3(signature = (path, out=None, threads=None, force=false, size=None))]
+fn run(
+    py: Python<'_>,
+    path: PathBuf,
+    out: Option<PathBuf>,
+    threads: Option<usize>,
+    force: bool,
+    size: Option<String>,
+) -> PyResult<RunOut> {
+    py.detach(|| run_impl(&path, out, threads, force, size.as_deref()))
+        .map_err(to_py)
+}
+
+/// Reads a table as the toolkit sees it and gives it back (types inferred or declared, roles,
+/// missing cells): what every function reads from `data`.
+#[pyfunction]
+#[pyo3(signature = (data, schema=None))]
+fn read(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    schema: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(ArrowTable, String)> {
+    let src = source(data, "data")?;
+    let schema = schema_arg(schema)?;
+    let out = py.detach(|| -> Result<(ArrowTable, String)> {
+        let (ds, _) = src.load(&schema, &[], None)?;
+        Ok((table_of(&ds)?, ds.schema().to_toml()))
+    });
+    drop(src);
+    out.map_err(to_py)
+}
+
+#[pymodule]
+fn _intruder(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("IntruderError", m.py().get_type::<IntruderError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<ArrowTable>()?;
+    m.add_function(wrap_pyfunction!(methods, m)?)?;
+    m.add_function(wrap_pyfunction!(risk, m)?)?;
+    m.add_function(wrap_pyfunction!(mask, m)?)?;
+    m.add_function(wrap_pyfunction!(attack, m)?)?;
+    m.add_function(wrap_pyfunction!(utility, m)?)?;
+    m.add_function(wrap_pyfunction!(synth, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,171 @@
+"""The rest of the API against the command line: methods() is the registry `--list` reads,
+synth() writes the CLI's files, run() the CLI's results.csv; set-valued cells arrive as lists or
+as `a|b` text; the docstring examples run."""
+
+import doctest
+import json
+import os
+import re
+
+import pytest
+
+import intruder
+from conftest import DATA, ROOT, columns_of, read_csv_cells
+
+TESTDATA = DATA / "testdata.csv"
+FAMILIES = ["attack", "defence", "risk", "utility", "generator"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_methods_lists_the_registry(family, cli):
+    ms = intruder.methods(family)
+    assert ms, family
+    for m in ms:
+        assert set(m) == {"name", "summary", "reference", "parameters"}
+        assert m["name"] and m["summary"]
+        for p in m["parameters"]:
+            assert {"name", "type", "required", "default", "doc"} <= set(p)
+    # The same names as the command line's list.
+    command = {
+        "attack": ["attack", "--list"],
+        "defence": ["mask", "--list"],
+        "risk": ["risk", "--list"],
+        "utility": ["utility", "--list"],
+        "generator": ["synth", "--list"],
+    }[family]
+    _, listed, _ = cli(*command)
+    for m in ms:
+        assert re.search(rf"(^|\W){re.escape(m['name'])}(\W|$)", listed), m["name"]
+
+
+def test_methods_parameters_are_keyword_arguments():
+    """Every risk parameter is accepted by risk() under its registry name."""
+    names = {p["name"] for m in intruder.methods("risk") for p in m["parameters"]}
+    assert {"keys", "missing", "weight", "population_size", "max_msu_size"} <= names
+
+
+def test_synth_equals_the_cli_files(cli, tmp_path):
+    out = tmp_path / "lp"
+    cli("synth", "linkage-pair", "--n", "60", "--seed", "3", "--out", out)
+    got = intruder.synth("linkage-pair", n=60, seed=3)
+    files = sorted(p for p in os.listdir(out) if p.endswith((".csv", ".csv.gz")))
+    stems = sorted(re.sub(r"\.csv(\.gz)?$", "", f) for f in files)
+    assert sorted(got) == stems
+    for f in files:
+        if f.endswith(".gz"):
+            continue
+        stem = f[: -len(".csv")]
+        assert columns_of(got[stem]) == read_csv_cells(out / f), stem
+    assert type(got[stems[0]]).__module__.split(".")[0] == "pandas"
+    pl = intruder.synth("linkage-pair", n=60, seed=3, output="polars")
+    assert type(pl[stems[0]]).__module__.split(".")[0] == "polars"
+
+
+def test_run_equals_the_cli(cli, tmp_path):
+    exp = ROOT / "experiments" / "quickstart.toml"
+    cli("run", exp, "--tiny", "--threads", "2", "--out", tmp_path / "cli")
+    got = intruder.run(exp, out=tmp_path / "py", size="tiny", threads=1)
+    assert got.executed == got.runs > 0
+    assert os.path.samefile(got.out, tmp_path / "py")
+    expected = read_csv_cells(tmp_path / "cli" / "results.csv")
+    assert columns_of(got.results) == expected
+    # Stored runs are reused unless forced.
+    again = intruder.run(exp, out=tmp_path / "py", size="tiny")
+    assert again.executed == 0
+    assert intruder.run(exp, out=tmp_path / "py", size="tiny", force=True).executed == got.runs
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])
+def test_set_cells_as_lists_or_text(kind):
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    text = {"langs": ["en|fr", "en", "fr|en", "de", None], "sex": ["F", "F", "F", "M", "M"]}
+    lists = {
+        "langs": [["en", "fr"], ["en"], ["fr", "en"], ["de"], None],
+        "sex": ["F", "F", "F", "M", "M"],
+    }
+    make = {"pandas": pd.DataFrame, "polars": pl.DataFrame, "pyarrow": pa.table}[kind]
+    a = intruder.risk(make(text), ["langs", "sex"], schema={"langs": "set"}, per_record=True)
+    b = intruder.risk(make(lists), ["langs", "sex"], per_record=True)
+    assert a.summary == b.summary
+    assert columns_of(a.per_record) == columns_of(b.per_record)
+    # {en, fr} overlaps {en}: three records share the F pattern; {de} is alone with M.
+    assert columns_of(a.per_record)["n_match"] == [3, 3, 3, 2, 2]
+    masked, _ = intruder.read(make(lists))
+    assert columns_of(masked)["langs"][0] == ["en", "fr"]
+
+
+def test_set_cells_equal_the_cli(cli_json, tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("langs,sex\nen|fr,F\nen,F\nfr|en,F\nde,M\n,M\n")
+    schema = tmp_path / "s.schema.toml"
+    schema.write_text('[columns.langs]\ntype = "set"\n')
+    expected = cli_json("risk", "--data", path, "--keys", "langs,sex")
+    import pandas as pd
+
+    lists = pd.DataFrame(
+        {"langs": [["en", "fr"], ["en"], ["fr", "en"], ["de"], None], "sex": list("FFFMM")}
+    )
+    assert intruder.risk(lists, ["langs", "sex"]).summary == expected
+
+
+def test_gil_is_released_during_computation():
+    """Two risk() calls on two Python threads overlap (the GIL is released while Rust counts)."""
+    import threading
+    import time
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = 400_000
+    df = pd.DataFrame({f"k{j}": rng.integers(0, 50, n) for j in range(5)})
+    keys = list(df.columns)
+    intruder.risk(df, keys)  # warm up
+    t0 = time.perf_counter()
+    intruder.risk(df, keys)
+    one = time.perf_counter() - t0
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    th = threading.Thread(target=ticker)
+    th.start()
+    for _ in range(3):
+        intruder.risk(df, keys)
+    stop.set()
+    th.join()
+    # With the GIL held the ticker would not tick during a call; released, it ticks throughout.
+    assert len(ticks) > 3 * one / 0.01, (len(ticks), one)
+
+
+def test_docstring_examples_run(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    tests = finder.find(intruder, "intruder", globs={})
+    assert sum(len(t.examples) for t in tests) >= 8
+    for t in tests:
+        runner.run(t)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, result
+
+
+def test_readme_python_examples_run(monkeypatch):
+    """The ```python blocks of the README's Python section and of the package README run as
+    written."""
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text()
+    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) >= 2
+    package = (ROOT / "crates" / "python" / "README.md").read_text()
+    blocks += re.findall(r"```python\n(.*?)```", package, re.S)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})

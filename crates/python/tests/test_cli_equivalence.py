@@ -1,0 +1,218 @@
+"""The Python functions give the command line's numbers on the sdcMicro data sets shipped in
+data/, whether the table arrives from pandas, polars or pyarrow (plain or dictionary-encoded)."""
+
+import csv
+import json
+
+import pytest
+
+import intruder
+from conftest import DATA, columns_of, normalize, read_csv_cells
+
+TESTDATA = DATA / "testdata.csv"
+FREE1 = DATA / "free1.csv"
+KEYS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
+
+
+@pytest.fixture(scope="module")
+def testdata_na(tmp_path_factory):
+    """testdata.csv with missing key values (every 7th roof, every 11th sex: NA), so that the
+    missing-value policies matter."""
+    out = tmp_path_factory.mktemp("data") / "testdata_na.csv"
+    with open(TESTDATA, newline="") as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    for i, r in enumerate(rows[1:]):
+        if i % 7 == 3:
+            r[header.index("roof")] = "NA"
+        if i % 11 == 5:
+            r[header.index("sex")] = ""
+    with open(out, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return out
+
+
+def per_record_csv(path):
+    cells = read_csv_cells(path)
+    return cells
+
+
+@pytest.mark.parametrize("missing", ["listwise", "as-value", "wildcard"])
+def test_risk_per_record_equals_the_cli(reader, cli_json, tmp_path, testdata_na, missing):
+    name, read = reader
+    out = tmp_path / "per_record.csv"
+    expected = cli_json(
+        "risk",
+        "--data",
+        testdata_na,
+        "--keys",
+        ",".join(KEYS),
+        "--weight",
+        "sampling_weight",
+        "--missing",
+        missing,
+        "--per-record",
+        out,
+    )
+    data = read(testdata_na)
+    got = intruder.risk(
+        data, KEYS, weight="sampling_weight", missing=missing, per_record=True
+    )
+    assert got.summary == expected
+    assert columns_of(got.per_record) == per_record_csv(out)
+    # pandas in, pandas out; polars in, polars out; pyarrow in, pyarrow out.
+    assert type(got.per_record).__module__.split(".")[0] == type(data).__module__.split(".")[0]
+
+
+def test_risk_measures_and_parameters_equal_the_cli(cli_json, tmp_path):
+    data = intruder.read(TESTDATA)[0]
+    cases = [
+        (["--measure", "suda2", "--max-msu-size", "3"], dict(measure="suda2", max_msu_size=3)),
+        (
+            ["--measure", "household", "--group", "ori_hid", "--weight", "sampling_weight"],
+            dict(measure="household", group="ori_hid", weight="sampling_weight"),
+        ),
+        (
+            ["--measure", "l-diversity", "--sensitive", "hhcivil"],
+            dict(measure="l-diversity", sensitive="hhcivil"),
+        ),
+        (
+            ["--set", "population_size=100000", "--unique-threshold", "2"],
+            dict(population_size=100000, unique_threshold=2),
+        ),
+    ]
+    for flags, kwargs in cases:
+        out = tmp_path / "pr.csv"
+        expected = cli_json(
+            "risk", "--data", TESTDATA, "--keys", ",".join(KEYS[:5]), *flags, "--per-record", out
+        )
+        got = intruder.risk(data, KEYS[:5], per_record=True, **kwargs)
+        assert got.summary == expected, flags
+        assert columns_of(got.per_record) == per_record_csv(out), flags
+
+
+def test_suppression_output_equals_the_cli(reader, cli, tmp_path):
+    name, read = reader
+    keys = ["REGION", "SEX", "AGE", "MARSTAT"]
+    out, log = tmp_path / "masked.csv", tmp_path / "log.json"
+    cli(
+        "mask", "--data", FREE1, "--method", "local-suppression",
+        "--set", "keys=" + ",".join(keys), "--set", "k=3", "--seed", "7",
+        "--out", out, "--log", log,
+    )
+    data = read(FREE1)
+    masked, got_log = intruder.mask(
+        data, [{"method": "local-suppression", "keys": keys, "k": 3}], seed=7
+    )
+    expected_log = json.loads(log.read_text())
+    assert got_log["log"] == expected_log["log"]
+    assert got_log["pipeline"] == expected_log["pipeline"]
+    assert got_log["log"]["suppressions"] > 0
+    assert columns_of(masked) == read_csv_cells(out)
+    assert type(masked).__module__.split(".")[0] == type(data).__module__.split(".")[0]
+
+
+def test_a_pipeline_equals_the_cli(cli, tmp_path):
+    pipeline = tmp_path / "p.toml"
+    pipeline.write_text(
+        '[[step]]\nmethod = "pram"\nvariables = ["water"]\npd = 0.8\n'
+        '[[step]]\nmethod = "noise"\nvariables = ["income"]\nnoise = 10\n'
+    )
+    schema = tmp_path / "s.toml"
+    schema.write_text('[columns.water]\ntype = "categorical"\n')
+    out, log = tmp_path / "masked.csv", tmp_path / "log.json"
+    cli(
+        "mask", "--data", TESTDATA, "--schema", schema, "--pipeline", pipeline,
+        "--seed", "11", "--out", out, "--log", log,
+    )
+    from conftest import read_pandas
+
+    masked, got_log = intruder.mask(
+        read_pandas(TESTDATA),
+        [{"method": "pram", "variables": ["water"], "pd": 0.8},
+         {"method": "noise", "variables": ["income"], "noise": 10}],
+        seed=11,
+        schema={"water": "categorical"},
+    )
+    assert got_log["log"] == json.loads(log.read_text())["log"]
+    assert columns_of(masked) == read_csv_cells(out)
+
+
+@pytest.fixture(scope="module")
+def linkage_files(tmp_path_factory):
+    """An intruder file (every 3rd record of testdata, keys and a person id) and a released file
+    (all records with the id), both with the id as a truth column."""
+    d = tmp_path_factory.mktemp("attack")
+    with open(TESTDATA, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    keys = ["urbrur", "water", "relat", "sex", "age"]
+    idx = [header.index(k) for k in keys]
+    intr = [["pid", *keys]] + [[str(i + 1), *[r[j] for j in idx]] for i, r in enumerate(body) if i % 3 == 0]
+    rel = [["pid", *header]] + [[str(i + 1), *r] for i, r in enumerate(body)]
+    paths = d / "intruder.csv", d / "released.csv"
+    for p, rows in zip(paths, (intr, rel)):
+        with open(p, "w", newline="") as f:
+            csv.writer(f).writerows(rows)
+    return paths, keys
+
+
+@pytest.mark.parametrize("method,extra_flags,extra", [
+    ("exact", [], {}),
+    ("exact", ["--missing", "wildcard"], {"missing": "wildcard"}),
+    ("nearest", ["--top-k", "2"], {"top_k": 2}),
+])
+def test_attack_evaluation_equals_the_cli(reader, cli_json, tmp_path, linkage_files, method, extra_flags, extra):
+    name, read = reader
+    (ipath, rpath), keys = linkage_files
+    per_record = tmp_path / "pr.csv"
+    expected = cli_json(
+        "attack", "--intruder", ipath, "--released", rpath, "--method", method,
+        "--keys", ",".join(keys), "--truth", "pid", "--seed", "5",
+        "--per-record", per_record, *extra_flags,
+    )
+    got = intruder.attack(
+        read(ipath), read(rpath), method=method, keys=keys, truth="pid", seed=5, **extra
+    )
+    assert got.evaluation == expected
+    assert columns_of(got.per_record) == read_csv_cells(per_record)
+    # Every record's candidates: ranks from 1, the chosen row among the best.
+    cands = columns_of(got.candidates)
+    assert set(cands) == {"intruder_row", "released_row", "rank", "score"}
+    assert min(cands["rank"]) == 1
+    n_intruder = expected["intruder_records"]
+    assert set(cands["intruder_row"]) <= set(range(1, n_intruder + 1))
+    pr = columns_of(got.per_record)
+    best = {}
+    for i, r, k in zip(cands["intruder_row"], cands["released_row"], cands["rank"]):
+        if k == 1:
+            best.setdefault(i, set()).add(r)
+    for i, chosen in zip(pr["intruder_row"], pr["chosen_row"]):
+        if chosen is not None:
+            assert chosen in best[i]
+
+
+def test_utility_equals_the_cli(cli_json, tmp_path):
+    out, log = tmp_path / "masked.csv", tmp_path / "log.json"
+    steps = [{"method": "noise", "variables": ["income", "expend"], "noise": 10}]
+    from conftest import _cli  # noqa: F401  (the binary is needed)
+    cli_json  # the fixture builds the binary path
+    import subprocess
+
+    pipeline = tmp_path / "p.toml"
+    pipeline.write_text('[[step]]\nmethod = "noise"\nvariables = ["income", "expend"]\nnoise = 10\n')
+    subprocess.run(
+        [str(_cli()), "mask", "--data", str(TESTDATA), "--pipeline", str(pipeline),
+         "--seed", "3", "--out", str(out), "--log", str(log)],
+        check=True, capture_output=True,
+    )
+    expected = cli_json(
+        "utility", "--original", TESTDATA, "--masked", out, "--log", log,
+        "--variables", "income,expend,savings",
+    )
+    original = intruder.read(TESTDATA, output="polars")[0]
+    masked, got_log = intruder.mask(original, steps, seed=3)
+    got = intruder.utility(original, masked, variables=["income", "expend", "savings"], log=got_log)
+    for key in ("original", "masked"):
+        expected.pop(key, None)
+    assert got == expected
