@@ -12,10 +12,12 @@ use intruder_data::params::Problem;
 #[non_exhaustive]
 pub enum SynthError {
     /// No generator has this name.
-    #[error("unknown generator `{name}`; valid generators: {valid}")]
+    #[error("unknown generator '{name}'{hint}; the generators are: {valid}")]
     UnknownGenerator {
         /// The name asked for.
         name: String,
+        /// A did-you-mean, or empty.
+        hint: String,
         /// Comma-separated list of valid names.
         valid: String,
     },

@@ -127,6 +127,7 @@ pub fn find(name: &str) -> Result<&'static dyn Generator, SynthError> {
         .find(|g| g.name() == name)
         .ok_or_else(|| SynthError::UnknownGenerator {
             name: name.to_string(),
+            hint: intruder_data::params::did_you_mean(name, GENERATORS.iter().map(|g| g.name())),
             valid: GENERATORS
                 .iter()
                 .map(|g| g.name())

@@ -31,6 +31,31 @@ pub struct TruthIds {
     pub released: String,
 }
 
+impl TruthIds {
+    /// The truth ids a user means: `both` names the column of both files; otherwise `intruder`
+    /// and `released` name one each; otherwise the single truth column the two files share
+    /// (`intruder_truth`, `released_truth`: their truth columns, apart from a sensitive
+    /// variable's true value). `None` when that is not decided.
+    pub fn choose(
+        both: Option<&str>,
+        intruder: Option<&str>,
+        released: Option<&str>,
+        intruder_truth: &[&str],
+        released_truth: &[&str],
+    ) -> Option<TruthIds> {
+        let ids = |i: &str, r: &str| TruthIds {
+            intruder: i.to_string(),
+            released: r.to_string(),
+        };
+        match (both, intruder, released) {
+            (Some(t), _, _) => Some(ids(t, t)),
+            (None, Some(i), Some(r)) => Some(ids(i, r)),
+            _ => (intruder_truth.len() == 1 && released_truth == intruder_truth)
+                .then(|| ids(intruder_truth[0], intruder_truth[0])),
+        }
+    }
+}
+
 /// A sensitive variable to score attribute disclosure on.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sensitive {

@@ -217,3 +217,17 @@ pub fn roles_of(table: &toml::Table, keys: &[(&str, Role)]) -> Vec<(String, Role
     }
     out
 }
+
+/// Parses `--explain-pair INTRUDER_ROW,RELEASED_ROW` (1-based rows) into 0-based rows.
+pub fn row_pair(s: &str) -> anyhow::Result<(usize, usize)> {
+    let parsed = s.split_once(',').and_then(|(i, r)| {
+        Some((
+            i.trim().parse::<usize>().ok()?,
+            r.trim().parse::<usize>().ok()?,
+        ))
+    });
+    match parsed {
+        Some((i, r)) if i >= 1 && r >= 1 => Ok((i - 1, r - 1)),
+        _ => anyhow::bail!("--explain-pair: '{s}' is not INTRUDER_ROW,RELEASED_ROW (1-based rows)"),
+    }
+}

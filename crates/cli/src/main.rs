@@ -3,6 +3,7 @@
 //! Each subcommand lives in its own module with a clap `Args` struct and a `run` function;
 //! `main` only dispatches.
 
+mod attack_args;
 mod attack_cmd;
 #[allow(dead_code)] // used by the subcommands as they move onto the registries
 mod common;

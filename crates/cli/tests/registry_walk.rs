@@ -1,0 +1,248 @@
+//! Every entry of every registry (attacks, defences, risk measures, utility measures,
+//! generators) is reachable everywhere: its command's `--list` shows it with each of its
+//! parameters, an experiment file may name it (the runner does not call it unknown), and the
+//! README's method tables — generated from the registries — are up to date.
+//!
+//! `INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test registry_walk` rewrites the
+//! README's tables after a registry changed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use intruder_data::params::MethodDoc;
+
+struct Family {
+    /// Registry name used in messages ("attack", "risk measure", …).
+    what: &'static str,
+    title: &'static str,
+    /// The CLI command and the flag that names a method.
+    command: &'static str,
+    flag: &'static str,
+    /// How an experiment file names it (`{}` is the name).
+    toml: &'static str,
+    /// How Python names it.
+    python: &'static str,
+    docs: Vec<MethodDoc>,
+}
+
+fn families() -> Vec<Family> {
+    vec![
+        Family {
+            what: "attack",
+            title: "Attacks",
+            command: "attack",
+            flag: "--method",
+            toml: "[[attack]]\nmethod = \"{}\"\n",
+            python: "intruder.attack(..., method=NAME)",
+            docs: intruder_attack::docs(),
+        },
+        Family {
+            what: "defence",
+            title: "Defences",
+            command: "mask",
+            flag: "--method",
+            toml: "[[defence]]\nname = \"d\"\n[[defence.step]]\nmethod = \"{}\"\n",
+            python: "intruder.mask(..., [{\"method\": NAME, ...}])",
+            docs: intruder_defence::docs(),
+        },
+        Family {
+            what: "risk measure",
+            title: "Risk measures",
+            command: "risk",
+            flag: "--measure",
+            toml: "[[risk]]\nmeasure = \"{}\"\n",
+            python: "intruder.risk(..., measure=NAME)",
+            docs: intruder_risk::docs(),
+        },
+        Family {
+            what: "utility measure",
+            title: "Utility measures",
+            command: "utility",
+            flag: "--measure",
+            toml: "[utility]\nmeasures = [\"{}\"]\n",
+            python: "intruder.utility(..., measures=[NAME])",
+            docs: intruder_utility::docs(),
+        },
+        Family {
+            what: "generator",
+            title: "Generators",
+            command: "synth",
+            flag: "NAME",
+            toml: "",
+            python: "intruder.synth(NAME)",
+            docs: intruder_synth::docs(),
+        },
+    ]
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const BEGIN: &str =
+    "<!-- method tables: generated from the registries by crates/cli/tests/registry_walk.rs -->";
+const END: &str = "<!-- end of method tables -->";
+
+/// The README's method tables.
+fn tables() -> String {
+    let esc = |x: &str| x.replace('|', "\\|");
+    let mut s = String::new();
+    for f in families() {
+        let reach = if f.command == "synth" {
+            "`intruder synth NAME`, `[data] generator = NAME`".to_string()
+        } else {
+            format!(
+                "`intruder {} {} NAME`, `{}`",
+                f.command,
+                f.flag,
+                f.toml
+                    .trim_end()
+                    .replace('\n', " ")
+                    .replace("\"{}\"", "NAME")
+            )
+        };
+        s.push_str(&format!(
+            "### {}\n\nReached by {reach}, `{}`; `intruder {} --list` shows every parameter.\n\n",
+            f.title, f.python, f.command
+        ));
+        if let Some(common) = f.docs.first().map(|d| d.common).filter(|c| !c.is_empty()) {
+            let names: Vec<String> = common.iter().map(|p| format!("`{}`", p.name)).collect();
+            s.push_str(&format!(
+                "Parameters every {} takes: {}.\n\n",
+                f.what,
+                names.join(", ")
+            ));
+        }
+        s.push_str("| name | what it does | its parameters | reference |\n|---|---|---|---|\n");
+        for d in &f.docs {
+            let own: Vec<String> = d
+                .params
+                .iter()
+                .filter(|p| !d.common.iter().any(|c| c.name == p.name))
+                .map(|p| format!("`{}`", p.name))
+                .collect();
+            s.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                d.name,
+                esc(d.summary),
+                if own.is_empty() {
+                    "—".to_string()
+                } else {
+                    own.join(", ")
+                },
+                esc(d.reference)
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn readme_method_tables_are_generated_from_the_registries() {
+    let path = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (Some(b), Some(e)) = (readme.find(BEGIN), readme.find(END)) else {
+        panic!("README.md lacks the markers\n{BEGIN}\n{END}");
+    };
+    let fresh = format!("{}{BEGIN}\n\n{}{}", &readme[..b], tables(), &readme[e..]);
+    if std::env::var_os("INTRUDER_WRITE_README").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+        return;
+    }
+    assert!(
+        fresh == readme,
+        "README.md's method tables are out of date; run\n  INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test registry_walk\nThey should be:\n{}",
+        tables()
+    );
+}
+
+#[test]
+fn every_method_is_listed_by_its_command_with_its_parameters() {
+    for f in families() {
+        let out = Command::new(env!("CARGO_BIN_EXE_intruder"))
+            .args([f.command, "--list"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "intruder {} --list failed", f.command);
+        let text = String::from_utf8_lossy(&out.stdout);
+        for d in &f.docs {
+            assert!(
+                text.contains(d.name),
+                "intruder {} --list lacks {}",
+                f.command,
+                d.name
+            );
+            for p in d.params {
+                assert!(
+                    text.contains(p.name),
+                    "intruder {} --list lacks {}'s parameter {}",
+                    f.command,
+                    d.name,
+                    p.name
+                );
+            }
+        }
+    }
+}
+
+const HEAD: &str = r#"
+name = "walk"
+seed = 1
+replicates = 1
+[data]
+generator = "survey-panel"
+n = 100
+released = "survey-panel.csv"
+truth = "person_id"
+[scenario]
+keys = ["year_of_birth", "gender"]
+known = 0.5
+"#;
+
+/// Problems an experiment naming `name` in family `f` has that say the name is unknown.
+fn unknown_problems(f: &Family, name: &str) -> Vec<String> {
+    let text = if f.command == "synth" {
+        HEAD.replace(
+            "generator = \"survey-panel\"",
+            &format!("generator = \"{name}\""),
+        )
+    } else {
+        let mut t = HEAD.to_string();
+        if f.command != "mask" {
+            t.push_str("[[defence]]\nname = \"none\"\n");
+        }
+        t.push_str(&f.toml.replace("{}", name));
+        t
+    };
+    match intruder_runner::Experiment::from_toml(&text, "walk.toml".as_ref()) {
+        Ok(_) => Vec::new(),
+        Err(e) => e
+            .to_string()
+            .lines()
+            .filter(|l| l.contains("unknown") && l.contains(&format!("'{name}'")))
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
+#[test]
+fn every_method_can_be_named_in_an_experiment_file() {
+    for f in families() {
+        for d in &f.docs {
+            let p = unknown_problems(&f, d.name);
+            assert!(
+                p.is_empty(),
+                "the runner does not know {} {}: {p:?}",
+                f.what,
+                d.name
+            );
+        }
+        // The check can fail: a made-up name is unknown.
+        assert!(
+            !unknown_problems(&f, "no-such-method").is_empty(),
+            "{}: a made-up name was not refused",
+            f.what
+        );
+    }
+}
