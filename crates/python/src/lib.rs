@@ -1098,7 +1098,8 @@ fn run_impl(
     if threads == Some(0) {
         bail!("threads: expected at least 1");
     }
-    Plan::new(&exp).map_err(anyhow::Error::msg)?;
+    // Checks the plan before running; the data's fingerprint only names runs, so none is needed.
+    Plan::new(&exp, "").map_err(anyhow::Error::msg)?;
     let out = out.unwrap_or_else(|| default_out(&exp));
     let done = run_experiment(
         &exp,
