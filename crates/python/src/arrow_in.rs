@@ -503,6 +503,9 @@ fn column(
     if counted && let Some(c) = key_column(at, role, arrays, nrows) {
         return Ok(c);
     }
+    if counted && let Some(c) = dictionary_key_column(at, role, &tokens, arrays, nrows)? {
+        return Ok(c);
+    }
     // Numbers read directly (no text), as the CSV reader would infer or was told.
     let direct_int = is_int(&dtype) && matches!(kind, None | Some(Kind::Integer));
     let direct_float = (is_float(&dtype) || is_int(&dtype)) && kind == Some(Kind::Float)
@@ -1006,6 +1009,154 @@ fn key_column(at: &At, role: Role, arrays: &[&ArrayRef], nrows: usize) -> Option
         missing,
     )
     .ok()
+}
+
+/// Calls `f(row, key)` for every valid key of a dictionary array's integer keys; `false` when
+/// the key type is not read or a key is negative.
+fn for_keys(keys: &dyn Array, mut f: impl FnMut(usize, usize)) -> bool {
+    macro_rules! each {
+        ($t:ty) => {{
+            let k = keys.as_primitive::<$t>();
+            let vals = k.values();
+            if vals.iter().any(|&x| i64::try_from(x).map_or(true, |x| x < 0)) {
+                return false;
+            }
+            if k.null_count() == 0 {
+                for (i, &x) in vals.iter().enumerate() {
+                    f(i, x as usize);
+                }
+            } else {
+                for (i, &x) in vals.iter().enumerate() {
+                    if k.is_valid(i) {
+                        f(i, x as usize);
+                    }
+                }
+            }
+            true
+        }};
+    }
+    match keys.data_type() {
+        DataType::Int8 => each!(Int8Type),
+        DataType::Int16 => each!(Int16Type),
+        DataType::Int32 => each!(Int32Type),
+        DataType::Int64 => each!(Int64Type),
+        DataType::UInt8 => each!(UInt8Type),
+        DataType::UInt16 => each!(UInt16Type),
+        DataType::UInt32 => each!(UInt32Type),
+        DataType::UInt64 => each!(UInt64Type),
+        _ => false,
+    }
+}
+
+/// A key that is only counted, from dictionary arrays, in two passes over the keys: which
+/// dictionary entries occur, then each key through a table from entry to level code (missing
+/// tokens and nulls: missing). Levels as [`column`] makes them for a counted key. `None` when
+/// the general path must read it (other arrays, keys out of range, no observed value).
+fn dictionary_key_column(
+    at: &At,
+    role: Role,
+    tokens: &[String],
+    arrays: &[&ArrayRef],
+    nrows: usize,
+) -> Result<Option<Column>, DataError> {
+    if !arrays
+        .iter()
+        .all(|a| matches!(a.data_type(), DataType::Dictionary(_, _)))
+    {
+        return Ok(None);
+    }
+    // Pass 1, per batch: the distinct value of each entry, and the entries that occur.
+    let mut d = Distinct::default();
+    let mut tables: Vec<Vec<u32>> = Vec::with_capacity(arrays.len());
+    let mut used_entries: Vec<Vec<bool>> = Vec::with_capacity(arrays.len());
+    for a in arrays {
+        let dict = a.as_any_dictionary();
+        let mut table = Vec::with_capacity(dict.values().len());
+        ids(dict.values().as_ref(), &mut d, &mut table, at)?;
+        let mut used = vec![false; table.len()];
+        let mut in_range = true;
+        let ok = for_keys(dict.keys(), |_, k| match used.get_mut(k) {
+            Some(u) => *u = true,
+            None => in_range = false,
+        });
+        if !ok || !in_range {
+            return Ok(None);
+        }
+        tables.push(table);
+        used_entries.push(used);
+    }
+    let missing_value: Vec<bool> = d
+        .values
+        .iter()
+        .map(|v| tokens.iter().any(|t| t.as_bytes() == &v[..]))
+        .collect();
+    let mut used = vec![false; d.values.len()];
+    for (table, occurs) in tables.iter().zip(&used_entries) {
+        for (&v, &o) in table.iter().zip(occurs) {
+            if o && v != NONE && !missing_value[v as usize] {
+                used[v as usize] = true;
+            }
+        }
+    }
+    let present: Vec<u32> = (0..d.values.len() as u32)
+        .filter(|&v| used[v as usize])
+        .collect();
+    if present.is_empty() {
+        return Ok(None);
+    }
+    let parsed: Vec<(Option<i64>, Option<f64>)> = (0..d.values.len() as u32)
+        .map(|v| {
+            if !used[v as usize] {
+                return (None, None);
+            }
+            let t = d.text(v).trim();
+            let int = t.parse::<i64>().ok();
+            let num = int
+                .map(|i| i as f64)
+                .or_else(|| t.parse::<f64>().ok().filter(|x| x.is_finite()));
+            (int, num)
+        })
+        .collect();
+    let (levels, remap) = if present.iter().all(|&v| parsed[v as usize].0.is_some()) {
+        number_levels(&present, |v| parsed[v as usize].0.map(Num::Int))
+    } else if present.iter().all(|&v| parsed[v as usize].1.is_some()) {
+        number_levels(&present, |v| parsed[v as usize].1.map(Num::Float))
+    } else {
+        // Only undeclared categories reach here, so no row is ever named.
+        level_order(at, &d, &present, None, &|_| None)?
+    };
+    // Pass 2: every key through its batch's table from entry to level code.
+    let mut codes = vec![NONE; nrows];
+    let mut missing = Bitmap::new(nrows);
+    let mut base = 0;
+    for (a, table) in arrays.iter().zip(&tables) {
+        let lut: Vec<u32> = table
+            .iter()
+            .map(|&v| {
+                if v == NONE || !used[v as usize] {
+                    NONE
+                } else {
+                    remap[v as usize]
+                }
+            })
+            .collect();
+        let out = &mut codes[base..base + a.len()];
+        for_keys(a.as_any_dictionary().keys(), |i, k| out[i] = lut[k]);
+        // Nulls were not written, missing tokens map to NONE: both missing, placeholder 0.
+        for (i, c) in out.iter_mut().enumerate() {
+            if *c == NONE {
+                *c = 0;
+                missing.set(base + i);
+            }
+        }
+        base += a.len();
+    }
+    Ok(Some(Column::new(
+        at.name,
+        role,
+        ColumnData::Categorical { codes, levels },
+        missing,
+    )?))
 }
 
 /// [`key_column`] for floats that are not all small whole numbers: distinct values by hashing.
