@@ -43,6 +43,11 @@ pub struct ReadSpec {
     pub schema: Option<Schema>,
     /// Roles named by a method's parameters (`keys`, `weight`, …), over the schema's.
     pub roles: Vec<(String, Role)>,
+    /// The key columns are only counted (risk measures): a key whose type is not declared is
+    /// read as categorical codes straight from the arrays ([`key_column`]) instead of as the
+    /// integers, floats or text the CSV reader would make of it. Equal values get equal codes
+    /// exactly as they would under the CSV reader's type, so every count is the same.
+    pub keys_as_codes: bool,
 }
 
 /// The column names of a stream, checked as the CSV reader checks a header.
@@ -136,7 +141,10 @@ pub fn columns(
                 name: &fields[j],
                 position: j + 1,
             };
-            column(&at, specs[j].clone(), &file_missing, &arrays, nrows)
+            let counted = spec.keys_as_codes
+                && specs[j].role == Some(Role::Key)
+                && specs[j].kind.is_none();
+            column(&at, specs[j].clone(), &file_missing, &arrays, nrows, counted)
         })
         .collect()
 }
@@ -453,13 +461,14 @@ fn unreadable(at: &At, t: &DataType) -> DataError {
     )
 }
 
-/// One column.
+/// One column; a key that is only `counted` as categorical codes ([`key_column`]).
 fn column(
     at: &At,
     spec: ColumnSpec,
     file_missing: &[String],
     arrays: &[&ArrayRef],
     nrows: usize,
+    counted: bool,
 ) -> Result<Column, DataError> {
     let dtype = arrays
         .first()
@@ -490,6 +499,12 @@ fn column(
             ));
         }
         return list_column(at, &spec, role, &tokens, arrays, nrows);
+    }
+    if counted && let Some(c) = key_column(at, role, arrays, nrows) {
+        return Ok(c);
+    }
+    if counted && let Some(c) = dictionary_key_column(at, role, &tokens, arrays, nrows)? {
+        return Ok(c);
     }
     // Numbers read directly (no text), as the CSV reader would infer or was told.
     let direct_int = is_int(&dtype) && matches!(kind, None | Some(Kind::Integer));
@@ -604,6 +619,17 @@ fn column(
             .map(|&c| if c == NONE { 0 } else { table(c).unwrap_or(0) })
             .collect()
     };
+    if counted && kind.is_none() && !present.is_empty() {
+        let (levels, remap) = if all_int {
+            number_levels(&present, |v| parsed[v as usize].0.map(Num::Int))
+        } else if all_num {
+            number_levels(&present, |v| parsed[v as usize].1.map(Num::Float))
+        } else {
+            // Text (the CSV reader's strings or categories): every distinct text is a level.
+            level_order(at, &d, &present, None, &first_row)?
+        };
+        return Column::new(name, role, categorical(codes, levels, &remap), missing);
+    }
     let data = match kind {
         None => {
             let non_missing = nrows - missing.count_ones();
@@ -832,6 +858,342 @@ fn level_order(
         order.iter().map(|&v| d.text(v).to_string()).collect(),
         remap,
     ))
+}
+
+/// A number as the CSV reader types it: an integer, or a float (`-0` = `0`).
+#[derive(Clone, Copy)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl Num {
+    fn cmp(self, other: Num) -> std::cmp::Ordering {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => a.cmp(&b),
+            (a, b) => a.float().total_cmp(&b.float()),
+        }
+    }
+
+    fn float(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(x) if x == 0.0 => 0.0,
+            Num::Float(x) => x,
+        }
+    }
+
+    fn label(self) -> String {
+        match self {
+            Num::Int(i) => i.to_string(),
+            Num::Float(x) => format_float(if x == 0.0 { 0.0 } else { x }),
+        }
+    }
+}
+
+/// Levels of distinct values that are all numbers: one level per number (so `1` and `1.0`, or
+/// `0` and `-0`, are one level, as they are one value of a numeric column), in numeric order.
+/// Returns the levels and the level of each distinct value (`NONE` for values not present).
+fn number_levels(present: &[u32], num: impl Fn(u32) -> Option<Num>) -> (Vec<String>, Vec<u32>) {
+    let mut order: Vec<(Num, u32)> = present
+        .iter()
+        .filter_map(|&v| num(v).map(|x| (x, v)))
+        .collect();
+    order.sort_by(|a, b| a.0.cmp(b.0));
+    let len = present.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut remap = vec![NONE; len];
+    let mut levels: Vec<String> = Vec::new();
+    let mut last: Option<Num> = None;
+    for (x, v) in order {
+        if last.is_none_or(|l| l.cmp(x) != std::cmp::Ordering::Equal) {
+            levels.push(x.label());
+            last = Some(x);
+        }
+        remap[v as usize] = levels.len() as u32 - 1;
+    }
+    (levels, remap)
+}
+
+/// A key that is only counted, read from integer or float arrays as categorical codes: one
+/// level per distinct number (`-0` = `0`), in numeric order, with no per-row integers or floats
+/// in between. `None` when the general path must read it (dictionary or text arrays, values past
+/// i64, infinities, a range of 2²⁴ or more, or no observed value), so that its errors and rules
+/// apply.
+fn key_column(at: &At, role: Role, arrays: &[&ArrayRef], nrows: usize) -> Option<Column> {
+    let ints = arrays.iter().all(|a| is_int(a.data_type()));
+    let floats = arrays.iter().all(|a| is_float(a.data_type()));
+    if !ints && !floats {
+        return None;
+    }
+    // Pass 1: the range of the observed values (and whether floats are all whole numbers).
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut ilo, mut ihi) = (i64::MAX, i64::MIN);
+    let mut ok = true;
+    let mut whole = true;
+    for a in arrays {
+        if ints {
+            for_ints(a.as_ref(), |i, x| match x {
+                Some(x) => {
+                    ilo = ilo.min(x);
+                    ihi = ihi.max(x);
+                }
+                None if a.is_valid(i) => ok = false,
+                None => {}
+            });
+        } else {
+            for_floats(a.as_ref(), |_, x| {
+                if let Some(x) = x.filter(|x| !x.is_nan()) {
+                    lo = lo.min(x);
+                    hi = hi.max(x);
+                    whole &= x == x.trunc();
+                }
+            });
+        }
+    }
+    if floats {
+        if lo > hi || !lo.is_finite() || !hi.is_finite() {
+            return None;
+        }
+        if whole && lo.abs() < 9.0e15 && hi.abs() < 9.0e15 {
+            (ilo, ihi) = (lo as i64, hi as i64);
+        } else {
+            return float_key_column(at, role, arrays, nrows);
+        }
+    }
+    if !ok || ilo > ihi || ihi as i128 - ilo as i128 >= 1 << 24 {
+        return None;
+    }
+    // Pass 2: offsets from the minimum, and which occur.
+    let span = (ihi - ilo) as usize + 1;
+    let mut seen = vec![false; span];
+    let mut codes = vec![0u32; nrows];
+    let mut missing = Bitmap::new(nrows);
+    let mut base = 0;
+    for a in arrays {
+        let out = &mut codes[base..base + a.len()];
+        if ints {
+            for_ints(a.as_ref(), |i, x| match x {
+                Some(x) => {
+                    let o = (x - ilo) as usize;
+                    out[i] = o as u32;
+                    seen[o] = true;
+                }
+                None => missing.set(base + i),
+            });
+        } else {
+            for_floats(a.as_ref(), |i, x| match x.filter(|x| !x.is_nan()) {
+                Some(x) => {
+                    let o = (x as i64 - ilo) as usize;
+                    out[i] = o as u32;
+                    seen[o] = true;
+                }
+                None => missing.set(base + i),
+            });
+        }
+        base += a.len();
+    }
+    // Levels: the values that occur, in order; offsets become level codes in place.
+    let mut lut = vec![0u32; span];
+    let mut levels = Vec::new();
+    for (o, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
+        lut[o] = levels.len() as u32;
+        levels.push((ilo + o as i64).to_string());
+    }
+    for c in codes.iter_mut() {
+        *c = lut[*c as usize];
+    }
+    Column::new(
+        at.name,
+        role,
+        ColumnData::Categorical { codes, levels },
+        missing,
+    )
+    .ok()
+}
+
+/// Calls `f(row, key)` for every valid key of a dictionary array's integer keys; `false` when
+/// the key type is not read or a key is negative.
+fn for_keys(keys: &dyn Array, mut f: impl FnMut(usize, usize)) -> bool {
+    macro_rules! each {
+        ($t:ty) => {{
+            let k = keys.as_primitive::<$t>();
+            let vals = k.values();
+            if vals.iter().any(|&x| i64::try_from(x).map_or(true, |x| x < 0)) {
+                return false;
+            }
+            if k.null_count() == 0 {
+                for (i, &x) in vals.iter().enumerate() {
+                    f(i, x as usize);
+                }
+            } else {
+                for (i, &x) in vals.iter().enumerate() {
+                    if k.is_valid(i) {
+                        f(i, x as usize);
+                    }
+                }
+            }
+            true
+        }};
+    }
+    match keys.data_type() {
+        DataType::Int8 => each!(Int8Type),
+        DataType::Int16 => each!(Int16Type),
+        DataType::Int32 => each!(Int32Type),
+        DataType::Int64 => each!(Int64Type),
+        DataType::UInt8 => each!(UInt8Type),
+        DataType::UInt16 => each!(UInt16Type),
+        DataType::UInt32 => each!(UInt32Type),
+        DataType::UInt64 => each!(UInt64Type),
+        _ => false,
+    }
+}
+
+/// A key that is only counted, from dictionary arrays, in two passes over the keys: which
+/// dictionary entries occur, then each key through a table from entry to level code (missing
+/// tokens and nulls: missing). Levels as [`column`] makes them for a counted key. `None` when
+/// the general path must read it (other arrays, keys out of range, no observed value).
+fn dictionary_key_column(
+    at: &At,
+    role: Role,
+    tokens: &[String],
+    arrays: &[&ArrayRef],
+    nrows: usize,
+) -> Result<Option<Column>, DataError> {
+    if !arrays
+        .iter()
+        .all(|a| matches!(a.data_type(), DataType::Dictionary(_, _)))
+    {
+        return Ok(None);
+    }
+    // Pass 1, per batch: the distinct value of each entry, and the entries that occur.
+    let mut d = Distinct::default();
+    let mut tables: Vec<Vec<u32>> = Vec::with_capacity(arrays.len());
+    let mut used_entries: Vec<Vec<bool>> = Vec::with_capacity(arrays.len());
+    for a in arrays {
+        let dict = a.as_any_dictionary();
+        let mut table = Vec::with_capacity(dict.values().len());
+        ids(dict.values().as_ref(), &mut d, &mut table, at)?;
+        let mut used = vec![false; table.len()];
+        let mut in_range = true;
+        let ok = for_keys(dict.keys(), |_, k| match used.get_mut(k) {
+            Some(u) => *u = true,
+            None => in_range = false,
+        });
+        if !ok || !in_range {
+            return Ok(None);
+        }
+        tables.push(table);
+        used_entries.push(used);
+    }
+    let missing_value: Vec<bool> = d
+        .values
+        .iter()
+        .map(|v| tokens.iter().any(|t| t.as_bytes() == &v[..]))
+        .collect();
+    let mut used = vec![false; d.values.len()];
+    for (table, occurs) in tables.iter().zip(&used_entries) {
+        for (&v, &o) in table.iter().zip(occurs) {
+            if o && v != NONE && !missing_value[v as usize] {
+                used[v as usize] = true;
+            }
+        }
+    }
+    let present: Vec<u32> = (0..d.values.len() as u32)
+        .filter(|&v| used[v as usize])
+        .collect();
+    if present.is_empty() {
+        return Ok(None);
+    }
+    let parsed: Vec<(Option<i64>, Option<f64>)> = (0..d.values.len() as u32)
+        .map(|v| {
+            if !used[v as usize] {
+                return (None, None);
+            }
+            let t = d.text(v).trim();
+            let int = t.parse::<i64>().ok();
+            let num = int
+                .map(|i| i as f64)
+                .or_else(|| t.parse::<f64>().ok().filter(|x| x.is_finite()));
+            (int, num)
+        })
+        .collect();
+    let (levels, remap) = if present.iter().all(|&v| parsed[v as usize].0.is_some()) {
+        number_levels(&present, |v| parsed[v as usize].0.map(Num::Int))
+    } else if present.iter().all(|&v| parsed[v as usize].1.is_some()) {
+        number_levels(&present, |v| parsed[v as usize].1.map(Num::Float))
+    } else {
+        // Only undeclared categories reach here, so no row is ever named.
+        level_order(at, &d, &present, None, &|_| None)?
+    };
+    // Pass 2: every key through its batch's table from entry to level code.
+    let mut codes = vec![NONE; nrows];
+    let mut missing = Bitmap::new(nrows);
+    let mut base = 0;
+    for (a, table) in arrays.iter().zip(&tables) {
+        let lut: Vec<u32> = table
+            .iter()
+            .map(|&v| {
+                if v == NONE || !used[v as usize] {
+                    NONE
+                } else {
+                    remap[v as usize]
+                }
+            })
+            .collect();
+        let out = &mut codes[base..base + a.len()];
+        for_keys(a.as_any_dictionary().keys(), |i, k| out[i] = lut[k]);
+        // Nulls were not written, missing tokens map to NONE: both missing, placeholder 0.
+        for (i, c) in out.iter_mut().enumerate() {
+            if *c == NONE {
+                *c = 0;
+                missing.set(base + i);
+            }
+        }
+        base += a.len();
+    }
+    Ok(Some(Column::new(
+        at.name,
+        role,
+        ColumnData::Categorical { codes, levels },
+        missing,
+    )?))
+}
+
+/// [`key_column`] for floats that are not all small whole numbers: distinct values by hashing.
+fn float_key_column(at: &At, role: Role, arrays: &[&ArrayRef], nrows: usize) -> Option<Column> {
+    let mut ids: HashMap<u64, u32, FixedState> = HashMap::default();
+    let mut values: Vec<f64> = Vec::new();
+    let mut codes = vec![0u32; nrows];
+    let mut missing = Bitmap::new(nrows);
+    let mut base = 0;
+    for a in arrays {
+        let out = &mut codes[base..base + a.len()];
+        for_floats(a.as_ref(), |i, x| match x.filter(|x| !x.is_nan()) {
+            Some(x) => {
+                let x = if x == 0.0 { 0.0 } else { x };
+                out[i] = *ids.entry(x.to_bits()).or_insert_with(|| {
+                    values.push(x);
+                    values.len() as u32 - 1
+                });
+            }
+            None => missing.set(base + i),
+        });
+        base += a.len();
+    }
+    let present: Vec<u32> = (0..values.len() as u32).collect();
+    let (levels, remap) = number_levels(&present, |v| Some(Num::Float(values[v as usize])));
+    for (i, c) in codes.iter_mut().enumerate() {
+        if !missing.get(i) {
+            *c = remap[*c as usize];
+        }
+    }
+    Column::new(
+        at.name,
+        role,
+        ColumnData::Categorical { codes, levels },
+        missing,
+    )
+    .ok()
 }
 
 /// A categorical column: `codes` (distinct-value ids) become level codes in place.

@@ -228,6 +228,7 @@ impl Source {
             label: label.clone(),
             schema,
             roles: roles.to_vec(),
+            keys_as_codes: false,
         }))
     }
 
@@ -238,6 +239,19 @@ impl Source {
         schema: &Option<SchemaArg>,
         roles: &[(String, Role)],
         only: Option<&[String]>,
+    ) -> Result<(Dataset, ColumnSet)> {
+        self.load_as(schema, roles, only, false)
+    }
+
+    /// [`Source::load`]; with `keys_as_codes`, key columns of an Arrow source whose type is
+    /// not declared are read as categorical codes (for methods that only count or match keys;
+    /// see [`arrow_in::ReadSpec::keys_as_codes`]).
+    fn load_as(
+        &self,
+        schema: &Option<SchemaArg>,
+        roles: &[(String, Role)],
+        only: Option<&[String]>,
+        keys_as_codes: bool,
     ) -> Result<(Dataset, ColumnSet)> {
         match self {
             Source::File(path) => {
@@ -272,9 +286,12 @@ impl Source {
                 fields,
                 batches,
             } => {
-                let spec = self
-                    .read_spec(schema, roles)?
-                    .expect("an Arrow source has a read spec");
+                let spec = arrow_in::ReadSpec {
+                    keys_as_codes,
+                    ..self
+                        .read_spec(schema, roles)?
+                        .expect("an Arrow source has a read spec")
+                };
                 let specs = arrow_in::specs(fields, &spec)?;
                 let columns = arrow_in::columns(&spec, fields, &specs, batches, only)?;
                 let set = ColumnSet {
@@ -481,7 +498,8 @@ fn risk_impl(
         }
         None => None,
     };
-    let (ds, columns) = src.load(schema, &roles, only.as_deref())?;
+    // Risk measures only count and match the keys: read them as codes.
+    let (ds, columns) = src.load_as(schema, &roles, only.as_deref(), true)?;
     fill_roles(&mut table, &columns);
     let ctx = ReadContext {
         base_dir: None,
@@ -1098,7 +1116,8 @@ fn run_impl(
     if threads == Some(0) {
         bail!("threads: expected at least 1");
     }
-    Plan::new(&exp).map_err(anyhow::Error::msg)?;
+    // Checks the plan before running; the data's fingerprint only names runs, so none is needed.
+    Plan::new(&exp, "").map_err(anyhow::Error::msg)?;
     let out = out.unwrap_or_else(|| default_out(&exp));
     let done = run_experiment(
         &exp,

@@ -216,3 +216,44 @@ def test_utility_equals_the_cli(cli_json, tmp_path):
     for key in ("original", "masked"):
         expected.pop(key, None)
     assert got == expected
+
+
+@pytest.mark.parametrize("missing", ["listwise", "as-value", "wildcard"])
+def test_keys_read_as_codes_count_as_the_cli(cli_json, tmp_path, missing):
+    """Risk measures read keys as codes straight from the arrays; every layout of the same
+    values (integers, floats with NaN, numeric text, text, dictionaries) counts as the command
+    line counts the CSV, where `1` and `1.0`, or `0` and `-0`, are one number."""
+    import pandas as pd
+    import pyarrow as pa
+
+    n = 60
+    a = [i % 3 for i in range(n)]
+    b = [None if i % 7 == 2 else (i * 5) % 4 - 1 for i in range(n)]  # -1..2, some missing
+    c = ["1", "1.0", "2", "-0", "0", "x"] * (n // 6)  # numbers and a text
+    d = ["-0.0", "0", "2.5", "1e3", "1000", "2.50"] * (n // 6)  # numbers only
+    big = [(i % 4) * 10**9 for i in range(n)]  # a range past 2^24
+    path = tmp_path / "codes.csv"
+    cell = lambda v: "" if v is None else str(v)  # noqa: E731
+    with open(path, "w") as f:
+        f.write("a,b,c,d,big\n")
+        for row in zip(a, b, c, d, big):
+            f.write(",".join(cell(v) for v in row) + "\n")
+    keys = ["a", "b", "c", "d", "big"]
+    expected = cli_json("risk", "--data", path, "--keys", ",".join(keys), "--missing", missing)
+    floats = pd.array([float("nan") if v is None else float(v) for v in b], dtype="float64")
+    layouts = {
+        "numbers": pd.DataFrame({"a": a, "b": floats, "c": c, "d": d, "big": big}),
+        "nullable": pd.DataFrame(
+            {"a": a, "b": pd.array(b, dtype="Int32"), "c": c, "d": d, "big": big}
+        ),
+        "text": pd.DataFrame({k: [cell(v) for v in col] for k, col in zip(keys, [a, b, c, d, big])}),
+        "category": pd.DataFrame(
+            {"a": a, "b": floats, "c": c, "d": d, "big": big}
+        ).astype("category"),
+        "arrow_float_d": pa.table(
+            {"a": a, "b": b, "c": c, "d": [float(x) for x in d], "big": pa.array(big, pa.uint64())}
+        ),
+    }
+    for name, df in layouts.items():
+        got = intruder.risk(df, keys, missing=missing, per_record=True)
+        assert got.summary == expected, name
