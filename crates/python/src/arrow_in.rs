@@ -141,10 +141,16 @@ pub fn columns(
                 name: &fields[j],
                 position: j + 1,
             };
-            let counted = spec.keys_as_codes
-                && specs[j].role == Some(Role::Key)
-                && specs[j].kind.is_none();
-            column(&at, specs[j].clone(), &file_missing, &arrays, nrows, counted)
+            let counted =
+                spec.keys_as_codes && specs[j].role == Some(Role::Key) && specs[j].kind.is_none();
+            column(
+                &at,
+                specs[j].clone(),
+                &file_missing,
+                &arrays,
+                nrows,
+                counted,
+            )
         })
         .collect()
 }
@@ -1018,7 +1024,10 @@ fn for_keys(keys: &dyn Array, mut f: impl FnMut(usize, usize)) -> bool {
         ($t:ty) => {{
             let k = keys.as_primitive::<$t>();
             let vals = k.values();
-            if vals.iter().any(|&x| i64::try_from(x).map_or(true, |x| x < 0)) {
+            if vals
+                .iter()
+                .any(|&x| i64::try_from(x).map_or(true, |x| x < 0))
+            {
                 return false;
             }
             if k.null_count() == 0 {
