@@ -640,32 +640,22 @@ fn truth_ids(
     intruder: &Dataset,
     released: &Dataset,
 ) -> Option<intruder_attack::TruthIds> {
-    use intruder_attack::TruthIds;
-    match (&a.truth, &a.truth_intruder, &a.truth_released) {
-        (Some(t), _, _) => Some(TruthIds {
-            intruder: t.clone(),
-            released: t.clone(),
-        }),
-        (None, Some(i), Some(r)) => Some(TruthIds {
-            intruder: i.clone(),
-            released: r.clone(),
-        }),
-        _ => {
-            let names = |d: &Dataset| -> Vec<String> {
-                d.truth
-                    .columns()
-                    .iter()
-                    .map(|c| c.name().to_string())
-                    .filter(|n| Some(n) != a.sensitive_truth.as_ref())
-                    .collect()
-            };
-            let (i, r) = (names(intruder), names(released));
-            (i.len() == 1 && r == i).then(|| TruthIds {
-                intruder: i[0].clone(),
-                released: i[0].clone(),
-            })
-        }
+    let names = |d: &Dataset| -> Vec<String> {
+        let cols = d.truth.columns().iter().map(|c| c.name().to_string());
+        cols.filter(|n| Some(n) != a.sensitive_truth.as_ref())
+            .collect()
+    };
+    let (i, r) = (names(intruder), names(released));
+    fn refs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
     }
+    intruder_attack::TruthIds::choose(
+        a.truth.as_deref(),
+        a.truth_intruder.as_deref(),
+        a.truth_released.as_deref(),
+        &refs(&i),
+        &refs(&r),
+    )
 }
 
 fn candidates_batch(linkage: &intruder_attack::Linkage) -> Result<RecordBatch> {
