@@ -43,6 +43,68 @@ use crate::table::Dataset;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
+/// Refuses text no CSV reader should guess at: a NUL byte (a binary or UTF-16 file, or a
+/// corrupted one) and a quoted field that is never closed (which would otherwise swallow the
+/// rest of the file into one field, or be cut short at the end). One linear pass; the error
+/// names the line.
+fn check_text(body: &[u8], label: &Path, delimiter: u8) -> Result<(), DataError> {
+    let line_of = |at: usize| 1 + body[..at].iter().filter(|&&b| b == b'\n').count() as u64;
+    let at = |line: u64, message: String| {
+        DataError::input(
+            Location {
+                file: label.to_path_buf(),
+                line: Some(line),
+                column: None,
+            },
+            message,
+        )
+    };
+    if let Some(i) = body.iter().position(|&b| b == 0) {
+        return Err(at(
+            line_of(i),
+            "a NUL byte (\\0): expected text (is this a binary, UTF-16 or damaged file?)".into(),
+        ));
+    }
+    if !body.contains(&b'"') {
+        return Ok(());
+    }
+    #[derive(PartialEq)]
+    enum S {
+        Start,
+        Unquoted,
+        Quoted,
+        QuoteSeen,
+    }
+    let mut state = S::Start;
+    let mut opened = 0;
+    for (i, &b) in body.iter().enumerate() {
+        state = match state {
+            S::Start | S::Unquoted | S::QuoteSeen
+                if b == delimiter || b == b'\n' || b == b'\r' =>
+            {
+                S::Start
+            }
+            S::Start if b == b'"' => {
+                opened = i;
+                S::Quoted
+            }
+            // A doubled quote inside a quoted field is an escaped quote: still quoted.
+            S::QuoteSeen if b == b'"' => S::Quoted,
+            S::Start | S::Unquoted | S::QuoteSeen => S::Unquoted,
+            S::Quoted if b == b'"' => S::QuoteSeen,
+            S::Quoted => S::Quoted,
+        };
+    }
+    if state == S::Quoted {
+        return Err(at(
+            line_of(opened),
+            "a quoted field starts here and is never closed: expected a closing quote (\")"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Reads CSV text in parallel with chunks sized for the current rayon pool.
 pub(crate) fn read(text: &[u8], label: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
     let threads = rayon::current_num_threads().max(1);
@@ -63,6 +125,7 @@ pub(crate) fn read_with(
         return onepass::read(text, label, options);
     }
     let body = text.strip_prefix(BOM).unwrap_or(text);
+    check_text(body, label, cfg.delimiter)?;
     let mut parser = Parser::new(body, cfg.delimiter, true);
     let mut fields = Fields::default();
     if parser.record(&mut fields) != Rec::Record {
@@ -291,9 +354,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Consumes the record terminator at `pos` (`\r` or `\n`).
+    /// Consumes the record terminator at `pos` (`\r`, `\n` or `\r\n`, so that the line count
+    /// after a record includes its own line end).
     #[inline]
     fn term(&mut self) {
+        if self.buf[self.pos] == b'\r' && self.buf.get(self.pos + 1) == Some(&b'\n') {
+            self.pos += 1;
+        }
         self.nl += (self.buf[self.pos] == b'\n') as u64;
         self.pos += 1;
     }

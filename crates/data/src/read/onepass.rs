@@ -381,6 +381,10 @@ pub(crate) fn empty_candidate(field: &[u8], sep: &[u8]) -> String {
     )
 }
 
+/// The largest sampling weight read: a weight counts population units, and no population is
+/// larger than this (a larger value is a mistake, e.g. a column of identifiers read as weights).
+pub(crate) const MAX_WEIGHT: f64 = 1e12;
+
 /// A cell of a declared integer column (or an integer weight).
 pub(crate) fn int_cell(text: &str, weight: bool) -> Result<i64, String> {
     let t = text.trim();
@@ -391,8 +395,11 @@ pub(crate) fn int_cell(text: &str, weight: bool) -> Result<i64, String> {
             .map(|x| x as i64)
     });
     match parsed {
-        Some(i) if weight && i < 0 => Err(format!(
-            "weight '{text}' is negative; expected a weight ≥ 0"
+        Some(i) if weight && i <= 0 => Err(format!(
+            "weight '{text}' is not positive; expected a weight > 0 (the number of population units the record stands for)"
+        )),
+        Some(i) if weight && i as f64 > MAX_WEIGHT => Err(format!(
+            "weight '{text}' is larger than {MAX_WEIGHT:e}; expected the number of population units the record stands for"
         )),
         Some(i) => Ok(i),
         None => Err(format!("expected an integer, found '{text}'")),
@@ -403,8 +410,11 @@ pub(crate) fn int_cell(text: &str, weight: bool) -> Result<i64, String> {
 pub(crate) fn float_cell(text: &str, weight: bool) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(x) if !x.is_finite() => Err(format!("expected a finite number, found '{text}'")),
-        Ok(x) if weight && x < 0.0 => Err(format!(
-            "weight '{text}' is negative; expected a weight ≥ 0"
+        Ok(x) if weight && x <= 0.0 => Err(format!(
+            "weight '{text}' is not positive; expected a weight > 0 (the number of population units the record stands for)"
+        )),
+        Ok(x) if weight && x > MAX_WEIGHT => Err(format!(
+            "weight '{text}' is larger than {MAX_WEIGHT:e}; expected the number of population units the record stands for"
         )),
         Ok(x) => Ok(x),
         Err(_) => {
