@@ -59,13 +59,13 @@ fn check_text(body: &[u8], label: &Path, delimiter: u8) -> Result<(), DataError>
             message,
         )
     };
-    if let Some(i) = body.iter().position(|&b| b == 0) {
+    if let Some(i) = memchr::memchr(0, body) {
         return Err(at(
             line_of(i),
             "a NUL byte (\\0): expected text (is this a binary, UTF-16 or damaged file?)".into(),
         ));
     }
-    if !body.contains(&b'"') {
+    if memchr::memchr(b'"', body).is_none() {
         return Ok(());
     }
     #[derive(PartialEq)]
