@@ -85,6 +85,12 @@ pub fn run(a: Args) -> Result<()> {
     );
     inputs.extend([schema_beside(&ipath), schema_beside(&rpath)]);
     inputs.extend(a.linkage_spec.clone());
+    // A linkage specification named with --set is an input too.
+    if let Ok(t) = a.params.table()
+        && let Some(spec) = t.get("linkage_spec").and_then(toml::Value::as_str)
+    {
+        inputs.push(PathBuf::from(spec));
+    }
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     for (out, name) in [
         (&a.output.out, "--out"),

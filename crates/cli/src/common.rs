@@ -158,6 +158,28 @@ pub fn refuse_overwrite(output: &Path, inputs: &[&Path], flag: &str) -> Result<(
     Ok(())
 }
 
+/// Whether two paths name the same file: equal canonical paths, or — for a file not written
+/// yet — equal canonical parents and file names (`o.csv` and `./o.csv`).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    canonical_target(a).is_some_and(|x| canonical_target(b).is_some_and(|y| x == y))
+}
+
+/// The canonical path of a file, or of its parent joined with its name when it does not exist.
+fn canonical_target(p: &Path) -> Option<PathBuf> {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return Some(c);
+    }
+    let name = p.file_name()?;
+    let parent = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Some(std::fs::canonicalize(parent).ok()?.join(name))
+}
+
 /// Prints deprecation warnings on standard error.
 pub fn warn(warnings: &[Problem]) {
     for w in warnings {

@@ -5,6 +5,10 @@
 pub fn parse(d: &str) -> Result<u8, String> {
     match d {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
+        "\"" | "\n" | "\r" | "\0" => Err(format!(
+            "'{}' cannot be the delimiter: it is the quote character or ends a line",
+            d.escape_default()
+        )),
         s if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
         s => Err(format!(
             "expected one ASCII character or 'tab', found '{s}'"

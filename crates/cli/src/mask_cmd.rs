@@ -75,12 +75,7 @@ fn check_outputs(args: &Args, data: &Path, out: &Path) -> Result<()> {
     common::refuse_overwrite(out, &inputs, "--out")?;
     if let Some(log) = &args.log {
         common::refuse_overwrite(log, &inputs, "--log")?;
-        let same = log == out
-            || matches!(
-                (std::fs::canonicalize(log), std::fs::canonicalize(out)),
-                (Ok(a), Ok(b)) if a == b
-            );
-        if same {
+        if common::same_file(log, out) {
             bail!(
                 "--log {} is also --out: give the change log its own file",
                 log.display()

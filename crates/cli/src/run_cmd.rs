@@ -52,6 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--threads: expected at least 1");
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&exp));
+    crate::common::refuse_overwrite(&out, &[&args.file], "--out")?;
     if args.dry_run {
         let dry = dry_run(&exp, &out)?;
         print!("{}", dry.plan.describe(&exp));

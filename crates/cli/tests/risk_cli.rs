@@ -349,7 +349,7 @@ fn bad_input_negative_weight() {
     let f = temp_file(&dir, "negw.csv", b"a,w\n1,2.5\n2,-1\n");
     fails(
         &["risk", "--data", &f, "--keys", "a", "--weight", "w"],
-        &["negw.csv:3", "column 'w' (2)", "negative"],
+        &["negw.csv:3", "column 'w' (2)", "'-1' is not positive"],
     );
 }
 

@@ -12,6 +12,7 @@
 pub(crate) mod chunked;
 pub(crate) mod intern;
 pub(crate) mod onepass;
+pub(crate) mod textcheck;
 
 use std::io::Read;
 use std::path::Path;

@@ -122,6 +122,23 @@ impl Schema {
                 )),
             }
         }
+        // A file has one sampling weight and one true person id.
+        for role in [Role::Weight, Role::Truth] {
+            let named: Vec<&str> = schema
+                .columns
+                .iter()
+                .filter(|(_, s)| s.role == Some(role))
+                .map(|(n, _)| n.as_str())
+                .collect();
+            if named.len() > 1 {
+                problems.push(format!(
+                    "columns: role = \"{}\" is given to {} columns ({}); expected at most one",
+                    role.as_str(),
+                    named.len(),
+                    named.join(", ")
+                ));
+            }
+        }
         if problems.is_empty() {
             Ok(schema)
         } else {

@@ -439,6 +439,7 @@ pub fn write_atomically(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    remove_stale_temporaries(dir, &name);
     let result = (|| {
         let file = std::fs::File::create(&tmp)?;
         let mut w = std::io::BufWriter::new(file);
@@ -453,6 +454,34 @@ pub fn write_atomically(
     result.map_err(io)
 }
 
+/// Removes the temporary files an interrupted write to `dir/name` left behind
+/// (`.NAME.PID.tmp`), except those of a process still running (on systems with `/proc`), so
+/// that a killed run does not leave its partial output for ever. Errors are ignored: the
+/// write itself reports any problem with the directory.
+fn remove_stale_temporaries(dir: &Path, name: &str) {
+    let prefix = format!(".{name}.");
+    let own = std::process::id();
+    let proc_fs = Path::new("/proc/self").exists();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let Some(pid) = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let running = pid == own || (proc_fs && Path::new("/proc").join(pid.to_string()).exists());
+        if !running && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,6 +491,25 @@ mod tests {
         let mut v = Vec::new();
         push_f64(&mut v, x, FloatStyle::Display);
         v
+    }
+
+    #[test]
+    fn stale_temporaries_of_the_target_are_removed_on_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        // A process id that cannot be running (above the kernel's pid_max limit of 2^22).
+        let stale = dir.path().join(".out.csv.999999999.tmp");
+        let other = dir.path().join(".other.csv.999999999.tmp");
+        let live = dir
+            .path()
+            .join(format!(".out.csv.{}.tmp.keep", std::process::id()));
+        for p in [&stale, &other, &live] {
+            std::fs::write(p, "partial").unwrap();
+        }
+        write_atomically(&target, |w| w.write_all(b"x\n")).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "x\n");
+        assert!(!stale.exists());
+        assert!(other.exists() && live.exists());
     }
 
     #[test]

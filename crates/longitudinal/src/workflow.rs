@@ -264,6 +264,9 @@ pub fn alter(
     })
 }
 
+/// The most seeds a study runs (each is a whole protection and attack run).
+pub const MAX_SEEDS: usize = 100_000;
+
 /// Parses `A..B` (inclusive) or a comma-separated list of seeds.
 pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
     let bad = || format!("'{s}': expected A..B (inclusive, e.g. 1..5) or a list 1,2,3");
@@ -277,6 +280,12 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
         if b < a {
             return Err(bad());
         }
+        if b - a >= MAX_SEEDS as u64 {
+            return Err(format!(
+                "'{s}': {} seeds requested; at most {MAX_SEEDS} are supported (each seed is a whole protection and attack run)",
+                (b - a).saturating_add(1)
+            ));
+        }
         (a..=b).collect()
     } else {
         s.split(',')
@@ -285,6 +294,12 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
     };
     if seeds.is_empty() {
         return Err(bad());
+    }
+    if seeds.len() > MAX_SEEDS {
+        return Err(format!(
+            "{} seeds given; at most {MAX_SEEDS} are supported",
+            seeds.len()
+        ));
     }
     Ok(seeds)
 }

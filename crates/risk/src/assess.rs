@@ -89,6 +89,13 @@ impl RiskParams {
                 self.intruder_share
             ));
         }
+        if let (Some(u), Some(n)) = (self.population_uniques, self.population_size)
+            && u > n
+        {
+            problems.push(format!(
+                "population_uniques: {u} population uniques cannot exceed the population size {n}"
+            ));
+        }
         if self.population_uniques.is_some() && self.population_size.is_none() {
             problems
                 .push("Bender's R needs the population size (for the sampling fraction)".into());

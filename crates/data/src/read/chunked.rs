@@ -34,6 +34,7 @@ use rayon::prelude::*;
 
 use super::intern::{Interner, Key};
 use super::onepass::{self, ColBuilder, Config};
+use super::textcheck;
 use super::{NUMERIC_SWITCH, ReadOptions};
 use crate::bitmap::Bitmap;
 use crate::column::{Column, ColumnData, Kind, Role};
@@ -63,6 +64,7 @@ pub(crate) fn read_with(
         return onepass::read(text, label, options);
     }
     let body = text.strip_prefix(BOM).unwrap_or(text);
+    textcheck::check_text(text, label, cfg.delimiter)?;
     let mut parser = Parser::new(body, cfg.delimiter, true);
     let mut fields = Fields::default();
     if parser.record(&mut fields) != Rec::Record {
@@ -291,9 +293,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Consumes the record terminator at `pos` (`\r` or `\n`).
+    /// Consumes the record terminator at `pos` (`\r`, `\n` or `\r\n`, so that the line count
+    /// after a record includes its own line end).
     #[inline]
     fn term(&mut self) {
+        if self.buf[self.pos] == b'\r' && self.buf.get(self.pos + 1) == Some(&b'\n') {
+            self.pos += 1;
+        }
         self.nl += (self.buf[self.pos] == b'\n') as u64;
         self.pos += 1;
     }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use foldhash::fast::FixedState;
 
+use super::textcheck::Checked;
 use super::{NUMERIC_SWITCH, ReadOptions};
 use crate::bitmap::Bitmap;
 use crate::column::{Column, ColumnData, Kind, Role};
@@ -30,6 +31,20 @@ pub(crate) fn read<R: Read>(
     options: &ReadOptions,
 ) -> Result<Dataset, DataError> {
     let cfg = Config::new(options);
+    // The text check sees every byte the parser reads, then the rest of the stream: a NUL
+    // byte or an unclosed quote anywhere is the file's error, as in the parallel reader.
+    let mut checked = Checked::new(reader, cfg.delimiter);
+    let result = parse(&mut checked, label, options, &cfg);
+    checked.finish(label)?;
+    result
+}
+
+fn parse<R: Read>(
+    reader: &mut Checked<R>,
+    label: &Path,
+    options: &ReadOptions,
+    cfg: &Config,
+) -> Result<Dataset, DataError> {
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(cfg.delimiter)
         .has_headers(false)
@@ -57,11 +72,14 @@ pub(crate) fn read<R: Read>(
         return Err(empty_file(label));
     }
     let names = header_names(record.iter(), label)?;
-    let mut builders = column_builders(&names, label, options, &cfg)?;
+    let mut builders = column_builders(&names, label, options, cfg)?;
 
     let ncols = names.len();
     while rdr.read_byte_record(&mut record).map_err(csv_err)? {
-        let line = record.position().map_or(0, |p| p.line());
+        // The csv crate starts a record after `\r\n` at its `\n`, before counting that line.
+        let line = record.position().map_or(0, |p| {
+            p.line() + rdr.get_mut().is_crlf_newline(p.byte()) as u64
+        });
         if record.len() != ncols {
             // A trailing completely blank line is not a record.
             if record.len() == 1 && record.get(0).is_some_and(<[u8]>::is_empty) {
@@ -381,6 +399,10 @@ pub(crate) fn empty_candidate(field: &[u8], sep: &[u8]) -> String {
     )
 }
 
+/// The largest sampling weight read: a weight counts population units, and no population is
+/// larger than this (a larger value is a mistake, e.g. a column of identifiers read as weights).
+pub(crate) const MAX_WEIGHT: f64 = 1e12;
+
 /// A cell of a declared integer column (or an integer weight).
 pub(crate) fn int_cell(text: &str, weight: bool) -> Result<i64, String> {
     let t = text.trim();
@@ -391,8 +413,11 @@ pub(crate) fn int_cell(text: &str, weight: bool) -> Result<i64, String> {
             .map(|x| x as i64)
     });
     match parsed {
-        Some(i) if weight && i < 0 => Err(format!(
-            "weight '{text}' is negative; expected a weight ≥ 0"
+        Some(i) if weight && i <= 0 => Err(format!(
+            "weight '{text}' is not positive; expected a weight > 0 (the number of population units the record stands for)"
+        )),
+        Some(i) if weight && i as f64 > MAX_WEIGHT => Err(format!(
+            "weight '{text}' is larger than {MAX_WEIGHT:e}; expected the number of population units the record stands for"
         )),
         Some(i) => Ok(i),
         None => Err(format!("expected an integer, found '{text}'")),
@@ -403,8 +428,11 @@ pub(crate) fn int_cell(text: &str, weight: bool) -> Result<i64, String> {
 pub(crate) fn float_cell(text: &str, weight: bool) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(x) if !x.is_finite() => Err(format!("expected a finite number, found '{text}'")),
-        Ok(x) if weight && x < 0.0 => Err(format!(
-            "weight '{text}' is negative; expected a weight ≥ 0"
+        Ok(x) if weight && x <= 0.0 => Err(format!(
+            "weight '{text}' is not positive; expected a weight > 0 (the number of population units the record stands for)"
+        )),
+        Ok(x) if weight && x > MAX_WEIGHT => Err(format!(
+            "weight '{text}' is larger than {MAX_WEIGHT:e}; expected the number of population units the record stands for"
         )),
         Ok(x) => Ok(x),
         Err(_) => {

@@ -36,10 +36,10 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "noise",
         ParamKind::Number,
-        "noise variance as a PERCENTAGE of the data's variance (α = noise/100)",
+        "noise variance as a PERCENTAGE of the data's variance (α = noise/100), at most 1e6 (a million per cent)",
     )
     .required()
-    .within(Range::POSITIVE),
+    .within(Range::left_open(0.0, 1e6)),
     ParamSpec::new(
         "correlated",
         ParamKind::Bool,
