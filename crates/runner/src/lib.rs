@@ -37,12 +37,13 @@
 #![deny(missing_docs)]
 
 // Layers, each importing only the ones above it in this list (a test checks there is no cycle):
-// hash, reader, table, stats, record → grid, metrics, study → spec → plan, data → check, exec
-// → aggregate → plot → report → this file.
+// hash, reader, table, stats, record → grid, metrics, study → spec → glossary, plan, data →
+// check, exec → aggregate → plot → report → this file.
 mod aggregate;
 mod check;
 mod data;
 mod exec;
+mod glossary;
 mod grid;
 mod hash;
 mod metrics;
@@ -60,27 +61,34 @@ use std::path::{Path, PathBuf};
 
 use intruder_data::params::Problem;
 
-pub use aggregate::{MetricStat, SettingResult, aggregate, published_table, summary_tables};
+pub use aggregate::{
+    ATTACK_TABLE, HEADLINE, MetricStat, SettingResult, aggregate, headline_table, published_table,
+    shown_metrics, summary_tables,
+};
 pub use check::check_data;
 pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
     ALIGNED, ExecOptions, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one, run_study,
     study_id, study_path,
 };
+pub use glossary::{
+    GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
+};
 pub use grid::{BLANK_PARAMS, DefenceSpec, Setting, expand_defence, is_grid};
 pub use hash::{Fnv, VERSION, derive_seed, fnv1a};
-pub use metrics::{ATTACK_FIGURES, MASKING_FIGURES, attack_metrics, metrics};
+pub use metrics::{ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, attack_metrics, metrics};
 pub use plan::{Plan, Run};
+pub use plot::{Figure, LabelEl, LegendEl, PointEl, Rect, pareto, place_labels, plots};
 pub use record::{
     AttackOutcomes, AttackRecord, EvaluatorCounts, IntruderRecord, MaskingRecord, Metric, MetricId,
-    RiskRecord, RunRecord, Scope, UtilityRecord,
+    RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,
 };
-pub use report::{Written, write_reports};
+pub use report::{HOW_TO_READ, INTERVALS_TEXT, Written, shown_in_report, write_reports};
 pub use spec::{
     AttackSpec, DataSource, DataSpec, ErrorStep, Experiment, Published, ReportSpec, RiskFile,
     RiskSpec, Scenario, Size, UtilitySpec,
 };
-pub use stats::{Stat, fmt};
+pub use stats::{IntervalKind, Stat, cell_unit, fmt, fmt_unit, sig3, wilson};
 pub use study::{LongitudinalPublished, LongitudinalSpec, STUDIES, Study, StudyBox, StudyEntry};
 pub use table::TableData;
 
