@@ -23,6 +23,6 @@ url="file://$(cd "$(dirname "$report")" && pwd)/$(basename "$report")"
 for w in 1000 1400; do
     # A tall window: the whole page in one picture (Chromium cuts at the window's height).
     chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
-        --window-size="$w,9000" --screenshot="$out/report-$w.png" "$url" 2>/dev/null
+        --window-size="$w,16000" --screenshot="$out/report-$w.png" "$url" 2>/dev/null
     echo "$out/report-$w.png"
 done

@@ -62,8 +62,8 @@ use std::path::{Path, PathBuf};
 use intruder_data::params::Problem;
 
 pub use aggregate::{
-    ATTACK_TABLE, HEADLINE, MetricStat, SettingResult, aggregate, headline_table, published_table,
-    shown_metrics, summary_tables,
+    ATTACK_TABLE, ATTACK_TIES_TABLE, HEADLINE, MetricStat, SettingResult, aggregate,
+    headline_table, published_table, shown_metrics, summary_tables,
 };
 pub use check::check_data;
 pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};

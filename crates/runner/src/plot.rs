@@ -1304,8 +1304,14 @@ pub fn plots(
         out.push(dot_plot(
             format!("attack-{}.svg", file_part(&a.name)),
             format!(
-                "{}: attack {} ({}) — correct re-identifications per target (every record the intruder holds), per twin (targets whose person is in the release) and the precision of its declared links; bars: 95% Wilson intervals; dashed: the unmasked values",
-                exp.name, a.name, a.method
+                "{}: attack {}{} — correct re-identifications per target (every record the intruder holds), per twin (targets whose person is in the release) and the precision of its declared links; bars: 95% Wilson intervals; dashed: the unmasked values",
+                exp.name,
+                a.name,
+                if a.name == a.method {
+                    String::new()
+                } else {
+                    format!(" ({})", a.method)
+                }
             ),
             format!("Attack {}: the intruder's success three ways", a.name),
             "share".into(),

@@ -42,7 +42,7 @@ pub const HEADLINE_TEXT: &str = "The share of every record the intruder holds (i
 /// How intervals are computed, for the glossary.
 pub const INTERVALS_TEXT: &str = "Intervals: a share of records (per target, per twin, precision, recall, ranks, records changed or removed) is pooled over the replicates — Σ numerators / Σ denominators — with a 95% Wilson score interval on the pooled counts, which stays within [0%, 100%]; it reflects the binomial variation of the pooled records, not the variation between masking replicates. Every other figure is the mean over replicates with a 95% Student-t interval, clipped to its range (shares within [0, 1], counts at least 0); one replicate gives no t-interval. An interval of zero width at the printed precision (every replicate alike, e.g. the number of targets) is never shown. Shares print as percentages with one decimal, counts as integers (a mean rounded to the nearest; exact values in results.csv and results.json), other figures with 3 significant digits.";
 
-const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1320px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.45}h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}p{max-width:75em}.tw{overflow-x:auto;margin:1em 0}table{border-collapse:collapse;font-size:0.88em}caption{text-align:left;font-weight:600;padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.55em;text-align:right;vertical-align:top}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}td:first-child{white-space:nowrap}.ci{white-space:nowrap;color:#555}.gl td{text-align:left}pre.plan{background:#f6f6f6;padding:0.8em;white-space:pre-wrap;overflow-wrap:anywhere}figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:0.9em;color:#444;max-width:75em}code{background:#f3f3f3;padding:0 0.2em}";
+const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1320px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.45}h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}p{max-width:75em}.tw{overflow-x:auto;margin:1em 0}table{border-collapse:collapse;font-size:0.88em}caption{text-align:left;font-weight:600;padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.55em;text-align:right;vertical-align:top}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}td:first-child{white-space:nowrap}.ci{white-space:nowrap;color:#555}.gl td,.gl th{text-align:left}.gl td:nth-child(2){font-family:ui-monospace,monospace;font-size:0.92em;overflow-wrap:break-word;min-width:15em;max-width:22em}.gl td:nth-child(3){min-width:24em}pre.plan{background:#f6f6f6;padding:0.8em;white-space:pre-wrap;overflow-wrap:anywhere}figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:0.9em;color:#444;max-width:75em}code{background:#f3f3f3;padding:0 0.2em}";
 
 /// Every metric id the report shows (tables, figures, axes), for its glossary.
 pub fn shown_in_report(exp: &Experiment, results: &[SettingResult]) -> Vec<String> {
@@ -203,6 +203,7 @@ pub fn write_reports(
         md.push_str(&t.markdown());
         md.push('\n');
     }
+    md.push_str("## Figures\n\n");
     for (name, caption, _) in &plots {
         md.push_str(&format!("![{caption}]({name})\n\n"));
     }
@@ -279,7 +280,11 @@ pub fn write_reports(
         html.push_str(&wrap_table(&t.html()));
     }
     html.push_str("<h2>Glossary</h2>\n");
-    html.push_str(&wrap_table(&glossary_table(&entries).html()));
+    html.push_str(&wrap_table(&glossary_table(&entries).html().replacen(
+        "<table>",
+        "<table class=\"gl\">",
+        1,
+    )));
     html.push_str(&format!("<p>{}</p>\n", esc(INTERVALS_TEXT)));
     html.push_str(&format!(
         "<h2>Plan</h2>\n<pre class=\"plan\">{}</pre>\n</body></html>\n",

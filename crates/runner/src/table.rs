@@ -15,13 +15,19 @@ pub struct TableData {
 impl TableData {
     /// As a markdown table.
     pub fn markdown(&self) -> String {
-        let mut s = format!("**{}**\n\n| {} |\n|", self.title, self.header.join(" | "));
+        let cells = |r: &[String]| {
+            r.iter()
+                .map(|c| c.replace('|', "\\|"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        let mut s = format!("**{}**\n\n| {} |\n|", self.title, cells(&self.header));
         for _ in &self.header {
             s.push_str("---|");
         }
         s.push('\n');
         for r in &self.rows {
-            s.push_str(&format!("| {} |\n", r.join(" | ")));
+            s.push_str(&format!("| {} |\n", cells(r)));
         }
         s
     }
