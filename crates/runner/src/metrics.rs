@@ -20,20 +20,22 @@ pub fn metrics(run: &RunRecord) -> Vec<Metric> {
         count("suppressions", m.suppressions),
         count("records_changed", m.records_changed),
     ];
-    out.extend(Metric::ratio(
-        Scope::Masking,
+    // Shares of the file's own records: no sampling behind them, so they are averaged over
+    // replicates (t-interval) rather than pooled with a binomial (Wilson) interval, which would
+    // put a spurious interval around a subsample's exact 50%.
+    let share = |k: &str, num: usize, den: usize| {
+        Metric::ratio(Scope::Masking, k, num, den).map(|mut m| {
+            m.ratio = None;
+            m
+        })
+    };
+    out.extend(share(
         "records_changed_share",
         m.records_changed,
         m.rows_out,
     ));
-    out.extend(Metric::ratio(
-        Scope::Masking,
-        "records_removed_share",
-        removed,
-        m.rows_in,
-    ));
-    out.extend(Metric::ratio(
-        Scope::Masking,
+    out.extend(share("records_removed_share", removed, m.rows_in));
+    out.extend(share(
         "records_changed_or_removed_share",
         (m.records_changed + removed).min(m.rows_in),
         m.rows_in,

@@ -1467,6 +1467,66 @@ mod tests {
     }
 
     #[test]
+    fn odd_data_draws_without_panic_or_nan() {
+        // No settings, no series.
+        let f = dot_plot(
+            "e.svg".into(),
+            String::new(),
+            String::new(),
+            "x".into(),
+            Unit::Proportion,
+            &[],
+            &[],
+            None,
+        );
+        assert!(!f.svg().contains("NaN"));
+        // One replicate (no interval) and a NaN estimate.
+        let one = Stat::new(vec![0.25]);
+        let nan = Stat::new(vec![f64::NAN]);
+        let series = [LineSeries {
+            name: "a".into(),
+            points: vec![(2.0, &one, "k=2".into()), (3.0, &nan, "k=3".into())],
+            reference: Some(&nan),
+        }];
+        let f = line_plot(
+            "l.svg".into(),
+            String::new(),
+            String::new(),
+            "k".into(),
+            "y".into(),
+            Unit::Proportion,
+            &series,
+        );
+        assert_eq!(f.points().count(), 1);
+        assert!(f.points().all(|p| p.ybar.is_none()));
+        assert!(!f.svg().contains("NaN"));
+        let pts = [
+            MapPoint {
+                label: "a".into(),
+                group: "a".into(),
+                loss: &one,
+                risk: &nan,
+            },
+            MapPoint {
+                label: "b".into(),
+                group: "b".into(),
+                loss: &one,
+                risk: &one,
+            },
+        ];
+        let f = map_plot(
+            "m.svg".into(),
+            String::new(),
+            String::new(),
+            ("loss".into(), Unit::Proportion),
+            ("risk".into(), Unit::Proportion),
+            &pts,
+        );
+        assert_eq!(f.labels.len(), 1);
+        assert!(!f.svg().contains("NaN"));
+    }
+
+    #[test]
     fn pareto_keeps_the_undominated_settings() {
         // (loss, risk): 0 = (0, 0.5), 1 = (0.1, 0.3), 2 = (0.2, 0.4) dominated by 1,
         // 3 = (0.5, 0.1), 4 = (0.5, 0.2) dominated by 3, 5 = NaN left out.
