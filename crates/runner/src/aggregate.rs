@@ -5,7 +5,7 @@ use serde_json::Value;
 use intruder_data::report::Unit;
 
 use crate::glossary::{figure_name, human_name};
-use crate::metrics::metrics;
+use crate::metrics::{NON_NEGATIVE_SCORES, metrics};
 use crate::plan::Plan;
 use crate::record::{Metric, RunRecord};
 use crate::spec::Experiment;
@@ -96,7 +96,11 @@ pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
         o.metrics = vs
             .into_iter()
             .map(|(name, unit, v, ratios)| {
-                let (lo, hi) = Metric::range(unit);
+                let (mut lo, hi) = Metric::range(unit);
+                let figure = name.rsplit('.').next().unwrap_or(&name);
+                if unit == Unit::Score && NON_NEGATIVE_SCORES.contains(&figure) {
+                    lo = 0.0;
+                }
                 let pooled: Option<Vec<(f64, f64)>> = ratios.into_iter().collect();
                 let stat = match pooled {
                     Some(r) if unit == Unit::Proportion => Stat::pooled(&r),

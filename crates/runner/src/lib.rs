@@ -83,7 +83,9 @@ pub use glossary::{
 };
 pub use grid::{BLANK_PARAMS, DefenceSpec, Setting, expand_defence, is_grid};
 pub use hash::{Fnv, VERSION, derive_seed, fnv1a};
-pub use metrics::{ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, attack_metrics, metrics};
+pub use metrics::{
+    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, attack_metrics, metrics,
+};
 pub use plan::{Plan, Run};
 pub use plot::{Figure, LabelEl, LegendEl, PointEl, Rect, pareto, place_labels, plots};
 pub use record::{

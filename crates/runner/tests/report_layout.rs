@@ -228,3 +228,35 @@ fn issue_17_report_answers_the_intruders_question() {
     assert!(headline < md.find("## Tables").unwrap());
     assert!(md.contains("| setting | exact | nearest |"));
 }
+
+#[test]
+fn non_negative_scores_keep_their_intervals_at_zero_or_above() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = format!(
+        "{EXP}[utility]\nvariables = [\"gender\", \"occupation\", \"origin\"]\nmeasures = [\"pmse\"]\n"
+    );
+    let exp = Experiment::from_toml(&toml, "layout.toml".as_ref()).unwrap();
+    let done = run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let results = &done.written.results;
+    let mut seen = 0;
+    for s in results {
+        if let Some(p) = s.get("utility.pmse_ratio") {
+            assert!(p.lo >= 0.0, "{}: {}", s.label, p.lo);
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, results.len());
+    // With a utility measure the map's loss is the pMSE ratio (a score: from 0, not capped).
+    let figs = plots(&exp, &done.plan, results).unwrap();
+    let map = figs.iter().find(|f| f.file == "risk-utility.svg").unwrap();
+    assert_eq!(map.x.title, "pMSE ratio");
+    assert!(map.x.lo >= 0.0);
+    check_layout(map);
+}
