@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use intruder_runner::{Experiment, RunOptions, default_out, dry_run, run_experiment};
+use intruder_runner::{
+    Experiment, HEADLINE, RunOptions, SettingResult, TableData, default_out, dry_run, fmt_unit,
+    run_experiment,
+};
 
 /// Arguments of `intruder run`.
 #[derive(clap::Args)]
@@ -95,9 +98,51 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             println!("{}", t.markdown());
         }
     }
-    println!("results in {}:", done.out_dir.display());
-    for f in &done.written.files {
-        println!("  {}", f.display());
+    let files: Vec<String> = done
+        .written
+        .files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    println!(
+        "results in {}: {}",
+        done.out_dir.display(),
+        files.join(", ")
+    );
+    if let Some(t) = headline_text(&exp, &done.written.results) {
+        print!("\n{t}");
     }
+    println!("\nreport: {}", done.out_dir.join("report.html").display());
     Ok(())
+}
+
+/// The headline figure per setting and attack, estimates only (the intervals are in the
+/// report): correct re-identifications per target.
+fn headline_text(exp: &Experiment, results: &[SettingResult]) -> Option<String> {
+    if exp.attacks.is_empty() || results.is_empty() {
+        return None;
+    }
+    let mut header = vec!["setting".to_string()];
+    header.extend(exp.attacks.iter().map(|a| a.name.clone()));
+    let rows = results
+        .iter()
+        .map(|s| {
+            let mut r = vec![s.label.clone()];
+            r.extend(exp.attacks.iter().map(|a| {
+                s.get(&format!("{}.{HEADLINE}", a.name))
+                    .map_or("–".into(), |st| {
+                        fmt_unit(st.mean, intruder_data::report::Unit::Proportion)
+                    })
+            }));
+            r
+        })
+        .collect();
+    Some(
+        TableData {
+            title: "correct re-identifications per target (every record the intruder holds; 95% intervals in the report):".into(),
+            header,
+            rows,
+        }
+        .text(),
+    )
 }

@@ -60,6 +60,37 @@ fn quickstart_tiny_runs_with_expected_shape() {
     );
     assert!(ok, "{err}");
     assert!(out.contains("summary.md"), "{out}");
+    // The run ends with the headline table per setting and attack, then the report's path.
+    let tail: Vec<&str> = out.lines().rev().take(12).collect();
+    assert!(
+        tail[0].starts_with("report: ") && tail[0].ends_with("report.html"),
+        "{out}"
+    );
+    assert!(
+        out.contains("correct re-identifications per target"),
+        "{out}"
+    );
+    let header = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("setting "))
+        .unwrap_or_else(|| panic!("no headline table in {out}"));
+    let cols: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(
+        cols,
+        [
+            "setting",
+            "exact",
+            "exact-wildcard",
+            "nearest",
+            "kmeans",
+            "fellegi-sunter"
+        ]
+    );
+    let none = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("none "))
+        .unwrap();
+    assert_eq!(none.matches('%').count(), 5, "{none}");
     let dir = tmp.path().join("qs");
     // 1 + 1 + 3 + 2 + 1 settings, 2 replicates at the tiny size.
     let runs = std::fs::read_dir(dir.join("runs")).unwrap().count();
@@ -78,9 +109,11 @@ fn quickstart_tiny_runs_with_expected_shape() {
         "kmeans",
         "fellegi-sunter",
     ] {
-        let metric = format!("{attack}.correct_match_rate");
-        let n = rows.iter().filter(|r| r.contains(&metric.as_str())).count();
-        assert_eq!(n, 16, "{metric} once per run");
+        for figure in ["correct_per_target", "correct_match_rate", "precision"] {
+            let metric = format!("{attack}.{figure}");
+            let n = rows.iter().filter(|r| r.contains(&metric.as_str())).count();
+            assert_eq!(n, 16, "{metric} once per run");
+        }
     }
     // The unmasked setting is at least as risky for exact matching as k-anonymity with k = 5.
     let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
@@ -102,18 +135,25 @@ fn quickstart_tiny_runs_with_expected_shape() {
     assert_eq!(json["seed"], 20240601);
     assert!(json["version"].is_string());
     assert!(json["config"]["defences"].is_array());
-    for f in [
+    let figures = [
+        "reidentification-per-target.svg",
+        "attack-exact.svg",
+        "attack-exact-wildcard.svg",
+        "attack-nearest.svg",
+        "attack-kmeans.svg",
+        "attack-fellegi-sunter.svg",
         "risk-vs-k-anonymity-k.svg",
         "risk-vs-pram-pd.svg",
         "risk-utility.svg",
-    ] {
+    ];
+    for f in figures {
         let svg = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{f}");
     }
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert_eq!(
         html.matches("<svg").count(),
-        3,
+        figures.len(),
         "report.html inlines the plots"
     );
 }

@@ -4,11 +4,12 @@ use serde_json::Value;
 
 use intruder_data::report::Unit;
 
-use crate::metrics::metrics;
+use crate::glossary::{figure_name, human_name};
+use crate::metrics::{NON_NEGATIVE_SCORES, metrics};
 use crate::plan::Plan;
 use crate::record::{Metric, RunRecord};
 use crate::spec::Experiment;
-use crate::stats::{Stat, cell, fmt};
+use crate::stats::{Stat, cell_unit, fmt, fmt_unit};
 use crate::table::TableData;
 
 /// One metric of one setting: its unit and its statistic over the replicates.
@@ -55,8 +56,11 @@ impl SettingResult {
     }
 }
 
-/// Aggregates stored runs by setting: mean and 95% t-interval over replicates, clipped to each
-/// metric's range (proportions in [0, 1], counts ≥ 0).
+/// Aggregates stored runs by setting. A proportion of records (a [`Metric`] with its
+/// numerator and denominator) is pooled over the replicates (Σ numerators / Σ denominators)
+/// with a 95% Wilson interval; any other figure is the mean over replicates with a 95%
+/// t-interval clipped to its range (proportions in [0, 1], counts ≥ 0). NaN values are left
+/// out (a replicate where a rate is undefined does not count).
 pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
     let mut out: Vec<SettingResult> = plan
         .settings
@@ -69,7 +73,8 @@ pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
             metrics: Vec::new(),
         })
         .collect();
-    let mut values: Vec<Vec<(String, Unit, Vec<f64>)>> = vec![Vec::new(); plan.settings.len()];
+    type Values = (String, Unit, Vec<f64>, Vec<Option<(f64, f64)>>);
+    let mut values: Vec<Vec<Values>> = vec![Vec::new(); plan.settings.len()];
     for (run, rec) in plan.runs.iter().zip(runs) {
         out[run.setting].runs.push(run.id.clone());
         let vs = &mut values[run.setting];
@@ -78,52 +83,153 @@ pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
                 continue;
             }
             let name = m.id.to_string();
-            match vs.iter_mut().find(|(n, _, _)| *n == name) {
-                Some((_, _, list)) => list.push(m.value),
-                None => vs.push((name, m.unit, vec![m.value])),
+            match vs.iter_mut().find(|(n, ..)| *n == name) {
+                Some((_, _, list, ratios)) => {
+                    list.push(m.value);
+                    ratios.push(m.ratio);
+                }
+                None => vs.push((name, m.unit, vec![m.value], vec![m.ratio])),
             }
         }
     }
     for (o, vs) in out.iter_mut().zip(values) {
         o.metrics = vs
             .into_iter()
-            .map(|(name, unit, v)| {
-                let (lo, hi) = Metric::range(unit);
-                MetricStat {
-                    name,
-                    unit,
-                    stat: Stat::new(v).clipped(lo, hi),
+            .map(|(name, unit, v, ratios)| {
+                let (mut lo, hi) = Metric::range(unit);
+                let figure = name.rsplit('.').next().unwrap_or(&name);
+                if unit == Unit::Score && NON_NEGATIVE_SCORES.contains(&figure) {
+                    lo = 0.0;
                 }
+                let pooled: Option<Vec<(f64, f64)>> = ratios.into_iter().collect();
+                let stat = match pooled {
+                    Some(r) if unit == Unit::Proportion => Stat::pooled(&r),
+                    _ => Stat::new(v).clipped(lo, hi),
+                };
+                MetricStat { name, unit, stat }
             })
             .collect();
     }
     out
 }
 
+/// The headline figure of an attack: correct re-identifications per target (every record the
+/// intruder holds), METHODS.md §7.
+pub const HEADLINE: &str = "correct_per_target";
+
+/// The headline table: correct re-identifications per target, one row per setting, one column
+/// per attack.
+pub fn headline_table(exp: &Experiment, results: &[SettingResult]) -> Option<TableData> {
+    if exp.attacks.is_empty() {
+        return None;
+    }
+    let mut header = vec!["setting".to_string()];
+    header.extend(exp.attacks.iter().map(|a| a.name.clone()));
+    let rows = results
+        .iter()
+        .map(|s| {
+            let mut r = vec![s.label.clone()];
+            r.extend(exp.attacks.iter().map(|a| {
+                let k = format!("{}.{HEADLINE}", a.name);
+                cell_unit(s.get(&k), Unit::Proportion)
+            }));
+            r
+        })
+        .collect();
+    Some(TableData {
+        title: "Correct re-identifications per target (every record the intruder holds), by attack"
+            .into(),
+        header,
+        rows,
+    })
+}
+
+/// The figures of an attack's first summary table (the intruder's three questions), in order.
+pub const ATTACK_TABLE: &[&str] = &[
+    "intruder_records",
+    "twins",
+    "correct_matches",
+    "correct_per_target",
+    "correct_match_rate",
+    "declared",
+    "precision",
+];
+
+/// The figures of an attack's second summary table (ties and ranks), in order; two tables
+/// rather than one wide one keep the report readable at 1000 px.
+pub const ATTACK_TIES_TABLE: &[&str] = &[
+    "expected_correct",
+    "unique_correct",
+    "le2_correct",
+    "rank1_rate",
+    "in_candidates_rate",
+];
+
 /// The summary tables: one per attack (its headline figures), one for risk, one for utility;
 /// the `[report] metrics` list replaces them with a single table.
 pub fn summary_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableData> {
+    let groups = summary_groups(exp, results);
+
+    groups
+        .into_iter()
+        .filter(|(_, m)| !m.is_empty())
+        .map(|(title, m)| {
+            // Within one attack's or risk measure's table the scope is in the title.
+            let scoped = m.len() > 1 && common_prefix(&m) > 0;
+            let mut header = vec!["setting".to_string()];
+            header.extend(m.iter().map(|k| {
+                if scoped {
+                    figure_name(exp, k)
+                } else {
+                    human_name(exp, k)
+                }
+            }));
+            let rows = results
+                .iter()
+                .map(|s| {
+                    let mut r = vec![s.label.clone()];
+                    r.extend(m.iter().map(|k| {
+                        let unit = s.unit(k).unwrap_or(Unit::Score);
+                        cell_unit(s.get(k), unit)
+                    }));
+                    r
+                })
+                .collect();
+            TableData {
+                title,
+                header,
+                rows,
+            }
+        })
+        .collect()
+}
+
+/// The summary tables' titles and metric ids.
+fn summary_groups(exp: &Experiment, results: &[SettingResult]) -> Vec<(String, Vec<String>)> {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     if !exp.report.metrics.is_empty() {
         groups.push(("Selected figures".into(), exp.report.metrics.clone()));
     } else {
         for a in &exp.attacks {
-            let mut m = vec![
-                "twins",
-                "correct_match_rate",
-                "expected_correct",
-                "unique_correct",
-                "le2_correct",
-                "rank1_rate",
-                "in_candidates_rate",
-            ]
-            .into_iter()
-            .map(|k| format!("{}.{k}", a.name))
-            .collect::<Vec<_>>();
+            let ids = |t: &[&str]| {
+                t.iter()
+                    .map(|k| format!("{}.{k}", a.name))
+                    .collect::<Vec<_>>()
+            };
+            let mut ties = ids(ATTACK_TIES_TABLE);
             if a.sensitive.is_some() {
-                m.push(format!("{}.attribute_A", a.name));
+                ties.push(format!("{}.attribute_A", a.name));
             }
-            groups.push((format!("Attack `{}` ({})", a.name, a.method), m));
+            let title = if a.name == a.method {
+                format!("Attack {}", a.name)
+            } else {
+                format!("Attack {} ({})", a.name, a.method)
+            };
+            groups.push((
+                format!("{title}: correct re-identifications and declared links"),
+                ids(ATTACK_TABLE),
+            ));
+            groups.push((format!("{title}: ties (c_i) and ranks"), ties));
         }
         for r in &exp.risk {
             let m = [
@@ -152,7 +258,12 @@ pub fn summary_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableD
             } else {
                 format!("{}, {}", r.measure_name(), r.missing())
             };
-            groups.push((format!("Risk `{}` ({how})", r.name), m));
+            let title = if how == r.name {
+                format!("Risk {}", r.name)
+            } else {
+                format!("Risk {} ({how})", r.name)
+            };
+            groups.push((title, m));
         }
         let um: Vec<String> = [
             "utility.il1s",
@@ -162,6 +273,8 @@ pub fn summary_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableD
             "utility.cor_max_abs_diff",
             "utility.pmse_ratio",
             "utility.ci_overlap_mean",
+            "masking.records_changed_or_removed_share",
+            "masking.records_removed_share",
             "masking.records_changed_share",
             "masking.suppressions",
         ]
@@ -174,27 +287,19 @@ pub fn summary_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableD
         }
     }
     groups
-        .into_iter()
-        .filter(|(_, m)| !m.is_empty())
-        .map(|(title, m)| {
-            let prefix = common_prefix(&m);
-            let mut header = vec!["setting".to_string()];
-            header.extend(m.iter().map(|k| k[prefix..].to_string()));
-            let rows = results
-                .iter()
-                .map(|s| {
-                    let mut r = vec![s.label.clone()];
-                    r.extend(m.iter().map(|k| cell(s.get(k))));
-                    r
-                })
-                .collect();
-            TableData {
-                title,
-                header,
-                rows,
+}
+
+/// Every metric id the summary tables show, in order (for the glossary).
+pub fn shown_metrics(exp: &Experiment, results: &[SettingResult]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, m) in summary_groups(exp, results) {
+        for k in m {
+            if !out.contains(&k) && results.iter().any(|s| s.get(&k).is_some()) {
+                out.push(k);
             }
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 fn common_prefix(m: &[String]) -> usize {
@@ -222,16 +327,16 @@ pub fn published_table(exp: &Experiment, results: &[SettingResult]) -> Option<Ta
         .published
         .iter()
         .map(|p| {
-            let ours = results
-                .iter()
-                .find(|s| s.label == p.setting)
-                .and_then(|s| s.get(&p.metric));
+            let setting = results.iter().find(|s| s.label == p.setting);
+            let ours = setting.and_then(|s| s.get(&p.metric));
+            let unit = setting.and_then(|s| s.unit(&p.metric));
+            let show = |x: f64| unit.map_or_else(|| fmt(x), |u| fmt_unit(x, u));
             vec![
                 p.setting.clone(),
-                format!("`{}`", p.metric),
-                fmt(p.value),
-                cell(ours),
-                ours.map_or("–".into(), |o| fmt(o.mean - p.value)),
+                p.metric.clone(),
+                show(p.value),
+                cell_unit(ours, unit.unwrap_or(Unit::Score)),
+                ours.map_or("–".into(), |o| show(o.mean - p.value)),
                 p.source.clone(),
                 p.note.clone(),
             ]

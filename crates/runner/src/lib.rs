@@ -17,9 +17,16 @@
 //!   breaks depend on the run.
 //! - [`metrics`] computes every figure from a stored raw outcome (attacks' per-record outcomes,
 //!   the risk summary, utility measures), so a new metric needs no rerun.
-//! - [`write_reports`] writes `results.csv`, `results.json`, `summary.md` (mean and 95%
-//!   t-interval over replicates), SVG plots (risk against each numeric grid parameter; the
-//!   risk–utility map) and a self-contained `report.html`.
+//! - [`write_reports`] writes `results.csv`, `results.json`, `summary.md`, SVG figures and a
+//!   self-contained `report.html`. They lead with the intruder's own question — correct
+//!   re-identifications per target, every record it holds ([`HEADLINE`]) — then per attack the
+//!   rate per twin and the precision of its declared links, risk against each numeric grid
+//!   parameter, and the risk–utility map (information loss counting removed records too). An
+//!   attack's shares are pooled over replicates with a Wilson interval, other figures get a
+//!   t-interval clipped to their range ([`Stat`]); every figure shown has a glossary entry
+//!   ([`glossary`]) whose human name titles axes, legends and columns. The figures are laid
+//!   out as [`Figure`]s (points, labels, legend rectangles) before they are drawn, so tests
+//!   check the layout itself.
 //!
 //! # The scenario
 //! The released file is the masked original. The intruder's file is a seeded sample of the
@@ -37,12 +44,13 @@
 #![deny(missing_docs)]
 
 // Layers, each importing only the ones above it in this list (a test checks there is no cycle):
-// hash, reader, table, stats, record → grid, metrics, study → spec → plan, data → check, exec
-// → aggregate → plot → report → this file.
+// hash, reader, table, stats, record → grid, metrics, study → spec → glossary, plan, data →
+// check, exec → aggregate → plot → report → this file.
 mod aggregate;
 mod check;
 mod data;
 mod exec;
+mod glossary;
 mod grid;
 mod hash;
 mod metrics;
@@ -60,27 +68,36 @@ use std::path::{Path, PathBuf};
 
 use intruder_data::params::Problem;
 
-pub use aggregate::{MetricStat, SettingResult, aggregate, published_table, summary_tables};
+pub use aggregate::{
+    ATTACK_TABLE, ATTACK_TIES_TABLE, HEADLINE, MetricStat, SettingResult, aggregate,
+    headline_table, published_table, shown_metrics, summary_tables,
+};
 pub use check::check_data;
 pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
     ALIGNED, ExecOptions, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one, run_study,
     study_id, study_path,
 };
+pub use glossary::{
+    GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
+};
 pub use grid::{BLANK_PARAMS, DefenceSpec, Setting, expand_defence, is_grid};
 pub use hash::{Fnv, VERSION, derive_seed, fnv1a};
-pub use metrics::{ATTACK_FIGURES, MASKING_FIGURES, attack_metrics, metrics};
+pub use metrics::{
+    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, attack_metrics, metrics,
+};
 pub use plan::{Plan, Run};
+pub use plot::{Figure, LabelEl, LegendEl, PointEl, Rect, pareto, place_labels, plots};
 pub use record::{
     AttackOutcomes, AttackRecord, EvaluatorCounts, IntruderRecord, MaskingRecord, Metric, MetricId,
-    RiskRecord, RunRecord, Scope, UtilityRecord,
+    RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,
 };
-pub use report::{Written, write_reports};
+pub use report::{HOW_TO_READ, INTERVALS_TEXT, Written, shown_in_report, write_reports};
 pub use spec::{
     AttackSpec, DataSource, DataSpec, ErrorStep, Experiment, Published, ReportSpec, RiskFile,
     RiskSpec, Scenario, Size, UtilitySpec,
 };
-pub use stats::{Stat, fmt};
+pub use stats::{IntervalKind, Stat, cell_unit, fmt, fmt_unit, sig3, wilson};
 pub use study::{LongitudinalPublished, LongitudinalSpec, STUDIES, Study, StudyBox, StudyEntry};
 pub use table::TableData;
 

@@ -10,36 +10,36 @@ use crate::record::{AttackRecord, Metric, RunRecord, Scope};
 /// `risk.<name>.*` and `utility.*`.
 pub fn metrics(run: &RunRecord) -> Vec<Metric> {
     let m = &run.masking;
+    let removed = m.rows_in.saturating_sub(m.rows_out);
+    let count = |k: &str, x: usize| Metric::new(Scope::Masking, k, x as f64, Unit::Count);
     let mut out = vec![
-        Metric::new(Scope::Masking, "rows_in", m.rows_in as f64, Unit::Count),
-        Metric::new(Scope::Masking, "rows_out", m.rows_out as f64, Unit::Count),
-        Metric::new(
-            Scope::Masking,
-            "cells_changed",
-            m.cells_changed as f64,
-            Unit::Count,
-        ),
-        Metric::new(
-            Scope::Masking,
-            "suppressions",
-            m.suppressions as f64,
-            Unit::Count,
-        ),
-        Metric::new(
-            Scope::Masking,
-            "records_changed",
-            m.records_changed as f64,
-            Unit::Count,
-        ),
+        count("rows_in", m.rows_in),
+        count("rows_out", m.rows_out),
+        count("records_removed", removed),
+        count("cells_changed", m.cells_changed),
+        count("suppressions", m.suppressions),
+        count("records_changed", m.records_changed),
     ];
-    if m.rows_out > 0 {
-        out.push(Metric::new(
-            Scope::Masking,
-            "records_changed_share",
-            m.records_changed as f64 / m.rows_out as f64,
-            Unit::Proportion,
-        ));
-    }
+    // Shares of the file's own records: no sampling behind them, so they are averaged over
+    // replicates (t-interval) rather than pooled with a binomial (Wilson) interval, which would
+    // put a spurious interval around a subsample's exact 50%.
+    let share = |k: &str, num: usize, den: usize| {
+        Metric::ratio(Scope::Masking, k, num, den).map(|mut m| {
+            m.ratio = None;
+            m
+        })
+    };
+    out.extend(share(
+        "records_changed_share",
+        m.records_changed,
+        m.rows_out,
+    ));
+    out.extend(share("records_removed_share", removed, m.rows_in));
+    out.extend(share(
+        "records_changed_or_removed_share",
+        (m.records_changed + removed).min(m.rows_in),
+        m.rows_in,
+    ));
     out.push(Metric::new(
         Scope::Intruder,
         "records",
@@ -70,15 +70,22 @@ fn report_metrics(report: &Report, scope: impl Fn() -> Scope) -> Vec<Metric> {
         .collect()
 }
 
-/// An attack's figures, recomputed from its per-record outcomes (METHODS.md §2): twins,
-/// correct matches and their rate, Mitra's `Σ 1/c_i` over records whose twin is among the tied
-/// best, `c_i = 1` and `c_i ≤ 2` counts, rank-1 and in-candidates rates; precision, recall and
-/// attribute disclosure come from the evaluator's figures.
+/// An attack's figures, recomputed from its per-record outcomes (METHODS.md §2 and §7): the
+/// intruder's targets (every record it holds), twins, correct matches per target and per twin,
+/// Mitra's `Σ 1/c_i` over records whose twin is among the tied best, `c_i = 1` and `c_i ≤ 2`
+/// counts, rank-1 and in-candidates rates, and the precision and recall of the declared links;
+/// attribute disclosure comes from the evaluator's figures.
 pub fn attack_metrics(a: &AttackRecord) -> Vec<Metric> {
     let r = &a.records;
     let n = r.twin.len();
     let twins = r.twin.iter().filter(|&&t| t).count();
     let n_correct = r.correct.iter().filter(|&&c| c).count();
+    let correct_declared = r
+        .correct
+        .iter()
+        .zip(&r.declared)
+        .filter(|&(&c, &d)| c && d)
+        .count();
     let mut expected = 0.0;
     let mut unique = 0usize;
     let mut le2 = 0usize;
@@ -105,33 +112,40 @@ pub fn attack_metrics(a: &AttackRecord) -> Vec<Metric> {
     let scope = || Scope::Attack(a.name.clone());
     let count = |k: &str, x: f64| Metric::new(scope(), k, x, Unit::Count);
     let share = |k: &str, x: f64| Metric::new(scope(), k, x, Unit::Proportion);
+    let ratio = |k: &str, num: usize, den: usize| Metric::ratio(scope(), k, num, den);
     let mut out = vec![
         count("intruder_records", n as f64),
         count("twins", twins as f64),
         count("with_candidates", with_cand as f64),
         count("correct_matches", n_correct as f64),
     ];
+    out.extend(ratio("correct_per_target", n_correct, n));
+    out.extend(ratio("correct_match_rate", n_correct, twins));
     if twins > 0 {
-        let t = twins as f64;
-        out.push(share("correct_match_rate", n_correct as f64 / t));
-        out.push(share("expected_rate", expected / t));
-        out.push(share("rank1_rate", rank1 as f64 / t));
-        out.push(share("in_candidates_rate", in_cand as f64 / t));
+        out.push(share("expected_rate", expected / twins as f64));
     }
+    out.extend(ratio("rank1_rate", rank1, twins));
+    out.extend(ratio("in_candidates_rate", in_cand, twins));
     out.push(count("expected_correct", expected));
     out.push(count("unique_correct", unique as f64));
     out.push(count("le2_correct", le2 as f64));
     out.push(count("released_records", a.released_records as f64));
-    for (k, x) in [
-        ("precision", a.precision),
-        ("recall", a.recall),
-        ("f1", a.f1),
-    ] {
-        if let Some(x) = x {
-            out.push(share(k, x));
-        }
-    }
     out.push(count("declared", a.declared as f64));
+    out.push(count("correct_declared", correct_declared as f64));
+    let precision = ratio("precision", correct_declared, a.declared);
+    let recall = ratio("recall", correct_declared, twins);
+    let f1 = match (&precision, &recall) {
+        (Some(p), Some(r)) if p.value + r.value > 0.0 => {
+            Some(2.0 * p.value * r.value / (p.value + r.value))
+        }
+        (Some(_), Some(_)) => Some(0.0),
+        _ => None,
+    };
+    out.extend(precision);
+    out.extend(recall);
+    if let Some(f1) = f1 {
+        out.push(share("f1", f1));
+    }
     if let Some(x) = a.attribute_a {
         out.push(count("attribute_A", x as f64));
     }
@@ -141,36 +155,419 @@ pub fn attack_metrics(a: &AttackRecord) -> Vec<Metric> {
     out
 }
 
-/// The figures every attack produces, with their units (for checking `[report]` names and the
-/// glossary before any run).
-pub const ATTACK_FIGURES: &[(&str, Unit)] = &[
-    ("intruder_records", Unit::Count),
-    ("twins", Unit::Count),
-    ("with_candidates", Unit::Count),
-    ("correct_matches", Unit::Count),
-    ("correct_match_rate", Unit::Proportion),
-    ("expected_rate", Unit::Proportion),
-    ("rank1_rate", Unit::Proportion),
-    ("in_candidates_rate", Unit::Proportion),
-    ("expected_correct", Unit::Count),
-    ("unique_correct", Unit::Count),
-    ("le2_correct", Unit::Count),
-    ("released_records", Unit::Count),
-    ("precision", Unit::Proportion),
-    ("recall", Unit::Proportion),
-    ("f1", Unit::Proportion),
-    ("declared", Unit::Count),
-    ("attribute_A", Unit::Count),
-    ("attribute_mean_p", Unit::Proportion),
+/// Scores of the risk and utility measures that cannot be negative (a sum of squares, a
+/// distance, a probability, a risk): their t-intervals are clipped at 0 like a count's.
+pub const NON_NEGATIVE_SCORES: &[&str] = &[
+    "theta",
+    "global_risk",
+    "expected_reidentifications",
+    "max_individual_risk",
+    "bender_r",
+    "household_global_risk",
+    "score_max",
+    "score_mean",
+    "dis_score_max",
+    "il1s",
+    "il1s_per_cell",
+    "mean_rel_diff_max",
+    "var_rel_diff_max",
+    "cor_max_abs_diff",
+    "cor_mean_abs_diff",
+    "pmse",
+    "pmse_ratio",
 ];
 
-/// The masking and intruder figures.
-pub const MASKING_FIGURES: &[&str] = &[
-    "masking.rows_in",
-    "masking.rows_out",
-    "masking.cells_changed",
-    "masking.suppressions",
-    "masking.records_changed",
-    "masking.records_changed_share",
-    "intruder.records",
+/// A figure of the registry: its name, unit and glossary entry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FigureDoc {
+    /// The figure's name (the metric id's last part; `masking.…`, `intruder.…` in full).
+    pub figure: &'static str,
+    /// Its unit.
+    pub unit: Unit,
+    /// The human name, for axis titles, legends and table headers.
+    pub name: &'static str,
+    /// What it is, precisely.
+    pub definition: &'static str,
+    /// Who uses it (paper, section), or the METHODS.md section that defines it.
+    pub reference: &'static str,
+}
+
+const fn doc(
+    figure: &'static str,
+    unit: Unit,
+    name: &'static str,
+    definition: &'static str,
+    reference: &'static str,
+) -> FigureDoc {
+    FigureDoc {
+        figure,
+        unit,
+        name,
+        definition,
+        reference,
+    }
+}
+
+/// The figures every attack produces (`<attack>.<figure>`), with their units and glossary
+/// entries (for checking `[report]` names and for the report's glossary).
+pub const ATTACK_FIGURES: &[FigureDoc] = &[
+    doc(
+        "intruder_records",
+        Unit::Count,
+        "targets",
+        "records the intruder holds (its targets), whether or not their person is in the release",
+        "METHODS.md §7",
+    ),
+    doc(
+        "twins",
+        Unit::Count,
+        "twins",
+        "targets whose person is in the released file (known to the simulator only)",
+        "Bender et al. (2001); Mitra et al.",
+    ),
+    doc(
+        "with_candidates",
+        Unit::Count,
+        "targets with a candidate",
+        "targets for which the attack listed at least one released record",
+        "METHODS.md §2",
+    ),
+    doc(
+        "correct_matches",
+        Unit::Count,
+        "correct re-identifications",
+        "targets whose chosen candidate (ties broken at random, seeded) is their twin",
+        "METHODS.md §2",
+    ),
+    doc(
+        "correct_per_target",
+        Unit::Proportion,
+        "correct re-identifications per target",
+        "correct re-identifications / targets: what the intruder achieves over everyone it holds",
+        "METHODS.md §7 (per target)",
+    ),
+    doc(
+        "correct_match_rate",
+        Unit::Proportion,
+        "correct re-identifications per twin",
+        "correct re-identifications / twins: the rate when the intruder knows who is in the release (response knowledge)",
+        "Bender et al. (2001); Mitra et al. (per twin)",
+    ),
+    doc(
+        "expected_rate",
+        Unit::Proportion,
+        "expected re-identifications per twin",
+        "Σ 1/c_i over twins ranked first (c_i: candidates tied at the best score) / twins",
+        "Mitra et al. (1/c_i)",
+    ),
+    doc(
+        "rank1_rate",
+        Unit::Proportion,
+        "twins ranked first",
+        "twins among the best-scored candidates (tied or not) / twins",
+        "Bender et al. (2001)",
+    ),
+    doc(
+        "in_candidates_rate",
+        Unit::Proportion,
+        "twins among the candidates",
+        "twins listed among the candidates at any rank (k-means: in the twin's cluster) / twins",
+        "Bender et al. (2001), k-means",
+    ),
+    doc(
+        "expected_correct",
+        Unit::Count,
+        "expected re-identifications",
+        "Σ 1/c_i over targets whose twin is among the c_i tied best candidates",
+        "Mitra et al. (1/c_i)",
+    ),
+    doc(
+        "unique_correct",
+        Unit::Count,
+        "unique correct (c_i = 1)",
+        "targets whose twin is the only best candidate",
+        "Mitra et al.",
+    ),
+    doc(
+        "le2_correct",
+        Unit::Count,
+        "correct among ≤ 2 (c_i ≤ 2)",
+        "targets whose twin is among at most two tied best candidates",
+        "Mitra et al.",
+    ),
+    doc(
+        "released_records",
+        Unit::Count,
+        "released records searched",
+        "records of the released file the attack searched (fewer under twins-only)",
+        "Bender et al. (2001)",
+    ),
+    doc(
+        "declared",
+        Unit::Count,
+        "declared links",
+        "targets whose best score reaches the attack's threshold (every chosen candidate when it has none)",
+        "Fellegi & Sunter (1969)",
+    ),
+    doc(
+        "correct_declared",
+        Unit::Count,
+        "correct declared links",
+        "declared links whose candidate is the twin",
+        "Fellegi & Sunter (1969)",
+    ),
+    doc(
+        "precision",
+        Unit::Proportion,
+        "precision of declared links",
+        "correct declared links / declared links: how far the intruder can trust a link it declares",
+        "Fellegi & Sunter (1969); METHODS.md §7",
+    ),
+    doc(
+        "recall",
+        Unit::Proportion,
+        "recall of declared links",
+        "correct declared links / twins",
+        "Fellegi & Sunter (1969)",
+    ),
+    doc(
+        "f1",
+        Unit::Proportion,
+        "F1 of declared links",
+        "harmonic mean of precision and recall",
+        "METHODS.md §2",
+    ),
+    doc(
+        "attribute_A",
+        Unit::Count,
+        "attribute disclosures (A)",
+        "targets with p_i ≥ 0.5: at least half of the tied best candidates carry a sensitive value within 5% of the truth",
+        "Mitra et al., eq. 1 and 3",
+    ),
+    doc(
+        "attribute_mean_p",
+        Unit::Proportion,
+        "mean attribute disclosure p_i",
+        "mean over targets of p_i, the share of tied best candidates within 5% of the true sensitive value",
+        "Mitra et al., eq. 1",
+    ),
 ];
+
+/// The masking and intruder figures, with their glossary entries.
+pub const MASKING_FIGURES: &[FigureDoc] = &[
+    doc(
+        "masking.rows_in",
+        Unit::Count,
+        "records before masking",
+        "records of the original file",
+        "–",
+    ),
+    doc(
+        "masking.rows_out",
+        Unit::Count,
+        "records released",
+        "records of the released (masked) file",
+        "–",
+    ),
+    doc(
+        "masking.records_removed",
+        Unit::Count,
+        "records removed",
+        "records before masking − records released (record removal, subsampling)",
+        "Dalenius (1986), destruction",
+    ),
+    doc(
+        "masking.cells_changed",
+        Unit::Count,
+        "cells changed",
+        "cells of the released records whose value differs from the original",
+        "–",
+    ),
+    doc(
+        "masking.suppressions",
+        Unit::Count,
+        "cells suppressed",
+        "cells set missing by local suppression",
+        "sdcMicro localSuppression",
+    ),
+    doc(
+        "masking.records_changed",
+        Unit::Count,
+        "records changed",
+        "released records with at least one changed cell",
+        "–",
+    ),
+    doc(
+        "masking.records_changed_share",
+        Unit::Proportion,
+        "share of released records changed",
+        "records changed / records released (blind to removed records)",
+        "–",
+    ),
+    doc(
+        "masking.records_removed_share",
+        Unit::Proportion,
+        "share of records removed",
+        "records removed / records before masking",
+        "–",
+    ),
+    doc(
+        "masking.records_changed_or_removed_share",
+        Unit::Proportion,
+        "share of records changed or removed",
+        "(records changed + records removed) / records before masking: information loss that counts record removal and subsampling",
+        "–",
+    ),
+    doc(
+        "intruder.records",
+        Unit::Count,
+        "intruder's records",
+        "records the intruder holds",
+        "–",
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{AttackOutcomes, EvaluatorCounts, IntruderRecord, MaskingRecord};
+
+    fn attack() -> AttackRecord {
+        // Five targets; four have a twin in the release. Targets 0 and 1 are re-identified
+        // correctly (0 alone at the best score, 1 among two tied); 2 picks a wrong record;
+        // 3 has no candidate; 4 has no twin and a (necessarily wrong) candidate. Declared
+        // links: 0, 2 and 4 (1's best score is under the threshold).
+        AttackRecord {
+            name: "a".into(),
+            method: "exact".into(),
+            released_records: 9,
+            declared: 3,
+            threshold: Some(0.5),
+            precision: Some(1.0 / 3.0),
+            recall: Some(0.25),
+            f1: None,
+            attribute_a: None,
+            attribute_mean_p: None,
+            notes: Vec::new(),
+            evaluator: EvaluatorCounts::default(),
+            records: AttackOutcomes {
+                twin: vec![true, true, true, true, false],
+                candidates: vec![1, 2, 3, 0, 1],
+                best_ties: vec![1, 2, 1, 0, 1],
+                twin_rank: vec![1, 1, 2, 0, 0],
+                correct: vec![true, true, false, false, false],
+                declared: vec![true, false, true, false, true],
+                p: vec![None; 5],
+            },
+        }
+    }
+
+    fn get<'a>(m: &'a [Metric], k: &str) -> &'a Metric {
+        m.iter().find(|x| x.id.figure == k).unwrap()
+    }
+
+    #[test]
+    fn three_denominators_of_correct_reidentification() {
+        let m = attack_metrics(&attack());
+        // Per target: 2 correct / 5 targets; per twin: 2 / 4; precision: 1 correct declared
+        // link (target 0) / 3 declared; recall 1 / 4 twins.
+        assert_eq!(get(&m, "correct_per_target").value, 0.4);
+        assert_eq!(get(&m, "correct_per_target").ratio, Some((2.0, 5.0)));
+        assert_eq!(get(&m, "correct_match_rate").value, 0.5);
+        assert_eq!(get(&m, "correct_match_rate").ratio, Some((2.0, 4.0)));
+        assert_eq!(get(&m, "correct_declared").value, 1.0);
+        assert_eq!(get(&m, "precision").value, 1.0 / 3.0);
+        assert_eq!(get(&m, "precision").ratio, Some((1.0, 3.0)));
+        assert_eq!(get(&m, "recall").value, 0.25);
+        // F1 = 2 · (1/3) · (1/4) / (1/3 + 1/4) = (1/6) / (7/12) = 2/7.
+        assert!((get(&m, "f1").value - 2.0 / 7.0).abs() < 1e-15);
+        // Σ 1/c_i over twins ranked first: 1/1 + 1/2.
+        assert_eq!(get(&m, "expected_correct").value, 1.5);
+        assert_eq!(get(&m, "expected_rate").value, 1.5 / 4.0);
+        assert_eq!(get(&m, "expected_rate").ratio, None);
+        // Every attack figure is documented, under its unit.
+        for x in &m {
+            let d = ATTACK_FIGURES
+                .iter()
+                .find(|d| d.figure == x.id.figure)
+                .unwrap_or_else(|| panic!("{} has no glossary entry", x.id));
+            assert_eq!(d.unit, x.unit, "{}", x.id);
+        }
+    }
+
+    #[test]
+    fn no_targets_no_rates_and_no_panic() {
+        let mut a = attack();
+        a.declared = 0;
+        a.records = AttackOutcomes::default();
+        let m = attack_metrics(&a);
+        for k in [
+            "correct_per_target",
+            "correct_match_rate",
+            "precision",
+            "recall",
+            "f1",
+        ] {
+            assert!(m.iter().all(|x| x.id.figure != k), "{k} is undefined");
+        }
+        assert_eq!(get(&m, "intruder_records").value, 0.0);
+    }
+
+    #[test]
+    fn removal_and_subsampling_count_as_loss() {
+        let run = RunRecord {
+            run: "r".into(),
+            key: "k".into(),
+            experiment: "e".into(),
+            version: "v".into(),
+            seed: 1,
+            replicate: 0,
+            setting: "subsample".into(),
+            defence: "subsample".into(),
+            params: Vec::new(),
+            steps: Vec::new(),
+            intruder: IntruderRecord {
+                source_records: 10,
+                records: 2,
+            },
+            masking: MaskingRecord {
+                rows_in: 10,
+                rows_out: 5,
+                cells_changed: 1,
+                suppressions: 0,
+                records_changed: 1,
+            },
+            attacks: Vec::new(),
+            risk: Vec::new(),
+            utility: Vec::new(),
+        };
+        let m = metrics(&run);
+        let v = |k: &str| m.iter().find(|x| x.id.to_string() == k).unwrap().value;
+        assert_eq!(v("masking.records_removed"), 5.0);
+        assert_eq!(v("masking.records_removed_share"), 0.5);
+        // (1 changed + 5 removed) / 10 records before masking.
+        assert_eq!(v("masking.records_changed_or_removed_share"), 0.6);
+        // The old share, over the released records only, is blind to the removal.
+        assert_eq!(v("masking.records_changed_share"), 0.2);
+        for x in m.iter().filter(|x| x.id.scope == Scope::Masking) {
+            let id = x.id.to_string();
+            assert!(
+                MASKING_FIGURES
+                    .iter()
+                    .any(|d| d.figure == id && d.unit == x.unit),
+                "{id}"
+            );
+        }
+        // Nothing released, nothing in: no share, no panic.
+        let mut empty = run.clone();
+        empty.masking = MaskingRecord {
+            rows_in: 0,
+            rows_out: 0,
+            cells_changed: 0,
+            suppressions: 0,
+            records_changed: 0,
+        };
+        let m = metrics(&empty);
+        assert!(m.iter().all(|x| !x.id.figure.ends_with("_share")));
+    }
+}

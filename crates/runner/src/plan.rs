@@ -9,7 +9,22 @@ use toml::Value;
 
 use crate::grid::{Setting, expand_defence, hash_form, to_json};
 use crate::hash::{VERSION, fnv1a};
+use crate::record::RECORD_SCHEMA;
 use crate::spec::Experiment;
+
+/// The intruder's knowledge as a share of its source: `all (100%) of the source records`,
+/// `20% of the source records`.
+pub fn known_share(known: f64) -> String {
+    let pct = crate::stats::fmt_unit(known, intruder_data::report::Unit::Proportion);
+    let pct = pct
+        .strip_suffix(".0%")
+        .map_or(pct.clone(), |p| format!("{p}%"));
+    if known >= 1.0 {
+        format!("all ({pct}) of the source records")
+    } else {
+        format!("{pct} of the source records")
+    }
+}
 
 /// One run: a setting and a replicate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,8 +36,8 @@ pub struct Run {
     /// 16 hex digits: FNV-1a of the resolved configuration, replicate and version; every seed
     /// of the run derives from it.
     pub key: String,
-    /// 16 hex digits: FNV-1a of the key and the data's fingerprint; the stored outcome is
-    /// `runs/<id>.json`.
+    /// 16 hex digits: FNV-1a of the key, the data's fingerprint and the stored-run schema
+    /// ([`crate::RECORD_SCHEMA`]); the stored outcome is `runs/<id>.json`.
     pub id: String,
 }
 
@@ -71,9 +86,11 @@ impl Plan {
                     s.label
                 );
                 let key = format!("{:016x}", fnv1a(key.as_bytes()));
+                // The record schema is in the id (stored runs of an older schema are not
+                // reused) but not in the key (seeds, hence results, do not move).
                 let id = format!(
                     "{:016x}",
-                    fnv1a(format!("{key}\u{1}{fingerprint}").as_bytes())
+                    fnv1a(format!("{key}\u{1}{fingerprint}\u{1}{RECORD_SCHEMA}").as_bytes())
                 );
                 runs.push(Run {
                     setting: si,
@@ -118,10 +135,11 @@ impl Plan {
         s.push_str(&format!(
             "scenario: keys {}; intruder knows {}; {} measurement-error step{}\n",
             exp.scenario.keys.join(", "),
-            exp.scenario.intruder_n.map_or(
-                format!("{} of the source records", exp.scenario.known),
-                |n| { format!("{n} source records") }
-            ),
+            exp.scenario
+                .intruder_n
+                .map_or(known_share(exp.scenario.known), |n| {
+                    format!("{n} source records")
+                }),
             exp.scenario.error.len(),
             if exp.scenario.error.len() == 1 {
                 ""

@@ -7,6 +7,11 @@ use serde_json::Value;
 
 use intruder_data::report::{Report, Unit};
 
+/// The version of the stored-run schema, part of every run id ([`crate::Plan`]): a change to
+/// these structs bumps it, so runs stored under an older schema are not reused (they are rerun,
+/// with the same seeds: the run *key* does not include it). 2: per-record `declared` links.
+pub const RECORD_SCHEMA: u32 = 2;
+
 /// One run's raw outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -136,6 +141,9 @@ pub struct AttackOutcomes {
     pub twin_rank: Vec<u32>,
     /// Whether the chosen candidate is the twin.
     pub correct: Vec<bool>,
+    /// Whether the record's chosen candidate is a declared link (best score at or above the
+    /// attack's threshold; every chosen candidate when the attack has none).
+    pub declared: Vec<bool>,
     /// Mitra's p_i, when scored.
     pub p: Vec<Option<f64>>,
 }
@@ -219,6 +227,9 @@ pub struct Metric {
     pub value: f64,
     /// Unit (decides the range its interval is clipped to and how it is printed).
     pub unit: Unit,
+    /// For a proportion of records: (numerator, denominator), both counts, `value` = their
+    /// ratio. Replicates are then pooled (Σ numerators / Σ denominators) with a Wilson interval.
+    pub ratio: Option<(f64, f64)>,
 }
 
 impl Metric {
@@ -228,7 +239,23 @@ impl Metric {
             id: MetricId::new(scope, figure),
             value,
             unit,
+            ratio: None,
         }
+    }
+
+    /// A proportion `num / den` of records (`None` when `den` is 0: undefined, not 0).
+    pub fn ratio(
+        scope: Scope,
+        figure: impl Into<String>,
+        num: usize,
+        den: usize,
+    ) -> Option<Metric> {
+        (den > 0).then(|| Metric {
+            id: MetricId::new(scope, figure),
+            value: num as f64 / den as f64,
+            unit: Unit::Proportion,
+            ratio: Some((num as f64, den as f64)),
+        })
     }
 
     /// The range of values of the unit: proportions in [0, 1], counts ≥ 0.

@@ -7,14 +7,18 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::RunnerError;
-use crate::aggregate::{SettingResult, aggregate, published_table, summary_tables};
+use crate::aggregate::{
+    HEADLINE, SettingResult, aggregate, headline_table, published_table, shown_metrics,
+    summary_tables,
+};
+use crate::glossary::{GlossaryEntry, glossary, unit_name};
 use crate::hash::VERSION;
 use crate::metrics::metrics;
 use crate::plan::Plan;
 use crate::plot;
 use crate::record::RunRecord;
 use crate::spec::Experiment;
-use crate::table::esc;
+use crate::table::{TableData, esc};
 
 /// Files written by [`write_reports`].
 #[derive(Debug, Clone)]
@@ -25,6 +29,67 @@ pub struct Written {
     pub results: Vec<SettingResult>,
     /// SVG plots: (file name, caption, svg text).
     pub plots: Vec<(String, String, String)>,
+    /// The glossary of every metric shown.
+    pub glossary: Vec<GlossaryEntry>,
+}
+
+/// The report's reading guide.
+pub const HOW_TO_READ: &str = "Each setting is one way of masking the released file (\"none\" releases it unmasked); each attack is one way an intruder links the records it holds (its targets) to the release. The headline figure is correct re-identifications per target: of every record the intruder holds, the share it re-identifies correctly. Per twin divides by the targets whose person is actually in the release (the right rate when the intruder knows who responded); subsampling lowers the per-target rate even when the per-twin rate stays put. Precision is the share of the links the intruder declares that are right: how far it can trust a match. The attacks' rates are pooled over the replicates with a 95% Wilson interval in brackets; other figures (counts, scores, the masking's shares) are means over replicates with a 95% t-interval clipped to their range. The risk–utility map sets the headline risk against information loss, which counts records removed by subsampling or record removal as well as records changed. The glossary at the end defines every figure shown.";
+
+/// What the headline section says.
+pub const HEADLINE_TEXT: &str = "The share of every record the intruder holds (its targets, whether or not their person was released) that the attack re-identifies correctly: the answer to the intruder's own question. The per-twin rate and the precision of declared links follow per attack below.";
+
+/// How intervals are computed, for the glossary.
+pub const INTERVALS_TEXT: &str = "Intervals: an attack's share of records (per target, per twin, precision, recall, ranks) is pooled over the replicates — Σ numerators / Σ denominators — with a 95% Wilson score interval on the pooled counts, which stays within [0%, 100%]; it reflects the binomial variation of the pooled records, not the variation between masking replicates. Every other figure is the mean over replicates with a 95% Student-t interval, clipped to its range (shares within [0, 1], counts and non-negative scores such as the pMSE ratio or IL1s at least 0); one replicate gives no t-interval. An interval of zero width at the printed precision (every replicate alike, e.g. the number of targets) is never shown. Shares print as percentages with one decimal, counts as integers (a mean rounded to the nearest; exact values in results.csv and results.json), other figures with 3 significant digits.";
+
+const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1320px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.45}h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}p{max-width:75em}.tw{overflow-x:auto;margin:1em 0}table{border-collapse:collapse;font-size:0.88em}caption{text-align:left;font-weight:600;padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.55em;text-align:right;vertical-align:top}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}td:first-child{white-space:nowrap}.ci{white-space:nowrap;color:#555}.gl td,.gl th{text-align:left}.gl td:first-child{white-space:normal;min-width:9em}.gl td:nth-child(2){font-family:ui-monospace,monospace;font-size:0.92em;overflow-wrap:anywhere;min-width:11em;max-width:18em}.gl td:nth-child(3){min-width:16em}pre.plan{background:#f6f6f6;padding:0.8em;white-space:pre-wrap;overflow-wrap:anywhere}figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:0.9em;color:#444;max-width:75em}code{background:#f3f3f3;padding:0 0.2em}";
+
+/// Every metric id the report shows (tables, figures, axes), for its glossary.
+pub fn shown_in_report(exp: &Experiment, results: &[SettingResult]) -> Vec<String> {
+    let mut shown = Vec::new();
+    for a in &exp.attacks {
+        shown.push(format!("{}.{HEADLINE}", a.name));
+    }
+    shown.extend(shown_metrics(exp, results));
+    shown.extend(plot::plot_metrics(exp));
+    for a in &exp.attacks {
+        shown.push(format!("{}.correct_match_rate", a.name));
+        shown.push(format!("{}.precision", a.name));
+    }
+    shown.extend(plot::map_risk(exp));
+    shown.extend(plot::map_loss(exp, results));
+    let mut out: Vec<String> = Vec::new();
+    for k in shown {
+        if !out.contains(&k) && results.iter().any(|s| s.get(&k).is_some()) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+fn wrap_table(t: &str) -> String {
+    format!("<div class=\"tw\">{}</div>\n", t.trim_end())
+}
+
+fn glossary_table(entries: &[GlossaryEntry]) -> TableData {
+    TableData {
+        title: "Glossary: every figure shown".into(),
+        header: ["figure", "metric id", "definition", "unit", "used by"]
+            .map(str::to_string)
+            .to_vec(),
+        rows: entries
+            .iter()
+            .map(|e| {
+                vec![
+                    e.name.clone(),
+                    e.pattern.clone(),
+                    e.definition.clone(),
+                    unit_name(e.unit).to_string(),
+                    e.reference.clone(),
+                ]
+            })
+            .collect(),
+    }
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), RunnerError> {
@@ -96,30 +161,53 @@ pub fn write_reports(
     write_text(&p, &(serde_json::to_string_pretty(&json)? + "\n"))?;
     files.push(p);
 
-    // Plots.
-    let plots = plot::plots(exp, plan, &results)?;
+    // Figures.
+    let figures = plot::plots(exp, plan, &results)?;
+    let plots: Vec<(String, String, String)> = figures
+        .iter()
+        .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
+        .collect();
     for (name, _, svg) in &plots {
         let p = out.join(name);
         write_text(&p, svg)?;
         files.push(p);
     }
 
-    // summary.md
+    // The glossary: every metric a table, a figure or an axis shows.
+    let shown = shown_in_report(exp, &results);
+    let entries = glossary(exp, runs, &shown);
+
+    let headline = headline_table(exp, &results);
     let tables = summary_tables(exp, &results);
     let published = published_table(exp, &results);
     let study_tables = match &exp.study {
         Some(st) => st.tables(&crate::exec::load_study(exp, &**st, fingerprint, out)?),
         None => Vec::new(),
     };
-    let mut md = format!(
-        "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {} replicate{} per setting; cells are the mean over replicates with its 95% t-interval in brackets. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n```text\n{}```\n\n",
-        exp.name,
-        exp.description,
-        exp.seed,
+    let plan_text = plan.describe(exp);
+    let replicates = format!(
+        "{} replicate{} per setting",
         exp.replicates,
-        if exp.replicates == 1 { "" } else { "s" },
-        plan.describe(exp)
+        if exp.replicates == 1 { "" } else { "s" }
     );
+
+    // summary.md
+    let mut md = format!(
+        "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {replicates}. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n## How to read this report\n\n{}\n\n",
+        exp.name, exp.description, exp.seed, HOW_TO_READ
+    );
+    if let Some(t) = &headline {
+        md.push_str("## Headline: correct re-identifications per target\n\n");
+        md.push_str(HEADLINE_TEXT);
+        md.push_str("\n\n");
+        md.push_str(&t.markdown());
+        md.push('\n');
+    }
+    md.push_str("## Figures\n\n");
+    for (name, caption, _) in &plots {
+        md.push_str(&format!("![{caption}]({name})\n\n"));
+    }
+    md.push_str("## Tables\n\n");
     for t in &tables {
         md.push_str(&t.markdown());
         md.push('\n');
@@ -139,27 +227,48 @@ pub fn write_reports(
         md.push_str(&t.markdown());
         md.push('\n');
     }
-    for (name, caption, _) in &plots {
-        md.push_str(&format!("![{caption}]({name})\n\n"));
-    }
+    md.push_str("## Glossary\n\n");
+    md.push_str(&glossary_table(&entries).markdown());
+    md.push_str(&format!(
+        "\n{INTERVALS_TEXT}\n\n## Plan\n\n```text\n{plan_text}```\n"
+    ));
     let p = out.join("summary.md");
     write_text(&p, &md)?;
     files.push(p);
 
     // report.html (self-contained: SVGs inline).
     let mut html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title><style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}}table{{border-collapse:collapse;margin:1em 0;font-size:0.9em}}caption{{text-align:left;font-weight:600;padding:0.3em 0}}th,td{{border:1px solid #ccc;padding:0.25em 0.6em;text-align:right}}td:first-child,th:first-child{{text-align:left}}pre{{background:#f6f6f6;padding:0.8em;overflow-x:auto}}figure{{margin:1.5em 0}}</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n<p>Toolkit {VERSION}, seed {2}, {3} replicate(s) per setting; cells are the mean over replicates with its 95% t-interval in brackets.</p>\n<pre>{4}</pre>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{0}</title><style>{CSS}</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n<p class=\"meta\">Toolkit {VERSION}, seed {2}, {3}. Raw runs: <code>runs/</code>; every figure per run: <code>results.csv</code>.</p>\n<h2>How to read this report</h2>\n<p>{4}</p>\n",
         esc(&exp.name),
         esc(&exp.description),
         exp.seed,
-        exp.replicates,
-        esc(&plan.describe(exp))
+        replicates,
+        esc(HOW_TO_READ)
     );
+    let figure_html = |f: &(String, String, String)| {
+        let body = f.2.find("<svg").map_or(f.2.as_str(), |i| &f.2[i..]);
+        format!(
+            "<figure>{body}<figcaption>{}</figcaption></figure>\n",
+            esc(&f.1)
+        )
+    };
+    if let Some(t) = &headline {
+        html.push_str(&format!(
+            "<h2>Headline: correct re-identifications per target</h2>\n<p>{}</p>\n",
+            esc(HEADLINE_TEXT)
+        ));
+        html.push_str(&wrap_table(&t.html()));
+    }
+    html.push_str("<h2>Figures</h2>\n");
+    for f in &plots {
+        html.push_str(&figure_html(f));
+    }
+    html.push_str("<h2>Tables</h2>\n");
     for t in &tables {
-        html.push_str(&t.html());
+        html.push_str(&wrap_table(&t.html()));
     }
     if let Some(t) = &published {
-        html.push_str(&t.html());
+        html.push_str(&wrap_table(&t.html()));
     }
     if let Some(st) = &exp.study {
         html.push_str(&format!(
@@ -168,16 +277,19 @@ pub fn write_reports(
         ));
     }
     for t in &study_tables {
-        html.push_str(&t.html());
+        html.push_str(&wrap_table(&t.html()));
     }
-    for (_, caption, svg) in &plots {
-        let body = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
-        html.push_str(&format!(
-            "<figure>{body}<figcaption>{}</figcaption></figure>\n",
-            esc(caption)
-        ));
-    }
-    html.push_str("</body></html>\n");
+    html.push_str("<h2>Glossary</h2>\n");
+    html.push_str(&wrap_table(&glossary_table(&entries).html().replacen(
+        "<table>",
+        "<table class=\"gl\">",
+        1,
+    )));
+    html.push_str(&format!("<p>{}</p>\n", esc(INTERVALS_TEXT)));
+    html.push_str(&format!(
+        "<h2>Plan</h2>\n<pre class=\"plan\">{}</pre>\n</body></html>\n",
+        esc(&plan_text)
+    ));
     let p = out.join("report.html");
     write_text(&p, &html)?;
     files.push(p);
@@ -186,5 +298,6 @@ pub fn write_reports(
         files,
         results,
         plots,
+        glossary: entries,
     })
 }

@@ -110,6 +110,17 @@ fn metrics_from_raw_records_match_the_evaluator() {
             ] {
                 assert!((get(ours) - t).abs() < 1e-9, "{ours}: {} vs {t}", get(ours));
             }
+            // Precision and recall from the stored per-record declared links equal the
+            // evaluator's.
+            for (ours, t) in [("precision", a.precision), ("recall", a.recall)] {
+                let t = t.unwrap();
+                assert!(
+                    (get(ours) - t).abs() < 1e-12,
+                    "{ours}: {} vs {t}",
+                    get(ours)
+                );
+            }
+            assert_eq!(get("declared"), a.declared as f64);
             checked += 1;
         }
     }

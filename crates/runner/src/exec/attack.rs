@@ -44,12 +44,27 @@ pub(super) fn run_attacks(
         );
         let ev = evaluate(&linkage, intruder, intruder_truth, &rel, &rel_truth, &opts)?;
         let rec = &ev.records;
+        // The evaluator's rule for a declared link (`evaluate`): a chosen candidate whose best
+        // score reaches the threshold; checked against its `declared` count below.
+        let thr = ev.threshold.unwrap_or(f64::NEG_INFINITY);
+        let declared: Vec<bool> = rec
+            .iter()
+            .map(|r| r.chosen_row.is_some() && r.best_score >= thr)
+            .collect();
+        let n_declared = declared.iter().filter(|&&d| d).count();
+        if n_declared != ev.declared {
+            return Err(RunnerError::Invalid(format!(
+                "attack '{}': {n_declared} declared links recounted from the records, the evaluator counted {}",
+                a.name, ev.declared
+            )));
+        }
         let records = AttackOutcomes {
             twin: rec.iter().map(|r| r.twin_row.is_some()).collect(),
             candidates: rec.iter().map(|r| r.candidates as u32).collect(),
             best_ties: rec.iter().map(|r| r.best_ties as u32).collect(),
             twin_rank: rec.iter().map(|r| r.twin_rank.unwrap_or(0)).collect(),
             correct: rec.iter().map(|r| r.correct).collect(),
+            declared,
             p: rec.iter().map(|r| r.p).collect(),
         };
         attacks.push(AttackRecord {

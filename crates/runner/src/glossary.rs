@@ -1,0 +1,280 @@
+//! The metric glossary: a human name, a definition, the unit and who uses each figure the
+//! reports show. Attack, masking and intruder figures come from the registries in
+//! [`crate::metrics`]; risk and utility figures take their definition from the measure's own
+//! report (the `meaning` of each figure, stored with the run) and their human name and
+//! reference from [`MEASURE_FIGURES`]. Axis titles, legends and table headers all read from here,
+//! never from raw ids like `fellegi-sunter.correct_match_rate`.
+
+use intruder_data::report::Unit;
+
+use crate::metrics::{ATTACK_FIGURES, FigureDoc, MASKING_FIGURES};
+use crate::record::RunRecord;
+use crate::spec::Experiment;
+
+/// Human names and references of risk and utility figures (their definitions come from the
+/// measures' reports).
+pub const MEASURE_FIGURES: &[(&str, &str, &str)] = &[
+    ("n", "records counted", "Mulder (listwise deletion)"),
+    ("n_total", "records in the file", "–"),
+    (
+        "n_deleted",
+        "records dropped for a missing key",
+        "Mulder (listwise deletion)",
+    ),
+    (
+        "sample_uniques",
+        "sample uniques (k = 1)",
+        "Dalenius (1986); Mulder, Table 3",
+    ),
+    ("k_le_5", "records with k ≤ 5", "Mulder, Table 4; sdcMicro"),
+    (
+        "k_le_10",
+        "records with k ≤ 10",
+        "Mulder, Table 4; sdcMicro",
+    ),
+    ("min_k", "the file's k", "Samarati & Sweeney (1998)"),
+    ("classes", "equivalence classes", "Dalenius (1986)"),
+    ("pairs", "classes of size 2", "Skinner & Elliot (2002)"),
+    ("pr_su_new", "share unique among counted", "Mulder"),
+    ("pr_su_full", "share unique among all", "Mulder"),
+    ("pr_su", "share unique (wildcard)", "Mulder"),
+    ("theta", "Skinner–Elliot θ", "Skinner & Elliot (2002)"),
+    ("n_match_1", "records with n_match = 1", "Mulder, Table 3"),
+    ("n_match_le_5", "records with n_match ≤ 5", "Mulder"),
+    ("n_match_le_10", "records with n_match ≤ 10", "Mulder"),
+    (
+        "global_risk",
+        "global risk",
+        "Benedetti & Franconi; sdcMicro indivRisk",
+    ),
+    (
+        "expected_reidentifications",
+        "expected re-identifications (Σ r_i)",
+        "Benedetti & Franconi; sdcMicro",
+    ),
+    (
+        "max_individual_risk",
+        "largest individual risk",
+        "Benedetti & Franconi; sdcMicro",
+    ),
+    ("bender_r", "Bender's R", "Bender et al. (2001)"),
+    ("household_global_risk", "household global risk", "sdcMicro"),
+    (
+        "l_distinct_min",
+        "smallest distinct ℓ",
+        "Machanavajjhala et al.",
+    ),
+    (
+        "l_entropy_min",
+        "smallest entropy ℓ",
+        "Machanavajjhala et al.",
+    ),
+    ("score_max", "largest SUDA score", "Elliot et al. (2002)"),
+    ("score_mean", "mean SUDA score", "Elliot et al. (2002)"),
+    (
+        "dis_score_max",
+        "largest DIS-SUDA score",
+        "Elliot et al. (2002)",
+    ),
+    (
+        "rule_estimate",
+        "population uniques (rule)",
+        "METHODS.md §1.3",
+    ),
+    ("tau1", "population uniques τ₁", "METHODS.md §1.3"),
+    ("il1s", "IL1s", "METHODS.md §4"),
+    ("il1s_per_cell", "IL1s per cell", "METHODS.md §4"),
+    (
+        "mean_rel_diff_max",
+        "largest relative mean difference",
+        "METHODS.md §4",
+    ),
+    (
+        "var_rel_diff_max",
+        "largest relative variance difference",
+        "METHODS.md §4",
+    ),
+    (
+        "cor_max_abs_diff",
+        "largest correlation difference",
+        "METHODS.md §4",
+    ),
+    (
+        "cor_mean_abs_diff",
+        "mean correlation difference",
+        "METHODS.md §4",
+    ),
+    ("pmse", "pMSE", "Woo et al. (2009)"),
+    ("pmse_ratio", "pMSE ratio", "Woo et al. (2009)"),
+    ("ci_overlap_mean", "mean CI overlap", "Karr et al. (2006)"),
+    (
+        "ci_overlap_min",
+        "smallest CI overlap",
+        "Karr et al. (2006)",
+    ),
+];
+
+/// Where a metric id comes from, parsed against the experiment's attack and risk names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind<'a> {
+    /// `masking.*`, `intruder.*`.
+    Masking(&'a str),
+    /// `<attack>.<figure>`.
+    Attack(&'a str, &'a str),
+    /// `risk.<name>.<figure>`.
+    Risk(&'a str, &'a str),
+    /// `utility.<figure>`.
+    Utility(&'a str),
+}
+
+/// Parses a metric id.
+pub fn kind<'a>(exp: &Experiment, id: &'a str) -> Option<Kind<'a>> {
+    if id.starts_with("masking.") || id.starts_with("intruder.") {
+        return Some(Kind::Masking(id));
+    }
+    if let Some(rest) = id.strip_prefix("utility.") {
+        return Some(Kind::Utility(rest));
+    }
+    if let Some(rest) = id.strip_prefix("risk.") {
+        for r in &exp.risk {
+            if let Some(f) = rest
+                .strip_prefix(r.name.as_str())
+                .and_then(|x| x.strip_prefix('.'))
+            {
+                return Some(Kind::Risk(&rest[..r.name.len()], f));
+            }
+        }
+    }
+    for a in &exp.attacks {
+        if let Some(f) = id
+            .strip_prefix(a.name.as_str())
+            .and_then(|x| x.strip_prefix('.'))
+        {
+            return Some(Kind::Attack(&id[..a.name.len()], f));
+        }
+    }
+    None
+}
+
+fn attack_doc(figure: &str) -> Option<&'static FigureDoc> {
+    ATTACK_FIGURES.iter().find(|d| d.figure == figure)
+}
+
+fn masking_doc(id: &str) -> Option<&'static FigureDoc> {
+    MASKING_FIGURES.iter().find(|d| d.figure == id)
+}
+
+fn measure_doc(figure: &str) -> Option<&'static (&'static str, &'static str, &'static str)> {
+    MEASURE_FIGURES.iter().find(|d| d.0 == figure)
+}
+
+/// The figure's human name without its scope (`correct re-identifications per target`).
+pub fn figure_name(exp: &Experiment, id: &str) -> String {
+    match kind(exp, id) {
+        Some(Kind::Masking(m)) => masking_doc(m).map_or(m.to_string(), |d| d.name.to_string()),
+        Some(Kind::Attack(_, f)) => attack_doc(f).map_or(f.replace('_', " "), |d| d.name.into()),
+        Some(Kind::Risk(_, f)) | Some(Kind::Utility(f)) => {
+            measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string())
+        }
+        None => id.to_string(),
+    }
+}
+
+/// The metric's human name with its scope: `correct re-identifications per target (attack
+/// exact)`, `sample uniques (k = 1) (risk listwise)`, `pMSE ratio`.
+pub fn human_name(exp: &Experiment, id: &str) -> String {
+    let name = figure_name(exp, id);
+    match kind(exp, id) {
+        Some(Kind::Attack(a, _)) => format!("{name} (attack {a})"),
+        Some(Kind::Risk(r, _)) => format!("{name} (risk {r})"),
+        _ => name,
+    }
+}
+
+/// One row of the glossary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlossaryEntry {
+    /// The human name.
+    pub name: String,
+    /// The metric id, with `<attack>` or `<name>` for the scope when it repeats.
+    pub pattern: String,
+    /// What it is.
+    pub definition: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// Who uses it.
+    pub reference: String,
+}
+
+/// The glossary entry of one metric id; `None` when the id names no figure the glossary knows.
+pub fn entry(exp: &Experiment, runs: &[RunRecord], id: &str) -> Option<GlossaryEntry> {
+    match kind(exp, id)? {
+        Kind::Masking(m) => masking_doc(m).map(|d| GlossaryEntry {
+            name: d.name.into(),
+            pattern: m.to_string(),
+            definition: d.definition.into(),
+            unit: d.unit,
+            reference: d.reference.into(),
+        }),
+        Kind::Attack(_, f) => attack_doc(f).map(|d| GlossaryEntry {
+            name: d.name.into(),
+            pattern: format!("<attack>.{f}"),
+            definition: d.definition.into(),
+            unit: d.unit,
+            reference: d.reference.into(),
+        }),
+        Kind::Risk(r, f) => {
+            let fig = runs
+                .iter()
+                .flat_map(|run| run.risk.iter())
+                .filter(|x| x.name == r)
+                .flat_map(|x| x.report.figures.iter())
+                .find(|x| x.name == f)?;
+            Some(GlossaryEntry {
+                name: measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string()),
+                pattern: format!("risk.<name>.{f}"),
+                definition: fig.meaning.clone(),
+                unit: fig.unit,
+                reference: measure_doc(f).map_or("–".into(), |d| d.2.to_string()),
+            })
+        }
+        Kind::Utility(f) => {
+            let fig = runs
+                .iter()
+                .flat_map(|run| run.utility.iter())
+                .flat_map(|x| x.report.figures.iter())
+                .find(|x| x.name == f)?;
+            Some(GlossaryEntry {
+                name: measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string()),
+                pattern: format!("utility.{f}"),
+                definition: fig.meaning.clone(),
+                unit: fig.unit,
+                reference: measure_doc(f).map_or("–".into(), |d| d.2.to_string()),
+            })
+        }
+    }
+}
+
+/// The glossary of the metrics `shown`: one row per figure (an attack figure shown for
+/// several attacks is one row), in first-shown order.
+pub fn glossary(exp: &Experiment, runs: &[RunRecord], shown: &[String]) -> Vec<GlossaryEntry> {
+    let mut out: Vec<GlossaryEntry> = Vec::new();
+    for id in shown {
+        if let Some(e) = entry(exp, runs, id)
+            && !out.iter().any(|o| o.pattern == e.pattern)
+        {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// How the report names a unit.
+pub fn unit_name(u: Unit) -> &'static str {
+    match u {
+        Unit::Proportion => "share (printed as %)",
+        Unit::Count => "count",
+        Unit::Score => "score",
+        Unit::Label => "label",
+    }
+}
