@@ -2,7 +2,7 @@
 """Benchmarks of intruder-attack against scikit-learn, side by side on the same data.
 
 Usage (from the repository root):
-    cargo build --release -p intruder-attack --example attack_bench
+    cargo build --release -p intruder-eval --example attack_bench
     python3 benches/attack/run.py [--quick] [--dir /tmp/attack-bench]
 
 Writes the data with a fixed seed (numpy PCG64, seed 20261126), then times:
@@ -117,7 +117,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     if not os.path.exists(BIN):
-        sys.exit(f"build first: cargo build --release -p intruder-attack --example attack_bench ({BIN} missing)")
+        sys.exit(f"build first: cargo build --release -p intruder-eval --example attack_bench ({BIN} missing)")
     print("load average before:", os.getloadavg(), "cpus:", os.cpu_count(), flush=True)
     res = {
         "nearest": bench_nn(a.dir, 10_000, 100_000 if a.quick else 1_000_000, 14),

@@ -67,8 +67,7 @@ fn population_sizes(dir: &Path, keys: &[String]) -> Result<Vec<u32>> {
 
 fn person_ids(ds: &intruder_data::Dataset) -> Result<Vec<usize>> {
     let col = ds
-        .truth
-        .column("person_id")
+        .truth_column("person_id")
         .context("sample.csv has no person_id")?;
     match col.data() {
         ColumnData::Integer(v) => Ok(v.iter().map(|&x| x as usize - 1).collect()),

@@ -5,7 +5,7 @@
 //! An attack receives a [`Knowledge`] and the released table, never the intruder's whole file:
 //! the constructor keeps the key columns only, so the intruder's other columns — the true
 //! original value of a sensitive variable, a name, an address — cannot reach an attack, and the
-//! ground truth ([`intruder_data::Truth`]) is never part of a [`Table`] in the first place.
+//! ground truth (`intruder_eval::Truth`) is never part of a [`Table`] in the first place.
 
 use intruder_data::Table;
 

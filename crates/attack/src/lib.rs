@@ -1,11 +1,12 @@
-//! Attacks on masked microdata, and the one evaluator that scores them against ground truth.
+//! Attacks on masked microdata.
 //!
 //! An *intruder* holds a file of identified records and links it to a *released* (masked) file
 //! over key variables. Every attack returns, for each intruder record, released candidates
-//! ranked by score (higher is better; ties share a rank), a [`Linkage`]. One [`evaluate()`]
-//! function — the only code of the toolkit that reads the ground truth — turns a linkage into the
-//! figures of METHODS.md §2: correct-match rate, Mitra's expected identifications `Σ 1/c_i`,
-//! uniques, ranks, precision/recall, and attribute disclosure `A`.
+//! ranked by score (higher is better; ties share a rank), a [`Linkage`]. The evaluator — the
+//! only code of the toolkit that reads the ground truth, in crate `intruder-eval`, which this
+//! crate does not depend on — turns a linkage into the figures of METHODS.md §2: correct-match
+//! rate, Mitra's expected identifications `Σ 1/c_i`, uniques, ranks, precision/recall, and
+//! attribute disclosure `A`.
 //!
 //! # Attacks
 //! | name | method | source |
@@ -36,11 +37,12 @@
 //! [`Attack::link`] takes a [`Knowledge`] — the intruder's table projected on the scenario's key
 //! columns, with the [`KeyMap`] — and the released [`Table`]. The projection drops every other
 //! column of the intruder's file (e.g. the true original value of a sensitive variable), and a
-//! `Table` cannot hold a column with role truth (`Table::new` rejects it; loading puts such
-//! columns in a separate [`intruder_data::Truth`]). No function of this crate other than
-//! [`evaluate()`] and [`twin_rows`] (the "twins only" selection, which needs to know who is who)
-//! takes a `Truth`. Tests check that a truth column loaded from a file and the intruder's
-//! non-key columns are absent from what an attack receives.
+//! `Table` cannot hold a column with role truth (`Table::new` rejects it; loading sets such
+//! columns apart in [`intruder_data::Dataset::truth`]). This crate does not depend on
+//! `intruder-eval`, where `Truth`, the labelled data and the evaluator live, so no code here can
+//! name them (a test over `cargo metadata` in that crate fails if a dependency appears). Tests
+//! check that a truth column loaded from a file and the intruder's non-key columns are absent
+//! from what an attack receives.
 //!
 //! An attack returns [`Linked`]: the linkage and, for attacks that fit a model
 //! (Fellegi–Sunter), the fitted [`LinkModel`] — as JSON and text, the weight breakdown of one
@@ -55,30 +57,26 @@
 //!
 //! # Example
 //! ```
-//! use intruder_attack::{Knowledge, TruthIds, configure, evaluate};
+//! use intruder_attack::{Knowledge, configure};
 //! use intruder_data::params::ReadContext;
-//! use intruder_data::{read_csv_from, ReadOptions, Role};
-//! let intr = "id,area,beds\n7,2,5\n";
-//! let rel = "id,area,beds\n1,2,5\n7,2,5\n3,1,3\n";
-//! let opts = ReadOptions::default().with_role(&["id"], Role::Truth);
-//! let i = read_csv_from(intr.as_bytes(), "i.csv".as_ref(), &opts).unwrap();
-//! let r = read_csv_from(rel.as_bytes(), "r.csv".as_ref(), &opts).unwrap();
+//! use intruder_data::{read_csv_from, ReadOptions};
+//! let i = read_csv_from("area,beds\n2,5\n".as_bytes(), "i.csv".as_ref(), &ReadOptions::default()).unwrap();
+//! let rel = "area,beds\n2,5\n2,5\n1,3\n";
+//! let r = read_csv_from(rel.as_bytes(), "r.csv".as_ref(), &ReadOptions::default()).unwrap();
 //! let table: toml::Table = "method = \"exact\"\nkeys = [\"area\", \"beds\"]".parse().unwrap();
 //! let attack = configure(&table, "", ReadContext::default()).unwrap();
 //! let keys = attack.key_map(&[], &[]).unwrap();
 //! let knowledge = Knowledge::new(&i.table, keys).unwrap();
 //! let linked = attack.attack.link(&knowledge, &r.table, 1).unwrap();
-//! let truth = TruthIds { intruder: "id".into(), released: "id".into() };
-//! let opts = attack.eval_options(Some(truth), None, 1);
-//! let ev = evaluate(&linked.linkage, &i.table, &i.truth, &r.table, &r.truth, &opts).unwrap();
-//! assert_eq!(ev.expected_correct, 0.5); // c_i = 2, the twin among them
+//! // Released rows 0 and 1 tie at the best score: c_1 = 2 (scoring is `intruder_eval`'s).
+//! let best: Vec<usize> = linked.linkage.records[0].best().iter().map(|c| c.row).collect();
+//! assert_eq!(best, vec![0, 1]);
 //! ```
 #![deny(missing_docs)]
 
 mod config;
 pub mod distance;
 mod error;
-pub mod evaluate;
 pub mod exact;
 pub mod fellegi_sunter;
 pub mod hungarian;
@@ -96,10 +94,9 @@ mod topk;
 
 pub use config::{DistanceParams, Metric, MissingPolicy, StringMetric};
 pub use error::{AttackError, KeyTypeMismatch, ParamError};
-pub use evaluate::{
-    AttributeReport, DEFAULT_TOLERANCE, EvalOptions, Evaluation, PrPoint, RecordResult, Sensitive,
-    TruthIds, evaluate, twin_rows, write_per_record,
-};
+/// Default tolerance of attribute disclosure (Mitra: 5%): the `tolerance` parameter every
+/// attack shares, used by the evaluator (`intruder-eval`).
+pub const DEFAULT_TOLERANCE: f64 = 0.05;
 pub use exact::ExactMatch;
 pub use fellegi_sunter::Waterfall;
 pub use keys::{KeyMap, KeyPair};

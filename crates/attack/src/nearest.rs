@@ -11,7 +11,7 @@
 //! - **Twins only vs whole file.** Bender et al. searched among the 273 twins only (the intruder
 //!   knows who responded to both: about 10% of twins at the smallest distance) and among all
 //!   19,355 register records (under 0.5%). Restricting the released file to the twins needs the
-//!   ground truth, so it is done next to the evaluator ([`crate::evaluate::twin_rows`], the
+//!   ground truth, so it is done next to the evaluator (`intruder_eval::Labelled::twins_only`, the
 //!   `twins_only` parameter) before the attack, never by the attack; the attack always searches
 //!   the file it is given.
 //! - **One-to-one.** With `one_to_one`, the candidates come from a global minimum-total-distance

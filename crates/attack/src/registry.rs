@@ -10,7 +10,6 @@ use intruder_data::params::{
 use serde_json::{Map, Value};
 
 use crate::error::{AttackError, ParamError};
-use crate::evaluate::{DEFAULT_TOLERANCE, EvalOptions, Sensitive, TruthIds};
 use crate::keys::KeyMap;
 use crate::{Attack, exact, fellegi_sunter, kmeans, link, nearest};
 
@@ -240,7 +239,9 @@ fn read_common(r: &mut ParamReader<'_>) -> Common {
             .unwrap_or_default(),
         twins_only: r.get::<bool>("twins_only").unwrap_or(false),
         sensitive: r.get::<String>("sensitive"),
-        tolerance: r.get::<f64>("tolerance").unwrap_or(DEFAULT_TOLERANCE),
+        tolerance: r
+            .get::<f64>("tolerance")
+            .unwrap_or(crate::DEFAULT_TOLERANCE),
     }
 }
 
@@ -329,28 +330,5 @@ impl Configured {
         m.insert("tolerance".into(), self.common.tolerance.into());
         m.extend(self.attack.params());
         Value::Object(m)
-    }
-
-    /// What the evaluator is asked: the truth ids, attribute disclosure on `sensitive` against
-    /// the intruder's truth column `sensitive_truth` (when both are known), links declared at the
-    /// attack's [`declared_threshold`](Attack::declared_threshold), ties broken with `seed`.
-    pub fn eval_options(
-        &self,
-        truth: Option<TruthIds>,
-        sensitive_truth: Option<String>,
-        seed: u64,
-    ) -> EvalOptions {
-        EvalOptions {
-            truth,
-            sensitive: self.common.sensitive.clone().zip(sensitive_truth).map(
-                |(released, truth)| Sensitive {
-                    released,
-                    truth,
-                    tolerance: self.common.tolerance,
-                },
-            ),
-            threshold: self.attack.declared_threshold(),
-            seed,
-        }
     }
 }

@@ -1,16 +1,20 @@
 //! Fast paths equal their definitions: hashed exact matching vs the O(n·m) scan under every
 //! missing policy with set-valued cells; the dense nearest kernel vs the general distance path.
 
-mod common;
-use common::link;
 use intruder_attack::exact::naive_exact;
 use intruder_attack::{
-    DistanceParams, ExactMatch, KMeansAttack, KMeansParams, KeyMap, Metric, MissingPolicy, Nearest,
-    NearestParams,
+    Attack, DistanceParams, ExactMatch, KMeansAttack, KMeansParams, KeyMap, Knowledge, Linkage,
+    Metric, MissingPolicy, Nearest, NearestParams,
 };
 use intruder_data::{Column, Role, Table};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
+
+/// Runs `attack` on the intruder's key columns.
+fn link(a: &dyn Attack, i: &Table, r: &Table, keys: &KeyMap, seed: u64) -> Linkage {
+    let k = Knowledge::new(i, keys.clone()).expect("keys in the intruder's table");
+    a.link(&k, r, seed).expect("attack runs").linkage
+}
 
 fn table(rng: &mut rand_chacha::ChaCha8Rng, n: usize, miss: f64, sets: bool) -> Table {
     let a: Vec<Option<i64>> = (0..n)

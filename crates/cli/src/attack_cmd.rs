@@ -1,15 +1,14 @@
 //! `intruder attack`: link an intruder's file to a released file and score the attack against
-//! the ground truth (crate `intruder-attack`). Parsing and rendering only: the parameters go
+//! the ground truth (crates `intruder-attack` and `intruder-eval`). Parsing and rendering only: the parameters go
 //! through `intruder_attack::configure`, the same path as an experiment's `[[attack]]`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use intruder_attack::{
-    ATTACK_COMMON, Knowledge, TruthIds, configure, docs, evaluate, twin_rows, write_per_record,
-};
+use intruder_attack::{ATTACK_COMMON, configure, docs};
 use intruder_data::params::{self, ColumnSet, ReadContext};
-use intruder_data::{Dataset, Role, Table, schema_beside};
+use intruder_data::{Role, Table, schema_beside};
+use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate, twin_rows, write_per_record};
 use serde_json::Value;
 
 pub use crate::attack_args::Args;
@@ -17,9 +16,9 @@ use crate::attack_args::parameter_table;
 use crate::common::{self, refuse_overwrite};
 
 /// The truth ids: the flags, else the single truth column both files share.
-fn truth_ids(a: &Args, intruder: &Dataset, released: &Dataset) -> Option<TruthIds> {
-    let names = |d: &Dataset| -> Vec<String> {
-        let cols = d.truth.columns().iter().map(|c| c.name().to_string());
+fn truth_ids(a: &Args, intruder: &Labelled, released: &Labelled) -> Option<TruthIds> {
+    let names = |d: &Labelled| -> Vec<String> {
+        let cols = d.truth().columns().iter().map(|c| c.name().to_string());
         cols.filter(|n| Some(n) != a.sensitive_truth.as_ref())
             .collect()
     };
@@ -115,12 +114,13 @@ pub fn run(a: Args) -> Result<()> {
         .read
         .input(a.released_schema.as_deref())
         .with_role(&rtruth, Role::Truth);
-    let intruder = intruder_data::load(&ipath, &iinput)?;
-    let released = intruder_data::load(&rpath, &rinput)?;
+    let intruder = Labelled::from_dataset(intruder_data::load(&ipath, &iinput)?);
+    let released = Labelled::from_dataset(intruder_data::load(&rpath, &rinput)?);
 
     // Keys: given, else the linkage specification's, else the schema's key columns.
     if configured.key_names(&[]).is_none() {
-        params::fill_from_roles(&mut table, &[ATTACK_COMMON], &ColumnSet::of(&intruder));
+        let columns = ColumnSet::of_parts(intruder.table(), intruder.truth().columns());
+        params::fill_from_roles(&mut table, &[ATTACK_COMMON], &columns);
         configured = configure(&table, "", ReadContext::default())
             .map_err(|p| common::problems(surface, p))?;
     }
@@ -148,28 +148,22 @@ pub fn run(a: Args) -> Result<()> {
 
     // Twins only: the released rows with a twin, selected with the truth before the attack.
     let twins: Option<Vec<usize>> = match (&truth, configured.common.twins_only) {
-        (Some(t), true) => Some(twin_rows(
-            &intruder.table,
-            &intruder.truth,
-            &released.table,
-            &released.truth,
-            t,
-        )?),
+        (Some(t), true) => Some(twin_rows(&intruder, &released, t)?),
         (None, true) => bail!(
             "twins_only needs the truth ids (--truth, or --truth-intruder and --truth-released)"
         ),
         _ => None,
     };
-    let restricted = twins.as_ref().map(|rows| released.table.take(rows));
-    let attacked = restricted.as_ref().unwrap_or(&released.table);
-    let knowledge = Knowledge::new(&intruder.table, keys.clone())?;
+    let restricted = twins.as_ref().map(|rows| released.table().take(rows));
+    let attacked = restricted.as_ref().unwrap_or(released.table());
+    let knowledge = intruder.knowledge(keys.clone())?;
     let linked = configured.attack.link(&knowledge, attacked, a.seed)?;
     let mut linkage = linked.linkage;
     let mut waterfall = None;
     if let Some(model) = &linked.model {
         if let Some(p) = &a.pairs_out {
             let (iid, rid) = (
-                row_id(&intruder.table, None),
+                row_id(intruder.table(), None),
                 row_id(attacked, twins.as_deref()),
             );
             model.write_pairs(p, &iid, &rid, a.pairs_floor)?;
@@ -192,17 +186,10 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     if let Some(rows) = &twins {
-        linkage.remap_rows(rows, released.table.nrows());
+        linkage.remap_rows(rows, released.nrows());
     }
-    let opts = configured.eval_options(truth, a.sensitive_truth.clone(), a.seed);
-    let mut ev = evaluate(
-        &linkage,
-        &intruder.table,
-        &intruder.truth,
-        &released.table,
-        &released.truth,
-        &opts,
-    )?;
+    let opts = EvalOptions::for_attack(&configured, truth, a.sensitive_truth.clone(), a.seed);
+    let mut ev = evaluate(&linkage, &intruder, &released, &opts)?;
     if let Some(rows) = &twins {
         ev.notes
             .push(("twins_only_released_records".into(), rows.len() as f64));

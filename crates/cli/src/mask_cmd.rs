@@ -8,8 +8,9 @@ use serde_json::json;
 
 use intruder_data::params::{self, ColumnSet, ReadContext};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
-use intruder_data::{Dataset, Table, load, write_atomically};
+use intruder_data::{Table, load, write_atomically};
 use intruder_defence::{ChangeLog, Pipeline, docs};
+use intruder_eval::Labelled;
 
 use crate::common::{self, DataArgs, FormatArg, MethodArgs};
 
@@ -186,10 +187,10 @@ pub fn run(args: Args) -> Result<()> {
     let (table, log) = pipeline
         .run(&ds.table, seed)
         .with_context(|| format!("masking {}", data.display()))?;
-    let masked = Dataset {
-        table,
-        truth: ds.truth.take(&log.kept_rows),
-    };
+    // The truth columns follow the kept rows, whatever the pipeline did to the records.
+    let masked = Labelled::from_dataset(ds)
+        .mask(table, &log.kept_rows)?
+        .into_dataset();
     let log_json = args
         .log
         .as_ref()

@@ -8,7 +8,7 @@ use crate::bitmap::Bitmap;
 use crate::error::DataError;
 
 /// What a variable is for. Only the evaluator of attacks may read `Truth` columns, which is why a
-/// [`Table`](crate::Table) cannot hold one: they live in [`Truth`](crate::Truth).
+/// [`Table`](crate::Table) cannot hold one: they are set apart as [`Dataset::truth`](crate::Dataset::truth).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
     /// A direct identifier (name, address): never released.
@@ -451,6 +451,12 @@ impl Column {
 
     pub(crate) fn set_role_unchecked(&mut self, role: Role) {
         self.role = role;
+    }
+
+    /// The column with another role (a [`Table`](crate::Table) still refuses role truth).
+    pub fn with_role(mut self, role: Role) -> Column {
+        self.role = role;
+        self
     }
 
     /// Renames the column.

@@ -53,12 +53,8 @@ pub(crate) fn write_columns(
 /// (kinds, roles, level order) goes into the file's metadata, so that reading the file back
 /// gives the same data set. Without the `parquet` feature this is an error saying so.
 pub fn write_parquet(path: &Path, data: &Dataset) -> Result<(), DataError> {
-    let columns: Vec<&crate::column::Column> = data
-        .table
-        .columns()
-        .iter()
-        .chain(data.truth.columns())
-        .collect();
+    let columns: Vec<&crate::column::Column> =
+        data.table.columns().iter().chain(&data.truth).collect();
     write_columns(path, &columns, data.table.nrows(), data.schema())
 }
 

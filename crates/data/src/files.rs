@@ -99,12 +99,7 @@ impl Table {
 impl Dataset {
     /// Writes table and truth columns as one CSV, whole or not at all.
     pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
-        let cols: Vec<&Column> = self
-            .table
-            .columns()
-            .iter()
-            .chain(self.truth.columns())
-            .collect();
+        let cols: Vec<&Column> = self.table.columns().iter().chain(&self.truth).collect();
         write_columns_csv(path, &cols, self.table.nrows())
     }
 

@@ -6,9 +6,10 @@
 //!   string, set-valued), a per-cell missing mask and a [`Role`] (identifier, key, sensitive,
 //!   weight, group, wave, other).
 //! - Ground truth (role `truth`: the true person id, a true original value) is never part of a
-//!   [`Table`]. Loading splits it into [`Truth`], and every attack, defence and risk measure takes
-//!   a `&Table`, so none of them can read it; only the evaluator of attacks receives the
-//!   [`Truth`]. This is enforced by the types: `Table::new` rejects truth columns.
+//!   [`Table`]. Loading sets it apart ([`Dataset::truth`]), and every attack, defence and risk
+//!   measure takes a `&Table`, so none of them can read it; the truth is read through the
+//!   evaluator's crate (`intruder-eval`: `Truth`, `Labelled`, the evaluator), which the attack,
+//!   defence, risk and utility crates do not depend on. `Table::new` rejects truth columns.
 //! - A set-valued cell holds one or more candidate levels (Mulder's estimated month of birth
 //!   `{3,4}`); an empty set is missing. Candidates keep the order in which they were written, so
 //!   "the first candidate" is well defined.
@@ -52,6 +53,6 @@ pub use files::{read_csv, read_timed};
 pub use load::{Input, load, load_timed, schema_beside};
 pub use read::{DEFAULT_MISSING, FileFormat, ReadOptions, read_csv_from, reference};
 pub use schema::{ColumnSpec, Schema};
-pub use table::{Dataset, Table, Truth};
+pub use table::{Dataset, Table};
 pub use timings::Timings;
 pub use write::write_atomically;

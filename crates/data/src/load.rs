@@ -124,7 +124,7 @@ mod tests {
         assert_eq!(ds.table.column("w").unwrap().role(), Role::Weight);
         let ds = load(&csv, &Input::default().with_role(&["a"], Role::Truth)).unwrap();
         assert!(ds.table.column("a").is_err());
-        assert!(ds.truth.column("a").is_some());
+        assert!(ds.truth_column("a").is_some());
         let missing = Input {
             schema: Some(dir.path().join("none.toml")),
             ..Input::default()

@@ -409,21 +409,23 @@ pub struct ColumnSet {
 impl ColumnSet {
     /// The columns of a table and its truth.
     pub fn of(dataset: &crate::Dataset) -> ColumnSet {
-        let mut columns: Vec<(String, Kind, Role)> = dataset
-            .table
+        ColumnSet::of_parts(&dataset.table, &dataset.truth)
+    }
+
+    /// The columns of a table and of the truth columns kept beside it.
+    pub fn of_parts(table: &crate::Table, truth: &[crate::Column]) -> ColumnSet {
+        let mut columns: Vec<(String, Kind, Role)> = table
             .columns()
             .iter()
             .map(|c| (c.name().to_string(), c.kind(), c.role()))
             .collect();
         columns.extend(
-            dataset
-                .truth
-                .columns()
+            truth
                 .iter()
                 .map(|c| (c.name().to_string(), c.kind(), Role::Truth)),
         );
         ColumnSet {
-            file: dataset.table.source().display().to_string(),
+            file: table.source().display().to_string(),
             columns,
         }
     }

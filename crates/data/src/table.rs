@@ -1,4 +1,4 @@
-//! Tables, the ground truth kept apart from them, and data sets pairing the two.
+//! Tables, and data sets pairing a table with the ground-truth columns its file set apart.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,9 +9,10 @@ use crate::schema::{ColumnSpec, Schema};
 
 /// A columnar table of microdata: what an attack, a defence or a risk measure sees.
 ///
-/// A table never holds a column with role [`Role::Truth`]: the ground truth (who is who) lives in
-/// [`Truth`], which only the evaluator of attacks receives. Attack and defence APIs take a
-/// `&Table`, so they cannot read it by construction.
+/// A table never holds a column with role [`Role::Truth`]: the ground truth (who is who) is set
+/// apart when a file is loaded ([`Dataset::truth`]) and read only through the evaluator's crate
+/// (`intruder-eval`, which no attack, defence, risk or utility crate depends on). Their APIs take
+/// a `&Table`, so they cannot read it by construction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     source: PathBuf,
@@ -29,7 +30,7 @@ impl Table {
         for (i, c) in columns.iter().enumerate() {
             if c.role() == Role::Truth {
                 return Err(DataError::Invalid(format!(
-                    "column '{}' has role truth: ground truth belongs in Truth, not in a Table",
+                    "column '{}' has role truth: ground truth is set apart from a Table (Dataset::truth)",
                     c.name()
                 )));
             }
@@ -154,56 +155,22 @@ impl Table {
     }
 }
 
-/// Ground-truth columns (true person ids, true original values), kept apart from the [`Table`]
-/// so that only the evaluator of attacks can read them.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Truth {
-    columns: Vec<Column>,
-}
-
-impl Truth {
-    /// Ground truth from columns (their role is set to truth).
-    pub fn new(mut columns: Vec<Column>) -> Self {
-        for c in &mut columns {
-            c.set_role_unchecked(Role::Truth);
-        }
-        Truth { columns }
-    }
-
-    /// True when there is no ground truth.
-    pub fn is_empty(&self) -> bool {
-        self.columns.is_empty()
-    }
-
-    /// The truth column called `name`.
-    pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|c| c.name() == name)
-    }
-
-    /// The truth columns.
-    pub fn columns(&self) -> &[Column] {
-        &self.columns
-    }
-
-    /// The rows `rows`, in that order.
-    pub fn take(&self, rows: &[usize]) -> Truth {
-        Truth {
-            columns: self.columns.iter().map(|c| c.take(rows)).collect(),
-        }
-    }
-}
-
-/// A table and its ground truth, as loaded from one file.
+/// A table and the ground-truth columns of the same file, row for row, as loaded.
+///
+/// The truth columns are plain columns here: this crate only carries them from the file to the
+/// evaluator's side (`intruder_eval::Labelled`, which keeps them aligned with the table through
+/// every row operation) and back to a file (`mask` passes them through).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
     /// What attacks, defences and risk measures see.
     pub table: Table,
-    /// What only the evaluator sees.
-    pub truth: Truth,
+    /// The columns with role truth (true person ids, true original values), as many rows as
+    /// the table.
+    pub truth: Vec<Column>,
 }
 
 impl Dataset {
-    /// Splits columns by role: truth columns go to [`Truth`], the rest to the [`Table`].
+    /// Splits columns by role: truth columns go to [`Dataset::truth`], the rest to the [`Table`].
     pub fn split_truth(
         source: impl Into<PathBuf>,
         columns: Vec<Column>,
@@ -222,7 +189,7 @@ impl Dataset {
         }
         Ok(Dataset {
             table: Table::new(source, rest)?,
-            truth: Truth::new(truth),
+            truth,
         })
     }
 
@@ -230,13 +197,23 @@ impl Dataset {
     pub fn take(&self, rows: &[usize]) -> Dataset {
         Dataset {
             table: self.table.take(rows),
-            truth: self.truth.take(rows),
+            truth: self.truth.iter().map(|c| c.take(rows)).collect(),
         }
+    }
+
+    /// The truth column called `name`.
+    pub fn truth_column(&self, name: &str) -> Option<&Column> {
+        self.truth.iter().find(|c| c.name() == name)
+    }
+
+    /// Table and truth columns, in that order.
+    pub fn all_columns(&self) -> impl Iterator<Item = &Column> {
+        self.table.columns().iter().chain(&self.truth)
     }
 
     /// The schema of table and truth columns together.
     pub fn schema(&self) -> Schema {
-        schema_of(self.table.columns().iter().chain(self.truth.columns()))
+        schema_of(self.all_columns())
     }
 }
 
@@ -280,14 +257,15 @@ mod tests {
         let id = Column::string("pid", Role::Truth, &[Some("a")]);
         let err = Table::new("x.csv", vec![id.clone()]).unwrap_err();
         assert!(
-            err.to_string().contains("ground truth belongs in Truth"),
+            err.to_string()
+                .contains("ground truth is set apart from a Table"),
             "{err}"
         );
         let key = Column::integer("age", Role::Key, &[Some(3)]);
         let ds = Dataset::split_truth("x.csv", vec![key, id]).unwrap();
         assert_eq!(ds.table.names(), vec!["age"]);
         assert!(ds.table.column("pid").is_err());
-        assert_eq!(ds.truth.column("pid").unwrap().text(0).unwrap(), "a");
+        assert_eq!(ds.truth_column("pid").unwrap().text(0).unwrap(), "a");
         let mut t = ds.table.clone();
         assert!(t.set_role("age", Role::Truth).is_err());
     }

@@ -38,7 +38,7 @@ mod with_parquet {
 
     fn describe(ds: &intruder_data::Dataset) -> String {
         let mut s = String::new();
-        for c in ds.table.columns().iter().chain(ds.truth.columns()) {
+        for c in ds.all_columns() {
             s += &format!(
                 "{} {:?} {:?} {:?} {:?}\n",
                 c.name(),
@@ -68,7 +68,7 @@ mod with_parquet {
         assert_eq!(&std::fs::read(&p).unwrap()[..4], b"PAR1");
         let back = load(&p, &Input::default()).unwrap();
         assert_eq!(describe(&back), describe(&ds));
-        assert_eq!(back.truth.column("pid").unwrap().text(1).unwrap(), "p2");
+        assert_eq!(back.truth_column("pid").unwrap().text(1).unwrap(), "p2");
         // Command-line roles still apply over the schema stored in the file.
         let back = load(
             &p,

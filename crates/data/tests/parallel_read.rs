@@ -14,7 +14,7 @@ fn describe(r: &Result<Dataset, DataError>) -> String {
         Err(e) => format!("error: {e}"),
         Ok(ds) => {
             let mut s = format!("source {:?}\n", ds.table.source());
-            for c in ds.table.columns().iter().chain(ds.truth.columns()) {
+            for c in ds.all_columns() {
                 s += &format!(
                     "{} {:?} {:?} missing={:?}\n  {:?}\n",
                     c.name(),

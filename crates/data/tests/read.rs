@@ -118,7 +118,7 @@ fn truth_columns_leave_the_table() {
     )
     .unwrap();
     assert_eq!(ds.table.names(), vec!["age"]);
-    assert_eq!(ds.truth.column("pid").unwrap().text(1).unwrap(), "p2");
+    assert_eq!(ds.truth_column("pid").unwrap().text(1).unwrap(), "p2");
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //!
 //! # Design
 //! - A configured method is a [`Defence`]: it takes a `&Table` (never the ground truth, which
-//!   lives in [`intruder_data::Truth`]) and a seeded [`ChaCha20Rng`], and returns a [`Masked`]
+//!   is set apart when a file is loaded and read only by the evaluator's crate, `intruder-eval`,
+//!   which this crate does not depend on) and a seeded [`ChaCha20Rng`], and returns a [`Masked`]
 //!   table. Parameters are a type apart, declared once with the shared parameter layer
 //!   ([`intruder_data::params`]) and read and validated by the method's entry in [`DEFENCES`]
 //!   before any work; every problem is reported at once with its path (`step[2].k: …`).
@@ -17,8 +18,8 @@
 //!   byte-identical for the same seed and input whatever the number of threads.
 //! - [`Pipeline::run`] returns the masked table and a [`ChangeLog`]: which cells and records each
 //!   step changed, how many cells it suppressed, and the kept row indices (into the input) when
-//!   rows were removed or sampled, so the caller can subset the truth with
-//!   [`intruder_data::Truth::take`]. [`ChangeLog::record_numbers`] is the same log with 1-based
+//!   rows were removed or sampled, so the caller can subset the truth with them
+//!   (`intruder_eval::Labelled::mask` does it for every surface). [`ChangeLog::record_numbers`] is the same log with 1-based
 //!   record numbers, as shown to users (`intruder mask --log`).
 //!
 //! # Methods

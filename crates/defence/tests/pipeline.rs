@@ -157,10 +157,10 @@ fn truth_is_subset_with_the_kept_rows() {
     )
     .unwrap();
     let (m, log) = p.run(&ds.table, 8).unwrap();
-    let truth = ds.truth.take(&log.kept_rows);
+    let kept = ds.take(&log.kept_rows);
     assert_eq!(m.nrows(), 9, "17 kept, then round(8.5) = 9");
     assert_eq!(log.steps[0].rows_removed, vec![17, 18, 19]);
-    let pid = truth.column("pid").unwrap();
+    let pid = kept.truth_column("pid").unwrap();
     for (j, &r) in log.kept_rows.iter().enumerate() {
         assert_eq!(pid.text(j).unwrap(), ["p0", "p1", "p2", "p3", "p4"][r % 5]);
     }

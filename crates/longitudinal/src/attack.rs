@@ -16,11 +16,9 @@
 //! on the sensitive values, so a [`PreparedAttack`] is linked once and re-scored for every
 //! masked version of `y^(T)` ([`PreparedAttack::score`]).
 
-use intruder_attack::{
-    Attack, EvalOptions, ExactMatch, FollowLink, KeyMap, Knowledge, Linkage, MissingPolicy,
-    Sensitive, TruthIds, evaluate,
-};
-use intruder_data::{Column, Role, Table, Truth};
+use intruder_attack::{Attack, ExactMatch, FollowLink, KeyMap, Linkage, MissingPolicy};
+use intruder_data::{Column, Role, Table};
+use intruder_eval::{EvalOptions, Labelled, Sensitive, Truth, TruthIds, evaluate};
 use serde::{Deserialize, Serialize};
 
 use crate::error::PanelError;
@@ -171,10 +169,8 @@ pub struct PreparedAttack {
     sensitive: String,
     targets: Vec<usize>,
     pool: Vec<usize>,
-    intruder: Table,
-    intruder_truth: Truth,
-    released: Table,
-    released_truth: Truth,
+    intruder: Labelled,
+    released: Labelled,
     linkage: Linkage,
 }
 
@@ -306,12 +302,15 @@ impl PreparedAttack {
         rcols.push(Column::float(sensitive.clone(), Role::Sensitive, &pool_y));
         let released = Table::new(wave_t_file, rcols)?;
         let released_truth = Truth::new(vec![row_ids(RECORD, &pool_rows)]);
-        let knowledge = Knowledge::new(&intruder, keys)?;
+        let intruder = Labelled::new(intruder, intruder_truth)?;
+        let released = Labelled::new(released, released_truth)?;
+        let knowledge = intruder.knowledge(keys)?;
+        let released_table = released.table();
         let linkage = match mode {
-            Mode::Link => FollowLink.link(&knowledge, &released, 0)?.linkage,
+            Mode::Link => FollowLink.link(&knowledge, released_table, 0)?.linkage,
             Mode::Match => {
                 ExactMatch::new(MissingPolicy::Listwise)
-                    .link(&knowledge, &released, 0)?
+                    .link(&knowledge, released_table, 0)?
                     .linkage
             }
         };
@@ -322,9 +321,7 @@ impl PreparedAttack {
             targets,
             pool: pool_rows,
             intruder,
-            intruder_truth,
             released,
-            released_truth,
             linkage,
         })
     }
@@ -347,13 +344,16 @@ impl PreparedAttack {
                 "tolerance {tolerance}: expected a positive number (Mitra: 0.05)"
             )]));
         }
-        let mut released = self.released.clone();
         let v: Vec<Option<f64>> = self
             .pool
             .iter()
             .map(|&i| released_y.get(i).copied().filter(|x| !x.is_nan()))
             .collect();
-        released.replace(Column::float(self.sensitive.clone(), Role::Sensitive, &v))?;
+        let released = self.released.clone().map_cells(|t| {
+            let mut t = t.clone();
+            t.replace(Column::float(self.sensitive.clone(), Role::Sensitive, &v))?;
+            Ok(t)
+        })?;
         let opts = EvalOptions {
             truth: Some(TruthIds {
                 intruder: TARGET.into(),
@@ -367,14 +367,7 @@ impl PreparedAttack {
             threshold: None,
             seed: 0,
         };
-        let ev = evaluate(
-            &self.linkage,
-            &self.intruder,
-            &self.intruder_truth,
-            &released,
-            &self.released_truth,
-            &opts,
-        )?;
+        let ev = evaluate(&self.linkage, &self.intruder, &released, &opts)?;
         let records: Vec<TargetResult> = ev
             .records
             .iter()

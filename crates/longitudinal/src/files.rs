@@ -54,14 +54,14 @@ pub struct PanelFiles {
 }
 
 fn has_column(ds: &Dataset, name: &str) -> bool {
-    ds.table.position(name).is_some() || ds.truth.column(name).is_some()
+    ds.table.position(name).is_some() || ds.truth_column(name).is_some()
 }
 
 fn find_column(ds: &Dataset, name: &str) -> Option<Column> {
     ds.table
         .position(name)
         .map(|p| ds.table.columns()[p].clone())
-        .or_else(|| ds.truth.column(name).cloned())
+        .or_else(|| ds.truth_column(name).cloned())
 }
 
 fn read_wave(w: &WaveInput) -> Result<(Dataset, WaveFile), PanelError> {
@@ -144,7 +144,7 @@ impl PanelFiles {
             .table
             .position(name)
             .map(|p| &ds.table.columns()[p])
-            .or_else(|| ds.truth.column(name));
+            .or_else(|| ds.truth_column(name));
         col.and_then(|c| c.text(row))
             .map(|t| t.into_owned())
             .unwrap_or_default()

@@ -20,7 +20,7 @@
 //! - Matching and scoring are not re-implemented: the intruder's knowledge becomes a
 //!   [`intruder_data::Table`] (one row per split household: its keys as known from the waves
 //!   named, or its wave-`T−1` link) and `intruder_attack::ExactMatch` / `FollowLink` link it to
-//!   wave `T`; `intruder_attack::evaluate` scores it against the ground truth (which target is
+//!   wave `T`; `intruder_eval::evaluate` scores it against the ground truth (which target is
 //!   which wave-`T` record, and its original `y^(T)`), which the attack never sees.
 //! - The candidate sets depend only on the keys, which no defence here alters, so an attack is
 //!   linked once ([`PreparedAttack`]) and re-scored for every altered `y^(T)`.

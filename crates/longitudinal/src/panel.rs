@@ -167,11 +167,11 @@ pub(crate) fn wave_column<'a>(ds: &'a Dataset, name: &str) -> Result<&'a Column,
     if let Some(c) = ds.table.position(name).map(|p| &ds.table.columns()[p]) {
         return Ok(c);
     }
-    if let Some(c) = ds.truth.column(name) {
+    if let Some(c) = ds.truth_column(name) {
         return Ok(c);
     }
     let mut names: Vec<String> = ds.table.names().iter().map(|s| s.to_string()).collect();
-    names.extend(ds.truth.columns().iter().map(|c| c.name().to_string()));
+    names.extend(ds.truth.iter().map(|c| c.name().to_string()));
     Err(PanelError::Column {
         file: file(ds),
         column: name.to_string(),

@@ -25,6 +25,7 @@ use intruder_data::params::{
     self, ColumnSet, MethodDoc, ParamError, ParamKind, ParamSpec, Problem, ReadContext,
 };
 use intruder_data::{Dataset, Input, Kind, ReadOptions, Role, Schema, Table, read_csv};
+use intruder_eval::Labelled;
 
 mod arrow_in;
 mod arrow_out;
@@ -390,7 +391,7 @@ fn named_columns(table: &toml::Table, specs: &[&[ParamSpec]]) -> Vec<String> {
 }
 
 fn table_of(ds: &Dataset) -> Result<ArrowTable> {
-    let cols = ds.table.columns().iter().chain(ds.truth.columns());
+    let cols = ds.all_columns();
     Ok(ArrowTable::new(arrow_out::columns_batch(
         cols,
         ds.table.nrows(),
@@ -578,10 +579,10 @@ fn mask_impl(
     let (table, log) = pipeline
         .run(&ds.table, seed)
         .with_context(|| format!("masking {}", src.label()))?;
-    let masked = Dataset {
-        table,
-        truth: ds.truth.take(&log.kept_rows),
-    };
+    // The truth columns follow the kept rows, whatever the pipeline did to the records.
+    let masked = intruder_eval::Labelled::from_dataset(ds)
+        .mask(table, &log.kept_rows)?
+        .into_dataset();
     let log_json = json!({
         "tool": format!("intruder {}", env!("CARGO_PKG_VERSION")),
         "seed": seed,
@@ -637,11 +638,11 @@ type AttackOut = (String, ArrowTable, ArrowTable, Vec<String>);
 
 fn truth_ids(
     a: &TruthArgs,
-    intruder: &Dataset,
-    released: &Dataset,
-) -> Option<intruder_attack::TruthIds> {
-    let names = |d: &Dataset| -> Vec<String> {
-        let cols = d.truth.columns().iter().map(|c| c.name().to_string());
+    intruder: &Labelled,
+    released: &Labelled,
+) -> Option<intruder_eval::TruthIds> {
+    let names = |d: &Labelled| -> Vec<String> {
+        let cols = d.truth().columns().iter().map(|c| c.name().to_string());
         cols.filter(|n| Some(n) != a.sensitive_truth.as_ref())
             .collect()
     };
@@ -649,7 +650,7 @@ fn truth_ids(
     fn refs(v: &[String]) -> Vec<&str> {
         v.iter().map(String::as_str).collect()
     }
-    intruder_attack::TruthIds::choose(
+    intruder_eval::TruthIds::choose(
         a.truth.as_deref(),
         a.truth_intruder.as_deref(),
         a.truth_released.as_deref(),
@@ -685,7 +686,7 @@ fn candidates_batch(linkage: &intruder_attack::Linkage) -> Result<RecordBatch> {
     Ok(arrow_out::batch(fields, arrays, n)?)
 }
 
-fn evaluation_batch(ev: &intruder_attack::Evaluation) -> Result<RecordBatch> {
+fn evaluation_batch(ev: &intruder_eval::Evaluation) -> Result<RecordBatch> {
     let r = &ev.records;
     let one = |v: Option<usize>| v.map(|x| x as i64 + 1);
     let fields = vec![
@@ -737,7 +738,8 @@ fn attack_impl(
     ischema: &Option<SchemaArg>,
     rschema: &Option<SchemaArg>,
 ) -> Result<AttackOut> {
-    use intruder_attack::{ATTACK_COMMON, Knowledge, configure, evaluate, twin_rows};
+    use intruder_attack::{ATTACK_COMMON, configure};
+    use intruder_eval::{EvalOptions, evaluate, twin_rows};
     if !table.contains_key("method") {
         table.insert("method".into(), "exact".into());
     }
@@ -762,10 +764,15 @@ fn attack_impl(
         .collect();
     let (intruder, _) = isrc.load(ischema, &itruth, None)?;
     let (released, _) = rsrc.load(rschema, &rtruth, None)?;
+    let (intruder, released) = (
+        Labelled::from_dataset(intruder),
+        Labelled::from_dataset(released),
+    );
 
     // Keys: given, else the linkage specification's, else the schema's key columns.
     if configured.key_names(&[]).is_none() {
-        params::fill_from_roles(&mut table, &[ATTACK_COMMON], &ColumnSet::of(&intruder));
+        let columns = ColumnSet::of_parts(intruder.table(), intruder.truth().columns());
+        params::fill_from_roles(&mut table, &[ATTACK_COMMON], &columns);
         configured =
             configure(&table, "", ReadContext::default()).map_err(|p| problems(surface, p))?;
         warnings = warnings_text(&configured.warnings);
@@ -792,35 +799,22 @@ fn attack_impl(
         );
     }
     let twins: Option<Vec<usize>> = match (&truth, configured.common.twins_only) {
-        (Some(tr), true) => Some(twin_rows(
-            &intruder.table,
-            &intruder.truth,
-            &released.table,
-            &released.truth,
-            tr,
-        )?),
+        (Some(tr), true) => Some(twin_rows(&intruder, &released, tr)?),
         (None, true) => {
             bail!("twins_only needs the truth ids (truth=, or truth_intruder= and truth_released=)")
         }
         _ => None,
     };
-    let restricted = twins.as_ref().map(|rows| released.table.take(rows));
-    let attacked = restricted.as_ref().unwrap_or(&released.table);
-    let knowledge = Knowledge::new(&intruder.table, keys.clone())?;
+    let restricted = twins.as_ref().map(|rows| released.table().take(rows));
+    let attacked = restricted.as_ref().unwrap_or(released.table());
+    let knowledge = intruder.knowledge(keys.clone())?;
     let linked = configured.attack.link(&knowledge, attacked, seed)?;
     let mut linkage = linked.linkage;
     if let Some(rows) = &twins {
-        linkage.remap_rows(rows, released.table.nrows());
+        linkage.remap_rows(rows, released.nrows());
     }
-    let opts = configured.eval_options(truth, t.sensitive_truth.clone(), seed);
-    let mut ev = evaluate(
-        &linkage,
-        &intruder.table,
-        &intruder.truth,
-        &released.table,
-        &released.truth,
-        &opts,
-    )?;
+    let opts = EvalOptions::for_attack(&configured, truth, t.sensitive_truth.clone(), seed);
+    let mut ev = evaluate(&linkage, &intruder, &released, &opts)?;
     if let Some(rows) = &twins {
         ev.notes
             .push(("twins_only_released_records".into(), rows.len() as f64));

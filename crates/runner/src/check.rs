@@ -21,8 +21,9 @@ fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
 /// Every problem of the experiment against its loaded data.
 pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> {
     let mut out = Vec::new();
-    let released = ColumnSet::of(&data.released);
-    let source = ColumnSet::of(data.source());
+    let of = |l: &intruder_eval::Labelled| ColumnSet::of_parts(l.table(), l.truth().columns());
+    let released = of(&data.released);
+    let source = of(data.source());
     let d = &exp.data;
 
     // Truth columns (they carry the truth role after loading).
@@ -38,12 +39,12 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
         ("data.released_where", &data.released),
         ("data.intruder_where", data.source()),
     ] {
-        if ds.table.nrows() == 0 {
+        if ds.nrows() == 0 {
             out.push(problem(
                 key,
                 format!(
                     "{}: no record is left (after the filter, if any)",
-                    ds.table.source().display()
+                    ds.table().source().display()
                 ),
             ));
         }

@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use intruder_data::{Dataset, Input, Role};
+use intruder_data::{Input, Role};
+use intruder_eval::Labelled;
 
 use crate::RunnerError;
 use crate::hash::{Fnv, VERSION, fnv1a, hash_file};
@@ -15,15 +16,15 @@ use crate::spec::{DataSource, Experiment};
 /// from another file, that file.
 #[derive(Debug)]
 pub struct Loaded {
-    /// The file that is masked and released (unmasked here).
-    pub released: Dataset,
-    /// The intruder's source file, when it is not the released file.
-    pub source: Option<Dataset>,
+    /// The file that is masked and released (unmasked here), with its truth.
+    pub released: Labelled,
+    /// The intruder's source file, when it is not the released file, with its truth.
+    pub source: Option<Labelled>,
 }
 
 impl Loaded {
     /// The intruder's source.
-    pub fn source(&self) -> &Dataset {
+    pub fn source(&self) -> &Labelled {
         self.source.as_ref().unwrap_or(&self.released)
     }
 }
@@ -146,47 +147,26 @@ fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {
             schema: schema.clone(),
             ..Input::default()
         };
-        match intruder_data::load(path, &input.clone().with_role(&[truth], Role::Truth)) {
-            // A truth column the file lacks is reported by the check with its key
-            // (`data.truth`), together with every other problem.
-            Err(intruder_data::DataError::UnknownColumn { name, .. }) if name == truth => {
-                intruder_data::load(path, &input)
-            }
-            other => other,
-        }
+        let loaded =
+            match intruder_data::load(path, &input.clone().with_role(&[truth], Role::Truth)) {
+                // A truth column the file lacks is reported by the check with its key
+                // (`data.truth`), together with every other problem.
+                Err(intruder_data::DataError::UnknownColumn { name, .. }) if name == truth => {
+                    intruder_data::load(path, &input)
+                }
+                other => other,
+            };
+        loaded.map(Labelled::from_dataset)
     };
     let (rel_path, rel_schema) = &fs[0];
     let released = read(rel_path, rel_schema, &d.truth)?;
     let source = match fs.get(1) {
-        Some((p, s)) => Some(filter(read(p, s, &d.truth_intruder)?, &d.intruder_where)?),
-        None if !d.intruder_where.is_empty() || d.truth_intruder != d.truth => Some(filter(
-            read(rel_path, rel_schema, &d.truth_intruder)?,
-            &d.intruder_where,
-        )?),
+        Some((p, s)) => Some(read(p, s, &d.truth_intruder)?.filter(&d.intruder_where)?),
+        None if !d.intruder_where.is_empty() || d.truth_intruder != d.truth => {
+            Some(read(rel_path, rel_schema, &d.truth_intruder)?.filter(&d.intruder_where)?)
+        }
         None => None,
     };
-    let released = filter(released, &d.released_where)?;
+    let released = released.filter(&d.released_where)?;
     Ok(Loaded { released, source })
-}
-
-/// The records whose columns equal the given values (as text); truth columns may be named.
-fn filter(ds: Dataset, conds: &[(String, String)]) -> Result<Dataset, RunnerError> {
-    if conds.is_empty() {
-        return Ok(ds);
-    }
-    let mut cols = Vec::new();
-    for (name, value) in conds {
-        let c = match ds.truth.column(name) {
-            Some(c) => c,
-            None => ds.table.column(name)?,
-        };
-        cols.push((c, value));
-    }
-    let rows: Vec<usize> = (0..ds.table.nrows())
-        .filter(|&i| {
-            cols.iter()
-                .all(|(c, v)| c.text(i).is_some_and(|t| t == v.as_str()))
-        })
-        .collect();
-    Ok(ds.take(&rows))
 }

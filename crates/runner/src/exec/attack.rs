@@ -1,7 +1,7 @@
 //! Step 4 of a run: every attack on the released file, scored by the evaluator.
 
-use intruder_attack::{KeyMap, Knowledge, TruthIds, evaluate, twin_rows};
-use intruder_data::{Table, Truth};
+use intruder_attack::KeyMap;
+use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate};
 
 use super::ORIGINAL_SUFFIX;
 use crate::RunnerError;
@@ -13,10 +13,8 @@ use crate::spec::Experiment;
 pub(super) fn run_attacks(
     exp: &Experiment,
     run: &Run,
-    intruder: &Table,
-    intruder_truth: &Truth,
-    masked: &Table,
-    masked_truth: &Truth,
+    intruder: &Labelled,
+    masked: &Labelled,
 ) -> Result<Vec<AttackRecord>, RunnerError> {
     let truth_ids = TruthIds {
         intruder: exp.data.truth_intruder.clone(),
@@ -26,23 +24,29 @@ pub(super) fn run_attacks(
     for a in &exp.attacks {
         let seed = derive_seed(exp.seed, &run.key, &format!("attack-{}", a.name));
         let keys = KeyMap::with_map(&a.keys, &a.key_map)?;
-        let (rel, rel_truth) = if a.twins_only {
-            let keep = twin_rows(intruder, intruder_truth, masked, masked_truth, &truth_ids)?;
-            (masked.take(&keep), masked_truth.take(&keep))
+        let twins;
+        let rel = if a.twins_only {
+            twins = masked.twins_only(intruder, &truth_ids)?;
+            &twins
         } else {
-            (masked.clone(), masked_truth.clone())
+            masked
         };
-        // The attack sees the intruder's key columns only.
-        let knowledge = Knowledge::new(intruder, keys)?;
-        let linkage = a.configured.attack.link(&knowledge, &rel, seed)?.linkage;
-        let opts = a.configured.eval_options(
+        // The attack sees the intruder's key columns and the released table only.
+        let knowledge = intruder.knowledge(keys)?;
+        let linkage = a
+            .configured
+            .attack
+            .link(&knowledge, rel.table(), seed)?
+            .linkage;
+        let opts = EvalOptions::for_attack(
+            &a.configured,
             Some(truth_ids.clone()),
             a.sensitive
                 .as_ref()
                 .map(|s| format!("{s}{ORIGINAL_SUFFIX}")),
             derive_seed(exp.seed, &run.key, &format!("ties-{}", a.name)),
         );
-        let ev = evaluate(&linkage, intruder, intruder_truth, &rel, &rel_truth, &opts)?;
+        let ev = evaluate(&linkage, intruder, rel, &opts)?;
         let rec = &ev.records;
         // The evaluator's rule for a declared link (`evaluate`): a chosen candidate whose best
         // score reaches the threshold; checked against its `declared` count below.

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use intruder_data::{Bitmap, Column, Table, Truth};
+use intruder_data::{Bitmap, Column, Table};
 use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha20Rng;
@@ -94,7 +94,7 @@ fn run_inner(
     //    depends on the replicate only, so every setting faces the same intruder (common random
     //    numbers across settings).
     let src = data.source();
-    let n_src = src.table.nrows();
+    let n_src = src.nrows();
     let m = match exp.scenario.intruder_n {
         Some(k) => (k as usize).min(n_src),
         None => ((exp.scenario.known * n_src as f64).round() as usize).min(n_src),
@@ -102,20 +102,19 @@ fn run_inner(
     let mut rng = ChaCha20Rng::seed_from_u64(derive_seed(exp.seed, &rep_key, "intruder"));
     let mut rows = sample(&mut rng, n_src, m).into_vec();
     rows.sort_unstable();
-    let mut intruder = src.table.take(&rows);
-    let mut truth_cols: Vec<Column> = src.truth.take(&rows).columns().to_vec();
+    let mut intruder = src.take(&rows);
+    // The true original value of each sensitive variable, kept in the intruder's truth before
+    // measurement error can change it (the attack never sees it: it gets the key columns).
     let mut sens_done = HashSet::new();
     for a in &exp.attacks {
         if let Some(s) = &a.sensitive
             && sens_done.insert(s.clone())
         {
-            let c = src.table.column(s)?.take(&rows);
-            let mut c2 = c.clone();
-            c2.rename(format!("{s}{ORIGINAL_SUFFIX}"));
-            truth_cols.push(c2);
+            let mut c = intruder.table().column(s)?.clone();
+            c.rename(format!("{s}{ORIGINAL_SUFFIX}"));
+            intruder = intruder.with_truth(c)?;
         }
     }
-    let mut intruder_truth = Truth::new(truth_cols);
     // 2. Measurement error on the intruder's copy (truth untouched).
     for (i, step) in exp.scenario.error.iter().enumerate() {
         let seed = derive_seed(exp.seed, &rep_key, &format!("error-{i}"));
@@ -127,27 +126,25 @@ fn run_inner(
                 .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)))
                 .unwrap_or(0.0);
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
-            intruder = blank(&intruder, &cols, p, &mut rng)?;
+            let blanked = blank(intruder.table(), &cols, p, &mut rng)?;
+            intruder = intruder.map_cells(|_| Ok(blanked))?;
         } else {
             let pipe = intruder_defence::Pipeline::single(
                 &step.method,
                 step.params.clone(),
                 &format!("scenario.error[{}]", i + 1),
             )?;
-            let (t, log) = pipe.run(&intruder, seed)?;
-            if t.nrows() != intruder.nrows() {
-                intruder_truth = intruder_truth.take(&log.kept_rows);
-            }
-            intruder = t;
+            let (t, log) = pipe.run(intruder.table(), seed)?;
+            intruder = intruder.mask(t, &log.kept_rows)?;
         }
     }
-    // 3. Masking.
+    // 3. Masking: the truth follows the defence's kept rows, whatever it did to the records.
     let pipeline = setting.pipeline()?;
-    let (masked, log) = pipeline.run(
-        &data.released.table,
+    let (masked_table, log) = pipeline.run(
+        data.released.table(),
         derive_seed(exp.seed, &run.key, "defence"),
     )?;
-    let masked_truth = data.released.truth.take(&log.kept_rows);
+    let masked = data.released.mask(masked_table, &log.kept_rows)?;
     // The intruder knows the published categories: deterministic recodings of the release are
     // applied to the intruder's copy too (scenario.align).
     if exp.scenario.align {
@@ -160,7 +157,7 @@ fn run_inner(
                 continue;
             }
             let cols = step_variables(step);
-            if cols.is_empty() || cols.iter().any(|c| intruder.position(c).is_none()) {
+            if cols.is_empty() || cols.iter().any(|c| intruder.table().position(c).is_none()) {
                 continue;
             }
             let mut params = step.clone();
@@ -170,7 +167,8 @@ fn run_inner(
                 params,
                 &format!("{} step {} (aligned)", setting.label, i + 1),
             )?;
-            intruder = pipe.run(&intruder, 0)?.0;
+            let (t, log) = pipe.run(intruder.table(), 0)?;
+            intruder = intruder.mask(t, &log.kept_rows)?;
         }
     }
     let masking = MaskingRecord {
@@ -181,12 +179,11 @@ fn run_inner(
         records_changed: log.records_changed,
     };
     // 4. Attacks.
-    let attacks =
-        attack::run_attacks(exp, run, &intruder, &intruder_truth, &masked, &masked_truth)?;
+    let attacks = attack::run_attacks(exp, run, &intruder, &masked)?;
     // 5. Risk.
-    let risk = risk::run_risk(exp, &masked, &src.table)?;
+    let risk = risk::run_risk(exp, masked.table(), src.table())?;
     // 6. Utility.
-    let utility = utility::run_utility(exp, &data.released.table, &masked, &log.kept_rows)?;
+    let utility = utility::run_utility(exp, data.released.table(), masked.table(), &log.kept_rows)?;
     Ok(RunRecord {
         run: run.id.clone(),
         key: run.key.clone(),

@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use intruder_attack::KeyMap;
+use intruder_eval::Labelled;
 
 /// Mitra Fig. 2: released wave-2 rows (area, bedrooms, wealth); the true household is the 15000 row.
 const RELEASED_E: &str = "hh,area,bedrooms,wealth
@@ -136,8 +137,8 @@ fn ties_are_counted_not_hidden() {
     // Over many seeds the draw picks each tied candidate, and the count of tie-breaks is reported.
     let mut hits = 0;
     for seed in 0..64 {
-        let opts = intruder_attack::EvalOptions {
-            truth: Some(intruder_attack::TruthIds {
+        let opts = intruder_eval::EvalOptions {
+            truth: Some(intruder_eval::TruthIds {
                 intruder: "id".into(),
                 released: "id".into(),
             }),
@@ -145,8 +146,13 @@ fn ties_are_counted_not_hidden() {
             threshold: None,
             seed,
         };
-        let e =
-            intruder_attack::evaluate(&l, &i.table, &i.truth, &r.table, &r.truth, &opts).unwrap();
+        let e = intruder_eval::evaluate(
+            &l,
+            &Labelled::from_dataset(i.clone()),
+            &Labelled::from_dataset(r.clone()),
+            &opts,
+        )
+        .unwrap();
         hits += e.correct_matches;
         assert_eq!(e.correct_by_tie_break, e.correct_matches);
     }

@@ -10,9 +10,10 @@
 use std::io::Write;
 use std::time::Instant;
 
-use intruder_attack::{EvalOptions, KeyMap, Knowledge, TruthIds, configure, evaluate};
+use intruder_attack::{KeyMap, configure};
 use intruder_data::params::ReadContext;
 use intruder_data::{ReadOptions, Role, read_csv};
+use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate};
 
 /// CPU seconds (user + system) of this process so far, from /proc/self/stat (Linux; 0 elsewhere).
 fn cpu_seconds() -> f64 {
@@ -37,8 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let keys: Vec<&str> = keys.split(',').collect();
     let opts = ReadOptions::default().with_role(&[truth.as_str()], Role::Truth);
     let t0 = Instant::now();
-    let i = read_csv(ipath.as_ref(), &opts)?;
-    let r = read_csv(rpath.as_ref(), &opts)?;
+    let i = Labelled::from_dataset(read_csv(ipath.as_ref(), &opts)?);
+    let r = Labelled::from_dataset(read_csv(rpath.as_ref(), &opts)?);
     let load = t0.elapsed().as_secs_f64();
     let mut params = toml::Table::new();
     params.insert("method".into(), method.as_str().into());
@@ -50,18 +51,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .join("; ")
         })?
         .attack;
-    let knowledge = Knowledge::new(&i.table, KeyMap::same(&keys)?)?;
+    let knowledge = i.knowledge(KeyMap::same(&keys)?)?;
     let (t1, c1) = (Instant::now(), cpu_seconds());
-    let linkage = attack.link(&knowledge, &r.table, 0)?.linkage;
+    let linkage = attack.link(&knowledge, r.table(), 0)?.linkage;
     let link = t1.elapsed().as_secs_f64();
     let link_cpu = cpu_seconds() - c1;
     let t2 = Instant::now();
     let ev = evaluate(
         &linkage,
-        &i.table,
-        &i.truth,
-        &r.table,
-        &r.truth,
+        &i,
+        &r,
         &EvalOptions {
             truth: Some(TruthIds {
                 intruder: truth.clone(),
@@ -83,8 +82,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{{\"method\":\"{method}\",\"threads\":{},\"intruder\":{},\"released\":{},\"keys\":{},\"load_s\":{load:.3},\"attack_s\":{link:.3},\"attack_cpu_s\":{link_cpu:.2},\"evaluate_s\":{eval:.3},\"correct_match_rate\":{},\"expected_correct\":{:.3},\"in_candidates\":{}}}",
         rayon::current_num_threads(),
-        i.table.nrows(),
-        r.table.nrows(),
+        i.nrows(),
+        r.nrows(),
         keys.len(),
         ev.correct_match_rate.unwrap_or(f64::NAN),
         ev.expected_correct,

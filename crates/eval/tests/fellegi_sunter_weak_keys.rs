@@ -7,10 +7,9 @@
 #![allow(clippy::field_reassign_with_default)]
 
 use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams, LinkageSpec, Training};
-use intruder_attack::{
-    Attack, EvalOptions, ExactMatch, KeyMap, Knowledge, MissingPolicy, TruthIds, evaluate,
-};
+use intruder_attack::{Attack, ExactMatch, KeyMap, Knowledge, MissingPolicy};
 use intruder_data::{Dataset, ReadOptions, Role, read_csv_from};
+use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -118,10 +117,15 @@ fn rate(l: &intruder_attack::Linkage, a: &Dataset, b: &Dataset) -> f64 {
         threshold: None,
         seed: 1,
     };
-    evaluate(l, &a.table, &a.truth, &b.table, &b.truth, &opts)
-        .unwrap()
-        .correct_match_rate
-        .unwrap()
+    evaluate(
+        l,
+        &Labelled::from_dataset(a.clone()),
+        &Labelled::from_dataset(b.clone()),
+        &opts,
+    )
+    .unwrap()
+    .correct_match_rate
+    .unwrap()
 }
 
 #[test]

@@ -9,52 +9,17 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
+use intruder_attack::{AttackError, Configured, Linkage, ParamError};
 use intruder_data::numeric::stores_numbers;
 use intruder_data::report::{Figure, Report, Unit};
-use intruder_data::{Column, Table, Truth, write_atomically};
+use intruder_data::write_atomically;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
-use crate::error::{AttackError, ParamError};
-use crate::linkage::Linkage;
+use crate::labelled::{Labelled, TruthIds};
 
-/// Default tolerance of attribute disclosure (Mitra: 5%).
-pub const DEFAULT_TOLERANCE: f64 = 0.05;
-
-/// Which truth columns identify persons in each file.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TruthIds {
-    /// Truth column of the intruder's file.
-    pub intruder: String,
-    /// Truth column of the released file.
-    pub released: String,
-}
-
-impl TruthIds {
-    /// The truth ids a user means: `both` names the column of both files; otherwise `intruder`
-    /// and `released` name one each; otherwise the single truth column the two files share
-    /// (`intruder_truth`, `released_truth`: their truth columns, apart from a sensitive
-    /// variable's true value). `None` when that is not decided.
-    pub fn choose(
-        both: Option<&str>,
-        intruder: Option<&str>,
-        released: Option<&str>,
-        intruder_truth: &[&str],
-        released_truth: &[&str],
-    ) -> Option<TruthIds> {
-        let ids = |i: &str, r: &str| TruthIds {
-            intruder: i.to_string(),
-            released: r.to_string(),
-        };
-        match (both, intruder, released) {
-            (Some(t), _, _) => Some(ids(t, t)),
-            (None, Some(i), Some(r)) => Some(ids(i, r)),
-            _ => (intruder_truth.len() == 1 && released_truth == intruder_truth)
-                .then(|| ids(intruder_truth[0], intruder_truth[0])),
-        }
-    }
-}
+pub use intruder_attack::DEFAULT_TOLERANCE;
 
 /// A sensitive variable to score attribute disclosure on.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -79,6 +44,36 @@ pub struct EvalOptions {
     pub threshold: Option<f64>,
     /// Seed of the tie-break among tied best candidates.
     pub seed: u64,
+}
+
+impl EvalOptions {
+    /// What the evaluator is asked for a configured attack: the truth ids, attribute disclosure
+    /// on the attack's `sensitive` variable against the intruder's truth column
+    /// `sensitive_truth` (when both are known) with its `tolerance`, links declared at the
+    /// attack's [`declared_threshold`](intruder_attack::Attack::declared_threshold), ties broken
+    /// with `seed`.
+    pub fn for_attack(
+        configured: &Configured,
+        truth: Option<TruthIds>,
+        sensitive_truth: Option<String>,
+        seed: u64,
+    ) -> EvalOptions {
+        EvalOptions {
+            truth,
+            sensitive: configured
+                .common
+                .sensitive
+                .clone()
+                .zip(sensitive_truth)
+                .map(|(released, truth)| Sensitive {
+                    released,
+                    truth,
+                    tolerance: configured.common.tolerance,
+                }),
+            threshold: configured.attack.declared_threshold(),
+            seed,
+        }
+    }
 }
 
 /// One point of the precision–recall curve.
@@ -201,60 +196,16 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
-fn truth_column<'a>(
-    truth: &'a Truth,
-    table: &Table,
-    name: &str,
-) -> Result<&'a Column, AttackError> {
-    truth.column(name).ok_or_else(|| AttackError::MissingTruth {
-        file: table.source().display().to_string(),
-        name: name.to_string(),
-        available: if truth.is_empty() {
-            "none".into()
-        } else {
-            truth
-                .columns()
-                .iter()
-                .map(|c| c.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        },
-    })
-}
-
-/// The released rows (0-based, in file order) whose person has a twin in the intruder's file,
-/// by equal truth ids: the "twins only" search space (Bender et al.'s response knowledge: the
-/// intruder knows who answered both surveys). It reads the ground truth, so it lives here next
-/// to the evaluator and is applied before the attack by every surface (the CLI's
-/// `--twins-only`, the runner's `twins_only = true`); the attack only sees the released records
-/// it leaves.
-pub fn twin_rows(
-    intruder: &Table,
-    intruder_truth: &Truth,
-    released: &Table,
-    released_truth: &Truth,
-    ids: &TruthIds,
-) -> Result<Vec<usize>, AttackError> {
-    let ic = truth_column(intruder_truth, intruder, &ids.intruder)?;
-    let rc = truth_column(released_truth, released, &ids.released)?;
-    let have: std::collections::HashSet<String> = (0..ic.len())
-        .filter_map(|i| ic.text(i).map(|s| s.into_owned()))
-        .collect();
-    Ok((0..rc.len())
-        .filter(|&j| rc.text(j).is_some_and(|s| have.contains(s.as_ref())))
-        .collect())
-}
-
-/// Scores `linkage` against the ground truth. `intruder`/`released` are the tables the attack
-/// was run on (their row counts must match the linkage) and `*_truth` their ground truth.
+/// Scores `linkage` against the ground truth. `intruder`/`released` are the labelled tables
+/// the attack was run on (their row counts must match the linkage).
 pub fn evaluate(
     linkage: &Linkage,
-    intruder: &Table,
-    intruder_truth: &Truth,
-    released: &Table,
-    released_truth: &Truth,
+    intruder: &Labelled,
+    released: &Labelled,
     opts: &EvalOptions,
 ) -> Result<Evaluation, AttackError> {
+    let (intruder_truth, released_truth) = (intruder.truth(), released.truth());
+    let (intruder, released) = (intruder.table(), released.table());
     if let Some(s) = &opts.sensitive
         && !(s.tolerance.is_finite() && s.tolerance > 0.0)
     {
@@ -273,8 +224,8 @@ pub fn evaluate(
     // Twins by equal truth ids.
     let mut twin: Vec<Option<usize>> = vec![None; ni];
     if let Some(ids) = &opts.truth {
-        let ic = truth_column(intruder_truth, intruder, &ids.intruder)?;
-        let rc = truth_column(released_truth, released, &ids.released)?;
+        let ic = intruder_truth.require(intruder, &ids.intruder)?;
+        let rc = released_truth.require(released, &ids.released)?;
         let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rc.len());
         for j in 0..rc.len() {
             if let Some(t) = rc.text(j)
@@ -299,7 +250,7 @@ pub fn evaluate(
     let sens = match &opts.sensitive {
         Some(s) => {
             let yc = released.column(&s.released)?;
-            let tc = truth_column(intruder_truth, intruder, &s.truth)?;
+            let tc = intruder_truth.require(intruder, &s.truth)?;
             let num = stores_numbers(yc) && stores_numbers(tc);
             Some((s, yc, tc, num))
         }

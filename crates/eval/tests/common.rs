@@ -1,12 +1,10 @@
 // Shared helpers for the integration tests (not a test target itself).
 #![allow(dead_code)]
 
-use intruder_attack::{
-    Attack, EvalOptions, Evaluation, KeyMap, Knowledge, Linkage, Sensitive, TruthIds, configure,
-    evaluate,
-};
+use intruder_attack::{Attack, KeyMap, Knowledge, Linkage, configure};
 use intruder_data::params::ReadContext;
 use intruder_data::{Dataset, ReadOptions, Role, Table, read_csv_from};
+use intruder_eval::{EvalOptions, Evaluation, Labelled, Sensitive, TruthIds, evaluate};
 
 pub fn load(csv: &str, label: &str, truth: &[&str]) -> Dataset {
     let opts = ReadOptions::default().with_role(truth, Role::Truth);
@@ -52,5 +50,11 @@ pub fn eval(
         threshold: None,
         seed: 7,
     };
-    evaluate(l, &i.table, &i.truth, &r.table, &r.truth, &opts).expect("evaluation runs")
+    evaluate(
+        l,
+        &Labelled::from_dataset(i.clone()),
+        &Labelled::from_dataset(r.clone()),
+        &opts,
+    )
+    .expect("evaluation runs")
 }

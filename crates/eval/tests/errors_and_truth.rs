@@ -2,7 +2,8 @@
 
 mod common;
 use common::*;
-use intruder_attack::{AttackError, EvalOptions, KeyMap, Knowledge, TruthIds, evaluate};
+use intruder_attack::{AttackError, KeyMap, Knowledge};
+use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate};
 
 const R: &str = "pid,area,beds,sex\n1,2,5,M\n2,1,3,F\n";
 
@@ -88,7 +89,13 @@ fn truth_column_absent() {
         threshold: None,
         seed: 0,
     };
-    let err = evaluate(&l, &i.table, &i.truth, &r.table, &r.truth, &opts).unwrap_err();
+    let err = evaluate(
+        &l,
+        &Labelled::from_dataset(i.clone()),
+        &Labelled::from_dataset(r.clone()),
+        &opts,
+    )
+    .unwrap_err();
     assert!(matches!(err, AttackError::MissingTruth { .. }), "{err:?}");
     let msg = err.to_string();
     assert!(
@@ -128,15 +135,15 @@ fn bad_weight_is_a_parameter_error() {
 
 /// Compile-level: `Attack::link(&self, &Knowledge, &Table, seed)` is the only entry point of an
 /// attack, a `Knowledge` holds the intruder's key columns only, a `Table` cannot hold a truth
-/// column (`Table::new` rejects one), and `evaluate` and `twin_rows` are the only public
-/// functions of the crate taking a `Truth`. Runtime: a truth column loaded from the file is not
+/// column (`Table::new` rejects one), and the attack crate cannot name `Truth` or `Labelled`
+/// (it does not depend on this crate: `tests/dependencies.rs`). Runtime: a truth column loaded from the file is not
 /// among the columns an attack receives, and cannot be named as a key.
 #[test]
 fn attacks_cannot_see_the_truth() {
     let i = load("pid,area,beds\n1,2,5\n", "intruder.csv", &["pid"]);
     let r = load(R, "released.csv", &["pid"]);
     assert!(i.table.position("pid").is_none() && r.table.position("pid").is_none());
-    assert!(i.truth.column("pid").is_some());
+    assert!(i.truth_column("pid").is_some());
     assert!(
         i.table
             .columns()

@@ -6,10 +6,9 @@
 mod common;
 use common::*;
 use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams, LinkageSpec, MAX_U_SAMPLE};
-use intruder_attack::{
-    ATTACK_COMMON, ATTACKS, KeyMap, Knowledge, TruthIds, configure, docs, twin_rows,
-};
+use intruder_attack::{ATTACK_COMMON, ATTACKS, KeyMap, Knowledge, configure, docs};
 use intruder_data::params::{ReadContext, list_text};
+use intruder_eval::{EvalOptions, Labelled, TruthIds, twin_rows};
 use serde_json::json;
 
 const SPEC: &str = r#"
@@ -88,7 +87,7 @@ fn every_attack_builds_from_a_table_and_reports_its_parameters() {
             "threshold": -0.5
         })
     );
-    let opts = c.eval_options(None, Some("y_true".into()), 4);
+    let opts = EvalOptions::for_attack(&c, None, Some("y_true".into()), 4);
     assert_eq!(opts.threshold, Some(-0.5));
     assert_eq!(opts.seed, 4);
     let s = opts.sensitive.unwrap();
@@ -433,16 +432,25 @@ fn twins_only_rows_come_from_the_truth() {
         released: "pid".into(),
     };
     assert_eq!(
-        twin_rows(&i.table, &i.truth, &r.table, &r.truth, &ids).unwrap(),
+        twin_rows(
+            &Labelled::from_dataset(i.clone()),
+            &Labelled::from_dataset(r.clone()),
+            &ids
+        )
+        .unwrap(),
         vec![1, 3]
     );
     let bad = TruthIds {
         intruder: "pid".into(),
         released: "person".into(),
     };
-    let e = twin_rows(&i.table, &i.truth, &r.table, &r.truth, &bad)
-        .unwrap_err()
-        .to_string();
+    let e = twin_rows(
+        &Labelled::from_dataset(i.clone()),
+        &Labelled::from_dataset(r.clone()),
+        &bad,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("r.csv") && e.contains("'person'"), "{e}");
 }
 
@@ -464,13 +472,11 @@ fn links_are_declared_at_the_attack_threshold() {
     ] {
         let c = configure(&table(params), "", ReadContext::default()).unwrap();
         let l = link(c.attack.as_ref(), &i.table, &r.table, &keys, 0);
-        let ev = intruder_attack::evaluate(
+        let ev = intruder_eval::evaluate(
             &l,
-            &i.table,
-            &i.truth,
-            &r.table,
-            &r.truth,
-            &c.eval_options(ids(), None, 0),
+            &Labelled::from_dataset(i.clone()),
+            &Labelled::from_dataset(r.clone()),
+            &EvalOptions::for_attack(&c, ids(), None, 0),
         )
         .unwrap();
         assert_eq!(ev.declared, declared, "{params}");

@@ -13,9 +13,10 @@ use intruder_attack::fellegi_sunter::{
     em::{self, EmOptions, Layout},
     predict,
 };
-use intruder_attack::{Attack, AttackError, EvalOptions, KeyMap, Knowledge, TruthIds, evaluate};
+use intruder_attack::{Attack, AttackError, KeyMap, Knowledge};
 use intruder_data::Table;
 use intruder_data::{Dataset, ReadOptions, Role, read_csv_from};
+use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -554,10 +555,15 @@ fn f1(l: &intruder_attack::Linkage, a: &Dataset, b: &Dataset, threshold: Option<
         threshold,
         seed: 1,
     };
-    evaluate(l, &a.table, &a.truth, &b.table, &b.truth, &opts)
-        .unwrap()
-        .f1
-        .unwrap()
+    evaluate(
+        l,
+        &Labelled::from_dataset(a.clone()),
+        &Labelled::from_dataset(b.clone()),
+        &opts,
+    )
+    .unwrap()
+    .f1
+    .unwrap()
 }
 
 #[test]

@@ -1,0 +1,228 @@
+//! A table and its ground truth moving together: every row operation (take, filter, masking
+//! with a defence's kept rows, twins only) is applied to both, so they cannot fall out of step.
+
+use intruder_attack::{AttackError, KeyMap, Knowledge};
+use intruder_data::{Column, DataError, Dataset, Table};
+
+use crate::truth::Truth;
+
+/// Which truth columns identify persons in each file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TruthIds {
+    /// Truth column of the intruder's file.
+    pub intruder: String,
+    /// Truth column of the released file.
+    pub released: String,
+}
+
+impl TruthIds {
+    /// The truth ids a user means: `both` names the column of both files; otherwise `intruder`
+    /// and `released` name one each; otherwise the single truth column the two files share
+    /// (`intruder_truth`, `released_truth`: their truth columns, apart from a sensitive
+    /// variable's true value). `None` when that is not decided.
+    pub fn choose(
+        both: Option<&str>,
+        intruder: Option<&str>,
+        released: Option<&str>,
+        intruder_truth: &[&str],
+        released_truth: &[&str],
+    ) -> Option<TruthIds> {
+        let ids = |i: &str, r: &str| TruthIds {
+            intruder: i.to_string(),
+            released: r.to_string(),
+        };
+        match (both, intruder, released) {
+            (Some(t), _, _) => Some(ids(t, t)),
+            (None, Some(i), Some(r)) => Some(ids(i, r)),
+            _ => (intruder_truth.len() == 1 && released_truth == intruder_truth)
+                .then(|| ids(intruder_truth[0], intruder_truth[0])),
+        }
+    }
+}
+
+/// The released rows (0-based, in file order) whose person has a twin in the intruder's file,
+/// by equal truth ids: the "twins only" search space (Bender et al.'s response knowledge: the
+/// intruder knows who answered both surveys). It reads the ground truth, so it lives here next
+/// to the evaluator and is applied before the attack by every surface (the CLI's
+/// `--twins-only`, the runner's `twins_only = true`, through [`Labelled::twins_only`]); the
+/// attack only sees the released records it leaves.
+pub fn twin_rows(
+    intruder: &Labelled,
+    released: &Labelled,
+    ids: &TruthIds,
+) -> Result<Vec<usize>, AttackError> {
+    let ic = intruder.truth.require(&intruder.table, &ids.intruder)?;
+    let rc = released.truth.require(&released.table, &ids.released)?;
+    let have: std::collections::HashSet<String> = (0..ic.len())
+        .filter_map(|i| ic.text(i).map(|s| s.into_owned()))
+        .collect();
+    Ok((0..rc.len())
+        .filter(|&j| rc.text(j).is_some_and(|s| have.contains(s.as_ref())))
+        .collect())
+}
+
+/// A table and its ground truth, row for row.
+///
+/// The only way to change its rows is through its methods, which change both sides; the table
+/// reaches an attack only as a [`Knowledge`] (its key columns) or, for the released side, as the
+/// table alone, never with the truth.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Labelled {
+    table: Table,
+    truth: Truth,
+}
+
+fn rows_differ(what: &str, table: &Table, n: usize) -> DataError {
+    DataError::Invalid(format!(
+        "{}: {what} has {n} rows, the table {}",
+        table.source().display(),
+        table.nrows()
+    ))
+}
+
+impl Labelled {
+    /// Pairs a table with its truth; an error when the row counts differ (a truth without
+    /// columns fits any table).
+    pub fn new(table: Table, truth: Truth) -> Result<Labelled, DataError> {
+        match truth.nrows() {
+            Some(n) if n != table.nrows() => Err(rows_differ("the truth", &table, n)),
+            _ => Ok(Labelled { table, truth }),
+        }
+    }
+
+    /// The table and truth of a loaded file.
+    pub fn from_dataset(data: Dataset) -> Labelled {
+        // A Dataset's truth columns have the table's rows (checked when it was built).
+        Labelled {
+            table: data.table,
+            truth: Truth::new(data.truth),
+        }
+    }
+
+    /// Back to a data set (to write table and truth to a file).
+    pub fn into_dataset(self) -> Dataset {
+        Dataset {
+            table: self.table,
+            truth: self.truth.into_columns(),
+        }
+    }
+
+    /// The table (no truth column can be in it).
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The ground truth.
+    pub fn truth(&self) -> &Truth {
+        &self.truth
+    }
+
+    /// Number of records.
+    pub fn nrows(&self) -> usize {
+        self.table.nrows()
+    }
+
+    /// The intruder's knowledge: the table projected on the intruder-side keys of `keys`.
+    pub fn knowledge(&self, keys: KeyMap) -> Result<Knowledge, AttackError> {
+        Knowledge::new(&self.table, keys)
+    }
+
+    /// The records `rows`, in that order, of table and truth.
+    pub fn take(&self, rows: &[usize]) -> Labelled {
+        Labelled {
+            table: self.table.take(rows),
+            truth: self.truth.take(rows),
+        }
+    }
+
+    /// The records whose columns equal the given values (compared as text); a condition may
+    /// name a truth column. An error names an unknown column.
+    pub fn filter(&self, conditions: &[(String, String)]) -> Result<Labelled, DataError> {
+        if conditions.is_empty() {
+            return Ok(self.clone());
+        }
+        let mut cols = Vec::with_capacity(conditions.len());
+        for (name, value) in conditions {
+            let c = match self.truth.column(name) {
+                Some(c) => c,
+                None => self.table.column(name)?,
+            };
+            cols.push((c, value));
+        }
+        let rows: Vec<usize> = (0..self.nrows())
+            .filter(|&i| {
+                cols.iter()
+                    .all(|(c, v)| c.text(i).is_some_and(|t| t == v.as_str()))
+            })
+            .collect();
+        Ok(self.take(&rows))
+    }
+
+    /// The released file after a defence: `masked` is the defence's output and `kept_rows`
+    /// its log's kept rows (for each output record, its row here). The truth follows the kept
+    /// rows always — whether the defence removed, sampled or reordered records — so it cannot
+    /// be misaligned.
+    pub fn mask(&self, masked: Table, kept_rows: &[usize]) -> Result<Labelled, DataError> {
+        if masked.nrows() != kept_rows.len() {
+            return Err(rows_differ(
+                "the defence's kept-row list",
+                &masked,
+                kept_rows.len(),
+            ));
+        }
+        if let Some(&r) = kept_rows.iter().find(|&&r| r >= self.nrows()) {
+            return Err(DataError::Invalid(format!(
+                "{}: the defence kept row {r} of a table of {} rows",
+                self.table.source().display(),
+                self.nrows()
+            )));
+        }
+        Ok(Labelled {
+            table: masked,
+            truth: self.truth.take(kept_rows),
+        })
+    }
+
+    /// The table changed cell by cell (same records, same order): measurement error on the
+    /// intruder's copy, a recoding the intruder repeats. An error when the row count changes.
+    pub fn map_cells(
+        self,
+        f: impl FnOnce(&Table) -> Result<Table, DataError>,
+    ) -> Result<Labelled, DataError> {
+        let table = f(&self.table)?;
+        if table.nrows() != self.table.nrows() {
+            return Err(rows_differ(
+                "a cell-by-cell change left a table that",
+                &self.table,
+                table.nrows(),
+            ));
+        }
+        Ok(Labelled {
+            table,
+            truth: self.truth,
+        })
+    }
+
+    /// Adds a truth column (e.g. the true original value of a sensitive variable, copied
+    /// before masking or error can change it).
+    pub fn with_truth(mut self, column: Column) -> Result<Labelled, DataError> {
+        if column.len() != self.nrows() {
+            return Err(rows_differ(
+                &format!("truth column '{}'", column.name()),
+                &self.table,
+                column.len(),
+            ));
+        }
+        self.truth.push(column);
+        Ok(self)
+    }
+
+    /// Twins only: the records here whose person has a twin in `intruder`, by equal truth ids
+    /// (Bender et al.'s response knowledge: the intruder knows who answered both surveys). It
+    /// reads the truth, so it is applied here, before the attack; the attack only sees the
+    /// records it leaves.
+    pub fn twins_only(&self, intruder: &Labelled, ids: &TruthIds) -> Result<Labelled, AttackError> {
+        let rows = twin_rows(intruder, self, ids)?;
+        Ok(self.take(&rows))
+    }
+}
