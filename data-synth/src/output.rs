@@ -68,7 +68,13 @@ impl OutputSet {
         seed: u64,
         params: &str,
     ) -> Result<(), SynthError> {
-        let text = schema.to_toml(&format!("{generator} (seed {seed})"), params);
+        let text = schema.to_toml(
+            &format!(
+                "{generator} (seed {seed}, data version {})",
+                crate::DATA_VERSION
+            ),
+            params,
+        );
         self.write_text(name, &text)
     }
 
