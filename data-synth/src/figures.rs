@@ -5,12 +5,11 @@
 //! are read back from disk, so the figures describe exactly what was written.
 
 use std::collections::HashMap;
-use std::fs;
 use std::path::Path;
 
 use crate::SynthError;
 
-/// A small in-memory table read from one of our CSV files (no quoted fields).
+/// A small in-memory table read from one of our CSV files (by the `csv` crate).
 #[derive(Debug, Clone)]
 pub struct Table {
     /// Column names.
@@ -22,17 +21,19 @@ pub struct Table {
 impl Table {
     /// Read `path`.
     pub fn read(path: &Path) -> Result<Table, SynthError> {
-        let text = fs::read_to_string(path).map_err(|e| SynthError::io(path, e))?;
-        let mut lines = text.lines();
-        let header = lines
-            .next()
-            .unwrap_or("")
-            .split(',')
+        let err = |e: csv::Error| SynthError::io(path, e.into());
+        let mut r = csv::Reader::from_path(path).map_err(err)?;
+        let header = r
+            .headers()
+            .map_err(err)?
+            .iter()
             .map(str::to_string)
             .collect();
-        let rows = lines
-            .map(|l| l.split(',').map(str::to_string).collect())
-            .collect();
+        let rows = r
+            .records()
+            .map(|rec| rec.map(|rec| rec.iter().map(str::to_string).collect()))
+            .collect::<Result<_, _>>()
+            .map_err(err)?;
         Ok(Table { header, rows })
     }
 

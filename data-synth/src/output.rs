@@ -2,7 +2,7 @@
 //! and renamed into place only when the whole generator has succeeded.
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::SynthError;
@@ -27,25 +27,36 @@ impl OutputSet {
         })
     }
 
-    /// Open a temporary file that becomes `dir/name` on [`OutputSet::commit`].
-    pub fn create(&mut self, name: &str) -> Result<CsvSink, SynthError> {
+    /// A temporary path in the target directory that becomes `dir/name` on
+    /// [`OutputSet::commit`].
+    fn pending(&mut self, name: &str) -> PathBuf {
         let final_path = self.dir.join(name);
         let tmp = self.dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        let file = File::create(&tmp).map_err(|e| SynthError::io(&tmp, e))?;
         self.pending.push((tmp.clone(), final_path));
+        tmp
+    }
+
+    /// Open a CSV file (a temporary file that becomes `dir/name` on [`OutputSet::commit`]).
+    pub fn create(&mut self, name: &str) -> Result<CsvSink, SynthError> {
+        let tmp = self.pending(name);
+        let file = File::create(&tmp).map_err(|e| SynthError::io(&tmp, e))?;
         Ok(CsvSink {
-            out: BufWriter::with_capacity(1 << 20, file),
+            out: csv::WriterBuilder::new()
+                .buffer_capacity(1 << 20)
+                .from_writer(file),
             path: tmp,
-            line: Vec::with_capacity(256),
-            first: true,
+            num: Vec::with_capacity(32),
+            error: None,
         })
     }
 
     /// Write a whole small text file (e.g. a schema).
     pub fn write_text(&mut self, name: &str, text: &str) -> Result<(), SynthError> {
-        let mut sink = self.create(name)?;
-        sink.raw(text.as_bytes())?;
-        sink.finish()
+        let tmp = self.pending(name);
+        let mut file = File::create(&tmp).map_err(|e| SynthError::io(&tmp, e))?;
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| SynthError::io(&tmp, e))
     }
 
     /// Write `schema` as `name` with the standard header comment.
@@ -57,7 +68,13 @@ impl OutputSet {
         seed: u64,
         params: &str,
     ) -> Result<(), SynthError> {
-        let text = schema.to_toml(&format!("{generator} (seed {seed})"), params);
+        let text = schema.to_toml(
+            &format!(
+                "{generator} (seed {seed}, data version {})",
+                crate::DATA_VERSION
+            ),
+            params,
+        );
         self.write_text(name, &text)
     }
 
@@ -83,72 +100,63 @@ impl Drop for OutputSet {
     }
 }
 
-/// A buffered CSV writer for one temporary file. Fields are appended to the current line
-/// and [`CsvSink::end`] terminates it; text fields are quoted only when needed.
+/// A CSV writer (the `csv` crate, RFC 4180: fields quoted only when they hold `,`, `"` or a
+/// line break; `\n` line ends) for one temporary file. Fields are appended to the current
+/// record and [`CsvSink::end`] terminates it; a write error is kept and reported by the next
+/// [`CsvSink::end`] or [`CsvSink::finish`].
 #[derive(Debug)]
 pub struct CsvSink {
-    out: BufWriter<File>,
+    out: csv::Writer<File>,
     path: PathBuf,
-    line: Vec<u8>,
-    first: bool,
+    /// Scratch space for formatting numbers.
+    num: Vec<u8>,
+    error: Option<csv::Error>,
 }
 
 impl CsvSink {
-    fn sep(&mut self) {
-        if !self.first {
-            self.line.push(b',');
+    fn field(&mut self, v: &[u8]) -> &mut Self {
+        if self.error.is_none()
+            && let Err(e) = self.out.write_field(v)
+        {
+            self.error = Some(e);
         }
-        self.first = false;
+        self
     }
 
-    /// Append a text field (quoted if it contains `,`, `"` or a line break).
+    fn fail(&mut self) -> Result<(), SynthError> {
+        match self.error.take() {
+            Some(e) => Err(SynthError::io(&self.path, e.into())),
+            None => Ok(()),
+        }
+    }
+
+    /// Append a text field.
     pub fn str(&mut self, v: &str) -> &mut Self {
-        self.sep();
-        if v.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
-            self.line.push(b'"');
-            for b in v.bytes() {
-                if b == b'"' {
-                    self.line.push(b'"');
-                }
-                self.line.push(b);
-            }
-            self.line.push(b'"');
-        } else {
-            self.line.extend_from_slice(v.as_bytes());
-        }
-        self
+        self.field(v.as_bytes())
     }
 
-    /// Append pre-escaped bytes as a field.
+    /// Append a field given as bytes.
     pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
-        self.sep();
-        self.line.extend_from_slice(v);
-        self
+        self.field(v)
     }
 
     /// Append an unsigned integer.
     pub fn int(&mut self, v: u64) -> &mut Self {
-        self.sep();
-        let mut buf = [0u8; 20];
-        let mut i = buf.len();
-        let mut x = v;
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (x % 10) as u8;
-            x /= 10;
-            if x == 0 {
-                break;
-            }
-        }
-        self.line.extend_from_slice(&buf[i..]);
+        self.num.clear();
+        let _ = write!(self.num, "{v}");
+        let num = std::mem::take(&mut self.num);
+        self.field(&num);
+        self.num = num;
         self
     }
 
     /// Append a real number with `decimals` digits after the point.
     pub fn float(&mut self, v: f64, decimals: usize) -> &mut Self {
-        self.sep();
-        use std::io::Write as _;
-        let _ = write!(self.line, "{v:.decimals$}");
+        self.num.clear();
+        let _ = write!(self.num, "{v:.decimals$}");
+        let num = std::mem::take(&mut self.num);
+        self.field(&num);
+        self.num = num;
         self
     }
 
@@ -173,24 +181,17 @@ impl CsvSink {
         self.end()
     }
 
-    /// Terminate the current line and hand it to the buffer.
+    /// Terminate the current record.
     pub fn end(&mut self) -> Result<(), SynthError> {
-        self.line.push(b'\n');
-        let r = self.out.write_all(&self.line);
-        self.line.clear();
-        self.first = true;
-        r.map_err(|e| SynthError::io(&self.path, e))
-    }
-
-    /// Write raw bytes (no field handling).
-    pub fn raw(&mut self, b: &[u8]) -> Result<(), SynthError> {
+        self.fail()?;
         self.out
-            .write_all(b)
-            .map_err(|e| SynthError::io(&self.path, e))
+            .write_record(None::<&[u8]>)
+            .map_err(|e| SynthError::io(&self.path, e.into()))
     }
 
     /// Flush and close the file.
     pub fn finish(mut self) -> Result<(), SynthError> {
+        self.fail()?;
         self.out
             .flush()
             .map_err(|e| SynthError::io(&self.path, e))?;

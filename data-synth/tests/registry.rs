@@ -52,8 +52,9 @@ fn every_csv_has_a_schema_with_a_truth_column_matching_its_header() {
             let schema_path = csv.with_extension("schema.toml");
             let schema = std::fs::read_to_string(&schema_path).expect("schema next to csv");
             assert!(schema.starts_with(&format!(
-                "# written by intruder synth {} (seed 1)",
-                g.name()
+                "# written by intruder synth {} (seed 1, data version {})\n",
+                g.name(),
+                intruder_synth::DATA_VERSION
             )));
             assert!(schema.contains("delimiter = \",\"\nmissing = [\"\"]\n"));
             let header = std::fs::read_to_string(csv).expect("csv");

@@ -29,12 +29,15 @@ impl Loaded {
     }
 }
 
-/// The generator's configuration key (names the generated data directory).
+/// The generator's configuration key (names the generated data directory): the generator,
+/// its parameters, the seed, the toolkit version and the generator's data version (so data
+/// stored by an older generator are not reused once its bytes change).
 fn generator_key(exp: &Experiment) -> Option<String> {
     match &exp.data.source {
         DataSource::Generator { name, n, params } => Some(format!(
-            "{name}\u{1}{n:?}\u{1}{params:?}\u{1}{}\u{1}{VERSION}",
-            exp.seed
+            "{name}\u{1}{n:?}\u{1}{params:?}\u{1}{}\u{1}{VERSION}\u{1}synth-data-{}",
+            exp.seed,
+            intruder_synth::DATA_VERSION
         )),
         DataSource::Files => None,
     }
@@ -85,8 +88,8 @@ pub fn fingerprint(exp: &Experiment) -> Result<String, RunnerError> {
 }
 
 /// The directory the experiment's data files are in: for a generator, `out/data/<name>-<hash>/`,
-/// generated first when not complete (the hash covers the generator's configuration, the seed
-/// and the toolkit version); for files, the experiment file's directory.
+/// generated first when not complete (the hash covers the generator's configuration, the seed,
+/// the toolkit version and the generator's data version); for files, the experiment file's directory.
 pub fn data_dir(exp: &Experiment, out: &Path) -> Result<PathBuf, RunnerError> {
     match (&exp.data.source, generator_key(exp)) {
         (DataSource::Generator { name, n, params }, Some(key)) => {

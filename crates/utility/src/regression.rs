@@ -18,7 +18,7 @@ use intruder_data::{ColumnData, Kind, Table};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use crate::linalg::{chol_inverse, chol_solve, cholesky};
+use crate::linalg::cholesky;
 use crate::{UtilityError, numeric};
 
 /// A model family.
@@ -331,7 +331,7 @@ fn fit_with(
             let xty: Vec<f64> = (0..p)
                 .map(|j| x.iter().zip(&y).map(|(r, yi)| r[j] * yi).sum())
                 .collect();
-            let beta = chol_solve(&l, &xty);
+            let beta = l.solve(&xty);
             let rss: f64 = x
                 .iter()
                 .zip(&y)
@@ -341,7 +341,7 @@ fn fit_with(
                 })
                 .sum();
             let s2 = rss / (n - p) as f64;
-            let inv = chol_inverse(&l);
+            let inv = l.inverse();
             let cov: Vec<f64> = (0..p).map(|j| s2 * inv[j][j]).collect();
             let t = StudentsT::new(0.0, 1.0, (n - p) as f64)
                 .map_err(|e| UtilityError::Model(e.to_string()))?;
@@ -350,7 +350,7 @@ fn fit_with(
         Family::Logistic => {
             let mut beta = vec![0.0; p];
             let mut converged = false;
-            let mut l = Vec::new();
+            let mut l = None;
             for _ in 0..100 {
                 let mu: Vec<f64> = x
                     .iter()
@@ -360,7 +360,7 @@ fn fit_with(
                     })
                     .collect();
                 let a = xtwx(&|i| mu[i] * (1.0 - mu[i]));
-                l = cholesky(&a).ok_or_else(singular)?;
+                let f = cholesky(&a).ok_or_else(singular)?;
                 let g: Vec<f64> = (0..p)
                     .map(|j| {
                         x.iter()
@@ -370,7 +370,8 @@ fn fit_with(
                             .sum()
                     })
                     .collect();
-                let step = chol_solve(&l, &g);
+                let step = f.solve(&g);
+                l = Some(f);
                 let mut big = 0.0f64;
                 for (b, s) in beta.iter_mut().zip(&step) {
                     *b += s;
@@ -396,8 +397,8 @@ fn fit_with(
                 })
                 .collect();
             let a = xtwx(&|i| mu[i] * (1.0 - mu[i]));
-            l = cholesky(&a).unwrap_or(l);
-            let inv = chol_inverse(&l);
+            let l = cholesky(&a).or(l).ok_or_else(singular)?;
+            let inv = l.inverse();
             let cov: Vec<f64> = (0..p).map(|j| inv[j][j]).collect();
             let z = Normal::standard().inverse_cdf(0.975);
             (beta, cov, z)

@@ -8,6 +8,8 @@
 //! The output columns are floats.
 
 use intruder_data::{Column, Table};
+use linfa_linalg::cholesky::Cholesky;
+use ndarray::Array2;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use rand_distr::StandardNormal;
@@ -78,25 +80,20 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     }))
 }
 
-/// Lower-triangular Cholesky factor of a symmetric matrix, or `None` when not positive definite.
+/// Lower-triangular Cholesky factor of a symmetric matrix (`linfa-linalg`), or `None` when it
+/// is not positive definite: a pivot L_ii² at or below 1e-12·|a_ii| (a constant or collinear
+/// variable leaves a rounding-sized pivot rather than a negative one) counts as singular.
 pub(crate) fn cholesky(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let p = a.len();
-    let mut l = vec![vec![0.0; p]; p];
+    let m = Array2::from_shape_fn((p, p), |(i, j)| a[i][j]);
+    let l = m.cholesky().ok()?;
     for i in 0..p {
-        for j in 0..=i {
-            let s: f64 = (0..j).map(|m| l[i][m] * l[j][m]).sum();
-            if i == j {
-                let d = a[i][i] - s;
-                if !(d > 1e-12 * a[i][i].abs().max(1e-300)) {
-                    return None;
-                }
-                l[i][j] = d.sqrt();
-            } else {
-                l[i][j] = (a[i][j] - s) / l[j][j];
-            }
+        let d = l[(i, i)] * l[(i, i)];
+        if !(d > 1e-12 * a[i][i].abs().max(1e-300)) {
+            return None;
         }
     }
-    Some(l)
+    Some(l.outer_iter().map(|row| row.to_vec()).collect())
 }
 
 /// Covariance matrix (n − 1) over rows where every variable is observed.
@@ -207,5 +204,46 @@ impl Defence for Noise {
                 m
             )],
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cholesky;
+
+    #[test]
+    fn cholesky_of_a_known_matrix() {
+        // A = L·Lᵀ with L = [[2, 0, 0], [6, 1, 0], [-8, 5, 3]].
+        let a = vec![
+            vec![4.0, 12.0, -16.0],
+            vec![12.0, 37.0, -43.0],
+            vec![-16.0, -43.0, 98.0],
+        ];
+        let l = cholesky(&a).unwrap();
+        let want = [[2.0, 0.0, 0.0], [6.0, 1.0, 0.0], [-8.0, 5.0, 3.0]];
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!(
+                    (l[i][j] - want[i][j]).abs() < 1e-12,
+                    "L[{i}][{j}] = {}",
+                    l[i][j]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn collinear_or_indefinite_covariances_have_no_factor() {
+        // The third variable is the sum of the first two.
+        let s = vec![
+            vec![1.0, 2.0, 3.0],
+            vec![2.0, 5.0, 7.0],
+            vec![3.0, 7.0, 10.0],
+        ];
+        assert!(cholesky(&s).is_none());
+        assert!(cholesky(&[vec![1.0, 2.0], vec![2.0, 1.0]]).is_none());
+        // A pivot below 1e-12·a_ii counts as zero; above it does not.
+        assert!(cholesky(&[vec![1.0, 1.0], vec![1.0, 1.0 + 1e-14]]).is_none());
+        assert!(cholesky(&[vec![1.0, 1.0], vec![1.0, 1.0 + 1e-9]]).is_some());
     }
 }
