@@ -160,13 +160,15 @@ fn write_values(
     rows: Vec<String>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut out = vec!["study,setting,metric,value".to_string()];
-    if let Some(o) = only
-        && let Ok(old) = std::fs::read_to_string(path)
-    {
+    // Kept: the other studies' rows with --only, and mitra.md's rows (written by --mitra).
+    if let Ok(old) = std::fs::read_to_string(path) {
         out.extend(
             old.lines()
                 .skip(1)
-                .filter(|l| !l.starts_with(&format!("{o},")))
+                .filter(|l| match only {
+                    Some(o) => !l.starts_with(&format!("{o},")),
+                    None => l.starts_with("mitra-longitudinal,"),
+                })
                 .map(str::to_string),
         );
     }
@@ -408,6 +410,15 @@ fn mitra_md(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         "Raw result: `longitudinal/",
         "Raw result: `results/paper/mitra-longitudinal/longitudinal/",
     );
+    // Committed values for the regression test: baseline and Table 1, means over seeds.
+    let st = exp.study.as_ref().ok_or("no study")?;
+    let raw = load_study(
+        &exp,
+        &**st,
+        &fingerprint(&exp)?,
+        &results.join("mitra-longitudinal"),
+    )?;
+    let mut values = mitra_values(&raw);
     // Sensitivity: Table 1's synthesis (every split household synthesised) per leaf setting.
     let text = std::fs::read_to_string(&file)?;
     let dir = results.join("mitra-leaf");
@@ -434,6 +445,12 @@ fn mitra_md(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         let (vexp, _) = run_at_paper_size(&vfile, dir.join(&name))?;
         let st = vexp.study.as_ref().ok_or("no study")?;
         let raw = load_study(&vexp, &**st, &fingerprint(&vexp)?, &dir.join(&name))?;
+        for v in mitra_values(&raw)
+            .into_iter()
+            .filter(|v| v.starts_with("table1.synth."))
+        {
+            values.push(format!("leaf-{leaf}-{donors},{v}"));
+        }
         let mean = |scenario: &str| -> f64 {
             let a: Vec<f64> = raw["rows"]
                 .as_array()
@@ -464,6 +481,24 @@ fn mitra_md(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         study.trim_end()
     );
     std::fs::write(root.join("paper/mitra.md"), text)?;
+    let path = root.join("paper/values.csv");
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut lines: Vec<String> = old
+        .lines()
+        .filter(|l| !l.starts_with("mitra-longitudinal,"))
+        .map(str::to_string)
+        .collect();
+    if lines.is_empty() {
+        lines.push("study,setting,metric,value".into());
+    }
+    lines.extend(values.into_iter().map(|v| {
+        if v.starts_with("leaf-") {
+            format!("mitra-longitudinal,{v}")
+        } else {
+            format!("mitra-longitudinal,default,{v}")
+        }
+    }));
+    std::fs::write(&path, lines.join("\n") + "\n")?;
     eprintln!("wrote {}", root.join("paper/mitra.md").display());
     Ok(())
 }
@@ -526,3 +561,30 @@ const MITRA_DIFFERENCES: &str = r#"## Differences from the paper
   paper's main analysis keeps the 87.7% unique ones (`exclude_nonunique = true` in the
   experiment file does that).
 "#;
+
+/// `metric,value` pairs of a stored Mitra study: the baseline (`baseline.<scenario>.<figure>`)
+/// and Table 1 (`table1.<method>.<scenario>`, A as the mean over seeds). The same function
+/// gives the regression test its values (`tests/paper_values.rs` keeps a copy).
+fn mitra_values(raw: &serde_json::Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in raw["baseline"].as_array().into_iter().flatten() {
+        let sc = b["scenario"].as_str().unwrap_or("");
+        for f in ["unique_correct", "le2_correct", "A"] {
+            out.push(format!("baseline.{sc}.{f},{}", b[f]));
+        }
+    }
+    for method in ["swap", "synth"] {
+        for sc in ["scenario 1", "scenario 2", "links"] {
+            let a: Vec<f64> = raw["rows"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|r| r["figure"] == "table1" && r["method"] == method && r["scenario"] == sc)
+                .filter_map(|r| r["A"].as_f64())
+                .collect();
+            let mean = a.iter().sum::<f64>() / a.len().max(1) as f64;
+            out.push(format!("table1.{method}.{sc},{mean}"));
+        }
+    }
+    out
+}
