@@ -2,8 +2,8 @@
 
 use intruder_data::{Dataset, ReadOptions, Role, read_csv, read_csv_from};
 use intruder_risk::{
-    MissingPolicy, RiskParams, SetMatch, assess, equivalence_classes, mixed_radix_code, n_match,
-    n_match_naive,
+    MissingPolicy, RiskParams, SetMatch, assess, dalenius_t1_code, equivalence_classes,
+    mixed_radix_code, n_match, n_match_naive,
 };
 
 fn load(csv: &str) -> Dataset {
@@ -43,6 +43,28 @@ fn example_a_dalenius_t2_codes_and_classes() {
         .map(|r| mixed_radix_code(r, &cats).unwrap())
         .collect();
     assert_eq!(codes, vec![71, 44, 51, 71, 44, 44, 71]);
+    // Dalenius' T1 sums of the same records (§4.1.3): 169, 100, 131; record 3 alone at 131.
+    let t1: Vec<u64> = rows
+        .iter()
+        .map(|r| dalenius_t1_code(r, &cats).unwrap())
+        .collect();
+    assert_eq!(t1, vec![169, 100, 131, 169, 100, 100, 169]);
+    // §4.1.2, five binary variables: 13, 22, 13, 22, 23, 22, 22.
+    let bin = [
+        [1, 0, 1, 1, 0],
+        [0, 1, 1, 0, 1],
+        [1, 0, 1, 1, 0],
+        [0, 1, 1, 0, 1],
+        [1, 1, 1, 0, 1],
+        [0, 1, 1, 0, 1],
+        [0, 1, 1, 0, 1],
+    ];
+    let t1: Vec<u64> = bin
+        .iter()
+        .map(|r| dalenius_t1_code(r, &[2; 5]).unwrap())
+        .collect();
+    assert_eq!(t1, vec![13, 22, 13, 22, 23, 22, 22]);
+    assert_eq!(dalenius_t1_code(&[2, 0, 0, 0, 0], &cats), None);
     assert_eq!(
         mixed_radix_code(&[2, 0, 0, 0, 0], &cats),
         None,
