@@ -314,11 +314,9 @@ fn category_codes_enter_the_euclidean_distance() {
     let mut params = NearestParams::default();
     // Off: the labels are not numbers, so the Euclidean distance refuses the key.
     let k = Knowledge::new(&i, keys.clone()).unwrap();
-    let err = Nearest::new(params.clone())
-        .unwrap()
-        .link(&k, &r, 0)
-        .err()
-        .expect("refused");
+    let Err(err) = Nearest::new(params.clone()).unwrap().link(&k, &r, 0) else {
+        panic!("a categorical key without codes must be refused");
+    };
     assert!(err.to_string().contains("category_codes"), "{err}");
     // On: distances √(0² + 2²) = 2, √(3² + 0²) = 3, √(1² + 1²) = √2: row 2, then 0, then 1.
     params.distance.category_codes = true;

@@ -184,11 +184,16 @@ fn write_values(
     Ok(())
 }
 
+/// A grid row: its label, its notes, its cells.
+type GridRow = (String, String, Vec<String>);
+/// A grid: its title, its figure columns, its rows.
+type Grid = (String, Vec<String>, Vec<GridRow>);
+
 /// The published values of a study as grids: one per published table (the `source` up to
 /// ", row"), one row per risk measure (a quasi-identifier set), one column per figure; each
 /// cell `ours / published (difference)`, and the row's notes.
 fn published_grids(exp: &Experiment, results: &[SettingResult]) -> String {
-    let mut tables: Vec<(String, Vec<String>, Vec<(String, String, Vec<String>)>)> = Vec::new();
+    let mut tables: Vec<Grid> = Vec::new();
     for p in &exp.published {
         let (table, row) = match p.source.split_once(", row") {
             Some((t, r)) => (t.to_string(), r.trim().to_string()),
