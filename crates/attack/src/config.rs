@@ -101,6 +101,11 @@ pub struct DistanceParams {
     /// z-score every numeric key (mean and standard deviation of both files pooled) before
     /// weighting (Euclidean only; Gower already scales by range).
     pub standardize: bool,
+    /// Categorical keys enter the Euclidean distance as their category codes (the position of
+    /// the category in the schema's order, shared by both files), as SPSS Quick Cluster treats
+    /// every variable as interval scaled (Bender et al.); off, a categorical key whose labels
+    /// are not numbers is an error under the Euclidean metric.
+    pub category_codes: bool,
     /// Per-key weights, by the intruder's key name; keys not listed weigh 1.
     pub weights: Vec<(String, f64)>,
 }
@@ -112,6 +117,7 @@ impl Default for DistanceParams {
             metric: Metric::Euclidean,
             string_metric: StringMetric::JaroWinkler,
             standardize: false,
+            category_codes: false,
             weights: Vec::new(),
         }
     }
@@ -189,6 +195,7 @@ impl DistanceParams {
             missing,
             metric,
             standardize: r.get::<bool>("standardize").unwrap_or(d.standardize),
+            category_codes: r.get::<bool>("category_codes").unwrap_or(d.category_codes),
             weights: r.get::<Vec<(String, f64)>>("weights").unwrap_or_default(),
             string_metric,
         };
@@ -207,6 +214,10 @@ impl DistanceParams {
             m.insert("string_metric".into(), self.string_metric.as_str().into());
         }
         m.insert("standardize".into(), self.standardize.into());
+        // Reported only when on, so the run ids of every existing experiment stay as they were.
+        if self.category_codes {
+            m.insert("category_codes".into(), true.into());
+        }
         m.insert(
             "weights".into(),
             serde_json::Value::Object(
@@ -260,6 +271,14 @@ pub(crate) const STANDARDIZE: ParamSpec = ParamSpec::new(
     "standardize",
     ParamKind::Bool,
     "z-score every numeric key (both files pooled) before weighting (Euclidean only)",
+)
+.default_value("false");
+
+/// `category_codes` (nearest, kmeans).
+pub(crate) const CATEGORY_CODES: ParamSpec = ParamSpec::new(
+    "category_codes",
+    ParamKind::Bool,
+    "Euclidean: categorical keys enter as their category codes (schema order, shared by both files), as SPSS treats every variable as interval scaled (Bender et al.)",
 )
 .default_value("false");
 

@@ -1,7 +1,7 @@
 //! Distances between intruder and released records over the keys (METHODS.md §2.3), prepared
 //! once for `nearest` and `kmeans`.
 
-use intruder_data::keys::{KeyCodes, PairSpec, SetMasks, encode_pair};
+use intruder_data::keys::{KeyCodes, MISSING, PairSpec, SetMasks, encode_pair};
 use intruder_data::{Column, Kind, Table};
 
 use crate::config::{DistanceParams, Metric, MissingPolicy, StringMetric};
@@ -80,7 +80,11 @@ fn texts(
         .collect()
 }
 
-fn comp_of(key: &ResolvedKey<'_>, metric: Metric) -> Result<Comp, AttackError> {
+fn comp_of(
+    key: &ResolvedKey<'_>,
+    metric: Metric,
+    category_codes: bool,
+) -> Result<Comp, AttackError> {
     let (ic, rc) = (key.intruder, key.released);
     let recode = key.pair.recode.as_ref();
     let is_str = ic.kind() == Kind::String || rc.kind() == Kind::String;
@@ -115,12 +119,37 @@ fn comp_of(key: &ResolvedKey<'_>, metric: Metric) -> Result<Comp, AttackError> {
         let range = if hi > lo { hi - lo } else { 0.0 };
         return Ok(Comp::Num { x, y, range });
     }
+    if metric == Metric::Euclidean && category_codes && !is_set {
+        // The shared category codes as numbers (missing = NaN).
+        let (x, y) = encode_pair(&PairSpec {
+            intruder: key.intruder,
+            released: key.released,
+            domain: key.domain,
+            recode,
+        });
+        let num = |k: &KeyCodes| -> Vec<f64> {
+            k.codes
+                .iter()
+                .map(|&c| if c == MISSING { f64::NAN } else { f64::from(c) })
+                .collect()
+        };
+        let (x, y) = (num(&x), num(&y));
+        let (lo, hi) = x
+            .iter()
+            .chain(&y)
+            .filter(|v| !v.is_nan())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+                (l.min(v), h.max(v))
+            });
+        let range = if hi > lo { hi - lo } else { 0.0 };
+        return Ok(Comp::Num { x, y, range });
+    }
     if metric == Metric::Euclidean {
         return Err(AttackError::Column {
             file: String::new(),
             name: key.pair.intruder.clone(),
             message: format!(
-                "is {} with labels that are not numbers: the Euclidean distance needs numeric codes; use the Gower metric for categorical keys",
+                "is {} with labels that are not numbers: the Euclidean distance needs numeric codes; use the Gower metric for categorical keys, or category_codes = true",
                 ic.kind()
             ),
         });
@@ -156,7 +185,7 @@ impl Prepared {
         let resolved = resolve(intruder, released, keys)?;
         let mut comps = Vec::with_capacity(resolved.len());
         for k in &resolved {
-            let c = comp_of(k, cfg.metric).map_err(|e| match e {
+            let c = comp_of(k, cfg.metric, cfg.category_codes).map_err(|e| match e {
                 AttackError::Column { name, message, .. } => AttackError::Column {
                     file: format!(
                         "{} / {}",

@@ -29,7 +29,9 @@ use ndarray::Array2;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{DistanceParams, MISSING, Metric, STANDARDIZE, THRESHOLD, WEIGHTS};
+use crate::config::{
+    CATEGORY_CODES, DistanceParams, MISSING, Metric, STANDARDIZE, THRESHOLD, WEIGHTS,
+};
 use crate::distance::{Matrix, Prepared};
 use crate::error::{AttackError, ParamError};
 use crate::linkage::{Candidate, Candidates, Linkage};
@@ -50,6 +52,7 @@ pub struct KMeansParams {
 pub(crate) static PARAMS: &[ParamSpec] = &[
     MISSING,
     STANDARDIZE,
+    CATEGORY_CODES,
     WEIGHTS,
     ParamSpec::new(
         "clusters",

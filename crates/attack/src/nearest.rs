@@ -27,7 +27,7 @@ use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rayon::prelude::*;
 
 use crate::config::{
-    DistanceParams, METRIC, MISSING, STANDARDIZE, STRING_METRIC, THRESHOLD, WEIGHTS,
+    CATEGORY_CODES, DistanceParams, METRIC, MISSING, STANDARDIZE, STRING_METRIC, THRESHOLD, WEIGHTS,
 };
 use crate::distance::Prepared;
 use crate::error::{AttackError, ParamError};
@@ -66,6 +66,7 @@ pub(crate) static PARAMS: &[ParamSpec] = &[
     METRIC,
     STRING_METRIC,
     STANDARDIZE,
+    CATEGORY_CODES,
     WEIGHTS,
     ParamSpec::new(
         "top_k",

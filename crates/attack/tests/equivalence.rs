@@ -282,3 +282,51 @@ fn kmeans_fewer_clusters_is_coarser_and_seeded() {
     let again = link(&KMeansAttack::new(params).unwrap(), &i, &r, &keys, 11);
     assert_eq!(l, again, "same seed, same result");
 }
+
+fn levels(c: &[&str]) -> Vec<String> {
+    c.iter().map(|s| s.to_string()).collect()
+}
+
+/// `category_codes`: a categorical key enters the Euclidean distance as its category code
+/// (schema order M = 0, S = 1, W = 2), as SPSS treats every variable as interval scaled.
+#[test]
+fn category_codes_enter_the_euclidean_distance() {
+    let cats = ["M", "S", "W"];
+    let i = Table::new(
+        "survey.csv",
+        vec![
+            Column::integer("age", Role::Key, &[Some(30)]),
+            Column::categorical("status", Role::Key, &[Some("W")], Some(levels(&cats))).unwrap(),
+        ],
+    )
+    .unwrap();
+    let r = Table::new(
+        "register.csv",
+        vec![
+            Column::integer("age", Role::Key, &[Some(30), Some(33), Some(31)]),
+            Column::categorical(
+                "status",
+                Role::Key,
+                &[Some("M"), Some("W"), Some("S")],
+                Some(levels(&cats)),
+            )
+            .unwrap(),
+        ],
+    )
+    .unwrap();
+    let keys = KeyMap::same(&["age", "status"]).unwrap();
+    let mut params = NearestParams::default();
+    // Off: the labels are not numbers, so the Euclidean distance refuses the key.
+    let k = Knowledge::new(&i, keys.clone()).unwrap();
+    let Err(err) = Nearest::new(params.clone()).unwrap().link(&k, &r, 0) else {
+        panic!("a categorical key without codes must be refused");
+    };
+    assert!(err.to_string().contains("category_codes"), "{err}");
+    // On: distances √(0² + 2²) = 2, √(3² + 0²) = 3, √(1² + 1²) = √2: row 2, then 0, then 1.
+    params.distance.category_codes = true;
+    let l = link(&Nearest::new(params).unwrap(), &i, &r, &keys, 0);
+    let rows: Vec<usize> = l.records[0].list.iter().map(|c| c.row).collect();
+    assert_eq!(rows, vec![2, 0, 1]);
+    assert!((l.records[0].list[0].score + 2f64.sqrt()).abs() < 1e-12);
+    assert!((l.records[0].list[1].score + 2.0).abs() < 1e-12);
+}

@@ -38,7 +38,8 @@ pub struct Args {
     /// How missing key values are treated: listwise (default), as-value or wildcard.
     #[arg(long, value_name = "POLICY")]
     pub missing: Option<String>,
-    /// How set-valued cells match: overlap (default) or first.
+    /// How set-valued cells match: overlap (default), first (the query's first candidate) or
+    /// first-both (the first candidate on both sides).
     #[arg(long, value_name = "MODE")]
     pub set_match: Option<String>,
     /// Population size N (sampling fraction π = n/N, θ, Bender's R, population estimators).

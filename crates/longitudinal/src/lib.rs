@@ -77,7 +77,7 @@ pub use files::{DEFAULT_RELEASED_LINK, PanelFiles, WaveFile, WaveInput};
 pub use panel::{Exclusion, ExclusionReason, NonUnique, Panel, PanelSpec, PanelSummary};
 pub use propensity::{nearest_partners, nearest_partners_naive, propensity};
 pub use protect::{
-    Models, PartnerScore, ProtectParams, Protected, Selection, protect, targeted_order,
+    Donors, Models, PartnerScore, ProtectParams, Protected, Selection, protect, targeted_order,
 };
 pub use study::{StudyParams, StudyResult, StudyRow, StudyUtility, run_study};
 pub use utility::{InheritanceModel, deciles, inheritance_overlap};

@@ -13,7 +13,8 @@
 //!   partner (without replacement) and the partner takes its value: the multiset of `y^(T)` is
 //!   unchanged.
 //! - Synthesised households get a draw from the observed `y^(T)` of their leaf of a regression
-//!   tree of `y^(T)` on the covariates and `y^(1..T−1)`, fitted on every household in all waves.
+//!   tree of `y^(T)` on the covariates and `y^(1..T−1)`, fitted on every household in all waves
+//!   (the household's own value among the donors, as Reiter 2005, or not: [`Donors`]).
 //! - Mixtures: of the selected, `round(swap_share · k)` drawn at random are swapped, the rest
 //!   synthesised.
 
@@ -49,6 +50,33 @@ impl Selection {
     }
 }
 
+/// Which of its leaf's households a synthesised household's value is drawn from.
+///
+/// Reiter (2005), whose code Mitra et al. used, draws from the observed values of the
+/// household's leaf, the household's own value among them: the tree is grown on the original
+/// data and every leaf member is a donor ([`Donors::Leaf`], the default). With small leaves
+/// the own value is drawn often (1 in 5 for a leaf of 5) and is then disclosive by
+/// construction; [`Donors::LeafWithoutSelf`] leaves it out (a leaf of one keeps its value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Donors {
+    /// Every household of the leaf, itself included (Reiter 2005).
+    #[default]
+    Leaf,
+    /// The other households of the leaf.
+    LeafWithoutSelf,
+}
+
+impl Donors {
+    /// The name in reports and experiment files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Donors::Leaf => "leaf",
+            Donors::LeafWithoutSelf => "leaf-without-self",
+        }
+    }
+}
+
 /// The score swap partners are matched on within the split group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -77,6 +105,9 @@ pub struct ProtectParams {
     pub transform: Transform,
     /// Minimum leaf size of the tree (Reiter 2005 / synthpop: 5).
     pub min_leaf: usize,
+    /// Donor pool of a synthesised value.
+    #[serde(default)]
+    pub donors: Donors,
     /// Partner score when a proportion is altered.
     #[serde(default)]
     pub partner_score: PartnerScore,
@@ -94,6 +125,7 @@ impl ProtectParams {
             covariates,
             transform: Transform::Asinh,
             min_leaf: 5,
+            donors: Donors::Leaf,
             partner_score: PartnerScore::Selection,
             seed,
         }
@@ -383,7 +415,17 @@ pub fn protect(
                 ))
             })?;
             let m = tree.members(tree.leaf_of(k));
-            let from = models.population[m[r.gen_range(0..m.len())]];
+            let from = match params.donors {
+                Donors::LeafWithoutSelf if m.len() > 1 => {
+                    // Draw among the others: an index in 0..len−1, shifted past k's own.
+                    let own = m.iter().position(|&x| x == k).ok_or_else(|| {
+                        PanelError::Model("a household is missing from its own leaf".into())
+                    })?;
+                    let j = r.gen_range(0..m.len() - 1);
+                    models.population[m[if j >= own { j + 1 } else { j }]]
+                }
+                _ => models.population[m[r.gen_range(0..m.len())]],
+            };
             y[s] = y0[from];
             draws.push((s, from));
         }

@@ -13,7 +13,7 @@ use crate::attack::{AttackReport, KnownKey, Mode, Pool, PreparedAttack, Scenario
 use crate::design::Transform;
 use crate::error::PanelError;
 use crate::panel::{Panel, PanelSummary};
-use crate::protect::{Models, PartnerScore, ProtectParams, Selection, protect};
+use crate::protect::{Donors, Models, PartnerScore, ProtectParams, Selection, protect};
 use crate::utility::{InheritanceModel, inheritance_overlap};
 
 /// What to run.
@@ -34,6 +34,9 @@ pub struct StudyParams {
     pub tolerance: f64,
     /// Minimum leaf size of the tree.
     pub min_leaf: usize,
+    /// Donor pool of a synthesised value.
+    #[serde(default)]
+    pub donors: Donors,
     /// Partner score within the split group.
     #[serde(default)]
     pub partner_score: PartnerScore,
@@ -55,6 +58,7 @@ impl StudyParams {
             seeds,
             tolerance: 0.05,
             min_leaf: 5,
+            donors: Donors::Leaf,
             partner_score: PartnerScore::Selection,
             pool: Pool::Split,
             utility: Some(InheritanceModel::default()),
@@ -191,6 +195,7 @@ pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, Pan
         covariates: params.covariates.clone(),
         transform: Transform::Asinh,
         min_leaf: params.min_leaf,
+        donors: params.donors,
         partner_score: params.partner_score,
         seed: params.seeds[0],
     };

@@ -17,7 +17,7 @@ use crate::attack::{AttackReport, KnownKey, Mode, Pool, PreparedAttack, Scenario
 use crate::design::Transform;
 use crate::error::PanelError;
 use crate::panel::Panel;
-use crate::protect::{Models, PartnerScore, ProtectParams, Protected, Selection, protect};
+use crate::protect::{Donors, Models, PartnerScore, ProtectParams, Protected, Selection, protect};
 
 impl Scenario {
     /// Reads a scenario as written by people: `1` or `2` (Mitra's scenarios on the
@@ -211,6 +211,9 @@ impl AlterationSpec {
                 .unwrap_or_else(|| Scenario::mitra2(t).keys),
             transform: Transform::Asinh,
             min_leaf: self.min_leaf,
+            // `intruder panel protect` draws from the whole leaf (Reiter 2005); the study's
+            // `donors` option is not exposed there.
+            donors: Donors::Leaf,
             partner_score: self.partner_score,
             seed: self.seed,
         };

@@ -247,6 +247,19 @@ fn swapping_and_synthesis_invariants() {
         assert_eq!(out.y[s], y0[from]);
     }
     assert!(tree.min_leaf_size() >= 5);
+    // Reiter's donor pool (the default) is the whole leaf, the household itself included, so
+    // with leaves of 5 or more about one draw in five or fewer is the household's own value.
+    let own = out.draws.iter().filter(|&&(s, from)| s == from).count();
+    assert!(own > 0 && own < out.draws.len() / 2, "{own} own draws");
+    // Without self: the same leaf, never the household itself.
+    p.donors = Donors::LeafWithoutSelf;
+    let out = protect(&panel, &models, &risk, &p).unwrap();
+    assert_eq!(out.draws.len(), panel.targets().len());
+    for &(s, from) in &out.draws {
+        assert_eq!(tree.leaf_of(pos(s)), tree.leaf_of(pos(from)));
+        assert_ne!(s, from);
+        assert_eq!(out.y[s], y0[from]);
+    }
 }
 
 proptest::proptest! {

@@ -40,6 +40,10 @@ pub struct RiskParams {
     pub intruder_share: f64,
     /// Compute n_match per record even under listwise or as-value.
     pub with_n_match: bool,
+    /// Set-valued keys compared as one whole value under every policy, whatever
+    /// [`set_match`](Self::set_match) says: a multi-response answer pattern (languages spoken,
+    /// social-media profiles) rather than a set of candidate values. Each must be a key.
+    pub whole_sets: Vec<String>,
 }
 
 impl RiskParams {
@@ -57,6 +61,7 @@ impl RiskParams {
             population_uniques: None,
             intruder_share: 1.0,
             with_n_match: false,
+            whole_sets: Vec::new(),
         }
     }
 
@@ -100,6 +105,11 @@ impl RiskParams {
             problems
                 .push("Bender's R needs the population size (for the sampling fraction)".into());
         }
+        for w in &self.whole_sets {
+            if !self.keys.contains(w) {
+                problems.push(format!("whole_sets names '{w}', which is not a key"));
+            }
+        }
         if problems.is_empty() {
             Ok(())
         } else {
@@ -117,10 +127,14 @@ pub struct ClassSummary {
     pub n: usize,
     /// Records in classes of size 1.
     pub sample_uniques: usize,
-    /// Records in classes of size ≤ 5.
+    /// Records in classes of size ≤ 5 (figure names `k_le_5` and `records_k_le_5`).
     pub k_le_5: usize,
-    /// Records in classes of size ≤ 10.
+    /// Records in classes of size ≤ 10 (figure names `k_le_10` and `records_k_le_10`).
     pub k_le_10: usize,
+    /// Classes of size ≤ 5 (not records: Mulder's Table 3 counts classes).
+    pub classes_k_le_5: usize,
+    /// Classes of size ≤ 10.
+    pub classes_k_le_10: usize,
     /// sample_uniques / n.
     pub pr_su_new: Option<f64>,
     /// sample_uniques / n_total.
@@ -137,6 +151,8 @@ pub struct ClassSummary {
     pub theta_reliable: bool,
     /// Records in classes of size ≤ the uniqueness threshold.
     pub uniques_at_threshold: usize,
+    /// Classes (not records) of size ≤ the uniqueness threshold.
+    pub classes_at_threshold: usize,
     /// How the keys were encoded.
     pub encoding: Encoding,
 }
@@ -152,6 +168,13 @@ pub struct WildcardSummary {
     pub n_match_le_10: usize,
     /// n_match_1 / n_total.
     pub pr_su: f64,
+    /// Records with n_match = 2.
+    pub n_match_2: usize,
+    /// Skinner–Elliot θ̂ from n_match as Mulder's Table 4 computes it (needs the population
+    /// size): n₁ = records with n_match = 1, n₂ = records with n_match = 2 (not pairs), π =
+    /// n_total / N. Without missing values n₂ is twice the pairs of the classes, so this θ is
+    /// about half the listwise one (Mulder's YoB row: 0.0010 in Table 3, 0.0005 in Table 4).
+    pub theta: Option<f64>,
     /// Records with n_match ≤ the uniqueness threshold.
     pub uniques_at_threshold: usize,
 }
@@ -272,6 +295,30 @@ impl Summary {
                 "records in classes of size ≤ 10".into(),
             );
             add(
+                "records_k_le_5",
+                json!(c.k_le_5),
+                Unit::Count,
+                "records in classes of size ≤ 5 (= k_le_5)".into(),
+            );
+            add(
+                "records_k_le_10",
+                json!(c.k_le_10),
+                Unit::Count,
+                "records in classes of size ≤ 10 (= k_le_10)".into(),
+            );
+            add(
+                "classes_k_le_5",
+                json!(c.classes_k_le_5),
+                Unit::Count,
+                "classes (not records) of size ≤ 5, as Mulder's Table 3 counts".into(),
+            );
+            add(
+                "classes_k_le_10",
+                json!(c.classes_k_le_10),
+                Unit::Count,
+                "classes (not records) of size ≤ 10, as Mulder's Table 3 counts".into(),
+            );
+            add(
                 "pr_su_new",
                 json!(c.pr_su_new),
                 Unit::Proportion,
@@ -321,6 +368,12 @@ impl Summary {
                 Unit::Count,
                 format!("records in classes of size ≤ {t}"),
             );
+            add(
+                "classes_at_threshold",
+                json!(c.classes_at_threshold),
+                Unit::Count,
+                format!("classes (not records) of size ≤ {t}"),
+            );
             add("encoding", json!(match c.encoding {
                     Encoding::MixedRadix => "mixed-radix",
                     Encoding::Recoded => "recoded",
@@ -351,6 +404,20 @@ impl Summary {
                 Unit::Proportion,
                 "share of records with n_match = 1".into(),
             );
+            add(
+                "n_match_2",
+                json!(w.n_match_2),
+                Unit::Count,
+                "records matching exactly one other record".into(),
+            );
+            if w.theta.is_some() {
+                add(
+                    "theta",
+                    json!(w.theta),
+                    Unit::Proportion,
+                    "Skinner–Elliot θ from n_match (n₁ = records with n_match = 1, n₂ = records with n_match = 2, as Mulder's Table 4; needs N)".into(),
+                );
+            }
             add(
                 "uniques_at_threshold",
                 json!(w.uniques_at_threshold),
@@ -503,14 +570,17 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     let wildcard = params.missing == MissingPolicy::Wildcard;
     // Classes always use the plain coding. Matching codes set-valued keys differently, so it
     // needs its own coding only when a key is set-valued; otherwise the two are identical.
-    let plain = key_data(table, &params.keys, params.set_match, false)?;
+    let mut plain = key_data(table, &params.keys, params.set_match, false)?;
+    whole_set_keys(table, params, &mut plain)?;
     let has_set_key = params.keys.iter().any(|k| {
         table
             .column(k)
             .is_ok_and(|c| c.kind() == intruder_data::Kind::Set)
     });
     let matching = if (wildcard || params.with_n_match) && has_set_key {
-        Some(key_data(table, &params.keys, params.set_match, true)?)
+        let mut m = key_data(table, &params.keys, params.set_match, true)?;
+        whole_set_keys(table, params, &mut m)?;
+        Some(m)
     } else {
         None
     };
@@ -542,11 +612,16 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     let (class_summary, wildcard_summary) = if wildcard {
         let m = &nm.as_ref().expect("computed under wildcard").n_match;
         let count = |lim: u32| m.iter().filter(|&&x| x <= lim).count();
+        let n_match_2 = m.iter().filter(|&&x| x == 2).count();
         let w = WildcardSummary {
             n_match_1: count(1),
             n_match_le_5: count(5),
             n_match_le_10: count(10),
             pr_su: count(1) as f64 / n_total as f64,
+            n_match_2,
+            theta: params.population_size.and_then(|big_n| {
+                skinner_elliot_theta(count(1), n_match_2, n_total as f64 / big_n)
+            }),
             uniques_at_threshold: count(t),
         };
         (None, Some(w))
@@ -564,6 +639,8 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             sample_uniques: su,
             k_le_5: count(5),
             k_le_10: count(10),
+            classes_k_le_5: classes.sizes.iter().filter(|&&s| s <= 5).count(),
+            classes_k_le_10: classes.sizes.iter().filter(|&&s| s <= 10).count(),
             pr_su_new: (n > 0).then(|| su as f64 / n as f64),
             pr_su_full: su as f64 / n_total as f64,
             min_k: classes.sizes.iter().copied().min(),
@@ -572,6 +649,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             theta,
             theta_reliable: theta.is_some() && su >= THETA_MIN_COUNT && pairs >= THETA_MIN_COUNT,
             uniques_at_threshold: count(t),
+            classes_at_threshold: classes.sizes.iter().filter(|&&s| s <= t).count(),
             encoding: classes.encoding,
         };
         (Some(c), None)
@@ -711,6 +789,23 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             l_distinct,
         },
     })
+}
+
+/// Recodes the keys named in `whole_sets` as whole values (the set as one value, no masks).
+fn whole_set_keys(
+    table: &Table,
+    params: &RiskParams,
+    kd: &mut crate::keys::KeyData,
+) -> Result<(), RiskError> {
+    for (k, name) in params.keys.iter().enumerate() {
+        if params.whole_sets.contains(name) {
+            let c = KeyCodes::of(table.column(name)?, SetCoding::Whole);
+            kd.codes[k] = c.codes;
+            kd.card[k] = c.card;
+            kd.sets[k] = None;
+        }
+    }
+    Ok(())
 }
 
 /// The weights of a column: numeric, observed, finite and ≥ 0, else an error naming the record.

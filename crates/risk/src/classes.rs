@@ -266,6 +266,30 @@ pub fn mixed_radix_code(values: &[u32], categories: &[u64]) -> Option<u64> {
     Some(code)
 }
 
+/// Dalenius' T1 code of one record (§4.1): category 0 of a variable adds 0, category `x ≥ 1`
+/// adds `2^(o + x − 1)`, where `o` is the number of bits (`C − 1` each) of the variables before
+/// it; the sum is one-to-one. `None` when a value is out of range or the bits exceed 64.
+pub fn dalenius_t1_code(values: &[u32], categories: &[u64]) -> Option<u64> {
+    if values.len() != categories.len() {
+        return None;
+    }
+    let (mut code, mut offset) = (0u64, 0u64);
+    for (&x, &c) in values.iter().zip(categories) {
+        if c == 0 || x as u64 >= c {
+            return None;
+        }
+        if x > 0 {
+            let bit = offset + x as u64 - 1;
+            if bit >= 64 {
+                return None;
+            }
+            code |= 1u64 << bit;
+        }
+        offset += c - 1;
+    }
+    Some(code)
+}
+
 /// Code of a record that takes no part in counting.
 pub(crate) const SENTINEL: u64 = u64::MAX;
 

@@ -66,7 +66,7 @@ pub(crate) fn key_data(
     let coding = match (wildcard, set_match) {
         (true, m) => SetCoding::Candidates(m),
         (false, SetMatch::Overlap) => SetCoding::Whole,
-        (false, SetMatch::First) => SetCoding::First,
+        (false, SetMatch::First | SetMatch::FirstBoth) => SetCoding::First,
     };
     Ok(Keys::encode(table, names, coding)?)
 }

@@ -47,7 +47,8 @@ pub use assess::{
     WeightSummary, WildcardSummary, assess,
 };
 pub use classes::{
-    Classes, DELETED, Encoding, equivalence_classes, equivalence_classes_using, mixed_radix_code,
+    Classes, DELETED, Encoding, dalenius_t1_code, equivalence_classes, equivalence_classes_using,
+    mixed_radix_code,
 };
 pub use error::RiskError;
 pub use intruder_data::report::{Figure, Records, Report, Unit};

@@ -84,8 +84,8 @@ pub static RISK_COMMON: &[ParamSpec] = &[
     .default_value("listwise"),
     ParamSpec::new(
         "set_match",
-        ParamKind::Choice(&["overlap", "first"]),
-        "set-valued cells: overlap (sets match when they intersect; classes use the whole set) or first (the first candidate is the value)",
+        ParamKind::Choice(&["overlap", "first", "first-both"]),
+        "set-valued cells: overlap (sets match when they intersect; classes use the whole set), first (the query's first candidate must be among the other's) or first-both (the first candidate is the value on both sides)",
     )
     .default_value("overlap"),
 ];
@@ -133,6 +133,11 @@ static FREQUENCY_PARAMS: &[ParamSpec] = &[
     )
     .default_value("1")
     .within(Range::at_least(1.0)),
+    ParamSpec::new(
+        "whole_sets",
+        ParamKind::Columns,
+        "set-valued keys compared as one value whatever set_match says (a multi-response answer pattern such as languages spoken: {a,b} differs from {a}, also under wildcard)",
+    ),
     ParamSpec::new(
         "population_uniques",
         ParamKind::Number,
@@ -423,6 +428,7 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let population_uniques = r.get::<f64>("population_uniques");
     let intruder_share = r.get::<f64>("intruder_share");
     let with_n_match = r.get::<bool>("with_n_match");
+    let whole_sets = r.get::<Vec<String>>("whole_sets");
     if r.has("population_uniques") && !r.has("population_size") {
         r.problem(
             "population_uniques",
@@ -443,6 +449,9 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     }
     if let Some(b) = with_n_match {
         p.with_n_match = b;
+    }
+    if let Some(w) = whole_sets {
+        p.whole_sets = w;
     }
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)

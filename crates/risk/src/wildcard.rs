@@ -18,7 +18,8 @@
 //!
 //! Set-valued keys (a cell with several candidate values) are kept as candidate bit masks beside
 //! the projection: a stored entry matches when its candidates intersect the query's (or, with
-//! [`SetMatch::First`], contain the query's first candidate).
+//! [`SetMatch::First`], contain the query's first candidate). With [`SetMatch::FirstBoth`] a
+//! set-valued key is coded by its first candidate and matched as a plain value.
 
 use rayon::prelude::*;
 
@@ -237,11 +238,11 @@ pub fn n_match_naive(
             }
             if c.kind() == Kind::Set {
                 let (qj, sr) = (c.set_items(j), c.set_items(r));
-                let query = match set_match {
-                    SetMatch::Overlap => qj,
-                    SetMatch::First => &qj[..1],
-                };
-                query.iter().any(|x| sr.contains(x))
+                match set_match {
+                    SetMatch::Overlap => qj.iter().any(|x| sr.contains(x)),
+                    SetMatch::First => sr.contains(&qj[0]),
+                    SetMatch::FirstBoth => qj.first() == sr.first(),
+                }
             } else {
                 c.text(j) == c.text(r)
             }

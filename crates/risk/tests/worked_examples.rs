@@ -2,8 +2,8 @@
 
 use intruder_data::{Dataset, ReadOptions, Role, read_csv, read_csv_from};
 use intruder_risk::{
-    MissingPolicy, RiskParams, SetMatch, assess, equivalence_classes, mixed_radix_code, n_match,
-    n_match_naive,
+    MissingPolicy, RiskParams, SetMatch, assess, dalenius_t1_code, equivalence_classes,
+    mixed_radix_code, n_match, n_match_naive,
 };
 
 fn load(csv: &str) -> Dataset {
@@ -43,6 +43,28 @@ fn example_a_dalenius_t2_codes_and_classes() {
         .map(|r| mixed_radix_code(r, &cats).unwrap())
         .collect();
     assert_eq!(codes, vec![71, 44, 51, 71, 44, 44, 71]);
+    // Dalenius' T1 sums of the same records (§4.1.3): 169, 100, 131; record 3 alone at 131.
+    let t1: Vec<u64> = rows
+        .iter()
+        .map(|r| dalenius_t1_code(r, &cats).unwrap())
+        .collect();
+    assert_eq!(t1, vec![169, 100, 131, 169, 100, 100, 169]);
+    // §4.1.2, five binary variables: 13, 22, 13, 22, 23, 22, 22.
+    let bin = [
+        [1, 0, 1, 1, 0],
+        [0, 1, 1, 0, 1],
+        [1, 0, 1, 1, 0],
+        [0, 1, 1, 0, 1],
+        [1, 1, 1, 0, 1],
+        [0, 1, 1, 0, 1],
+        [0, 1, 1, 0, 1],
+    ];
+    let t1: Vec<u64> = bin
+        .iter()
+        .map(|r| dalenius_t1_code(r, &[2; 5]).unwrap())
+        .collect();
+    assert_eq!(t1, vec![13, 22, 13, 22, 23, 22, 22]);
+    assert_eq!(dalenius_t1_code(&[2, 0, 0, 0, 0], &cats), None);
     assert_eq!(
         mixed_radix_code(&[2, 0, 0, 0, 0], &cats),
         None,
@@ -93,6 +115,12 @@ fn example_b_threshold_two() {
         (c.uniques_at_threshold, c.sample_uniques, c.pairs),
         (3, 1, 1)
     );
+    // Two "unique" classes at threshold 2 ({5} and {1, 3}); at threshold 3 Dalenius' k = 2 or 3
+    // gives the same records here (no class of 3).
+    assert_eq!(c.classes_at_threshold, 2);
+    p.unique_threshold = 3;
+    let c = assess(&ds.table, &p).unwrap().summary.classes.unwrap();
+    assert_eq!((c.uniques_at_threshold, c.classes_at_threshold), (3, 2));
 }
 
 /// Example C (survey-anonymization slides): the 15-row workplace survey kept in data/examples.
@@ -365,4 +393,140 @@ fn set_valued_months() {
         assess(&ds.table, &p).unwrap().records.k,
         vec![Some(2), Some(1), Some(1), Some(2), None]
     );
+}
+
+/// First candidate on both sides (`first-both`): a two-month cell is its first month, on the
+/// query side and on the stored side alike.
+#[test]
+fn set_valued_months_first_on_both_sides() {
+    let opts = ReadOptions::default().with_set_valued(&["month"]);
+    let csv = "yob,month\n1970,3|4\n1970,4\n1970,5|6\n1970,3\n1971,\n";
+    let ds = read_csv_from(csv.as_bytes(), "m.csv".as_ref(), &opts).unwrap();
+    let ks = keys(&["yob", "month"]);
+    // Firsts: 3, 4, 5, 3, missing. 3 meets the two 3s; {4} is alone ({3,4} offers only 3);
+    // {5,6} alone; 1971 alone on year of birth.
+    let both = n_match(&ds.table, &ks, SetMatch::FirstBoth, None)
+        .unwrap()
+        .n_match;
+    assert_eq!(both, vec![2, 1, 1, 2, 1]);
+    assert_eq!(
+        both,
+        n_match_naive(&ds.table, &ks, SetMatch::FirstBoth, None)
+            .unwrap()
+            .n_match
+    );
+    // Through assess (wildcard): one record with n_match 1 more than under `first` ({4}).
+    let mut p = RiskParams::new(ks);
+    p.missing = MissingPolicy::Wildcard;
+    p.set_match = SetMatch::FirstBoth;
+    let w = assess(&ds.table, &p).unwrap().summary.wildcard.unwrap();
+    assert_eq!((w.n_match_1, w.n_match_2), (3, 2));
+    assert_eq!(
+        "first-both".parse::<SetMatch>().unwrap(),
+        SetMatch::FirstBoth
+    );
+}
+
+/// Classes and records of size ≤ 5 / ≤ 10 are counted apart (Mulder's Table 3 counts classes),
+/// and θ under n_match counts records with n_match = 2 (Mulder's Table 4).
+#[test]
+fn classes_versus_records_and_theta_under_n_match() {
+    // Classes {1} (1 record), {2} (2), {3} (6); N = 90, so π = 0.1.
+    let ds = load("a\n1\n2\n2\n3\n3\n3\n3\n3\n3\n");
+    let mut p = RiskParams::new(keys(&["a"]));
+    p.population_size = Some(90.0);
+    let s = assess(&ds.table, &p).unwrap().summary;
+    let c = s.classes.clone().unwrap();
+    assert_eq!((c.classes_k_le_5, c.classes_k_le_10), (2, 3));
+    assert_eq!((c.k_le_5, c.k_le_10), (3, 9));
+    // Listwise θ: n₁ = 1, n₂ = 1 pair → 0.1 / (0.1 + 2·0.9·1) = 1/19.
+    assert!((c.theta.unwrap() - 1.0 / 19.0).abs() < 1e-12);
+    let json = s.to_json();
+    assert_eq!(json["classes_k_le_5"], 2);
+    assert_eq!(json["records_k_le_5"], 3);
+    assert_eq!(json["classes_k_le_10"], 3);
+    assert_eq!(json["records_k_le_10"], 9);
+    // Under n_match (no missing value: n_match = class size) n₂ counts the 2 records of the
+    // pair: θ = 0.1 / (0.1 + 2·0.9·2) = 1/37, about half the listwise θ.
+    p.missing = MissingPolicy::Wildcard;
+    let s = assess(&ds.table, &p).unwrap().summary;
+    let w = s.wildcard.clone().unwrap();
+    assert_eq!((w.n_match_1, w.n_match_2), (1, 2));
+    assert!((w.theta.unwrap() - 1.0 / 37.0).abs() < 1e-12);
+    assert!((s.to_json()["theta"].as_f64().unwrap() - 1.0 / 37.0).abs() < 1e-12);
+    // Without N there is no θ figure.
+    p.population_size = None;
+    let s = assess(&ds.table, &p).unwrap().summary;
+    assert!(s.to_json().get("theta").is_none());
+}
+
+/// `whole_sets`: a multi-response answer pattern is one value under wildcard too ({a,b} is not
+/// {a}), while a candidate set (an estimated month) still matches by its candidates.
+#[test]
+fn whole_sets_compare_answer_patterns_as_one_value() {
+    let opts = ReadOptions::default().with_set_valued(&["lang", "month"]);
+    let csv = "lang,month\na|b,3|4\na,4\nb,3\n,3\n";
+    let ds = read_csv_from(csv.as_bytes(), "l.csv".as_ref(), &opts).unwrap();
+    let mut p = RiskParams::new(keys(&["lang"]));
+    p.missing = MissingPolicy::Wildcard;
+    p.with_n_match = true;
+    // Overlap: {a,b} meets {a}, {b}, itself and the missing cell.
+    let nm = |p: &RiskParams| assess(&ds.table, p).unwrap().records.n_match.unwrap();
+    assert_eq!(nm(&p), vec![4, 3, 3, 4]);
+    p.whole_sets = keys(&["lang"]);
+    // Whole: each pattern meets itself and the missing cell.
+    assert_eq!(nm(&p), vec![2, 2, 2, 4]);
+    // With the month (overlap) beside it: {a,b}/{3,4} meets itself and the missing language
+    // with month 3; {a}/4 only itself; {b}/3 itself and the missing one; the missing one
+    // meets {a,b}/{3,4}, {b}/3 and itself.
+    p.keys = keys(&["lang", "month"]);
+    assert_eq!(nm(&p), vec![2, 1, 2, 3]);
+    // A name that is not a key is refused.
+    p.whole_sets = keys(&["nope"]);
+    assert!(assess(&ds.table, &p).is_err());
+}
+
+/// The slides' "50% sample" (survey-anonymization slides, "The role of sampling"): the 15
+/// surveyed workers of example C and the 15 not surveyed. Of the sample uniques 9, 12 and 14,
+/// 9 (F / 31-45 / 2) and 12 (F / 25-30 / 1) are population uniques; 14 (F / 16-24 / 2) is not —
+/// worker 30, not surveyed, shares its keys.
+#[test]
+fn slides_fifty_percent_sample_uniques_versus_population_uniques() {
+    let schema =
+        intruder_data::Schema::from_file(&repo("data/examples/workplace-population.toml")).unwrap();
+    let opts = ReadOptions {
+        schema: Some(schema),
+        ..Default::default()
+    };
+    let ds = read_csv(&repo("data/examples/workplace-population.csv"), &opts).unwrap();
+    assert_eq!(ds.table.nrows(), 30);
+    let ks = keys(&["Gender", "AgeGrp", "EthnicGrp"]);
+    let population = assess(&ds.table, &RiskParams::new(ks.clone())).unwrap();
+    let pop_k: Vec<u32> = population.records.k.iter().map(|k| k.unwrap()).collect();
+    // The surveyed half alone (rows 1-15), as example C.
+    let sample = load(
+        &std::fs::read_to_string(repo("data/examples/workplace-population.csv"))
+            .unwrap()
+            .lines()
+            .take(16)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    let s = assess(&sample.table, &RiskParams::new(ks)).unwrap();
+    let sample_uniques: Vec<usize> = (0..15)
+        .filter(|&i| s.records.k[i] == Some(1))
+        .map(|i| i + 1)
+        .collect();
+    assert_eq!(sample_uniques, vec![9, 12, 14]);
+    let population_uniques: Vec<usize> = sample_uniques
+        .iter()
+        .copied()
+        .filter(|&id| pop_k[id - 1] == 1)
+        .collect();
+    assert_eq!(population_uniques, vec![9, 12]);
+    assert_eq!(pop_k[14 - 1], 2, "14 has one population twin (worker 30)");
+    // The population's uniques: 9 and 12, and two workers not surveyed (21: M / 16-24 / 2,
+    // 25: M / 31-45 / 1).
+    let all: Vec<usize> = (0..30).filter(|&i| pop_k[i] == 1).map(|i| i + 1).collect();
+    assert_eq!(all, vec![9, 12, 21, 25]);
 }

@@ -29,7 +29,8 @@ pub enum SetCoding {
     /// Candidate masks ([`SetMasks`]) for matching: stored records offer every candidate; a
     /// query offers every candidate ([`SetMatch::Overlap`]) or its first
     /// ([`SetMatch::First`]). The code separates cells that differ as queries or as stored
-    /// values, so records with equal codes match alike.
+    /// values, so records with equal codes match alike. With [`SetMatch::FirstBoth`] the
+    /// first candidate is coded as a plain value (as [`SetCoding::First`]) and no masks are kept.
     Candidates(SetMatch),
 }
 
@@ -508,7 +509,8 @@ fn code_column(c: &Column, coding: SetCoding, offset: bool) -> KeyCodes {
             let (codes, card) = whole_set_codes(c);
             (codes, card, None)
         }
-        SetCoding::First => {
+        // First on both sides: the first candidate is a plain value, no masks needed.
+        SetCoding::First | SetCoding::Candidates(SetMatch::FirstBoth) => {
             let (codes, card) = scalar_codes(c, offset);
             (codes, card, None)
         }

@@ -75,17 +75,22 @@ pub enum SetMatch {
     /// wildcard policy the query record's first candidate must be among the other record's
     /// candidates.
     First,
+    /// The first candidate is the record's value on both sides: under the wildcard policy two
+    /// cells match when their first candidates are equal (as if each record had the single
+    /// value its first candidate names). For classes it is [`SetMatch::First`].
+    FirstBoth,
 }
 
 impl SetMatch {
-    /// Both rules.
-    pub const ALL: [SetMatch; 2] = [SetMatch::Overlap, SetMatch::First];
+    /// Every rule.
+    pub const ALL: [SetMatch; 3] = [SetMatch::Overlap, SetMatch::First, SetMatch::FirstBoth];
 
     /// The command-line name.
     pub fn as_str(self) -> &'static str {
         match self {
             SetMatch::Overlap => "overlap",
             SetMatch::First => "first",
+            SetMatch::FirstBoth => "first-both",
         }
     }
 }
@@ -102,7 +107,9 @@ impl FromStr for SetMatch {
         SetMatch::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("unknown set matching '{s}'; expected overlap or first"))
+            .ok_or_else(|| {
+                format!("unknown set matching '{s}'; expected overlap, first or first-both")
+            })
     }
 }
 

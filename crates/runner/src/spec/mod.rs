@@ -53,6 +53,19 @@ pub struct Published {
     pub source: String,
     /// One sentence on why ours differs.
     pub note: String,
+    /// How far (a share of the committed value) a regenerated value may move from the value
+    /// committed in `paper/values.csv` before the paper's regression test fails; `None` = 0.25.
+    pub tolerance: Option<f64>,
+    /// An absolute floor on that allowance (for values near zero); `None` = 0.
+    pub tolerance_abs: Option<f64>,
+}
+
+impl Published {
+    /// The largest allowed move of a regenerated value from the committed value `committed`:
+    /// max(tolerance · |committed|, tolerance_abs).
+    pub fn allowance(&self, committed: f64) -> f64 {
+        (self.tolerance.unwrap_or(0.25) * committed.abs()).max(self.tolerance_abs.unwrap_or(0.0))
+    }
 }
 
 /// Overrides for a size class (`[tiny]` for tests, `[paper]` for the paper).
@@ -311,6 +324,15 @@ impl Experiment {
             let value = s.number(&mut p, "value");
             let source = s.string(&mut p, "source").unwrap_or_default();
             let note = s.string(&mut p, "note").unwrap_or_default();
+            let tolerance = s.number(&mut p, "tolerance");
+            let tolerance_abs = s.number(&mut p, "tolerance_abs");
+            for (k, v) in [("tolerance", tolerance), ("tolerance_abs", tolerance_abs)] {
+                if let Some(v) = v
+                    && !(v.is_finite() && v >= 0.0)
+                {
+                    p.push(&s.key(k), format!("expected a number ≥ 0, found {v}"));
+                }
+            }
             for (k, present) in [
                 ("setting", setting.is_some()),
                 ("metric", metric.is_some()),
@@ -328,6 +350,8 @@ impl Experiment {
                     value,
                     source,
                     note,
+                    tolerance,
+                    tolerance_abs,
                 });
             }
         }

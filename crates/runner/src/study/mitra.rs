@@ -163,6 +163,15 @@ fn parse(t: &Table, p: &mut Problems) -> Option<LongitudinalSpec> {
             p.push(&s.key("min_leaf"), "expected at least 1");
         }
     }
+    if let Some(x) = s.string(p, "donors") {
+        match serde_json::from_value(json!(x)) {
+            Ok(v) => params.donors = v,
+            Err(_) => p.push(
+                &s.key("donors"),
+                format!("unknown donor pool '{x}'; expected leaf or leaf-without-self"),
+            ),
+        }
+    }
     if let Some(x) = s.string(p, "partner_score") {
         match serde_json::from_value(json!(x)) {
             Ok(v) => params.partner_score = v,
@@ -289,7 +298,7 @@ fn describe_study(l: &LongitudinalSpec) -> String {
             .join(", ")
     };
     format!(
-        "longitudinal: study {} on waves {} (T = {}), link {}, released link {}, split {}, sensitive {}\n  scenarios: {}\n  rho {}; mixture swap shares {}; seeds {}; tolerance {}; min leaf {}; utility {}\n  {} altered releases ({} per seed: Figs. 4-6 and Table 1)\n",
+        "longitudinal: study {} on waves {} (T = {}), link {}, released link {}, split {}, sensitive {}\n  scenarios: {}\n  rho {}; mixture swap shares {}; seeds {}; tolerance {}; min leaf {}; donors {}; utility {}\n  {} altered releases ({} per seed: Figs. 4-6 and Table 1)\n",
         l.study,
         l.waves.join(", "),
         l.wave,
@@ -323,6 +332,7 @@ fn describe_study(l: &LongitudinalSpec) -> String {
             .join(", "),
         p.tolerance,
         p.min_leaf,
+        p.donors.as_str(),
         if p.utility.is_some() { "on" } else { "off" },
         per_seed * p.seeds.len(),
         per_seed,
