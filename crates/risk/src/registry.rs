@@ -35,7 +35,7 @@ use intruder_data::params::{
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Role, Table};
 
-use crate::assess::{Assessment, RiskParams, assess};
+use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
@@ -103,6 +103,26 @@ const WEIGHT: ParamSpec = ParamSpec::new(
 )
 .from_role(Role::Weight)
 .needs(ColumnNeed::Numeric);
+const K_ANONYMITY: ParamSpec = ParamSpec::new(
+    "k_anonymity",
+    ParamKind::Integer,
+    "k of the k-anonymity counts: records_fk_below_k counts f_k < k (sdcMicro's \"observations violating k-anonymity\", print(sdc, \"kAnon\")); records_fk_at_most_k counts f_k ≤ k (Mulder's k ≤ 5); n_match under wildcard",
+)
+.default_value("5")
+.within(Range::at_least(1.0));
+const GLOBAL_RISK_DENOMINATOR: ParamSpec = ParamSpec::new(
+    "global_risk_denominator",
+    ParamKind::Choice(&["counted", "all"]),
+    "what global risk divides the expected re-identifications by: counted (the records counted; under listwise only the complete ones) or all (every record, as sdcMicro's measure_risk global_risk = global_risk_ER / nrow)",
+)
+.default_value("counted");
+const MAX_GLOBAL_RISK: ParamSpec = ParamSpec::new(
+    "max_global_risk",
+    ParamKind::Number,
+    "sdcMicro's measure_risk max_global_risk: global_threshold is the individual-risk level above which records must change for the global risk to fall below it (sdcMicro's measure_threshold); records_above_threshold counts them",
+)
+.default_value("0.01")
+.within(Range::OPEN_UNIT);
 const SENSITIVE: ParamSpec = ParamSpec::new(
     "sensitive",
     ParamKind::Column,
@@ -152,9 +172,12 @@ static FREQUENCY_PARAMS: &[ParamSpec] = &[
         "count n_match (records matching, missing as wildcard) per record under every policy",
     )
     .default_value("false"),
+    K_ANONYMITY,
+    GLOBAL_RISK_DENOMINATOR,
+    MAX_GLOBAL_RISK,
 ];
 
-static INDIVIDUAL_PARAMS: &[ParamSpec] = &[WEIGHT, GROUP];
+static INDIVIDUAL_PARAMS: &[ParamSpec] = &[WEIGHT, GROUP, GLOBAL_RISK_DENOMINATOR, MAX_GLOBAL_RISK];
 
 static HOUSEHOLD_PARAMS: &[ParamSpec] = &[GROUP.required(), WEIGHT];
 
@@ -423,6 +446,9 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let population_uniques = r.get::<f64>("population_uniques");
     let intruder_share = r.get::<f64>("intruder_share");
     let with_n_match = r.get::<bool>("with_n_match");
+    let k_anonymity = r.get::<u32>("k_anonymity");
+    let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
+    let max_global_risk = r.get::<f64>("max_global_risk");
     if r.has("population_uniques") && !r.has("population_size") {
         r.problem(
             "population_uniques",
@@ -443,6 +469,15 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     }
     if let Some(b) = with_n_match {
         p.with_n_match = b;
+    }
+    if let Some(k) = k_anonymity {
+        p.k_anonymity = k;
+    }
+    if let Some(d) = denominator {
+        p.global_risk_denominator = d;
+    }
+    if let Some(m) = max_global_risk {
+        p.max_global_risk = m;
     }
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)
@@ -500,9 +535,17 @@ fn build_individual(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let c = read_common(r);
     let weight = r.get::<String>("weight");
     let group = r.get::<String>("group");
+    let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
+    let max_global_risk = r.get::<f64>("max_global_risk");
     let mut p = risk_params(c)?;
     p.weight = weight;
     p.group = group;
+    if let Some(d) = denominator {
+        p.global_risk_denominator = d;
+    }
+    if let Some(m) = max_global_risk {
+        p.max_global_risk = m;
+    }
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Individual { params }) as Box<dyn RiskMeasure>)
 }
@@ -518,6 +561,8 @@ const INDIVIDUAL_FIGURES: &[&str] = &[
     "expected_reidentifications",
     "global_risk",
     "max_individual_risk",
+    "global_threshold",
+    "records_above_threshold",
     "household_expected_reidentifications",
     "household_global_risk",
 ];
@@ -898,6 +943,16 @@ mod tests {
             .parse()
             .unwrap();
         assert_eq!(b, f.with_n_match);
+        let k: u32 = default_of(FREQUENCY_PARAMS, "k_anonymity").parse().unwrap();
+        assert_eq!(k, f.k_anonymity);
+        assert_eq!(
+            default_of(FREQUENCY_PARAMS, "global_risk_denominator"),
+            f.global_risk_denominator.as_str()
+        );
+        let m: f64 = default_of(FREQUENCY_PARAMS, "max_global_risk")
+            .parse()
+            .unwrap();
+        assert_eq!(m, f.max_global_risk);
         let s = Suda2Params::new(vec![]);
         let d: f64 = default_of(SUDA2_PARAMS, "dis_fraction").parse().unwrap();
         assert_eq!(d, s.dis_fraction);
