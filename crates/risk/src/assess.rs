@@ -10,10 +10,10 @@ use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch, key_data};
 use crate::measures::{
-    THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, l_diversity,
-    skinner_elliot_theta,
+    THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
+    l_diversity, skinner_elliot_theta,
 };
-use crate::wildcard::{NMatch, n_match_of};
+use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of};
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,10 @@ pub struct RiskParams {
     pub global_risk_denominator: GlobalRiskDenominator,
     /// sdcMicro's `max_global_risk`: the global risk the threshold of [`global_threshold`] aims at.
     pub max_global_risk: f64,
+    /// sdcMicro's `freqCalc` `alpha` under the wildcard policy: the weight of a wildcard match
+    /// with an incomplete record (the rule: `freqcalc_alpha` in `wildcard.rs`). `None`: Mulder's
+    /// n_match, every match counts 1.
+    pub wildcard_alpha: Option<f64>,
 }
 
 /// What global risk (expected re-identifications per record) divides by.
@@ -132,6 +136,7 @@ impl RiskParams {
             k_anonymity: 5,
             global_risk_denominator: GlobalRiskDenominator::Counted,
             max_global_risk: 0.01,
+            wildcard_alpha: None,
         }
     }
 
@@ -156,6 +161,16 @@ impl RiskParams {
                 "max_global_risk must lie strictly between 0 and 1, found {}",
                 self.max_global_risk
             ));
+        }
+        if let Some(a) = self.wildcard_alpha {
+            if !(0.0..=1.0).contains(&a) {
+                problems.push(format!("alpha must lie in [0, 1], found {a}"));
+            }
+            if self.missing != MissingPolicy::Wildcard {
+                problems.push(
+                    "alpha weighs wildcard matches: it needs the wildcard missing policy".into(),
+                );
+            }
         }
         if self.unique_threshold == 0 {
             problems.push("the uniqueness threshold must be at least 1".into());
@@ -611,6 +626,9 @@ impl RecordRisk {
                 None => RecordValues::Count(vec![None; n]),
             },
         );
+        if let Some(f) = self.n_match_alpha {
+            push("n_match_alpha", f.into());
+        }
         push("individual_risk", self.individual_risk.into());
         if let Some(f) = self.weighted_k {
             push("weighted_k", f.into());
@@ -637,6 +655,8 @@ pub struct RecordRisk {
     /// F_k, the sum of the weights of the record's class (or of its matches under wildcard),
     /// sdcMicro's `Fk`; with a weight column.
     pub weighted_k: Option<Vec<Option<f64>>>,
+    /// sdcMicro's fractional f_k with `alpha` (wildcard with alpha given).
+    pub n_match_alpha: Option<Vec<f64>>,
     /// Household risk, with a group column.
     pub household_risk: Option<Vec<f64>>,
     /// Distinct ℓ of the record's class, with a sensitive column.
@@ -699,6 +719,14 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     let nm: Option<NMatch> =
         (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()));
     let t = params.unique_threshold;
+    // sdcMicro's freqCalc counts with alpha: fractional f_k and F_k under wildcard.
+    let alpha_counts: Option<(Vec<f64>, Option<Vec<f64>>)> = match params.wildcard_alpha {
+        Some(a) if wildcard => {
+            let exact = classes_of(&plain, MissingPolicy::AsValue);
+            Some(freqcalc_alpha(kd_match, &exact, weights.as_deref(), a))
+        }
+        _ => None,
+    };
 
     let (class_summary, wildcard_summary) = if wildcard {
         let m = &nm.as_ref().expect("computed under wildcard").n_match;
@@ -741,6 +769,14 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     // k-anonymity in records: on n_match under wildcard (sdcMicro's fk with NA keys), else f_k.
     let ka = params.k_anonymity;
     let k_anonymity = match (&nm, wildcard) {
+        _ if alpha_counts.is_some() => {
+            let f = &alpha_counts.as_ref().expect("checked").0;
+            KAnonymitySummary {
+                k: ka,
+                below_k: f.iter().filter(|&&x| x < f64::from(ka)).count(),
+                at_most_k: f.iter().filter(|&&x| x <= f64::from(ka)).count(),
+            }
+        }
         (Some(nm), true) => KAnonymitySummary {
             k: ka,
             below_k: nm.n_match.iter().filter(|&&f| f < ka).count(),
@@ -756,6 +792,20 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     // Individual risk, and F_k with weights.
     let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) =
         match (&nm, wildcard) {
+            _ if alpha_counts.is_some() => {
+                let (f, big) = alpha_counts.as_ref().expect("checked");
+                (
+                    (0..n_total)
+                        .map(|i| {
+                            Some(match big {
+                                Some(b) => individual_risk_fractional(f[i], b[i]),
+                                None => 1.0 / f[i],
+                            })
+                        })
+                        .collect(),
+                    big.as_ref().map(|b| b.iter().map(|&x| Some(x)).collect()),
+                )
+            }
             (Some(nm), true) => (
                 (0..n_total)
                     .map(|i| {
@@ -911,6 +961,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             n_match: nm.map(|m| m.n_match),
             individual_risk: individual,
             weighted_k,
+            n_match_alpha: alpha_counts.map(|(f, _)| f),
             household_risk: household,
             l_distinct,
         },

@@ -40,6 +40,27 @@ pub fn individual_risk(fk: u32, big_fk: f64) -> f64 {
     }
 }
 
+/// Individual risk from a possibly fractional f_k (sdcMicro's `freqCalc` with `alpha` < 1), as
+/// sdcMicro's `indivRisk(method = "approx")` computes it: the f_k = 1 and f_k = 2 formulas only at
+/// exactly 1 and 2, p/(f_k − (1 − p)) above 2, and 0 strictly between 1 and 2 (no branch of
+/// sdcMicro's applies there); 1/f_k where F_k = f_k.
+pub fn individual_risk_fractional(fk: f64, big_fk: f64) -> f64 {
+    if fk == big_fk {
+        return 1.0 / fk;
+    }
+    let p = fk / big_fk;
+    let odds = p / (1.0 - p);
+    if fk > 2.0 {
+        p / (fk - (1.0 - p))
+    } else if fk == 2.0 {
+        odds - odds * odds * (1.0 / p).ln()
+    } else if fk == 1.0 {
+        odds * (1.0 / p).ln()
+    } else {
+        0.0
+    }
+}
+
 /// Household risk of each record: 1 − Π over its household's members of (1 − r_i), as sdcMicro's
 /// hierarchical risk. Records whose risk is `None` contribute nothing.
 pub fn household_risk(risk: &[Option<f64>], household: &[u32]) -> Vec<f64> {

@@ -123,6 +123,12 @@ const MAX_GLOBAL_RISK: ParamSpec = ParamSpec::new(
 )
 .default_value("0.01")
 .within(Range::OPEN_UNIT);
+const ALPHA: ParamSpec = ParamSpec::new(
+    "alpha",
+    ParamKind::Number,
+    "sdcMicro's freqCalc alpha (wildcard policy only): a wildcard match with a record missing a key counts α instead of 1 in f_k and F_k (per record: n_match_alpha). sdcMicro's rule: a complete record counts its class at 1 and matching incomplete records at α (with ≥ 2 keys not those missing every key); an incomplete one its exact tuple and matching complete records at 1, other matching incomplete records at α; a record missing every key counts the whole file. Unset: Mulder's n_match (every match 1)",
+)
+.within(Range::closed(0.0, 1.0));
 const SENSITIVE: ParamSpec = ParamSpec::new(
     "sensitive",
     ParamKind::Column,
@@ -175,9 +181,16 @@ static FREQUENCY_PARAMS: &[ParamSpec] = &[
     K_ANONYMITY,
     GLOBAL_RISK_DENOMINATOR,
     MAX_GLOBAL_RISK,
+    ALPHA,
 ];
 
-static INDIVIDUAL_PARAMS: &[ParamSpec] = &[WEIGHT, GROUP, GLOBAL_RISK_DENOMINATOR, MAX_GLOBAL_RISK];
+static INDIVIDUAL_PARAMS: &[ParamSpec] = &[
+    WEIGHT,
+    GROUP,
+    GLOBAL_RISK_DENOMINATOR,
+    MAX_GLOBAL_RISK,
+    ALPHA,
+];
 
 static HOUSEHOLD_PARAMS: &[ParamSpec] = &[GROUP.required(), WEIGHT];
 
@@ -449,6 +462,7 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let k_anonymity = r.get::<u32>("k_anonymity");
     let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
     let max_global_risk = r.get::<f64>("max_global_risk");
+    let alpha = r.get::<f64>("alpha");
     if r.has("population_uniques") && !r.has("population_size") {
         r.problem(
             "population_uniques",
@@ -479,6 +493,7 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     if let Some(m) = max_global_risk {
         p.max_global_risk = m;
     }
+    p.wildcard_alpha = alpha;
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)
 }
@@ -537,9 +552,11 @@ fn build_individual(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let group = r.get::<String>("group");
     let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
     let max_global_risk = r.get::<f64>("max_global_risk");
+    let alpha = r.get::<f64>("alpha");
     let mut p = risk_params(c)?;
     p.weight = weight;
     p.group = group;
+    p.wildcard_alpha = alpha;
     if let Some(d) = denominator {
         p.global_risk_denominator = d;
     }

@@ -162,3 +162,102 @@ fn global_risk_denominator_under_listwise_deletion() {
     assert!((w.global_risk - 3.0 / 7.0).abs() < 1e-15);
     assert!((w.expected_reidentifications - 3.0).abs() < 1e-12);
 }
+
+/// sdcMicro's `freqCalc` test case with missing keys (keys A, B, C; weights w), with `alpha`.
+///
+/// | rec | A B C | w | exact tuple | wildcard matches |
+/// |---|---|---|---|---|
+/// | 1 | 2 3 1 | 18 | {1, 8} | 1, 8 and incomplete 3 |
+/// | 2 | 3 3 3 | 45.5 | {2} | 2 |
+/// | 3 | 2 3 . | 39 | {3} | 3 and complete 1, 4, 8 |
+/// | 4 | 2 3 2 | 17 | {4} | 4 and incomplete 3 |
+/// | 5, 6 | 3 3 1 | 92, 8 | {5, 6} | 5, 6 |
+/// | 7 | 1 4 . | 123.5 | {7} | 7 |
+/// | 8 | 2 3 1 | 51 | {1, 8} | 1, 8 and incomplete 3 |
+///
+/// Complete records count incomplete matches at α; incomplete ones count complete matches at 1.
+/// α = ½: f_k = 2.5, 1, 1 + 3 = 4, 1.5, 2, 2, 1, 2.5; F_k = 69 + 19.5 = 88.5, 45.5,
+/// 39 + 86 = 125, 17 + 19.5 = 36.5, 100, 100, 123.5, 88.5. α = 1 gives sdcMicro's test values
+/// (3 1 4 2 2 2 1 3; 108 45.5 125 56 100 100 123.5 108); α = 0 the as-value sizes for complete
+/// records.
+#[test]
+fn freqcalc_alpha_on_sdcmicros_test_case() {
+    let csv = "A,B,C,w\n2,3,1,18\n3,3,3,45.5\n2,3,NA,39\n2,3,2,17\n3,3,1,92\n3,3,1,8\n1,4,NA,123.5\n2,3,1,51\n";
+    let ds = load(csv);
+    let mut p = RiskParams::new(keys(&["A", "B", "C"]));
+    p.missing = MissingPolicy::Wildcard;
+    p.weight = Some("w".into());
+    for (alpha, fk, big) in [
+        (
+            0.5,
+            [2.5, 1.0, 4.0, 1.5, 2.0, 2.0, 1.0, 2.5],
+            [88.5, 45.5, 125.0, 36.5, 100.0, 100.0, 123.5, 88.5],
+        ),
+        (
+            1.0,
+            [3.0, 1.0, 4.0, 2.0, 2.0, 2.0, 1.0, 3.0],
+            [108.0, 45.5, 125.0, 56.0, 100.0, 100.0, 123.5, 108.0],
+        ),
+        (
+            0.0,
+            [2.0, 1.0, 4.0, 1.0, 2.0, 2.0, 1.0, 2.0],
+            [69.0, 45.5, 125.0, 17.0, 100.0, 100.0, 123.5, 69.0],
+        ),
+    ] {
+        p.wildcard_alpha = Some(alpha);
+        let a = assess(&ds.table, &p).unwrap();
+        assert_eq!(
+            a.records.n_match_alpha.clone().unwrap(),
+            fk,
+            "alpha {alpha}"
+        );
+        let got: Vec<f64> = a
+            .records
+            .weighted_k
+            .clone()
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .collect();
+        assert_eq!(got, big, "alpha {alpha}");
+    }
+    // Record 4 at α = ½ has f_k = 1.5: sdcMicro's indivRisk has no branch for 1 < f_k < 2 and
+    // leaves its risk 0; record 1 (f_k = 2.5 > 2, F_k = 88.5) gets p / (f_k − (1 − p)).
+    p.wildcard_alpha = Some(0.5);
+    let a = assess(&ds.table, &p).unwrap();
+    let r = &a.records.individual_risk;
+    assert_eq!(r[3], Some(0.0));
+    let pk = 2.5 / 88.5;
+    assert!((r[0].unwrap() - pk / (2.5 - (1.0 - pk))).abs() < 1e-15);
+    // Violating 3-anonymity on fractional f_k: 2.5, 1, 1.5, 2, 2, 1, 2.5 are < 3 (not record 3).
+    p.k_anonymity = 3;
+    assert_eq!(
+        assess(&ds.table, &p).unwrap().summary.k_anonymity.below_k,
+        7
+    );
+    // alpha needs the wildcard policy.
+    p.missing = MissingPolicy::AsValue;
+    assert!(assess(&ds.table, &p).is_err());
+}
+
+/// A record missing every key counts the whole file (sdcMicro sets f_k = n, F_k = Σ w), and with
+/// two or more keys it does not add to complete records' counts. Keys a, b:
+/// (1,1) (1,1) (1,2) (.,.) → α = 1: 2, 2, 1 (the all-missing record is not counted), 4.
+/// One key: 1, 1, 2, . → complete records add α per missing record: α = ½ gives 2.5, 2.5, 1.5, 4.
+#[test]
+fn freqcalc_alpha_records_missing_every_key() {
+    let ds = load("a,b\n1,1\n1,1\n1,2\nNA,NA\n");
+    let mut p = RiskParams::new(keys(&["a", "b"]));
+    p.missing = MissingPolicy::Wildcard;
+    p.wildcard_alpha = Some(1.0);
+    let a = assess(&ds.table, &p).unwrap();
+    assert_eq!(a.records.n_match_alpha.unwrap(), vec![2.0, 2.0, 1.0, 4.0]);
+    // Mulder's n_match counts the all-missing record for everybody.
+    assert_eq!(a.records.n_match.unwrap(), vec![3, 3, 2, 4]);
+    let ds = load("a\n1\n1\n2\nNA\n");
+    let mut p = RiskParams::new(keys(&["a"]));
+    p.missing = MissingPolicy::Wildcard;
+    p.wildcard_alpha = Some(0.5);
+    let a = assess(&ds.table, &p).unwrap();
+    assert_eq!(a.records.n_match_alpha.unwrap(), vec![2.5, 2.5, 1.5, 4.0]);
+}
