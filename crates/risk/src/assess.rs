@@ -610,7 +610,7 @@ impl Summary {
 impl RecordRisk {
     /// The per-record figures as columns: `k`, `n_match` (empty when not computed),
     /// `individual_risk`, `weighted_k` (F_k) with a weight column, then `household_risk` and `l_distinct` when a group or sensitive
-    /// column was given.
+    /// column was given (with `l_entropy` after `l_distinct`).
     pub fn into_records(self) -> Records {
         let n = self.k.len();
         let mut r = Records::new(n);
@@ -639,6 +639,9 @@ impl RecordRisk {
         if let Some(l) = self.l_distinct {
             push("l_distinct", l.into());
         }
+        if let Some(l) = self.l_entropy {
+            push("l_entropy", l.into());
+        }
         r
     }
 }
@@ -661,6 +664,8 @@ pub struct RecordRisk {
     pub household_risk: Option<Vec<f64>>,
     /// Distinct ℓ of the record's class, with a sensitive column.
     pub l_distinct: Option<Vec<Option<u32>>>,
+    /// Entropy ℓ (exp of the entropy of the sensitive values) of the record's class.
+    pub l_entropy: Option<Vec<Option<f64>>>,
 }
 
 /// The result of [`assess`].
@@ -908,8 +913,8 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     });
     let household = household.map(|(h, _)| h);
 
-    let (l_distinct, diversity) = match params.sensitive.as_deref() {
-        None => (None, None),
+    let (l_distinct, l_entropy, diversity) = match params.sensitive.as_deref() {
+        None => (None, None, None),
         Some(s) => {
             let col = table.column(s)?;
             let d = KeyCodes::dense(col, SetCoding::Whole);
@@ -930,7 +935,12 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
                 classes_l1: distinct.iter().filter(|&&l| l == 1).count(),
                 records_l1: per.iter().filter(|l| **l == Some(1)).count(),
             });
-            (Some(per), summary)
+            let per_entropy: Vec<Option<f64>> = classes
+                .class_of
+                .iter()
+                .map(|&c| (c != DELETED).then(|| entropy[c as usize]))
+                .collect();
+            (Some(per), Some(per_entropy), summary)
         }
     };
 
@@ -964,6 +974,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             n_match_alpha: alpha_counts.map(|(f, _)| f),
             household_risk: household,
             l_distinct,
+            l_entropy,
         },
     })
 }

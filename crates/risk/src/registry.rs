@@ -808,6 +808,7 @@ impl RiskMeasure for LDiversity {
             for (name, values) in [
                 ("k", RecordValues::from(r.k)),
                 ("l_distinct", r.l_distinct.unwrap_or_default().into()),
+                ("l_entropy", r.l_entropy.unwrap_or_default().into()),
             ] {
                 out.push(name, values).map_err(RiskError::Param)?;
             }

@@ -192,6 +192,12 @@ fn l_diversity_finds_the_disclosing_classes() {
             Some(1)
         ]))
     );
+    // Entropy ℓ per record: (1,x) holds Y and N once each → exp(ln 2) = 2; the others 1.
+    let Some(RecordValues::Number(e)) = o.records.column("l_entropy") else {
+        panic!("l_entropy is a number column")
+    };
+    assert!((e[0].unwrap() - 2.0).abs() < 1e-12 && (e[1].unwrap() - 2.0).abs() < 1e-12);
+    assert_eq!(&e[2..], &[Some(1.0), Some(1.0)]);
 }
 
 #[test]
