@@ -11,7 +11,7 @@ use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch, key_data};
 use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
-    l_diversity, skinner_elliot_theta,
+    l_diversity, recursive_cl_diversity, skinner_elliot_theta,
 };
 use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of};
 
@@ -51,6 +51,8 @@ pub struct RiskParams {
     /// with an incomplete record (the rule: `freqcalc_alpha` in `wildcard.rs`). `None`: Mulder's
     /// n_match, every match counts 1.
     pub wildcard_alpha: Option<f64>,
+    /// Recursive (c, ℓ)-diversity of the sensitive column's classes, when given: (c, ℓ).
+    pub recursive_cl: Option<(f64, u32)>,
 }
 
 /// What global risk (expected re-identifications per record) divides by.
@@ -137,6 +139,7 @@ impl RiskParams {
             global_risk_denominator: GlobalRiskDenominator::Counted,
             max_global_risk: 0.01,
             wildcard_alpha: None,
+            recursive_cl: None,
         }
     }
 
@@ -642,6 +645,9 @@ impl RecordRisk {
         if let Some(l) = self.l_entropy {
             push("l_entropy", l.into());
         }
+        if let Some(r) = self.recursive_cl {
+            push("recursive_cl_diverse", r.into());
+        }
         r
     }
 }
@@ -666,6 +672,8 @@ pub struct RecordRisk {
     pub l_distinct: Option<Vec<Option<u32>>>,
     /// Entropy ℓ (exp of the entropy of the sensitive values) of the record's class.
     pub l_entropy: Option<Vec<Option<f64>>>,
+    /// 1 when the record's class is recursive (c, ℓ)-diverse, 0 when not (when asked).
+    pub recursive_cl: Option<Vec<Option<u32>>>,
 }
 
 /// The result of [`assess`].
@@ -913,6 +921,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     });
     let household = household.map(|(h, _)| h);
 
+    let mut recursive_cl: Option<Vec<Option<u32>>> = None;
     let (l_distinct, l_entropy, diversity) = match params.sensitive.as_deref() {
         None => (None, None, None),
         Some(s) => {
@@ -940,6 +949,15 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
                 .iter()
                 .map(|&c| (c != DELETED).then(|| entropy[c as usize]))
                 .collect();
+            recursive_cl = params.recursive_cl.map(|(c, l)| {
+                let ok =
+                    recursive_cl_diversity(&classes.class_of, classes.sizes.len(), &sens, c, l);
+                classes
+                    .class_of
+                    .iter()
+                    .map(|&k| (k != DELETED).then(|| u32::from(ok[k as usize])))
+                    .collect::<Vec<Option<u32>>>()
+            });
             (Some(per), Some(per_entropy), summary)
         }
     };
@@ -975,6 +993,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             household_risk: household,
             l_distinct,
             l_entropy,
+            recursive_cl,
         },
     })
 }

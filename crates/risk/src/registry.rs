@@ -194,7 +194,21 @@ static INDIVIDUAL_PARAMS: &[ParamSpec] = &[
 
 static HOUSEHOLD_PARAMS: &[ParamSpec] = &[GROUP.required(), WEIGHT];
 
-static L_DIVERSITY_PARAMS: &[ParamSpec] = &[SENSITIVE.required()];
+static L_DIVERSITY_PARAMS: &[ParamSpec] = &[
+    SENSITIVE.required(),
+    ParamSpec::new(
+        "recursive_c",
+        ParamKind::Number,
+        "c of recursive (c, ℓ)-diversity (Machanavajjhala et al. 2007, Def. 4.1: r_1 < c·(r_ℓ + … + r_m)); with recursive_l, per record recursive_cl_diverse (1/0). sdcMicro's ldiversity has no recursive variant",
+    )
+    .within(Range::POSITIVE),
+    ParamSpec::new(
+        "recursive_l",
+        ParamKind::Integer,
+        "ℓ of recursive (c, ℓ)-diversity (with recursive_c)",
+    )
+    .within(Range::at_least(1.0)),
+];
 
 static SUDA2_PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
@@ -744,8 +758,22 @@ pub struct LDiversity {
 fn build_l_diversity(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let c = read_common(r);
     let sensitive = r.require::<String>("sensitive");
+    let rc = r.get::<f64>("recursive_c");
+    let rl = r.get::<u32>("recursive_l");
+    if r.has("recursive_c") != r.has("recursive_l") {
+        let missing = if r.has("recursive_c") {
+            "recursive_l"
+        } else {
+            "recursive_c"
+        };
+        r.problem(
+            missing,
+            "recursive (c, ℓ)-diversity needs both recursive_c and recursive_l",
+        );
+    }
     needs_classes(r, &c, "ℓ-diversity");
     let mut p = risk_params(c)?;
+    p.recursive_cl = rc.zip(rl);
     p.sensitive = Some(sensitive?);
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(LDiversity { params }) as Box<dyn RiskMeasure>)
@@ -811,6 +839,10 @@ impl RiskMeasure for LDiversity {
                 ("l_entropy", r.l_entropy.unwrap_or_default().into()),
             ] {
                 out.push(name, values).map_err(RiskError::Param)?;
+            }
+            if let Some(rc) = r.recursive_cl {
+                out.push("recursive_cl_diverse", RecordValues::from(rc))
+                    .map_err(RiskError::Param)?;
             }
             out
         } else {

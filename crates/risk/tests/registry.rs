@@ -425,3 +425,24 @@ fn every_measure_builds_from_a_table_and_runs() {
         );
     }
 }
+
+/// Recursive (c, ℓ)-diversity through the registry. SMALL's classes: (1,x) holds Y and N once
+/// each (r = 1, 1), the others one value. c = 2, ℓ = 2: 1 < 2·1 → (1,x) diverse; a class of one
+/// value has fewer than ℓ values → not.
+#[test]
+fn recursive_cl_diversity_per_record() {
+    let o = run(
+        SMALL,
+        "measure = \"l-diversity\"\nkeys = [\"a\", \"b\"]\nsensitive = \"s\"\nrecursive_c = 2\nrecursive_l = 2",
+        true,
+    );
+    assert_eq!(
+        o.records.column("recursive_cl_diverse"),
+        Some(&RecordValues::Count(vec![
+            Some(1),
+            Some(1),
+            Some(0),
+            Some(0)
+        ]))
+    );
+}
