@@ -627,7 +627,8 @@ fn household_and_l_diversity_measures_write_their_per_record_columns() {
     assert_eq!(v["records_l_distinct_1"], 2);
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
-        "row,k,l_distinct\n1,2,2\n2,2,2\n3,1,1\n4,1,1\n"
+        // l_entropy: the (1,x) class holds two values once each, exp(ln 2) = 2.
+        "row,k,l_distinct,l_entropy\n1,2,2,2\n2,2,2,2\n3,1,1,1\n4,1,1,1\n"
     );
 }
 

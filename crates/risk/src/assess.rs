@@ -10,10 +10,10 @@ use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch, key_data};
 use crate::measures::{
-    THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, l_diversity,
-    skinner_elliot_theta,
+    THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
+    l_diversity, recursive_cl_diversity, skinner_elliot_theta,
 };
-use crate::wildcard::{NMatch, n_match_of};
+use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of};
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +44,84 @@ pub struct RiskParams {
     /// [`set_match`](Self::set_match) says: a multi-response answer pattern (languages spoken,
     /// social-media profiles) rather than a set of candidate values. Each must be a key.
     pub whole_sets: Vec<String>,
+    /// The k of the k-anonymity counts: records with f_k < k (sdcMicro's "violating
+    /// k-anonymity") and with f_k ≤ k.
+    pub k_anonymity: u32,
+    /// What global risk divides the expected re-identifications by.
+    pub global_risk_denominator: GlobalRiskDenominator,
+    /// sdcMicro's `max_global_risk`: the global risk the threshold of [`global_threshold`] aims at.
+    pub max_global_risk: f64,
+    /// sdcMicro's `freqCalc` `alpha` under the wildcard policy: the weight of a wildcard match
+    /// with an incomplete record (the rule: `freqcalc_alpha` in `wildcard.rs`). `None`: Mulder's
+    /// n_match, every match counts 1.
+    pub wildcard_alpha: Option<f64>,
+    /// Recursive (c, ℓ)-diversity of the sensitive column's classes, when given: (c, ℓ).
+    pub recursive_cl: Option<(f64, u32)>,
+}
+
+/// What global risk (expected re-identifications per record) divides by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GlobalRiskDenominator {
+    /// The records counted: under listwise deletion only the complete ones.
+    #[default]
+    Counted,
+    /// Every record of the file, n_total (sdcMicro's `measure_risk`: `global_risk_ER / nrow`).
+    All,
+}
+
+impl GlobalRiskDenominator {
+    /// The parameter's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GlobalRiskDenominator::Counted => "counted",
+            GlobalRiskDenominator::All => "all",
+        }
+    }
+}
+
+impl std::str::FromStr for GlobalRiskDenominator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "counted" => Ok(GlobalRiskDenominator::Counted),
+            "all" => Ok(GlobalRiskDenominator::All),
+            _ => Err(format!("expected counted or all, found '{s}'")),
+        }
+    }
+}
+
+/// sdcMicro's risk threshold for a maximal global risk (`measure_threshold`, after µ-Argus 4.1
+/// §2.3.4.1): with the risks in decreasing order and `er = max_global_risk · n_obs`, the
+/// threshold is the first risk level r (walking down) at which the risks below, plus r for each
+/// record above, sum to less than `er`; the highest risk when the whole file is already under
+/// `er`. `None` where sdcMicro returns `NA`: when the file is already safe (no record need
+/// change) or no level qualifies while the last risk is the one held. `n_obs` is the
+/// denominator (records not counted carry no risk).
+pub fn global_threshold(risks: &[f64], max_global_risk: f64, n_obs: usize) -> Option<f64> {
+    let mut r: Vec<f64> = risks.to_vec();
+    r.sort_unstable_by(|a, b| b.total_cmp(a));
+    let er = max_global_risk * n_obs as f64;
+    let mut sum_risk: f64 = r.iter().sum();
+    let mut current = *r.first()?;
+    let mut threshold = 0.0;
+    if sum_risk < er {
+        threshold = current;
+    } else {
+        let mut above = 0usize;
+        for &x in &r {
+            if x != current {
+                if sum_risk + x * (above as f64) < er {
+                    threshold = x;
+                    break;
+                }
+                current = x;
+            }
+            above += 1;
+            sum_risk -= x;
+        }
+    }
+    // sdcMicro: NA when the unsafe level equals the threshold.
+    (current != threshold).then_some(threshold)
 }
 
 impl RiskParams {
@@ -62,6 +140,11 @@ impl RiskParams {
             intruder_share: 1.0,
             with_n_match: false,
             whole_sets: Vec::new(),
+            k_anonymity: 5,
+            global_risk_denominator: GlobalRiskDenominator::Counted,
+            max_global_risk: 0.01,
+            wildcard_alpha: None,
+            recursive_cl: None,
         }
     }
 
@@ -77,6 +160,25 @@ impl RiskParams {
             problems.push(format!(
                 "population size must be a positive number, found {n}"
             ));
+        }
+        if self.k_anonymity == 0 {
+            problems.push("the k of k-anonymity must be at least 1".into());
+        }
+        if !(self.max_global_risk > 0.0 && self.max_global_risk < 1.0) {
+            problems.push(format!(
+                "max_global_risk must lie strictly between 0 and 1, found {}",
+                self.max_global_risk
+            ));
+        }
+        if let Some(a) = self.wildcard_alpha {
+            if !(0.0..=1.0).contains(&a) {
+                problems.push(format!("alpha must lie in [0, 1], found {a}"));
+            }
+            if self.missing != MissingPolicy::Wildcard {
+                problems.push(
+                    "alpha weighs wildcard matches: it needs the wildcard missing policy".into(),
+                );
+            }
         }
         if self.unique_threshold == 0 {
             problems.push("the uniqueness threshold must be at least 1".into());
@@ -179,15 +281,37 @@ pub struct WildcardSummary {
     pub uniques_at_threshold: usize,
 }
 
-/// Risk from sampling weights.
+/// k-anonymity counts in records, on f_k (listwise, as-value) or n_match (wildcard).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KAnonymitySummary {
+    /// The k.
+    pub k: u32,
+    /// Records with f_k < k: sdcMicro's "observations violating k-anonymity".
+    pub below_k: usize,
+    /// Records with f_k ≤ k (the convention of `k_le_5`, Mulder's k ≤ 5).
+    pub at_most_k: usize,
+}
+
+/// Individual and global risk: from sampling weights (Benedetti–Franconi), or 1/f_k without.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeightSummary {
-    /// Σ of individual risks: the expected number of re-identifications.
+    /// Σ of individual risks: the expected number of re-identifications (Σ 1/f_k without
+    /// weights, which is the number of classes under listwise and as-value).
     pub expected_reidentifications: f64,
-    /// That sum over the records counted.
+    /// That sum divided by the denominator.
     pub global_risk: f64,
+    /// What the global risk divided by.
+    pub denominator: GlobalRiskDenominator,
     /// The largest individual risk.
     pub max_individual_risk: f64,
+    /// sdcMicro's `max_global_risk`.
+    pub max_global_risk: f64,
+    /// sdcMicro's `global_threshold` ([`global_threshold`]); `None` where it gives `NA`.
+    pub global_threshold: Option<f64>,
+    /// Records whose individual risk exceeds the threshold (0 when there is none).
+    pub records_above_threshold: usize,
+    /// Whether the risks came from weights.
+    pub weighted: bool,
 }
 
 /// Household risk.
@@ -232,7 +356,9 @@ pub struct Summary {
     pub classes: Option<ClassSummary>,
     /// Wildcard figures.
     pub wildcard: Option<WildcardSummary>,
-    /// Weighted risk.
+    /// k-anonymity counts.
+    pub k_anonymity: KAnonymitySummary,
+    /// Individual and global risk (weighted, or 1/f_k).
     pub weights: Option<WeightSummary>,
     /// Household risk.
     pub household: Option<HouseholdSummary>,
@@ -425,24 +551,71 @@ impl Summary {
                 format!("records with n_match ≤ {t}"),
             );
         }
+        let ka = &self.k_anonymity;
+        let on = if self.wildcard.is_some() {
+            "n_match"
+        } else {
+            "f_k"
+        };
+        add(
+            "records_fk_below_k",
+            json!(ka.below_k),
+            Unit::Count,
+            format!(
+                "records with {on} < {} (sdcMicro's observations violating {}-anonymity)",
+                ka.k, ka.k
+            ),
+        );
+        add(
+            "records_fk_at_most_k",
+            json!(ka.at_most_k),
+            Unit::Count,
+            format!("records with {on} ≤ {}", ka.k),
+        );
         if let Some(w) = &self.weights {
             add(
                 "expected_reidentifications",
                 json!(w.expected_reidentifications),
                 Unit::Score,
-                "Σ individual risk: expected number of re-identifications".into(),
+                if w.weighted {
+                    "Σ individual risk: expected number of re-identifications".into()
+                } else {
+                    "Σ 1/f_k (no weights): expected number of re-identifications, sdcMicro's global_risk_ER without w".into()
+                },
             );
             add(
                 "global_risk",
                 json!(w.global_risk),
                 Unit::Proportion,
-                "expected re-identifications per counted record".into(),
+                match w.denominator {
+                    GlobalRiskDenominator::Counted => {
+                        "expected re-identifications per counted record".into()
+                    }
+                    GlobalRiskDenominator::All => {
+                        "expected re-identifications per record of the file (sdcMicro)".into()
+                    }
+                },
             );
             add(
                 "max_individual_risk",
                 json!(w.max_individual_risk),
                 Unit::Proportion,
                 "largest individual risk".into(),
+            );
+            add(
+                "global_threshold",
+                json!(w.global_threshold),
+                Unit::Proportion,
+                format!(
+                    "sdcMicro's risk threshold for a maximal global risk of {} (null where sdcMicro gives NA)",
+                    w.max_global_risk
+                ),
+            );
+            add(
+                "records_above_threshold",
+                json!(w.records_above_threshold),
+                Unit::Count,
+                "records whose individual risk exceeds global_threshold".into(),
             );
         }
         if let Some(h) = &self.household {
@@ -506,8 +679,8 @@ impl Summary {
 
 impl RecordRisk {
     /// The per-record figures as columns: `k`, `n_match` (empty when not computed),
-    /// `individual_risk`, then `household_risk` and `l_distinct` when a group or sensitive
-    /// column was given.
+    /// `individual_risk`, `weighted_k` (F_k) with a weight column, then `household_risk` and `l_distinct` when a group or sensitive
+    /// column was given (with `l_entropy` after `l_distinct`).
     pub fn into_records(self) -> Records {
         let n = self.k.len();
         let mut r = Records::new(n);
@@ -523,12 +696,24 @@ impl RecordRisk {
                 None => RecordValues::Count(vec![None; n]),
             },
         );
+        if let Some(f) = self.n_match_alpha {
+            push("n_match_alpha", f.into());
+        }
         push("individual_risk", self.individual_risk.into());
+        if let Some(f) = self.weighted_k {
+            push("weighted_k", f.into());
+        }
         if let Some(h) = self.household_risk {
             push("household_risk", h.into());
         }
         if let Some(l) = self.l_distinct {
             push("l_distinct", l.into());
+        }
+        if let Some(l) = self.l_entropy {
+            push("l_entropy", l.into());
+        }
+        if let Some(r) = self.recursive_cl {
+            push("recursive_cl_diverse", r.into());
         }
         r
     }
@@ -543,10 +728,19 @@ pub struct RecordRisk {
     pub n_match: Option<Vec<u32>>,
     /// Individual risk (with weights: Benedetti–Franconi; else 1/f_k).
     pub individual_risk: Vec<Option<f64>>,
+    /// F_k, the sum of the weights of the record's class (or of its matches under wildcard),
+    /// sdcMicro's `Fk`; with a weight column.
+    pub weighted_k: Option<Vec<Option<f64>>>,
+    /// sdcMicro's fractional f_k with `alpha` (wildcard with alpha given).
+    pub n_match_alpha: Option<Vec<f64>>,
     /// Household risk, with a group column.
     pub household_risk: Option<Vec<f64>>,
     /// Distinct ℓ of the record's class, with a sensitive column.
     pub l_distinct: Option<Vec<Option<u32>>>,
+    /// Entropy ℓ (exp of the entropy of the sensitive values) of the record's class.
+    pub l_entropy: Option<Vec<Option<f64>>>,
+    /// 1 when the record's class is recursive (c, ℓ)-diverse, 0 when not (when asked).
+    pub recursive_cl: Option<Vec<Option<u32>>>,
 }
 
 /// The result of [`assess`].
@@ -608,6 +802,14 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     let nm: Option<NMatch> =
         (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()));
     let t = params.unique_threshold;
+    // sdcMicro's freqCalc counts with alpha: fractional f_k and F_k under wildcard.
+    let alpha_counts: Option<(Vec<f64>, Option<Vec<f64>>)> = match params.wildcard_alpha {
+        Some(a) if wildcard => {
+            let exact = classes_of(&plain, MissingPolicy::AsValue);
+            Some(freqcalc_alpha(kd_match, &exact, weights.as_deref(), a))
+        }
+        _ => None,
+    };
 
     let (class_summary, wildcard_summary) = if wildcard {
         let m = &nm.as_ref().expect("computed under wildcard").n_match;
@@ -655,46 +857,109 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
         (Some(c), None)
     };
 
-    // Individual risk.
-    let individual: Vec<Option<f64>> = match (&nm, wildcard) {
-        (Some(nm), true) => (0..n_total)
-            .map(|i| {
-                let f = nm.n_match[i];
-                Some(match &nm.weighted {
-                    Some(big) => individual_risk(f, big[i]),
-                    None => 1.0 / f as f64,
-                })
-            })
-            .collect(),
-        _ => {
-            let big = weights.as_ref().map(|w| classes.weighted_sizes(w));
-            (0..n_total)
-                .map(|i| {
-                    let c = classes.class_of[i];
-                    (c != DELETED).then(|| {
-                        let f = classes.sizes[c as usize];
-                        match &big {
-                            Some(b) => individual_risk(f, b[c as usize]),
-                            None => 1.0 / f as f64,
-                        }
-                    })
-                })
-                .collect()
+    // k-anonymity in records: on n_match under wildcard (sdcMicro's fk with NA keys), else f_k.
+    let ka = params.k_anonymity;
+    let k_anonymity = match (&nm, wildcard) {
+        _ if alpha_counts.is_some() => {
+            let f = &alpha_counts.as_ref().expect("checked").0;
+            KAnonymitySummary {
+                k: ka,
+                below_k: f.iter().filter(|&&x| x < f64::from(ka)).count(),
+                at_most_k: f.iter().filter(|&&x| x <= f64::from(ka)).count(),
+            }
         }
+        (Some(nm), true) => KAnonymitySummary {
+            k: ka,
+            below_k: nm.n_match.iter().filter(|&&f| f < ka).count(),
+            at_most_k: nm.n_match.iter().filter(|&&f| f <= ka).count(),
+        },
+        _ => KAnonymitySummary {
+            k: ka,
+            below_k: k.iter().filter(|f| f.is_some_and(|f| f < ka)).count(),
+            at_most_k: k.iter().filter(|f| f.is_some_and(|f| f <= ka)).count(),
+        },
     };
+
+    // Individual risk, and F_k with weights.
+    let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) =
+        match (&nm, wildcard) {
+            _ if alpha_counts.is_some() => {
+                let (f, big) = alpha_counts.as_ref().expect("checked");
+                (
+                    (0..n_total)
+                        .map(|i| {
+                            Some(match big {
+                                Some(b) => individual_risk_fractional(f[i], b[i]),
+                                None => 1.0 / f[i],
+                            })
+                        })
+                        .collect(),
+                    big.as_ref().map(|b| b.iter().map(|&x| Some(x)).collect()),
+                )
+            }
+            (Some(nm), true) => (
+                (0..n_total)
+                    .map(|i| {
+                        let f = nm.n_match[i];
+                        Some(match &nm.weighted {
+                            Some(big) => individual_risk(f, big[i]),
+                            None => 1.0 / f as f64,
+                        })
+                    })
+                    .collect(),
+                nm.weighted
+                    .as_ref()
+                    .map(|b| b.iter().map(|&x| Some(x)).collect()),
+            ),
+            _ => {
+                let big = weights.as_ref().map(|w| classes.weighted_sizes(w));
+                let individual = (0..n_total)
+                    .map(|i| {
+                        let c = classes.class_of[i];
+                        (c != DELETED).then(|| {
+                            let f = classes.sizes[c as usize];
+                            match &big {
+                                Some(b) => individual_risk(f, b[c as usize]),
+                                None => 1.0 / f as f64,
+                            }
+                        })
+                    })
+                    .collect();
+                let per = big.map(|b| {
+                    classes
+                        .class_of
+                        .iter()
+                        .map(|&c| (c != DELETED).then(|| b[c as usize]))
+                        .collect()
+                });
+                (individual, per)
+            }
+        };
     let counted = individual.iter().filter(|r| r.is_some()).count();
-    let weight_summary = weights.as_ref().map(|_| {
-        let sum: f64 = individual.iter().flatten().sum();
-        WeightSummary {
+    let weight_summary = {
+        let risks: Vec<f64> = individual.iter().flatten().copied().collect();
+        let sum: f64 = risks.iter().sum();
+        let denominator = match params.global_risk_denominator {
+            GlobalRiskDenominator::Counted => counted,
+            GlobalRiskDenominator::All => n_total,
+        };
+        let threshold = global_threshold(&risks, params.max_global_risk, denominator);
+        Some(WeightSummary {
             expected_reidentifications: sum,
-            global_risk: if counted > 0 {
-                sum / counted as f64
+            global_risk: if denominator > 0 {
+                sum / denominator as f64
             } else {
                 0.0
             },
-            max_individual_risk: individual.iter().flatten().copied().fold(0.0, f64::max),
-        }
-    });
+            denominator: params.global_risk_denominator,
+            max_individual_risk: risks.iter().copied().fold(0.0, f64::max),
+            max_global_risk: params.max_global_risk,
+            global_threshold: threshold,
+            records_above_threshold: threshold
+                .map_or(0, |t| risks.iter().filter(|&&r| r > t).count()),
+            weighted: weights.is_some(),
+        })
+    };
 
     let household = params
         .group
@@ -734,8 +999,9 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
     });
     let household = household.map(|(h, _)| h);
 
-    let (l_distinct, diversity) = match params.sensitive.as_deref() {
-        None => (None, None),
+    let mut recursive_cl: Option<Vec<Option<u32>>> = None;
+    let (l_distinct, l_entropy, diversity) = match params.sensitive.as_deref() {
+        None => (None, None, None),
         Some(s) => {
             let col = table.column(s)?;
             let d = KeyCodes::dense(col, SetCoding::Whole);
@@ -756,7 +1022,21 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
                 classes_l1: distinct.iter().filter(|&&l| l == 1).count(),
                 records_l1: per.iter().filter(|l| **l == Some(1)).count(),
             });
-            (Some(per), summary)
+            let per_entropy: Vec<Option<f64>> = classes
+                .class_of
+                .iter()
+                .map(|&c| (c != DELETED).then(|| entropy[c as usize]))
+                .collect();
+            recursive_cl = params.recursive_cl.map(|(c, l)| {
+                let ok =
+                    recursive_cl_diversity(&classes.class_of, classes.sizes.len(), &sens, c, l);
+                classes
+                    .class_of
+                    .iter()
+                    .map(|&k| (k != DELETED).then(|| u32::from(ok[k as usize])))
+                    .collect::<Vec<Option<u32>>>()
+            });
+            (Some(per), Some(per_entropy), summary)
         }
     };
 
@@ -776,6 +1056,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             unique_threshold: t,
             classes: class_summary,
             wildcard: wildcard_summary,
+            k_anonymity,
             weights: weight_summary,
             household: household_summary,
             diversity,
@@ -785,8 +1066,12 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
             k,
             n_match: nm.map(|m| m.n_match),
             individual_risk: individual,
+            weighted_k,
+            n_match_alpha: alpha_counts.map(|(f, _)| f),
             household_risk: household,
             l_distinct,
+            l_entropy,
+            recursive_cl,
         },
     })
 }

@@ -43,8 +43,9 @@ pub mod suda;
 mod wildcard;
 
 pub use assess::{
-    Assessment, ClassSummary, DiversitySummary, HouseholdSummary, RecordRisk, RiskParams, Summary,
-    WeightSummary, WildcardSummary, assess,
+    Assessment, ClassSummary, DiversitySummary, GlobalRiskDenominator, HouseholdSummary,
+    KAnonymitySummary, RecordRisk, RiskParams, Summary, WeightSummary, WildcardSummary, assess,
+    global_threshold,
 };
 pub use classes::{
     Classes, DELETED, Encoding, dalenius_t1_code, equivalence_classes, equivalence_classes_using,

@@ -40,6 +40,27 @@ pub fn individual_risk(fk: u32, big_fk: f64) -> f64 {
     }
 }
 
+/// Individual risk from a possibly fractional f_k (sdcMicro's `freqCalc` with `alpha` < 1), as
+/// sdcMicro's `indivRisk(method = "approx")` computes it: the f_k = 1 and f_k = 2 formulas only at
+/// exactly 1 and 2, p/(f_k − (1 − p)) above 2, and 0 strictly between 1 and 2 (no branch of
+/// sdcMicro's applies there); 1/f_k where F_k = f_k.
+pub fn individual_risk_fractional(fk: f64, big_fk: f64) -> f64 {
+    if fk == big_fk {
+        return 1.0 / fk;
+    }
+    let p = fk / big_fk;
+    let odds = p / (1.0 - p);
+    if fk > 2.0 {
+        p / (fk - (1.0 - p))
+    } else if fk == 2.0 {
+        odds - odds * odds * (1.0 / p).ln()
+    } else if fk == 1.0 {
+        odds * (1.0 / p).ln()
+    } else {
+        0.0
+    }
+}
+
 /// Household risk of each record: 1 − Π over its household's members of (1 − r_i), as sdcMicro's
 /// hierarchical risk. Records whose risk is `None` contribute nothing.
 pub fn household_risk(risk: &[Option<f64>], household: &[u32]) -> Vec<f64> {
@@ -97,6 +118,50 @@ pub fn l_diversity(
     (distinct, l_entropy)
 }
 
+/// Recursive (c, ℓ)-diversity per class (Machanavajjhala et al. 2007, Def. 4.1): with the
+/// counts of the class's observed sensitive values in decreasing order r_1 ≥ … ≥ r_m, the class
+/// is (c, ℓ)-diverse when r_1 < c · (r_ℓ + r_{ℓ+1} + … + r_m); never when m < ℓ. Missing
+/// sensitive values are ignored.
+pub fn recursive_cl_diversity(
+    class_of: &[u32],
+    nclasses: usize,
+    sensitive: &[Option<u32>],
+    c: f64,
+    l: u32,
+) -> Vec<bool> {
+    let mut pairs: Vec<(u32, u32)> = class_of
+        .iter()
+        .zip(sensitive)
+        .filter_map(|(&k, s)| match (k != crate::classes::DELETED, s) {
+            (true, Some(s)) => Some((k, *s)),
+            _ => None,
+        })
+        .collect();
+    pairs.sort_unstable();
+    let mut counts: Vec<Vec<u64>> = vec![Vec::new(); nclasses];
+    let mut i = 0;
+    while i < pairs.len() {
+        let mut j = i;
+        while j < pairs.len() && pairs[j] == pairs[i] {
+            j += 1;
+        }
+        counts[pairs[i].0 as usize].push((j - i) as u64);
+        i = j;
+    }
+    counts
+        .into_iter()
+        .map(|mut r| {
+            r.sort_unstable_by(|a, b| b.cmp(a));
+            let l = l as usize;
+            if l == 0 || r.len() < l {
+                return false;
+            }
+            let tail: u64 = r[l - 1..].iter().sum();
+            (r[0] as f64) < c * tail as f64
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +202,21 @@ mod tests {
             r,
             vec![0.75, 0.75, 0.09999999999999998, 0.09999999999999998]
         );
+    }
+
+    /// One class with sensitive counts 3, 2, 1 (values 7, 8, 9), one with a single value.
+    /// (c = 2, ℓ = 2): 3 < 2·(2 + 1) = 6 → diverse; (1, 2): 3 < 3 fails; (4, 3): 3 < 4·1 holds;
+    /// (3, 3): 3 < 3 fails; a class of one value has m = 1 < ℓ.
+    #[test]
+    fn recursive_cl_diversity_by_hand() {
+        let class_of = [0, 0, 0, 0, 0, 0, 1, 1];
+        let s = [7, 7, 7, 8, 8, 9, 5, 5].map(Some);
+        let run = |c, l| recursive_cl_diversity(&class_of, 2, &s, c, l);
+        assert_eq!(run(2.0, 2), vec![true, false]);
+        assert_eq!(run(1.0, 2), vec![false, false]);
+        assert_eq!(run(4.0, 3), vec![true, false]);
+        assert_eq!(run(3.0, 3), vec![false, false]);
+        assert_eq!(run(10.0, 1), vec![true, true]);
     }
 
     #[test]

@@ -35,7 +35,7 @@ use intruder_data::params::{
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Role, Table};
 
-use crate::assess::{Assessment, RiskParams, assess};
+use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
@@ -103,6 +103,32 @@ const WEIGHT: ParamSpec = ParamSpec::new(
 )
 .from_role(Role::Weight)
 .needs(ColumnNeed::Numeric);
+const K_ANONYMITY: ParamSpec = ParamSpec::new(
+    "k_anonymity",
+    ParamKind::Integer,
+    "k of the k-anonymity counts: records_fk_below_k counts f_k < k (sdcMicro's \"observations violating k-anonymity\", print(sdc, \"kAnon\")); records_fk_at_most_k counts f_k ≤ k (Mulder's k ≤ 5); n_match under wildcard",
+)
+.default_value("5")
+.within(Range::at_least(1.0));
+const GLOBAL_RISK_DENOMINATOR: ParamSpec = ParamSpec::new(
+    "global_risk_denominator",
+    ParamKind::Choice(&["counted", "all"]),
+    "what global risk divides the expected re-identifications by: counted (the records counted; under listwise only the complete ones) or all (every record, as sdcMicro's measure_risk global_risk = global_risk_ER / nrow)",
+)
+.default_value("counted");
+const MAX_GLOBAL_RISK: ParamSpec = ParamSpec::new(
+    "max_global_risk",
+    ParamKind::Number,
+    "sdcMicro's measure_risk max_global_risk: global_threshold is the individual-risk level above which records must change for the global risk to fall below it (sdcMicro's measure_threshold); records_above_threshold counts them",
+)
+.default_value("0.01")
+.within(Range::OPEN_UNIT);
+const ALPHA: ParamSpec = ParamSpec::new(
+    "alpha",
+    ParamKind::Number,
+    "sdcMicro's freqCalc alpha (wildcard policy only): a wildcard match with a record missing a key counts α instead of 1 in f_k and F_k (per record: n_match_alpha). sdcMicro's rule: a complete record counts its class at 1 and matching incomplete records at α (with ≥ 2 keys not those missing every key); an incomplete one its exact tuple and matching complete records at 1, other matching incomplete records at α; a record missing every key counts the whole file. Unset: Mulder's n_match (every match 1)",
+)
+.within(Range::closed(0.0, 1.0));
 const SENSITIVE: ParamSpec = ParamSpec::new(
     "sensitive",
     ParamKind::Column,
@@ -157,13 +183,37 @@ static FREQUENCY_PARAMS: &[ParamSpec] = &[
         "count n_match (records matching, missing as wildcard) per record under every policy",
     )
     .default_value("false"),
+    K_ANONYMITY,
+    GLOBAL_RISK_DENOMINATOR,
+    MAX_GLOBAL_RISK,
+    ALPHA,
 ];
 
-static INDIVIDUAL_PARAMS: &[ParamSpec] = &[WEIGHT, GROUP];
+static INDIVIDUAL_PARAMS: &[ParamSpec] = &[
+    WEIGHT,
+    GROUP,
+    GLOBAL_RISK_DENOMINATOR,
+    MAX_GLOBAL_RISK,
+    ALPHA,
+];
 
 static HOUSEHOLD_PARAMS: &[ParamSpec] = &[GROUP.required(), WEIGHT];
 
-static L_DIVERSITY_PARAMS: &[ParamSpec] = &[SENSITIVE.required()];
+static L_DIVERSITY_PARAMS: &[ParamSpec] = &[
+    SENSITIVE.required(),
+    ParamSpec::new(
+        "recursive_c",
+        ParamKind::Number,
+        "c of recursive (c, ℓ)-diversity (Machanavajjhala et al. 2007, Def. 4.1: r_1 < c·(r_ℓ + … + r_m)); with recursive_l, per record recursive_cl_diverse (1/0). sdcMicro's ldiversity has no recursive variant",
+    )
+    .within(Range::POSITIVE),
+    ParamSpec::new(
+        "recursive_l",
+        ParamKind::Integer,
+        "ℓ of recursive (c, ℓ)-diversity (with recursive_c)",
+    )
+    .within(Range::at_least(1.0)),
+];
 
 static SUDA2_PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
@@ -429,6 +479,10 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let intruder_share = r.get::<f64>("intruder_share");
     let with_n_match = r.get::<bool>("with_n_match");
     let whole_sets = r.get::<Vec<String>>("whole_sets");
+    let k_anonymity = r.get::<u32>("k_anonymity");
+    let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
+    let max_global_risk = r.get::<f64>("max_global_risk");
+    let alpha = r.get::<f64>("alpha");
     if r.has("population_uniques") && !r.has("population_size") {
         r.problem(
             "population_uniques",
@@ -453,6 +507,16 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     if let Some(w) = whole_sets {
         p.whole_sets = w;
     }
+    if let Some(k) = k_anonymity {
+        p.k_anonymity = k;
+    }
+    if let Some(d) = denominator {
+        p.global_risk_denominator = d;
+    }
+    if let Some(m) = max_global_risk {
+        p.max_global_risk = m;
+    }
+    p.wildcard_alpha = alpha;
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)
 }
@@ -509,9 +573,19 @@ fn build_individual(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let c = read_common(r);
     let weight = r.get::<String>("weight");
     let group = r.get::<String>("group");
+    let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
+    let max_global_risk = r.get::<f64>("max_global_risk");
+    let alpha = r.get::<f64>("alpha");
     let mut p = risk_params(c)?;
     p.weight = weight;
     p.group = group;
+    p.wildcard_alpha = alpha;
+    if let Some(d) = denominator {
+        p.global_risk_denominator = d;
+    }
+    if let Some(m) = max_global_risk {
+        p.max_global_risk = m;
+    }
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Individual { params }) as Box<dyn RiskMeasure>)
 }
@@ -527,6 +601,8 @@ const INDIVIDUAL_FIGURES: &[&str] = &[
     "expected_reidentifications",
     "global_risk",
     "max_individual_risk",
+    "global_threshold",
+    "records_above_threshold",
     "household_expected_reidentifications",
     "household_global_risk",
 ];
@@ -691,8 +767,22 @@ pub struct LDiversity {
 fn build_l_diversity(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let c = read_common(r);
     let sensitive = r.require::<String>("sensitive");
+    let rc = r.get::<f64>("recursive_c");
+    let rl = r.get::<u32>("recursive_l");
+    if r.has("recursive_c") != r.has("recursive_l") {
+        let missing = if r.has("recursive_c") {
+            "recursive_l"
+        } else {
+            "recursive_c"
+        };
+        r.problem(
+            missing,
+            "recursive (c, ℓ)-diversity needs both recursive_c and recursive_l",
+        );
+    }
     needs_classes(r, &c, "ℓ-diversity");
     let mut p = risk_params(c)?;
+    p.recursive_cl = rc.zip(rl);
     p.sensitive = Some(sensitive?);
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(LDiversity { params }) as Box<dyn RiskMeasure>)
@@ -755,8 +845,13 @@ impl RiskMeasure for LDiversity {
             for (name, values) in [
                 ("k", RecordValues::from(r.k)),
                 ("l_distinct", r.l_distinct.unwrap_or_default().into()),
+                ("l_entropy", r.l_entropy.unwrap_or_default().into()),
             ] {
                 out.push(name, values).map_err(RiskError::Param)?;
+            }
+            if let Some(rc) = r.recursive_cl {
+                out.push("recursive_cl_diverse", RecordValues::from(rc))
+                    .map_err(RiskError::Param)?;
             }
             out
         } else {
@@ -907,6 +1002,16 @@ mod tests {
             .parse()
             .unwrap();
         assert_eq!(b, f.with_n_match);
+        let k: u32 = default_of(FREQUENCY_PARAMS, "k_anonymity").parse().unwrap();
+        assert_eq!(k, f.k_anonymity);
+        assert_eq!(
+            default_of(FREQUENCY_PARAMS, "global_risk_denominator"),
+            f.global_risk_denominator.as_str()
+        );
+        let m: f64 = default_of(FREQUENCY_PARAMS, "max_global_risk")
+            .parse()
+            .unwrap();
+        assert_eq!(m, f.max_global_risk);
         let s = Suda2Params::new(vec![]);
         let d: f64 = default_of(SUDA2_PARAMS, "dis_fraction").parse().unwrap();
         assert_eq!(d, s.dis_fraction);

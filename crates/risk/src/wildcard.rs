@@ -262,3 +262,71 @@ pub fn n_match_naive(
     }
     Ok(NMatch { n_match, weighted })
 }
+
+/// sdcMicro's `freqCalc(alpha = α)` counts with missing keys, per record (f_k, and F_k with
+/// weights), read from its R source (sdcMicro 5.x `R/freqCalc.r`):
+/// - a record with every key missing counts the whole file: f_k = n, F_k = Σ w;
+/// - a complete record counts its own class at 1 and each incomplete record that matches it
+///   (missing as wildcard) at α — with two or more keys, not the records missing every key
+///   (sdcMicro joins on all keys for those and finds no complete match); with one key, those
+///   are the only incomplete records and count at α;
+/// - an incomplete record counts the records with its exact tuple (same values, same missing
+///   keys) at 1, the complete records that match it at 1, and every other incomplete record
+///   that matches it at α.
+///
+/// With α = 1 and no record missing every key this is n_match.
+pub(crate) fn freqcalc_alpha(
+    kd: &KeyData,
+    exact: &crate::classes::Classes,
+    weights: Option<&[f64]>,
+    alpha: f64,
+) -> (Vec<f64>, Option<Vec<f64>>) {
+    let n = kd.n;
+    let nk = kd.codes.len();
+    let missing = |i: usize| kd.codes.iter().filter(|c| c[i] == MISSING).count();
+    let nmiss: Vec<usize> = (0..n).map(missing).collect();
+    let inc: Vec<f64> = nmiss.iter().map(|&m| f64::from(u8::from(m > 0))).collect();
+    let all_na: Vec<f64> = nmiss
+        .iter()
+        .map(|&m| f64::from(u8::from(m == nk)))
+        .collect();
+    let ones = vec![1.0; n];
+    let w = weights.unwrap_or(&ones);
+    let w_inc: Vec<f64> = w.iter().zip(&inc).map(|(a, b)| a * b).collect();
+    // Matches in every record's wildcard set: all of them, and the incomplete ones, counted and
+    // weighted.
+    let all = n_match_of(kd, Some(w));
+    let inc_count = n_match_of(kd, Some(&inc)).weighted.expect("weights given");
+    let inc_weight = n_match_of(kd, Some(&w_inc))
+        .weighted
+        .expect("weights given");
+    let all_weight = all.weighted.expect("weights given");
+    let total_w: f64 = w.iter().sum();
+    let na_count: f64 = all_na.iter().sum();
+    let na_weight: f64 = w.iter().zip(&all_na).map(|(a, b)| a * b).sum();
+    let same_w = exact.weighted_sizes(w);
+    let mut fk = vec![0.0; n];
+    let mut big = vec![0.0; n];
+    for i in 0..n {
+        let c = exact.class_of[i] as usize;
+        let (f_same, w_same) = (f64::from(exact.sizes[c]), same_w[c]);
+        let (m_all, m_inc) = (f64::from(all.n_match[i]), inc_count[i]);
+        let (wm_all, wm_inc) = (all_weight[i], inc_weight[i]);
+        if nmiss[i] == nk {
+            fk[i] = n as f64;
+            big[i] = total_w;
+        } else if nmiss[i] == 0 {
+            let (skip_c, skip_w) = if nk > 1 {
+                (na_count, na_weight)
+            } else {
+                (0.0, 0.0)
+            };
+            fk[i] = f_same + alpha * (m_inc - skip_c);
+            big[i] = w_same + alpha * (wm_inc - skip_w);
+        } else {
+            fk[i] = f_same + (m_all - m_inc) + alpha * (m_inc - f_same);
+            big[i] = w_same + (wm_all - wm_inc) + alpha * (wm_inc - w_same);
+        }
+    }
+    (fk, weights.map(|_| big))
+}

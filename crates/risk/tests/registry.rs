@@ -116,7 +116,7 @@ fn individual_reports_the_weighted_figures_only() {
         .iter()
         .map(|c| c.name.as_str())
         .collect();
-    assert_eq!(names, ["k", "n_match", "individual_risk"]);
+    assert_eq!(names, ["k", "n_match", "individual_risk", "weighted_k"]);
     // Without weights individual risk is 1/f_k (per record), and the report says so.
     let o = run(
         SMALL,
@@ -124,7 +124,9 @@ fn individual_reports_the_weighted_figures_only() {
         true,
     );
     assert!(o.report.figure("weights").unwrap().value.is_null());
-    assert!(o.report.figure("expected_reidentifications").is_none());
+    // Σ 1/f_k = ½ + ½ + 1 + 1 (issue 19: sdcMicro reports it without weights too).
+    close(num(&o, "expected_reidentifications"), 3.0);
+    close(num(&o, "global_risk"), 0.75);
     assert_eq!(
         o.records.column("individual_risk"),
         Some(&RecordValues::Number(vec![
@@ -190,6 +192,12 @@ fn l_diversity_finds_the_disclosing_classes() {
             Some(1)
         ]))
     );
+    // Entropy ℓ per record: (1,x) holds Y and N once each → exp(ln 2) = 2; the others 1.
+    let Some(RecordValues::Number(e)) = o.records.column("l_entropy") else {
+        panic!("l_entropy is a number column")
+    };
+    assert!((e[0].unwrap() - 2.0).abs() < 1e-12 && (e[1].unwrap() - 2.0).abs() < 1e-12);
+    assert_eq!(&e[2..], &[Some(1.0), Some(1.0)]);
 }
 
 #[test]
@@ -416,4 +424,25 @@ fn every_measure_builds_from_a_table_and_runs() {
             e.name
         );
     }
+}
+
+/// Recursive (c, ℓ)-diversity through the registry. SMALL's classes: (1,x) holds Y and N once
+/// each (r = 1, 1), the others one value. c = 2, ℓ = 2: 1 < 2·1 → (1,x) diverse; a class of one
+/// value has fewer than ℓ values → not.
+#[test]
+fn recursive_cl_diversity_per_record() {
+    let o = run(
+        SMALL,
+        "measure = \"l-diversity\"\nkeys = [\"a\", \"b\"]\nsensitive = \"s\"\nrecursive_c = 2\nrecursive_l = 2",
+        true,
+    );
+    assert_eq!(
+        o.records.column("recursive_cl_diverse"),
+        Some(&RecordValues::Count(vec![
+            Some(1),
+            Some(1),
+            Some(0),
+            Some(0)
+        ]))
+    );
 }
