@@ -37,6 +37,10 @@ pub trait Study: Send + Sync + std::fmt::Debug {
     fn run(&self, data_dir: &Path) -> Result<Value, RunnerError>;
     /// Report tables from the raw result.
     fn tables(&self, result: &Value) -> Vec<TableData>;
+    /// Report figures from the raw result (none unless the study draws some).
+    fn plots(&self, _result: &Value) -> Vec<crate::plot::Figure> {
+        Vec::new()
+    }
 }
 
 /// A registry entry: the study's name, documentation and parser.
