@@ -474,8 +474,15 @@ pub fn em_chart(trace: &[(usize, f64)], tolerance: Option<f64>) -> Chart {
         ));
         e += every;
     }
-    for t in ticks(1.0, n) {
-        if t.fract() == 0.0 && t >= 1.0 {
+    // Integer iterations only: 1, then every `step` (1, 2 or 5 × 10^k) up to n.
+    let count = trace.len().max(1);
+    let step = [1usize, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+        .into_iter()
+        .find(|s| count / s <= 8)
+        .unwrap_or(count);
+    let its = std::iter::once(1).chain((step..=count).step_by(step).filter(|&i| i > 1));
+    for t in its.map(|i| i as f64) {
+        {
             let x = px(t);
             lines.push((x, area.y + area.h, x, area.y + area.h + 4.0, false));
             texts.push(text_el(

@@ -195,6 +195,12 @@ fn charts_are_well_formed_and_keep_text_apart() {
     for c in &charts {
         laid_out(c);
     }
+    // EM's iterations are labelled 1, 2, 3 (integers only).
+    let em = &charts[2];
+    for i in ["1", "2", "3"] {
+        assert!(em.texts.iter().any(|t| t.text == i), "no tick {i}");
+    }
+    assert!(em.texts.iter().any(|t| t.text == "tolerance 1e-4"));
     let w = waterfall_chart(&waterfall());
     assert_eq!(w.file, "waterfall.svg");
     laid_out(&w);
