@@ -187,6 +187,7 @@ pub fn write_reports(
             let figs: Vec<(String, String, String)> = st
                 .plots(&r)
                 .iter()
+                .map(plot::study_plot)
                 .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
                 .collect();
             (st.tables(&r), figs)

@@ -11,13 +11,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use toml::Table;
 
-use super::{Study, StudyEntry};
+use super::{Study, StudyEntry, StudyPlot};
 use crate::RunnerError;
-use crate::plot::{Figure, LineSeries, line_plot};
 use crate::reader::{Problems, Section, describe};
 use crate::stats::{Stat, cell, fmt};
 use crate::table::TableData;
-use intruder_data::report::Unit;
 
 /// The registry entry.
 pub(crate) const ENTRY: StudyEntry = StudyEntry {
@@ -693,7 +691,7 @@ impl Study for LongitudinalSpec {
         longitudinal_tables(self, result)
     }
 
-    fn plots(&self, result: &Value) -> Vec<Figure> {
+    fn plots(&self, result: &Value) -> Vec<StudyPlot> {
         longitudinal_plots(self, result)
     }
 }
@@ -701,7 +699,7 @@ impl Study for LongitudinalSpec {
 /// Mitra et al.'s Figs. 4–6 as line plots: attribute disclosures A against the proportion ρ of
 /// split households altered, one line per scenario and selection (Figs. 4, 5) or per scenario
 /// and share swapped (Fig. 6), mean over seeds with its 95% t-interval clipped at 0.
-fn longitudinal_plots(l: &LongitudinalSpec, r: &Value) -> Vec<Figure> {
+fn longitudinal_plots(l: &LongitudinalSpec, r: &Value) -> Vec<StudyPlot> {
     let empty = Vec::new();
     let rows = r["rows"].as_array().unwrap_or(&empty);
     let seeds = l.params.seeds.len();
@@ -777,28 +775,13 @@ fn study_figure(
     caption: &str,
     title: &str,
     data: &[(String, Vec<(f64, Stat)>)],
-) -> Option<Figure> {
-    if data.is_empty() {
-        return None;
-    }
-    let series: Vec<LineSeries> = data
-        .iter()
-        .map(|(name, pts)| LineSeries {
-            name: name.clone(),
-            points: pts
-                .iter()
-                .map(|(x, st)| (*x, st, format!("{name}, ρ = {x:.2}")))
-                .collect(),
-            reference: None,
-        })
-        .collect();
-    Some(line_plot(
-        file.into(),
-        caption.into(),
-        title.into(),
-        "proportion of split households altered ρ".into(),
-        "attribute disclosures A (records)".into(),
-        Unit::Count,
-        &series,
-    ))
+) -> Option<StudyPlot> {
+    (!data.is_empty()).then(|| StudyPlot {
+        file: file.into(),
+        caption: caption.into(),
+        title: title.into(),
+        x_title: "proportion of split households altered ρ".into(),
+        y_title: "attribute disclosures A (records)".into(),
+        series: data.to_vec(),
+    })
 }
