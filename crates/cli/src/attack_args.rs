@@ -124,6 +124,10 @@ pub struct Args {
     /// The weight breakdown of one pair, INTRUDER_ROW,RELEASED_ROW (1-based; fellegi-sunter).
     #[arg(long, value_name = "I,R")]
     pub explain_pair: Option<String>,
+    /// Write linkage charts (SVG) into this directory (fellegi-sunter): match_weights.svg,
+    /// m_u.svg, em.svg, and waterfall.svg with --explain-pair.
+    #[arg(long, value_name = "DIR")]
+    pub charts: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

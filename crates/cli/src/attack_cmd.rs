@@ -5,10 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use intruder_attack::{ATTACK_COMMON, configure, docs};
+use intruder_attack::{ATTACK_COMMON, Waterfall, configure, docs};
 use intruder_data::params::{self, ColumnSet, ReadContext};
 use intruder_data::{Role, Table, schema_beside};
 use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate, twin_rows, write_per_record};
+use intruder_runner::linkage;
 use serde_json::Value;
 
 pub use crate::attack_args::Args;
@@ -46,6 +47,24 @@ fn row_id<'a>(t: &'a Table, rows: Option<&'a [usize]>) -> impl Fn(usize) -> Stri
 }
 
 /// Runs `intruder attack`.
+/// The files `--charts DIR` may write.
+const CHART_FILES: [&str; 4] = ["match_weights.svg", "m_u.svg", "em.svg", "waterfall.svg"];
+
+/// Writes the linkage charts of a fitted model (and of one pair) into `dir`, atomically.
+fn write_charts(dir: &Path, model: &Value, waterfall: Option<&Waterfall>) -> Result<()> {
+    let summary = linkage::ModelSummary::from_json(model).context("--charts: model summary")?;
+    let mut charts = linkage::model_charts(&summary, None);
+    charts.extend(waterfall.map(linkage::waterfall_chart));
+    std::fs::create_dir_all(dir).with_context(|| format!("--charts: {}", dir.display()))?;
+    for c in charts {
+        let svg = c.svg();
+        intruder_data::write_atomically(&dir.join(&c.file), |w| {
+            std::io::Write::write_all(w, svg.as_bytes())
+        })?;
+    }
+    Ok(())
+}
+
 pub fn run(a: Args) -> Result<()> {
     if a.params.list {
         print!(
@@ -69,10 +88,13 @@ pub fn run(a: Args) -> Result<()> {
         configure(&table, "", ReadContext::default()).map_err(|p| common::problems(surface, p))?;
     common::warn(&configured.warnings);
     if !configured.attack.fits_model()
-        && (a.pairs_out.is_some() || a.model_out.is_some() || explain.is_some())
+        && (a.pairs_out.is_some()
+            || a.model_out.is_some()
+            || explain.is_some()
+            || a.charts.is_some())
     {
         bail!(
-            "--pairs-out, --model-out and --explain-pair need an attack that fits a model (fellegi-sunter); '{}' does not",
+            "--pairs-out, --model-out, --explain-pair and --charts need an attack that fits a model (fellegi-sunter); '{}' does not",
             configured.method
         );
     }
@@ -99,6 +121,11 @@ pub fn run(a: Args) -> Result<()> {
     ] {
         if let Some(p) = out {
             refuse_overwrite(p, &input_refs, name)?;
+        }
+    }
+    if let Some(dir) = &a.charts {
+        for f in CHART_FILES {
+            refuse_overwrite(&dir.join(f), &input_refs, "--charts")?;
         }
     }
 
@@ -184,6 +211,9 @@ pub fn run(a: Args) -> Result<()> {
             };
             waterfall = Some(model.explain_pair(i, j)?);
         }
+    }
+    if let (Some(dir), Some(model)) = (&a.charts, &linked.model) {
+        write_charts(dir, &model.to_json(), waterfall.as_ref())?;
     }
     if let Some(rows) = &twins {
         linkage.remap_rows(rows, released.nrows());

@@ -252,3 +252,90 @@ fn the_model_explains_itself_in_every_output() {
     );
     assert_eq!(v["declared"], v["model"]["links"]);
 }
+
+/// Issue 17: `--charts DIR` writes the linkage charts (with the waterfall of `--explain-pair`),
+/// refuses a chart path that is an input, and needs a model-fitting attack.
+#[test]
+fn charts_are_written_beside_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = intruder(&[
+        "synth",
+        "linkage-pair",
+        "--n",
+        "200",
+        "--seed",
+        "3",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let charts = dir.path().join("charts");
+    let c = charts.to_str().unwrap();
+    let v = attack_json(
+        dir.path(),
+        &[
+            "--method",
+            "fellegi-sunter",
+            "--explain-pair",
+            "1,1",
+            "--charts",
+            c,
+        ],
+    );
+    let em = v["model"]["em"]["change_history"].as_array().unwrap();
+    assert!(!em.is_empty());
+    for f in ["match_weights.svg", "m_u.svg", "em.svg", "waterfall.svg"] {
+        let svg = std::fs::read_to_string(charts.join(f)).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{f}"
+        );
+    }
+    // Without --explain-pair: no waterfall.
+    let plain = dir.path().join("plain");
+    attack_json(
+        dir.path(),
+        &[
+            "--method",
+            "fellegi-sunter",
+            "--charts",
+            plain.to_str().unwrap(),
+        ],
+    );
+    assert!(plain.join("m_u.svg").exists() && !plain.join("waterfall.svg").exists());
+    // A chart that would overwrite an input is refused before anything runs.
+    let clash = dir.path().join("clash");
+    std::fs::create_dir(&clash).unwrap();
+    std::fs::copy(dir.path().join("file-a.csv"), clash.join("em.svg")).unwrap();
+    let out = intruder(&[
+        "attack",
+        "--method",
+        "fellegi-sunter",
+        "--intruder",
+        clash.join("em.svg").to_str().unwrap(),
+        "--released",
+        dir.path().join("file-b.csv").to_str().unwrap(),
+        "--truth",
+        "person_id",
+        "--charts",
+        clash.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--charts"));
+    // Exact matching fits no model.
+    let out = intruder(&[
+        "attack",
+        "--method",
+        "exact",
+        "--intruder",
+        dir.path().join("file-a.csv").to_str().unwrap(),
+        "--released",
+        dir.path().join("file-b.csv").to_str().unwrap(),
+        "--truth",
+        "person_id",
+        "--charts",
+        c,
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--charts need"));
+}

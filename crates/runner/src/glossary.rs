@@ -23,18 +23,34 @@ pub const MEASURE_FIGURES: &[(&str, &str, &str)] = &[
     ),
     (
         "sample_uniques",
-        "sample uniques (k = 1)",
+        "sample uniques (records with f_k = 1)",
         "Dalenius (1986); Mulder, Table 3",
     ),
-    ("k_le_5", "records with k ≤ 5", "Mulder, Table 4; sdcMicro"),
     (
-        "k_le_10",
-        "records with k ≤ 10",
+        "k_le_5",
+        "records with f_k ≤ 5 (not f_k < 5)",
         "Mulder, Table 4; sdcMicro",
     ),
-    ("min_k", "the file's k", "Samarati & Sweeney (1998)"),
-    ("classes", "equivalence classes", "Dalenius (1986)"),
-    ("pairs", "classes of size 2", "Skinner & Elliot (2002)"),
+    (
+        "k_le_10",
+        "records with f_k ≤ 10 (not f_k < 10)",
+        "Mulder, Table 4; sdcMicro",
+    ),
+    (
+        "min_k",
+        "the file's k (smallest f_k)",
+        "Samarati & Sweeney (1998)",
+    ),
+    (
+        "classes",
+        "equivalence classes (a count of classes)",
+        "Dalenius (1986)",
+    ),
+    (
+        "pairs",
+        "classes of size 2 (a count of classes)",
+        "Skinner & Elliot (2002)",
+    ),
     ("pr_su_new", "share unique among counted", "Mulder"),
     ("pr_su_full", "share unique among all", "Mulder"),
     ("pr_su", "share unique (wildcard)", "Mulder"),
@@ -113,6 +129,31 @@ pub const MEASURE_FIGURES: &[(&str, &str, &str)] = &[
         "Karr et al. (2006)",
     ),
 ];
+
+/// What a k-anonymity count counts, added to the measure's own definition: whether a class
+/// of exactly k is included (f_k ≤ k, as here, or sdcMicro's "violating k-anonymity", f_k < k)
+/// and whether records or classes are counted (sdcMicro counts records; Mulder's Table 4
+/// counts classes).
+pub fn k_count_note(figure: &str) -> Option<String> {
+    let k = match figure {
+        "k_le_5" => 5,
+        "k_le_10" => 10,
+        "sample_uniques" => {
+            return Some(
+                "Counts records (not classes) whose key combination occurs once in the file (f_k = 1).".into(),
+            );
+        }
+        "min_k" => {
+            return Some(
+                "f_k is the size of a record's class; the file is k-anonymous for every k up to this value.".into(),
+            );
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "Counts records (as sdcMicro does; Mulder's Table 4 counts classes) in classes of size f_k ≤ {k}: a class of exactly {k} records is included, so this is not sdcMicro's \"records violating {k}-anonymity\" (f_k < {k}), which leaves it out."
+    ))
+}
 
 /// Where a metric id comes from, parsed against the experiment's attack and risk names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,7 +274,10 @@ pub fn entry(exp: &Experiment, runs: &[RunRecord], id: &str) -> Option<GlossaryE
             Some(GlossaryEntry {
                 name: measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string()),
                 pattern: format!("risk.<name>.{f}"),
-                definition: fig.meaning.clone(),
+                definition: match k_count_note(f) {
+                    Some(note) => format!("{} {note}", fig.meaning.trim_end()),
+                    None => fig.meaning.clone(),
+                },
                 unit: fig.unit,
                 reference: measure_doc(f).map_or("–".into(), |d| d.2.to_string()),
             })

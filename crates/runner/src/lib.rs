@@ -53,6 +53,7 @@ mod exec;
 mod glossary;
 mod grid;
 mod hash;
+pub mod linkage;
 mod metrics;
 mod plan;
 mod plot;

@@ -459,6 +459,7 @@ mod tests {
                 declared: vec![true, false, true, false, true],
                 p: vec![None; 5],
             },
+            model: None,
         }
     }
 

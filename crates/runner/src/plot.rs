@@ -1246,6 +1246,32 @@ pub fn unmasked(plan: &Plan) -> Option<usize> {
     plan.settings.iter().position(|s| s.steps.is_empty())
 }
 
+/// A study's line plot ([`crate::study::StudyPlot`]) laid out like the risk-by-parameter
+/// figures (counts, intervals as bars, no unmasked reference).
+pub fn study_plot(p: &crate::study::StudyPlot) -> Figure {
+    let series: Vec<LineSeries> = p
+        .series
+        .iter()
+        .map(|(name, pts)| LineSeries {
+            name: name.clone(),
+            points: pts
+                .iter()
+                .map(|(x, st)| (*x, st, format!("{name}, x = {x}")))
+                .collect(),
+            reference: None,
+        })
+        .collect();
+    line_plot(
+        p.file.clone(),
+        p.caption.clone(),
+        p.title.clone(),
+        p.x_title.clone(),
+        p.y_title.clone(),
+        Unit::Count,
+        &series,
+    )
+}
+
 /// Every figure of an experiment, in report order: the headline, one per attack, risk against
 /// each grid parameter, the risk–utility map.
 pub fn plots(

@@ -107,6 +107,10 @@ pub struct AttackRecord {
     pub evaluator: EvaluatorCounts,
     /// Per intruder record.
     pub records: AttackOutcomes,
+    /// The fitted model's JSON (m, u, weights, EM report) for an attack that fits one
+    /// (Fellegi–Sunter); absent otherwise and in runs stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<serde_json::Value>,
 }
 
 /// The evaluator's headline counts for one attack.

@@ -163,10 +163,11 @@ pub fn write_reports(
 
     // Figures.
     let figures = plot::plots(exp, plan, &results)?;
-    let plots: Vec<(String, String, String)> = figures
+    let mut plots: Vec<(String, String, String)> = figures
         .iter()
         .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
         .collect();
+    plots.extend(crate::linkage::report_charts(plan, runs));
     for (name, _, svg) in &plots {
         let p = out.join(name);
         write_text(&p, svg)?;
@@ -180,10 +181,24 @@ pub fn write_reports(
     let headline = headline_table(exp, &results);
     let tables = summary_tables(exp, &results);
     let published = published_table(exp, &results);
-    let study_tables = match &exp.study {
-        Some(st) => st.tables(&crate::exec::load_study(exp, &**st, fingerprint, out)?),
-        None => Vec::new(),
+    let (study_tables, study_plots) = match &exp.study {
+        Some(st) => {
+            let r = crate::exec::load_study(exp, &**st, fingerprint, out)?;
+            let figs: Vec<(String, String, String)> = st
+                .plots(&r)
+                .iter()
+                .map(plot::study_plot)
+                .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
+                .collect();
+            (st.tables(&r), figs)
+        }
+        None => (Vec::new(), Vec::new()),
     };
+    for (name, _, svg) in &study_plots {
+        let p = out.join(name);
+        write_text(&p, svg)?;
+        files.push(p);
+    }
     let plan_text = plan.describe(exp);
     let replicates = format!(
         "{} replicate{} per setting",
@@ -222,6 +237,9 @@ pub fn write_reports(
             st.name(),
             crate::exec::study_id(exp, &**st, fingerprint)
         ));
+    }
+    for (name, caption, _) in &study_plots {
+        md.push_str(&format!("![{caption}]({name})\n\n"));
     }
     for t in &study_tables {
         md.push_str(&t.markdown());
@@ -275,6 +293,9 @@ pub fn write_reports(
             "<h2>Longitudinal study ({})</h2>\n",
             esc(st.name())
         ));
+    }
+    for f in &study_plots {
+        html.push_str(&figure_html(f));
     }
     for t in &study_tables {
         html.push_str(&wrap_table(&t.html()));

@@ -129,6 +129,22 @@ fn mitra_longitudinal_tiny_runs_with_expected_tables() {
     }
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("<caption>Table 1: every split household altered"));
+    // Figs. 4–6 are drawn as well as tabulated (issue 17).
+    for f in ["fig4", "fig5", "fig6"] {
+        let name = format!("longitudinal-{f}.svg");
+        let svg = std::fs::read_to_string(out.join(&name)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(
+            md.contains(&format!("]({name})")),
+            "summary.md lacks {name}"
+        );
+        if let Ok(keep) = std::env::var("INTRUDER_KEEP_FIGURES") {
+            std::fs::copy(out.join(&name), std::path::Path::new(&keep).join(&name)).unwrap();
+        }
+    }
+    assert!(
+        html.contains("<figcaption>Fig. 4: propensity-score swapping: attribute disclosures A")
+    );
 
     // Stored: not rerun; forced: rerun with the same bytes.
     let again = run_experiment(&exp, &opts).unwrap();

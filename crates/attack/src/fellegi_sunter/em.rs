@@ -72,6 +72,8 @@ pub struct EmReport {
     pub last_change: f64,
     /// λ after each iteration.
     pub lambda_history: Vec<f64>,
+    /// Largest parameter change (m, u or λ) of each iteration: EM's convergence trace.
+    pub change_history: Vec<f64>,
 }
 
 /// Runs EM on pattern counts `(code, count)`; `fixed_m`/`fixed_u` hold the levels whose
@@ -100,6 +102,7 @@ pub fn estimate(
         converged: false,
         last_change: f64::NAN,
         lambda_history: Vec::new(),
+        change_history: Vec::new(),
     };
     if total == 0.0 {
         return report;
@@ -166,6 +169,7 @@ pub fn estimate(
         report.iterations = it + 1;
         report.last_change = change;
         report.lambda_history.push(lambda);
+        report.change_history.push(change);
         if change < opts.tolerance {
             report.converged = true;
             break;

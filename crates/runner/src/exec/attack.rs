@@ -33,11 +33,8 @@ pub(super) fn run_attacks(
         };
         // The attack sees the intruder's key columns and the released table only.
         let knowledge = intruder.knowledge(keys)?;
-        let linkage = a
-            .configured
-            .attack
-            .link(&knowledge, rel.table(), seed)?
-            .linkage;
+        let linked = a.configured.attack.link(&knowledge, rel.table(), seed)?;
+        let (linkage, model) = (linked.linkage, linked.model.map(|m| m.to_json()));
         let opts = EvalOptions::for_attack(
             &a.configured,
             Some(truth_ids.clone()),
@@ -92,6 +89,7 @@ pub(super) fn run_attacks(
                 le2_correct: ev.le2_correct,
             },
             records,
+            model,
         });
     }
     Ok(attacks)

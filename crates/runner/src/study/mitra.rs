@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use toml::Table;
 
-use super::{Study, StudyEntry};
+use super::{Study, StudyEntry, StudyPlot};
 use crate::RunnerError;
 use crate::reader::{Problems, Section, describe};
 use crate::stats::{Stat, cell, fmt};
@@ -700,4 +700,98 @@ impl Study for LongitudinalSpec {
     fn tables(&self, result: &Value) -> Vec<TableData> {
         longitudinal_tables(self, result)
     }
+
+    fn plots(&self, result: &Value) -> Vec<StudyPlot> {
+        longitudinal_plots(self, result)
+    }
+}
+
+/// Mitra et al.'s Figs. 4–6 as line plots: attribute disclosures A against the proportion ρ of
+/// split households altered, one line per scenario and selection (Figs. 4, 5) or per scenario
+/// and share swapped (Fig. 6), mean over seeds with its 95% t-interval clipped at 0.
+fn longitudinal_plots(l: &LongitudinalSpec, r: &Value) -> Vec<StudyPlot> {
+    let empty = Vec::new();
+    let rows = r["rows"].as_array().unwrap_or(&empty);
+    let seeds = l.params.seeds.len();
+    let over = if seeds > 1 {
+        format!("mean over {seeds} seeds, bars: 95% t-intervals")
+    } else {
+        "one seed".to_string()
+    };
+    let scen: Vec<&str> = l.params.scenarios.iter().map(|s| s.name.as_str()).collect();
+    let series = |keep: &dyn Fn(&Value, f64) -> bool| -> Vec<(f64, Stat)> {
+        l.params
+            .rhos
+            .iter()
+            .filter_map(|&rho| {
+                let v = a_values(rows, |x| keep(x, rho));
+                (!v.is_empty()).then(|| (rho, Stat::new(v).clipped(COUNT.0, COUNT.1)))
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (fig, what) in [
+        ("fig4", "Fig. 4: propensity-score swapping"),
+        ("fig5", "Fig. 5: CART synthesis"),
+    ] {
+        let mut data = Vec::new();
+        for s in &scen {
+            for sel in ["targeted", "random"] {
+                let pts = series(&|x, rho| {
+                    x["figure"] == fig
+                        && x["scenario"] == *s
+                        && x["selection"] == sel
+                        && close(x["rho"].as_f64(), Some(rho))
+                });
+                if !pts.is_empty() {
+                    data.push((format!("{s}, {sel}"), pts));
+                }
+            }
+        }
+        out.extend(study_figure(
+            &format!("longitudinal-{fig}.svg"),
+            &format!("{what}: attribute disclosures A by proportion altered ρ ({over})"),
+            what,
+            &data,
+        ));
+    }
+    let mut data = Vec::new();
+    for s in &scen {
+        for &sh in &l.params.shares {
+            let pts = series(&|x, rho| {
+                x["figure"] == "fig6"
+                    && x["scenario"] == *s
+                    && close(x["rho"].as_f64(), Some(rho))
+                    && close(x["swap_share"].as_f64(), Some(sh))
+            });
+            if !pts.is_empty() {
+                data.push((format!("{s}, swap share {sh:.2}"), pts));
+            }
+        }
+    }
+    out.extend(study_figure(
+        "longitudinal-fig6.svg",
+        &format!(
+            "Fig. 6: mixtures of swapping and synthesis (targeted): attribute disclosures A by ρ and share swapped ({over})"
+        ),
+        "Fig. 6: mixtures of swapping and synthesis",
+        &data,
+    ));
+    out
+}
+
+fn study_figure(
+    file: &str,
+    caption: &str,
+    title: &str,
+    data: &[(String, Vec<(f64, Stat)>)],
+) -> Option<StudyPlot> {
+    (!data.is_empty()).then(|| StudyPlot {
+        file: file.into(),
+        caption: caption.into(),
+        title: title.into(),
+        x_title: "proportion of split households altered ρ".into(),
+        y_title: "attribute disclosures A (records)".into(),
+        series: data.to_vec(),
+    })
 }

@@ -37,6 +37,29 @@ pub trait Study: Send + Sync + std::fmt::Debug {
     fn run(&self, data_dir: &Path) -> Result<Value, RunnerError>;
     /// Report tables from the raw result.
     fn tables(&self, result: &Value) -> Vec<TableData>;
+    /// Report figures from the raw result, as data the report lays out (none unless the
+    /// study draws some).
+    fn plots(&self, _result: &Value) -> Vec<StudyPlot> {
+        Vec::new()
+    }
+}
+
+/// A study's line plot as data (the report lays it out with its other figures; a study does
+/// not reach the plot module, which reads the experiment).
+#[derive(Debug, Clone)]
+pub struct StudyPlot {
+    /// File name (`*.svg`).
+    pub file: String,
+    /// Caption.
+    pub caption: String,
+    /// Title.
+    pub title: String,
+    /// x-axis title.
+    pub x_title: String,
+    /// y-axis title.
+    pub y_title: String,
+    /// Series: name, and (x, statistic) points.
+    pub series: Vec<(String, Vec<(f64, crate::stats::Stat)>)>,
 }
 
 /// A registry entry: the study's name, documentation and parser.
