@@ -214,10 +214,7 @@ impl DistanceParams {
             m.insert("string_metric".into(), self.string_metric.as_str().into());
         }
         m.insert("standardize".into(), self.standardize.into());
-        // Reported only when on, so the run ids of every existing experiment stay as they were.
-        if self.category_codes {
-            m.insert("category_codes".into(), true.into());
-        }
+        m.insert("category_codes".into(), self.category_codes.into());
         m.insert(
             "weights".into(),
             serde_json::Value::Object(

@@ -145,6 +145,10 @@ fn quickstart_tiny_runs_with_expected_shape() {
         "risk-vs-k-anonymity-k.svg",
         "risk-vs-pram-pd.svg",
         "risk-utility.svg",
+        // The Fellegi–Sunter model's charts (first replicate of the unmasked setting).
+        "linkage-fellegi-sunter-match_weights.svg",
+        "linkage-fellegi-sunter-m_u.svg",
+        "linkage-fellegi-sunter-em.svg",
     ];
     for f in figures {
         let svg = std::fs::read_to_string(dir.join(f)).unwrap();

@@ -83,7 +83,8 @@ fn every_attack_builds_from_a_table_and_reports_its_parameters() {
             "method": "nearest", "name": "d", "keys": ["a", "b"], "key_map": {},
             "twins_only": true, "sensitive": "y", "tolerance": 0.1,
             "missing": "listwise", "metric": "gower", "string_metric": "jaro-winkler",
-            "standardize": false, "weights": { "a": 10.0 }, "top_k": 2, "one_to_one": false,
+            "standardize": false, "category_codes": false, "weights": { "a": 10.0 }, "top_k": 2,
+            "one_to_one": false,
             "threshold": -0.5
         })
     );
@@ -112,7 +113,7 @@ fn every_problem_at_once_with_its_path() {
             "attack[2].metric: unknown value 'gowr' (did you mean 'gower'?); expected one of: euclidean, gower",
             "attack[2].weights: expected a value > 0, found -1",
             "attack[2].top_k: expected a value ≥ 1, found 0",
-            "attack[2].mising: unknown key (did you mean 'missing'?); the keys are: name, keys, key_map, twins_only, sensitive, tolerance, missing, metric, string_metric, standardize, weights, top_k, one_to_one, threshold",
+            "attack[2].mising: unknown key (did you mean 'missing'?); the keys are: name, keys, key_map, twins_only, sensitive, tolerance, missing, metric, string_metric, standardize, category_codes, weights, top_k, one_to_one, threshold",
         ]
     );
     // A combination the declarations cannot express is a problem too, under its key.
