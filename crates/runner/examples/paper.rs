@@ -411,10 +411,23 @@ fn mitra_md(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         .split_once("## Longitudinal study")
         .map(|(_, rest)| rest.split_once("\n\n").map_or(rest, |(_, r)| r))
         .ok_or("summary.md has no longitudinal section")?;
-    let study = study.replace("\n### ", "\n## ").replace(
-        "Raw result: `longitudinal/",
-        "Raw result: `results/paper/mitra-longitudinal/longitudinal/",
-    );
+    let study = study
+        .replace("\n### ", "\n## ")
+        .replace(
+            "Raw result: `longitudinal/",
+            "Raw result: `results/paper/mitra-longitudinal/longitudinal/",
+        )
+        .replace("](longitudinal-fig", "](figures/mitra-longitudinal-fig");
+    // The study's figures (Figs. 4-6) beside the paper's other figures.
+    for n in 4..=6 {
+        let from = results.join(format!("mitra-longitudinal/longitudinal-fig{n}.svg"));
+        if from.exists() {
+            std::fs::copy(
+                &from,
+                root.join(format!("paper/figures/mitra-longitudinal-fig{n}.svg")),
+            )?;
+        }
+    }
     // Committed values for the regression test: baseline and Table 1, means over seeds.
     let st = exp.study.as_ref().ok_or("no study")?;
     let raw = load_study(
@@ -511,8 +524,8 @@ fn mitra_md(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
 const MITRA_EXTRA: &str = r#"**What `mitra-was` is.** This section is not Mitra's design. It reverses it — the intruder holds
 the wave-2 keys of a split household and searches every wave-1 household — and runs through the
 ordinary defence grid (additive noise, rank swapping) so that Mitra's attack can be set against
-the toolkit's generic defences. Its counts are therefore far from the published ones (2 / 9 / 14
-against 56 / 121 / 563; links A 128 against 1,486), and the notes above say why. Mitra's own
+the toolkit's generic defences. Its counts are therefore far from the published ones (1 / 4 / 12
+against 56 / 121 / 563; links A 126 against 1,486), and the notes above say why. Mitra's own
 study — the departed member finding the household in the last wave, scenarios 1 and 2 and the
 released links, propensity-score swapping, CART synthesis, their mixtures, Table 1 and the
 utility comparison — is reproduced by the longitudinal crate in [`mitra.md`](mitra.md)
