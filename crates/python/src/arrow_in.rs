@@ -604,19 +604,7 @@ fn column(
     let present: Vec<u32> = (0..d.values.len() as u32)
         .filter(|&v| used[v as usize])
         .collect();
-    let parsed: Vec<(Option<i64>, Option<f64>)> = (0..d.values.len() as u32)
-        .map(|v| {
-            if !used[v as usize] {
-                return (None, None);
-            }
-            let t = d.text(v).trim();
-            let int = t.parse::<i64>().ok();
-            let num = int
-                .map(|i| i as f64)
-                .or_else(|| t.parse::<f64>().ok().filter(|x| x.is_finite()));
-            (int, num)
-        })
-        .collect();
+    let parsed = parse_used(&d, &used);
     let all_int = present.iter().all(|&v| parsed[v as usize].0.is_some());
     let all_num = present.iter().all(|&v| parsed[v as usize].1.is_some());
     let per_row = |table: &dyn Fn(u32) -> Option<i64>| -> Vec<i64> {
@@ -900,6 +888,24 @@ impl Num {
 /// Levels of distinct values that are all numbers: one level per number (so `1` and `1.0`, or
 /// `0` and `-0`, are one level, as they are one value of a numeric column), in numeric order.
 /// Returns the levels and the level of each distinct value (`NONE` for values not present).
+/// Each distinct value that occurs (`used`) read as an integer and as a finite number (the
+/// reader's inference rules); values that do not occur are `(None, None)`.
+fn parse_used(d: &Distinct, used: &[bool]) -> Vec<(Option<i64>, Option<f64>)> {
+    (0..d.values.len() as u32)
+        .map(|v| {
+            if !used[v as usize] {
+                return (None, None);
+            }
+            let t = d.text(v).trim();
+            let int = t.parse::<i64>().ok();
+            let num = int
+                .map(|i| i as f64)
+                .or_else(|| t.parse::<f64>().ok().filter(|x| x.is_finite()));
+            (int, num)
+        })
+        .collect()
+}
+
 fn number_levels(present: &[u32], num: impl Fn(u32) -> Option<Num>) -> (Vec<String>, Vec<u32>) {
     let mut order: Vec<(Num, u32)> = present
         .iter()
@@ -1113,19 +1119,7 @@ fn dictionary_key_column(
     if present.is_empty() {
         return Ok(None);
     }
-    let parsed: Vec<(Option<i64>, Option<f64>)> = (0..d.values.len() as u32)
-        .map(|v| {
-            if !used[v as usize] {
-                return (None, None);
-            }
-            let t = d.text(v).trim();
-            let int = t.parse::<i64>().ok();
-            let num = int
-                .map(|i| i as f64)
-                .or_else(|| t.parse::<f64>().ok().filter(|x| x.is_finite()));
-            (int, num)
-        })
-        .collect();
+    let parsed = parse_used(&d, &used);
     let (levels, remap) = if present.iter().all(|&v| parsed[v as usize].0.is_some()) {
         number_levels(&present, |v| parsed[v as usize].0.map(Num::Int))
     } else if present.iter().all(|&v| parsed[v as usize].1.is_some()) {
