@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use intruder_attack::{ATTACK_COMMON, Waterfall, configure, docs};
 use intruder_data::params::{self, ColumnSet, ReadContext};
-use intruder_data::{Role, Table, schema_beside};
+use intruder_data::{Role, Table, Timings, schema_beside};
 use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate, twin_rows, write_per_record};
 use intruder_runner::linkage;
 use serde_json::Value;
@@ -141,8 +141,11 @@ pub fn run(a: Args) -> Result<()> {
         .read
         .input(a.released_schema.as_deref())
         .with_role(&rtruth, Role::Truth);
-    let intruder = Labelled::from_dataset(intruder_data::load(&ipath, &iinput)?);
-    let released = Labelled::from_dataset(intruder_data::load(&rpath, &rinput)?);
+    let mut timings = Timings::new();
+    let intruder =
+        Labelled::from_dataset(intruder_data::load_timed(&ipath, &iinput, &mut timings)?);
+    let released =
+        Labelled::from_dataset(intruder_data::load_timed(&rpath, &rinput, &mut timings)?);
 
     // Keys: given, else the linkage specification's, else the schema's key columns.
     if configured.key_names(&[]).is_none() {
@@ -184,7 +187,9 @@ pub fn run(a: Args) -> Result<()> {
     let restricted = twins.as_ref().map(|rows| released.table().take(rows));
     let attacked = restricted.as_ref().unwrap_or(released.table());
     let knowledge = intruder.knowledge(keys.clone())?;
-    let linked = configured.attack.link(&knowledge, attacked, a.seed)?;
+    let linked = timings.time("attack", || {
+        configured.attack.link(&knowledge, attacked, a.seed)
+    })?;
     let mut linkage = linked.linkage;
     let mut waterfall = None;
     if let Some(model) = &linked.model {
@@ -219,13 +224,15 @@ pub fn run(a: Args) -> Result<()> {
         linkage.remap_rows(rows, released.nrows());
     }
     let opts = EvalOptions::for_attack(&configured, truth, a.sensitive_truth.clone(), a.seed);
-    let mut ev = evaluate(&linkage, &intruder, &released, &opts)?;
+    let mut ev = timings.time("evaluate", || {
+        evaluate(&linkage, &intruder, &released, &opts)
+    })?;
     if let Some(rows) = &twins {
         ev.notes
             .push(("twins_only_released_records".into(), rows.len() as f64));
     }
     if let Some(p) = &a.per_record {
-        write_per_record(p, &ev, None)?;
+        timings.time(Timings::WRITE, || write_per_record(p, &ev, None))?;
     }
 
     let mut report = ev.report(format!(
@@ -251,5 +258,7 @@ pub fn run(a: Args) -> Result<()> {
     report
         .details
         .insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
-    a.output.emit(&report)
+    timings.time(Timings::WRITE, || a.output.emit(&report))?;
+    common::print_timings(&a.output, &timings);
+    Ok(())
 }

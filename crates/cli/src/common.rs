@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use intruder_data::params::{self, Problem};
 use intruder_data::report::{Format, Report};
-use intruder_data::{Input, Role, write_atomically};
+use intruder_data::{Input, Role, Timings, write_atomically};
 
 /// How to read input files (shared by every command that reads data).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -122,6 +122,10 @@ pub struct OutputArgs {
     /// Write the report to this file (whole or not at all) instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Print the wall time of each phase on standard error when done: read, the command's own
+    /// phases (risk: encode and count; attack: attack and evaluate; utility: utility), write.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 impl OutputArgs {
@@ -138,6 +142,13 @@ impl OutputArgs {
             }
         }
         Ok(())
+    }
+}
+
+/// Prints `timings: read 1.234 s, …, total …` on standard error when `--timings` was given.
+pub fn print_timings(output: &OutputArgs, timings: &Timings) {
+    if output.timings {
+        eprintln!("timings: {timings}");
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use intruder_data::params::{self, ColumnSet, ReadContext};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
-use intruder_data::{Table, load, write_atomically};
+use intruder_data::{Table, Timings, load_timed, write_atomically};
 use intruder_defence::{ChangeLog, Pipeline, docs};
 use intruder_eval::Labelled;
 
@@ -52,6 +52,9 @@ pub struct Args {
     /// Format of the summary on standard output.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
+    /// Print the wall time of each phase (read, mask, write) on standard error when done.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// The columns the first step sees (truth columns are not the defences').
@@ -169,7 +172,8 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     check_outputs(&args, data, out)?;
-    let ds = load(data, &args.data.input())?;
+    let mut timings = Timings::new();
+    let ds = load_timed(data, &args.data.input(), &mut timings)?;
     let columns = columns_of(&ds.table, data);
     let ctx = ReadContext {
         base_dir: None,
@@ -184,8 +188,8 @@ pub fn run(args: Args) -> Result<()> {
         ),
     };
     common::warn(pipeline.warnings());
-    let (table, log) = pipeline
-        .run(&ds.table, seed)
+    let (table, log) = timings
+        .time("mask", || pipeline.run(&ds.table, seed))
         .with_context(|| format!("masking {}", data.display()))?;
     // The truth columns follow the kept rows, whatever the pipeline did to the records.
     let masked = Labelled::from_dataset(ds)
@@ -205,8 +209,8 @@ pub fn run(args: Args) -> Result<()> {
             }))
         })
         .transpose()?;
-    masked
-        .write_csv(out)
+    timings
+        .time(Timings::WRITE, || masked.write_csv(out))
         .with_context(|| format!("writing {}", out.display()))?;
     if let (Some(path), Some(text)) = (&args.log, log_json) {
         write_atomically(path, |w| {
@@ -219,5 +223,8 @@ pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;
+    if args.timings {
+        eprintln!("timings: {timings}");
+    }
     Ok(())
 }

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use intruder_data::params::{ColumnSet, ReadContext, list_text};
-use intruder_data::{Role, load};
+use intruder_data::{Role, Timings, load_timed};
 use intruder_risk::{DEFAULT_MEASURE, configure, docs, fill_roles};
 
 use crate::common::{
-    DataArgs, MethodArgs, OutputArgs, flag, flag_list, flag_opt, problems, refuse_overwrite,
-    roles_of, warn,
+    DataArgs, MethodArgs, OutputArgs, flag, flag_list, flag_opt, print_timings, problems,
+    refuse_overwrite, roles_of, warn,
 };
 
 /// Disclosure risk of one file: frequency risk (classes, uniques, n_match, θ, individual,
@@ -153,7 +153,8 @@ pub fn run(args: Args) -> Result<()> {
         ],
     );
     input.set_valued = args.set_valued.clone();
-    let ds = load(data, &input)?;
+    let mut timings = Timings::new();
+    let ds = load_timed(data, &input, &mut timings)?;
     let columns = ColumnSet::of(&ds);
     fill_roles(&mut table, &columns);
     let ctx = ReadContext {
@@ -174,17 +175,21 @@ pub fn run(args: Args) -> Result<()> {
     warn(&built.warnings);
     let measure = built.method;
     let per_record = args.per_record.is_some();
-    let mut outcome = measure.assess(&ds.table, per_record)?;
+    let mut outcome = measure.assess_timed(&ds.table, per_record, &mut timings)?;
     if let Some(out) = &args.per_record {
-        outcome
-            .records
-            .write_csv(out)
-            .with_context(|| format!("writing {}", out.display()))?;
+        timings.time(Timings::WRITE, || {
+            outcome
+                .records
+                .write_csv(out)
+                .with_context(|| format!("writing {}", out.display()))
+        })?;
     }
     outcome.report.title = if measure.name() == DEFAULT_MEASURE {
         format!("intruder risk — {}", data.display())
     } else {
         format!("intruder risk ({}) — {}", measure.name(), data.display())
     };
-    args.output.emit(&outcome.report)
+    timings.time(Timings::WRITE, || args.output.emit(&outcome.report))?;
+    print_timings(&args.output, &timings);
+    Ok(())
 }

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use intruder_data::params::{self, ColumnSet, FromParam, Problem, ReadContext};
-use intruder_data::{Input, Role, Table, load};
+use intruder_data::{Input, Role, Table, Timings, load_timed};
 use intruder_utility::{configure, default_measures, docs, measure_all, merge_reports};
 
 use crate::common::{self, MethodArgs, OutputArgs, ReadArgs};
@@ -106,9 +106,9 @@ fn kept_rows(path: &Path, n: usize) -> Result<Vec<usize>> {
         .collect()
 }
 
-fn read(path: &Path, args: &Args) -> Result<Table> {
+fn read(path: &Path, args: &Args, timings: &mut Timings) -> Result<Table> {
     let input: Input = args.read.input(args.schema.as_deref());
-    Ok(load(path, &input)
+    Ok(load_timed(path, &input, timings)
         .with_context(|| format!("reading {}", path.display()))?
         .table)
 }
@@ -160,8 +160,9 @@ pub fn run(args: Args) -> Result<()> {
     common::flag_list(&mut table, "variables", &args.variables)?;
     common::flag_opt(&mut table, "model", args.model.clone())?;
     common::flag_opt(&mut table, "family", args.family.clone())?;
-    let original = read(orig_path, &args)?;
-    let masked = read(masked_path, &args)?;
+    let mut timings = Timings::new();
+    let original = read(orig_path, &args, &mut timings)?;
+    let masked = read(masked_path, &args, &mut timings)?;
     let kept = match &args.log {
         Some(log) => Some(kept_rows(log, original.nrows())?),
         None => None,
@@ -215,7 +216,9 @@ pub fn run(args: Args) -> Result<()> {
         .map_err(|p| common::problems("--variables/--measure/--model/--set", p))?;
     warnings.extend(configured.warnings);
     common::warn(&warnings);
-    let reports = measure_all(&configured.measures, &original, &masked, kept.as_deref())?;
+    let reports = timings.time("utility", || {
+        measure_all(&configured.measures, &original, &masked, kept.as_deref())
+    })?;
     let mut report = merge_reports(
         format!(
             "utility of {} against {}{}",
@@ -236,5 +239,7 @@ pub fn run(args: Args) -> Result<()> {
         .details
         .insert("masked".into(), json!(masked_path.display().to_string()));
     report.details.insert("measures".into(), json!(names));
-    args.output.emit(&report)
+    timings.time(Timings::WRITE, || args.output.emit(&report))?;
+    common::print_timings(&args.output, &timings);
+    Ok(())
 }

@@ -63,3 +63,89 @@ fn the_cli_crate_holds_parsing_and_rendering_only() {
     }
     assert!(long.is_empty(), "files over 400 lines: {long:?}");
 }
+
+#[test]
+fn timings_name_every_phase_of_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d.csv");
+    std::fs::write(&d, "id,a,b\n1,x,1\n2,y,2\n3,x,2\n4,y,1\n").unwrap();
+    let m = dir.path().join("m.csv");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_intruder"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "intruder {args:?} failed: {err}");
+        err
+    };
+    let d = d.to_str().unwrap();
+    let m = m.to_str().unwrap();
+    let cases: [(Vec<&str>, &[&str]); 4] = [
+        (
+            vec!["risk", "--data", d, "--keys", "a,b", "--timings"],
+            &["read ", "encode ", "count ", "write "],
+        ),
+        (
+            vec![
+                "mask",
+                "--data",
+                d,
+                "--method",
+                "round",
+                "--set",
+                "variables=b",
+                "--set",
+                "base=2",
+                "--seed",
+                "1",
+                "--out",
+                m,
+                "--timings",
+            ],
+            &["read ", "mask ", "write "],
+        ),
+        (
+            vec![
+                "utility",
+                "--original",
+                d,
+                "--masked",
+                m,
+                "--variables",
+                "a",
+                "--timings",
+            ],
+            &["read ", "utility ", "write "],
+        ),
+        (
+            vec![
+                "attack",
+                "--intruder",
+                d,
+                "--released",
+                d,
+                "--keys",
+                "a,b",
+                "--truth",
+                "id",
+                "--timings",
+            ],
+            &["read ", "attack ", "evaluate ", "write "],
+        ),
+    ];
+    for (args, phases) in cases {
+        let err = run(&args);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("timings: "))
+            .unwrap_or_else(|| panic!("intruder {args:?} --timings printed no timings: {err}"));
+        for p in phases {
+            assert!(line.contains(p), "{args:?}: no phase '{p}' in {line}");
+        }
+        assert!(line.contains(", total "), "{line}");
+        // Without the flag, nothing is printed.
+        let quiet: Vec<&str> = args.iter().copied().filter(|a| *a != "--timings").collect();
+        assert!(!run(&quiet).contains("timings:"));
+    }
+}

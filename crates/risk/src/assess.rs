@@ -1,10 +1,12 @@
 //! One call that computes every frequency figure of a file: [`assess`].
 
+use std::time::Instant;
+
 use serde_json::{Value, json};
 
 use intruder_data::keys::{KeyCodes, MISSING, SetCoding};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
-use intruder_data::{ColumnData, Table};
+use intruder_data::{ColumnData, Table, Timings};
 
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
@@ -758,7 +760,18 @@ pub struct Assessment {
 /// (wildcard, as sdcMicro's `freqCalc` counts records with `NA` keys), with the matching weighted
 /// sizes F_k when a weight column is given and 1/f_k otherwise.
 pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskError> {
+    assess_timed(table, params, &mut Timings::new())
+}
+
+/// [`assess`], adding the time spent coding the keys to [`Timings::ENCODE`] and the rest to
+/// [`Timings::COUNT`].
+pub fn assess_timed(
+    table: &Table,
+    params: &RiskParams,
+    timings: &mut Timings,
+) -> Result<Assessment, RiskError> {
     params.check()?;
+    let encode_start = Instant::now();
     let file = table.source().display().to_string();
     let n_total = table.nrows();
     let wildcard = params.missing == MissingPolicy::Wildcard;
@@ -779,6 +792,8 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
         None
     };
     let kd_match = matching.as_ref().unwrap_or(&plain);
+    timings.add(Timings::ENCODE, encode_start.elapsed());
+    let count_start = Instant::now();
     let weights = params
         .weight
         .as_deref()
@@ -1048,6 +1063,7 @@ pub fn assess(table: &Table, params: &RiskParams) -> Result<Assessment, RiskErro
         _ => None,
     };
 
+    timings.add(Timings::COUNT, count_start.elapsed());
     Ok(Assessment {
         summary: Summary {
             policy: params.missing,

@@ -45,7 +45,7 @@ mod wildcard;
 pub use assess::{
     Assessment, ClassSummary, DiversitySummary, GlobalRiskDenominator, HouseholdSummary,
     KAnonymitySummary, RecordRisk, RiskParams, Summary, WeightSummary, WildcardSummary, assess,
-    global_threshold,
+    assess_timed, global_threshold,
 };
 pub use classes::{
     Classes, DELETED, Encoding, dalenius_t1_code, equivalence_classes, equivalence_classes_using,

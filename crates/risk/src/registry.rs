@@ -33,9 +33,9 @@ use intruder_data::params::{
     Range, ReadContext, fill_from_roles, find,
 };
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
-use intruder_data::{Role, Table};
+use intruder_data::{Role, Table, Timings};
 
-use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess};
+use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess_timed};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
@@ -56,6 +56,17 @@ pub trait RiskMeasure: Send + Sync + fmt::Debug {
     /// Measures `table`: the report, and the per-record figures when `per_record` (otherwise
     /// [`RiskOutcome::records`] is empty, and what only they need is not computed).
     fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError>;
+    /// [`RiskMeasure::assess`], adding the time of its phases to `timings`
+    /// ([`Timings::ENCODE`] for coding the keys, [`Timings::COUNT`] for the rest; a measure that
+    /// does not tell its phases apart records all of it as counting).
+    fn assess_timed(
+        &self,
+        table: &Table,
+        per_record: bool,
+        timings: &mut Timings,
+    ) -> Result<RiskOutcome, RiskError> {
+        timings.time(Timings::COUNT, || self.assess(table, per_record))
+    }
 }
 
 /// What a risk measure returns.
@@ -522,10 +533,15 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
 }
 
 impl Frequency {
-    fn run(&self, table: &Table, per_record: bool) -> Result<Assessment, RiskError> {
+    fn run(
+        &self,
+        table: &Table,
+        per_record: bool,
+        timings: &mut Timings,
+    ) -> Result<Assessment, RiskError> {
         let mut p = self.params.clone();
         p.with_n_match |= per_record;
-        assess(table, &p)
+        assess_timed(table, &p, timings)
     }
 }
 
@@ -540,7 +556,15 @@ impl RiskMeasure for Frequency {
         self.params.missing
     }
     fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        let a = self.run(table, per_record)?;
+        self.assess_timed(table, per_record, &mut Timings::new())
+    }
+    fn assess_timed(
+        &self,
+        table: &Table,
+        per_record: bool,
+        timings: &mut Timings,
+    ) -> Result<RiskOutcome, RiskError> {
+        let a = self.run(table, per_record, timings)?;
         Ok(RiskOutcome {
             report: a.summary.report(),
             records: if per_record {
@@ -630,9 +654,17 @@ impl RiskMeasure for Individual {
         "global_risk"
     }
     fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        self.assess_timed(table, per_record, &mut Timings::new())
+    }
+    fn assess_timed(
+        &self,
+        table: &Table,
+        per_record: bool,
+        timings: &mut Timings,
+    ) -> Result<RiskOutcome, RiskError> {
         let mut p = self.params.clone();
         p.with_n_match |= per_record;
-        let a = assess(table, &p)?;
+        let a = assess_timed(table, &p, timings)?;
         let mut report = Report::new("individual risk");
         report.figures = keep_figures(&a, INDIVIDUAL_FIGURES);
         if self.params.weight.is_none() {
@@ -682,7 +714,15 @@ impl RiskMeasure for Household {
         "household_global_risk"
     }
     fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        let a = assess(table, &self.params)?;
+        self.assess_timed(table, per_record, &mut Timings::new())
+    }
+    fn assess_timed(
+        &self,
+        table: &Table,
+        per_record: bool,
+        timings: &mut Timings,
+    ) -> Result<RiskOutcome, RiskError> {
+        let a = assess_timed(table, &self.params, timings)?;
         let mut report = Report::new("household risk");
         report.figures = keep_figures(
             &a,
@@ -802,7 +842,15 @@ impl RiskMeasure for LDiversity {
         "l_distinct_min"
     }
     fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        let a = assess(table, &self.params)?;
+        self.assess_timed(table, per_record, &mut Timings::new())
+    }
+    fn assess_timed(
+        &self,
+        table: &Table,
+        per_record: bool,
+        timings: &mut Timings,
+    ) -> Result<RiskOutcome, RiskError> {
+        let a = assess_timed(table, &self.params, timings)?;
         let mut report = Report::new("ℓ-diversity");
         report.figures = keep_figures(
             &a,

@@ -182,6 +182,7 @@ pub(super) fn run_protect(a: ProtectArgs) -> Result<()> {
     let output = OutputArgs {
         format: a.format,
         out: None,
+        timings: false,
     };
     output.emit(&reports::protect_report(&files, &alt, &a.out, changed))
 }

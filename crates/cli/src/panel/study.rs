@@ -45,6 +45,7 @@ pub(super) fn run(a: StudyArgs) -> Result<()> {
     let output = OutputArgs {
         format: a.format,
         out: None,
+        timings: false,
     };
     output.emit(&reports::study_report(&files, &res))
 }
