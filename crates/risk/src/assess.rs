@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use rayon::slice::ParallelSliceMut;
 use serde_json::{Value, json};
 
 use intruder_data::keys::{KeyCodes, MISSING, SetCoding};
@@ -101,7 +102,8 @@ impl std::str::FromStr for GlobalRiskDenominator {
 /// denominator (records not counted carry no risk).
 pub fn global_threshold(risks: &[f64], max_global_risk: f64, n_obs: usize) -> Option<f64> {
     let mut r: Vec<f64> = risks.to_vec();
-    r.sort_unstable_by(|a, b| b.total_cmp(a));
+    // A total order, so the sorted sequence (and every sum below) is the same on any thread count.
+    r.par_sort_unstable_by(|a, b| b.total_cmp(a));
     let er = max_global_risk * n_obs as f64;
     let mut sum_risk: f64 = r.iter().sum();
     let mut current = *r.first()?;
@@ -825,6 +827,9 @@ pub fn assess_timed(
         }
         _ => None,
     };
+    // The key codes are not needed any more: free them before the per-record figures are made.
+    drop(matching);
+    drop(plain);
 
     let (class_summary, wildcard_summary) = if wildcard {
         let m = &nm.as_ref().expect("computed under wildcard").n_match;
