@@ -121,18 +121,38 @@ mod imp {
             f.read_exact(&mut head).map_err(io)?;
         }
         let (schema, batches): (Arc<ArrowSchema>, Vec<RecordBatch>) = if head.starts_with(b"PAR1") {
-            let builder =
-                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                    .map_err(|e| bad(&e, "Parquet"))?;
-            let schema = builder.schema().clone();
-            let reader = builder
-                .with_batch_size(1 << 16)
-                .build()
+            use parquet::arrow::arrow_reader::{
+                ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+            };
+            // The file as shared bytes (memory-mapped: no copy): every reader below slices it
+            // independently (a `File` would share one cursor between the threads).
+            // SAFETY: the map is read only; a file changed by another process while it is read
+            // gives a decoding error or different values, as reading it would.
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+            let bytes = bytes::Bytes::from_owner(map);
+            let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::new())
                 .map_err(|e| bad(&e, "Parquet"))?;
-            let batches = reader
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| bad(&e, "Parquet"))?;
-            (schema, batches)
+            let schema = meta.schema().clone();
+            // Row groups are decoded in parallel: contiguous runs of them, one reader each, over
+            // the same file and metadata; the batches are kept in file order.
+            let groups = meta.metadata().num_row_groups();
+            let tasks = groups.min(rayon::current_num_threads()).max(1);
+            let runs: Vec<Vec<usize>> = (0..tasks)
+                .map(|t| (t * groups / tasks..(t + 1) * groups / tasks).collect())
+                .collect();
+            let parts = runs
+                .into_par_iter()
+                .map(|rows| -> Result<Vec<RecordBatch>, DataError> {
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), meta.clone())
+                        .with_row_groups(rows)
+                        .with_batch_size(1 << 16)
+                        .build()
+                        .map_err(|e| bad(&e, "Parquet"))?
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| bad(&e, "Parquet"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            (schema, parts.into_iter().flatten().collect())
         } else {
             let reader = arrow_ipc::reader::FileReader::try_new(file, None)
                 .map_err(|e| bad(&e, "Arrow IPC"))?;
