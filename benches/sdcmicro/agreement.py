@@ -14,7 +14,7 @@ differ, the largest absolute and relative difference, and "exact" when every val
 INTRUDER_BIN (or --intruder) names the binary; default target/release/intruder of this checkout.
 Needs R with sdcMicro (benches/sdcmicro/install.sh) and Python 3 (standard library only).
 """
-import argparse, csv, json, math, os, subprocess, sys
+import argparse, csv, gzip, json, math, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -25,9 +25,23 @@ def as_list(v):
 
 
 def read_csv(path):
+    """A CSV as dicts; PATH.gz when PATH itself is absent (results are kept gzipped)."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt", newline="") as f:
+            return list(csv.DictReader(f))
     with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    return rows
+        return list(csv.DictReader(f))
+
+
+def gzip_csvs(folder):
+    """Replaces every FILE.csv in folder by FILE.csv.gz (reproducible: no name, no time)."""
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".csv"):
+            src = os.path.join(folder, name)
+            with open(src, "rb") as f, open(src + ".gz", "wb") as raw:
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as g:
+                    g.write(f.read())
+            os.remove(src)
 
 
 def col(rows, name):
@@ -71,10 +85,12 @@ class Runner:
         os.makedirs(self.idir, exist_ok=True)
 
     def risk(self, tag, data, keys, measure="frequency", missing="listwise", weight=None,
-             group=None, sensitive=None, sets=()):
+             group=None, sensitive=None, sets=(), per_record=True):
         per = os.path.join(self.idir, f"{tag}.csv")
         cmd = [self.bin, "risk", "--data", os.path.join(self.out, data), "--keys", ",".join(keys),
-               "--measure", measure, "--missing", missing, "--format", "json", "--per-record", per]
+               "--measure", measure, "--missing", missing, "--format", "json"]
+        if per_record:
+            cmd += ["--per-record", per]
         if weight:
             cmd += ["--weight", weight]
         if group:
@@ -88,7 +104,8 @@ class Runner:
             raise RuntimeError(f"{' '.join(cmd)}\n{p.stderr}")
         with open(os.path.join(self.idir, f"{tag}.json"), "w") as f:
             f.write(p.stdout)
-        return json.loads(p.stdout), read_csv(per), " ".join(cmd[1:]).replace(self.out + "/", "")
+        rows = read_csv(per) if per_record else None
+        return json.loads(p.stdout), rows, " ".join(cmd[1:]).replace(self.out + "/", "")
 
     def mask(self, tag, data, method, sets):
         outp = os.path.join(self.idir, f"{tag}.csv")
@@ -161,7 +178,8 @@ def main():
                     col(per_m, "n_match"), command=cmd_m)
             for k in as_list(cs["ks"]):
                 rep_k, _, _ = run.risk(f"{name}{atag}_k{k}", data, keys, missing=policy,
-                                       sets=[f"k_anonymity={k}"] + ([f"alpha={alpha}"] if na else []))
+                                       sets=[f"k_anonymity={k}"] + ([f"alpha={alpha}"] if na else []),
+                                       per_record=False)
                 add(name, f"violating {k}-anonymity (fk < {k}){atag}", sj[f"fk_below_{k}{atag}"],
                     rep_k["records_fk_below_k"])
             if alpha != 1:
@@ -330,7 +348,7 @@ def main():
         total = sum(per_key.values())
         # k-anonymity of intruder's output under the wildcard rule, measured by intruder.
         rep_k, _, _ = run.risk(f"kanon_{name}_check", f"intruder/kanon_{name}.csv", keys,
-                               missing="wildcard", sets=[f"k_anonymity={k}"])
+                               missing="wildcard", sets=[f"k_anonymity={k}"], per_record=False)
         rows.append({"case": f"kAnon {name}", "figure": "suppressions (total)",
                      "n": 1, "differ": int(total != sj["total_supps"]),
                      "max_abs": abs(total - sj["total_supps"]), "max_rel": None,
@@ -399,6 +417,9 @@ def main():
     lines = lines[:1] + ["", "## By figure", ""] + short + ["", "## Every comparison", ""] + lines[2:]
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    # Raw outputs kept, gzipped (read back transparently by read_csv and mdav_precision.py).
+    gzip_csvs(run.idir)
+    gzip_csvs(os.path.join(out, "sdcmicro"))
     print("\n".join(lines))
     exact = sum(r["verdict"] == "exact" for r in rows)
     expl = sum(r["verdict"].startswith("explained") for r in rows)

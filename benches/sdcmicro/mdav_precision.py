@@ -10,7 +10,7 @@ hash sort takes them (of equal distances, the later record first).
 
 Usage: python3 benches/sdcmicro/mdav_precision.py [RESULTS_DIR]   (after agreement.py)
 """
-import csv, json, os, sys
+import csv, gzip, json, os, sys
 
 import numpy as np
 
@@ -54,6 +54,13 @@ def mdav(x, k, dtype, later_first=True):
     return group
 
 
+def open_csv(path):
+    """PATH, or PATH.gz when agreement.py has gzipped its outputs."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        return gzip.open(path + ".gz", "rt", newline="")
+    return open(path, newline="")
+
+
 def partition_of_groups(group):
     out = {}
     for i, gi in enumerate(group):
@@ -78,9 +85,9 @@ def main():
         with open(os.path.join(res, mc["data"])) as f:
             rows = list(csv.DictReader(f))
         x = np.array([[float(r[v]) for v in vars_] for r in rows])
-        with open(os.path.join(res, "sdcmicro", f"mdav_{mc['name']}.csv")) as f:
+        with open_csv(os.path.join(res, "sdcmicro", f"mdav_{mc['name']}.csv")) as f:
             theirs = partition_of_values(list(csv.DictReader(f)), vars_)
-        with open(os.path.join(res, "intruder", f"mdav_{mc['name']}.csv")) as f:
+        with open_csv(os.path.join(res, "intruder", f"mdav_{mc['name']}.csv")) as f:
             ours = partition_of_values(list(csv.DictReader(f)), vars_)
         p32 = partition_of_groups(mdav(x, mc["k"], np.float32))
         p64 = partition_of_groups(mdav(x, mc["k"], np.float64))

@@ -189,6 +189,8 @@ def main():
             x = timev([a.intruder, "risk", "--data", spath, "--keys", ",".join(KEYS),
                        "--measure", "suda2", "--format", "json", "--per-record", oper])
             x["report"] = json.loads(x.pop("stdout"))
+            # The per-level contributions are hundreds of entries: kept in the per-record run only.
+            x["report"].pop("level_contributions", None)
             return x
 
         os_ = step(f"intruder suda2 {n}", o_suda)
@@ -215,12 +217,12 @@ def main():
     print("| step | wall | CPU (user+sys) | load before → after |\n|---|---|---|---|")
     print(f"| R fread | {r['fread']['elapsed_s']:.2f} s | {r['fread']['cpu_s']:.2f} s | |")
     print(f"| sdcMicro measure_risk (compute only), best of {len(mr)} | {best_mr['elapsed_s']:.2f} s "
-          f"(runs: {', '.join(f'{x['elapsed_s']:.2f}' for x in mr)}) | {best_mr['cpu_s']:.2f} s | "
+          f"(runs: {', '.join('%.2f' % x['elapsed_s'] for x in mr)}) | {best_mr['cpu_s']:.2f} s | "
           f"{r['load_before'][0]:.2f} → {r['load_after'][0]:.2f} |")
     print(f"| sdcMicro freqCalc (compute only), best of {len(r['freqCalc'])} | {fc['elapsed_s']:.2f} s | "
           f"{fc['cpu_s']:.2f} s | |")
     print(f"| whole `intruder risk --measure individual --weight w`, best of {len(o['runs'])} | "
-          f"{best_o['wall_s']:.2f} s (runs: {', '.join(f'{x['wall_s']:.2f}' for x in o['runs'])}) | "
+          f"{best_o['wall_s']:.2f} s (runs: {', '.join('%.2f' % x['wall_s'] for x in o['runs'])}) | "
           f"{best_o['cpu_s']:.2f} s | {o['load_before'][0]:.2f} → {o['load_after'][0]:.2f} |")
     print(f"ratio intruder whole process / measure_risk compute: wall "
           f"{best_o['wall_s'] / best_mr['elapsed_s']:.3f}, CPU {best_o['cpu_s'] / best_mr['cpu_s']:.3f}")
