@@ -324,7 +324,8 @@ def main():
         same_values = value_groups(pt) == value_groups(po)
         why = ("ties between identical input records: of equal distances sdcMicro's hash sort "
                "takes the later record first, intruder the lower row, so identical records trade "
-               "groups; as groups of input values the partitions are the same") if same_values else ""
+               "groups; as groups of input values the partitions are the same (mdav_precision.py "
+               "replays both tie orders)") if same_values else ""
         note = "" if same else (f"{moved} of {len(theirs)} records in another group; as groups of "
                                 f"input values: {'identical' if same_values else 'DIFFERENT'}")
         add(f"mdav {name}", "MDAV partition identical (1 = yes)", 1.0, float(same), explain=why,

@@ -5,8 +5,10 @@ sdcMicro's Mdav.cpp (OECD code) keeps distances in single precision (`typedef fl
 Mdav.h): each term (x − y)²/σ² is cast to float and summed in float, over the variables in order. This script replays sdcMicro's MDAV loop (centroid → farthest record r → its
 k nearest; farthest s from r → its k nearest; the last 2k−1 or fewer as one or two groups) once
 with float32 distances and once with float64, and compares each partition with sdcMicro's and
-intruder's outputs written by agreement.py. Ties in the sorted distances are taken as sdcMicro's
-hash sort takes them (of equal distances, the later record first).
+intruder's outputs written by agreement.py, with ties in the sorted distances taken as sdcMicro's
+hash sort takes them (of equal distances, the later record first) and as intruder does (the
+lower row first). Partitions are compared as the released values show them (records grouped by
+their group's means).
 
 Usage: python3 benches/sdcmicro/mdav_precision.py [RESULTS_DIR]   (after agreement.py)
 """
@@ -61,10 +63,15 @@ def open_csv(path):
     return open(path, newline="")
 
 
-def partition_of_groups(group):
+def partition_of_groups(group, x):
+    """The partition the released values show: records grouped by their group's means (groups
+    with equal means, e.g. groups of all-zero records, merge, as they do in the outputs)."""
+    means = {}
+    for gi in set(group.tolist()):
+        means[gi] = tuple(round(float(v), 6) for v in x[group == gi].mean(axis=0))
     out = {}
     for i, gi in enumerate(group):
-        out.setdefault(gi, []).append(i)
+        out.setdefault(means[gi], []).append(i)
     return sorted(tuple(v) for v in out.values())
 
 
@@ -89,10 +96,10 @@ def main():
             theirs = partition_of_values(list(csv.DictReader(f)), vars_)
         with open_csv(os.path.join(res, "intruder", f"mdav_{mc['name']}.csv")) as f:
             ours = partition_of_values(list(csv.DictReader(f)), vars_)
-        p32 = partition_of_groups(mdav(x, mc["k"], np.float32))
-        p64 = partition_of_groups(mdav(x, mc["k"], np.float64))
-        p64e = partition_of_groups(mdav(x, mc["k"], np.float64, later_first=False))
-        p32e = partition_of_groups(mdav(x, mc["k"], np.float32, later_first=False))
+        p32 = partition_of_groups(mdav(x, mc["k"], np.float32), x)
+        p64 = partition_of_groups(mdav(x, mc["k"], np.float64), x)
+        p64e = partition_of_groups(mdav(x, mc["k"], np.float64, later_first=False), x)
+        p32e = partition_of_groups(mdav(x, mc["k"], np.float32, later_first=False), x)
         dup = len(rows) - len({tuple(r) for r in x.tolist()})
         r = {"case": mc["name"], "records": len(rows), "duplicate_records": dup,
              "sdcmicro_equals_intruder": theirs == ours,
