@@ -266,6 +266,18 @@ pub fn register_survey(dir: &Path) -> Result<Vec<Figure>, SynthError> {
         "register sample uniques (14 keys)",
         uniques as f64 / reg.rows.len().max(1) as f64,
     ));
+    // With `population = N`: the population's records and its uniques on the same keys.
+    let pop_path = dir.join("population.csv");
+    if pop_path.exists() {
+        let pop = Table::read(&pop_path)?;
+        let sizes = class_sizes(&pop, &keys);
+        let uniques = sizes.values().filter(|&&c| c == 1).count();
+        figs.push(fig("population records", pop.rows.len() as f64));
+        figs.push(fig(
+            "population uniques (14 keys)",
+            uniques as f64 / pop.rows.len().max(1) as f64,
+        ));
+    }
     Ok(figs)
 }
 

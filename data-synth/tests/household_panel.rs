@@ -89,3 +89,49 @@ fn moved_below_the_followed_up_twice_share_is_an_error() {
         .expect_err("moved too small");
     assert!(err.to_string().contains("moved"), "{err}");
 }
+
+/// Log wave-2/wave-1 wealth of the households that did not split (wealth above 1,000, so the
+/// rounding to whole pounds is negligible).
+fn stayer_log_changes(dir: &std::path::Path) -> Vec<f64> {
+    let w1 = Table::read(&dir.join("household-wave1.csv")).expect("w1");
+    let w2 = Table::read(&dir.join("household-wave2.csv")).expect("w2");
+    let wealth1: std::collections::HashMap<&str, f64> = w1
+        .column("household_id")
+        .into_iter()
+        .zip(w1.column("total_wealth"))
+        .map(|(id, v)| (id, v.parse::<f64>().expect("wealth")))
+        .collect();
+    w2.column("household_id")
+        .into_iter()
+        .zip(w2.column("total_wealth"))
+        .zip(w2.column("split"))
+        .filter(|((id, v), s)| *s == "0" && wealth1[id] > 1000.0 && *v != "0")
+        .map(|((id, v), _)| (v.parse::<f64>().expect("wealth") / wealth1[id]).ln())
+        .collect()
+}
+
+#[test]
+fn the_wealth_change_between_waves_is_a_parameter() {
+    // Without change every household that did not split gains exactly 3% (e^0.03).
+    let (dir, _) = generate("household-panel", 5, &["n=3000", "wealth_change=0"]);
+    let d = stayer_log_changes(dir.path());
+    assert!(d.len() > 1000, "{}", d.len());
+    for x in &d {
+        assert!((x - 0.03).abs() < 2e-3, "{x}");
+    }
+    // With s.d. 0.6 the log changes have about that spread (s.e. of the s.d. about 0.01).
+    let (dir, _) = generate("household-panel", 5, &["n=3000", "wealth_change=0.6"]);
+    let d = stayer_log_changes(dir.path());
+    let m = d.iter().sum::<f64>() / d.len() as f64;
+    let sd = (d.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (d.len() - 1) as f64).sqrt();
+    assert!((sd - 0.6).abs() < 0.05, "s.d. {sd}");
+    assert!((m - 0.03).abs() < 0.05, "mean {m}");
+    // The defaults written out give the same files as the defaults.
+    let (a, _) = generate("household-panel", 5, &["n=3000"]);
+    let (b, _) = generate(
+        "household-panel",
+        5,
+        &["n=3000", "wealth_change=0.15", "split_wealth_change=0.35"],
+    );
+    assert_eq!(common::contents(a.path()), common::contents(b.path()));
+}

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{figure, generate, near};
-use intruder_synth::figures::register_survey;
+use intruder_synth::figures::{Table, register_survey};
 
 #[test]
 fn survey_heaping_and_agreement_reproduce_the_paper() {
@@ -81,5 +81,73 @@ fn default_sizes_and_register_uniqueness() {
         figure(&f, "register sample uniques (14 keys)"),
         0.69,
         0.08,
+    );
+}
+
+#[test]
+fn the_population_holds_the_register_sample_and_leaves_the_other_files_alone() {
+    // n + twins = 550 and N = 3,000: ids have five digits with or without the population.
+    let (with, files) = generate(
+        "register-survey",
+        3,
+        &["n=500", "twins=50", "population=3000"],
+    );
+    let (without, _) = generate("register-survey", 3, &["n=500", "twins=50"]);
+    assert!(files.iter().any(|f| f.ends_with("population.csv")));
+    let reg = Table::read(&with.path().join("register.csv")).expect("register");
+    let pop = Table::read(&with.path().join("population.csv")).expect("population");
+    assert_eq!(pop.rows.len(), 3000);
+    assert_eq!(pop.header, reg.header);
+    // Every register record is in the population with the same values, as its first 550.
+    let by_id: std::collections::HashMap<&str, &Vec<String>> = pop
+        .rows
+        .iter()
+        .map(|r| (r[pop.col("person_id")].as_str(), r))
+        .collect();
+    assert_eq!(by_id.len(), 3000, "person ids are unique");
+    for r in &reg.rows {
+        assert_eq!(by_id[r[reg.col("person_id")].as_str()], r);
+    }
+    assert!(
+        pop.rows[..550]
+            .iter()
+            .all(|r| r[0].as_str() <= "I00550" && r[0].as_str() >= "I00001")
+    );
+    // The register and the survey are the same files with or without the population.
+    for f in ["register.csv", "survey.csv"] {
+        assert_eq!(
+            std::fs::read(with.path().join(f)).expect("with"),
+            std::fs::read(without.path().join(f)).expect("without"),
+            "{f}"
+        );
+    }
+    let figs = register_survey(with.path()).expect("figures");
+    assert_eq!(figure(&figs, "population records"), 3000.0);
+    let u = figure(&figs, "population uniques (14 keys)");
+    assert!(u > 0.0 && u < 1.0, "{u}");
+}
+
+#[test]
+fn a_population_smaller_than_the_sample_is_an_error() {
+    let g = intruder_synth::find("register-survey").expect("registered");
+    let p = g
+        .parse_params(
+            None,
+            &["n=100".into(), "twins=10".into(), "population=50".into()],
+        )
+        .expect("values in range");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = g
+        .generate(&p, 1, dir.path())
+        .expect_err("too small")
+        .to_string();
+    assert!(
+        e.contains("population") && e.contains("at least 110"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("dir").count(),
+        0,
+        "nothing written"
     );
 }

@@ -174,7 +174,8 @@ fn a_table_is_read_as_given_with_paths() {
     let p = g.parse_table(Some(100), &t, "data.params").expect("valid");
     assert_eq!(
         p.describe(),
-        "links=false moved=0.137 n=100 nonunique=0.123 retention=0.659267 split=0.1"
+        "links=false moved=0.137 n=100 nonunique=0.123 retention=0.659267 split=0.1 \
+         split_wealth_change=0.35 wealth_change=0.15"
     );
     assert!(p.is_explicit("n") && p.is_explicit("links") && !p.is_explicit("moved"));
     // The same values through --set give the same parameters.

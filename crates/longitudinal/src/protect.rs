@@ -57,6 +57,11 @@ impl Selection {
 /// data and every leaf member is a donor ([`Donors::Leaf`], the default). With small leaves
 /// the own value is drawn often (1 in 5 for a leaf of 5) and is then disclosive by
 /// construction; [`Donors::LeafWithoutSelf`] leaves it out (a leaf of one keeps its value).
+/// [`Donors::LeafBootstrap`] draws from a Bayesian bootstrap of the leaf (Rubin 1981; Reiter
+/// 2005's smoothing of the leaf's empirical distribution): one Dirichlet(1, …, 1) weight per
+/// member, drawn once per leaf and protection, then each household's donor by those weights.
+/// Each draw is still the own value with probability 1/m on average: what changes is how the
+/// draws of one leaf are spread, not their expected disclosure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Donors {
@@ -65,6 +70,8 @@ pub enum Donors {
     Leaf,
     /// The other households of the leaf.
     LeafWithoutSelf,
+    /// Every household of the leaf, weighted by a Bayesian bootstrap of the leaf.
+    LeafBootstrap,
 }
 
 impl Donors {
@@ -73,6 +80,7 @@ impl Donors {
         match self {
             Donors::Leaf => "leaf",
             Donors::LeafWithoutSelf => "leaf-without-self",
+            Donors::LeafBootstrap => "leaf-bootstrap",
         }
     }
 }
@@ -407,6 +415,8 @@ pub fn protect(
             .ok_or_else(|| PanelError::Model("the synthesis tree was not fitted".into()))?;
         leaves = tree.leaves();
         let mut r = rng(params.seed, 3);
+        // Bayesian-bootstrap weights of a leaf (cumulative), drawn when first needed.
+        let mut boot: std::collections::HashMap<usize, Vec<f64>> = std::collections::HashMap::new();
         for &s in &to_synth {
             let k = models.pos[s].ok_or_else(|| {
                 PanelError::Model(format!(
@@ -423,6 +433,22 @@ pub fn protect(
                     })?;
                     let j = r.gen_range(0..m.len() - 1);
                     models.population[m[if j >= own { j + 1 } else { j }]]
+                }
+                Donors::LeafBootstrap => {
+                    let cum = boot.entry(tree.leaf_of(k)).or_insert_with(|| {
+                        // Normalised Exp(1) draws are Dirichlet(1, …, 1).
+                        let mut acc = 0.0;
+                        m.iter()
+                            .map(|_| {
+                                acc += -(1.0 - r.r#gen::<f64>()).ln();
+                                acc
+                            })
+                            .collect()
+                    });
+                    let total = cum.last().copied().unwrap_or(0.0);
+                    let u = r.r#gen::<f64>() * total;
+                    let j = cum.partition_point(|&c| c <= u).min(m.len() - 1);
+                    models.population[m[j]]
                 }
                 _ => models.population[m[r.gen_range(0..m.len())]],
             };

@@ -251,6 +251,21 @@ fn swapping_and_synthesis_invariants() {
     // with leaves of 5 or more about one draw in five or fewer is the household's own value.
     let own = out.draws.iter().filter(|&&(s, from)| s == from).count();
     assert!(own > 0 && own < out.draws.len() / 2, "{own} own draws");
+    // Bayesian bootstrap of the leaf: the same leaf, the own value still possible, and the
+    // same draws for the same seed.
+    p.donors = Donors::LeafBootstrap;
+    let out = protect(&panel, &models, &risk, &p).unwrap();
+    assert_eq!(out.draws.len(), panel.targets().len());
+    for &(s, from) in &out.draws {
+        assert_eq!(tree.leaf_of(pos(s)), tree.leaf_of(pos(from)));
+        assert_eq!(out.y[s], y0[from]);
+    }
+    let own = out.draws.iter().filter(|&&(s, from)| s == from).count();
+    assert!(own > 0 && own < out.draws.len() / 2, "{own} own draws");
+    assert_eq!(
+        out.draws,
+        protect(&panel, &models, &risk, &p).unwrap().draws
+    );
     // Without self: the same leaf, never the household itself.
     p.donors = Donors::LeafWithoutSelf;
     let out = protect(&panel, &models, &risk, &p).unwrap();

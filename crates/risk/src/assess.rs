@@ -41,6 +41,11 @@ pub struct RiskParams {
     pub population_uniques: Option<f64>,
     /// f_a, the share of the population the intruder knows about, for Bender's R.
     pub intruder_share: f64,
+    /// The measured file is the population and a sample of this many records is released
+    /// from it: Bender's R with f = sample_size / (records counted) and n(U) = the file's
+    /// sample uniques (here population uniques). Excludes `population_size` and
+    /// `population_uniques`, which describe the measured file as the sample.
+    pub sample_size: Option<f64>,
     /// Compute n_match per record even under listwise or as-value.
     pub with_n_match: bool,
     /// Set-valued keys compared as one whole value under every policy, whatever
@@ -142,6 +147,7 @@ impl RiskParams {
             unique_threshold: 1,
             population_uniques: None,
             intruder_share: 1.0,
+            sample_size: None,
             with_n_match: false,
             whole_sets: Vec::new(),
             k_anonymity: 5,
@@ -206,6 +212,19 @@ impl RiskParams {
             problems.push(format!(
                 "population_uniques: {u} population uniques cannot exceed the population size {n}"
             ));
+        }
+        if let Some(m) = self.sample_size {
+            if !(m.is_finite() && m > 0.0) {
+                problems.push(format!("sample_size must be a positive number, found {m}"));
+            }
+            if self.population_size.is_some() || self.population_uniques.is_some() {
+                problems.push(
+                    "sample_size takes the measured file as the population (N = its records, \
+                     n(U) = its uniques): it cannot be combined with population_size or \
+                     population_uniques"
+                        .into(),
+                );
+            }
         }
         if self.population_uniques.is_some() && self.population_size.is_none() {
             problems
@@ -1065,7 +1084,25 @@ pub fn assess_timed(
             let n = class_summary.as_ref().map_or(n_total, |c| c.n);
             Some(bender_risk(n as f64 / big_n, u, params.intruder_share))
         }
-        _ => None,
+        _ => match (params.sample_size, class_summary.as_ref()) {
+            // The file is the population: N its records counted, n(U) its uniques.
+            (Some(m), Some(c)) => {
+                if m > c.n as f64 {
+                    return Err(RiskError::Param(format!(
+                        "sample_size {m} exceeds the {} records counted in {}: the sample \
+                         cannot be larger than the population",
+                        c.n,
+                        table.source().display()
+                    )));
+                }
+                Some(bender_risk(
+                    m / c.n as f64,
+                    c.sample_uniques as f64,
+                    params.intruder_share,
+                ))
+            }
+            _ => None,
+        },
     };
 
     timings.add(Timings::COUNT, count_start.elapsed());

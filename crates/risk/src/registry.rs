@@ -182,6 +182,12 @@ static FREQUENCY_PARAMS: &[ParamSpec] = &[
     )
     .within(Range::at_least(0.0)),
     ParamSpec::new(
+        "sample_size",
+        ParamKind::Number,
+        "the measured file is the population and a sample of this size is released from it: Bender's R with f = sample_size / records counted and n(U) = the file's uniques (not with population_size or population_uniques)",
+    )
+    .within(Range::POSITIVE),
+    ParamSpec::new(
         "intruder_share",
         ParamKind::Number,
         "f_a, the share of the population the intruder knows about, for Bender's R",
@@ -488,6 +494,7 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let unique_threshold = r.get::<u32>("unique_threshold");
     let population_uniques = r.get::<f64>("population_uniques");
     let intruder_share = r.get::<f64>("intruder_share");
+    let sample_size = r.get::<f64>("sample_size");
     let with_n_match = r.get::<bool>("with_n_match");
     let whole_sets = r.get::<Vec<String>>("whole_sets");
     let k_anonymity = r.get::<u32>("k_anonymity");
@@ -500,8 +507,15 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
             "Bender's R needs population_size too (for the sampling fraction)",
         );
     }
+    if r.has("sample_size") && (r.has("population_size") || r.has("population_uniques")) {
+        r.problem(
+            "sample_size",
+            "takes the measured file as the population (N = its records, n(U) = its uniques): remove population_size and population_uniques",
+        );
+    }
     let mut p = risk_params(c)?;
     p.population_size = population_size;
+    p.sample_size = sample_size;
     p.weight = weight;
     p.sensitive = sensitive;
     p.group = group;

@@ -329,6 +329,35 @@ fn theta_and_bender_r_from_the_file() {
     );
 }
 
+/// Bender's R with the measured file as the population: N = its records, n(U) = its uniques,
+/// f = sample_size / N.
+#[test]
+fn bender_r_of_a_population_file_from_its_own_uniques() {
+    // 8 records, 4 uniques (1, 2, 3, 4); a sample of 2 → f = 0.25: R = 1 − e^(−0.25·4) = 1 − 1/e.
+    let ds = load("a\n1\n2\n3\n4\n5\n5\n6\n6\n");
+    let mut p = RiskParams::new(keys(&["a"]));
+    p.sample_size = Some(2.0);
+    let a = assess(&ds.table, &p).unwrap();
+    assert!((a.summary.bender_r.unwrap() - (1.0 - (-1.0f64).exp())).abs() < 1e-15);
+    // f_a scales the exponent: f_a = 0.5 → 1 − e^(−0.5).
+    p.intruder_share = 0.5;
+    let a = assess(&ds.table, &p).unwrap();
+    assert!((a.summary.bender_r.unwrap() - (1.0 - (-0.5f64).exp())).abs() < 1e-15);
+    // A sample larger than the population is an error naming both sizes.
+    p.sample_size = Some(9.0);
+    let e = assess(&ds.table, &p).unwrap_err().to_string();
+    assert!(
+        e.contains("sample_size 9") && e.contains("8 records"),
+        "{e}"
+    );
+    // It excludes the sample-side parameters.
+    let mut p = RiskParams::new(keys(&["a"]));
+    p.sample_size = Some(2.0);
+    p.population_size = Some(80.0);
+    let e = assess(&ds.table, &p).unwrap_err().to_string();
+    assert!(e.contains("cannot be combined with population_size"), "{e}");
+}
+
 /// Household risk: 1 − Π(1 − r_i) within each household.
 #[test]
 fn household_risk_through_assess() {

@@ -24,6 +24,7 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
     let of = |l: &intruder_eval::Labelled| ColumnSet::of_parts(l.table(), l.truth().columns());
     let released = of(&data.released);
     let source = of(data.source());
+    let population = data.population.as_ref().map(of);
     let d = &exp.data;
 
     // Truth columns (they carry the truth role after loading).
@@ -158,6 +159,16 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
         let sets: Vec<&ColumnSet> = match r.file {
             RiskFile::Released => after.iter().collect(),
             RiskFile::Source => vec![&source],
+            RiskFile::Population => match &population {
+                Some(p) => vec![p],
+                None => {
+                    out.push(problem(
+                        format!("{loc}.file"),
+                        "\"population\" needs [data] population: the file to read",
+                    ));
+                    continue;
+                }
+            },
         };
         for set in sets {
             let ctx = ReadContext {

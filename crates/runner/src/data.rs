@@ -20,6 +20,8 @@ pub struct Loaded {
     pub released: Labelled,
     /// The intruder's source file, when it is not the released file, with its truth.
     pub source: Option<Labelled>,
+    /// The file `[data] population` names, read whole for risk measures (`file = "population"`).
+    pub population: Option<Labelled>,
 }
 
 impl Loaded {
@@ -62,6 +64,11 @@ fn files(exp: &Experiment, dir: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
     out
 }
 
+/// The path of the `[data] population` file, when named (its schema found beside it).
+fn population_file(exp: &Experiment, dir: &Path) -> Option<PathBuf> {
+    exp.data.population.as_ref().map(|f| dir.join(f))
+}
+
 /// The fingerprint of the experiment's input data: for a generator, its configuration (the
 /// data are a function of it); for files, the content of the released and intruder files, their
 /// schemas and the study's files — never their paths. Stored-run ids include it, so changed
@@ -73,6 +80,7 @@ pub fn fingerprint(exp: &Experiment) -> Result<String, RunnerError> {
     let mut h = Fnv::new();
     let input = Input::default();
     let mut paths: Vec<(PathBuf, Option<PathBuf>)> = files(exp, &exp.base_dir);
+    paths.extend(population_file(exp, &exp.base_dir).map(|p| (p, None)));
     if let Some(st) = &exp.study {
         paths.extend(st.files().into_iter().map(|f| (exp.base_dir.join(f), None)));
     }
@@ -171,5 +179,13 @@ fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {
         None => None,
     };
     let released = released.filter(&d.released_where)?;
-    Ok(Loaded { released, source })
+    let population = match population_file(exp, dir) {
+        Some(p) => Some(read(&p, &None, &d.truth)?),
+        None => None,
+    };
+    Ok(Loaded {
+        released,
+        source,
+        population,
+    })
 }

@@ -185,6 +185,7 @@ impl Plan {
                     match r.file {
                         crate::spec::RiskFile::Released => "released",
                         crate::spec::RiskFile::Source => "source",
+                        crate::spec::RiskFile::Population => "population",
                     },
                     r.keys().join(", ")
                 ));

@@ -133,3 +133,74 @@ fn bad_risk_tables_are_refused_with_every_problem() {
         .to_string();
     assert!(err.contains("'msu' is used twice"), "{err}");
 }
+
+/// A population file beside the released sample: `[data] population` names it and a risk
+/// measure with `file = "population"` reads it whole; `sample_size` gives Bender's R from its
+/// own uniques. Population: a = 1, 1, 2, 3, 4, 4 (uniques 2 and 3); the released sample is
+/// its first four records.
+#[test]
+fn a_population_file_for_population_uniques_and_bender_r() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pop.csv"),
+        "pid,a\n1,1\n2,1\n3,2\n4,3\n5,4\n6,4\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("s.csv"), "pid,a\n1,1\n2,1\n3,2\n4,3\n").unwrap();
+    let text = r#"
+name = "population-file"
+seed = 7
+[data]
+released = "s.csv"
+population = "pop.csv"
+truth = "pid"
+[scenario]
+keys = ["a"]
+[[defence]]
+name = "none"
+[[risk]]
+name = "sample"
+[[risk]]
+name = "pop"
+file = "population"
+sample_size = 4
+"#;
+    let path = dir.path().join("exp.toml");
+    std::fs::write(&path, text).unwrap();
+    let exp = Experiment::from_toml(text, &path).unwrap();
+    let out = dir.path().join("out");
+    run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(out.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(metric(&csv, "risk.sample.sample_uniques"), 2.0);
+    assert_eq!(metric(&csv, "risk.pop.n"), 6.0);
+    assert_eq!(metric(&csv, "risk.pop.sample_uniques"), 2.0);
+    // f = 4/6, n(U) = 2, f_a = 1.
+    close(
+        metric(&csv, "risk.pop.bender_r"),
+        1.0 - (-4.0f64 / 6.0 * 2.0).exp(),
+    );
+    // Without [data] population the check names the key.
+    let bad = text.replace("population = \"pop.csv\"\n", "");
+    std::fs::write(&path, &bad).unwrap();
+    let exp = Experiment::from_toml(&bad, &path).unwrap();
+    let err = run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(dir.path().join("out2")),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("risk[2].file") && err.contains("[data] population"),
+        "{err}"
+    );
+}

@@ -98,6 +98,20 @@ const PARAMS: &[ParamSpec] = &[
         "release the link id between waves",
     )
     .default_value("true"),
+    ParamSpec::new(
+        "wealth_change",
+        ParamKind::Number,
+        "s.d. of log(wave-2 / wave-1 wealth) of households that did not split (mean +0.03)",
+    )
+    .default_value("0.15")
+    .within(Range::closed(0.0, 5.0)),
+    ParamSpec::new(
+        "split_wealth_change",
+        ParamKind::Number,
+        "s.d. of log(wave-2 / wave-1 wealth) of households that split (mean -0.25)",
+    )
+    .default_value("0.35")
+    .within(Range::closed(0.0, 5.0)),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -291,6 +305,10 @@ impl Generator for HouseholdPanel {
             });
         }
         let links = params.bool("links");
+        let (stay_sd, split_sd) = (
+            params.float("wealth_change"),
+            params.float("split_wealth_change"),
+        );
 
         let mut r = rng(seed, 1);
         let area_dist = Categorical::zipf(AREAS, AREA_ZIPF);
@@ -326,7 +344,7 @@ impl Generator for HouseholdPanel {
         for &i in &stayers {
             let mut h = w1[i].clone();
             h.ref_age += 2;
-            h.wealth *= (0.03 + 0.15 * normal(&mut sr)).exp();
+            h.wealth *= (0.03 + stay_sd * normal(&mut sr)).exp();
             wave2.push(Wave2 {
                 origin: i,
                 split: false,
@@ -343,7 +361,7 @@ impl Generator for HouseholdPanel {
             h.htype = t;
             h.children = c;
             h.ref_age += 2;
-            h.wealth *= (-0.25 + 0.35 * normal(&mut sr)).exp();
+            h.wealth *= (-0.25 + split_sd * normal(&mut sr)).exp();
             if k >= pairs && k < pairs + extra_movers {
                 relocate(&mut sr, &mut h, &area_dist);
             }

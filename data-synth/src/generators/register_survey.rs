@@ -4,7 +4,10 @@
 //! variables of the paper's Table 1 and survey measurement error reproducing its Tables 2
 //! and 3 (income heaping, per-variable exact agreement).
 //!
-//! Writes `register.csv` and `survey.csv` (+ schemas) sharing the truth column `person_id`.
+//! Writes `register.csv` and `survey.csv` (+ schemas) sharing the truth column `person_id`;
+//! with `population = N`, also `population.csv`: the N persons of the two cohorts as the
+//! register records them, the register sample (with the twins) being its first n + twins
+//! persons, for population uniques and Bender's R.
 
 use std::path::{Path, PathBuf};
 
@@ -127,6 +130,16 @@ const PARAMS: &[ParamSpec] = &[
     )
     .default_value("0.0083")
     .within(Range::SHARE),
+    ParamSpec::new(
+        "population",
+        ParamKind::Integer,
+        "also write population.csv with this many persons as the register records them \
+                      (the two cohorts: 934,152 in the paper); the register sample and the \
+                      twins are its first n + twins persons, so at least n + twins; 0 = no \
+                      population file",
+    )
+    .default_value("0")
+    .within(Range::closed(0.0, 100_000_000.0)),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -152,6 +165,7 @@ const PUBLISHED: &[(&str, &str)] = &[
     ("agree: married", "238/273 (87.2%)"),
     ("agree: children", "183/273 (67.0%)"),
     ("register sample uniques (14 keys)", "~69%"),
+    ("population uniques (14 keys, N = 934,152)", "22.5%"),
 ];
 
 /// One person's values as recorded in one source.
@@ -381,7 +395,8 @@ impl Generator for RegisterSurvey {
          cohort, earnings, sex, federal state, nationality, schooling, occupational status, \
          part time, interruption, months worked, duration of last employment, married, \
          children). The survey heaps incomes and disagrees with the register as in Tables 2-3. \
-         Writes register.csv and survey.csv sharing the truth column person_id."
+         Writes register.csv and survey.csv sharing the truth column person_id, and with \
+         population = N the cohorts' population.csv (the register sample its first persons)."
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
@@ -398,6 +413,20 @@ impl Generator for RegisterSurvey {
         let n = params.usize("n");
         let twins = params.usize("twins");
         let exact = params.float("exact_income");
+        let population = params.usize("population");
+        let total = n + twins;
+        if population > 0 && population < total {
+            return Err(SynthError::Params {
+                generator: self.name().into(),
+                problems: vec![intruder_data::params::Problem {
+                    path: "population".into(),
+                    message: format!(
+                        "{population} persons cannot hold the register sample and its twins \
+                         (n + twins = {total}): expected 0 or at least {total}"
+                    ),
+                }],
+            });
+        }
         let mut r = rng(seed, 1);
         let mut sr = rng(seed, 2);
         // Occupation frequencies: Zipf over a seeded order of the codes.
@@ -409,7 +438,6 @@ impl Generator for RegisterSurvey {
         }
         let occ = Categorical::new(&weights);
 
-        let total = n + twins;
         let mut register: Vec<(usize, Record)> = Vec::with_capacity(total);
         let mut survey: Vec<(usize, Record)> = Vec::with_capacity(twins);
         for i in 0..total {
@@ -419,12 +447,19 @@ impl Generator for RegisterSurvey {
             }
             register.push((i, reg));
         }
+        // The population file starts with the sampled persons in id order (iid draws, so the
+        // register is a simple random sample of the population).
+        let sampled: Vec<Record> = if population > 0 {
+            register.iter().map(|(_, rec)| rec.clone()).collect()
+        } else {
+            Vec::new()
+        };
         register.shuffle(&mut r);
         survey.shuffle(&mut r);
 
         let mut out = OutputSet::new(out_dir)?;
         let schema = schema();
-        let width = total.to_string().len().max(5);
+        let width = total.max(population).to_string().len().max(5);
         for (file, rows) in [("register.csv", &register), ("survey.csv", &survey)] {
             let mut w = out.create(file)?;
             w.header(&schema.header())?;
@@ -436,6 +471,29 @@ impl Generator for RegisterSurvey {
             w.finish()?;
         }
         let desc = params.describe();
+        if population > 0 {
+            // The persons outside the sample come from their own stream, so the register and
+            // the survey are the same with or without the population file (up to the id
+            // width).
+            let mut pr = rng(seed, 3);
+            let mut w = out.create("population.csv")?;
+            w.header(&schema.header())?;
+            for i in 0..population {
+                let drawn;
+                let rec = match sampled.get(i) {
+                    Some(rec) => rec,
+                    None => {
+                        drawn = person(&mut pr, &occ).1;
+                        &drawn
+                    }
+                };
+                w.str(&format!("I{:0width$}", i + 1));
+                write_record(&mut w, rec);
+                w.end()?;
+            }
+            w.finish()?;
+            out.write_schema("population.schema.toml", &schema, self.name(), seed, &desc)?;
+        }
         out.write_schema("register.schema.toml", &schema, self.name(), seed, &desc)?;
         out.write_schema("survey.schema.toml", &schema, self.name(), seed, &desc)?;
         out.commit()

@@ -181,7 +181,12 @@ fn run_inner(
     // 4. Attacks.
     let attacks = attack::run_attacks(exp, run, &intruder, &masked)?;
     // 5. Risk.
-    let risk = risk::run_risk(exp, masked.table(), src.table())?;
+    let risk = risk::run_risk(
+        exp,
+        masked.table(),
+        src.table(),
+        data.population.as_ref().map(|p| p.table()),
+    )?;
     // 6. Utility.
     let utility = utility::run_utility(exp, data.released.table(), masked.table(), &log.kept_rows)?;
     Ok(RunRecord {

@@ -12,12 +12,20 @@ pub(super) fn run_risk(
     exp: &Experiment,
     masked: &Table,
     source: &Table,
+    population: Option<&Table>,
 ) -> Result<Vec<RiskRecord>, RunnerError> {
     let mut risk = Vec::new();
     for r in &exp.risk {
         let table = match r.file {
             RiskFile::Released => masked,
             RiskFile::Source => source,
+            // The check before any run reports this with its key path.
+            RiskFile::Population => population.ok_or_else(|| {
+                RunnerError::Risk(intruder_risk::RiskError::Param(format!(
+                    "risk '{}': file = \"population\" needs [data] population",
+                    r.name
+                )))
+            })?,
         };
         let report = r.measure.assess(table, false)?.report;
         risk.push(RiskRecord {

@@ -33,6 +33,10 @@ pub struct DataSpec {
     /// The file the intruder's records are drawn from (default: the released file, before
     /// masking).
     pub intruder: Option<String>,
+    /// A further file that risk measures can read whole (`[[risk]] file = "population"`), e.g.
+    /// the population the released sample was drawn from; never masked, never attacked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub population: Option<String>,
     /// Schema of the released file (files only; default `<file stem>.schema.toml` when present).
     pub released_schema: Option<String>,
     /// Schema of the intruder's source file (files only).
@@ -55,6 +59,7 @@ pub(crate) fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
     let params = s.scalar_map(p, "params").unwrap_or_default();
     let released = s.string(p, "released");
     let intruder = s.string(p, "intruder");
+    let population = s.string(p, "population");
     let released_schema = s.string(p, "released_schema");
     let intruder_schema = s.string(p, "intruder_schema");
     let truth = s.string(p, "truth");
@@ -114,6 +119,7 @@ pub(crate) fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
         source,
         released: released?,
         intruder,
+        population,
         released_schema,
         intruder_schema,
         truth_intruder: truth_intruder.unwrap_or_else(|| truth.clone()),

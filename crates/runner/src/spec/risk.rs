@@ -19,6 +19,9 @@ pub enum RiskFile {
     Released,
     /// The intruder's whole source file, unmasked (e.g. the population).
     Source,
+    /// The file `[data] population` names, unmasked (e.g. the population a released sample
+    /// was drawn from, when the intruder's records come from another file).
+    Population,
 }
 
 /// One risk assessment: a configured measure of the registry.
@@ -136,10 +139,14 @@ pub(crate) fn parse_risk(
         None => RiskFile::Released,
         Some(toml::Value::String(f)) if f == "released" => RiskFile::Released,
         Some(toml::Value::String(f)) if f == "source" => RiskFile::Source,
+        Some(toml::Value::String(f)) if f == "population" => RiskFile::Population,
         Some(other) => {
             p.push(
                 &format!("{loc}.file"),
-                format!("expected released or source, found {}", describe(other)),
+                format!(
+                    "expected released, source or population, found {}",
+                    describe(other)
+                ),
             );
             RiskFile::Released
         }

@@ -168,7 +168,9 @@ fn parse(t: &Table, p: &mut Problems) -> Option<LongitudinalSpec> {
             Ok(v) => params.donors = v,
             Err(_) => p.push(
                 &s.key("donors"),
-                format!("unknown donor pool '{x}'; expected leaf or leaf-without-self"),
+                format!(
+                    "unknown donor pool '{x}'; expected leaf, leaf-without-self or leaf-bootstrap"
+                ),
             ),
         }
     }
