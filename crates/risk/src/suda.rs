@@ -654,8 +654,9 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         .map(|t| {
             masks[per_tuple_off[t] as usize..per_tuple_off[t + 1] as usize]
                 .iter()
-                .map(|&mk| weights[mk.count_ones() as usize])
-                .sum()
+                // From +0: an empty f64 sum is −0, which would print as "-0" for a unique record
+                // whose every MSU held a missing key.
+                .fold(0.0, |acc, &mk| acc + weights[mk.count_ones() as usize])
         })
         .collect();
 

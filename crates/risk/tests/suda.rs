@@ -364,6 +364,8 @@ fn sdcmicro_rule_reproduces_sdcmicros_francdat_scores() {
     let s = sdcmicro_rule(&t);
     let scores: Vec<f64> = s.score.iter().map(|x| x.unwrap()).collect();
     assert_eq!(scores, vec![0.0, 3.0, 0.0, 0.0, 6.0, 2.0, 8.0, 0.0]);
+    // +0, not −0, for the uniques whose every MSU went (they print as "0").
+    assert!(s.score.iter().all(|x| x.unwrap().is_sign_positive()));
     assert_eq!(
         s.msu_names(1),
         vec![vec!["Key1", "Key3"], vec!["Key2", "Key3", "Key4"]]
