@@ -15,8 +15,9 @@ use crate::common::{
 };
 
 /// Disclosure risk of one file: frequency risk (classes, uniques, n_match, θ, individual,
-/// household risk, ℓ-diversity), SUDA2, population uniqueness. Columns with a weight, sensitive
-/// or group role in the schema are used without flags; a flag overrides the schema.
+/// household risk, ℓ-diversity), t-closeness, SUDA2, population uniqueness. Columns with a
+/// weight, sensitive or group role in the schema are used without flags; a flag overrides the
+/// schema.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  intruder risk --data data/examples/workplace-survey.csv --keys Gender,AgeGrp,EthnicGrp --sensitive Unionize\n  intruder risk --data survey.csv --measure suda2 --max-msu-size 3 --per-record scores.csv\n  intruder risk --list"
@@ -25,7 +26,7 @@ pub struct Args {
     #[command(flatten)]
     pub data: DataArgs,
     /// The risk measure (`--list` shows them all): frequency (the default), individual,
-    /// household, l-diversity, suda2 or population.
+    /// household, l-diversity, t-closeness, suda2 or population.
     #[arg(long, visible_alias = "method", value_name = "NAME")]
     pub measure: Option<String>,
     #[command(flatten)]
@@ -48,7 +49,7 @@ pub struct Args {
     /// Sampling-weight column (default: the schema's weight column): individual and global risk.
     #[arg(long, value_name = "COL")]
     pub weight: Option<String>,
-    /// Sensitive column (default: the schema's sensitive column): ℓ-diversity.
+    /// Sensitive column (default: the schema's sensitive column): ℓ-diversity, t-closeness.
     #[arg(long, value_name = "COL")]
     pub sensitive: Option<String>,
     /// Household (group) column (default: the schema's group column): household risk.

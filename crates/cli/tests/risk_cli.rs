@@ -721,9 +721,11 @@ fn list_shows_every_measure_and_its_parameters() {
         "individual",
         "household",
         "l-diversity",
+        "t-closeness",
         "suda2",
         "population",
         "max_msu_size",
+        "drop_msus_with_missing",
         "unique_threshold",
         "default: the weight columns of the schema",
     ] {
@@ -753,4 +755,52 @@ fn the_workplace_schema_declares_the_sensitive_column_too() {
     ]);
     assert_eq!(by_schema, by_flags);
     assert_eq!(by_schema["l_distinct_min"], 1);
+}
+
+#[test]
+fn t_closeness_from_the_command_line() {
+    // Classes of a: {Y, N} and {Y, Y}; the file's s: Y 3, N 1 (equal distance, s is text).
+    // a = 1: p = (½, ½) against q = (¾, ¼): ½(¼ + ¼) = ¼; a = 2: p = (1, 0): ½(¼ + ¼) = ¼.
+    let dir = tempfile::tempdir().unwrap();
+    let data = temp_file(&dir, "t.csv", b"a,s\n1,Y\n1,N\n2,Y\n2,Y\n");
+    let out = dir.path().join("emd.csv");
+    let v = json(&[
+        "risk",
+        "--data",
+        &data,
+        "--keys",
+        "a",
+        "--measure",
+        "t-closeness",
+        "--sensitive",
+        "s",
+        "--set",
+        "t=0.2",
+        "--per-record",
+        out.to_str().unwrap(),
+    ]);
+    close(&v["t_max"], 0.25);
+    assert_eq!(v["distance"], "equal");
+    assert_eq!(v["classes_above_t"], 2);
+    assert_eq!(v["records_above_t"], 4);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "row,k,emd,above_t\n1,2,0.25,1\n2,2,0.25,1\n3,2,0.25,1\n4,2,0.25,1\n"
+    );
+    fails(
+        &[
+            "risk",
+            "--data",
+            &data,
+            "--keys",
+            "a",
+            "--measure",
+            "t-closeness",
+            "--sensitive",
+            "s",
+            "--set",
+            "t=1.5",
+        ],
+        &["t: expected a value"],
+    );
 }

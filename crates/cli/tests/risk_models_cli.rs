@@ -320,3 +320,58 @@ fn bad_input_is_a_clear_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn suda2_with_sdcmicros_missing_value_rule() {
+    // francdat's keys with the missing cells of sdcMicro's freqCalc example: sdcMicro's suda2
+    // scores are 0 3 0 0 6 2 8 0 (crates/risk/tests/suda.rs works them by hand).
+    let dir = tempfile::tempdir().unwrap();
+    let f = temp_file(
+        &dir,
+        "francdat_na.csv",
+        "Key1,Key2,Key3,Key4\n1,2,5,1\n1,2,1,1\n1,2,,1\n,,1,5\n4,3,1,\n,3,1,1\n6,2,1,5\n1,2,5,1\n",
+    );
+    let out = dir.path().join("scores.csv");
+    let v = json(&[
+        "risk",
+        "--data",
+        &f,
+        "--keys",
+        "Key1,Key2,Key3,Key4",
+        "--measure",
+        "suda2",
+        "--missing",
+        "as-value",
+        "--set",
+        "drop_msus_with_missing=true",
+        "--per-record",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(v["drop_msus_with_missing"], true);
+    assert_eq!(v["sample_uniques"], 6);
+    assert_eq!(v["pair_records"], 2);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let scores: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(scores, ["0", "3", "0", "0", "6", "2", "8", "0"]);
+    let bad = intruder(&[
+        "risk",
+        "--data",
+        &f,
+        "--keys",
+        "Key1,Key2,Key3,Key4",
+        "--measure",
+        "suda2",
+        "--set",
+        "drop_msus_with_missing=true",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("drop_msus_with_missing") && err.contains("as-value"),
+        "{err}"
+    );
+}

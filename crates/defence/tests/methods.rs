@@ -404,6 +404,164 @@ fn invariant_pram_within_strata_changes_some_and_is_seeded() {
 }
 
 #[test]
+fn pram_base_matrix_spreads_each_rows_rest_evenly() {
+    // sdcMicro's construction: row i = d_i on the diagonal, (1 − d_i)/(L − 1) elsewhere.
+    let p = methods::pram::base_matrix(&[0.9, 0.6, 0.8]);
+    let want = [[0.9, 0.05, 0.05], [0.2, 0.6, 0.2], [0.1, 0.1, 0.8]];
+    for (row, w) in p.iter().zip(want) {
+        for (x, y) in row.iter().zip(w) {
+            assert!((x - y).abs() < 1e-15, "{p:?}");
+        }
+    }
+}
+
+#[test]
+fn invariant_pram_with_a_per_category_diagonal_by_hand() {
+    // T = (3, 1), diagonal (0.9, 0.7): P = [[0.9, 0.1], [0.3, 0.7]].
+    // λ = T·P = (0.9·3 + 0.3·1, 0.1·3 + 0.7·1) = (3, 1);
+    // Q[k][j] = P[j][k]·T[j]/λ_k = [[2.7/3, 0.3/3], [0.3/1, 0.7/1]] = [[0.9, 0.1], [0.3, 0.7]];
+    // R̃ = P·Q = [[0.84, 0.16], [0.48, 0.52]] (T·R̃ = (2.52 + 0.48, 0.48 + 0.52) = T);
+    // R = 0.5·R̃ + 0.5·I = [[0.92, 0.08], [0.24, 0.76]].
+    let r = methods::pram::invariant_matrix_with_diagonal(&[3.0, 1.0], &[0.9, 0.7], 0.5);
+    let want = [[0.92, 0.08], [0.24, 0.76]];
+    for (row, w) in r.iter().zip(want) {
+        for (x, y) in row.iter().zip(w) {
+            assert!((x - y).abs() < 1e-12, "{r:?}");
+        }
+    }
+    // A constant diagonal is the fixed-diagonal matrix.
+    let t = [50.0, 30.0, 15.0, 5.0];
+    assert_eq!(
+        methods::pram::invariant_matrix_with_diagonal(&t, &[0.7; 4], 0.5),
+        methods::pram::invariant_matrix(&t, 0.7, 0.5)
+    );
+}
+
+#[test]
+fn sdcmicro_minimum_diagonal_draws_lie_in_pd_to_1_and_rows_sum_to_1() {
+    let (pd, l) = (0.6, 5);
+    let mut rng = ChaCha20Rng::seed_from_u64(42);
+    let d = methods::pram::draw_diagonal(l, pd, &mut rng);
+    // Exact values: d_i = pd + (1 − pd)·u_i with u_i the seed's first five uniforms.
+    let mut again = ChaCha20Rng::seed_from_u64(42);
+    use rand::Rng;
+    let want: Vec<f64> = (0..l)
+        .map(|_| pd + (1.0 - pd) * again.r#gen::<f64>())
+        .collect();
+    assert_eq!(d, want);
+    assert!(d.iter().all(|&x| (pd..1.0).contains(&x)), "{d:?}");
+    // Not all equal: a draw per category.
+    assert!(d.windows(2).any(|w| w[0] != w[1]), "{d:?}");
+    let t = [40.0, 25.0, 20.0, 10.0, 5.0];
+    let r = methods::pram::invariant_matrix_with_diagonal(&t, &d, 0.5);
+    for (i, row) in r.iter().enumerate() {
+        assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-12, "row {i}");
+        assert!(row.iter().all(|&x| x >= 0.0));
+    }
+    for j in 0..l {
+        let tj: f64 = (0..l).map(|i| t[i] * r[i][j]).sum();
+        assert!((tj - t[j]).abs() < 1e-9, "T·R = T at {j}");
+    }
+    // The base matrix's diagonal is the draw, its rows sum to 1.
+    let p = methods::pram::base_matrix(&d);
+    for i in 0..l {
+        assert_eq!(p[i][i], d[i]);
+        assert!((p[i].iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+}
+
+/// 1,000 strata of 20 records, categories a and b ten times each: PRAM with pd = 0.6, alpha = 1.
+fn pram_strata_table() -> Table {
+    let n = 20_000;
+    let g: Vec<Option<&str>> = (0..n)
+        .map(|i| Some(if i % 2 == 0 { "a" } else { "b" }))
+        .collect();
+    let labels: Vec<String> = (0..n).map(|i| format!("s{}", i / 20)).collect();
+    let s: Vec<Option<&str>> = labels.iter().map(|x| Some(x.as_str())).collect();
+    Table::new(
+        "t",
+        vec![
+            Column::categorical("g", Role::Key, &g, None).unwrap(),
+            Column::categorical("stratum", Role::Other, &s, None).unwrap(),
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn pd_meanings_change_the_expected_share_of_cells() {
+    // Two equally frequent categories, base diagonal (d1, d2): with λ = (d1 + 1 − d2,
+    // 1 − d1 + d2), R̃_aa = d1²/λ_a + (1 − d1)²/λ_b and R̃_bb = d2²/λ_b + (1 − d2)²/λ_a;
+    // a record changes with probability 1 − R̃_xx (alpha = 1).
+    // - diagonal: d1 = d2 = 0.6, λ = (1, 1), R̃_aa = 0.36 + 0.16 = 0.52: share 0.48.
+    // - minimum (sdcMicro): d1, d2 ~ U(0.6, 1), fresh per stratum: the mean of the share over
+    //   the square, ≈ 0.301 (midpoint rule below).
+    let change = |d1: f64, d2: f64| {
+        let (la, lb) = (d1 + 1.0 - d2, 1.0 - d1 + d2);
+        let raa = d1 * d1 / la + (1.0 - d1) * (1.0 - d1) / lb;
+        let rbb = d2 * d2 / lb + (1.0 - d2) * (1.0 - d2) / la;
+        0.5 * ((1.0 - raa) + (1.0 - rbb))
+    };
+    let diagonal_share = change(0.6, 0.6);
+    assert!((diagonal_share - 0.48).abs() < 1e-12);
+    let grid = 400;
+    let mut total = 0.0;
+    for i in 0..grid {
+        for j in 0..grid {
+            let d1 = 0.6 + 0.4 * (i as f64 + 0.5) / grid as f64;
+            let d2 = 0.6 + 0.4 * (j as f64 + 0.5) / grid as f64;
+            total += change(d1, d2);
+        }
+    }
+    let minimum_share = total / (grid * grid) as f64;
+    assert!((minimum_share - 0.3014).abs() < 1e-3, "{minimum_share}");
+    // Standard error of the observed share over 20,000 cells in 1,000 strata: ≈ 0.005 (the
+    // per-stratum change probability varies with sd ≈ 0.10 under minimum); the tolerance 0.02
+    // is 4 standard errors, and the two expectations lie 0.18 apart.
+    let t = pram_strata_table();
+    let n = t.nrows() as f64;
+    for (meaning, want) in [("diagonal", diagonal_share), ("minimum", minimum_share)] {
+        for seed in [1, 2] {
+            let (_, log) = run(
+                &t,
+                &format!(
+                    "method = \"pram\"\nvariables = [\"g\"]\npd = 0.6\nalpha = 1\npd_meaning = \"{meaning}\"\nstrata = [\"stratum\"]"
+                ),
+                seed,
+            );
+            let share = log.cells_changed as f64 / n;
+            assert!(
+                (share - want).abs() < 0.02,
+                "{meaning}, seed {seed}: share {share}, expected {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pd_meaning_minimum_is_seeded_and_refused_with_a_matrix() {
+    let t = cat_table();
+    let step =
+        "method = \"pram\"\nvariables = [\"g\"]\npd_meaning = \"minimum\"\nstrata = [\"region\"]";
+    let (a, _) = run(&t, step, 5);
+    let (b, _) = run(&t, step, 5);
+    assert_eq!(texts(&a, "g"), texts(&b, "g"));
+    assert_eq!(
+        t.column("g").unwrap().missing(),
+        a.column("g").unwrap().missing()
+    );
+    let bad = "[[step]]\nmethod = \"pram\"\nvariables = [\"g\"]\nmatrix = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\npd_meaning = \"minimum\"\n";
+    let err = Pipeline::from_toml(bad, "p.toml").unwrap_err().to_string();
+    assert!(err.contains("pd_meaning"), "{err}");
+    let bad = "[[step]]\nmethod = \"pram\"\nvariables = [\"g\"]\npd_meaning = \"minimal\"\n";
+    let err = Pipeline::from_toml(bad, "p.toml").unwrap_err().to_string();
+    assert!(
+        err.contains("pd_meaning") && err.contains("minimum"),
+        "{err}"
+    );
+}
+
+#[test]
 fn noise_has_the_declared_covariance() {
     let mut rng = ChaCha20Rng::seed_from_u64(11);
     use rand::Rng;

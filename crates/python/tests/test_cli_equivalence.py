@@ -77,6 +77,17 @@ def test_risk_measures_and_parameters_equal_the_cli(cli_json, tmp_path):
             dict(measure="l-diversity", sensitive="hhcivil"),
         ),
         (
+            ["--measure", "t-closeness", "--sensitive", "hhcivil", "--set", "t=0.2"],
+            dict(measure="t-closeness", sensitive="hhcivil", t=0.2),
+        ),
+        (
+            [
+                "--measure", "suda2", "--max-msu-size", "3", "--missing", "as-value",
+                "--set", "drop_msus_with_missing=true",
+            ],
+            dict(measure="suda2", max_msu_size=3, missing="as-value", drop_msus_with_missing=True),
+        ),
+        (
             ["--set", "population_size=100000", "--unique-threshold", "2"],
             dict(population_size=100000, unique_threshold=2),
         ),

@@ -11,6 +11,8 @@
 //!   per-record figures.
 //! - [`suda2`] and [`population_uniqueness`]: special uniques, and population uniques estimated
 //!   from the sample.
+//! - [`t_closeness`]: the Earth Mover's Distance between each class's distribution of a
+//!   sensitive variable and the file's (Li, Li & Venkatasubramanian 2007).
 //! - The registry ([`RISK_MEASURES`], [`configure`]): each measure behind one [`RiskMeasure`]
 //!   trait returning a [`Report`] and per-record [`Records`], configured from a table of raw
 //!   parameters the same way by the command line and the experiment runner.
@@ -34,6 +36,7 @@
 
 mod assess;
 mod classes;
+pub mod closeness;
 mod error;
 mod keys;
 pub mod measures;
@@ -51,6 +54,7 @@ pub use classes::{
     Classes, DELETED, Encoding, dalenius_t1_code, equivalence_classes, equivalence_classes_using,
     mixed_radix_code,
 };
+pub use closeness::{GroundDistance, TCloseness, TClosenessParams, t_closeness};
 pub use error::RiskError;
 pub use intruder_data::report::{Figure, Records, Report, Unit};
 pub use keys::{MissingPolicy, SetMatch};

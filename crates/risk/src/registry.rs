@@ -35,7 +35,8 @@ use intruder_data::params::{
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Role, Table, Timings};
 
-use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess_timed};
+use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess, assess_timed};
+use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
@@ -232,6 +233,28 @@ static L_DIVERSITY_PARAMS: &[ParamSpec] = &[
     .within(Range::at_least(1.0)),
 ];
 
+static T_CLOSENESS_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "sensitive",
+        ParamKind::Column,
+        "sensitive column: the EMD between its distribution in each class and in the file",
+    )
+    .required()
+    .from_role(Role::Sensitive),
+    ParamSpec::new(
+        "distance",
+        ParamKind::Choice(&["auto", "equal", "ordered"]),
+        "ground distance: equal (unordered categories, EMD = ½ Σ|p_i − q_i|), ordered (numbers, or categories in their level order, over the m distinct values: EMD = 1/(m − 1) Σ_i |Σ_{j≤i}(p_j − q_j)|), auto (ordered for integer and float columns, equal otherwise)",
+    )
+    .default_value("auto"),
+    ParamSpec::new(
+        "t",
+        ParamKind::Number,
+        "threshold t: count the classes (and their records) whose EMD exceeds t, i.e. are not t-close; per record above_t",
+    )
+    .within(Range::closed(0.0, 1.0)),
+];
+
 static SUDA2_PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "max_msu_size",
@@ -253,6 +276,12 @@ static SUDA2_PARAMS: &[ParamSpec] = &[
     )
     .default_value("2e11")
     .within(Range::POSITIVE),
+    ParamSpec::new(
+        "drop_msus_with_missing",
+        ParamKind::Bool,
+        "sdcMicro's suda2 rule for missing keys (needs missing = as-value): a record's MSUs are its as-value MSUs minus those containing a key it is missing; U and P (for DIS) are counted with missing as a value",
+    )
+    .default_value("false"),
 ];
 
 static POPULATION_PARAMS: &[ParamSpec] = &[
@@ -314,6 +343,13 @@ pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
         reference: "Machanavajjhala et al. (2007); sdcMicro ldiversity",
         params: L_DIVERSITY_PARAMS,
         build: build_l_diversity,
+    },
+    Entry {
+        name: "t-closeness",
+        summary: "t-closeness: Earth Mover's Distance between each key class's distribution of a sensitive variable and the file's (equal or ordered ground distance)",
+        reference: "Li, Li & Venkatasubramanian (2007); ARX",
+        params: T_CLOSENESS_PARAMS,
+        build: build_t_closeness,
     },
     Entry {
         name: "suda2",
@@ -923,6 +959,56 @@ impl RiskMeasure for LDiversity {
     }
 }
 
+/// t-closeness of a sensitive variable within the key classes ([`t_closeness`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TClosenessMeasure {
+    /// The checked parameters.
+    pub params: TClosenessParams,
+}
+
+fn build_t_closeness(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
+    let c = read_common(r);
+    let sensitive = r.require::<String>("sensitive");
+    let distance = r.choice::<GroundDistance>("distance");
+    let t = r.get::<f64>("t");
+    needs_classes(r, &c, "t-closeness");
+    let mut p = TClosenessParams::new(c.keys?, sensitive?);
+    p.missing = c.missing;
+    p.set_match = c.set_match;
+    if let Some(d) = distance {
+        p.distance = d;
+    }
+    p.t = t;
+    checked(r, p, TClosenessParams::check)
+        .map(|params| Box::new(TClosenessMeasure { params }) as Box<dyn RiskMeasure>)
+}
+
+impl RiskMeasure for TClosenessMeasure {
+    fn name(&self) -> &'static str {
+        "t-closeness"
+    }
+    fn keys(&self) -> &[String] {
+        &self.params.keys
+    }
+    fn policy(&self) -> MissingPolicy {
+        self.params.missing
+    }
+    fn headline(&self) -> &'static str {
+        "t_max"
+    }
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
+        let tc = t_closeness(table, &self.params)?;
+        Ok(RiskOutcome {
+            report: tc.report(),
+            records: if per_record {
+                tc.records()?
+            } else {
+                Records::default()
+            },
+        })
+    }
+}
+
 /// SUDA2 special uniques ([`suda2`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Suda2Measure {
@@ -935,7 +1021,17 @@ fn build_suda2(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let max_msu_size = r.get::<usize>("max_msu_size");
     let dis_fraction = r.get::<f64>("dis_fraction");
     let cost_limit = r.get::<f64>("cost_limit");
+    let drop_msus_with_missing = r.get::<bool>("drop_msus_with_missing");
     needs_classes(r, &c, "SUDA2");
+    if drop_msus_with_missing == Some(true) && c.missing != MissingPolicy::AsValue {
+        r.problem(
+            "drop_msus_with_missing",
+            format!(
+                "sdcMicro's rule counts uniques and pairs with missing as a value: it needs missing = \"as-value\", not \"{}\"",
+                c.missing.as_str()
+            ),
+        );
+    }
     let mut p = Suda2Params::new(c.keys?);
     p.missing = c.missing;
     p.set_match = c.set_match;
@@ -945,6 +1041,9 @@ fn build_suda2(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     }
     if let Some(l) = cost_limit {
         p.cost_limit = l;
+    }
+    if let Some(d) = drop_msus_with_missing {
+        p.drop_msus_with_missing = d;
     }
     checked(r, p, Suda2Params::check)
         .map(|params| Box::new(Suda2Measure { params }) as Box<dyn RiskMeasure>)
@@ -1079,6 +1178,10 @@ mod tests {
         assert_eq!(d, s.dis_fraction);
         let c: f64 = default_of(SUDA2_PARAMS, "cost_limit").parse().unwrap();
         assert_eq!(c, s.cost_limit);
+        let d: bool = default_of(SUDA2_PARAMS, "drop_msus_with_missing")
+            .parse()
+            .unwrap();
+        assert_eq!(d, s.drop_msus_with_missing);
         let p = PopulationParams::new(vec![]);
         assert_eq!(
             default_of(POPULATION_PARAMS, "loglinear"),
@@ -1086,6 +1189,11 @@ mod tests {
         );
         let m: f64 = default_of(POPULATION_PARAMS, "max_cells").parse().unwrap();
         assert_eq!(m, p.max_cells);
+        let tc = TClosenessParams::new(vec![], "s");
+        assert_eq!(
+            default_of(T_CLOSENESS_PARAMS, "distance"),
+            tc.distance.as_str()
+        );
     }
 
     #[test]

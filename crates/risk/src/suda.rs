@@ -58,8 +58,24 @@
 //! order, so results do not depend on the thread count.
 //!
 //! Missing keys: `listwise` (records missing a key get no score) or `as-value` (missing is a
-//! category). sdcMicro's own treatment (a missing value never forms part of an MSU) is not
-//! reproduced.
+//! category). With `as-value` and [`Suda2Params::drop_msus_with_missing`], sdcMicro's rule:
+//!
+//! - a record's MSUs are its as-value MSUs minus every MSU that contains a key the record is
+//!   missing;
+//! - U and P (for `dis` and DIS-SUDA) are counted with missing as a value.
+//!
+//! This is what sdcMicro's C++ `Suda2` (src/Suda2.h) computes: R's `suda2` replaces `NA` by
+//! `missing = -999`; the search builds one item per (key, value) and skips the items whose value
+//! is the missing code ("If missing Value, ignore item"), so a record is never unique through a
+//! missing value while the other records' missing values still differ from its observed ones
+//! (as-value); uniques and pairs compare whole rows, `-999` included. An MSU found this way is
+//! unique as-value with no unique proper subset, and every as-value MSU free of the record's
+//! missing keys is found: the two descriptions agree. The per-record DIS-SUDA score depends on
+//! P only (`U/dis − U = P·(1 − f)/f`); sdcMicro's U (`NbUniqueTotal`) counts only records alone in
+//! their hash bucket, which leaves its scores unchanged (up to its single-precision rounding)
+//! while U > 0 (our `dis` figure uses the true U). Categories: the missing category earns no
+//! credit and is left out of the level contributions, as sdcMicro's (`sort(unique(x))` drops
+//! `NA`).
 
 use rayon::prelude::*;
 
@@ -86,6 +102,9 @@ pub struct Suda2Params {
     pub max_msu_size: Option<usize>,
     /// Missing-value policy: listwise or as-value (wildcard is an error).
     pub missing: MissingPolicy,
+    /// sdcMicro's rule (module docs): with `as-value`, drop every MSU containing a key the
+    /// record is missing; U and P stay counted with missing as a value.
+    pub drop_msus_with_missing: bool,
     /// Set-valued keys: the whole set or the first candidate is the value.
     pub set_match: SetMatch,
     /// f in the DIS probability (sdcMicro's `DisFraction`, default 0.01).
@@ -101,6 +120,7 @@ impl Suda2Params {
             keys,
             max_msu_size: None,
             missing: MissingPolicy::Listwise,
+            drop_msus_with_missing: false,
             set_match: SetMatch::Overlap,
             dis_fraction: 0.01,
             cost_limit: DEFAULT_COST_LIMIT,
@@ -127,6 +147,12 @@ impl Suda2Params {
                 "SUDA2 needs classes: use the listwise or as-value missing-value policy, not wildcard"
                     .into(),
             );
+        }
+        if self.drop_msus_with_missing && self.missing != MissingPolicy::AsValue {
+            problems.push(format!(
+                "dropping the MSUs with a missing key (sdcMicro's rule) counts uniques and pairs with missing as a value: it needs the as-value missing-value policy, not {}",
+                self.missing.as_str()
+            ));
         }
         if self.cost_limit.is_nan() || self.cost_limit <= 0.0 {
             problems.push(format!(
@@ -179,6 +205,8 @@ pub struct Suda2 {
     pub keys: Vec<String>,
     /// The missing-value policy used.
     pub policy: MissingPolicy,
+    /// Whether MSUs containing a key the record is missing were dropped (sdcMicro's rule).
+    pub drop_msus_with_missing: bool,
     /// Largest MSU size searched.
     pub max_msu_size: usize,
     /// Records in the file.
@@ -290,6 +318,12 @@ impl Suda2 {
                 json!(self.policy.as_str()),
                 Unit::Label,
                 "how missing key values were treated",
+            ),
+            f(
+                "drop_msus_with_missing",
+                json!(self.drop_msus_with_missing),
+                Unit::Label,
+                "MSUs containing a key the record is missing dropped (sdcMicro's suda2 rule; U and P counted with missing as a value)",
             ),
             f(
                 "keys",
@@ -593,9 +627,20 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
     drop(groups);
     let mut per_tuple_off = vec![0u64; nt + 1];
     let mut masks: Vec<u64> = Vec::with_capacity(kept_len.iter().sum());
+    // sdcMicro's rule: a record keeps only the MSUs free of its missing keys (under as-value
+    // the missing code is 0).
+    let drop_missing = params.drop_msus_with_missing && as_value;
     for t in 0..nt {
         let start = cand_off[t] as usize;
-        masks.extend_from_slice(&cands[start..start + kept_len[t]]);
+        let kept = &cands[start..start + kept_len[t]];
+        if drop_missing {
+            let missing = (0..att)
+                .filter(|&v| vals[v][t] == 0)
+                .fold(0u64, |m, v| m | 1 << v);
+            masks.extend(kept.iter().copied().filter(|&mk| mk & missing == 0));
+        } else {
+            masks.extend_from_slice(kept);
+        }
         per_tuple_off[t + 1] = masks.len() as u64;
     }
     drop(cands);
@@ -609,8 +654,9 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         .map(|t| {
             masks[per_tuple_off[t] as usize..per_tuple_off[t + 1] as usize]
                 .iter()
-                .map(|&mk| weights[mk.count_ones() as usize])
-                .sum()
+                // From +0: an empty f64 sum is −0, which would print as "-0" for a unique record
+                // whose every MSU held a missing key.
+                .fold(0.0, |acc, &mk| acc + weights[mk.count_ones() as usize])
         })
         .collect();
 
@@ -700,6 +746,9 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         let mut seen = vec![false; credit_level[v].len()];
         for &r in &rep {
             let code = vals[v][tuple(r as usize)] as usize;
+            if drop_missing && code == 0 {
+                continue;
+            }
             if !seen[code] {
                 seen[code] = true;
                 label[code] = Some(
@@ -734,6 +783,7 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
     Ok(Suda2 {
         keys: params.keys.clone(),
         policy: params.missing,
+        drop_msus_with_missing: drop_missing,
         max_msu_size: m,
         n_total: n,
         n_deleted: classes.n_deleted,

@@ -273,7 +273,7 @@ fn every_problem_at_once_with_its_path() {
             "risk[2].max_msu_size: expected a value ≥ 1, found 0",
             "risk[2].dis_fraction: expected a value in (0, 1), found 1.5",
             "risk[2].missing: SUDA2 needs equivalence classes: use listwise or as-value, not wildcard",
-            "risk[2].cost_limt: unknown key (did you mean 'cost_limit'?); the keys are: keys, missing, set_match, max_msu_size, dis_fraction, cost_limit",
+            "risk[2].cost_limt: unknown key (did you mean 'cost_limit'?); the keys are: keys, missing, set_match, max_msu_size, dis_fraction, cost_limit, drop_msus_with_missing",
         ]
     );
     let p = problems(
@@ -311,7 +311,7 @@ fn required_columns_unknown_measures_and_conflicts() {
     assert_eq!(
         problems("measure = \"sdua2\"\nkeys = [\"a\"]", none),
         [
-            "risk[2].measure: unknown risk measure 'sdua2' (did you mean 'suda2'?); the risk measures are: frequency, individual, household, l-diversity, suda2, population"
+            "risk[2].measure: unknown risk measure 'sdua2' (did you mean 'suda2'?); the risk measures are: frequency, individual, household, l-diversity, t-closeness, suda2, population"
         ]
     );
     assert_eq!(
@@ -403,7 +403,7 @@ fn schema_roles_fill_absent_parameters_and_given_ones_win() {
 fn every_measure_builds_from_a_table_and_runs() {
     let extra = |name: &str| match name {
         "household" => "group = \"hh\"",
-        "l-diversity" => "sensitive = \"s\"",
+        "l-diversity" | "t-closeness" => "sensitive = \"s\"",
         "population" => "population_size = 100",
         _ => "",
     };

@@ -204,3 +204,47 @@ sample_size = 4
         "{err}"
     );
 }
+
+#[test]
+fn t_closeness_from_an_experiment_file() {
+    // Keys a, sensitive b: the file's b is x twice, y twice, q = (½, ½). Class a = 1 holds
+    // x, x, y: ½(|⅔ − ½| + |⅓ − ½|) = ⅙; class a = 2 holds y: ½(½ + ½) = ½ (equal distance:
+    // b is text). With t = 0.2 only class a = 2 (one record) is above.
+    let exp_text = r#"
+name = "t-closeness"
+seed = 7
+[data]
+released = "s.csv"
+truth = "pid"
+[scenario]
+keys = ["a", "b"]
+[[defence]]
+name = "none"
+[[risk]]
+name = "tc"
+measure = "t-closeness"
+keys = ["a"]
+sensitive = "b"
+t = 0.2
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exp.toml");
+    std::fs::write(dir.path().join("s.csv"), DATA).unwrap();
+    std::fs::write(&path, exp_text).unwrap();
+    let exp = Experiment::from_toml(exp_text, &path).unwrap();
+    assert_eq!(exp.risk[0].measure_name(), "t-closeness");
+    let out = dir.path().join("out");
+    run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(out.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(metric(&csv, "risk.tc.t_max"), 0.5);
+    close(metric(&csv, "risk.tc.emd_mean"), (3.0 / 6.0 + 0.5) / 4.0);
+    assert_eq!(metric(&csv, "risk.tc.classes_above_t"), 1.0);
+    assert_eq!(metric(&csv, "risk.tc.records_above_t"), 1.0);
+}

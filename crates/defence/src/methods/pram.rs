@@ -4,15 +4,24 @@
 //!
 //! - Given matrix: `matrix` (rows = from, columns = to, each row summing to 1) over `levels`
 //!   (default: the column's level order).
-//! - Invariant PRAM (default): P has p_d on the diagonal and (1 − p_d)/(L − 1) elsewhere;
-//!   with T the category frequencies, Q[i][j] = P[j][i]·T[j] / Σ_l P[l][i]·T[l] and R̃ = P·Q,
-//!   which leaves T unchanged in expectation (T·R̃ = T, Gouweleeuw et al. §4). As in sdcMicro,
-//!   R = α·R̃ + (1 − α)·I.
+//! - Invariant PRAM (default): the base matrix P has d_i on the diagonal and the rest of each
+//!   row spread evenly, (1 − d_i)/(L − 1); with T the category frequencies,
+//!   Q[i][j] = P[j][i]·T[j] / Σ_l P[l][i]·T[l] and R̃ = P·Q, which leaves T unchanged in
+//!   expectation (T·R̃ = T, Gouweleeuw et al. §4). As in sdcMicro, R = α·R̃ + (1 − α)·I.
+//! - What `pd` means (`pd_meaning`):
+//!   - `diagonal` (default): every d_i = pd.
+//!   - `minimum`: sdcMicro's meaning (`pram()` in R/pram.R: `pds <- runif(L, min = pd, max = 1)`,
+//!     `tri <- (1 - pds)/(L - 1)`): each category's d_i is drawn from U(pd, 1), anew for each
+//!     variable and each stratum, and row i's remaining 1 − d_i is spread evenly over the other
+//!     L − 1 categories. The diagonals average (1 + pd)/2, so at the same `pd` a fixed diagonal
+//!     changes about 1.7× as many cells; a script ported from sdcMicro wants `minimum`.
 //! - Within strata: T, and so R, are computed per stratum (missing stratum values form their
 //!   own stratum), as sdcMicro's `strata_variables`.
 //!
-//! Draws go row by row: one uniform per observed cell, inverted through the row's cumulative
-//! probabilities. Missing cells stay missing. Variables must be categorical.
+//! Draws go variable by variable: under `minimum` first the L diagonal entries of each stratum
+//! (strata in order, d_i = pd + (1 − pd)·u), then row by row one uniform per observed cell,
+//! inverted through the row's cumulative probabilities. Missing cells stay missing. Variables
+//! must be categorical.
 
 use intruder_data::{Column, ColumnData, Kind, Table};
 use rand::Rng;
@@ -29,8 +38,11 @@ const NAME: &str = "pram";
 pub struct Pram {
     /// Categorical variables, each perturbed on its own.
     pub variables: Vec<String>,
-    /// Diagonal of the base matrix of invariant PRAM, 0 < pd ≤ 1.
+    /// Invariant PRAM, 0 < pd ≤ 1: the diagonal of the base matrix, or its minimum
+    /// (see `pd_meaning`).
     pub pd: f64,
+    /// What `pd` means: the diagonal itself, or sdcMicro's minimum of a U(pd, 1) draw.
+    pub pd_meaning: PdMeaning,
     /// Mixing with the identity, 0 ≤ alpha ≤ 1 (sdcMicro's `alpha`).
     pub alpha: f64,
     /// A given transition matrix (one variable only).
@@ -39,6 +51,40 @@ pub struct Pram {
     pub levels: Option<Vec<String>>,
     /// Stratum variables.
     pub strata: Vec<String>,
+}
+
+/// What `pd` means in invariant PRAM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PdMeaning {
+    /// Every diagonal entry of the base matrix is `pd`.
+    #[default]
+    Diagonal,
+    /// sdcMicro's `pram`: each category's diagonal entry is drawn from U(pd, 1), per variable
+    /// and stratum.
+    Minimum,
+}
+
+impl PdMeaning {
+    /// The name used in parameters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PdMeaning::Diagonal => "diagonal",
+            PdMeaning::Minimum => "minimum",
+        }
+    }
+}
+
+impl std::str::FromStr for PdMeaning {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "diagonal" => Ok(PdMeaning::Diagonal),
+            "minimum" => Ok(PdMeaning::Minimum),
+            other => Err(format!(
+                "unknown pd_meaning '{other}': expected diagonal or minimum"
+            )),
+        }
+    }
 }
 
 const PARAMS: &[ParamSpec] = &[
@@ -52,10 +98,16 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "pd",
         ParamKind::Number,
-        "invariant PRAM: probability of keeping a category in the base matrix",
+        "invariant PRAM: probability of keeping a category in the base matrix — every diagonal entry (pd_meaning = diagonal), or the lower bound of each entry's U(pd, 1) draw (pd_meaning = minimum, sdcMicro's pd)",
     )
     .default_value("0.8")
     .within(Range::left_open(0.0, 1.0)),
+    ParamSpec::new(
+        "pd_meaning",
+        ParamKind::Choice(&["diagonal", "minimum"]),
+        "what pd means: diagonal (every diagonal entry of the base matrix is pd) or minimum (sdcMicro's pram: each category's diagonal entry is drawn from U(pd, 1) per variable and stratum, the rest of its row spread evenly; at the same pd, diagonal changes about 1.7× as many cells)",
+    )
+    .default_value("diagonal"),
     ParamSpec::new(
         "alpha",
         ParamKind::Number,
@@ -95,6 +147,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
 fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let variables: Option<Vec<String>> = r.require("variables");
     let pd = r.get_or("pd", 0.8);
+    let pd_meaning = r.choice::<PdMeaning>("pd_meaning").unwrap_or_default();
     let alpha = r.get_or("alpha", 0.5);
     let matrix: Option<Vec<Vec<f64>>> = r.get("matrix");
     let levels: Option<Vec<String>> = r.get("levels");
@@ -143,9 +196,9 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
                 format!("has {} levels for a {l} × {l} matrix", lv.len()),
             );
         }
-        if r.has("pd") || r.has("alpha") {
+        if r.has("pd") || r.has("alpha") || r.has("pd_meaning") {
             r.table_problem(
-                "'pd' and 'alpha' belong to invariant PRAM; leave them out with a given 'matrix'",
+                "'pd', 'pd_meaning' and 'alpha' belong to invariant PRAM; leave them out with a given 'matrix'",
             );
         }
     } else if levels.is_some() {
@@ -157,6 +210,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     Some(Box::new(Pram {
         variables: variables?,
         pd,
+        pd_meaning,
         alpha,
         matrix,
         levels,
@@ -164,15 +218,51 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     }))
 }
 
-/// The invariant PRAM matrix for frequencies `t` (sdcMicro `pram` with `pd`, `alpha`).
+/// The base matrix P of invariant PRAM with diagonal `diagonal`: row i holds d_i on the
+/// diagonal and (1 − d_i)/(L − 1) elsewhere (sdcMicro's `pram`).
+pub fn base_matrix(diagonal: &[f64]) -> Vec<Vec<f64>> {
+    let l = diagonal.len();
+    (0..l)
+        .map(|i| {
+            let off = if l > 1 {
+                (1.0 - diagonal[i]) / (l - 1) as f64
+            } else {
+                0.0
+            };
+            (0..l)
+                .map(|j| if i == j { diagonal[i] } else { off })
+                .collect()
+        })
+        .collect()
+}
+
+/// sdcMicro's diagonal for `l` categories (`pd_meaning = minimum`): d_i = pd + (1 − pd)·u_i,
+/// one uniform u_i ∈ [0, 1) from `rng` per category, in category order.
+pub fn draw_diagonal(l: usize, pd: f64, rng: &mut impl Rng) -> Vec<f64> {
+    (0..l)
+        .map(|_| {
+            let u: f64 = rng.r#gen();
+            pd + (1.0 - pd) * u
+        })
+        .collect()
+}
+
+/// The invariant PRAM matrix for frequencies `t` with every diagonal entry of the base matrix
+/// `pd` (`pd_meaning = diagonal`).
 pub fn invariant_matrix(t: &[f64], pd: f64, alpha: f64) -> Vec<Vec<f64>> {
+    invariant_matrix_with_diagonal(t, &vec![pd; t.len()], alpha)
+}
+
+/// The invariant PRAM matrix R = α·P·Q + (1 − α)·I for frequencies `t`, from the base matrix
+/// with diagonal `diagonal` ([`base_matrix`]).
+///
+/// # Panics
+/// When `diagonal` and `t` differ in length (one entry per category).
+pub fn invariant_matrix_with_diagonal(t: &[f64], diagonal: &[f64], alpha: f64) -> Vec<Vec<f64>> {
     let l = t.len();
-    let off = if l > 1 {
-        (1.0 - pd) / (l - 1) as f64
-    } else {
-        0.0
-    };
-    let p = |i: usize, j: usize| if i == j { pd } else { off };
+    assert_eq!(diagonal.len(), l, "one diagonal entry per category");
+    let base = base_matrix(diagonal);
+    let p = |i: usize, j: usize| base[i][j];
     // lambda_i = sum_l P[l][i] T[l]
     let lambda: Vec<f64> = (0..l)
         .map(|i| (0..l).map(|m| p(m, i) * t[m]).sum())
@@ -299,7 +389,13 @@ impl Defence for Pram {
                         }
                     }
                     t.iter()
-                        .map(|ts| invariant_matrix(ts, self.pd, self.alpha))
+                        .map(|ts| match self.pd_meaning {
+                            PdMeaning::Diagonal => invariant_matrix(ts, self.pd, self.alpha),
+                            PdMeaning::Minimum => {
+                                let d = draw_diagonal(l, self.pd, rng);
+                                invariant_matrix_with_diagonal(ts, &d, self.alpha)
+                            }
+                        })
                         .collect()
                 }
             };

@@ -225,7 +225,8 @@ def risk(
 
     ``keys`` are the key variables (default: the columns whose schema role is ``key``);
     ``missing`` is ``listwise``, ``as-value`` or ``wildcard``; ``measure`` is one of
-    ``methods("risk")`` (frequency, individual, household, l-diversity, suda2, population);
+    ``methods("risk")`` (frequency, individual, household, l-diversity, t-closeness, suda2,
+    population);
     ``weight``, ``sensitive`` and ``group`` name columns of those roles. Any other parameter of
     the measure is a keyword argument (``population_size=``, ``max_msu_size=``, …).
     ``schema`` declares types and roles (``{"w": "weight", "m": "set"}`` or a TOML path).
