@@ -35,7 +35,7 @@ use intruder_data::params::{
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Role, Table, Timings};
 
-use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess, assess_timed};
+use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess_timed};
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
