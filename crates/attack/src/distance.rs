@@ -96,22 +96,29 @@ fn comp_of(
         });
     }
     if !is_set && let (Some(x), Some(y)) = (numbers(ic, recode), numbers(rc, None)) {
+        // An observed cell that reads as NaN or ±inf ("NaN", "inf", "1e999") is not a
+        // distance: refuse it, naming the file, the row and the value (a missing value is an
+        // empty cell or a missing token).
+        for (c, v, name, side) in [
+            (ic, &x, &key.pair.intruder, "intruder"),
+            (rc, &y, &key.pair.released, "released"),
+        ] {
+            if let Some(i) = (0..c.len()).find(|&i| !c.is_missing(i) && !v[i].is_finite()) {
+                return Err(AttackError::Column {
+                    file: side.to_string(),
+                    name: name.clone(),
+                    message: format!(
+                        "row {} holds '{}', which is not a finite number; distances need finite numbers (leave the cell empty, or use a missing token, for a missing value)",
+                        i + 1,
+                        c.text(i).unwrap_or_default()
+                    ),
+                });
+            }
+        }
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for &v in x.iter().chain(&y) {
             if v.is_nan() {
                 continue;
-            }
-            if !v.is_finite() {
-                let name = if x.iter().any(|a| a.is_infinite()) {
-                    &key.pair.intruder
-                } else {
-                    &key.pair.released
-                };
-                return Err(AttackError::Column {
-                    file: String::new(),
-                    name: name.clone(),
-                    message: "holds an infinite value; distances need finite numbers".into(),
-                });
             }
             lo = lo.min(v);
             hi = hi.max(v);
@@ -186,12 +193,21 @@ impl Prepared {
         let mut comps = Vec::with_capacity(resolved.len());
         for k in &resolved {
             let c = comp_of(k, cfg.metric, cfg.category_codes).map_err(|e| match e {
-                AttackError::Column { name, message, .. } => AttackError::Column {
-                    file: format!(
-                        "{} / {}",
-                        intruder.source().display(),
-                        released.source().display()
-                    ),
+                AttackError::Column {
+                    file,
+                    name,
+                    message,
+                    ..
+                } => AttackError::Column {
+                    file: match file.as_str() {
+                        "intruder" => intruder.source().display().to_string(),
+                        "released" => released.source().display().to_string(),
+                        _ => format!(
+                            "{} / {}",
+                            intruder.source().display(),
+                            released.source().display()
+                        ),
+                    },
                     name,
                     message,
                 },

@@ -15,16 +15,33 @@
 //! hash table per `C` answers every query of pattern `P` (METHODS.md §1.2; a cross-join). Without
 //! missing values that is one hash table over the full key tuple. Set-valued keys are matched by
 //! candidate masks beside the hashed projection.
+//!
+//! # Memory
+//! A key with few values matches O(n · m) pairs (a binary key on two files of 40,000 records:
+//! 800 million). Each record lists at most `max_listed` candidates (the smallest rows) with the
+//! exact count of the others ([`Candidates::unlisted`]), so the attack holds
+//! O(n · max_listed + m) whatever the number of pairs; `c_i` stays exact, the notes say how
+//! many candidates were not listed, and the evaluator reads the whole set of such a record
+//! from the attack's index ([`crate::linkage::ListCandidates`]), one batch of records at a
+//! time, so its figures are the figures of the whole lists.
+
+use std::sync::Arc;
 
 use intruder_data::Table;
-use intruder_data::keys::PatternIndex;
-use intruder_data::params::{ParamReader, ParamSpec};
+use intruder_data::keys::{Keys, PatternIndex};
+use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::config::{MISSING, MissingPolicy, THRESHOLD};
 use crate::error::AttackError;
 use crate::keys::{KeyMap, Tokens, encode, resolve, tokenize};
-use crate::linkage::{Candidates, Linkage};
+use crate::linkage::{Candidates, Linkage, ListCandidates, Lister};
 use crate::{Attack, Knowledge, Linked};
+
+/// The default `max_listed`: candidates listed per intruder record.
+pub const DEFAULT_MAX_LISTED: usize = 100;
+
+/// The largest `max_listed`.
+pub const MAX_MAX_LISTED: usize = 1_000_000_000;
 
 /// Exact key matching; see the [module docs](self).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,17 +51,29 @@ pub struct ExactMatch {
     /// Links are declared at a best score ≥ this (every candidate scores 1: a threshold above 1
     /// declares none); `None` declares every record's best candidate.
     pub threshold: Option<f64>,
+    /// Candidates listed per intruder record (the smallest rows; the count stays exact).
+    pub max_listed: usize,
 }
 
+/// `max_listed` (exact).
+pub(crate) const MAX_LISTED: ParamSpec = ParamSpec::new(
+    "max_listed",
+    ParamKind::Integer,
+    "candidates listed per intruder record (the smallest rows): c_i and every figure stay exact, the notes count the candidates not listed (memory O(records · max_listed), not O(pairs))",
+)
+.default_value("100")
+.within(Range::closed(1.0, MAX_MAX_LISTED as f64));
+
 /// The parameters of `exact` in the registry.
-pub(crate) static PARAMS: &[ParamSpec] = &[MISSING, THRESHOLD];
+pub(crate) static PARAMS: &[ParamSpec] = &[MISSING, THRESHOLD, MAX_LISTED];
 
 impl ExactMatch {
-    /// The attack with a missing-value policy (no threshold).
+    /// The attack with a missing-value policy (no threshold, [`DEFAULT_MAX_LISTED`]).
     pub fn new(missing: MissingPolicy) -> Self {
         ExactMatch {
             missing,
             threshold: None,
+            max_listed: DEFAULT_MAX_LISTED,
         }
     }
 
@@ -52,8 +81,14 @@ impl ExactMatch {
     pub(crate) fn build(r: &mut ParamReader<'_>) -> Option<Box<dyn Attack>> {
         let missing = r.choice::<MissingPolicy>("missing").unwrap_or_default();
         let threshold = r.get::<f64>("threshold");
-        r.ok()
-            .then(|| Box::new(ExactMatch { missing, threshold }) as Box<dyn Attack>)
+        let max_listed = r.get::<usize>("max_listed").unwrap_or(DEFAULT_MAX_LISTED);
+        r.ok().then(|| {
+            Box::new(ExactMatch {
+                missing,
+                threshold,
+                max_listed,
+            }) as Box<dyn Attack>
+        })
     }
 
     /// Links the key columns of `intruder` (any table holding them) to `released`.
@@ -65,38 +100,117 @@ impl ExactMatch {
     ) -> Result<Linkage, AttackError> {
         let resolved = resolve(intruder, released, keys)?;
         let (queries, stored) = encode(&resolved);
-        let matches = match self.missing {
-            MissingPolicy::Listwise => {
-                // Only complete records take part, on either side.
-                let complete: Vec<u32> = (0..stored.n)
-                    .filter(|&r| stored.complete(r))
-                    .map(|r| r as u32)
-                    .collect();
-                PatternIndex::records(&stored, Some(&complete), None)
-                    .cross_join(&queries, |i| queries.complete(i))
-            }
-            MissingPolicy::AsValue => {
-                // Missing is one more value of each key (the same code on both sides).
-                let (queries, stored) = (queries.missing_as_value(), stored.missing_as_value());
-                PatternIndex::records(&stored, None, None).cross_join(&queries, |_| true)
-            }
-            MissingPolicy::Wildcard => {
-                PatternIndex::records(&stored, None, None).cross_join(&queries, |_| true)
-            }
-        };
+        let index = ExactIndex::new(queries, stored, self.missing);
+        let max = self.max_listed.max(1);
+        let matches = index.join(|_| true, max);
         let nr = released.nrows();
+        let (mut not_listed, mut in_part) = (0u64, 0usize);
         let records: Vec<Candidates> = matches
             .into_iter()
-            .map(|rows| Candidates::set(rows.into_iter().map(|r| r as usize).collect()))
+            .map(|(count, rows)| {
+                let listed = rows.len() as u64;
+                if count > listed {
+                    not_listed += count - listed;
+                    in_part += 1;
+                }
+                Candidates::set_in_part(
+                    rows.into_iter().map(|r| r as usize).collect(),
+                    count as usize,
+                )
+            })
             .collect();
+        let mut notes = Vec::new();
+        let mut lister = None;
+        if in_part > 0 {
+            notes.push(("max_listed".to_string(), max as f64));
+            notes.push(("records_listed_in_part".to_string(), in_part as f64));
+            notes.push(("candidates_not_listed".to_string(), not_listed as f64));
+            lister = Some(Lister::new(Arc::new(index)));
+        }
         Ok(Linkage {
             method: "exact".into(),
             scored: false,
             complete: true,
             released_rows: nr,
             records,
-            notes: Vec::new(),
+            notes,
+            lister,
         })
+    }
+}
+
+/// Both files' codes and the released records' pattern index under a missing-value policy:
+/// what exact matching joins, kept to list the whole candidate set of records listed in part.
+#[derive(Debug)]
+struct ExactIndex {
+    queries: Keys,
+    index: PatternIndex,
+    listwise: bool,
+}
+
+impl ExactIndex {
+    fn new(queries: Keys, stored: Keys, policy: MissingPolicy) -> ExactIndex {
+        match policy {
+            MissingPolicy::Listwise => {
+                // Only complete records take part, on either side.
+                let complete: Vec<u32> = (0..stored.n)
+                    .filter(|&r| stored.complete(r))
+                    .map(|r| r as u32)
+                    .collect();
+                ExactIndex {
+                    index: PatternIndex::records(&stored, Some(&complete), None),
+                    queries,
+                    listwise: true,
+                }
+            }
+            MissingPolicy::AsValue => {
+                // Missing is one more value of each key (the same code on both sides).
+                let (queries, stored) = (queries.missing_as_value(), stored.missing_as_value());
+                ExactIndex {
+                    index: PatternIndex::records(&stored, None, None),
+                    queries,
+                    listwise: false,
+                }
+            }
+            MissingPolicy::Wildcard => ExactIndex {
+                index: PatternIndex::records(&stored, None, None),
+                queries,
+                listwise: false,
+            },
+        }
+    }
+
+    /// Per intruder record that `pick` admits: the number of candidates and the smallest `max`
+    /// of their rows.
+    fn join(&self, pick: impl Fn(usize) -> bool, max: usize) -> Vec<(u64, Vec<u32>)> {
+        let q = &self.queries;
+        self.index
+            .cross_join_capped(q, |i| pick(i) && (!self.listwise || q.complete(i)), max)
+    }
+}
+
+impl ListCandidates for ExactIndex {
+    fn list(&self, records: &[usize]) -> Vec<Vec<usize>> {
+        let mut wanted = vec![false; self.queries.n];
+        for &i in records {
+            wanted[i] = true;
+        }
+        let q = &self.queries;
+        let all = self
+            .index
+            .cross_join(q, |i| wanted[i] && (!self.listwise || q.complete(i)));
+        let mut all: Vec<Option<Vec<u32>>> = all.into_iter().map(Some).collect();
+        records
+            .iter()
+            .map(|&i| {
+                all[i]
+                    .take()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|r| r as usize)
+                    .collect()
+            })
+            .collect()
     }
 }
 
@@ -123,6 +237,7 @@ impl Attack for ExactMatch {
         let mut m = serde_json::Map::new();
         m.insert("missing".into(), self.missing.as_str().into());
         m.insert("threshold".into(), self.threshold.into());
+        m.insert("max_listed".into(), self.max_listed.into());
         m
     }
 }

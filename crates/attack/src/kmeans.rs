@@ -257,7 +257,7 @@ impl Attack for KMeansAttack {
                     rank,
                 });
             }
-            records[xr[qi]] = Candidates { list };
+            records[xr[qi]] = Candidates { list, unlisted: 0 };
         }
         Ok(Linked::from(Linkage {
             method: "kmeans".into(),
@@ -274,6 +274,7 @@ impl Attack for KMeansAttack {
                 ),
                 ("released_records_assigned".into(), y.rows() as f64),
             ],
+            lister: None,
         }))
     }
 }

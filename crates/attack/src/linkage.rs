@@ -1,4 +1,11 @@
 //! What every attack returns: for each intruder record, released candidates ranked by score.
+//!
+//! A candidate set (exact matching) may be listed in part: the smallest `max_listed` rows and
+//! the exact number of the others ([`Candidates::unlisted`]), so that a key matching n²/2 pairs
+//! takes memory O(n · max_listed), not O(n²). The evaluator then asks the attack's
+//! [`Lister`] for the whole set of one record at a time, so every figure stays exact.
+
+use std::sync::Arc;
 
 /// A released record proposed for an intruder record.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -17,6 +24,14 @@ pub struct Candidate {
 pub struct Candidates {
     /// Best first; equal scores in increasing released row order.
     pub list: Vec<Candidate>,
+    /// Candidates not listed (a set listed in part: every candidate ties at score 1, and the
+    /// listed ones are the smallest rows); 0 when the list is whole.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unlisted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Candidates {
@@ -32,7 +47,7 @@ impl Candidates {
             }
             list.push(Candidate { row, score, rank });
         }
-        Candidates { list }
+        Candidates { list, unlisted: 0 }
     }
 
     /// An unscored candidate set (every member ties at score 1), as exact matching returns.
@@ -48,23 +63,93 @@ impl Candidates {
                     rank: 1,
                 })
                 .collect(),
+            unlisted: 0,
         }
     }
 
-    /// The candidates tied at the best score (`c_i` = its length; empty when no candidate).
+    /// An unscored candidate set of `total` rows of which `rows` (the smallest, in any order)
+    /// are listed.
+    ///
+    /// # Panics
+    /// When `rows` holds more distinct rows than `total`.
+    pub fn set_in_part(rows: Vec<usize>, total: usize) -> Self {
+        let mut c = Candidates::set(rows);
+        assert!(c.list.len() <= total, "more rows listed than candidates");
+        c.unlisted = total - c.list.len();
+        c
+    }
+
+    /// The listed candidates tied at the best score (every candidate of `c_i` when the list is
+    /// whole; see [`Candidates::unlisted`]).
     pub fn best(&self) -> &[Candidate] {
         let n = self.list.iter().take_while(|c| c.rank == 1).count();
         &self.list[..n]
     }
 
-    /// Number of candidates tied at the best score (Mitra's c_i).
+    /// Number of candidates tied at the best score (Mitra's c_i), listed or not.
     pub fn best_ties(&self) -> usize {
-        self.best().len()
+        self.best().len() + self.unlisted
+    }
+
+    /// Number of candidates, listed or not.
+    pub fn total(&self) -> usize {
+        self.list.len() + self.unlisted
+    }
+
+    /// Whether some candidates are not listed.
+    pub fn in_part(&self) -> bool {
+        self.unlisted > 0
     }
 
     /// True when there is no candidate.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.list.is_empty() && self.unlisted == 0
+    }
+}
+
+/// Lists every candidate of intruder records whose [`Candidates`] are listed in part (exact
+/// matching keeps its index for this): one batch of records at a time, so memory stays the
+/// size of the batch.
+pub trait ListCandidates: Send + Sync + std::fmt::Debug {
+    /// Every candidate row (rows of the table the attack was run on) of each of `records`
+    /// (intruder rows), in increasing order.
+    fn list(&self, records: &[usize]) -> Vec<Vec<usize>>;
+}
+
+/// An attack's [`ListCandidates`], with the row map of [`Linkage::remap_rows`].
+#[derive(Debug, Clone)]
+pub struct Lister {
+    inner: Arc<dyn ListCandidates>,
+    rows: Option<Arc<[usize]>>,
+}
+
+impl Lister {
+    /// Wraps an attack's lister.
+    pub fn new(inner: Arc<dyn ListCandidates>) -> Self {
+        Lister { inner, rows: None }
+    }
+
+    /// Every candidate row of each of `records`, as rows of the linkage (after any
+    /// [`Linkage::remap_rows`]), in the order a whole list would hold them: increasing rows of
+    /// the table the attack was run on.
+    pub fn list(&self, records: &[usize]) -> Vec<Vec<usize>> {
+        let mut out = self.inner.list(records);
+        if let Some(map) = &self.rows {
+            for rows in &mut out {
+                for r in rows.iter_mut() {
+                    *r = map[*r];
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Two linkages are equal when their listed figures are: the lister is a way to read the rest,
+/// not part of the result.
+impl PartialEq for Lister {
+    fn eq(&self, _other: &Lister) -> bool {
+        true
     }
 }
 
@@ -76,8 +161,9 @@ pub struct Linkage {
     /// Whether scores grade candidates (distances) rather than only mark a set (exact matching):
     /// precision/recall curves are reported for scored attacks only.
     pub scored: bool,
-    /// Whether each list holds every candidate the attack considered (exact matching, clusters),
-    /// or only the best ones (`nearest` keeps the ties at the best score plus `top_k`).
+    /// Whether each list holds every candidate the attack considered (exact matching, clusters;
+    /// a set listed in part counts the others in [`Candidates::unlisted`]), or only the best
+    /// ones (`nearest` keeps the ties at the best score plus `top_k`).
     pub complete: bool,
     /// Number of rows of the released table the rows refer to.
     pub released_rows: usize,
@@ -85,6 +171,10 @@ pub struct Linkage {
     pub records: Vec<Candidates>,
     /// Attack-specific figures (e.g. k-means: clusters used, records dropped), as name → value.
     pub notes: Vec<(String, f64)>,
+    /// Lists the whole candidate set of records listed in part ([`Candidates::unlisted`]);
+    /// `None` when every list is whole.
+    #[serde(skip)]
+    pub lister: Option<Lister>,
 }
 
 impl Linkage {
@@ -95,6 +185,12 @@ impl Linkage {
             for c in &mut rec.list {
                 c.row = rows[c.row];
             }
+        }
+        if let Some(l) = &mut self.lister {
+            l.rows = Some(match &l.rows {
+                Some(m) => m.iter().map(|&r| rows[r]).collect(),
+                None => rows.into(),
+            });
         }
         self.released_rows = released_rows;
     }

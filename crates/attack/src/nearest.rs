@@ -144,7 +144,7 @@ pub(crate) fn from_sorted_keys(pairs: &[(f64, usize)], finish: impl Fn(f64) -> f
             rank,
         });
     }
-    Candidates { list }
+    Candidates { list, unlisted: 0 }
 }
 
 /// Keeps the ties at the best distance plus up to `k` in total, from a full list.
@@ -232,6 +232,7 @@ impl Attack for Nearest {
                 // distinct values); scores are −distance.
                 let mut c = Candidates {
                     list: Vec::with_capacity(list.len()),
+                    unlisted: 0,
                 };
                 let mut rank = 1u32;
                 for (n, &(d2, r)) in list.iter().enumerate() {
@@ -273,6 +274,7 @@ impl Attack for Nearest {
                 ("intruder_records_used".into(), active_i.len() as f64),
                 ("released_records_used".into(), active_r.len() as f64),
             ],
+            lister: None,
         }))
     }
 }

@@ -639,3 +639,105 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "columns-reversed", co
         assert!(e.to_string().contains(want), "{bad}: {e}");
     }
 }
+
+/// With `u_sample` at or above `n_I × n_R` every pair is compared once: u is the exact share
+/// of each level over the cross product (a level never seen counts 1, as for a sample), the
+/// same whatever the seed, and the notes say so. A sample below the cross product stays a
+/// sample; a `u_sample` above both the cross product and the default is refused up front.
+#[test]
+fn u_from_every_pair_when_the_sample_would_exceed_the_pairs() {
+    use intruder_attack::fellegi_sunter::{DEFAULT_U_SAMPLE, UPlan};
+    let (a, b) = files(21, 30);
+    let (ni, nr) = (a.table.nrows(), b.table.nrows());
+    assert_eq!((ni, nr), (30, 30));
+    let s = spec(1);
+    let every = |seed: u64, u_sample: usize| {
+        let mut p = FsParams::default();
+        p.spec = Some(s.clone());
+        p.u_sample = u_sample;
+        FellegiSunter::new(p)
+            .unwrap()
+            .run(&Knowledge::new(&a.table, keys()).unwrap(), &b.table, seed)
+            .unwrap()
+    };
+    let r1 = every(1, ni * nr);
+    let r2 = every(99, DEFAULT_U_SAMPLE);
+    assert!(r1.model.u_every_pair && r2.model.u_every_pair);
+    assert_eq!((r1.model.u_pairs, r2.model.u_pairs), (900, 900));
+    let note = |r: &FsRun, n: &str| {
+        r.linkage
+            .notes
+            .iter()
+            .find(|x| x.0 == n)
+            .map(|x| x.1)
+            .unwrap()
+    };
+    assert_eq!(note(&r1, "u_pairs"), 900.0);
+    assert_eq!(note(&r1, "u_every_pair"), 1.0);
+    for (c, cmp) in s.comparisons.iter().enumerate() {
+        let mut count = vec![0u64; cmp.levels.len()];
+        for i in 0..ni {
+            for j in 0..nr {
+                count[level(&s, c, &a.table, &b.table, i, j) as usize] += 1;
+            }
+        }
+        let null = cmp
+            .levels
+            .iter()
+            .position(|l| matches!(l.kind, LevelKind::Null));
+        let free: Vec<usize> = (0..count.len()).filter(|&l| Some(l) != null).collect();
+        let tot: f64 = free.iter().map(|&l| (count[l] as f64).max(1.0)).sum();
+        for &l in &free {
+            let want = clamp_probability((count[l] as f64).max(1.0) / tot);
+            let (u1, u2) = (
+                r1.model.comparisons[c].levels[l].u.unwrap(),
+                r2.model.comparisons[c].levels[l].u.unwrap(),
+            );
+            assert_eq!(u1.to_bits(), want.to_bits(), "{} level {l}", cmp.column);
+            assert_eq!(u2.to_bits(), want.to_bits(), "{} level {l}", cmp.column);
+        }
+    }
+    // One pair fewer than the cross product: a sample, seeded.
+    let r3 = every(1, ni * nr - 1);
+    assert!(!r3.model.u_every_pair);
+    assert_eq!(r3.model.u_pairs, 899);
+    assert_eq!(note(&r3, "u_every_pair"), 0.0);
+
+    assert_eq!(
+        UPlan::new(10, 2, 5).unwrap(),
+        UPlan {
+            pairs: 10,
+            every_pair: true
+        }
+    );
+    assert_eq!(
+        UPlan::new(9, 2, 5).unwrap(),
+        UPlan {
+            pairs: 9,
+            every_pair: false
+        }
+    );
+    assert!(UPlan::new(DEFAULT_U_SAMPLE, 2, 5).unwrap().every_pair);
+    let e = UPlan::new(DEFAULT_U_SAMPLE + 1, 2, 5)
+        .unwrap_err()
+        .to_string();
+    for want in [
+        "u_sample: 1000001 random pairs requested",
+        "10 possible pairs (2 intruder × 5 released records)",
+        "at most 1000000 are accepted",
+        "GB",
+    ] {
+        assert!(e.contains(want), "{want:?} in {e}");
+    }
+    // Large files: the sample may go up to the pairs, and never beyond MAX_U_SAMPLE.
+    assert_eq!(UPlan::new(5_000_000, 3000, 3000).unwrap().pairs, 5_000_000);
+    assert!(UPlan::new(9_000_001, 3000, 3000).is_err());
+    let mut p = FsParams::default();
+    p.u_sample = 1_000_000_000;
+    let e = FellegiSunter::new(p)
+        .unwrap()
+        .run(&Knowledge::new(&a.table, keys()).unwrap(), &b.table, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("at most 1000000") && e.contains("8.0 GB"), "{e}");
+}

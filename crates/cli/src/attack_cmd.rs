@@ -14,7 +14,7 @@ use serde_json::Value;
 
 pub use crate::attack_args::Args;
 use crate::attack_args::parameter_table;
-use crate::common::{self, refuse_overwrite};
+use crate::common::{self, refuse_output_file, refuse_overwrite};
 
 /// The truth ids: the flags, else the single truth column both files share.
 fn truth_ids(a: &Args, intruder: &Labelled, released: &Labelled) -> Option<TruthIds> {
@@ -120,7 +120,7 @@ pub fn run(a: Args) -> Result<()> {
         (&a.model_out, "--model-out"),
     ] {
         if let Some(p) = out {
-            refuse_overwrite(p, &input_refs, name)?;
+            refuse_output_file(p, &input_refs, name)?;
         }
     }
     if let Some(dir) = &a.charts {

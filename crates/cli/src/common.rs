@@ -152,6 +152,28 @@ pub fn print_timings(output: &OutputArgs, timings: &Timings) {
     }
 }
 
+/// Refuses an output file that is one of the inputs ([`refuse_overwrite`]), is a directory, or
+/// lies in a directory that does not exist: checked before any work, so a command with several
+/// outputs never writes one and then fails on the next.
+pub fn refuse_output_file(output: &Path, inputs: &[&Path], flag: &str) -> Result<()> {
+    if output.is_dir() {
+        bail!(
+            "{flag} {}: this is a directory; expected a file name",
+            output.display()
+        );
+    }
+    if let Some(parent) = output.parent().filter(|d| !d.as_os_str().is_empty())
+        && !parent.is_dir()
+    {
+        bail!(
+            "{flag} {}: the directory {} does not exist; create it first or write elsewhere",
+            output.display(),
+            parent.display()
+        );
+    }
+    refuse_overwrite(output, inputs, flag)
+}
+
 /// Refuses an output path that is one of the inputs (inputs are never modified).
 pub fn refuse_overwrite(output: &Path, inputs: &[&Path], flag: &str) -> Result<()> {
     let canon = |p: &Path| std::fs::canonicalize(p).ok();

@@ -59,8 +59,25 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", message(&err));
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, `outer: cause: …`, leaving out a cause its outer message already
+/// states (an I/O error shown as `FILE: REASON` would otherwise print its reason twice).
+fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }

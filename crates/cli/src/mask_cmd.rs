@@ -61,11 +61,7 @@ pub struct Args {
 fn columns_of(table: &Table, file: &Path) -> ColumnSet {
     ColumnSet {
         file: file.display().to_string(),
-        columns: table
-            .columns()
-            .iter()
-            .map(|c| (c.name().to_string(), c.kind(), c.role()))
-            .collect(),
+        ..ColumnSet::of_parts(table, &[])
     }
 }
 
@@ -76,9 +72,9 @@ fn check_outputs(args: &Args, data: &Path, out: &Path) -> Result<()> {
     owned.extend(args.data.input().schema_for(data));
     owned.extend(args.pipeline.clone());
     let inputs: Vec<&Path> = owned.iter().map(PathBuf::as_path).collect();
-    common::refuse_overwrite(out, &inputs, "--out")?;
+    common::refuse_output_file(out, &inputs, "--out")?;
     if let Some(log) = &args.log {
-        common::refuse_overwrite(log, &inputs, "--log")?;
+        common::refuse_output_file(log, &inputs, "--log")?;
         if common::same_file(log, out) {
             bail!(
                 "--log {} is also --out: give the change log its own file",

@@ -11,7 +11,7 @@ use intruder_risk::{DEFAULT_MEASURE, configure, docs, fill_roles};
 
 use crate::common::{
     DataArgs, MethodArgs, OutputArgs, flag, flag_list, flag_opt, print_timings, problems,
-    refuse_overwrite, roles_of, warn,
+    refuse_output_file, roles_of, warn,
 };
 
 /// Disclosure risk of one file: frequency risk (classes, uniques, n_match, θ, individual,
@@ -44,7 +44,7 @@ pub struct Args {
     #[arg(long, value_name = "MODE")]
     pub set_match: Option<String>,
     /// Population size N (sampling fraction π = n/N, θ, Bender's R, population estimators).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub population_size: Option<f64>,
     /// Sampling-weight column (default: the schema's weight column): individual and global risk.
     #[arg(long, value_name = "COL")]
@@ -141,7 +141,7 @@ pub fn run(args: Args) -> Result<()> {
         if let Some(out) = out {
             let mut inputs = vec![data];
             inputs.extend(schema.as_deref());
-            refuse_overwrite(out, &inputs, flag)?;
+            refuse_output_file(out, &inputs, flag)?;
         }
     }
     input.roles = roles_of(
@@ -177,6 +177,9 @@ pub fn run(args: Args) -> Result<()> {
     let measure = built.method;
     let per_record = args.per_record.is_some();
     let mut outcome = measure.assess_timed(&ds.table, per_record, &mut timings)?;
+    for w in &outcome.warnings {
+        eprintln!("warning: {w}");
+    }
     if let Some(out) = &args.per_record {
         timings.time(Timings::WRITE, || {
             outcome

@@ -154,7 +154,7 @@ pub fn run(args: Args) -> Result<()> {
         let mut inputs: Vec<&Path> = vec![orig_path, masked_path];
         inputs.extend(args.log.as_deref());
         inputs.extend(args.schema.as_deref());
-        common::refuse_overwrite(out, &inputs, "--out")?;
+        common::refuse_output_file(out, &inputs, "--out")?;
     }
     let mut table = args.params.table()?;
     common::flag_list(&mut table, "variables", &args.variables)?;
@@ -202,11 +202,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let columns = ColumnSet {
         file: orig_path.display().to_string(),
-        columns: original
-            .columns()
-            .iter()
-            .map(|c| (c.name().to_string(), c.kind(), c.role()))
-            .collect(),
+        ..ColumnSet::of_parts(&original, &[])
     };
     let ctx = ReadContext {
         base_dir: None,

@@ -31,6 +31,9 @@ enum Expect {
     Fail,
     /// Exit status 0 and a `warning:` on standard error.
     Warn,
+    /// Exit status 0: a large but valid input handled in bounded memory or time; the strings
+    /// must appear in the output (standard output and error).
+    Ok,
 }
 
 struct Case {
@@ -43,6 +46,8 @@ struct Case {
     /// An open defect of issue 19, stated: the case still must not panic, modify an input or
     /// leave a temporary file, but its exit status and message are only reported.
     open: Option<&'static str>,
+    /// Address-space limit of the run in MiB (`ulimit -v`), for cases about memory.
+    mem_mib: Option<u64>,
 }
 
 fn case(name: &'static str, args: &str, must: &[&str]) -> Case {
@@ -54,6 +59,7 @@ fn case(name: &'static str, args: &str, must: &[&str]) -> Case {
         expect: Expect::Fail,
         must: must.iter().map(|s| s.to_string()).collect(),
         open: None,
+        mem_mib: None,
     }
 }
 
@@ -76,12 +82,23 @@ impl Case {
         self
     }
     /// Marks the case as an open defect (see the `open` field).
+    #[allow(dead_code)]
     fn open(mut self, why: &'static str) -> Case {
         self.open = Some(why);
         self
     }
     fn warn(mut self) -> Case {
         self.expect = Expect::Warn;
+        self
+    }
+    /// Succeeds (a valid input the toolkit must handle, see [`Expect::Ok`]).
+    fn ok(mut self) -> Case {
+        self.expect = Expect::Ok;
+        self
+    }
+    /// Runs under an address-space limit of `mib` MiB.
+    fn mem(mut self, mib: u64) -> Case {
+        self.mem_mib = Some(mib);
         self
     }
     /// The data file `d.csv` is `D` and `i.csv` is `I`.
@@ -173,7 +190,39 @@ fn cases() -> Vec<Case> {
             row.join(",")
         )
     };
+    // 40,000 records on each side and one binary key: 800 million candidate pairs, which
+    // listing in whole would take some 19 GB.
+    let binary = {
+        let mut t = String::from("id,a\n");
+        for i in 1..=40_000 {
+            t.push_str(&format!("{i},{}\n", i % 2));
+        }
+        t
+    };
+    // 3 records, 200,000 columns: c0 and c199999 are the keys, (1, x) twice and (2, y) once.
+    let wide = |dup: bool| {
+        let n = 200_000;
+        let mut names: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+        if dup {
+            names[n - 1] = "c7".into();
+        }
+        let mut t = names.join(",");
+        t.push('\n');
+        for (k, (a, b)) in [("1", "x"), ("1", "x"), ("2", "y")].iter().enumerate() {
+            let mut row: Vec<String> = (0..n).map(|i| ((i + k) % 3).to_string()).collect();
+            row[0] = a.to_string();
+            row[n - 1] = b.to_string();
+            t.push_str(&row.join(","));
+            t.push('\n');
+        }
+        t
+    };
     vec![
+        // ---------------------------------------------------------------- memory and time
+        risk("csv: 200,000 columns, two keys", &wide(false), "--keys c0,c199999 --format json", &["\"n_total\": 3", "\"sample_uniques\": 1"]).ok(),
+        risk("csv: 200,000 columns, a name twice", &wide(true), "--keys c0", &["d.csv", "'c7'", "twice"]),
+        case("memory: exact attack, 40k x 40k on one binary key", "attack --intruder i.csv --released r.csv --keys a --truth id --format json", &["\"in_candidates\": 40000", "\"expected_correct\": 2.0", "\"unique_correct\": 0", "candidates_not_listed", "796000000"])
+            .file("i.csv", &binary).file("r.csv", &binary).ok().mem(3072),
         // ---------------------------------------------------------------- CSV
         risk("csv: missing file", "", "--keys a", &[]).argv(&["risk", "--data", "nope.csv", "--keys", "a"]),
         risk("csv: ragged row (too many fields)", "a,b\n1,2\n3,4,5\n", "--keys a,b", &["d.csv:3", "expected 2 fields", "found 3"]),
@@ -205,20 +254,20 @@ fn cases() -> Vec<Case> {
         risk("csv: zero weight", "id,a,w\n1,x,2\n2,y,0\n", "--keys a --weight w --measure individual", &["d.csv:3", "'w'", "'0'", "> 0"]),
         risk("csv: all-zero weights", "id,a,w\n1,x,0\n2,y,0\n", "--keys a --weight w --measure individual", &["d.csv:2", "'w'", "'0'"]),
         risk("csv: 1e300 weight", "id,a,w\n1,x,2\n2,y,1e300\n", "--keys a --weight w --measure individual", &["d.csv:3", "'w'", "1e300", "1e12"]),
-        risk("csv: weights below 1", "id,a,w\n1,x,0.5\n2,y,0.25\n", "--keys a --weight w --measure individual", &["warning", "'w'", "below 1"]).warn().open("no warning channel for weights < 1 in the risk measures yet"),
+        risk("csv: weights below 1", "id,a,w\n1,x,0.5\n2,y,0.25\n", "--keys a --weight w --measure individual", &["warning", "'w'", "below 1"]).warn(),
         risk("csv: weight column missing", D, "--keys a --weight zz --measure individual", &["'zz'"]),
         risk("csv: weight column is a string", D, "--keys a --weight s --measure individual", &["d.csv:2", "'s'", "'p'"]),
         risk("csv: weight missing in one row", "id,a,w\n1,x,2\n2,y,\n", "--keys a --weight w --measure individual", &["d.csv", "'w'", "record 2", "no weight"]),
         case("csv: NaN in a numeric key for nearest", "attack --intruder i.csv --released r.csv --keys b --truth id --method nearest", &["'b'", "row 2", "NaN"])
-            .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y,NaN\n").open("an inferred float column reads NaN as a value; the nearest attack skips it"),
+            .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y,NaN\n"),
         case("csv: inf in a numeric key for nearest", "attack --intruder i.csv --released r.csv --keys b --truth id --method nearest", &["'b'", "row 2", "inf"])
-            .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y,inf\n").open("the distance check names the column, not the row"),
+            .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y,inf\n"),
         case("csv: text in a numeric key for nearest", "attack --intruder i.csv --released r.csv --keys b --truth id --method nearest", &["'b'", "r.csv", "not numbers"])
             .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y,zz\n3,y,1\n4,y,2\n5,y,1\n6,y,2\n7,y,1\n8,y,2\n9,y,1\n10,y,2\n11,y,3\n12,y,4\n13,y,5\n"),
         case("csv: 1e999 in a mask noise variable", "mask --data d.csv --method noise --set variables=b --seed 1 --out o.csv", &["d.csv", "'b'", "row 2", "1e999"])
-            .file("d.csv", "id,b\n1,1\n2,1e999\n3,2\n").open("the numeric-column check knows kinds, not the first offending value"),
+            .file("d.csv", "id,b\n1,1\n2,1e999\n3,2\n"),
         case("csv: NaN in a mask noise variable", "mask --data d.csv --method noise --set variables=b --seed 1 --out o.csv", &["d.csv", "'b'", "row 2", "NaN"])
-            .file("d.csv", "id,b\n1,1\n2,NaN\n3,2\n").open("the numeric-column check knows kinds, not the first offending value"),
+            .file("d.csv", "id,b\n1,1\n2,NaN\n3,2\n"),
         case("csv: ragged released file in attack", "attack --intruder i.csv --released r.csv --keys a,b --truth id", &["r.csv:3"])
             .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y\n"),
         case("csv: unterminated quote in intruder file", "attack --intruder i.csv --released d.csv --keys a,b --truth id", &["i.csv:3", "quote"])
@@ -228,7 +277,7 @@ fn cases() -> Vec<Case> {
         case("csv: duplicate truth ids in the released file", "attack --intruder i.csv --released r.csv --keys a,b --truth id", &["r.csv", "'id'", "rows 1 and 2", "'1'"])
             .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n1,y,2\n3,x,1\n"),
         case("csv: duplicate truth ids in the intruder file", "attack --intruder i.csv --released d.csv --keys a,b --truth id", &["i.csv", "'id'", "row 2"])
-            .d().file("i.csv", "id,a,b\n1,x,1\n1,y,2\n").open("only the released file's truth ids are checked for duplicates"),
+            .d().file("i.csv", "id,a,b\n1,x,1\n1,y,2\n"),
         case("csv: truth column missing", "attack --intruder i.csv --released d.csv --keys a,b --truth pid", &["'pid'"]).di(),
         case("csv: utility masked file ragged", "utility --original d.csv --masked m.csv --variables b", &["m.csv:3"])
             .d().file("m.csv", "id,a,b,w,s\n1,x,1,2,p\n2,y\n"),
@@ -302,11 +351,11 @@ fn cases() -> Vec<Case> {
         exp_with("experiment: huge u_sample", "[[attack]]\nmethod = \"fellegi-sunter\"\nu_sample = 18446744073709551615\n", &["e.toml", "u_sample"]),
         exp_with("experiment: u_sample 1e12", "[[attack]]\nmethod = \"fellegi-sunter\"\nu_sample = 1000000000000\n", &["e.toml", "attack[1].u_sample", "1000000000"]),
         exp_with("experiment: two risk tables with the same name", "[[attack]]\nmethod = \"exact\"\n[[risk]]\nname = \"r\"\n[[risk]]\nname = \"r\"\n", &["e.toml", "risk", "'r'"]),
-        exp_with("experiment: report metric that does not exist", "[[attack]]\nmethod = \"exact\"\n[report]\nrisk = \"exact.nope\"\n", &["e.toml", "report.risk", "exact.nope"]).open("the runner does not check [report] metric names against the plan"),
+        exp_with("experiment: report metric that does not exist", "[[attack]]\nmethod = \"exact\"\n[report]\nrisk = \"exact.nope\"\n", &["e.toml", "report.risk", "exact.nope"]),
         exp_with("experiment: known above 1", "[[attack]]\nmethod = \"exact\"\n", &["e.toml", "known"]).file("e.toml", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nknown = 1.5\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n"),
-        exp_with("experiment: intruder_n larger than the file", "", &["e.toml", "intruder_n", "5"]).file("e.toml", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nintruder_n = 1000\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n").open("the dry run does not compare intruder_n with the file"),
+        exp_with("experiment: intruder_n larger than the file", "", &["e.toml", "intruder_n", "5"]).file("e.toml", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nintruder_n = 1000\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n"),
         exp_with("experiment: linkage_spec does not exist", "[[attack]]\nmethod = \"fellegi-sunter\"\nlinkage_spec = \"nope.toml\"\n", &["nope.toml"]),
-        exp_with("experiment: attack is a table, not a list", "[attack]\nmethod = \"exact\"\n", &["e.toml", "attack"]).open("a single [attack] table is accepted as one attack"),
+        exp_with("experiment: attack is a table, not a list", "[attack]\nmethod = \"exact\"\n", &["e.toml", "attack"]),
         exp_with("experiment: attack method missing", "[[attack]]\nname = \"x\"\n", &["e.toml", "attack[1]", "method"]),
         exp_with("experiment: empty grid list", "[[defence]]\nname = \"x\"\n[[defence.step]]\nmethod = \"local-suppression\"\nk = []\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "k"]),
         exp_with("experiment: utility measure unknown", "[[attack]]\nmethod = \"exact\"\n[utility]\nvariables = [\"b\"]\nmeasures = [\"pmes\"]\n", &["e.toml", "pmes"]),
@@ -357,7 +406,7 @@ fn cases() -> Vec<Case> {
         attack("flags: unknown method", "--method fs", &["method", "fs", "exact"]),
         attack("flags: u-sample u64::MAX", "--method fellegi-sunter --u-sample 18446744073709551615", &["--u-sample", "too large"]),
         attack("flags: u-sample 2^32", "--method fellegi-sunter --u-sample 4294967296", &["u_sample", "[1, 1000000000]"]),
-        attack("flags: u-sample 1e9 via --set", "--method fellegi-sunter --set u_sample=1000000000", &["u_sample", "at most"]).open("u_sample is not yet bounded by the number of possible pairs"),
+        attack("flags: u-sample 1e9 via --set", "--method fellegi-sunter --set u_sample=1000000000", &["u_sample", "at most"]),
         attack("flags: u-sample negative", "--method fellegi-sunter --set u_sample=-5", &["u_sample"]),
         attack("flags: one-to-one on exact", "--method exact --one-to-one", &["one_to_one", "unknown key"]),
         attack("flags: unknown key column", "", &["'zz'"]).argv(&["attack", "--intruder", "i.csv", "--released", "d.csv", "--keys", "a,zz", "--truth", "id"]),
@@ -409,6 +458,196 @@ fn cases() -> Vec<Case> {
         case("flags: no subcommand", "", &["Usage"]),
         case("flags: unknown subcommand", "frobnicate", &["frobnicate"]),
         case("flags: --threads 0", "run e.toml --dry-run --threads 0", &["threads"]).d().file("e.toml", EXP),
+        // ---------------------------------------------------------------- CSV, broader (issue 19)
+        risk_bytes("csv: BOM, quoted header and a ragged row", b"\xef\xbb\xbf\"a\",\"b\"\n1,2\n3\n", "--keys a,b", &["d.csv:3", "found 1"]),
+        risk_bytes("csv: BOM and quoted header, unknown key", b"\xef\xbb\xbf\"a\",\"b\"\n1,2\n", "--keys c", &["d.csv", "'c'"]),
+        risk("csv: quoted fields, too many", "a,b\n\"1\",\"2\",\"3\"\n", "--keys a,b", &["d.csv:2", "found 3"]),
+        risk("csv: ragged row after many good rows", &format!("a,b\n{}3\n", "1,2\n".repeat(1000)), "--keys a,b", &["d.csv:1002", "found 1"]),
+        risk("csv: huge field then an unclosed quote", &format!("{huge}\"3,4\n"), "--keys a,b", &["d.csv", "quote"]),
+        risk("csv: huge column name, unknown key", &format!("{},b\n1,2\n", "x".repeat(1 << 20)), "--keys zz", &["d.csv", "'zz'"]),
+        risk_bytes("csv: invalid UTF-8 in the last row", b"a,b\n1,2\n3,\xff\n", "--keys a,b", &["d.csv:3", "UTF-8"]),
+        risk_bytes("csv: Latin-1 text", b"a,b\n1,caf\xe9\n", "--keys a,b", &["d.csv:2", "UTF-8"]),
+        risk_bytes("csv: UTF-16 big-endian file", b"\xfe\xff\x00a\x00,\x00b\x00\n", "--keys a", &["d.csv"]),
+        risk_bytes("csv: only a BOM", b"\xef\xbb\xbf", "--keys a", &["d.csv"]),
+        risk_bytes("csv: BOM and header only", b"\xef\xbb\xbfa,b\n", "--keys a", &["d.csv", "no records"]),
+        risk("csv: trailing delimiter in the header", "a,b,\n1,2,\n", "--keys a", &["d.csv", "column 3", "empty"]),
+        risk_bytes("csv: NUL byte in a middle row", b"a,b\n1,2\n3,4\x005\n6,7\n", "--keys a,b", &["d.csv:3", "NUL"]),
+        risk("csv: tab-separated file read as commas", "a\tb\n1\t2\n", "--keys a", &["d.csv", "'a'"]),
+        risk("csv: semicolon delimiter on a comma file", D, "--keys a --delimiter ;", &["d.csv", "'a'"]),
+        risk("csv: key given twice", D, "--keys a,a", &["'a'"]),
+        risk("csv: empty key name in the list", D, "--keys a,,b", &["''"]),
+        case("csv: 1e999 in a key of the intruder file for nearest", "attack --intruder i.csv --released d.csv --keys b --truth id --method nearest", &["i.csv", "'b'", "row 1", "1e999"])
+            .d().file("i.csv", "id,a,b\n1,x,1e999\n2,y,2\n"),
+        case("csv: -inf in a numeric key for nearest", "attack --intruder i.csv --released r.csv --keys b --truth id --method nearest", &["r.csv", "'b'", "row 3", "-inf"])
+            .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y,2\n3,y,-inf\n"),
+        case("csv: NaN in a kmeans key", "attack --intruder i.csv --released r.csv --keys b --truth id --method kmeans --clusters 1", &["r.csv", "'b'", "NaN"])
+            .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n2,y,NaN\n3,y,2\n"),
+        case("csv: NaN in a rank-swap variable", "mask --data d.csv --method rank-swap --set variables=b --set p=10 --seed 1 --out o.csv", &["d.csv", "'b'", "row 2", "NaN"])
+            .file("d.csv", "id,b\n1,1\n2,NaN\n3,2\n"),
+        case("csv: inf in an mdav variable", "mask --data d.csv --method mdav --set variables=b --set k=2 --seed 1 --out o.csv", &["d.csv", "'b'", "row 3", "inf"])
+            .file("d.csv", "id,b\n1,1\n2,3\n3,inf\n4,2\n"),
+        case("csv: NaN in a top-code variable", "mask --data d.csv --method top-bottom-code --set variables=b --set top=2 --seed 1 --out o.csv", &["d.csv", "'b'", "row 1", "NaN"])
+            .file("d.csv", "id,b\n1,NaN\n2,3\n3,2\n"),
+        case("csv: text in a round variable", "mask --data d.csv --method round --set variables=b --set base=5 --seed 1 --out o.csv", &["d.csv", "'b'", "row 2", "'x'"])
+            .file("d.csv", "id,b\n1,1\n2,x\n3,2\n"),
+        risk("csv: weight with a thousands separator", "id,a,w\n1,x,2\n2,y,\"1,000\"\n", "--keys a --weight w --measure individual", &["d.csv:3", "'w'", "1,000"]),
+        risk("csv: tiny weights", "id,a,w\n1,x,2\n2,y,1e-300\n", "--keys a --weight w --measure individual", &["warning", "'w'", "below 1"]).warn(),
+        risk("csv: weights far from the population size", D, "--keys a --weight w --population-size 1000", &["warning", "sum to 16", "1000"]).warn(),
+        risk("csv: population measure, weights far from the population size", D, "--keys a --measure population --weight w --population-size 100", &["warning", "sum to 16", "100"]).warn(),
+        risk("csv: household weights below 1", "id,a,w,h\n1,x,0.5\n2,y,0.5\n", "--keys a --measure household --weight w --group h", &["d.csv"]),
+        // ---------------------------------------------------------------- schema TOML, broader
+        schema("schema: missing tokens are numbers", "missing = [1, 2]\n", &["s.toml", "missing"]),
+        schema("schema: type is a boolean", "[columns.a]\ntype = true\n", &["s.toml", "columns.a.type"]),
+        schema("schema: column declared twice", "[columns.a]\nrole = \"key\"\n[columns.a]\nrole = \"key\"\n", &["s.toml"]),
+        schema("schema: misspelt categories", "[columns.a]\ntype = \"categorical\"\ncatgories = [\"x\", \"y\"]\n", &["s.toml", "catgories", "categories"]),
+        schema("schema: float type on NaN", "[columns.b]\ntype = \"float\"\n", &["d.csv:3", "'b'", "NaN"]).file("d.csv", "id,a,b\n1,x,1\n2,y,NaN\n"),
+        schema("schema: integer type on 1e999", "[columns.b]\ntype = \"integer\"\n", &["d.csv:3", "'b'", "1e999"]).file("d.csv", "id,a,b\n1,x,1\n2,y,1e999\n"),
+        schema("schema: date type", "[columns.a]\ntype = \"date\"\n", &["s.toml", "columns.a.type", "date"]),
+        schema("schema: columns as an array of tables", "[[columns]]\nname = \"a\"\n", &["s.toml", "columns"]),
+        schema("schema: role is empty", "[columns.a]\nrole = \"\"\n", &["s.toml", "columns.a.role"]),
+        schema("schema: categories hold numbers", "[columns.a]\ntype = \"categorical\"\ncategories = [1, 2]\n", &["s.toml", "columns.a.categories"]),
+        schema("schema: separator of a non-string type", "[columns.a]\ntype = \"set\"\nseparator = 3\n", &["s.toml", "columns.a.separator"]),
+        schema("schema: weight role on a column with zero", "[columns.w]\nrole = \"weight\"\n", &["d.csv:3", "'w'", "'0'"]).file("d.csv", "id,a,b,w\n1,x,1,2\n2,y,2,0\n"),
+        schema("schema: missing token list holds a table", "missing = [{a = 1}]\n", &["s.toml", "missing"]),
+        // ---------------------------------------------------------------- experiment TOML, broader
+        exp("experiment: seed is a float", "name = \"h\"\nseed = 1.5\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "seed"]),
+        exp("experiment: data is a string", "name = \"h\"\nseed = 1\ndata = \"d.csv\"\n[scenario]\nkeys = [\"a\"]\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "data"]),
+        exp("experiment: scenario keys empty", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = []\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "keys"]),
+        exp("experiment: known negative", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nknown = -0.5\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "known"]),
+        exp("experiment: known NaN", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nknown = nan\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "known"]),
+        exp("experiment: intruder_n zero", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nintruder_n = 0\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "intruder_n"]),
+        exp("experiment: intruder_n negative", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nintruder_n = -3\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "intruder_n"]),
+        exp_with("experiment: two defences with the same name", "[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "defence[2].name", "twice"]),
+        exp_with("experiment: two attacks with the same name", "[[attack]]\nmethod = \"exact\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "attack[2].name", "twice"]),
+        exp_with("experiment: attack threshold NaN", "[[attack]]\nmethod = \"exact\"\nthreshold = nan\n", &["e.toml", "attack[1]", "threshold"]),
+        exp_with("experiment: nearest top_k 0", "[[attack]]\nmethod = \"nearest\"\ntop_k = 0\n", &["e.toml", "attack[1].top_k"]),
+        exp_with("experiment: kmeans clusters 0", "[[attack]]\nmethod = \"kmeans\"\nclusters = 0\n", &["e.toml", "attack[1].clusters"]),
+        exp_with("experiment: em_max_iter huge", "[[attack]]\nmethod = \"fellegi-sunter\"\nem_max_iter = 99999999999\n", &["e.toml", "attack[1].em_max_iter"]),
+        exp_with("experiment: exact max_listed 0", "[[attack]]\nmethod = \"exact\"\nmax_listed = 0\n", &["e.toml", "attack[1].max_listed"]),
+        exp_with("experiment: risk max_msu_size 0", "[[attack]]\nmethod = \"exact\"\n[[risk]]\nname = \"r\"\nmeasure = \"suda2\"\nmax_msu_size = 0\n", &["e.toml", "risk[1].max_msu_size"]),
+        exp_with("experiment: risk keys not in the data", "[[attack]]\nmethod = \"exact\"\n[[risk]]\nname = \"r\"\nkeys = [\"zz\"]\n", &["e.toml", "zz"]),
+        exp_with("experiment: report metric of an unknown attack", "[[attack]]\nmethod = \"exact\"\n[report]\nmetrics = [\"nope.twins\"]\n", &["e.toml", "report.metrics", "nope.twins"]),
+        exp_with("experiment: report plot of an unknown figure", "[[attack]]\nmethod = \"exact\"\n[report]\nplot = [\"exact.twinz\"]\n", &["e.toml", "report.plot", "exact.twinz", "twins"]),
+        exp_with("experiment: report loss of an unknown masking figure", "[[attack]]\nmethod = \"exact\"\n[report]\nloss = \"masking.nope\"\n", &["e.toml", "report.loss", "masking.nope"]),
+        exp_with("experiment: report risk of an undeclared measure", "[[attack]]\nmethod = \"exact\"\n[report]\nrisk = \"risk.r.sample_uniques\"\n", &["e.toml", "report.risk", "risk.r.sample_uniques"]),
+        exp_with("experiment: risk is a table, not a list", "[[attack]]\nmethod = \"exact\"\n[risk]\nname = \"r\"\n", &["e.toml", "risk"]),
+        exp("experiment: defence is a table, not a list", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\n[defence]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "defence"]),
+        exp_with("experiment: defence step is a table", "[[defence]]\nname = \"x\"\n[defence.step]\nmethod = \"subsample\"\nfraction = 0.5\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "step"]),
+        exp_with("experiment: published without a value", "[[attack]]\nmethod = \"exact\"\n[[published]]\nsetting = \"none\"\nmetric = \"exact.twins\"\n", &["e.toml", "published[1].value"]),
+        exp_with("experiment: published tolerance negative", "[[attack]]\nmethod = \"exact\"\n[[published]]\nsetting = \"none\"\nmetric = \"exact.twins\"\nvalue = 1\ntolerance = -1\n", &["e.toml", "published[1].tolerance"]),
+        exp("experiment: unknown measurement-error method", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\n[[scenario.error]]\nmethod = \"nois\"\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "scenario.error[1]", "nois"]),
+        exp_with("experiment: utility variable not in the data", "[[attack]]\nmethod = \"exact\"\n[utility]\nvariables = [\"zz\"]\nmeasures = [\"moments\"]\n", &["e.toml", "zz"]),
+        exp("experiment: key_map to a missing column", "name = \"h\"\nseed = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"a\"]\nkey_map = { a = \"zz\" }\n[[defence]]\nname = \"none\"\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "zz"]),
+        exp_with("experiment: linkage given as file and inline", "[[attack]]\nmethod = \"fellegi-sunter\"\nlinkage_spec = \"l.toml\"\n[attack.linkage]\nblocking = [[\"a\"]]\n", &["e.toml", "linkage"]).file("l.toml", LINK),
+        exp_with("experiment: grid of words for a number", "[[defence]]\nname = \"x\"\n[[defence.step]]\nmethod = \"local-suppression\"\nk = [\"two\"]\n[[attack]]\nmethod = \"exact\"\n", &["e.toml", "k"]),
+        exp_with("experiment: attack params is a list", "[[attack]]\nmethod = \"nearest\"\nk = [1, 2]\n", &["e.toml", "attack[1]"]),
+        exp_with("experiment: risk name empty", "[[attack]]\nmethod = \"exact\"\n[[risk]]\nname = \"\"\n", &["e.toml", "risk[1].name"]),
+        exp("experiment: TOML with a duplicate key", "name = \"h\"\nname = \"i\"\n", &["e.toml", "name"]),
+        // ---------------------------------------------------------------- pipeline TOML, broader
+        pipe("pipeline: method is a number", "[[step]]\nmethod = 3\n", &["p.toml", "step[1].method"]),
+        pipe("pipeline: second step bad", "[[step]]\nmethod = \"subsample\"\nfraction = 0.5\n[[step]]\nmethod = \"noise\"\nvariables = [\"b\"]\nnoise = -1\n", &["p.toml", "step[2]", "noise"]),
+        pipe("pipeline: pram pd negative", "[[step]]\nmethod = \"pram\"\nvariables = [\"a\"]\npd = -0.5\n", &["p.toml", "pd"]),
+        pipe("pipeline: subsample fraction above 1", "[[step]]\nmethod = \"subsample\"\nfraction = 1.5\n", &["p.toml", "fraction"]),
+        pipe("pipeline: local-suppression keys empty", "[[step]]\nmethod = \"local-suppression\"\nkeys = []\nk = 2\n", &["p.toml", "keys"]),
+        pipe("pipeline: noise without variables", "[[step]]\nmethod = \"noise\"\nnoise = 10\n", &["p.toml", "variables"]),
+        pipe("pipeline: mdav k 0", "[[step]]\nmethod = \"mdav\"\nvariables = [\"b\"]\nk = 0\n", &["p.toml", "k"]),
+        pipe("pipeline: rank-swap p negative", "[[step]]\nmethod = \"rank-swap\"\nvariables = [\"b\"]\np = -5\n", &["p.toml", "p"]),
+        pipe("pipeline: round base 0", "[[step]]\nmethod = \"round\"\nvariables = [\"b\"]\nbase = 0\n", &["p.toml", "base"]),
+        pipe("pipeline: round without base", "[[step]]\nmethod = \"round\"\nvariables = [\"b\"]\n", &["p.toml", "base"]),
+        pipe("pipeline: recode breaks of words", "[[step]]\nmethod = \"global-recode\"\nvariables = [\"b\"]\nbreaks = [\"a\", \"b\"]\n", &["p.toml", "breaks"]),
+        pipe("pipeline: step variables is a string", "[[step]]\nmethod = \"noise\"\nvariables = 3\nnoise = 10\n", &["p.toml", "variables"]),
+        pipe("pipeline: k NaN", "[[step]]\nmethod = \"local-suppression\"\nkeys = [\"a\"]\nk = nan\n", &["p.toml", "k"]),
+        pipe("pipeline: top-code on a text column", "[[step]]\nmethod = \"top-bottom-code\"\nvariables = [\"s\"]\ntop = 1\n", &["'s'"]),
+        // ---------------------------------------------------------------- linkage spec, broader
+        link("linkage: jaro-winkler threshold above 1", "[[comparison]]\ncolumn = \"a\"\nlevels = [{kind = \"jaro-winkler\", threshold = 1.5}, {kind = \"else\"}]\n", &["l.toml", "threshold"]),
+        link("linkage: levenshtein threshold negative", "[[comparison]]\ncolumn = \"a\"\nlevels = [{kind = \"levenshtein\", threshold = -1}, {kind = \"else\"}]\n", &["l.toml", "threshold"]),
+        link("linkage: unknown blocking function", "blocking = [[\"soundex(a)\"]]\n[[comparison]]\ncolumn = \"b\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["l.toml", "soundex"]),
+        link("linkage: level without kind", "[[comparison]]\ncolumn = \"b\"\nlevels = [{m = 0.5}, {kind = \"else\"}]\n", &["l.toml", "kind"]),
+        link("linkage: comparison without column", "[[comparison]]\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["l.toml", "column"]),
+        link("linkage: comparison on a column outside the keys", "blocking = [[\"a\"]]\n[[comparison]]\ncolumn = \"s\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["'s'", "keys"]),
+        link("linkage: m is a string", "[[comparison]]\ncolumn = \"b\"\nlevels = [{kind = \"exact\", m = \"high\"}, {kind = \"else\"}]\n", &["l.toml", "m"]),
+        link("linkage: comparison is a table", "[comparison]\ncolumn = \"b\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["l.toml", "comparison"]),
+        // ---------------------------------------------------------------- flags, broader
+        risk("flags: risk unknown missing policy", D, "--keys a --missing everything", &["missing", "everything"]),
+        risk("flags: risk k_anonymity 0", D, "--keys a --set k_anonymity=0", &["k_anonymity"]),
+        risk("flags: risk max_global_risk 1", D, "--keys a --measure individual --set max_global_risk=1", &["max_global_risk"]),
+        risk("flags: risk alpha without wildcard", D, "--keys a --measure individual --set alpha=0.5", &["alpha", "wildcard"]),
+        risk("flags: risk intruder share above 1", D, "--keys a --population-size 100 --population-uniques 1 --intruder-share 2", &["intruder_share"]),
+        risk("flags: risk population size negative", D, "--keys a --population-size -5", &["population"]),
+        risk("flags: risk population size infinite", D, "--keys a --population-size inf", &["population", "inf"]),
+        risk("flags: risk unknown log-linear model", D, "--keys a --measure population --sampling-fraction 0.5 --loglinear threeway", &["threeway"]),
+        risk("flags: risk suda cost limit negative", D, "--keys a,b --measure suda2 --suda-cost-limit -1", &["cost_limit"]),
+        risk("flags: risk recursive_c 0", D, "--keys a --measure l-diversity --sensitive s --set recursive_c=0 --set recursive_l=2", &["recursive_c"]),
+        risk("flags: risk unknown format", D, "--keys a --format yaml", &["yaml"]),
+        risk("flags: risk per-record into a missing directory", D, "--keys a --per-record nodir/x.csv", &["nodir"]),
+        risk("flags: risk household without group", D, "--keys a --measure household", &["group"]),
+        risk("flags: risk population without size, fraction or weight", D, "--keys a --measure population", &["population"]),
+        risk("flags: risk set-valued column missing", D, "--keys a --set-valued zz", &["'zz'"]),
+        risk("flags: risk unknown global_risk_denominator", D, "--keys a --measure individual --set global_risk_denominator=some", &["global_risk_denominator", "some"]),
+        risk("flags: household unknown denominator", "id,a,h\n1,x,1\n2,y,1\n", "--keys a --measure household --group h --set global_risk_denominator=half", &["global_risk_denominator", "half"]),
+        risk("flags: risk weight column is a key too", "id,a,w\n1,x,2\n2,y,abc\n", "--keys a,w --weight w --measure individual", &["'w'"]),
+        risk("flags: risk dis fraction 1", D, "--keys a,b --measure suda2 --dis-fraction 1", &["dis_fraction"]),
+        risk("flags: risk max msu size huge", D, "--keys a,b --measure suda2 --max-msu-size -5", &["max_msu_size"]),
+        risk("flags: risk unique threshold huge", D, "--keys a --unique-threshold 99999999999999999999", &["unique"]),
+        attack("flags: exact max_listed 0", "--set max_listed=0", &["max_listed"]),
+        attack("flags: exact max_listed too large", "--set max_listed=99999999999", &["max_listed"]),
+        attack("flags: nearest top_k negative", "--method nearest --top-k -1", &["top_k"]),
+        attack("flags: kmeans clusters 0", "--method kmeans --clusters 0", &["clusters"]),
+        attack("flags: tolerance 0", "--sensitive s --tolerance 0", &["tolerance"]),
+        attack("flags: tolerance NaN", "--sensitive s --tolerance NaN", &["tolerance"]),
+        attack("flags: fellegi-sunter threshold NaN", "--method fellegi-sunter --threshold NaN", &["threshold"]),
+        attack("flags: fellegi-sunter threshold 1", "--method fellegi-sunter --threshold 1", &["threshold"]),
+        attack("flags: em tolerance 0", "--method fellegi-sunter --em-tolerance 0", &["em_tolerance"]),
+        attack("flags: em max iter 0", "--method fellegi-sunter --em-max-iter 0", &["em_max_iter"]),
+        attack("flags: unknown assignment", "--method fellegi-sunter --assignment best", &["assignment", "best"]),
+        attack("flags: unknown metric", "--method nearest --metric manhattan", &["metric", "manhattan"]),
+        attack("flags: unknown string metric", "--method nearest --string-metric soundex", &["soundex"]),
+        attack("flags: weight for an unknown key", "--method nearest --weights zz=2", &["zz"]),
+        attack("flags: negative key weight", "--method nearest --weights b=-1", &["b"]),
+        attack("flags: key-map without =", "--key-map a", &["key"]),
+        attack("flags: explain-pair malformed", "--method fellegi-sunter --explain-pair x", &["explain-pair"]),
+        attack("flags: explain-pair out of range", "--method fellegi-sunter --explain-pair 100,1", &["100"]),
+        attack("flags: sensitive-truth column missing", "--sensitive s --sensitive-truth zz", &["zz"]),
+        attack("flags: link attack with two keys", "--method link", &["link", "one"]),
+        attack("flags: unknown training", "--method fellegi-sunter --set training=half", &["training", "half"]),
+        attack("flags: twins-only without truth ids", "", &["truth"]).argv(&["attack", "--intruder", "i.csv", "--released", "d.csv", "--keys", "a,b", "--twins-only"]),
+        attack("flags: truth-intruder without truth-released", "", &["--truth-released"]).argv(&["attack", "--intruder", "i.csv", "--released", "d.csv", "--keys", "a,b", "--truth-intruder", "id"]),
+        attack("flags: intruder schema missing", "--intruder-schema nope.toml", &["nope.toml"]),
+        attack("flags: released schema broken", "--released-schema s.toml", &["s.toml"]).file("s.toml", "[[[\n"),
+        mask("flags: mask pram pd 2", "--method pram --set variables=a --set pd=2", &["pd"]),
+        mask("flags: mask negative seed", "", &["'-1'"]).argv(&["mask", "--data", "d.csv", "--method", "subsample", "--set", "fraction=0.5", "--seed", "-1", "--out", "o.csv"]),
+        mask("flags: mask misspelt parameter", "--method noise --set variables=b --set nois=3", &["nois", "noise"]),
+        mask("flags: mask noise on a text column", "--method noise --set variables=s --set noise=10", &["'s'"]),
+        mask("flags: mask --out into a missing directory", "", &["nodir"]).argv(&["mask", "--data", "d.csv", "--method", "subsample", "--set", "fraction=0.5", "--seed", "1", "--out", "nodir/o.csv"]),
+        mask("flags: mask --log into a missing directory", "--method subsample --set fraction=0.5 --log nodir/l.json", &["nodir"]),
+        mask("flags: mask unknown format", "--method subsample --set fraction=0.5 --format yaml", &["yaml"]),
+        mask("flags: mask round base negative", "--method round --set variables=b --set base=-5", &["base"]),
+        mask("flags: mask rank-swap p 200", "--method rank-swap --set variables=b --set p=200", &["p"]),
+        mask("flags: mask subsample fraction NaN", "--method subsample --set fraction=NaN", &["fraction"]),
+        case("flags: utility masked file missing", "utility --original d.csv --masked nope.csv --variables b", &["nope.csv"]).d(),
+        case("flags: utility model with an unknown variable", "", &["zz"]).d().file("d2.csv", D).argv(&["utility", "--original", "d.csv", "--masked", "d2.csv", "--variables", "b", "--model", "zz ~ b"]),
+        case("flags: utility unknown family", "utility --original d.csv --masked d2.csv --variables b --model b~a --family gamma2", &["gamma2"]).d().file("d2.csv", D),
+        case("flags: utility masked has other columns", "utility --original d.csv --masked d2.csv --variables b", &["d2.csv", "'b'"]).d().file("d2.csv", "id,c\n1,2\n"),
+        case("flags: utility unknown format", "utility --original d.csv --masked d2.csv --variables b --format yaml", &["yaml"]).d().file("d2.csv", D),
+        case("flags: synth n negative", "synth survey-panel --n -5 --out g", &["-5"]),
+        case("flags: synth seed not a number", "synth survey-panel --n 10 --seed abc --out g", &["abc"]),
+        case("flags: synth --set without =", "synth survey-panel --n 10 --set zz --out g", &["zz"]),
+        case("flags: synth linkage-pair overlap above 1", "synth linkage-pair --n 10 --set overlap=1.5 --out g", &["overlap"]),
+        case("flags: synth linkage-pair typo negative", "synth linkage-pair --n 10 --set typo=-0.1 --out g", &["typo"]),
+        case("flags: synth linkage-pair n_b 0", "synth linkage-pair --n 10 --set n_b=0 --out g", &["n_b"]),
+        case("flags: synth linkage-pair missing NaN", "synth linkage-pair --n 10 --set missing=NaN --out g", &["missing"]),
+        case("flags: synth unknown generator parameter", "synth linkage-pair --n 10 --set overlapp=0.5 --out g", &["overlapp", "overlap"]),
+        case("flags: synth --out onto the current directory's file", "synth linkage-pair --n 10 --out d.csv", &["d.csv"]).d(),
+        case("flags: run file missing, dry run", "run nope.toml", &["nope.toml"]),
+        case("flags: run --out is a file", "run e.toml --out d.csv", &["d.csv"]).d().file("e.toml", EXP),
+        case("flags: run --threads not a number", "run e.toml --dry-run --threads many", &["many"]).d().file("e.toml", EXP),
+        case("flags: panel attack unknown mode", "panel attack --wave1 d.csv --wave2 d2.csv --mode guess --scenario 2", &["guess"]).d().file("d2.csv", D),
+        case("flags: panel attack unknown pool", "panel attack --wave1 d.csv --wave2 d2.csv --mode match --scenario 2 --pool some", &["some"]).d().file("d2.csv", D),
+        case("flags: panel attack wave2 missing", "panel attack --wave1 d.csv --wave2 nope.csv --mode match --scenario 2", &["nope.csv"]).d(),
+        case("flags: panel attack link column missing", "panel attack --wave1 d.csv --wave2 d2.csv --mode match --scenario 2 --link zz", &["zz"]).d().file("d2.csv", D),
+        case("flags: panel protect unknown method", "panel protect --wave1 d.csv --wave2 d2.csv --method shuffle --rho 0.1 --seed 1 --out o.csv", &["shuffle"]).d().file("d2.csv", D),
+        case("flags: panel study seeds not numbers", "panel study --wave1 d.csv --wave2 d.csv --seeds abc", &["seeds"]).d(),
+        case("flags: panel without a subcommand", "panel", &["Usage"]),
         // ---------------------------------------------------------------- write over an input
         mask("overwrite: mask --out is the data", "--method subsample --set fraction=0.5", &["--out", "d.csv", "input"]).argv(&["mask", "--data", "d.csv", "--method", "subsample", "--set", "fraction=0.5", "--seed", "1", "--out", "d.csv"]),
         mask("overwrite: mask --out ./d.csv", "", &["--out", "input"]).argv(&["mask", "--data", "d.csv", "--method", "subsample", "--set", "fraction=0.5", "--seed", "1", "--out", "./d.csv"]),
@@ -461,12 +700,34 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 struct Outcome {
     code: Option<i32>,
+    stdout: String,
     stderr: String,
 }
 
 fn run(args: &[String], cwd: &Path) -> Outcome {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_intruder"))
-        .args(args)
+    run_limited(args, cwd, None)
+}
+
+/// Runs the binary, under an address-space limit of `mem_mib` MiB when given (`ulimit -v` in
+/// a shell that then execs it).
+fn run_limited(args: &[String], cwd: &Path, mem_mib: Option<u64>) -> Outcome {
+    let bin = env!("CARGO_BIN_EXE_intruder");
+    let mut cmd = match mem_mib {
+        Some(mib) => {
+            let mut c = Command::new("sh");
+            c.arg("-c")
+                .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", mib * 1024))
+                .arg(bin)
+                .args(args);
+            c
+        }
+        None => {
+            let mut c = Command::new(bin);
+            c.args(args);
+            c
+        }
+    };
+    let mut child = cmd
         .current_dir(cwd)
         .env("RAYON_NUM_THREADS", "2")
         .stdin(Stdio::null())
@@ -498,10 +759,11 @@ fn run(args: &[String], cwd: &Path) -> Outcome {
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    let _ = t1.join();
+    let stdout = String::from_utf8_lossy(&t1.join().unwrap()).into_owned();
     let stderr = String::from_utf8_lossy(&t2.join().unwrap()).into_owned();
     Outcome {
         code: status.and_then(|s| s.code()),
+        stdout,
         stderr,
     }
 }
@@ -518,14 +780,14 @@ fn check(c: &Case) -> Option<String> {
         std::os::unix::fs::symlink(t, dir.path().join(l)).unwrap();
     }
     let before = snapshot(dir.path());
-    let o = run(&c.args, dir.path());
+    let o = run_limited(&c.args, dir.path(), c.mem_mib);
     let after = snapshot(dir.path());
     let mut wrong = Vec::new();
     let mut unmet = Vec::new();
     match (c.expect, o.code) {
         (_, None) => wrong.push("killed after 120 s or by a signal".to_string()),
         (Expect::Fail, Some(1 | 2)) => {}
-        (Expect::Warn, Some(0)) => {}
+        (Expect::Warn | Expect::Ok, Some(0)) => {}
         (_, Some(0)) if c.open.is_some() => unmet.push("exit status 0".to_string()),
         (_, Some(code)) => wrong.push(format!("exit status {code}")),
     }
@@ -535,8 +797,13 @@ fn check(c: &Case) -> Option<String> {
     if c.expect == Expect::Warn && !o.stderr.contains("warning") {
         unmet.push("no warning".into());
     }
+    let said = if c.expect == Expect::Ok {
+        format!("{}\n{}", o.stdout, o.stderr)
+    } else {
+        o.stderr.clone()
+    };
     for m in &c.must {
-        if !o.stderr.contains(m.as_str()) {
+        if !said.contains(m.as_str()) {
             unmet.push(format!("message lacks {m:?}"));
         }
     }
@@ -645,4 +912,28 @@ fn stale_temporary_file_is_removed_on_next_write() {
         other.exists(),
         "another target's temporary file is not ours to remove"
     );
+}
+
+/// A missing file is named once with its reason, not `FILE: REASON: REASON`.
+#[test]
+fn a_missing_file_states_its_reason_once() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        "risk --data nope.csv --keys a",
+        "attack --intruder nope.csv --released nope2.csv --keys a --truth id",
+        "mask --data d.csv --pipeline nope.toml --seed 1 --out o.csv",
+    ] {
+        std::fs::write(dir.path().join("d.csv"), D).unwrap();
+        let o = run(
+            &args
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+            dir.path(),
+        );
+        assert!(matches!(o.code, Some(1 | 2)), "{args}: {}", o.stderr);
+        assert!(o.stderr.contains("nope"), "{args}: {}", o.stderr);
+        let reason = "No such file or directory";
+        assert_eq!(o.stderr.matches(reason).count(), 1, "{args}: {}", o.stderr);
+    }
 }

@@ -404,6 +404,10 @@ pub struct ColumnSet {
     pub file: String,
     /// Name, kind and role of every column (truth columns included).
     pub columns: Vec<(String, Kind, Role)>,
+    /// For columns that are not numeric: the first observed cell that is not a finite number
+    /// (its 1-based row and its text), so that a numeric need names the value ("NaN", "inf",
+    /// "1e999", a word); empty when not known.
+    pub first_not_number: Vec<(String, usize, String)>,
 }
 
 impl ColumnSet {
@@ -424,9 +428,17 @@ impl ColumnSet {
                 .iter()
                 .map(|c| (c.name().to_string(), c.kind(), Role::Truth)),
         );
+        let first_not_number = table
+            .columns()
+            .iter()
+            .chain(truth)
+            .filter(|c| !c.kind().is_numeric())
+            .filter_map(|c| first_not_finite(c).map(|(i, t)| (c.name().to_string(), i + 1, t)))
+            .collect();
         ColumnSet {
             file: table.source().display().to_string(),
             columns,
+            first_not_number,
         }
     }
 
@@ -461,13 +473,29 @@ impl ColumnSet {
                 ))
             }
             Some(k) if !need.accepts(k) => Err(format!(
-                "{}: column '{name}' is {k}; expected {}",
+                "{}: column '{name}' is {k}; expected {}{}",
                 self.file,
-                need.describe()
+                need.describe(),
+                match self.first_not_number.iter().find(|x| x.0 == name) {
+                    Some((_, row, text)) if need == ColumnNeed::Numeric =>
+                        format!(" (row {row} holds '{text}', which is not a finite number)"),
+                    _ => String::new(),
+                }
             )),
             Some(_) => Ok(()),
         }
     }
+}
+
+/// The first observed cell of `c` (0-based row, text) that does not read as a finite number.
+pub fn first_not_finite(c: &crate::Column) -> Option<(usize, String)> {
+    (0..c.len()).find_map(|i| {
+        let t = c.text(i)?;
+        match t.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => None,
+            _ => Some((i, t.into_owned())),
+        }
+    })
 }
 
 /// What a surface knows when reading parameters.
@@ -1454,6 +1482,7 @@ mod tests {
                 ("income".into(), Kind::Float, Role::Sensitive),
                 ("sex".into(), Kind::Categorical, Role::Key),
             ],
+            first_not_number: vec![("sex".into(), 1, "M".into())],
         };
         let ctx = ReadContext {
             base_dir: None,
@@ -1464,7 +1493,7 @@ mod tests {
             p,
             vec![
                 "attack[2].variables: d.csv: no column named 'incme' (did you mean 'income'?); the columns are: income, sex",
-                "attack[2].variables: d.csv: column 'sex' is categorical; expected a numeric (integer or float) column",
+                "attack[2].variables: d.csv: column 'sex' is categorical; expected a numeric (integer or float) column (row 1 holds 'M', which is not a finite number)",
             ]
         );
     }
@@ -1478,6 +1507,7 @@ mod tests {
                 ("w".into(), Kind::Float, Role::Weight),
                 ("b".into(), Kind::Integer, Role::Key),
             ],
+            first_not_number: Vec::new(),
         };
         let mut t: toml::Table = "keys = [\"a\"]".parse().unwrap();
         let filled = fill_from_roles(&mut t, &[SPECS], &cols);

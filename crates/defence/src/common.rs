@@ -19,7 +19,14 @@ pub(crate) fn numeric(
         k => Err(DefenceError::Column {
             method,
             column: name.to_string(),
-            message: format!("is {k}; expected a numeric (integer or float) column"),
+            message: format!(
+                "is {k}; expected a numeric (integer or float) column{}",
+                match intruder_data::params::first_not_finite(c) {
+                    Some((i, t)) =>
+                        format!(" (row {} holds '{t}', which is not a finite number)", i + 1),
+                    None => String::new(),
+                }
+            ),
         }),
     }
 }

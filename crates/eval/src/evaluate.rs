@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-use intruder_attack::{AttackError, Configured, Linkage, ParamError};
+use intruder_attack::{AttackError, Candidate, Candidates, Configured, Linkage, ParamError};
 use intruder_data::numeric::stores_numbers;
 use intruder_data::report::{Figure, Report, Unit};
 use intruder_data::write_atomically;
@@ -242,6 +242,25 @@ pub fn evaluate(
                 });
             }
         }
+        // An intruder's record stands for one person: an id on two rows would make two
+        // records the twin of one released record.
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(ic.len());
+        for i in 0..ic.len() {
+            if let Some(t) = ic.text(i)
+                && let Some(prev) = seen.insert(t.to_string(), i)
+            {
+                return Err(AttackError::Column {
+                    file: intruder.source().display().to_string(),
+                    name: ids.intruder.clone(),
+                    message: format!(
+                        "truth id '{t}' appears on row {} and again on row {}: an intruder's record stands for one person, so ids must be unique",
+                        prev + 1,
+                        i + 1
+                    ),
+                });
+            }
+        }
+        drop(seen);
         for (i, t) in twin.iter_mut().enumerate() {
             *t = ic.text(i).and_then(|v| by_id.get(v.as_ref()).copied());
         }
@@ -291,7 +310,15 @@ pub fn evaluate(
     };
     let (mut p_sum, mut p_n, mut a_count) = (0.0f64, 0usize, 0usize);
     let mut links: Vec<(f64, bool)> = Vec::new();
-    for (i, cands) in linkage.records.iter().enumerate() {
+    let mut whole = WholeLists::new(linkage)?;
+    for (i, listed) in linkage.records.iter().enumerate() {
+        let full;
+        let cands = if listed.in_part() {
+            full = whole.of(i)?;
+            &full
+        } else {
+            listed
+        };
         let best = cands.best();
         let c = best.len();
         if !cands.is_empty() {
@@ -428,6 +455,97 @@ pub fn evaluate(
         });
     }
     Ok(ev)
+}
+
+/// Candidate rows read at a time for records listed in part: the evaluator's memory for them.
+const WHOLE_BATCH_ROWS: usize = 1 << 22;
+
+/// The whole candidate lists of the records a linkage lists in part, read from its lister in
+/// batches of consecutive such records (about [`WHOLE_BATCH_ROWS`] rows at a time), in
+/// record order.
+struct WholeLists<'a> {
+    linkage: &'a Linkage,
+    /// Records listed in part, in order.
+    pending: Vec<usize>,
+    /// Next position in `pending` to read.
+    next: usize,
+    /// The batch read last: (record, its whole list).
+    batch: std::collections::VecDeque<(usize, Vec<usize>)>,
+}
+
+impl<'a> WholeLists<'a> {
+    fn new(linkage: &'a Linkage) -> Result<WholeLists<'a>, AttackError> {
+        let pending: Vec<usize> = (0..linkage.records.len())
+            .filter(|&i| linkage.records[i].in_part())
+            .collect();
+        if let (Some(&i), None) = (pending.first(), &linkage.lister) {
+            let c = &linkage.records[i];
+            return Err(AttackError::Mismatch(format!(
+                "the {} attack lists {} of the {} candidates of intruder record {} and cannot list the others: its figures would not be exact (raise max_listed)",
+                linkage.method,
+                c.list.len(),
+                c.total(),
+                i + 1
+            )));
+        }
+        Ok(WholeLists {
+            linkage,
+            pending,
+            next: 0,
+            batch: Default::default(),
+        })
+    }
+
+    /// The whole candidates of record `i` (listed in part; records asked in order).
+    fn of(&mut self, i: usize) -> Result<Candidates, AttackError> {
+        if self.batch.front().is_none_or(|b| b.0 != i) {
+            self.batch.clear();
+            let start = self.pending[self.next..].partition_point(|&r| r < i) + self.next;
+            let mut end = start;
+            let mut rows = 0usize;
+            while end < self.pending.len() && (end == start || rows < WHOLE_BATCH_ROWS) {
+                rows += self.linkage.records[self.pending[end]].total();
+                end += 1;
+            }
+            let records = &self.pending[start..end];
+            let lister = self.linkage.lister.as_ref().expect("checked in new");
+            self.batch = records.iter().copied().zip(lister.list(records)).collect();
+            self.next = end;
+        }
+        let (r, rows) = self
+            .batch
+            .pop_front()
+            .expect("a batch holds the record asked");
+        debug_assert_eq!(r, i);
+        let want = &self.linkage.records[i];
+        // In the order a whole list holds them (rows of the attacked table, increasing).
+        let got = Candidates {
+            list: rows
+                .into_iter()
+                .map(|row| Candidate {
+                    row,
+                    score: 1.0,
+                    rank: 1,
+                })
+                .collect(),
+            unlisted: 0,
+        };
+        let prefix = got.list.len() >= want.list.len()
+            && got.list[..want.list.len()]
+                .iter()
+                .zip(&want.list)
+                .all(|(a, b)| a.row == b.row);
+        if got.list.len() != want.total() || !prefix {
+            return Err(AttackError::Mismatch(format!(
+                "the {} attack counted {} candidates for intruder record {} but lists {} in whole",
+                self.linkage.method,
+                want.total(),
+                i + 1,
+                got.list.len()
+            )));
+        }
+        Ok(got)
+    }
 }
 
 fn opt<T: ToString>(x: Option<T>) -> String {
@@ -678,10 +796,10 @@ impl Evaluation {
     }
 }
 
-/// A note for people: flags (notes named `*_converged`, stored as 0 / 1 so that they stay
-/// metrics) as `true` / `false`, whole numbers without decimals, the rest to 4 decimals.
+/// A note for people: flags (notes named `*_converged` or `*_every_pair`, stored as 0 / 1 so
+/// that they stay metrics) as `true` / `false`, whole numbers without decimals, the rest to 4 decimals.
 fn format_note(name: &str, v: f64) -> String {
-    if name.ends_with("_converged") && (v == 0.0 || v == 1.0) {
+    if (name.ends_with("_converged") || name.ends_with("_every_pair")) && (v == 0.0 || v == 1.0) {
         return (v == 1.0).to_string();
     }
     if v.fract() == 0.0 && v.abs() < 1e15 {
@@ -699,6 +817,7 @@ mod tests {
     fn flags_print_as_true_false_and_numbers_as_numbers() {
         assert_eq!(format_note("em_converged", 1.0), "true");
         assert_eq!(format_note("em_session_2_converged", 0.0), "false");
+        assert_eq!(format_note("u_every_pair", 1.0), "true");
         assert_eq!(format_note("em_iterations", 12.0), "12");
         assert_eq!(format_note("lambda", 0.25), "0.2500");
     }

@@ -308,6 +308,7 @@ impl Source {
                             (n.clone(), kind, s.role.unwrap_or(Role::Other))
                         })
                         .collect(),
+                    first_not_number: Vec::new(),
                 };
                 let ds = Dataset::split_truth(PathBuf::from(label), columns)?;
                 Ok((ds, set))
@@ -341,6 +342,7 @@ impl Source {
                     )
                 })
                 .collect(),
+            first_not_number: Vec::new(),
         }))
     }
 
@@ -569,6 +571,7 @@ fn mask_impl(
             .iter()
             .map(|c| (c.name().to_string(), c.kind(), c.role()))
             .collect(),
+        first_not_number: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,
@@ -962,6 +965,7 @@ fn utility_impl(
             .iter()
             .map(|c| (c.name().to_string(), c.kind(), c.role()))
             .collect(),
+        first_not_number: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,

@@ -340,10 +340,14 @@ pub struct WeightSummary {
 /// Household risk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HouseholdSummary {
-    /// Σ over records of their household's risk (sdcMicro's hierarchical expected re-identifications).
+    /// Σ over the records of the denominator of their household's risk (sdcMicro's
+    /// hierarchical expected re-identifications with `All`).
     pub expected_reidentifications: f64,
-    /// Mean household risk per record.
+    /// Mean household risk per record of the denominator.
     pub global_risk: f64,
+    /// The records summed and divided by: those counted (under listwise the complete ones), or
+    /// every record (sdcMicro's `measure_hierarchical`); the same choice as global risk.
+    pub denominator: GlobalRiskDenominator,
     /// Number of households.
     pub households: usize,
     /// The largest household risk.
@@ -642,17 +646,21 @@ impl Summary {
             );
         }
         if let Some(h) = &self.household {
+            let over = match h.denominator {
+                GlobalRiskDenominator::Counted => "counted record",
+                GlobalRiskDenominator::All => "record of the file (sdcMicro)",
+            };
             add(
                 "household_expected_reidentifications",
                 json!(h.expected_reidentifications),
                 Unit::Score,
-                "Σ over records of their household's risk 1 − Π(1 − r_i)".into(),
+                format!("Σ over each {over} of its household's risk 1 − Π(1 − r_i)"),
             );
             add(
                 "household_global_risk",
                 json!(h.global_risk),
                 Unit::Proportion,
-                "mean household risk per record".into(),
+                format!("mean household risk per {over}"),
             );
         }
         if let Some(d) = &self.diversity {
@@ -773,6 +781,52 @@ pub struct Assessment {
     pub summary: Summary,
     /// Per-record figures.
     pub records: RecordRisk,
+    /// What the user should know about the inputs (weights below 1, a weight total far from
+    /// the population size given): the figures are computed, but may not mean what they say.
+    pub warnings: Vec<String>,
+}
+
+/// The relative difference between the weights' total and a given population size above which
+/// [`weight_warnings`] warns: 10 %.
+pub const WEIGHT_TOTAL_TOLERANCE: f64 = 0.10;
+
+/// Warnings about sampling weights read from column `name` of `file`: weights below 1 (a weight
+/// counts the population units a record stands for, so F_k = Σw and every risk estimated from
+/// it assume weights ≥ 1), and, with a population size N, a total Σw that differs from N by
+/// more than [`WEIGHT_TOTAL_TOLERANCE`] of N (the weights then do not describe that
+/// population).
+pub fn weight_warnings(
+    weights: &[f64],
+    name: &str,
+    file: &str,
+    population_size: Option<f64>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let below: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] < 1.0).collect();
+    if let Some(&first) = below.first() {
+        let min = below
+            .iter()
+            .map(|&i| weights[i])
+            .fold(f64::INFINITY, f64::min);
+        out.push(format!(
+            "{file}: weight column '{name}': {} of {} weights are below 1 (the first on record {}: {}; the smallest {min}); a weight counts the population units a record stands for, so F_k (a sum of weights) and the individual, global and household risk estimated from it assume weights ≥ 1: rescale the weights to population units",
+            below.len(),
+            weights.len(),
+            first + 1,
+            weights[first],
+        ));
+    }
+    if let Some(big_n) = population_size {
+        let total: f64 = weights.iter().sum();
+        if big_n > 0.0 && ((total - big_n) / big_n).abs() > WEIGHT_TOTAL_TOLERANCE {
+            out.push(format!(
+                "{file}: weight column '{name}': the weights sum to {total}, but the population size given is {big_n} ({:+.1}%, more than {:.0}% off): the weights and the population size describe different populations; check both",
+                (total - big_n) / big_n * 100.0,
+                WEIGHT_TOTAL_TOLERANCE * 100.0,
+            ));
+        }
+    }
+    out
 }
 
 /// Computes every frequency figure of `table` as `params` asks.
@@ -827,6 +881,10 @@ pub fn assess_timed(
             "the population size {big_n} is smaller than the file's {n_total} records"
         )));
     }
+    let warnings = match (&weights, params.weight.as_deref()) {
+        (Some(w), Some(name)) => weight_warnings(w, name, &file, params.population_size),
+        _ => Vec::new(),
+    };
 
     let class_policy = if wildcard {
         MissingPolicy::Listwise
@@ -1028,10 +1086,28 @@ pub fn assess_timed(
         })
         .transpose()?;
     let household_summary = household.as_ref().map(|(h, households)| {
-        let sum: f64 = h.iter().sum();
+        // Counted: the records with an individual risk (under listwise the complete ones; a
+        // record deleted there still shares its household's risk, but is not summed). All:
+        // every record, as sdcMicro's measure_hierarchical.
+        let (sum, denominator): (f64, usize) = match params.global_risk_denominator {
+            GlobalRiskDenominator::Counted => (
+                h.iter()
+                    .zip(&individual)
+                    .filter(|(_, r)| r.is_some())
+                    .map(|(x, _)| x)
+                    .sum(),
+                counted,
+            ),
+            GlobalRiskDenominator::All => (h.iter().sum(), n_total),
+        };
         HouseholdSummary {
             expected_reidentifications: sum,
-            global_risk: sum / n_total as f64,
+            global_risk: if denominator > 0 {
+                sum / denominator as f64
+            } else {
+                0.0
+            },
+            denominator: params.global_risk_denominator,
             households: *households,
             max_risk: h.iter().copied().fold(0.0, f64::max),
         }
@@ -1131,6 +1207,7 @@ pub fn assess_timed(
             l_entropy,
             recursive_cl,
         },
+        warnings,
     })
 }
 

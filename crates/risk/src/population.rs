@@ -630,6 +630,8 @@ pub struct PopulationRisk {
     pub pr_unique_loglinear: Vec<Option<f64>>,
     /// Per record: E(1/F | f = 1) under the log-linear model (sample uniques; 0 otherwise).
     pub expected_inverse_loglinear: Vec<Option<f64>>,
+    /// Warnings about the weights ([`crate::assess::weight_warnings`]).
+    pub warnings: Vec<String>,
 }
 
 impl PopulationRisk {
@@ -883,6 +885,12 @@ pub fn population_uniqueness(
         .as_deref()
         .map(|w| weight_values(table, w, &file))
         .transpose()?;
+    let warnings = match (&weights, params.weight.as_deref()) {
+        (Some(w), Some(name)) => {
+            crate::assess::weight_warnings(w, name, &file, params.population_size)
+        }
+        _ => Vec::new(),
+    };
     let pi = match (params.sampling_fraction, params.population_size, &weights) {
         (Some(p), _, _) => p,
         (None, Some(big_n), _) => {
@@ -1000,6 +1008,7 @@ pub fn population_uniqueness(
         pr_unique_rule: pr_rule,
         pr_unique_loglinear: pr_ll,
         expected_inverse_loglinear: inv_ll,
+        warnings,
     })
 }
 

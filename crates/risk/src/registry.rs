@@ -77,6 +77,9 @@ pub struct RiskOutcome {
     pub report: Report,
     /// Per-record figures, in record order (empty unless asked for).
     pub records: Records,
+    /// Warnings about the inputs (e.g. weights below 1, a weight total far from the population
+    /// size given): the command line prints them as `warning:` lines.
+    pub warnings: Vec<String>,
 }
 
 /// The parameters every risk measure takes.
@@ -111,7 +114,7 @@ const POPULATION_SIZE: ParamSpec = ParamSpec::new(
 const WEIGHT: ParamSpec = ParamSpec::new(
     "weight",
     ParamKind::Column,
-    "sampling-weight column: individual risk as sdcMicro's indivRisk (Benedetti–Franconi) and global risk; without it individual risk is 1/f_k",
+    "sampling-weight column: individual risk as sdcMicro's indivRisk (Benedetti–Franconi) and global risk; without it individual risk is 1/f_k. Weights below 1, and a total more than 10% away from a given population_size, are warned about (a weight counts population units)",
 )
 .from_role(Role::Weight)
 .needs(ColumnNeed::Numeric);
@@ -125,7 +128,7 @@ const K_ANONYMITY: ParamSpec = ParamSpec::new(
 const GLOBAL_RISK_DENOMINATOR: ParamSpec = ParamSpec::new(
     "global_risk_denominator",
     ParamKind::Choice(&["counted", "all"]),
-    "what global risk divides the expected re-identifications by: counted (the records counted; under listwise only the complete ones) or all (every record, as sdcMicro's measure_risk global_risk = global_risk_ER / nrow)",
+    "what global risk divides the expected re-identifications by: counted (the records counted; under listwise only the complete ones) or all (every record, as sdcMicro's measure_risk global_risk = global_risk_ER / nrow); with a group column household_global_risk sums and divides over the same records",
 )
 .default_value("counted");
 const MAX_GLOBAL_RISK: ParamSpec = ParamSpec::new(
@@ -215,7 +218,16 @@ static INDIVIDUAL_PARAMS: &[ParamSpec] = &[
     ALPHA,
 ];
 
-static HOUSEHOLD_PARAMS: &[ParamSpec] = &[GROUP.required(), WEIGHT];
+static HOUSEHOLD_PARAMS: &[ParamSpec] = &[
+    GROUP.required(),
+    WEIGHT,
+    ParamSpec::new(
+        "global_risk_denominator",
+        ParamKind::Choice(&["counted", "all"]),
+        "what household_global_risk sums over and divides by: counted (the records counted; under listwise only the complete ones) or all (every record, as sdcMicro's measure_hierarchical); also the individual global risk's denominator",
+    )
+    .default_value("counted"),
+];
 
 static L_DIVERSITY_PARAMS: &[ParamSpec] = &[
     SENSITIVE.required(),
@@ -295,7 +307,7 @@ static POPULATION_PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "weight",
         ParamKind::Column,
-        "sampling-weight column: π = n / Σw when neither population_size nor sampling_fraction is given; each record's 1/w in sdcMicro's τ",
+        "sampling-weight column: π = n / Σw when neither population_size nor sampling_fraction is given; each record's 1/w in sdcMicro's τ. Weights below 1, and a total more than 10% away from a given population_size, are warned about",
     )
     .from_role(Role::Weight)
     .needs(ColumnNeed::Numeric),
@@ -622,6 +634,7 @@ impl RiskMeasure for Frequency {
             } else {
                 Records::default()
             },
+            warnings: a.warnings,
         })
     }
 }
@@ -727,6 +740,7 @@ impl RiskMeasure for Individual {
             } else {
                 Records::default()
             },
+            warnings: a.warnings,
         })
     }
 }
@@ -743,9 +757,13 @@ fn build_household(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let c = read_common(r);
     let group = r.require::<String>("group");
     let weight = r.get::<String>("weight");
+    let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
     let mut p = risk_params(c)?;
     p.group = Some(group?);
     p.weight = weight;
+    if let Some(d) = denominator {
+        p.global_risk_denominator = d;
+    }
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Household { params }) as Box<dyn RiskMeasure>)
 }
@@ -796,6 +814,10 @@ impl RiskMeasure for Household {
             .household
             .as_ref()
             .ok_or_else(|| RiskError::Param("household risk was not computed".into()))?;
+        let over = match h.denominator {
+            GlobalRiskDenominator::Counted => "counted record",
+            GlobalRiskDenominator::All => "record of the file (sdcMicro)",
+        };
         report.push(Figure::new(
             "group",
             json!(self.params.group),
@@ -812,13 +834,13 @@ impl RiskMeasure for Household {
             "household_expected_reidentifications",
             json!(h.expected_reidentifications),
             Unit::Score,
-            "Σ over records of their household's risk 1 − Π(1 − r_i)",
+            format!("Σ over each {over} of its household's risk 1 − Π(1 − r_i)"),
         ));
         report.push(Figure::new(
             "household_global_risk",
             json!(h.global_risk),
             Unit::Proportion,
-            "mean household risk per record",
+            format!("mean household risk per {over}"),
         ));
         report.push(Figure::new(
             "household_max_risk",
@@ -826,6 +848,7 @@ impl RiskMeasure for Household {
             Unit::Proportion,
             "largest household risk",
         ));
+        let warnings = a.warnings.clone();
         let records = if per_record {
             let r = a.records;
             let mut out = Records::new(r.k.len());
@@ -843,7 +866,11 @@ impl RiskMeasure for Household {
         } else {
             Records::default()
         };
-        Ok(RiskOutcome { report, records })
+        Ok(RiskOutcome {
+            report,
+            records,
+            warnings,
+        })
     }
 }
 
@@ -955,7 +982,11 @@ impl RiskMeasure for LDiversity {
         } else {
             Records::default()
         };
-        Ok(RiskOutcome { report, records })
+        Ok(RiskOutcome {
+            report,
+            records,
+            warnings: Vec::new(),
+        })
     }
 }
 
@@ -1068,6 +1099,7 @@ impl RiskMeasure for Suda2Measure {
             } else {
                 Records::default()
             },
+            warnings: Vec::new(),
         })
     }
 }
@@ -1133,6 +1165,7 @@ impl RiskMeasure for Population {
             } else {
                 Records::default()
             },
+            warnings: pr.warnings.clone(),
         })
     }
 }

@@ -360,6 +360,7 @@ fn columns_are_checked_when_known() {
             ("sex".into(), Kind::Categorical, Role::Key),
             ("hh".into(), Kind::Integer, Role::Group),
         ],
+        first_not_number: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,
@@ -385,6 +386,7 @@ fn schema_roles_fill_absent_parameters_and_given_ones_win() {
             ("hh".into(), Kind::Integer, Role::Group),
             ("s".into(), Kind::Categorical, Role::Sensitive),
         ],
+        first_not_number: Vec::new(),
     };
     let mut t = toml::Table::new();
     let mut filled = fill_roles(&mut t, &cols);

@@ -261,3 +261,66 @@ fn freqcalc_alpha_records_missing_every_key() {
     let a = assess(&ds.table, &p).unwrap();
     assert_eq!(a.records.n_match_alpha.unwrap(), vec![2.5, 2.5, 1.5, 4.0]);
 }
+
+/// Household risk takes the global risk's denominator. SMALL in three households plus a record
+/// missing b (household h3), without weights: r = 1/3, 1/3, 1/3, 1, 1/2, 1/2 and none for the
+/// deleted record; households h1 = {1, 2}: 1 − (2/3)² = 5/9, h2 = {3, 4}: 1 − (2/3)·0 = 1,
+/// h3 = {5, 6, 7}: 1 − (1/2)² = 3/4. All (sdcMicro): (2·5/9 + 2·1 + 3·3/4) / 7 = 193/252;
+/// counted: the six complete records, (2·5/9 + 2 + 2·3/4) / 6 = 83/108.
+#[test]
+fn household_risk_denominator_under_listwise_deletion() {
+    let ds =
+        load("a,b,w,g\n1,x,10,h1\n1,x,20,h1\n1,x,30,h2\n1,y,5,h2\n2,y,8,h3\n2,y,2,h3\n3,,4,h3\n");
+    let mut p = RiskParams::new(keys(&["a", "b"]));
+    p.group = Some("g".into());
+    let h = assess(&ds.table, &p).unwrap().summary.household.unwrap();
+    assert!((h.expected_reidentifications - 83.0 / 18.0).abs() < 1e-12);
+    assert!((h.global_risk - 83.0 / 108.0).abs() < 1e-15);
+    p.global_risk_denominator = GlobalRiskDenominator::All;
+    let h = assess(&ds.table, &p).unwrap().summary.household.unwrap();
+    assert!((h.expected_reidentifications - 193.0 / 36.0).abs() < 1e-12);
+    assert!((h.global_risk - 193.0 / 252.0).abs() < 1e-15);
+    assert_eq!(h.households, 3);
+}
+
+/// Weights below 1 and a weight total far (> 10 %) from the population size given are warned
+/// about, naming the numbers; the figures are still computed.
+#[test]
+fn weight_warnings_below_one_and_total_against_population_size() {
+    let ds = load(SMALL);
+    let mut p = RiskParams::new(keys(&["a", "b"]));
+    p.weight = Some("w".into());
+    assert!(assess(&ds.table, &p).unwrap().warnings.is_empty());
+    // Σw = 75: N = 80 is 6.25 % off (no warning), N = 100 is 25 % off.
+    p.population_size = Some(80.0);
+    assert!(assess(&ds.table, &p).unwrap().warnings.is_empty());
+    p.population_size = Some(100.0);
+    let w = assess(&ds.table, &p).unwrap().warnings;
+    assert_eq!(w.len(), 1, "{w:?}");
+    for want in [
+        "'w'",
+        "sum to 75",
+        "population size given is 100",
+        "-25.0%",
+        "10%",
+    ] {
+        assert!(w[0].contains(want), "{want:?} in {}", w[0]);
+    }
+    let low = load("a,b,w\n1,x,0.5\n1,x,2\n2,y,0.25\n");
+    p.population_size = None;
+    let a = assess(&low.table, &p).unwrap();
+    assert_eq!(a.warnings.len(), 1, "{:?}", a.warnings);
+    for want in [
+        "'w'",
+        "2 of 3 weights are below 1",
+        "record 1: 0.5",
+        "smallest 0.25",
+    ] {
+        assert!(
+            a.warnings[0].contains(want),
+            "{want:?} in {}",
+            a.warnings[0]
+        );
+    }
+    assert!(a.summary.weights.is_some());
+}

@@ -51,6 +51,27 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
         }
     }
 
+    // A fixed number of known records must be records of the intruder's source.
+    if let Some(k) = exp.scenario.intruder_n {
+        let src = data.source();
+        if k == 0 {
+            out.push(problem(
+                "scenario.intruder_n",
+                "0 records: the intruder must know at least one record",
+            ));
+        } else if k as usize > src.nrows() {
+            out.push(problem(
+                "scenario.intruder_n",
+                format!(
+                    "{k} records asked, but the intruder's source {} has {} records; expected at most {} (or give the share known instead)",
+                    src.table().source().display(),
+                    src.nrows(),
+                    src.nrows()
+                ),
+            ));
+        }
+    }
+
     // The scenario's keys: intruder names in the source, released names in the released file.
     let sc = &exp.scenario;
     let released_name = |k: &String| {

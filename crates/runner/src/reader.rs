@@ -229,7 +229,32 @@ impl<'a> Section<'a> {
                     }
                 })
                 .collect(),
-            Some(Value::Table(t)) => vec![t],
+            Some(Value::Table(_)) => {
+                // `[attack]` (one table) where `[[attack]]` (an array of tables) is meant: with
+                // one entry it would read the same, with two the second replaces the first.
+                // The TOML header: the key path without the array indices (`defence.step`).
+                let mut header = String::new();
+                let mut depth = 0usize;
+                for ch in self.path.chars() {
+                    match ch {
+                        '[' => depth += 1,
+                        ']' => depth = depth.saturating_sub(1),
+                        c if depth == 0 => header.push(c),
+                        _ => {}
+                    }
+                }
+                if !header.is_empty() {
+                    header.push('.');
+                }
+                header.push_str(k);
+                p.push(
+                    &self.key(k),
+                    format!(
+                        "expected [[{header}]] tables (an array of tables, one per entry), found a single [{header}] table: write [[{header}]]"
+                    ),
+                );
+                Vec::new()
+            }
             Some(other) => {
                 p.push(
                     &self.key(k),

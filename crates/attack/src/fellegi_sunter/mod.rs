@@ -8,7 +8,8 @@
 //!    dates ≤ t days apart, else). The levels of a pair are packed into one integer (4 bits a
 //!    comparison) and the patterns counted, so EM is linear in the number of pairs.
 //! 3. **Estimation**: `u_k(l)` from random pairs of the two files (seeded, `u_sample` pairs;
-//!    random pairs are almost all non-matches); `m_k(l)` and the share of matches among the
+//!    random pairs are almost all non-matches; when `u_sample` reaches `n_I × n_R`, every pair
+//!    once instead, see [`UPlan`]); `m_k(l)` and the share of matches among the
 //!    candidate pairs `λ_C` by EM ([`em`]) under conditional independence, from deterministic
 //!    starting values (`m` decreasing tenfold from the first non-null level, `u` the sampled
 //!    one, `λ_C = min(n_I, n_R) / |C|`). Within the candidate pairs the non-match distribution
@@ -114,6 +115,55 @@ pub fn probability_of_weight(w: f64) -> f64 {
 /// memory at once).
 pub const MAX_U_SAMPLE: usize = 1_000_000_000;
 
+/// The default `u_sample`, also the most a `u_sample` may exceed the number of possible pairs
+/// by: up to it, a `u_sample` at or above `n_I × n_R` compares every pair once; above both it
+/// is refused ([`UPlan::new`]).
+pub const DEFAULT_U_SAMPLE: usize = 1_000_000;
+
+/// Bytes a drawn pair takes (two `u32` row numbers): the memory a sample held at once would
+/// need, as the bound's error states it.
+const PAIR_BYTES: usize = 8;
+
+/// How the u probabilities are estimated for a pair of files: `u_sample` random pairs, or
+/// every pair once when `u_sample` reaches the number of possible pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UPlan {
+    /// Pairs compared (the sample, or every pair).
+    pub pairs: usize,
+    /// Whether every pair is compared once (no sampling).
+    pub every_pair: bool,
+}
+
+impl UPlan {
+    /// The plan for `u_sample` pairs on `ni` intruder and `nr` released records. Every pair
+    /// is compared once when `u_sample ≥ ni · nr`; a `u_sample` above both `ni · nr` and
+    /// [`DEFAULT_U_SAMPLE`] (or above [`MAX_U_SAMPLE`]) is an error naming the limit and the
+    /// memory the request stands for, checked before anything is drawn.
+    pub fn new(u_sample: usize, ni: usize, nr: usize) -> Result<UPlan, ParamError> {
+        let possible = (ni as u128) * (nr as u128);
+        let limit = (possible.max(DEFAULT_U_SAMPLE as u128)).min(MAX_U_SAMPLE as u128);
+        if u_sample as u128 > limit {
+            let gb = |n: u128| (n * PAIR_BYTES as u128) as f64 / 1e9;
+            return Err(ParamError::Unsupported(format!(
+                "fellegi-sunter parameters: u_sample: {u_sample} random pairs requested ({:.1} GB as pairs of row numbers), but the files have {possible} possible pairs ({ni} intruder × {nr} released records); at most {limit} are accepted here ({:.1} GB): every pair is compared once from u_sample = {possible} on",
+                gb(u_sample as u128),
+                gb(limit),
+            )));
+        }
+        Ok(if u_sample as u128 >= possible {
+            UPlan {
+                pairs: possible as usize,
+                every_pair: true,
+            }
+        } else {
+            UPlan {
+                pairs: u_sample,
+                every_pair: false,
+            }
+        })
+    }
+}
+
 /// The largest `em_max_iter`.
 pub const MAX_EM_ITER: usize = 1_000_000;
 
@@ -189,7 +239,7 @@ impl Default for FsParams {
             spec: None,
             threshold: 0.5,
             assignment: Assignment::Greedy,
-            u_sample: 1_000_000,
+            u_sample: DEFAULT_U_SAMPLE,
             em_max_iter: 25,
             em_tolerance: 1e-4,
             fix_u: false,
@@ -214,8 +264,10 @@ impl FsParams {
         }
         if self.u_sample > MAX_U_SAMPLE {
             p.push(format!(
-                "u_sample: {} random pairs requested; at most {MAX_U_SAMPLE} are supported",
-                self.u_sample
+                "u_sample: {} random pairs requested ({:.1} GB as pairs of row numbers); at most {MAX_U_SAMPLE} are supported ({:.1} GB)",
+                self.u_sample,
+                (self.u_sample as f64) * PAIR_BYTES as f64 / 1e9,
+                (MAX_U_SAMPLE * PAIR_BYTES) as f64 / 1e9,
             ));
         }
         if self.em_max_iter == 0 {
@@ -276,7 +328,7 @@ pub(crate) static PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "u_sample",
         ParamKind::Integer,
-        "random pairs drawn (seeded) to estimate the u probabilities",
+        "random pairs drawn (seeded) to estimate the u probabilities; from the number of possible pairs (intruder × released records) on, every pair is compared once instead (notes u_pairs, u_every_pair); above both that number and the default it is refused",
     )
     .default_value("1000000")
     .within(Range::closed(1.0, MAX_U_SAMPLE as f64)),
@@ -430,8 +482,12 @@ pub struct FsModel {
     pub candidate_pairs: usize,
     /// Distinct agreement patterns among them.
     pub patterns: usize,
-    /// Random pairs used for u.
+    /// Random pairs requested for u (`u_sample`).
     pub u_sample: usize,
+    /// Pairs compared for u: `u_sample`, or every possible pair when there are no more.
+    pub u_pairs: usize,
+    /// Whether u came from every pair once (`u_sample ≥ n_I × n_R`) rather than a sample.
+    pub u_every_pair: bool,
     /// How m was trained.
     pub training: Training,
     /// The per-rule training sessions (empty for pooled training).
@@ -516,6 +572,14 @@ impl FsModel {
             self.assignment,
             self.links,
         ));
+        out.push_str(&if self.u_every_pair {
+            format!(
+                "u from every pair once ({} pairs: u_sample {} reaches the intruder x released records)\n",
+                self.u_pairs, self.u_sample
+            )
+        } else {
+            format!("u from {} random pairs\n", self.u_pairs)
+        });
         for w in &self.warnings {
             out.push_str(&format!("warning: {w}\n"));
         }
@@ -989,22 +1053,40 @@ impl FellegiSunter {
 
         clock.lap("blocking keys and record layout");
         // u from random pairs (seeded; drawn sequentially in chunks, compared in parallel; the
-        // counts are sums, so chunking changes nothing but the memory held).
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // counts are sums, so chunking changes nothing but the memory held). When u_sample
+        // reaches the number of possible pairs, every pair is compared once instead: the exact
+        // level shares, with no sampling error and no more work than the sample.
+        let plan = UPlan::new(self.params.u_sample, ni, nr)?;
         let mut u_counts: Vec<Vec<u64>> = layout.levels.iter().map(|&l| vec![0u64; l]).collect();
-        let mut left = self.params.u_sample;
-        let mut sample: Vec<(u32, u32)> = Vec::with_capacity(left.min(U_CHUNK));
-        while left > 0 {
-            let n = left.min(U_CHUNK);
-            sample.clear();
-            sample
-                .extend((0..n).map(|_| (rng.gen_range(0..ni as u32), rng.gen_range(0..nr as u32))));
-            for (acc, c) in u_counts.iter_mut().zip(kernel.level_counts(&sample)) {
+        let mut sample: Vec<(u32, u32)> = Vec::with_capacity(plan.pairs.min(U_CHUNK));
+        let mut add = |sample: &[(u32, u32)]| {
+            for (acc, c) in u_counts.iter_mut().zip(kernel.level_counts(sample)) {
                 for (a, b) in acc.iter_mut().zip(c) {
                     *a += b;
                 }
             }
-            left -= n;
+        };
+        if plan.every_pair {
+            let mut next = 0usize;
+            while next < plan.pairs {
+                let n = (plan.pairs - next).min(U_CHUNK);
+                sample.clear();
+                sample.extend((next..next + n).map(|p| ((p / nr) as u32, (p % nr) as u32)));
+                add(&sample);
+                next += n;
+            }
+        } else {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut left = plan.pairs;
+            while left > 0 {
+                let n = left.min(U_CHUNK);
+                sample.clear();
+                sample.extend(
+                    (0..n).map(|_| (rng.gen_range(0..ni as u32), rng.gen_range(0..nr as u32))),
+                );
+                add(&sample);
+                left -= n;
+            }
         }
         drop(sample);
         let fixed_u: Vec<Vec<Option<f64>>> = prepared
@@ -1317,6 +1399,7 @@ impl FellegiSunter {
                                     score: w,
                                     rank: 1,
                                 }],
+                                unlisted: 0,
                             }
                         }
                         None => Candidates::default(),
@@ -1354,6 +1437,8 @@ impl FellegiSunter {
             .collect();
         let mut notes = vec![
             ("candidate_pairs".to_string(), n_pairs as f64),
+            ("u_pairs".into(), plan.pairs as f64),
+            ("u_every_pair".into(), f64::from(u8::from(plan.every_pair))),
             ("agreement_patterns".into(), counts.len() as f64),
             ("em_sessions".into(), sessions.len() as f64),
             ("em_iterations".into(), report.iterations as f64),
@@ -1387,6 +1472,7 @@ impl FellegiSunter {
             released_rows: nr,
             records,
             notes,
+            lister: None,
         };
         let model = FsModel {
             spec,
@@ -1394,6 +1480,8 @@ impl FellegiSunter {
             candidate_pairs: n_pairs,
             patterns: counts.len(),
             u_sample: self.params.u_sample,
+            u_pairs: plan.pairs,
+            u_every_pair: plan.every_pair,
             training: self.params.training,
             sessions,
             em: report,
@@ -1505,6 +1593,7 @@ impl Attack for FellegiSunter {
                 released_rows: 0,
                 records: Vec::new(),
                 notes: Vec::new(),
+                lister: None,
             },
         );
         Ok(Linked {

@@ -23,7 +23,7 @@ use intruder_longitudinal::{
     Intruder, Mode, NonUnique, PanelFiles, PanelSpec, Pool, Scenario, WaveInput, check_tolerance,
 };
 
-use crate::common::{ReadArgs, refuse_overwrite};
+use crate::common::{ReadArgs, refuse_output_file};
 
 /// Longitudinal panels: attack split households across waves, protect them, measure the cost.
 #[derive(Debug, clap::Args)]
@@ -170,7 +170,7 @@ impl PanelOpts {
         let inputs = self.inputs();
         let mut all: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         all.extend_from_slice(extra);
-        refuse_overwrite(output, &all, flag)
+        refuse_output_file(output, &all, flag)
     }
 
     fn load(&self) -> Result<PanelFiles> {

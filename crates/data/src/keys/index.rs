@@ -273,6 +273,8 @@ trait Gather: Sync {
     fn take(&self, o: &mut Self::Out, b: &Self::Bucket);
     /// Gives a query one entry.
     fn take_one(&self, o: &mut Self::Out, e: u32);
+    /// Readies a bucket once every entry is in it, before queries take from it.
+    fn seal(&self, _b: &mut Self::Bucket) {}
 }
 
 /// Counts records and sums weights.
@@ -320,6 +322,49 @@ impl Gather for Rows<'_> {
     #[inline]
     fn take_one(&self, o: &mut Vec<u32>, e: u32) {
         o.push(self.rows[e as usize]);
+    }
+}
+
+/// Counts the rows of the entries and lists the smallest `max` of them: memory O(max) per
+/// query however many entries match.
+struct Capped<'a> {
+    rows: &'a [u32],
+    max: usize,
+}
+
+impl Capped<'_> {
+    /// Keeps the smallest `max` rows once the list holds twice as many.
+    #[inline]
+    fn shrink(&self, o: &mut (u64, Vec<u32>)) {
+        if o.1.len() >= 2 * self.max.max(1) {
+            o.1.sort_unstable();
+            o.1.truncate(self.max);
+        }
+    }
+}
+
+impl Gather for Capped<'_> {
+    type Bucket = Vec<u32>;
+    type Out = (u64, Vec<u32>);
+    #[inline]
+    fn add(&self, b: &mut Vec<u32>, e: u32) {
+        b.push(self.rows[e as usize]);
+    }
+    #[inline]
+    fn take(&self, o: &mut (u64, Vec<u32>), b: &Vec<u32>) {
+        // A sealed bucket is sorted: its smallest rows come first.
+        o.0 += b.len() as u64;
+        o.1.extend_from_slice(&b[..b.len().min(self.max)]);
+        self.shrink(o);
+    }
+    #[inline]
+    fn take_one(&self, o: &mut (u64, Vec<u32>), e: u32) {
+        o.0 += 1;
+        o.1.push(self.rows[e as usize]);
+        self.shrink(o);
+    }
+    fn seal(&self, b: &mut Vec<u32>) {
+        b.sort_unstable();
     }
 }
 
@@ -557,6 +602,50 @@ impl PatternIndex {
         out
     }
 
+    /// As [`cross_join`](Self::cross_join), but per query the number of matching rows and only
+    /// the smallest `max` of them, in increasing order: memory O(queries · max + entries)
+    /// however many pairs match (a binary key on two files of n records matches n²/2 pairs).
+    /// The count is exact and the list is the start of `cross_join`'s list.
+    ///
+    /// # Panics
+    /// As [`cross_join`](Self::cross_join).
+    pub fn cross_join_capped(
+        &self,
+        queries: &Keys,
+        active: impl Fn(usize) -> bool,
+        max: usize,
+    ) -> Vec<(u64, Vec<u32>)> {
+        assert_eq!(queries.len(), self.nkeys(), "the same keys on both sides");
+        for (k, &c) in queries.card.iter().enumerate() {
+            assert!(
+                (c.max(1) as u64) <= self.radix[k],
+                "the queries are coded with the index's dictionaries"
+            );
+        }
+        let mut qmembers: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+        for i in (0..queries.n).filter(|&i| active(i)) {
+            qmembers
+                .entry(queries.pattern(i))
+                .or_default()
+                .push(i as u32);
+        }
+        let g = Capped {
+            rows: &self.rows,
+            max,
+        };
+        let solved = self.join_all(&qmembers, &KeysProbe(queries), &self.members(), &g, false);
+        let mut out = vec![(0u64, Vec::new()); queries.n];
+        for (qs, res) in solved {
+            for (&q, mut r) in qs.iter().zip(res) {
+                r.1.sort_unstable();
+                r.1.truncate(max);
+                r.1.shrink_to_fit();
+                out[q as usize] = r;
+            }
+        }
+        out
+    }
+
     /// Solves every query pattern (in parallel when the index is large).
     fn join_all<'q, P: Probe, G: Gather>(
         &self,
@@ -696,6 +785,9 @@ impl PatternIndex {
             for &t in stored.iter().flat_map(|s| s.iter()) {
                 g.add(table.entry(proj_s(t)).or_default(), t);
             }
+            for b in table.values_mut() {
+                g.seal(b);
+            }
             for (o, &q) in out.iter_mut().zip(queries) {
                 if let Some(b) = table.get(&proj_q(q)) {
                     g.take(o, b);
@@ -716,6 +808,9 @@ impl PatternIndex {
                 if let Some(&s) = index.get(&proj_s(t)) {
                     g.add(&mut acc[s as usize], t);
                 }
+            }
+            for b in &mut acc {
+                g.seal(b);
             }
             for (o, &s) in out.iter_mut().zip(&slots) {
                 g.take(o, &acc[s as usize]);
@@ -1003,5 +1098,66 @@ mod tests {
         );
         let sub = PatternIndex::records(&stored, Some(&[1, 3]), None);
         assert_eq!(sub.cross_join(&stored, |_| true)[0], vec![3]);
+    }
+
+    /// The capped join counts exactly what the full join lists and keeps its first `max`
+    /// rows, on every path: hashed buckets on either side, candidate masks, missing keys.
+    #[test]
+    fn capped_cross_join_is_the_start_of_the_full_join() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        for round in 0..12 {
+            let (nq, ns) = if round % 2 == 0 { (30, 200) } else { (200, 30) };
+            let mut cols = |n: usize| {
+                let a: Vec<Option<i64>> = (0..n)
+                    .map(|_| (next(5) != 0).then(|| next(2) as i64))
+                    .collect();
+                let sets: Vec<Vec<String>> = (0..n)
+                    .map(|_| (0..next(3)).map(|_| format!("v{}", next(4))).collect())
+                    .collect();
+                (a, sets)
+            };
+            let (qa, qs) = cols(nq);
+            let (sa, ss) = cols(ns);
+            let with_sets = round % 3 != 0;
+            let enc = |a: &[Option<i64>], s: &[Vec<String>]| {
+                let mut keys = vec![KeyCodes::of(
+                    &Column::integer("a", Role::Key, a),
+                    SetCoding::Whole,
+                )];
+                if with_sets {
+                    keys.push(KeyCodes::of(
+                        &Column::set("m", Role::Key, s, None).unwrap(),
+                        SetCoding::Candidates(SetMatch::Overlap),
+                    ));
+                }
+                keys
+            };
+            // One dictionary for both sides: code the two files as one and split.
+            let all_a: Vec<Option<i64>> = qa.iter().chain(&sa).copied().collect();
+            let all_s: Vec<Vec<String>> = qs.iter().chain(&ss).cloned().collect();
+            let both = Keys::from_keys(enc(&all_a, &all_s), nq + ns);
+            let q_rows: Vec<u32> = (0..nq as u32).collect();
+            let s_rows: Vec<u32> = (nq as u32..(nq + ns) as u32).collect();
+            let idx = PatternIndex::records(&both, Some(&s_rows), None);
+            let full = idx.cross_join(&both, |i| i < nq);
+            for max in [1usize, 2, 3, 7, 1000] {
+                let capped = idx.cross_join_capped(&both, |i| i < nq, max);
+                for &q in &q_rows {
+                    let (f, c) = (&full[q as usize], &capped[q as usize]);
+                    assert_eq!(c.0, f.len() as u64, "round {round} max {max} query {q}");
+                    assert_eq!(
+                        c.1,
+                        f[..f.len().min(max)],
+                        "round {round} max {max} query {q}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -162,6 +162,8 @@ pub(crate) fn header_names<'a>(
         column: Some(column),
     };
     let mut names: Vec<String> = Vec::new();
+    // Names seen so far: a hash set, so a header of n columns is checked in O(n), not O(n²).
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (j, field) in fields.enumerate() {
         let field = if j == 0 {
             field.strip_prefix(b"\xef\xbb\xbf").unwrap_or(field)
@@ -183,7 +185,7 @@ pub(crate) fn header_names<'a>(
                 "empty column name in the header",
             ));
         }
-        if names.contains(&name) {
+        if !seen.insert(name.clone()) {
             return Err(DataError::input(
                 at(format!("'{name}' ({})", j + 1)),
                 "this column name appears twice in the header",
@@ -204,12 +206,26 @@ pub(crate) fn column_specs(
     let default_schema = crate::schema::Schema::default();
     let schema = options.schema.as_ref().unwrap_or(&default_schema);
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    // Hashed look-ups both ways: linear in the number of columns (a file may have 200,000).
+    let in_file: std::collections::HashSet<&str> = name_refs.iter().copied().collect();
+    let shown = || {
+        let mut list = names
+            .iter()
+            .take(20)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if names.len() > 20 {
+            list.push_str(&format!(", … ({} columns)", names.len()));
+        }
+        list
+    };
     let mut unknown_in_schema = Vec::new();
     for (n, _) in &schema.columns {
-        if !names.contains(n) {
+        if !in_file.contains(n.as_str()) {
             unknown_in_schema.push(format!(
                 "columns.{n}: the file has no such column (columns: {})",
-                names.join(", ")
+                shown()
             ));
         }
     }
@@ -220,15 +236,29 @@ pub(crate) fn column_specs(
         });
     }
     for (n, _) in &options.overrides {
-        if !names.contains(n) {
+        if !in_file.contains(n.as_str()) {
             return Err(unknown_column(label, n, name_refs));
         }
+    }
+    // The first declaration of a name wins, as a linear search finds it.
+    let mut declared: std::collections::HashMap<&str, &ColumnSpec> =
+        std::collections::HashMap::with_capacity(schema.columns.len());
+    for (n, spec) in &schema.columns {
+        declared.entry(n.as_str()).or_insert(spec);
+    }
+    let mut overridden: std::collections::HashMap<&str, &ColumnSpec> =
+        std::collections::HashMap::with_capacity(options.overrides.len());
+    for (n, spec) in &options.overrides {
+        overridden.entry(n.as_str()).or_insert(spec);
     }
     Ok(names
         .iter()
         .map(|name| {
-            let mut spec = schema.get(name).cloned().unwrap_or_default();
-            if let Some((_, o)) = options.overrides.iter().find(|(n, _)| n == name) {
+            let mut spec = declared
+                .get(name.as_str())
+                .map(|s| (*s).clone())
+                .unwrap_or_default();
+            if let Some(o) = overridden.get(name.as_str()) {
                 merge(&mut spec, o);
             }
             spec

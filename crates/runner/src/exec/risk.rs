@@ -27,7 +27,13 @@ pub(super) fn run_risk(
                 )))
             })?,
         };
-        let report = r.measure.assess(table, false)?.report;
+        let outcome = r.measure.assess(table, false)?;
+        let mut report = outcome.report;
+        // Warnings about the inputs (weights below 1, a weight total far from the population
+        // size) travel with the figures they qualify.
+        report
+            .notes
+            .extend(outcome.warnings.iter().map(|w| format!("warning: {w}")));
         risk.push(RiskRecord {
             name: r.name.clone(),
             measure: r.measure_name().to_string(),

@@ -40,6 +40,74 @@ pub struct ReportSpec {
     pub plot: Vec<String>,
 }
 
+/// Whether `metric` names a metric an experiment with these attacks and [[risk]] measures
+/// produces; the error says what it could be.
+fn check_metric(metric: &str, attacks: &[&str], risks: &[&str]) -> Result<(), String> {
+    use crate::metrics::{ATTACK_FIGURES, MASKING_FIGURES};
+    if metric.starts_with("masking.") || metric.starts_with("intruder.") {
+        return if MASKING_FIGURES.iter().any(|d| d.figure == metric) {
+            Ok(())
+        } else {
+            Err(format!(
+                "is not a metric: the masking and intruder metrics are {}",
+                MASKING_FIGURES
+                    .iter()
+                    .map(|d| d.figure)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        };
+    }
+    if let Some(rest) = metric.strip_prefix("risk.") {
+        let name = rest.split_once('.').map_or(rest, |(n, _)| n);
+        return if rest.contains('.') && risks.contains(&name) {
+            Ok(())
+        } else {
+            Err(format!(
+                "is not a metric: risk metrics are risk.<name>.<figure> with a [[risk]] name ({})",
+                if risks.is_empty() {
+                    "none is declared".to_string()
+                } else {
+                    risks.join(", ")
+                }
+            ))
+        };
+    }
+    if metric.starts_with("utility.") && metric.len() > "utility.".len() {
+        return Ok(());
+    }
+    // <attack>.<figure>: the longest attack name that prefixes the metric.
+    let attack = attacks
+        .iter()
+        .filter(|a| {
+            metric.len() > a.len() + 1
+                && metric.starts_with(*a)
+                && metric.as_bytes()[a.len()] == b'.'
+        })
+        .max_by_key(|a| a.len());
+    match attack {
+        Some(a) => {
+            let figure = &metric[a.len() + 1..];
+            if ATTACK_FIGURES.iter().any(|d| d.figure == figure) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "is not a metric: attack '{a}' reports {}",
+                    ATTACK_FIGURES
+                        .iter()
+                        .map(|d| d.figure)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+        }
+        None => Err(format!(
+            "is not a metric of this experiment: expected <attack>.<figure> with an attack name ({}), risk.<name>.<figure>, utility.<figure>, masking.<figure> or intruder.records",
+            attacks.join(", ")
+        )),
+    }
+}
+
 /// A published value to show beside ours in the paper.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Published {
@@ -315,6 +383,25 @@ impl Experiment {
                 plot: Vec::new(),
             },
         };
+
+        // The [report] names against what the plan produces: an attack's figures, masking and
+        // intruder figures, a declared risk measure's, utility figures when measured.
+        {
+            let attack_names: Vec<&str> = attacks.iter().map(|a| a.name.as_str()).collect();
+            let risk_names: Vec<&str> = risk.iter().map(|r| r.name.as_str()).collect();
+            let named = |k: &str, names: Vec<String>| -> Vec<(String, String)> {
+                names.into_iter().map(|n| (k.to_string(), n)).collect()
+            };
+            let mut all = named("report.metrics", report.metrics.clone());
+            all.extend(named("report.plot", report.plot.clone()));
+            all.extend(named("report.risk", report.risk.iter().cloned().collect()));
+            all.extend(named("report.loss", report.loss.iter().cloned().collect()));
+            for (key, m) in all {
+                if let Err(e) = check_metric(&m, &attack_names, &risk_names) {
+                    p.push(&key, format!("'{m}' {e}"));
+                }
+            }
+        }
 
         let mut published = Vec::new();
         for (i, t) in top.tables(&mut p, "published").into_iter().enumerate() {
