@@ -250,6 +250,7 @@ fn columns() -> ColumnSet {
             ("sex".into(), Kind::Categorical, Role::Key),
             ("income".into(), Kind::Float, Role::Sensitive),
         ],
+        first_not_number: Vec::new(),
     }
 }
 

@@ -1036,6 +1036,7 @@ impl RiskMeasure for TClosenessMeasure {
             } else {
                 Records::default()
             },
+            warnings: Vec::new(),
         })
     }
 }

@@ -226,6 +226,7 @@ fn columns_are_checked_against_the_data_when_known() {
             ("x".into(), Kind::Float, Role::Sensitive),
             ("sex".into(), Kind::Categorical, Role::Key),
         ],
+        first_not_number: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,
