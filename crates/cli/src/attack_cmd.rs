@@ -227,6 +227,9 @@ pub fn run(a: Args) -> Result<()> {
     let mut ev = timings.time("evaluate", || {
         evaluate(&linkage, &intruder, &released, &opts)
     })?;
+    for w in &ev.warnings {
+        eprintln!("warning: {w}");
+    }
     if let Some(rows) = &twins {
         ev.notes
             .push(("twins_only_released_records".into(), rows.len() as f64));

@@ -276,8 +276,8 @@ fn cases() -> Vec<Case> {
             .d().file("i.csv", ""),
         case("csv: duplicate truth ids in the released file", "attack --intruder i.csv --released r.csv --keys a,b --truth id", &["r.csv", "'id'", "rows 1 and 2", "'1'"])
             .file("i.csv", I).file("r.csv", "id,a,b\n1,x,1\n1,y,2\n3,x,1\n"),
-        case("csv: duplicate truth ids in the intruder file", "attack --intruder i.csv --released d.csv --keys a,b --truth id", &["i.csv", "'id'", "row 2"])
-            .d().file("i.csv", "id,a,b\n1,x,1\n1,y,2\n"),
+        case("csv: duplicate truth ids in the intruder file (a split unit: a warning)", "attack --intruder i.csv --released d.csv --keys a,b --truth id", &["i.csv", "'id'", "row 2", "warning"])
+            .d().file("i.csv", "id,a,b\n1,x,1\n1,y,2\n").warn(),
         case("csv: truth column missing", "attack --intruder i.csv --released d.csv --keys a,b --truth pid", &["'pid'"]).di(),
         case("csv: utility masked file ragged", "utility --original d.csv --masked m.csv --variables b", &["m.csv:3"])
             .d().file("m.csv", "id,a,b,w,s\n1,x,1,2,p\n2,y\n"),

@@ -187,6 +187,10 @@ pub struct Evaluation {
     pub seed: u64,
     /// The attack's own figures.
     pub notes: Vec<(String, f64)>,
+    /// Problems of the input that did not stop the scoring (the command line prints them as
+    /// warnings): intruder records sharing a truth id.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
     /// Per intruder record (written by [`write_per_record`], not part of the JSON).
     #[serde(skip)]
     pub records: Vec<RecordResult>,
@@ -223,6 +227,8 @@ pub fn evaluate(
     let ni = intruder.nrows();
     // Twins by equal truth ids.
     let mut twin: Vec<Option<usize>> = vec![None; ni];
+    let mut warnings: Vec<String> = Vec::new();
+    let mut first_shared: Option<(String, usize, usize)> = None;
     if let Some(ids) = &opts.truth {
         let ic = intruder_truth.require(intruder, &ids.intruder)?;
         let rc = released_truth.require(released, &ids.released)?;
@@ -242,23 +248,29 @@ pub fn evaluate(
                 });
             }
         }
-        // An intruder's record stands for one person: an id on two rows would make two
-        // records the twin of one released record.
+        // Two intruder records with one id are each scored against the released record with
+        // that id: legitimate when a unit splits (a household in two wave-2 households, Mitra's
+        // design), a slip when every intruder record should be one person — so a warning.
         let mut seen: HashMap<String, usize> = HashMap::with_capacity(ic.len());
+        let mut shared = 0usize;
         for i in 0..ic.len() {
             if let Some(t) = ic.text(i)
                 && let Some(prev) = seen.insert(t.to_string(), i)
             {
-                return Err(AttackError::Column {
-                    file: intruder.source().display().to_string(),
-                    name: ids.intruder.clone(),
-                    message: format!(
-                        "truth id '{t}' appears on row {} and again on row {}: an intruder's record stands for one person, so ids must be unique",
-                        prev + 1,
-                        i + 1
-                    ),
-                });
+                if shared == 0 {
+                    first_shared = Some((t.to_string(), prev + 1, i + 1));
+                }
+                shared += 1;
             }
+        }
+        if let Some((t, a, b)) = &first_shared {
+            warnings.push(format!(
+                "{}: column '{}': truth id '{t}' appears on row {a} and again on row {b} ({shared} intruder record{} share{} an id with an earlier one): each is scored against the released record with that id, as when a household splits between waves; if every intruder record is one person, the ids are wrong",
+                intruder.source().display(),
+                ids.intruder,
+                if shared == 1 { "" } else { "s" },
+                if shared == 1 { "s" } else { "" },
+            ));
         }
         drop(seen);
         for (i, t) in twin.iter_mut().enumerate() {
@@ -306,6 +318,7 @@ pub fn evaluate(
         attribute: None,
         seed: opts.seed,
         notes: linkage.notes.clone(),
+        warnings,
         records: Vec::with_capacity(ni),
     };
     let (mut p_sum, mut p_n, mut a_count) = (0.0f64, 0usize, 0usize);
