@@ -313,7 +313,7 @@ fn readme_registry_section_matches_the_registry() {
         .expect("README.md has <!-- BEGIN utility-measures --> and <!-- END utility-measures -->");
     assert!(
         readme == expected,
-        "crates/utility/README.md is out of date; run\n  cargo run -p intruder-utility --example registry_table -- --write\nThe section is:\n{generated}"
+        "crates/utility/README.md is out of date; run\n  cargo run -p intruder-utility --example utility_table -- --write\nThe section is:\n{generated}"
     );
     for e in UTILITY_MEASURES {
         assert!(

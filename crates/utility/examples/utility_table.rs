@@ -1,7 +1,7 @@
 //! Prints the registry section of `crates/utility/README.md` (generated from
 //! `intruder_utility::docs()`), or with `--write` replaces it in the README between
 //! `<!-- BEGIN utility-measures -->` and `<!-- END utility-measures -->`:
-//! `cargo run -p intruder-utility --example registry_table -- --write`.
+//! `cargo run -p intruder-utility --example utility_table -- --write`.
 use intruder_data::params::splice_generated;
 
 fn main() {
