@@ -86,20 +86,21 @@ T5 <- c("urbrur", "roof", "walls", "water", "sex")
 FK <- c("Key1", "Key2", "Key3", "Key4")
 cases <- list(
   list(name = "francdat", data = "francdat", keys = FK, weight = "w", suda2 = TRUE),
-  list(name = "francdat_na", data = "francdat_na", keys = FK, weight = "w"),
+  list(name = "francdat_na", data = "francdat_na", keys = FK, weight = "w", suda2 = TRUE),
   list(name = "testdata_7keys", data = "testdata", keys = T7, weight = "sampling_weight",
        group = "ori_hid", suda2 = TRUE),
   list(name = "testdata_5keys", data = "testdata", keys = T5, weight = "sampling_weight",
        group = "ori_hid", sensitive = "electcon", max_global_risk = c(0.01, 1e-4)),
   list(name = "testdata_na_7keys", data = "testdata_na", keys = T7, weight = "sampling_weight",
-       group = "ori_hid"),
+       group = "ori_hid", suda2 = TRUE),
   list(name = "testdata_na_5keys", data = "testdata_na", keys = T5, weight = "sampling_weight",
        group = "ori_hid", sensitive = "electcon"),
   list(name = "testdata2_7keys", data = "testdata2", keys = T7, weight = "sampling_weight",
        group = "ori_hid", suda2 = TRUE),
   list(name = "free1", data = "free1", keys = c("REGION", "SEX", "AGE"), weight = "WEIGHT",
        suda2 = TRUE),
-  list(name = "free1_na", data = "free1_na", keys = c("REGION", "SEX", "AGE"), weight = "WEIGHT"),
+  list(name = "free1_na", data = "free1_na", keys = c("REGION", "SEX", "AGE"), weight = "WEIGHT",
+       suda2 = TRUE),
   list(name = "EIA", data = "EIA", keys = c("STATE", "YEAR", "MONTH"), suda2 = TRUE)
 )
 ALPHAS <- c(1, 0.5, 0.1)
@@ -201,8 +202,9 @@ for (cs in cases) {
     }
   }
 
-  # SUDA2 on complete data.
-  if (isTRUE(cs$suda2) && !has_na) {
+  # SUDA2, on complete data and with missing keys (sdcMicro's own rule for NA; intruder's
+  # drop_msus_with_missing = true under missing = "as-value").
+  if (isTRUE(cs$suda2)) {
     # Factor keys as integer codes first: sdcMicro 5.8.1's suda2 on a data.frame whose first
     # key is a factor turns the numeric keys after it into NA ("invalid factor level"), so
     # every score would be 0. The codes keep the same classes.
@@ -222,7 +224,7 @@ for (cs in cases) {
     has_missing_keys = has_na, alphas = if (has_na) ALPHAS else 1, ks = KS,
     max_global_risk = if (is.null(cs$max_global_risk)) 0.01 else cs$max_global_risk,
     l_recurs_c = if (is.null(cs$sensitive)) NULL else 2,
-    suda2 = isTRUE(cs$suda2) && !has_na)
+    suda2 = isTRUE(cs$suda2))
   message("risk case ", cs$name, ": ", n, " records")
 }
 

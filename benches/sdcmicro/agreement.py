@@ -279,8 +279,16 @@ def main():
                     + (", NA recoded to -999" if rec_col.endswith("m999") else ""), theirs,
                     col(ours[l][0], "recursive_cl_diverse"), command=ours[l][1])
         if cs.get("suda2"):
-            rep_s, per_s, cmd_s = run.risk(f"{name}_suda2", data, keys, measure="suda2",
-                                           sets=["dis_fraction=0.01"])
+            if cs.get("has_missing_keys"):
+                # sdcMicro's rule for missing keys: MSUs holding a key the record is missing are
+                # dropped, U and P counted with missing as a value.
+                rep_s, per_s, cmd_s = run.risk(f"{name}_suda2", data, keys, measure="suda2",
+                                               missing="as-value",
+                                               sets=["dis_fraction=0.01",
+                                                     "drop_msus_with_missing=true"])
+            else:
+                rep_s, per_s, cmd_s = run.risk(f"{name}_suda2", data, keys, measure="suda2",
+                                               sets=["dis_fraction=0.01"])
             add(name, "SUDA2 score", col(sdc, "suda_score"), col(per_s, "score"), command=cmd_s)
             add(name, "DIS-SUDA score", col(sdc, "dis_suda_score"), col(per_s, "dis_score"),
                 explain="single precision in sdcMicro: its C++ takes DisFraction as a float "
