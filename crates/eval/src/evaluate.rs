@@ -521,14 +521,18 @@ impl<'a> WholeLists<'a> {
                 end += 1;
             }
             let records = &self.pending[start..end];
-            let lister = self.linkage.lister.as_ref().expect("checked in new");
+            let lister = self.linkage.lister.as_ref().ok_or_else(|| {
+                AttackError::Mismatch("a record listed in part, but no way to list the rest".into())
+            })?;
             self.batch = records.iter().copied().zip(lister.list(records)).collect();
             self.next = end;
         }
-        let (r, rows) = self
-            .batch
-            .pop_front()
-            .expect("a batch holds the record asked");
+        let (r, rows) = self.batch.pop_front().ok_or_else(|| {
+            AttackError::Mismatch(format!(
+                "record {} is not among those listed in part",
+                i + 1
+            ))
+        })?;
         debug_assert_eq!(r, i);
         let want = &self.linkage.records[i];
         // In the order a whole list holds them (rows of the attacked table, increasing).

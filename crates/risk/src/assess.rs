@@ -956,16 +956,13 @@ pub fn assess_timed(
 
     // k-anonymity in records: on n_match under wildcard (sdcMicro's fk with NA keys), else f_k.
     let ka = params.k_anonymity;
-    let k_anonymity = match (&nm, wildcard) {
-        _ if alpha_counts.is_some() => {
-            let f = &alpha_counts.as_ref().expect("checked").0;
-            KAnonymitySummary {
-                k: ka,
-                below_k: f.iter().filter(|&&x| x < f64::from(ka)).count(),
-                at_most_k: f.iter().filter(|&&x| x <= f64::from(ka)).count(),
-            }
-        }
-        (Some(nm), true) => KAnonymitySummary {
+    let k_anonymity = match (&alpha_counts, &nm, wildcard) {
+        (Some((f, _)), _, _) => KAnonymitySummary {
+            k: ka,
+            below_k: f.iter().filter(|&&x| x < f64::from(ka)).count(),
+            at_most_k: f.iter().filter(|&&x| x <= f64::from(ka)).count(),
+        },
+        (None, Some(nm), true) => KAnonymitySummary {
             k: ka,
             below_k: nm.n_match.iter().filter(|&&f| f < ka).count(),
             at_most_k: nm.n_match.iter().filter(|&&f| f <= ka).count(),
@@ -979,22 +976,19 @@ pub fn assess_timed(
 
     // Individual risk, and F_k with weights.
     let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) =
-        match (&nm, wildcard) {
-            _ if alpha_counts.is_some() => {
-                let (f, big) = alpha_counts.as_ref().expect("checked");
-                (
-                    (0..n_total)
-                        .map(|i| {
-                            Some(match big {
-                                Some(b) => individual_risk_fractional(f[i], b[i]),
-                                None => 1.0 / f[i],
-                            })
+        match (&alpha_counts, &nm, wildcard) {
+            (Some((f, big)), _, _) => (
+                (0..n_total)
+                    .map(|i| {
+                        Some(match big {
+                            Some(b) => individual_risk_fractional(f[i], b[i]),
+                            None => 1.0 / f[i],
                         })
-                        .collect(),
-                    big.as_ref().map(|b| b.iter().map(|&x| Some(x)).collect()),
-                )
-            }
-            (Some(nm), true) => (
+                    })
+                    .collect(),
+                big.as_ref().map(|b| b.iter().map(|&x| Some(x)).collect()),
+            ),
+            (None, Some(nm), true) => (
                 (0..n_total)
                     .map(|i| {
                         let f = nm.n_match[i];

@@ -488,8 +488,8 @@ pub fn t_closeness(table: &Table, params: &TClosenessParams) -> Result<TClosenes
         .class_of
         .iter()
         .zip(&raw)
-        .filter(|(c, r)| **c != DELETED && r.is_some())
-        .map(|(&c, r)| (c, dense[r.unwrap() as usize]))
+        .filter(|(c, _)| **c != DELETED)
+        .filter_map(|(&c, r)| r.map(|r| (c, dense[r as usize])))
         .collect();
     pairs.sort_unstable();
     let mut b = vec![0u64; m];
