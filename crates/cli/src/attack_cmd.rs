@@ -262,6 +262,6 @@ pub fn run(a: Args) -> Result<()> {
         .details
         .insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
     timings.time(Timings::WRITE, || a.output.emit(&report))?;
-    common::print_timings(&a.output, &timings);
+    common::print_timings(a.output.timings, &timings);
     Ok(())
 }

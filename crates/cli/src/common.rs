@@ -146,8 +146,8 @@ impl OutputArgs {
 }
 
 /// Prints `timings: read 1.234 s, …, total …` on standard error when `--timings` was given.
-pub fn print_timings(output: &OutputArgs, timings: &Timings) {
-    if output.timings {
+pub fn print_timings(asked: bool, timings: &Timings) {
+    if asked {
         eprintln!("timings: {timings}");
     }
 }

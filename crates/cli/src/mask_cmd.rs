@@ -219,8 +219,6 @@ pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;
-    if args.timings {
-        eprintln!("timings: {timings}");
-    }
+    common::print_timings(args.timings, &timings);
     Ok(())
 }

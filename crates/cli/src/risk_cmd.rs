@@ -194,6 +194,6 @@ pub fn run(args: Args) -> Result<()> {
         format!("intruder risk ({}) — {}", measure.name(), data.display())
     };
     timings.time(Timings::WRITE, || args.output.emit(&outcome.report))?;
-    print_timings(&args.output, &timings);
+    print_timings(args.output.timings, &timings);
     Ok(())
 }

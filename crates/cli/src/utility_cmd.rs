@@ -236,6 +236,6 @@ pub fn run(args: Args) -> Result<()> {
         .insert("masked".into(), json!(masked_path.display().to_string()));
     report.details.insert("measures".into(), json!(names));
     timings.time(Timings::WRITE, || args.output.emit(&report))?;
-    common::print_timings(&args.output, &timings);
+    common::print_timings(args.output.timings, &timings);
     Ok(())
 }

@@ -228,7 +228,6 @@ pub fn evaluate(
     // Twins by equal truth ids.
     let mut twin: Vec<Option<usize>> = vec![None; ni];
     let mut warnings: Vec<String> = Vec::new();
-    let mut first_shared: Option<(String, usize, usize)> = None;
     if let Some(ids) = &opts.truth {
         let ic = intruder_truth.require(intruder, &ids.intruder)?;
         let rc = released_truth.require(released, &ids.released)?;
@@ -253,6 +252,7 @@ pub fn evaluate(
         // design), a slip when every intruder record should be one person — so a warning.
         let mut seen: HashMap<String, usize> = HashMap::with_capacity(ic.len());
         let mut shared = 0usize;
+        let mut first_shared: Option<(String, usize, usize)> = None;
         for i in 0..ic.len() {
             if let Some(t) = ic.text(i)
                 && let Some(prev) = seen.insert(t.to_string(), i)
