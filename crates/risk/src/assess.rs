@@ -2,20 +2,23 @@
 
 use std::time::Instant;
 
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use intruder_data::keys::{KeyCodes, MISSING, SetCoding};
+use intruder_data::keys::{CodeSource, ColumnCodes, KeyCodes, MISSING, SetCoding};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{ColumnData, Table, Timings};
 
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
-use crate::keys::{MissingPolicy, SetMatch, key_data};
+use crate::keys::{
+    MissingPolicy, SetMatch, all_missing, check_keys, check_names, check_rows, key_data,
+};
 use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
     l_diversity, recursive_cl_diversity, skinner_elliot_theta,
 };
+use crate::sizes::{NoSizes, SizeCounts, size_counts};
 use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of};
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
@@ -65,6 +68,12 @@ pub struct RiskParams {
     pub wildcard_alpha: Option<f64>,
     /// Recursive (c, ℓ)-diversity of the sensitive column's classes, when given: (c, ℓ).
     pub recursive_cl: Option<(f64, u32)>,
+    /// Make the per-record figures ([`Assessment::records`]). When `false` and nothing else
+    /// needs them (listwise or as-value, no weight, group or sensitive column, no set-valued
+    /// key, no n_match), the summary comes from the class sizes alone ([`assess_codes`]): the
+    /// same figures, with 8 bytes per record instead of the class ids and per-record vectors,
+    /// and `records` left empty.
+    pub per_record: bool,
 }
 
 /// What global risk (expected re-identifications per record) divides by.
@@ -109,15 +118,28 @@ pub fn global_threshold(risks: &[f64], max_global_risk: f64, n_obs: usize) -> Op
     let mut r: Vec<f64> = risks.to_vec();
     // A total order, so the sorted sequence (and every sum below) is the same on any thread count.
     r.par_sort_unstable_by(|a, b| b.total_cmp(a));
+    let mut levels: Vec<(f64, usize)> = Vec::new();
+    for x in r {
+        match levels.last_mut() {
+            Some((v, c)) if *v == x => *c += 1,
+            _ => levels.push((x, 1)),
+        }
+    }
+    threshold_of_levels(&levels, max_global_risk, n_obs)
+}
+
+/// [`global_threshold`] over the distinct risk levels, in decreasing order, each with the
+/// number of records at it (records at one level are summed as `level × count`).
+fn threshold_of_levels(levels: &[(f64, usize)], max_global_risk: f64, n_obs: usize) -> Option<f64> {
     let er = max_global_risk * n_obs as f64;
-    let mut sum_risk: f64 = r.iter().sum();
-    let mut current = *r.first()?;
+    let mut sum_risk: f64 = levels.iter().map(|&(x, c)| x * c as f64).sum();
+    let mut current = levels.first()?.0;
     let mut threshold = 0.0;
     if sum_risk < er {
         threshold = current;
     } else {
         let mut above = 0usize;
-        for &x in &r {
+        for &(x, c) in levels {
             if x != current {
                 if sum_risk + x * (above as f64) < er {
                     threshold = x;
@@ -125,8 +147,8 @@ pub fn global_threshold(risks: &[f64], max_global_risk: f64, n_obs: usize) -> Op
                 }
                 current = x;
             }
-            above += 1;
-            sum_risk -= x;
+            above += c;
+            sum_risk -= x * c as f64;
         }
     }
     // sdcMicro: NA when the unsafe level equals the threshold.
@@ -155,6 +177,7 @@ impl RiskParams {
             max_global_risk: 0.01,
             wildcard_alpha: None,
             recursive_cl: None,
+            per_record: true,
         }
     }
 
@@ -849,6 +872,32 @@ pub fn assess_timed(
     let encode_start = Instant::now();
     let file = table.source().display().to_string();
     let n_total = table.nrows();
+    let set_key = |k: &String| {
+        table
+            .column(k)
+            .is_ok_and(|c| c.kind() == intruder_data::Kind::Set)
+    };
+    if codes_suffice(params) && !params.keys.iter().any(set_key) {
+        // The class sizes alone: the columns lend their codes where they hold them.
+        check_keys(table, &params.keys)?;
+        let columns = params
+            .keys
+            .iter()
+            .map(|k| table.column(k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let sources: Vec<ColumnCodes> = columns
+            .par_iter()
+            .map(|c| ColumnCodes::of(c, SetCoding::Whole))
+            .collect();
+        let refs: Vec<&dyn CodeSource> = sources.iter().map(|s| s as &dyn CodeSource).collect();
+        timings.add(Timings::ENCODE, encode_start.elapsed());
+        let count_start = Instant::now();
+        let a = sizes_assessment(&refs, &file, params, n_total)?;
+        timings.add(Timings::COUNT, count_start.elapsed());
+        if let Some(a) = a {
+            return Ok(a);
+        }
+    }
     let wildcard = params.missing == MissingPolicy::Wildcard;
     // Classes always use the plain coding. Matching codes set-valued keys differently, so it
     // needs its own coding only when a key is set-valued; otherwise the two are identical.
@@ -893,6 +942,8 @@ pub fn assess_timed(
     };
     let classes: Classes = classes_of(&plain, class_policy);
     let k: Vec<Option<u32>> = (0..n_total).map(|i| classes.k(i)).collect();
+    // Every class figure comes from the histogram of class sizes, as in [`assess_codes`].
+    let sizes = (!wildcard).then(|| SizeCounts::of_classes(&classes));
     let nm: Option<NMatch> =
         (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()));
     let t = params.unique_threshold;
@@ -925,38 +976,16 @@ pub fn assess_timed(
         };
         (None, Some(w))
     } else {
-        let n = n_total - classes.n_deleted;
-        let count = |lim: u32| k.iter().filter(|x| x.is_some_and(|x| x <= lim)).count();
-        let su = count(1);
-        let pairs = classes.sizes.iter().filter(|&&s| s == 2).count();
-        let theta = params
-            .population_size
-            .and_then(|big_n| skinner_elliot_theta(su, pairs, n as f64 / big_n));
-        let c = ClassSummary {
-            n_deleted: classes.n_deleted,
-            n,
-            sample_uniques: su,
-            k_le_5: count(5),
-            k_le_10: count(10),
-            classes_k_le_5: classes.sizes.iter().filter(|&&s| s <= 5).count(),
-            classes_k_le_10: classes.sizes.iter().filter(|&&s| s <= 10).count(),
-            pr_su_new: (n > 0).then(|| su as f64 / n as f64),
-            pr_su_full: su as f64 / n_total as f64,
-            min_k: classes.sizes.iter().copied().min(),
-            classes: classes.sizes.len(),
-            pairs,
-            theta,
-            theta_reliable: theta.is_some() && su >= THETA_MIN_COUNT && pairs >= THETA_MIN_COUNT,
-            uniques_at_threshold: count(t),
-            classes_at_threshold: classes.sizes.iter().filter(|&&s| s <= t).count(),
-            encoding: classes.encoding,
-        };
-        (Some(c), None)
+        let sc = sizes
+            .as_ref()
+            .ok_or_else(|| RiskError::Param("no class sizes".into()))?;
+        (Some(class_summary(sc, n_total, params)), None)
     };
 
     // k-anonymity in records: on n_match under wildcard (sdcMicro's fk with NA keys), else f_k.
     let ka = params.k_anonymity;
     let k_anonymity = match (&alpha_counts, &nm, wildcard) {
+        (None, _, false) if let Some(sc) = &sizes => k_anonymity_of(sc, ka),
         (Some((f, _)), _, _) => KAnonymitySummary {
             k: ka,
             below_k: f.iter().filter(|&&x| x < f64::from(ka)).count(),
@@ -1027,7 +1056,9 @@ pub fn assess_timed(
             }
         };
     let counted = individual.iter().filter(|r| r.is_some()).count();
-    let weight_summary = {
+    let weight_summary = if let (None, Some(sc)) = (&weights, &sizes) {
+        Some(unweighted_summary(sc, n_total, params))
+    } else {
         let risks: Vec<f64> = individual.iter().flatten().copied().collect();
         let sum: f64 = risks.iter().sum();
         let denominator = match params.global_risk_denominator {
@@ -1149,31 +1180,7 @@ pub fn assess_timed(
         }
     };
 
-    let bender_r = match (params.population_uniques, params.population_size) {
-        (Some(u), Some(big_n)) => {
-            let n = class_summary.as_ref().map_or(n_total, |c| c.n);
-            Some(bender_risk(n as f64 / big_n, u, params.intruder_share))
-        }
-        _ => match (params.sample_size, class_summary.as_ref()) {
-            // The file is the population: N its records counted, n(U) its uniques.
-            (Some(m), Some(c)) => {
-                if m > c.n as f64 {
-                    return Err(RiskError::Param(format!(
-                        "sample_size {m} exceeds the {} records counted in {}: the sample \
-                         cannot be larger than the population",
-                        c.n,
-                        table.source().display()
-                    )));
-                }
-                Some(bender_risk(
-                    m / c.n as f64,
-                    c.sample_uniques as f64,
-                    params.intruder_share,
-                ))
-            }
-            _ => None,
-        },
-    };
+    let bender_r = bender_r_of(params, class_summary.as_ref(), n_total, &file)?;
 
     timings.add(Timings::COUNT, count_start.elapsed());
     Ok(Assessment {
@@ -1203,6 +1210,222 @@ pub fn assess_timed(
         },
         warnings,
     })
+}
+
+/// The class figures of a histogram of class sizes.
+fn class_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> ClassSummary {
+    let n = n_total - sc.n_deleted;
+    let t = params.unique_threshold;
+    let su = sc.records_at_most(1);
+    let pairs = sc.classes_of_size(2);
+    let theta = params
+        .population_size
+        .and_then(|big_n| skinner_elliot_theta(su, pairs, n as f64 / big_n));
+    ClassSummary {
+        n_deleted: sc.n_deleted,
+        n,
+        sample_uniques: su,
+        k_le_5: sc.records_at_most(5),
+        k_le_10: sc.records_at_most(10),
+        classes_k_le_5: sc.classes_at_most(5),
+        classes_k_le_10: sc.classes_at_most(10),
+        pr_su_new: (n > 0).then(|| su as f64 / n as f64),
+        pr_su_full: su as f64 / n_total as f64,
+        min_k: sc.min(),
+        classes: sc.classes(),
+        pairs,
+        theta,
+        theta_reliable: theta.is_some() && su >= THETA_MIN_COUNT && pairs >= THETA_MIN_COUNT,
+        uniques_at_threshold: sc.records_at_most(t),
+        classes_at_threshold: sc.classes_at_most(t),
+        encoding: sc.encoding,
+    }
+}
+
+/// k-anonymity in records from the class sizes.
+fn k_anonymity_of(sc: &SizeCounts, k: u32) -> KAnonymitySummary {
+    KAnonymitySummary {
+        k,
+        below_k: sc.records_below(k),
+        at_most_k: sc.records_at_most(k),
+    }
+}
+
+/// Individual risk 1/f_k without weights, from the class sizes: a class of size f holds f
+/// records of risk 1/f, so the expected re-identifications are the number of classes (counted
+/// exactly, not summed from 1/f per record).
+fn unweighted_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> WeightSummary {
+    // Decreasing risk = increasing size; each level with its records.
+    let levels: Vec<(f64, usize)> = sc
+        .counts
+        .iter()
+        .map(|&(f, c)| (1.0 / f as f64, f as usize * c))
+        .collect();
+    let counted = n_total - sc.n_deleted;
+    let sum = sc.classes() as f64;
+    let denominator = match params.global_risk_denominator {
+        GlobalRiskDenominator::Counted => counted,
+        GlobalRiskDenominator::All => n_total,
+    };
+    let threshold = threshold_of_levels(&levels, params.max_global_risk, denominator);
+    WeightSummary {
+        expected_reidentifications: sum,
+        global_risk: if denominator > 0 {
+            sum / denominator as f64
+        } else {
+            0.0
+        },
+        denominator: params.global_risk_denominator,
+        max_individual_risk: levels.first().map_or(0.0, |l| l.0),
+        max_global_risk: params.max_global_risk,
+        global_threshold: threshold,
+        records_above_threshold: threshold.map_or(0, |t| {
+            levels
+                .iter()
+                .filter(|&&(r, _)| r > t)
+                .map(|&(_, c)| c)
+                .sum()
+        }),
+        weighted: false,
+    }
+}
+
+/// Bender's R, when its inputs are given.
+fn bender_r_of(
+    params: &RiskParams,
+    class_summary: Option<&ClassSummary>,
+    n_total: usize,
+    file: &str,
+) -> Result<Option<f64>, RiskError> {
+    Ok(match (params.population_uniques, params.population_size) {
+        (Some(u), Some(big_n)) => {
+            let n = class_summary.map_or(n_total, |c| c.n);
+            Some(bender_risk(n as f64 / big_n, u, params.intruder_share))
+        }
+        _ => match (params.sample_size, class_summary) {
+            // The file is the population: N its records counted, n(U) its uniques.
+            (Some(m), Some(c)) => {
+                if m > c.n as f64 {
+                    return Err(RiskError::Param(format!(
+                        "sample_size {m} exceeds the {} records counted in {file}: the sample \
+                         cannot be larger than the population",
+                        c.n,
+                    )));
+                }
+                Some(bender_risk(
+                    m / c.n as f64,
+                    c.sample_uniques as f64,
+                    params.intruder_share,
+                ))
+            }
+            _ => None,
+        },
+    })
+}
+
+/// Whether the class sizes alone give every figure `params` asks for (no per-record figures,
+/// weights, groups, sensitive values, n_match or wildcard matching, whole-set keys).
+pub fn codes_suffice(params: &RiskParams) -> bool {
+    !params.per_record
+        && params.missing != MissingPolicy::Wildcard
+        && !params.with_n_match
+        && params.weight.is_none()
+        && params.group.is_none()
+        && params.sensitive.is_none()
+        && params.recursive_cl.is_none()
+        && params.whole_sets.is_empty()
+}
+
+/// [`assess`] from the key codes alone, one [`CodeSource`] per key of `params.keys` (in that
+/// order) of the file named `file` in messages: the same summary as [`assess`] on a table
+/// holding those codes, with no per-record figures, counted with 8 bytes per record
+/// ([`crate::sizes`]). `None` when `params` asks for more than the codes give
+/// ([`codes_suffice`]) or the key space exceeds 64 bits (the caller then reads the table and
+/// calls [`assess`]). Set-valued keys are the caller's to refuse (a source has one code per
+/// cell).
+pub fn assess_codes(
+    keys: &[&dyn CodeSource],
+    file: &str,
+    params: &RiskParams,
+) -> Option<Result<Assessment, RiskError>> {
+    if !codes_suffice(params) {
+        return None;
+    }
+    let run = || -> Result<Option<Assessment>, RiskError> {
+        params.check()?;
+        check_names(&params.keys)?;
+        if keys.len() != params.keys.len() {
+            return Err(RiskError::Param(format!(
+                "{} key sources for {} keys",
+                keys.len(),
+                params.keys.len()
+            )));
+        }
+        let n_total = keys[0].len();
+        if let Some(k) = keys.iter().position(|k| k.len() != n_total) {
+            return Err(RiskError::Param(format!(
+                "key '{}' has {} rows, key '{}' {n_total}",
+                params.keys[k],
+                keys[k].len(),
+                params.keys[0]
+            )));
+        }
+        check_rows(file, n_total)?;
+        sizes_assessment(keys, file, params, n_total)
+    };
+    run().transpose()
+}
+
+/// The assessment from the class sizes; `None` when the key space needs recoding.
+fn sizes_assessment(
+    keys: &[&dyn CodeSource],
+    file: &str,
+    params: &RiskParams,
+    n_total: usize,
+) -> Result<Option<Assessment>, RiskError> {
+    if let Some(big_n) = params.population_size
+        && big_n < n_total as f64
+    {
+        return Err(RiskError::Param(format!(
+            "the population size {big_n} is smaller than the file's {n_total} records"
+        )));
+    }
+    let sc = match size_counts(keys, params.missing) {
+        Ok(sc) => sc,
+        Err(NoSizes::Recoded) => return Ok(None),
+        Err(NoSizes::AllMissing(k)) => {
+            return Err(all_missing(file, &params.keys[k], n_total));
+        }
+    };
+    let classes = class_summary(&sc, n_total, params);
+    let bender_r = bender_r_of(params, Some(&classes), n_total, file)?;
+    Ok(Some(Assessment {
+        summary: Summary {
+            policy: params.missing,
+            keys: params.keys.clone(),
+            n_total,
+            unique_threshold: params.unique_threshold,
+            k_anonymity: k_anonymity_of(&sc, params.k_anonymity),
+            weights: Some(unweighted_summary(&sc, n_total, params)),
+            classes: Some(classes),
+            wildcard: None,
+            household: None,
+            diversity: None,
+            bender_r,
+        },
+        records: RecordRisk {
+            k: Vec::new(),
+            n_match: None,
+            individual_risk: Vec::new(),
+            weighted_k: None,
+            n_match_alpha: None,
+            household_risk: None,
+            l_distinct: None,
+            l_entropy: None,
+            recursive_cl: None,
+        },
+        warnings: Vec::new(),
+    }))
 }
 
 /// Recodes the keys named in `whole_sets` as whole values (the set as one value, no masks).

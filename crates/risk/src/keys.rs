@@ -12,17 +12,8 @@ use crate::error::RiskError;
 /// The key variables of a table as dense codes.
 pub(crate) type KeyData = Keys;
 
-/// Checks `names` against `table` and codes them. Classes code a set-valued key as a whole
-/// ([`SetMatch::Overlap`]) or by its first candidate ([`SetMatch::First`]); with `wildcard`
-/// (matching) it gets candidate masks and a code that separates cells that differ as queries
-/// or as stored values.
-pub(crate) fn key_data(
-    table: &Table,
-    names: &[String],
-    set_match: SetMatch,
-    wildcard: bool,
-) -> Result<KeyData, RiskError> {
-    let file = table.source().display().to_string();
+/// Checks the names of the keys: at least one, none twice, at most 64.
+pub(crate) fn check_names(names: &[String]) -> Result<(), RiskError> {
     if names.is_empty() {
         return Err(RiskError::Param(
             "no key variables given: name at least one with --keys".into(),
@@ -39,7 +30,11 @@ pub(crate) fn key_data(
             names.len()
         )));
     }
-    let n = table.nrows();
+    Ok(())
+}
+
+/// Checks the number of records of `file`: at least one, fewer than `u32::MAX`.
+pub(crate) fn check_rows(file: &str, n: usize) -> Result<(), RiskError> {
     if n == 0 {
         return Err(RiskError::Param(format!(
             "{file}: the file has a header but no records"
@@ -51,18 +46,45 @@ pub(crate) fn key_data(
             u32::MAX - 1
         )));
     }
+    Ok(())
+}
+
+/// The error for a key column of `file` with no observed value among its `n` records.
+pub(crate) fn all_missing(file: &str, column: &str, n: usize) -> RiskError {
+    RiskError::Column {
+        file: file.to_string(),
+        column: column.to_string(),
+        message: format!("every one of the {n} values is missing; a key needs observed values"),
+    }
+}
+
+/// Checks `names` against `table`: the names ([`check_names`]), the records ([`check_rows`]),
+/// and that each column exists and has an observed value.
+pub(crate) fn check_keys(table: &Table, names: &[String]) -> Result<(), RiskError> {
+    let file = table.source().display().to_string();
+    check_names(names)?;
+    let n = table.nrows();
+    check_rows(&file, n)?;
     for name in names {
         let c = table.column(name)?;
         if c.missing_count() == n {
-            return Err(RiskError::Column {
-                file: file.clone(),
-                column: name.clone(),
-                message: format!(
-                    "every one of the {n} values is missing; a key needs observed values"
-                ),
-            });
+            return Err(all_missing(&file, name, n));
         }
     }
+    Ok(())
+}
+
+/// Checks `names` against `table` ([`check_keys`]) and codes them. Classes code a set-valued key as a whole
+/// ([`SetMatch::Overlap`]) or by its first candidate ([`SetMatch::First`]); with `wildcard`
+/// (matching) it gets candidate masks and a code that separates cells that differ as queries
+/// or as stored values.
+pub(crate) fn key_data(
+    table: &Table,
+    names: &[String],
+    set_match: SetMatch,
+    wildcard: bool,
+) -> Result<KeyData, RiskError> {
+    check_keys(table, names)?;
     let coding = match (wildcard, set_match) {
         (true, m) => SetCoding::Candidates(m),
         (false, SetMatch::Overlap) => SetCoding::Whole,

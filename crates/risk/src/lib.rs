@@ -42,13 +42,14 @@ mod keys;
 pub mod measures;
 pub mod population;
 pub mod registry;
+pub mod sizes;
 pub mod suda;
 mod wildcard;
 
 pub use assess::{
     Assessment, ClassSummary, DiversitySummary, GlobalRiskDenominator, HouseholdSummary,
     KAnonymitySummary, RecordRisk, RiskParams, Summary, WeightSummary, WildcardSummary, assess,
-    assess_timed, global_threshold,
+    assess_codes, assess_timed, codes_suffice, global_threshold,
 };
 pub use classes::{
     Classes, DELETED, Encoding, dalenius_t1_code, equivalence_classes, equivalence_classes_using,
@@ -56,6 +57,7 @@ pub use classes::{
 };
 pub use closeness::{GroundDistance, TCloseness, TClosenessParams, t_closeness};
 pub use error::RiskError;
+pub use intruder_data::keys::CodeSource;
 pub use intruder_data::report::{Figure, Records, Report, Unit};
 pub use keys::{MissingPolicy, SetMatch};
 pub use population::{PopulationParams, PopulationRisk, population_uniqueness};

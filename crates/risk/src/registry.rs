@@ -35,12 +35,15 @@ use intruder_data::params::{
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Role, Table, Timings};
 
-use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess_timed};
+use crate::assess::{
+    Assessment, GlobalRiskDenominator, RiskParams, assess_codes, assess_timed, codes_suffice,
+};
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
 use crate::suda::{Suda2Params, suda2};
+use intruder_data::keys::CodeSource;
 
 /// A configured risk measure: checked parameters, ready to run on any table.
 pub trait RiskMeasure: Send + Sync + fmt::Debug {
@@ -67,6 +70,26 @@ pub trait RiskMeasure: Send + Sync + fmt::Debug {
         timings: &mut Timings,
     ) -> Result<RiskOutcome, RiskError> {
         timings.time(Timings::COUNT, || self.assess(table, per_record))
+    }
+    /// Whether [`RiskMeasure::assess_codes`] can measure without per-record figures: the
+    /// measure and its parameters need nothing but the key codes (no weight, group or
+    /// sensitive column, no wildcard matching). A caller that holds the keys in another form
+    /// (Arrow arrays) then makes no table.
+    fn codes_suffice(&self) -> bool {
+        false
+    }
+    /// The report (no per-record figures) from one [`CodeSource`] per key of
+    /// [`RiskMeasure::keys`], in that order, for the file named `file` in messages: the same
+    /// report as [`RiskMeasure::assess`] on a table of those codes. `None` when the measure
+    /// needs more than the codes ([`RiskMeasure::codes_suffice`]) or the key space exceeds 64
+    /// bits; the caller then reads the table and calls [`RiskMeasure::assess`].
+    fn assess_codes(
+        &self,
+        keys: &[&dyn CodeSource],
+        file: &str,
+    ) -> Option<Result<RiskOutcome, RiskError>> {
+        let _ = (keys, file);
+        None
     }
 }
 
@@ -601,9 +624,26 @@ impl Frequency {
         per_record: bool,
         timings: &mut Timings,
     ) -> Result<Assessment, RiskError> {
+        assess_timed(table, &self.with_records(per_record), timings)
+    }
+
+    fn with_records(&self, per_record: bool) -> RiskParams {
         let mut p = self.params.clone();
         p.with_n_match |= per_record;
-        assess_timed(table, &p, timings)
+        p.per_record = per_record;
+        p
+    }
+
+    fn outcome(a: Assessment, per_record: bool) -> RiskOutcome {
+        RiskOutcome {
+            report: a.summary.report(),
+            records: if per_record {
+                a.records.into_records()
+            } else {
+                Records::default()
+            },
+            warnings: a.warnings,
+        }
     }
 }
 
@@ -627,15 +667,18 @@ impl RiskMeasure for Frequency {
         timings: &mut Timings,
     ) -> Result<RiskOutcome, RiskError> {
         let a = self.run(table, per_record, timings)?;
-        Ok(RiskOutcome {
-            report: a.summary.report(),
-            records: if per_record {
-                a.records.into_records()
-            } else {
-                Records::default()
-            },
-            warnings: a.warnings,
-        })
+        Ok(Frequency::outcome(a, per_record))
+    }
+    fn codes_suffice(&self) -> bool {
+        codes_suffice(&self.with_records(false))
+    }
+    fn assess_codes(
+        &self,
+        keys: &[&dyn CodeSource],
+        file: &str,
+    ) -> Option<Result<RiskOutcome, RiskError>> {
+        let a = assess_codes(keys, file, &self.with_records(false))?;
+        Some(a.map(|a| Frequency::outcome(a, false)))
     }
 }
 
@@ -725,15 +768,37 @@ impl RiskMeasure for Individual {
         per_record: bool,
         timings: &mut Timings,
     ) -> Result<RiskOutcome, RiskError> {
+        let a = assess_timed(table, &self.with_records(per_record), timings)?;
+        Ok(self.outcome(a, per_record))
+    }
+    fn codes_suffice(&self) -> bool {
+        codes_suffice(&self.with_records(false))
+    }
+    fn assess_codes(
+        &self,
+        keys: &[&dyn CodeSource],
+        file: &str,
+    ) -> Option<Result<RiskOutcome, RiskError>> {
+        let a = assess_codes(keys, file, &self.with_records(false))?;
+        Some(a.map(|a| self.outcome(a, false)))
+    }
+}
+
+impl Individual {
+    fn with_records(&self, per_record: bool) -> RiskParams {
         let mut p = self.params.clone();
         p.with_n_match |= per_record;
-        let a = assess_timed(table, &p, timings)?;
+        p.per_record = per_record;
+        p
+    }
+
+    fn outcome(&self, a: Assessment, per_record: bool) -> RiskOutcome {
         let mut report = Report::new("individual risk");
         report.figures = keep_figures(&a, INDIVIDUAL_FIGURES);
         if self.params.weight.is_none() {
             report.push(no_weights());
         }
-        Ok(RiskOutcome {
+        RiskOutcome {
             report,
             records: if per_record {
                 a.records.into_records()
@@ -741,7 +806,7 @@ impl RiskMeasure for Individual {
                 Records::default()
             },
             warnings: a.warnings,
-        })
+        }
     }
 }
 

@@ -193,3 +193,105 @@ fn wide_key_space_is_recoded_exactly() {
         naive
     );
 }
+
+/// Keys of several kinds: offset integers, a categorical, floats, and optionally integers
+/// whose span (15,000,001 values) makes the key space too large for one counter per code, so
+/// the class sizes are counted by sorting.
+type Row = (Option<u8>, Option<u8>, Option<u8>, Option<u8>);
+
+fn mixed_table(rows: &[Row], spread: bool) -> (Table, Vec<String>) {
+    let a: Vec<Option<i64>> = rows.iter().map(|r| r.0.map(i64::from)).collect();
+    let b: Vec<Option<String>> = rows.iter().map(|r| r.1.map(|x| format!("c{x}"))).collect();
+    let c: Vec<Option<f64>> = rows
+        .iter()
+        .map(|r| r.2.map(|x| f64::from(x) / 2.0))
+        .collect();
+    let d: Vec<Option<i64>> = rows
+        .iter()
+        .map(|r| r.3.map(|x| i64::from(x % 3) * 7_500_000))
+        .collect();
+    let mut cols = vec![
+        Column::integer("a", Role::Key, &a),
+        Column::categorical(
+            "b",
+            Role::Key,
+            &b.iter().map(|x| x.as_deref()).collect::<Vec<_>>(),
+            None,
+        )
+        .unwrap(),
+        Column::float("c", Role::Key, &c),
+    ];
+    if spread {
+        cols.push(Column::integer("d", Role::Key, &d));
+    }
+    let names = cols.iter().map(|c| c.name().to_string()).collect();
+    (Table::new("mixed", cols).unwrap(), names)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Without per-record figures the summary comes from the class sizes alone (from the
+    /// table's columns, or from key-code sources): every figure equals the full assessment's.
+    #[test]
+    fn class_sizes_alone_give_the_full_summary(
+        rows in prop::collection::vec(
+            (prop::option::weighted(0.85, 0u8..4), prop::option::weighted(0.85, 0u8..3),
+             prop::option::weighted(0.85, 0u8..3), prop::option::weighted(0.85, 0u8..6)),
+            1..80,
+        ),
+        spread in any::<bool>(),
+        as_value in any::<bool>(),
+        threshold in 1u32..4,
+        k in 1u32..7,
+        max_global_risk in prop::sample::select(vec![0.01, 0.1, 0.3, 0.6, 0.9]),
+        all in any::<bool>(),
+        population in any::<bool>(),
+    ) {
+        use intruder_data::keys::{CodeSource, KeyCodes, SetCoding};
+        use intruder_risk::{GlobalRiskDenominator, RiskParams, assess, assess_codes};
+        let (t, names) = mixed_table(&rows, spread);
+        prop_assume!(ok_keys(&t, &names));
+        let mut p = RiskParams::new(names.clone());
+        p.missing = if as_value { MissingPolicy::AsValue } else { MissingPolicy::Listwise };
+        p.unique_threshold = threshold;
+        p.k_anonymity = k;
+        p.max_global_risk = max_global_risk;
+        if all {
+            p.global_risk_denominator = GlobalRiskDenominator::All;
+        }
+        if population {
+            p.population_size = Some(t.nrows() as f64 * 20.0);
+        }
+        let full = assess(&t, &p).unwrap();
+        prop_assert_eq!(full.records.k.len(), t.nrows());
+        p.per_record = false;
+        let lean = assess(&t, &p).unwrap();
+        prop_assert!(lean.records.k.is_empty());
+        prop_assert_eq!(&lean.summary, &full.summary);
+        let codes: Vec<KeyCodes> = names
+            .iter()
+            .map(|n| KeyCodes::of(t.column(n).unwrap(), SetCoding::Whole))
+            .collect();
+        let refs: Vec<&dyn CodeSource> = codes.iter().map(|c| c as &dyn CodeSource).collect();
+        let from_codes = assess_codes(&refs, "mixed", &p).unwrap().unwrap();
+        prop_assert_eq!(&from_codes.summary, &full.summary);
+        // The figures from the sizes against the per-record f_k.
+        let f = &full.records.k;
+        let records = |keep: &dyn Fn(u32) -> bool| f.iter().flatten().filter(|&&x| keep(x)).count();
+        let ka = &full.summary.k_anonymity;
+        prop_assert_eq!(ka.below_k, records(&|x| x < k));
+        prop_assert_eq!(ka.at_most_k, records(&|x| x <= k));
+        let classes = full.summary.classes.as_ref().unwrap();
+        prop_assert_eq!(classes.sample_uniques, records(&|x| x == 1));
+        prop_assert_eq!(classes.uniques_at_threshold, records(&|x| x <= threshold));
+        prop_assert_eq!(classes.n_deleted, f.iter().filter(|x| x.is_none()).count());
+        let per_class: f64 = f.iter().flatten().map(|&x| 1.0 / f64::from(x)).sum();
+        prop_assert!((per_class - classes.classes as f64).abs() < 1e-9);
+        // The expected re-identifications without weights are the number of classes.
+        let w = full.summary.weights.as_ref().unwrap();
+        prop_assert_eq!(w.expected_reidentifications, classes.classes as f64);
+        let sum: f64 = full.records.individual_risk.iter().flatten().sum();
+        prop_assert!((sum - w.expected_reidentifications).abs() < 1e-9);
+    }
+}

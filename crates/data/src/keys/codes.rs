@@ -425,6 +425,16 @@ fn with_missing(mut codes: Vec<u32>, c: &Column) -> Vec<u32> {
 
 /// Integers whose range is below 2²⁴: codes offset from the minimum (no sort needed).
 fn offset_codes(c: &Column, v: &[i64]) -> Option<(Vec<u32>, u32)> {
+    let (lo, card) = offset_range(c, v)?;
+    // Missing cells hold placeholders, possibly out of range: their codes are garbage
+    // (wrapping, never a panic) until the caller marks them missing.
+    let codes = v.iter().map(|&x| x.wrapping_sub(lo) as u32).collect();
+    Some((codes, card))
+}
+
+/// The minimum and the span of an integer column whose range is below 2²⁴ ([`KeyCodes::of`]'s
+/// offset coding: code = value − minimum, cardinality = the span).
+pub(crate) fn offset_range(c: &Column, v: &[i64]) -> Option<(i64, u32)> {
     // Over every cell first (a branch-free loop); the placeholders at missing cells can only
     // widen the range, so look at observed cells alone when that makes it too wide.
     // One pass for both bounds, in independent lanes the compiler can vectorise.
@@ -446,10 +456,7 @@ fn offset_codes(c: &Column, v: &[i64]) -> Option<(Vec<u32>, u32)> {
         }
     }
     if lo <= hi && (hi as i128 - lo as i128) < (1 << 24) {
-        // Missing cells hold placeholders, possibly out of range: their codes are garbage
-        // (wrapping, never a panic) until the caller marks them missing.
-        let codes = v.iter().map(|&x| x.wrapping_sub(lo) as u32).collect();
-        return Some((codes, (hi - lo + 1) as u32));
+        return Some((lo, (hi - lo + 1) as u32));
     }
     None
 }

@@ -13,6 +13,9 @@
 //!   candidate bit masks ([`SetMasks`]) with all candidates or only the first asked for.
 //! - **One missingness-pattern index** ([`PatternIndex`]): the self-join behind n_match (with
 //!   weights), the cross-join behind exact matching, and the updates behind local suppression.
+//! - **Codes read in passing** ([`CodeSource`], [`ColumnCodes`]): the same codes a block of rows
+//!   at a time, lent by the column where it holds them (level codes, small-range integers), for
+//!   engines that need each row's code once (class sizes without class ids).
 //! - **One [`MissingPolicy`] and one [`SetMatch`]**, re-exported by the risk and attack crates.
 //!
 //! ```
@@ -31,6 +34,7 @@
 mod codes;
 mod index;
 mod policy;
+mod source;
 
 pub use codes::{
     Domain, KeyCodes, Keys, MISSING, PairSpec, SetCoding, SetMasks, encode_pair, encode_pairs,
@@ -38,3 +42,4 @@ pub use codes::{
 };
 pub use index::PatternIndex;
 pub use policy::{MissingPolicy, SetMatch};
+pub use source::{CodeSource, ColumnCodes};

@@ -1,0 +1,270 @@
+//! Class sizes without class ids: what every figure of a summary needs when no per-record
+//! figure, weight, group or sensitive value is asked for.
+//!
+//! Each record's keys become one mixed-radix code (as [`crate::Classes`] makes it), written
+//! into one array of `u64` that is then sorted in place: equal codes are neighbours, and the
+//! lengths of the runs are the class sizes. Memory is that array (8 bytes per record) and
+//! nothing else; the keys are read a block of rows at a time through [`CodeSource`], so a
+//! column that already holds codes (a categorical column, small-range integers, an Arrow
+//! dictionary) is never copied. The counts depend only on the codes, never on the order of the
+//! records or the number of threads.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use intruder_data::keys::CodeSource;
+
+use crate::classes::{Classes, Encoding};
+use crate::keys::{MISSING, MissingPolicy};
+
+/// Rows coded together: each key's block of codes stays in cache while the block is combined.
+const BLOCK: usize = 4096;
+
+/// The class sizes f_k of a file, as a histogram.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SizeCounts {
+    /// (size, number of classes of that size), by increasing size; no size is 0.
+    pub counts: Vec<(u32, usize)>,
+    /// Records dropped (listwise) for a missing key.
+    pub n_deleted: usize,
+    /// How the key tuples were encoded.
+    pub encoding: Encoding,
+}
+
+impl SizeCounts {
+    /// The histogram of `classes`' sizes.
+    pub fn of_classes(classes: &Classes) -> SizeCounts {
+        SizeCounts {
+            counts: histogram(classes.sizes.iter().copied()),
+            n_deleted: classes.n_deleted,
+            encoding: classes.encoding,
+        }
+    }
+
+    /// Number of classes.
+    pub fn classes(&self) -> usize {
+        self.counts.iter().map(|&(_, c)| c).sum()
+    }
+
+    /// Records in classes of size ≤ `limit`.
+    pub fn records_at_most(&self, limit: u32) -> usize {
+        self.counts
+            .iter()
+            .take_while(|&&(s, _)| s <= limit)
+            .map(|&(s, c)| s as usize * c)
+            .sum()
+    }
+
+    /// Records in classes of size < `limit`.
+    pub fn records_below(&self, limit: u32) -> usize {
+        limit.checked_sub(1).map_or(0, |l| self.records_at_most(l))
+    }
+
+    /// Classes of size ≤ `limit`.
+    pub fn classes_at_most(&self, limit: u32) -> usize {
+        self.counts
+            .iter()
+            .take_while(|&&(s, _)| s <= limit)
+            .map(|&(_, c)| c)
+            .sum()
+    }
+
+    /// Classes of size exactly `size`.
+    pub fn classes_of_size(&self, size: u32) -> usize {
+        self.counts
+            .iter()
+            .find(|&&(s, _)| s == size)
+            .map_or(0, |&(_, c)| c)
+    }
+
+    /// The smallest class size (the file's k).
+    pub fn min(&self) -> Option<u32> {
+        self.counts.first().map(|&(s, _)| s)
+    }
+}
+
+fn histogram(sizes: impl Iterator<Item = u32>) -> Vec<(u32, usize)> {
+    let mut small = vec![0usize; 1025];
+    let mut large: BTreeMap<u32, usize> = BTreeMap::new();
+    for s in sizes {
+        match small.get_mut(s as usize) {
+            Some(c) => *c += 1,
+            None => *large.entry(s).or_default() += 1,
+        }
+    }
+    let mut out: Vec<(u32, usize)> = small
+        .iter()
+        .enumerate()
+        .filter(|&(s, &c)| s > 0 && c > 0)
+        .map(|(s, &c)| (s as u32, c))
+        .collect();
+    out.extend(large);
+    out
+}
+
+/// Why [`size_counts`] gave no counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoSizes {
+    /// The key space exceeds 64 bits: the classes need [`Encoding::Recoded`], which numbers
+    /// each record's tuple (use [`crate::equivalence_classes`]).
+    Recoded,
+    /// Key `k` (its position) has no observed value.
+    AllMissing(usize),
+}
+
+/// The class sizes of the records coded by `keys` (one source per key, each with the same
+/// number of rows) under the listwise or as-value policy, without class ids.
+///
+/// # Panics
+/// When `keys` is empty, the sources differ in length, `policy` is
+/// [`MissingPolicy::Wildcard`] (which has no classes), or there are `u32::MAX` records or
+/// more: programming errors, checked by the callers.
+pub fn size_counts(keys: &[&dyn CodeSource], policy: MissingPolicy) -> Result<SizeCounts, NoSizes> {
+    assert!(!keys.is_empty(), "at least one key");
+    assert_ne!(policy, MissingPolicy::Wildcard, "wildcard has no classes");
+    let n = keys[0].len();
+    assert!(keys.iter().all(|k| k.len() == n), "keys of equal length");
+    assert!(n < u32::MAX as usize, "fewer than u32::MAX records");
+    let as_value = policy == MissingPolicy::AsValue;
+    let add = u32::from(as_value);
+    let radix: Vec<u64> = keys.iter().map(|k| k.card() as u64 + add as u64).collect();
+    let product = radix
+        .iter()
+        .try_fold(1u64, |p, &r| p.checked_mul(r.max(1)))
+        .filter(|&p| p < SENTINEL)
+        .ok_or(NoSizes::Recoded)?;
+
+    // Codes, block by block, on every thread; whether each key has an observed value.
+    let mut codes = vec![0u64; n];
+    let observed: Vec<Vec<bool>> = codes
+        .par_chunks_mut(BLOCK)
+        .enumerate()
+        .map(|(b, out)| {
+            let base = b * BLOCK;
+            let mut buf = [0u32; BLOCK];
+            let mut missing = [false; BLOCK];
+            let mut seen = vec![false; keys.len()];
+            let buf = &mut buf[..out.len()];
+            let missing = &mut missing[..out.len()];
+            for k in (0..keys.len()).rev() {
+                keys[k].fill(base, buf);
+                let r = radix[k];
+                for ((o, &c), m) in out.iter_mut().zip(buf.iter()).zip(missing.iter_mut()) {
+                    let d = if c == MISSING { 0 } else { (c + add) as u64 };
+                    *o = *o * r + d;
+                    *m |= c == MISSING;
+                }
+                seen[k] = buf.iter().any(|&c| c != MISSING);
+            }
+            if !as_value {
+                for (o, &m) in out.iter_mut().zip(missing.iter()) {
+                    if m {
+                        *o = SENTINEL;
+                    }
+                }
+            }
+            seen
+        })
+        .collect();
+    if let Some(k) = (0..keys.len()).find(|&k| !observed.iter().any(|block| block[k])) {
+        return Err(NoSizes::AllMissing(k));
+    }
+
+    let counts = if product <= (n as u64).max(1 << 22) {
+        // A small key space: one counter per code.
+        let mut per_code = vec![0u32; product as usize];
+        let mut n_deleted = 0usize;
+        for &c in &codes {
+            if c == SENTINEL {
+                n_deleted += 1;
+            } else {
+                per_code[c as usize] += 1;
+            }
+        }
+        drop(codes);
+        SizeCounts {
+            counts: histogram(per_code.into_iter().filter(|&s| s > 0)),
+            n_deleted,
+            encoding: Encoding::MixedRadix,
+        }
+    } else {
+        codes.par_sort_unstable();
+        let n_deleted = codes.len() - codes.partition_point(|&c| c != SENTINEL);
+        let kept = &codes[..codes.len() - n_deleted];
+        SizeCounts {
+            counts: histogram(runs(kept)),
+            n_deleted,
+            encoding: Encoding::MixedRadix,
+        }
+    };
+    Ok(counts)
+}
+
+/// The lengths of the runs of equal values of a sorted slice.
+fn runs(sorted: &[u64]) -> impl Iterator<Item = u32> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let &v = sorted.get(i)?;
+        let start = i;
+        i += 1;
+        while i < sorted.len() && sorted[i] == v {
+            i += 1;
+        }
+        Some((i - start) as u32)
+    })
+}
+
+/// Code of a record that takes no part in counting (listwise deletion).
+const SENTINEL: u64 = u64::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use intruder_data::keys::KeyCodes;
+
+    fn key(codes: &[u32], card: u32) -> KeyCodes {
+        KeyCodes {
+            codes: codes.to_vec(),
+            card,
+            sets: None,
+        }
+    }
+
+    #[test]
+    fn a_hand_worked_file() {
+        const M: u32 = MISSING;
+        // Records: (0,1) (0,1) (1,0) (1,M) (M,0) (0,1) (1,1)
+        let a = key(&[0, 0, 1, 1, M, 0, 1], 2);
+        let b = key(&[1, 1, 0, M, 0, 1, 1], 2);
+        let keys: [&dyn CodeSource; 2] = [&a, &b];
+        let listwise = size_counts(&keys, MissingPolicy::Listwise).unwrap();
+        // Classes (0,1)×3, (1,0)×1, (1,1)×1; two records deleted.
+        assert_eq!(listwise.counts, vec![(1, 2), (3, 1)]);
+        assert_eq!(listwise.n_deleted, 2);
+        assert_eq!(listwise.records_at_most(1), 2);
+        assert_eq!(listwise.records_below(3), 2);
+        assert_eq!(listwise.records_at_most(3), 5);
+        assert_eq!(listwise.classes(), 3);
+        // As a value: (1,M) and (M,0) are classes of their own.
+        let as_value = size_counts(&keys, MissingPolicy::AsValue).unwrap();
+        assert_eq!(as_value.counts, vec![(1, 4), (3, 1)]);
+        assert_eq!(as_value.n_deleted, 0);
+    }
+
+    #[test]
+    fn an_all_missing_key_and_a_key_space_past_64_bits_are_told() {
+        let a = key(&[0, 1, 0], 2);
+        let b = key(&[MISSING; 3], 0);
+        assert_eq!(
+            size_counts(&[&a, &b], MissingPolicy::AsValue),
+            Err(NoSizes::AllMissing(1))
+        );
+        let wide = key(&[0, 1, 2], u32::MAX - 1);
+        let keys: Vec<&dyn CodeSource> = vec![&wide; 3];
+        assert_eq!(
+            size_counts(&keys, MissingPolicy::Listwise),
+            Err(NoSizes::Recoded)
+        );
+    }
+}
