@@ -12,7 +12,8 @@ keys with 2 … 120 categories, 10% missing in the last three. The script
      measures intruder.risk(df, keys) (the first call for peak memory: the rise of the process's
      peak RSS during the call over its RSS before it, the peak reset through
      /proc/self/clear_refs; then the best of 3 for time) and
-     df.groupby(keys)[k0].transform("size") (best of 3), and checks that intruder.risk's counts
+     df.groupby(keys)[k0].transform("size") (best of 3), pandas' export to Arrow
+     (pa.table(df)) and intruder.risk on that pyarrow table (best of 3 each), and checks that intruder.risk's counts
      equal the command line's and pandas';
 
 Frame layouts: "category" (every key a pandas Categorical: a dictionary array in Arrow) and
@@ -129,6 +130,13 @@ def child(rows, layout):
 
     timing, _ = best(lambda: intruder.risk(df, KEYS))
     per_record, _ = best(lambda: intruder.risk(df, KEYS, per_record=True), n=1)
+    # The call's two parts: pandas' own export to Arrow (what df.__arrow_c_stream__ does:
+    # pyarrow.Table.from_pandas), and intruder.risk on the exported pyarrow table.
+    import pyarrow as pa
+
+    to_arrow, table = best(lambda: pa.table(df))
+    on_arrow, _ = best(lambda: intruder.risk(table, KEYS))
+    del table
 
     # pandas: every record's class size (what the risk measures need), listwise.
     pandas_t, sizes = best(
@@ -154,6 +162,8 @@ def child(rows, layout):
                 "first_call_s": first_s,
                 "intruder_risk": timing,
                 "intruder_risk_per_record": per_record,
+                "pandas_to_arrow": to_arrow,
+                "intruder_risk_on_pyarrow_table": on_arrow,
                 "pandas_transform_size": pandas_t,
                 "pandas_counts": pandas_counts,
                 "summary": summary,
@@ -252,6 +262,15 @@ def main():
             f"| {cli['assess_s']:.3f} s ({cli['assess_cpu_s']:.2f} s CPU) | {t / cli['assess_s']:.2f}× "
             f"| {p:.2f} s | {p / t:.1f}× | +{r['call_peak_increase_bytes'] / 2**20:.0f} MiB "
             f"| {r['call_peak_increase_bytes'] / r['dataframe_bytes']:.2f}× |"
+        )
+    print()
+    print("| frame | pandas → Arrow (pa.table) | intruder.risk on that pyarrow table | ratio to the CLI | with per_record=True |")
+    print("|---|---|---|---|---|")
+    for r in results["python"]:
+        a = r["intruder_risk_on_pyarrow_table"]["wall_s"]
+        print(
+            f"| {r['layout']} | {r['pandas_to_arrow']['wall_s']:.3f} s | {a:.3f} s "
+            f"| {a / cli['assess_s']:.2f}× | {r['intruder_risk_per_record']['wall_s']:.2f} s |"
         )
 
 

@@ -20,11 +20,13 @@ use arrow_array::types::{
     Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type,
     UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
+use arrow_buffer::ArrowNativeType;
 use arrow_schema::DataType;
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 
+use intruder_data::keys::{CodeSource, KeyCodes, MISSING, SetCoding};
 use intruder_data::params::did_you_mean;
 use intruder_data::{
     Bitmap, Column, ColumnData, ColumnSpec, DEFAULT_MISSING, DataError, Kind, Location, Role,
@@ -267,32 +269,30 @@ fn for_ints(a: &dyn Array, mut f: impl FnMut(usize, Option<i64>)) {
 
 /// Calls `f(row, value)` for every value of a float array (`None` for nulls).
 fn for_floats(a: &dyn Array, mut f: impl FnMut(usize, Option<f64>)) {
-    let valid = |i: usize| a.is_valid(i);
+    macro_rules! each {
+        ($t:ty, $conv:expr) => {{
+            let p = a.as_primitive::<$t>();
+            match p.nulls().filter(|n| n.null_count() > 0) {
+                None => {
+                    for (i, &v) in p.values().iter().enumerate() {
+                        f(i, Some($conv(v)));
+                    }
+                }
+                Some(nulls) => {
+                    for ((i, &v), valid) in p.values().iter().enumerate().zip(nulls.iter()) {
+                        f(i, valid.then(|| $conv(v)));
+                    }
+                }
+            }
+        }};
+    }
     match a.data_type() {
-        DataType::Float16 => {
-            let p = a.as_primitive::<Float16Type>();
-            for (i, v) in p.values().iter().enumerate() {
-                f(i, valid(i).then(|| v.to_f64()));
-            }
-        }
-        DataType::Float32 => {
-            let p = a.as_primitive::<Float32Type>();
-            for (i, &v) in p.values().iter().enumerate() {
-                f(i, valid(i).then_some(v as f64));
-            }
-        }
-        DataType::Float64 => {
-            let p = a.as_primitive::<Float64Type>();
-            if p.null_count() == 0 {
-                for (i, &v) in p.values().iter().enumerate() {
-                    f(i, Some(v));
-                }
-            } else {
-                for (i, &v) in p.values().iter().enumerate() {
-                    f(i, valid(i).then_some(v));
-                }
-            }
-        }
+        DataType::Float16 => each!(
+            Float16Type,
+            |v: <Float16Type as ArrowPrimitiveType>::Native| { v.to_f64() }
+        ),
+        DataType::Float32 => each!(Float32Type, |v: f32| v as f64),
+        DataType::Float64 => each!(Float64Type, |v: f64| v),
         _ => {}
     }
 }
@@ -509,7 +509,7 @@ fn column(
     if counted && let Some(c) = key_column(at, role, arrays, nrows) {
         return Ok(c);
     }
-    if counted && let Some(c) = dictionary_key_column(at, role, &tokens, arrays, nrows)? {
+    if counted && let Some(c) = dictionary_key_column(at, role, &tokens, arrays)? {
         return Ok(c);
     }
     // Numbers read directly (no text), as the CSV reader would infer or was told.
@@ -926,16 +926,265 @@ fn number_levels(present: &[u32], num: impl Fn(u32) -> Option<Num>) -> (Vec<Stri
     (levels, remap)
 }
 
+/// How a key that is only counted becomes level codes, without a per-row array: each batch's
+/// array with a table from its values (offset from the minimum, or dictionary entries) to level
+/// codes (`NONE`: missing). Read block by block as a [`CodeSource`] (the risk measures count
+/// the classes from it directly), or made into a categorical [`Column`].
+pub struct KeyPlan {
+    levels: Vec<String>,
+    batches: Vec<PlanBatch>,
+    /// The first row of each batch.
+    starts: Vec<usize>,
+    luts: Vec<Vec<u32>>,
+    nrows: usize,
+}
+
+struct PlanBatch {
+    array: ArrayRef,
+    how: How,
+    /// Index into [`KeyPlan::luts`].
+    lut: usize,
+}
+
+#[derive(Clone, Copy)]
+enum How {
+    /// Integers: the table is indexed by value − `lo`.
+    Ints(i64),
+    /// Whole-number floats: the table is indexed by value − `lo`; NaN is missing.
+    Floats(i64),
+    /// Dictionary keys: the table is indexed by the key.
+    Dict,
+}
+
+const _: () = assert!(
+    NONE == MISSING,
+    "a plan's missing code is the key codes' MISSING"
+);
+
+impl KeyPlan {
+    fn new(
+        levels: Vec<String>,
+        arrays: &[&ArrayRef],
+        hows: Vec<(How, usize)>,
+        luts: Vec<Vec<u32>>,
+    ) -> KeyPlan {
+        let mut starts = Vec::with_capacity(arrays.len());
+        let mut nrows = 0;
+        for a in arrays {
+            starts.push(nrows);
+            nrows += a.len();
+        }
+        KeyPlan {
+            levels,
+            batches: arrays
+                .iter()
+                .zip(hows)
+                .map(|(a, (how, lut))| PlanBatch {
+                    array: (*a).clone(),
+                    how,
+                    lut,
+                })
+                .collect(),
+            starts,
+            luts,
+            nrows,
+        }
+    }
+
+    /// The categorical column of the plan's level codes.
+    fn column(&self, at: &At, role: Role) -> Result<Column, DataError> {
+        const ROWS: usize = 1 << 16;
+        let mut codes = vec![NONE; self.nrows];
+        codes
+            .par_chunks_mut(ROWS)
+            .enumerate()
+            .for_each(|(b, out)| self.fill(b * ROWS, out));
+        // Missing cells: placeholder 0.
+        let mut missing = Bitmap::new(self.nrows);
+        for (i, c) in codes.iter_mut().enumerate() {
+            if *c == NONE {
+                *c = 0;
+                missing.set(i);
+            }
+        }
+        Column::new(
+            at.name,
+            role,
+            ColumnData::Categorical {
+                codes,
+                levels: self.levels.clone(),
+            },
+            missing,
+        )
+    }
+}
+
+impl PlanBatch {
+    /// Level codes of rows `off .. off + out.len()` of this batch.
+    fn fill(&self, off: usize, out: &mut [u32], lut: &[u32]) {
+        match self.how {
+            How::Ints(lo) => {
+                let a = self.array.as_ref();
+                // Wrapping: (x − lo) for every x ≥ lo, and lo ≤ every observed value.
+                let sub = lo as usize;
+                let done = ints!(a.data_type(), map_through, a, off, out, lut, sub);
+                debug_assert!(done, "an integer array");
+            }
+            How::Floats(lo) => {
+                let a = self.array.slice(off, out.len());
+                out.fill(NONE);
+                // NaN is missing; every other value is a whole number in the table's range.
+                for_floats(a.as_ref(), |i, x| {
+                    if let Some(x) = x.filter(|x| !x.is_nan()) {
+                        out[i] = lut[(x as i64 - lo) as usize];
+                    }
+                })
+            }
+            How::Dict => {
+                let keys = self.array.as_any_dictionary().keys();
+                let done = ints!(keys.data_type(), map_through, keys, off, out, lut, 0);
+                debug_assert!(done, "dictionary keys of an integer type");
+            }
+        }
+    }
+}
+
+/// Calls `$f::<T>($args…)` for the Arrow integer type `T` of `$dtype`: `true`, or `false` when
+/// `$dtype` is not an integer type.
+macro_rules! ints {
+    ($dtype:expr, $f:ident, $($arg:expr),*) => {
+        match $dtype {
+            DataType::Int8 => { $f::<Int8Type>($($arg),*); true }
+            DataType::Int16 => { $f::<Int16Type>($($arg),*); true }
+            DataType::Int32 => { $f::<Int32Type>($($arg),*); true }
+            DataType::Int64 => { $f::<Int64Type>($($arg),*); true }
+            DataType::UInt8 => { $f::<UInt8Type>($($arg),*); true }
+            DataType::UInt16 => { $f::<UInt16Type>($($arg),*); true }
+            DataType::UInt32 => { $f::<UInt32Type>($($arg),*); true }
+            DataType::UInt64 => { $f::<UInt64Type>($($arg),*); true }
+            _ => false,
+        }
+    };
+}
+use ints;
+
+/// Rows `off .. off + out.len()` of an integer array through `lut` at (value − `sub`, wrapping):
+/// `NONE` where that falls outside the table and at nulls (whatever their slot holds).
+fn map_through<T: ArrowPrimitiveType>(
+    a: &dyn Array,
+    off: usize,
+    out: &mut [u32],
+    lut: &[u32],
+    sub: usize,
+) {
+    let p = a.as_primitive::<T>();
+    let vals = &p.values()[off..off + out.len()];
+    for (o, &x) in out.iter_mut().zip(vals) {
+        *o = lut
+            .get(x.as_usize().wrapping_sub(sub))
+            .copied()
+            .unwrap_or(NONE);
+    }
+    if let Some(nulls) = p.nulls().filter(|n| n.null_count() > 0) {
+        let valid = nulls.inner().slice(off, out.len());
+        for (w, word) in valid.bit_chunks().iter_padded().enumerate() {
+            let mut null = !word;
+            while null != 0 {
+                let i = w * 64 + null.trailing_zeros() as usize;
+                null &= null - 1;
+                if let Some(o) = out.get_mut(i) {
+                    *o = NONE;
+                }
+            }
+        }
+    }
+}
+
+/// Marks in `used` (one more slot than the dictionary has entries, for keys out of range) the
+/// entries that the valid keys of `keys` name.
+fn mark_keys<T: ArrowPrimitiveType>(keys: &dyn Array, used: &mut [bool]) {
+    let p = keys.as_primitive::<T>();
+    let last = used.len() - 1;
+    let vals = p.values();
+    match p.nulls().filter(|n| n.null_count() > 0) {
+        None => {
+            for &x in vals.iter() {
+                used[x.as_usize().min(last)] = true;
+            }
+        }
+        Some(nulls) => {
+            let words = nulls.inner().bit_chunks();
+            for (c, w) in vals.chunks(64).zip(words.iter_padded()) {
+                if w == u64::MAX {
+                    for &x in c {
+                        used[x.as_usize().min(last)] = true;
+                    }
+                } else {
+                    for (j, &x) in c.iter().enumerate() {
+                        if w >> j & 1 == 1 {
+                            used[x.as_usize().min(last)] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl CodeSource for KeyPlan {
+    fn len(&self) -> usize {
+        self.nrows
+    }
+    fn card(&self) -> u32 {
+        self.levels.len() as u32
+    }
+    fn fill(&self, start: usize, out: &mut [u32]) {
+        let mut b = self
+            .starts
+            .partition_point(|&s| s <= start)
+            .saturating_sub(1);
+        let (mut row, mut done) = (start, 0);
+        while done < out.len() {
+            let batch = &self.batches[b];
+            let off = row - self.starts[b];
+            let take = (batch.array.len() - off).min(out.len() - done);
+            batch.fill(off, &mut out[done..done + take], &self.luts[batch.lut]);
+            done += take;
+            row += take;
+            b += 1;
+        }
+    }
+}
+
+/// What [`number_plan`] found.
+enum NumberPlan {
+    Plan(KeyPlan),
+    /// Floats that are not all small whole numbers: [`float_key_column`].
+    Floats,
+    /// The general path must read it.
+    No,
+}
+
 /// A key that is only counted, read from integer or float arrays as categorical codes: one
 /// level per distinct number (`-0` = `0`), in numeric order, with no per-row integers or floats
 /// in between. `None` when the general path must read it (dictionary or text arrays, values past
 /// i64, infinities, a range of 2²⁴ or more, or no observed value), so that its errors and rules
 /// apply.
 fn key_column(at: &At, role: Role, arrays: &[&ArrayRef], nrows: usize) -> Option<Column> {
+    match number_plan(arrays) {
+        NumberPlan::Plan(p) => p.column(at, role).ok(),
+        NumberPlan::Floats => float_key_column(at, role, arrays, nrows),
+        NumberPlan::No => None,
+    }
+}
+
+/// The plan of [`key_column`]: one pass for the range of the observed values (and whether
+/// floats are all whole numbers), one for which values occur.
+fn number_plan(arrays: &[&ArrayRef]) -> NumberPlan {
     let ints = arrays.iter().all(|a| is_int(a.data_type()));
     let floats = arrays.iter().all(|a| is_float(a.data_type()));
     if !ints && !floats {
-        return None;
+        return NumberPlan::No;
     }
     // Pass 1: the range of the observed values (and whether floats are all whole numbers).
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -964,103 +1213,53 @@ fn key_column(at: &At, role: Role, arrays: &[&ArrayRef], nrows: usize) -> Option
     }
     if floats {
         if lo > hi || !lo.is_finite() || !hi.is_finite() {
-            return None;
+            return NumberPlan::No;
         }
         if whole && lo.abs() < 9.0e15 && hi.abs() < 9.0e15 {
             (ilo, ihi) = (lo as i64, hi as i64);
         } else {
-            return float_key_column(at, role, arrays, nrows);
+            return NumberPlan::Floats;
         }
     }
     if !ok || ilo > ihi || ihi as i128 - ilo as i128 >= 1 << 24 {
-        return None;
+        return NumberPlan::No;
     }
-    // Pass 2: offsets from the minimum, and which occur.
+    // Pass 2: which values occur.
     let span = (ihi - ilo) as usize + 1;
     let mut seen = vec![false; span];
-    let mut codes = vec![0u32; nrows];
-    let mut missing = Bitmap::new(nrows);
-    let mut base = 0;
     for a in arrays {
-        let out = &mut codes[base..base + a.len()];
         if ints {
-            for_ints(a.as_ref(), |i, x| match x {
-                Some(x) => {
-                    let o = (x - ilo) as usize;
-                    out[i] = o as u32;
-                    seen[o] = true;
+            for_ints(a.as_ref(), |_, x| {
+                if let Some(x) = x {
+                    seen[(x - ilo) as usize] = true;
                 }
-                None => missing.set(base + i),
             });
         } else {
-            for_floats(a.as_ref(), |i, x| match x.filter(|x| !x.is_nan()) {
-                Some(x) => {
-                    let o = (x as i64 - ilo) as usize;
-                    out[i] = o as u32;
-                    seen[o] = true;
+            for_floats(a.as_ref(), |_, x| {
+                if let Some(x) = x.filter(|x| !x.is_nan()) {
+                    seen[(x as i64 - ilo) as usize] = true;
                 }
-                None => missing.set(base + i),
             });
         }
-        base += a.len();
     }
-    // Levels: the values that occur, in order; offsets become level codes in place.
-    let mut lut = vec![0u32; span];
+    // Levels: the values that occur, in order; the table from offset to level code.
+    let mut lut = vec![NONE; span];
     let mut levels = Vec::new();
     for (o, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
         lut[o] = levels.len() as u32;
         levels.push((ilo + o as i64).to_string());
     }
-    for c in codes.iter_mut() {
-        *c = lut[*c as usize];
-    }
-    Column::new(
-        at.name,
-        role,
-        ColumnData::Categorical { codes, levels },
-        missing,
-    )
-    .ok()
-}
-
-/// Calls `f(row, key)` for every valid key of a dictionary array's integer keys; `false` when
-/// the key type is not read or a key is negative.
-fn for_keys(keys: &dyn Array, mut f: impl FnMut(usize, usize)) -> bool {
-    macro_rules! each {
-        ($t:ty) => {{
-            let k = keys.as_primitive::<$t>();
-            let vals = k.values();
-            if vals
-                .iter()
-                .any(|&x| i64::try_from(x).map_or(true, |x| x < 0))
-            {
-                return false;
-            }
-            if k.null_count() == 0 {
-                for (i, &x) in vals.iter().enumerate() {
-                    f(i, x as usize);
-                }
-            } else {
-                for (i, &x) in vals.iter().enumerate() {
-                    if k.is_valid(i) {
-                        f(i, x as usize);
-                    }
-                }
-            }
-            true
-        }};
-    }
-    match keys.data_type() {
-        DataType::Int8 => each!(Int8Type),
-        DataType::Int16 => each!(Int16Type),
-        DataType::Int32 => each!(Int32Type),
-        DataType::Int64 => each!(Int64Type),
-        DataType::UInt8 => each!(UInt8Type),
-        DataType::UInt16 => each!(UInt16Type),
-        DataType::UInt32 => each!(UInt32Type),
-        DataType::UInt64 => each!(UInt64Type),
-        _ => false,
-    }
+    let how = if ints {
+        How::Ints(ilo)
+    } else {
+        How::Floats(ilo)
+    };
+    NumberPlan::Plan(KeyPlan::new(
+        levels,
+        arrays,
+        vec![(how, 0); arrays.len()],
+        vec![lut],
+    ))
 }
 
 /// A key that is only counted, from dictionary arrays, in two passes over the keys: which
@@ -1072,8 +1271,20 @@ fn dictionary_key_column(
     role: Role,
     tokens: &[String],
     arrays: &[&ArrayRef],
-    nrows: usize,
 ) -> Result<Option<Column>, DataError> {
+    match dictionary_plan(at, tokens, arrays)? {
+        Some(p) => Ok(Some(p.column(at, role)?)),
+        None => Ok(None),
+    }
+}
+
+/// The plan of [`dictionary_key_column`]: which entries occur, and per batch the table from
+/// entry to level code.
+fn dictionary_plan(
+    at: &At,
+    tokens: &[String],
+    arrays: &[&ArrayRef],
+) -> Result<Option<KeyPlan>, DataError> {
     if !arrays
         .iter()
         .all(|a| matches!(a.data_type(), DataType::Dictionary(_, _)))
@@ -1088,13 +1299,10 @@ fn dictionary_key_column(
         let dict = a.as_any_dictionary();
         let mut table = Vec::with_capacity(dict.values().len());
         ids(dict.values().as_ref(), &mut d, &mut table, at)?;
-        let mut used = vec![false; table.len()];
-        let mut in_range = true;
-        let ok = for_keys(dict.keys(), |_, k| match used.get_mut(k) {
-            Some(u) => *u = true,
-            None => in_range = false,
-        });
-        if !ok || !in_range {
+        // One more slot: keys out of range (negative ones wrap there too).
+        let mut used = vec![false; table.len() + 1];
+        let ok = ints!(dict.keys().data_type(), mark_keys, dict.keys(), &mut used);
+        if !ok || used.pop() == Some(true) {
             return Ok(None);
         }
         tables.push(table);
@@ -1128,38 +1336,95 @@ fn dictionary_key_column(
         // Only undeclared categories reach here, so no row is ever named.
         level_order(at, &d, &present, None, &|_| None)?
     };
-    // Pass 2: every key through its batch's table from entry to level code.
-    let mut codes = vec![NONE; nrows];
-    let mut missing = Bitmap::new(nrows);
-    let mut base = 0;
-    for (a, table) in arrays.iter().zip(&tables) {
-        let lut: Vec<u32> = table
-            .iter()
-            .map(|&v| {
-                if v == NONE || !used[v as usize] {
-                    NONE
-                } else {
-                    remap[v as usize]
+    // Per batch, the table from entry to level code.
+    let luts: Vec<Vec<u32>> = tables
+        .iter()
+        .map(|table| {
+            table
+                .iter()
+                .map(|&v| {
+                    if v == NONE || !used[v as usize] {
+                        NONE
+                    } else {
+                        remap[v as usize]
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let hows = (0..arrays.len()).map(|b| (How::Dict, b)).collect();
+    Ok(Some(KeyPlan::new(levels, arrays, hows, luts)))
+}
+
+/// The key-code sources of the columns `keys` of `batches`, for counting their classes
+/// without a table: a key that is only counted ([`ReadSpec::keys_as_codes`]: role key, type
+/// not declared) through its [`KeyPlan`] where it has one, else read as [`column`] reads it and
+/// coded as the risk measures code it. `None` when a key is not such a column (unknown, a
+/// declared type or role, set-valued cells): the caller then reads the table.
+pub fn key_sources(
+    spec: &ReadSpec,
+    fields: &[String],
+    specs: &[ColumnSpec],
+    batches: &[RecordBatch],
+    keys: &[String],
+) -> Result<Option<Vec<Box<dyn CodeSource + Send>>>, DataError> {
+    let file_missing: Vec<String> = spec
+        .schema
+        .as_ref()
+        .and_then(|s| s.missing.clone())
+        .unwrap_or_else(|| DEFAULT_MISSING.iter().map(|s| s.to_string()).collect());
+    let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let found: Option<Vec<usize>> = keys
+        .iter()
+        .map(|k| fields.iter().position(|f| f == k))
+        .collect();
+    let Some(found) = found else {
+        return Ok(None);
+    };
+    let sources: Vec<Option<Box<dyn CodeSource + Send>>> = found
+        .par_iter()
+        .map(
+            |&j| -> Result<Option<Box<dyn CodeSource + Send>>, DataError> {
+                let s = &specs[j];
+                if !spec.keys_as_codes || s.role != Some(Role::Key) || s.kind.is_some() {
+                    return Ok(None);
                 }
-            })
-            .collect();
-        let out = &mut codes[base..base + a.len()];
-        for_keys(a.as_any_dictionary().keys(), |i, k| out[i] = lut[k]);
-        // Nulls were not written, missing tokens map to NONE: both missing, placeholder 0.
-        for (i, c) in out.iter_mut().enumerate() {
-            if *c == NONE {
-                *c = 0;
-                missing.set(base + i);
-            }
-        }
-        base += a.len();
-    }
-    Ok(Some(Column::new(
-        at.name,
-        role,
-        ColumnData::Categorical { codes, levels },
-        missing,
-    )?))
+                let arrays: Vec<&ArrayRef> = batches.iter().map(|b| b.column(j)).collect();
+                let dtype = arrays
+                    .first()
+                    .map_or(DataType::Null, |a| a.data_type().clone());
+                if !readable(&dtype) || is_list(&dtype) {
+                    return Ok(None);
+                }
+                let at = At {
+                    label: &spec.label,
+                    name: &fields[j],
+                    position: j + 1,
+                };
+                let tokens: Vec<String> = s.missing.clone().unwrap_or_else(|| file_missing.clone());
+                let owned = |c: Column| -> Option<Box<dyn CodeSource + Send>> {
+                    (c.kind() != Kind::Set).then(|| {
+                        Box::new(KeyCodes::of(&c, SetCoding::Whole)) as Box<dyn CodeSource + Send>
+                    })
+                };
+                match number_plan(&arrays) {
+                    NumberPlan::Plan(p) => return Ok(Some(Box::new(p))),
+                    NumberPlan::Floats => {
+                        if let Some(c) = float_key_column(&at, Role::Key, &arrays, nrows) {
+                            return Ok(owned(c));
+                        }
+                    }
+                    NumberPlan::No => {}
+                }
+                if let Some(p) = dictionary_plan(&at, &tokens, &arrays)? {
+                    return Ok(Some(Box::new(p)));
+                }
+                let c = column(&at, s.clone(), &file_missing, &arrays, nrows, false)?;
+                Ok(owned(c))
+            },
+        )
+        .collect::<Result<_, _>>()?;
+    Ok(sources.into_iter().collect())
 }
 
 /// [`key_column`] for floats that are not all small whole numbers: distinct values by hashing.

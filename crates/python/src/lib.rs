@@ -490,6 +490,9 @@ fn risk_impl(
             ("group", Role::Group),
         ],
     );
+    if !per_record && let Some(out) = risk_from_codes(src, &table, schema, &roles)? {
+        return Ok(out);
+    }
     // Only the columns the measure reads are converted.
     let only = match src.roles_only(schema, &roles)? {
         Some(set) => {
@@ -529,6 +532,68 @@ fn risk_impl(
         records,
         warnings_text(&built.warnings),
     ))
+}
+
+/// [`risk_impl`] without a table, when the measure needs only the key codes
+/// ([`intruder_risk::RiskMeasure::codes_suffice`]) and every key of an Arrow source has them
+/// ([`arrow_in::key_sources`]): the classes are counted straight from the Arrow arrays (a
+/// dictionary's keys, integers), with 8 bytes per record and no copy of any column. `None`
+/// when the table must be read (then every error is the general path's).
+fn risk_from_codes(
+    src: &Source,
+    table: &toml::Table,
+    schema: &Option<SchemaArg>,
+    roles: &[(String, Role)],
+) -> Result<Option<RiskOut>> {
+    use intruder_risk::{CodeSource, configure, fill_roles};
+    let Source::Arrow {
+        label,
+        fields,
+        batches,
+    } = src
+    else {
+        return Ok(None);
+    };
+    let (Some(set), Some(spec)) = (
+        src.roles_only(schema, roles)?,
+        src.read_spec(schema, roles)?,
+    ) else {
+        return Ok(None);
+    };
+    let mut filled = table.clone();
+    fill_roles(&mut filled, &set);
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&set),
+    };
+    let Ok(built) = configure(&filled, "", ctx, &[]) else {
+        return Ok(None);
+    };
+    if !built.method.codes_suffice() {
+        return Ok(None);
+    }
+    let spec = arrow_in::ReadSpec {
+        keys_as_codes: true,
+        ..spec
+    };
+    let specs = arrow_in::specs(fields, &spec)?;
+    let Some(sources) = arrow_in::key_sources(&spec, fields, &specs, batches, built.method.keys())?
+    else {
+        return Ok(None);
+    };
+    let refs: Vec<&dyn CodeSource> = sources
+        .iter()
+        .map(|s| s.as_ref() as &dyn CodeSource)
+        .collect();
+    let Some(outcome) = built.method.assess_codes(&refs, label) else {
+        return Ok(None);
+    };
+    let outcome = outcome?;
+    Ok(Some((
+        json_text(&outcome.report.to_json()),
+        None,
+        warnings_text(&built.warnings),
+    )))
 }
 
 /// Risk measures of one table: (summary JSON, per-record table, warnings).
