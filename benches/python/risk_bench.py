@@ -23,7 +23,7 @@ three with missing values).
 Usage (a release build of the extension in the active environment, and of the binaries):
   cargo build --release -p intruder-cli -p intruder-benches --bin risk_cli_assess
   (cd crates/python && maturin develop --release)
-  python3 benches/python/risk_bench.py [--rows 10000000] [--out benches/python/results.json]
+  python3 benches/python/risk_bench.py [--rows 10000000] [--repeat 3] [--out benches/python/results.json]
 Raw outputs: the JSON file (every child's output as printed, the CLI's JSON, the environment).
 """
 
@@ -104,7 +104,7 @@ def best(f, n=3):
     return {"wall_s": b, "cpu_s": cpu, "runs": n}, out
 
 
-def child(rows, layout):
+def child(rows, layout, repeat=3):
     """One measurement in a fresh process: prints one JSON object."""
     import numpy as np
     import pandas as pd
@@ -128,14 +128,14 @@ def child(rows, layout):
     del r
     gc.collect()
 
-    timing, _ = best(lambda: intruder.risk(df, KEYS))
+    timing, _ = best(lambda: intruder.risk(df, KEYS), repeat)
     per_record, _ = best(lambda: intruder.risk(df, KEYS, per_record=True), n=1)
     # The call's two parts: pandas' own export to Arrow (what df.__arrow_c_stream__ does:
     # pyarrow.Table.from_pandas), and intruder.risk on the exported pyarrow table.
     import pyarrow as pa
 
-    to_arrow, table = best(lambda: pa.table(df))
-    on_arrow, _ = best(lambda: intruder.risk(table, KEYS))
+    to_arrow, table = best(lambda: pa.table(df), repeat)
+    on_arrow, _ = best(lambda: intruder.risk(table, KEYS), repeat)
     del table
 
     # pandas: every record's class size (what the risk measures need), listwise.
@@ -194,10 +194,11 @@ def main():
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--out", default=os.path.join(HERE, "results.json"))
     ap.add_argument("--layouts", default="category,numeric")
+    ap.add_argument("--repeat", type=int, default=3, help="best of this many runs (pandas: 3)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        child(a.rows, a.child)
+        child(a.rows, a.child, a.repeat)
         return
 
     data_dir = os.path.join(ROOT, "benches", "data")
@@ -216,14 +217,15 @@ def main():
         "load_average_before": os.getloadavg(),
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]]),
     }
-    cli, cli_raw = run_cli(path)
+    cli, cli_raw = run_cli(path, a.repeat)
     print(f"cli: assess {cli['assess_s']:.3f} s (load {cli['load_s']:.2f} s)", file=sys.stderr)
     results["cli"] = cli
     results["cli_raw"] = cli_raw
     results["python"] = []
     for layout in a.layouts.split(","):
         p = subprocess.run(
-            [sys.executable, os.path.abspath(__file__), "--rows", str(a.rows), "--child", layout],
+            [sys.executable, os.path.abspath(__file__), "--rows", str(a.rows), "--repeat",
+             str(a.repeat), "--child", layout],
             check=True,
             capture_output=True,
             text=True,

@@ -932,6 +932,8 @@ fn number_levels(present: &[u32], num: impl Fn(u32) -> Option<Num>) -> (Vec<Stri
 /// the classes from it directly), or made into a categorical [`Column`].
 pub struct KeyPlan {
     levels: Vec<String>,
+    /// An upper bound on the codes + 1: the number of levels, or the span of the values.
+    card: u32,
     batches: Vec<PlanBatch>,
     /// The first row of each batch.
     starts: Vec<usize>,
@@ -975,6 +977,7 @@ impl KeyPlan {
             nrows += a.len();
         }
         KeyPlan {
+            card: levels.len() as u32,
             levels,
             batches: arrays
                 .iter()
@@ -1136,7 +1139,7 @@ impl CodeSource for KeyPlan {
         self.nrows
     }
     fn card(&self) -> u32 {
-        self.levels.len() as u32
+        self.card
     }
     fn fill(&self, start: usize, out: &mut [u32]) {
         let mut b = self
@@ -1171,7 +1174,7 @@ enum NumberPlan {
 /// i64, infinities, a range of 2²⁴ or more, or no observed value), so that its errors and rules
 /// apply.
 fn key_column(at: &At, role: Role, arrays: &[&ArrayRef], nrows: usize) -> Option<Column> {
-    match number_plan(arrays) {
+    match number_plan(arrays, true) {
         NumberPlan::Plan(p) => p.column(at, role).ok(),
         NumberPlan::Floats => float_key_column(at, role, arrays, nrows),
         NumberPlan::No => None,
@@ -1179,8 +1182,11 @@ fn key_column(at: &At, role: Role, arrays: &[&ArrayRef], nrows: usize) -> Option
 }
 
 /// The plan of [`key_column`]: one pass for the range of the observed values (and whether
-/// floats are all whole numbers), one for which values occur.
-fn number_plan(arrays: &[&ArrayRef]) -> NumberPlan {
+/// floats are all whole numbers), one for which values occur — the levels of a column. Without
+/// `levels_present` (counting only) the codes are the offsets from the minimum and the
+/// cardinality the span, as the command line codes integer keys ([`KeyCodes::of`]), and the
+/// second pass is skipped.
+fn number_plan(arrays: &[&ArrayRef], levels_present: bool) -> NumberPlan {
     let ints = arrays.iter().all(|a| is_int(a.data_type()));
     let floats = arrays.iter().all(|a| is_float(a.data_type()));
     if !ints && !floats {
@@ -1224,8 +1230,27 @@ fn number_plan(arrays: &[&ArrayRef]) -> NumberPlan {
     if !ok || ilo > ihi || ihi as i128 - ilo as i128 >= 1 << 24 {
         return NumberPlan::No;
     }
-    // Pass 2: which values occur.
     let span = (ihi - ilo) as usize + 1;
+    let how = if ints {
+        How::Ints(ilo)
+    } else {
+        How::Floats(ilo)
+    };
+    if !levels_present {
+        // Codes are offsets from the minimum, as the CSV reader's integers are coded for
+        // counting (KeyCodes::of): no second pass, no levels.
+        let plan = KeyPlan::new(
+            Vec::new(),
+            arrays,
+            vec![(how, 0); arrays.len()],
+            vec![(0..span as u32).collect()],
+        );
+        return NumberPlan::Plan(KeyPlan {
+            card: span as u32,
+            ..plan
+        });
+    }
+    // Pass 2: which values occur.
     let mut seen = vec![false; span];
     for a in arrays {
         if ints {
@@ -1249,11 +1274,6 @@ fn number_plan(arrays: &[&ArrayRef]) -> NumberPlan {
         lut[o] = levels.len() as u32;
         levels.push((ilo + o as i64).to_string());
     }
-    let how = if ints {
-        How::Ints(ilo)
-    } else {
-        How::Floats(ilo)
-    };
     NumberPlan::Plan(KeyPlan::new(
         levels,
         arrays,
@@ -1407,7 +1427,7 @@ pub fn key_sources(
                         Box::new(KeyCodes::of(&c, SetCoding::Whole)) as Box<dyn CodeSource + Send>
                     })
                 };
-                match number_plan(&arrays) {
+                match number_plan(&arrays, false) {
                     NumberPlan::Plan(p) => return Ok(Some(Box::new(p))),
                     NumberPlan::Floats => {
                         if let Some(c) = float_key_column(&at, Role::Key, &arrays, nrows) {
