@@ -162,13 +162,13 @@ mod imp {
                 .map_err(|e| bad(&e, "Arrow IPC"))?;
             (schema, batches)
         };
-        from_batches(path, &schema, &batches, options)
+        from_batches(path, &schema, batches, options)
     }
 
     fn from_batches(
         path: &Path,
         schema: &ArrowSchema,
-        batches: &[RecordBatch],
+        batches: Vec<RecordBatch>,
         options: &ReadOptions,
     ) -> Result<Dataset, DataError> {
         let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
@@ -198,12 +198,21 @@ mod imp {
             .map(|(j, (name, spec))| ColPlan::new(name, j + 1, spec, &cfg.file_missing))
             .collect();
         let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        // Each column's arrays held by that column alone, so that they are freed as soon as
+        // it is converted: the decoded file and the table never both exist whole.
+        let per_column: Vec<Vec<ArrayRef>> = (0..names.len())
+            .map(|j| batches.iter().map(|b| b.column(j).clone()).collect())
+            .collect();
+        drop(batches);
         let columns = plans
             .par_iter()
-            .enumerate()
-            .map(|(j, plan)| {
-                let arrays: Vec<&ArrayRef> = batches.iter().map(|b| b.column(j)).collect();
-                column(path, plan, &arrays, nrows, &cfg)
+            .zip(per_column)
+            .map(|(plan, arrays)| {
+                let refs: Vec<&ArrayRef> = arrays.iter().collect();
+                let c = column(path, plan, &refs, nrows, &cfg);
+                drop(refs);
+                drop(arrays);
+                c
             })
             .collect::<Result<Vec<_>, _>>()?;
         Dataset::split_truth(PathBuf::from(path), columns)
