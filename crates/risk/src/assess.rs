@@ -18,7 +18,7 @@ use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
     l_diversity, recursive_cl_diversity, skinner_elliot_theta,
 };
-use crate::sizes::{NoSizes, SizeCounts, size_counts};
+use crate::sizes::{NoSizes, SizeCounts, histogram, size_counts};
 use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of};
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
@@ -72,7 +72,9 @@ pub struct RiskParams {
     /// needs them (listwise or as-value, no weight, group or sensitive column, no set-valued
     /// key, no n_match), the summary comes from the class sizes alone ([`assess_codes`]): the
     /// same figures, with 8 bytes per record instead of the class ids and per-record vectors,
-    /// and `records` left empty.
+    /// and `records` left empty. Under wildcard without a sensitive column, `false` skips the
+    /// listwise classes (only the per-record k needs them) and, without weights or groups, the
+    /// per-record risks (the figures come from the histogram of n_match).
     pub per_record: bool,
 }
 
@@ -940,10 +942,19 @@ pub fn assess_timed(
     } else {
         params.missing
     };
-    let classes: Classes = classes_of(&plain, class_policy);
-    let k: Vec<Option<u32>> = (0..n_total).map(|i| classes.k(i)).collect();
+    // Under wildcard the classes only give the per-record k and ℓ-diversity's groups.
+    let need_classes = !wildcard || params.per_record || params.sensitive.is_some();
+    let classes: Option<Classes> = need_classes.then(|| classes_of(&plain, class_policy));
+    let k: Vec<Option<u32>> = match &classes {
+        Some(c) => (0..n_total).map(|i| c.k(i)).collect(),
+        None => Vec::new(),
+    };
+    let no_classes = || RiskError::Param("the classes were not counted".into());
     // Every class figure comes from the histogram of class sizes, as in [`assess_codes`].
-    let sizes = (!wildcard).then(|| SizeCounts::of_classes(&classes));
+    let sizes = classes
+        .as_ref()
+        .filter(|_| !wildcard)
+        .map(SizeCounts::of_classes);
     let nm: Option<NMatch> =
         (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()));
     let t = params.unique_threshold;
@@ -1003,9 +1014,21 @@ pub fn assess_timed(
         },
     };
 
+    // Individual risk 1/f without weights comes from a histogram (of the class sizes, or of
+    // n_match under wildcard) on every path, so the figures do not depend on per_record.
+    let from_histogram = match (&weights, &sizes, &alpha_counts, &nm) {
+        (None, Some(sc), _, _) => Some(unweighted_summary(sc, n_total, params)),
+        (None, None, None, Some(nm)) if wildcard => {
+            Some(n_match_risk_summary(&nm.n_match, n_total, params))
+        }
+        _ => None,
+    };
+    let need_individual = params.per_record || params.group.is_some() || from_histogram.is_none();
+
     // Individual risk, and F_k with weights.
     let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) =
         match (&alpha_counts, &nm, wildcard) {
+            _ if !need_individual => (Vec::new(), None),
             (Some((f, big)), _, _) => (
                 (0..n_total)
                     .map(|i| {
@@ -1032,6 +1055,7 @@ pub fn assess_timed(
                     .map(|b| b.iter().map(|&x| Some(x)).collect()),
             ),
             _ => {
+                let classes = classes.as_ref().ok_or_else(no_classes)?;
                 let big = weights.as_ref().map(|w| classes.weighted_sizes(w));
                 let individual = (0..n_total)
                     .map(|i| {
@@ -1056,8 +1080,8 @@ pub fn assess_timed(
             }
         };
     let counted = individual.iter().filter(|r| r.is_some()).count();
-    let weight_summary = if let (None, Some(sc)) = (&weights, &sizes) {
-        Some(unweighted_summary(sc, n_total, params))
+    let weight_summary = if let Some(w) = from_histogram {
+        Some(w)
     } else {
         let risks: Vec<f64> = individual.iter().flatten().copied().collect();
         let sum: f64 = risks.iter().sum();
@@ -1150,6 +1174,7 @@ pub fn assess_timed(
                 .iter()
                 .map(|&c| (c != MISSING).then_some(c))
                 .collect();
+            let classes = classes.as_ref().ok_or_else(no_classes)?;
             let (distinct, entropy) = l_diversity(&classes.class_of, classes.sizes.len(), &sens);
             let per: Vec<Option<u32>> = classes
                 .class_of
@@ -1261,13 +1286,39 @@ fn unweighted_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> W
         .iter()
         .map(|&(f, c)| (1.0 / f as f64, f as usize * c))
         .collect();
-    let counted = n_total - sc.n_deleted;
     let sum = sc.classes() as f64;
+    risk_levels_summary(&levels, sum, n_total - sc.n_deleted, n_total, params)
+}
+
+/// Individual risk 1/n_match without weights (wildcard), from the histogram of n_match: the
+/// expected re-identifications are Σ (records with n_match = m) / m over the values m.
+fn n_match_risk_summary(n_match: &[u32], n_total: usize, params: &RiskParams) -> WeightSummary {
+    let counts = histogram(n_match.iter().copied());
+    let levels: Vec<(f64, usize)> = counts
+        .iter()
+        .map(|&(m, records)| (1.0 / m as f64, records))
+        .collect();
+    let sum: f64 = counts
+        .iter()
+        .map(|&(m, records)| records as f64 / m as f64)
+        .sum();
+    risk_levels_summary(&levels, sum, n_match.len(), n_total, params)
+}
+
+/// The risk figures from the risk levels (decreasing, each with its records), their sum, and
+/// the records that have a risk.
+fn risk_levels_summary(
+    levels: &[(f64, usize)],
+    sum: f64,
+    counted: usize,
+    n_total: usize,
+    params: &RiskParams,
+) -> WeightSummary {
     let denominator = match params.global_risk_denominator {
         GlobalRiskDenominator::Counted => counted,
         GlobalRiskDenominator::All => n_total,
     };
-    let threshold = threshold_of_levels(&levels, params.max_global_risk, denominator);
+    let threshold = threshold_of_levels(levels, params.max_global_risk, denominator);
     WeightSummary {
         expected_reidentifications: sum,
         global_risk: if denominator > 0 {

@@ -84,7 +84,8 @@ impl SizeCounts {
     }
 }
 
-fn histogram(sizes: impl Iterator<Item = u32>) -> Vec<(u32, usize)> {
+/// (value, how many times it occurs) by increasing value, for values ≥ 1.
+pub(crate) fn histogram(sizes: impl Iterator<Item = u32>) -> Vec<(u32, usize)> {
     let mut small = vec![0usize; 1025];
     let mut large: BTreeMap<u32, usize> = BTreeMap::new();
     for s in sizes {

@@ -232,7 +232,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     /// Without per-record figures the summary comes from the class sizes alone (from the
-    /// table's columns, or from key-code sources): every figure equals the full assessment's.
+    /// table's columns, or from key-code sources), or under wildcard from the histogram of
+    /// n_match without the classes: every figure equals the full assessment's.
     #[test]
     fn class_sizes_alone_give_the_full_summary(
         rows in prop::collection::vec(
@@ -241,7 +242,7 @@ proptest! {
             1..80,
         ),
         spread in any::<bool>(),
-        as_value in any::<bool>(),
+        policy in 0u8..3,
         threshold in 1u32..4,
         k in 1u32..7,
         max_global_risk in prop::sample::select(vec![0.01, 0.1, 0.3, 0.6, 0.9]),
@@ -253,7 +254,8 @@ proptest! {
         let (t, names) = mixed_table(&rows, spread);
         prop_assume!(ok_keys(&t, &names));
         let mut p = RiskParams::new(names.clone());
-        p.missing = if as_value { MissingPolicy::AsValue } else { MissingPolicy::Listwise };
+        p.missing = [MissingPolicy::Listwise, MissingPolicy::AsValue, MissingPolicy::Wildcard]
+            [policy as usize];
         p.unique_threshold = threshold;
         p.k_anonymity = k;
         p.max_global_risk = max_global_risk;
@@ -269,6 +271,18 @@ proptest! {
         let lean = assess(&t, &p).unwrap();
         prop_assert!(lean.records.k.is_empty());
         prop_assert_eq!(&lean.summary, &full.summary);
+        if p.missing == MissingPolicy::Wildcard {
+            // No classes under wildcard: the risks are 1/n_match, from its histogram.
+            prop_assert!(assess_codes(&[], "mixed", &p).is_none());
+            let w = full.summary.weights.as_ref().unwrap();
+            let sum: f64 = full.records.individual_risk.iter().flatten().sum();
+            prop_assert!((sum - w.expected_reidentifications).abs() < 1e-9);
+            let m = full.records.n_match.as_ref().unwrap();
+            let records = |keep: &dyn Fn(u32) -> bool| m.iter().filter(|&&x| keep(x)).count();
+            prop_assert_eq!(full.summary.k_anonymity.below_k, records(&|x| x < k));
+            prop_assert_eq!(w.max_individual_risk, 1.0 / f64::from(*m.iter().min().unwrap()));
+            return Ok(());
+        }
         let codes: Vec<KeyCodes> = names
             .iter()
             .map(|n| KeyCodes::of(t.column(n).unwrap(), SetCoding::Whole))
