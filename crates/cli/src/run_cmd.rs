@@ -83,6 +83,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     )
     .with_context(|| format!("running {}", args.file.display()))?;
+    for w in &done.warnings {
+        eprintln!("warning: {}: {w}", args.file.display());
+    }
     let skipped = done.plan.runs.len() - done.executed;
     eprintln!(
         "{}: {} run{} executed, {} stored run{} reused, {:.1} s",

@@ -883,6 +883,8 @@ fn attack_impl(
     }
     let opts = EvalOptions::for_attack(&configured, truth, t.sensitive_truth.clone(), seed);
     let mut ev = evaluate(&linkage, &intruder, &released, &opts)?;
+    // The evaluator's warnings about the inputs, as `intruder attack` prints them.
+    warnings.extend(ev.warnings.iter().cloned());
     if let Some(rows) = &twins {
         ev.notes
             .push(("twins_only_released_records".into(), rows.len() as f64));
@@ -1161,7 +1163,7 @@ fn run_impl(
         }
         Some(other) => bail!("size: expected \"tiny\" or \"paper\", found \"{other}\""),
     }
-    let warnings: Vec<String> = exp
+    let mut warnings: Vec<String> = exp
         .warnings
         .iter()
         .map(|w| format!("{}: {w}", path.display()))
@@ -1182,6 +1184,11 @@ fn run_impl(
         },
     )
     .with_context(|| format!("running {}", path.display()))?;
+    warnings.extend(
+        done.warnings
+            .iter()
+            .map(|w| format!("{}: {w}", path.display())),
+    );
     let results = done.out_dir.join("results.csv");
     let table = if results.is_file() {
         Some(table_of(&intruder_data::load(

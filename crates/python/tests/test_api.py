@@ -169,3 +169,15 @@ def test_readme_python_examples_run(monkeypatch):
     blocks += re.findall(r"```python\n(.*?)```", package, re.S)
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
+
+
+def test_evaluator_warnings_are_python_warnings():
+    """Intruder records sharing a truth id are scored with a warning, as `intruder attack`
+    prints it: here as a Python warning naming the column and the rows."""
+    import pyarrow as pa
+
+    released = pa.table({"id": ["a", "b", "c"], "x": ["1", "2", "3"]})
+    known = pa.table({"id": ["a", "b", "a"], "x": ["1", "2", "1"]})
+    with pytest.warns(FutureWarning, match=r"truth id 'a' appears on row 1 and again on row 3"):
+        r = intruder.attack(known, released, keys=["x"], truth="id")
+    assert r.evaluation["correct_matches"] == 3

@@ -198,6 +198,9 @@ pub struct Done {
     pub study_ran: bool,
     /// The reports.
     pub written: Written,
+    /// The evaluator's warnings of every run's attacks (executed now or stored), each once,
+    /// naming the run's setting, replicate and attack.
+    pub warnings: Vec<String>,
 }
 
 /// The default output directory of an experiment.
@@ -265,11 +268,28 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
     let study_ran = run_study(exp, &fingerprint, &out, opts.force)?;
     let runs = load_runs(&plan, &out)?;
     let written = write_reports(exp, &plan, &runs, &fingerprint, &out)?;
+    let mut warnings: Vec<String> = Vec::new();
+    for run in &runs {
+        for a in &run.attacks {
+            for w in &a.warnings {
+                let w = format!(
+                    "setting '{}', replicate {}, attack '{}': {w}",
+                    run.setting,
+                    run.replicate + 1,
+                    a.name
+                );
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+        }
+    }
     Ok(Done {
         out_dir: out,
         plan,
         executed,
         study_ran,
         written,
+        warnings,
     })
 }

@@ -460,6 +460,7 @@ mod tests {
                 p: vec![None; 5],
             },
             model: None,
+            warnings: Vec::new(),
         }
     }
 

@@ -111,6 +111,10 @@ pub struct AttackRecord {
     /// (Fellegi–Sunter); absent otherwise and in runs stored before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<serde_json::Value>,
+    /// The evaluator's warnings about the inputs (e.g. intruder records sharing a truth id,
+    /// each scored against the released record with that id); absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The evaluator's headline counts for one attack.

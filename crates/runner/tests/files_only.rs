@@ -102,3 +102,63 @@ fn misspelled_columns_fail_the_dry_run_and_are_named() {
         "{err}"
     );
 }
+
+/// The evaluator's warnings reach the caller of a run: an intruder file where two records share
+/// a truth id (a unit that split) is scored, and the run says so, naming the setting, the
+/// replicate, the attack and the rows — again when the stored run is reused.
+#[test]
+fn evaluator_warnings_are_reported_by_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("people.csv"), csv()).unwrap();
+    // The intruder knows 10 people, p3 twice (rows 4 and 11).
+    let mut known = String::from("pid,age,sex,region\n");
+    for i in (0..10u32).chain([3]) {
+        known.push_str(&format!(
+            "p{i},{},{},{}\n",
+            20 + (i * 7) % 50,
+            if i % 3 == 0 { "f" } else { "m" },
+            ["north", "south", "east"][(i % 3) as usize],
+        ));
+    }
+    std::fs::write(dir.join("known.csv"), known).unwrap();
+    let toml = r#"
+name = "split"
+seed = 4
+replicates = 1
+[data]
+released = "people.csv"
+intruder = "known.csv"
+truth = "pid"
+[scenario]
+keys = ["age", "sex", "region"]
+known = 1.0
+[[defence]]
+name = "none"
+[[attack]]
+name = "exact"
+method = "exact"
+"#;
+    let p = dir.join("e.toml");
+    std::fs::write(&p, toml).unwrap();
+    let exp = Experiment::from_file(&p).unwrap();
+    let opts = RunOptions {
+        out: Some(dir.join("out")),
+        ..Default::default()
+    };
+    for executed in [1, 0] {
+        let done = run_experiment(&exp, &opts).unwrap();
+        assert_eq!(done.executed, executed);
+        assert_eq!(done.warnings.len(), 1, "{:?}", done.warnings);
+        let w = &done.warnings[0];
+        for part in [
+            "setting 'none'",
+            "replicate 1",
+            "attack 'exact'",
+            "truth id 'p3'",
+            "row 4 and again on row 11",
+        ] {
+            assert!(w.contains(part), "{part} in {w}");
+        }
+    }
+}

@@ -90,6 +90,7 @@ pub(super) fn run_attacks(
             },
             records,
             model,
+            warnings: ev.warnings.clone(),
         });
     }
     Ok(attacks)
