@@ -21,6 +21,8 @@
 //! [`SetMatch::First`], contain the query's first candidate). With [`SetMatch::FirstBoth`] a
 //! set-valued key is coded by its first candidate and matched as a plain value.
 
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
 use intruder_data::keys::{PatternIndex, SetMasks};
@@ -113,24 +115,35 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
             .filter_map(|(j, &k)| kd.sets[k].as_ref().map(|s| (j, s)))
             .collect(),
     };
-    let results: Vec<Vec<(u64, f64)>> = bounds
-        .par_windows(2)
-        .map(|w| {
-            let mut out = Vec::with_capacity(start[w[1]] - start[w[0]]);
-            for g in w[0]..w[1] {
-                out.extend(solver.solve(&order[start[g]..start[g + 1]]));
-            }
-            out
-        })
-        .collect();
-    let mut n_match = vec![0u32; n];
-    let mut weighted = weights.map(|_| vec![0.0f64; n]);
-    for (&row, (c, w)) in order.iter().zip(results.into_iter().flatten()) {
-        n_match[row as usize] = c.min(u32::MAX as u64) as u32;
-        if let Some(wt) = weighted.as_mut() {
-            wt[row as usize] = w;
+    // Each record's figures are written straight to its row (every row is in exactly one
+    // group, so each is written once, whatever the thread count); a record alone in its group
+    // matches only itself.
+    let counts: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let sums: Option<Vec<AtomicU64>> = weights.map(|_| (0..n).map(|_| AtomicU64::new(0)).collect());
+    let put = |row: u32, (c, w): (u64, f64)| {
+        counts[row as usize].store(c.min(u32::MAX as u64) as u32, Ordering::Relaxed);
+        if let Some(s) = &sums {
+            s[row as usize].store(w.to_bits(), Ordering::Relaxed);
         }
-    }
+    };
+    bounds.par_windows(2).for_each(|w| {
+        for g in w[0]..w[1] {
+            let rows = &order[start[g]..start[g + 1]];
+            if let [row] = rows {
+                put(*row, (1, weights.map_or(0.0, |w| w[*row as usize])));
+                continue;
+            }
+            for (&row, r) in rows.iter().zip(solver.solve(rows)) {
+                put(row, r);
+            }
+        }
+    });
+    let n_match: Vec<u32> = counts.into_iter().map(AtomicU32::into_inner).collect();
+    let weighted: Option<Vec<f64>> = sums.map(|s| {
+        s.into_iter()
+            .map(|x| f64::from_bits(x.into_inner()))
+            .collect()
+    });
     NMatch { n_match, weighted }
 }
 
