@@ -617,33 +617,25 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
         .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)
 }
 
-impl Frequency {
-    fn run(
-        &self,
-        table: &Table,
-        per_record: bool,
-        timings: &mut Timings,
-    ) -> Result<Assessment, RiskError> {
-        assess_timed(table, &self.with_records(per_record), timings)
-    }
+/// `params` for one call of [`assess`]-based measures: n_match and the per-record figures
+/// when they are asked for.
+fn for_call(params: &RiskParams, per_record: bool) -> RiskParams {
+    let mut p = params.clone();
+    p.with_n_match |= per_record;
+    p.per_record = per_record;
+    p
+}
 
-    fn with_records(&self, per_record: bool) -> RiskParams {
-        let mut p = self.params.clone();
-        p.with_n_match |= per_record;
-        p.per_record = per_record;
-        p
-    }
-
-    fn outcome(a: Assessment, per_record: bool) -> RiskOutcome {
-        RiskOutcome {
-            report: a.summary.report(),
-            records: if per_record {
-                a.records.into_records()
-            } else {
-                Records::default()
-            },
-            warnings: a.warnings,
-        }
+/// The outcome of an assessment under `report`: its per-record figures when asked for.
+fn outcome_of(report: Report, a: Assessment, per_record: bool) -> RiskOutcome {
+    RiskOutcome {
+        report,
+        records: if per_record {
+            a.records.into_records()
+        } else {
+            Records::default()
+        },
+        warnings: a.warnings,
     }
 }
 
@@ -666,19 +658,19 @@ impl RiskMeasure for Frequency {
         per_record: bool,
         timings: &mut Timings,
     ) -> Result<RiskOutcome, RiskError> {
-        let a = self.run(table, per_record, timings)?;
-        Ok(Frequency::outcome(a, per_record))
+        let a = assess_timed(table, &for_call(&self.params, per_record), timings)?;
+        Ok(outcome_of(a.summary.report(), a, per_record))
     }
     fn codes_suffice(&self) -> bool {
-        codes_suffice(&self.with_records(false))
+        codes_suffice(&for_call(&self.params, false))
     }
     fn assess_codes(
         &self,
         keys: &[&dyn CodeSource],
         file: &str,
     ) -> Option<Result<RiskOutcome, RiskError>> {
-        let a = assess_codes(keys, file, &self.with_records(false))?;
-        Some(a.map(|a| Frequency::outcome(a, false)))
+        let a = assess_codes(keys, file, &for_call(&self.params, false))?;
+        Some(a.map(|a| outcome_of(a.summary.report(), a, false)))
     }
 }
 
@@ -768,45 +760,31 @@ impl RiskMeasure for Individual {
         per_record: bool,
         timings: &mut Timings,
     ) -> Result<RiskOutcome, RiskError> {
-        let a = assess_timed(table, &self.with_records(per_record), timings)?;
-        Ok(self.outcome(a, per_record))
+        let a = assess_timed(table, &for_call(&self.params, per_record), timings)?;
+        Ok(outcome_of(self.report(&a), a, per_record))
     }
     fn codes_suffice(&self) -> bool {
-        codes_suffice(&self.with_records(false))
+        codes_suffice(&for_call(&self.params, false))
     }
     fn assess_codes(
         &self,
         keys: &[&dyn CodeSource],
         file: &str,
     ) -> Option<Result<RiskOutcome, RiskError>> {
-        let a = assess_codes(keys, file, &self.with_records(false))?;
-        Some(a.map(|a| self.outcome(a, false)))
+        let a = assess_codes(keys, file, &for_call(&self.params, false))?;
+        Some(a.map(|a| outcome_of(self.report(&a), a, false)))
     }
 }
 
 impl Individual {
-    fn with_records(&self, per_record: bool) -> RiskParams {
-        let mut p = self.params.clone();
-        p.with_n_match |= per_record;
-        p.per_record = per_record;
-        p
-    }
-
-    fn outcome(&self, a: Assessment, per_record: bool) -> RiskOutcome {
+    /// The individual measure's figures of an assessment.
+    fn report(&self, a: &Assessment) -> Report {
         let mut report = Report::new("individual risk");
-        report.figures = keep_figures(&a, INDIVIDUAL_FIGURES);
+        report.figures = keep_figures(a, INDIVIDUAL_FIGURES);
         if self.params.weight.is_none() {
             report.push(no_weights());
         }
-        RiskOutcome {
-            report,
-            records: if per_record {
-                a.records.into_records()
-            } else {
-                Records::default()
-            },
-            warnings: a.warnings,
-        }
+        report
     }
 }
 
