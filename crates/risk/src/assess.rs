@@ -775,8 +775,8 @@ impl RecordRisk {
     }
 }
 
-/// Per-record figures, in input order.
-#[derive(Debug, Clone, PartialEq)]
+/// Per-record figures, in input order (empty when not asked for: [`RiskParams::per_record`]).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RecordRisk {
     /// f_k under the policy (listwise k under wildcard); `None` when deleted.
     pub k: Vec<Option<u32>>,
@@ -925,13 +925,7 @@ pub fn assess_timed(
         .as_deref()
         .map(|w| weight_values(table, w, &file))
         .transpose()?;
-    if let Some(big_n) = params.population_size
-        && big_n < n_total as f64
-    {
-        return Err(RiskError::Param(format!(
-            "the population size {big_n} is smaller than the file's {n_total} records"
-        )));
-    }
+    check_population(params.population_size, n_total)?;
     let warnings = match (&weights, params.weight.as_deref()) {
         (Some(w), Some(name)) => weight_warnings(w, name, &file, params.population_size),
         _ => Vec::new(),
@@ -1237,6 +1231,19 @@ pub fn assess_timed(
     })
 }
 
+/// Checks that a population size, when given, is at least the file's `n_total` records.
+pub(crate) fn check_population(
+    population_size: Option<f64>,
+    n_total: usize,
+) -> Result<(), RiskError> {
+    match population_size {
+        Some(big_n) if big_n < n_total as f64 => Err(RiskError::Param(format!(
+            "the population size {big_n} is smaller than the file's {n_total} records"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The class figures of a histogram of class sizes.
 fn class_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> ClassSummary {
     let n = n_total - sc.n_deleted;
@@ -1434,13 +1441,7 @@ fn sizes_assessment(
     params: &RiskParams,
     n_total: usize,
 ) -> Result<Option<Assessment>, RiskError> {
-    if let Some(big_n) = params.population_size
-        && big_n < n_total as f64
-    {
-        return Err(RiskError::Param(format!(
-            "the population size {big_n} is smaller than the file's {n_total} records"
-        )));
-    }
+    check_population(params.population_size, n_total)?;
     let sc = match size_counts(keys, params.missing) {
         Ok(sc) => sc,
         Err(NoSizes::Recoded) => return Ok(None),
@@ -1464,17 +1465,7 @@ fn sizes_assessment(
             diversity: None,
             bender_r,
         },
-        records: RecordRisk {
-            k: Vec::new(),
-            n_match: None,
-            individual_risk: Vec::new(),
-            weighted_k: None,
-            n_match_alpha: None,
-            household_risk: None,
-            l_distinct: None,
-            l_entropy: None,
-            recursive_cl: None,
-        },
+        records: RecordRisk::default(),
         warnings: Vec::new(),
     }))
 }

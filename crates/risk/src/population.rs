@@ -894,11 +894,7 @@ pub fn population_uniqueness(
     let pi = match (params.sampling_fraction, params.population_size, &weights) {
         (Some(p), _, _) => p,
         (None, Some(big_n), _) => {
-            if big_n < n_total as f64 {
-                return Err(RiskError::Param(format!(
-                    "the population size {big_n} is smaller than the file's {n_total} records"
-                )));
-            }
+            crate::assess::check_population(Some(big_n), n_total)?;
             n_total as f64 / big_n
         }
         (None, None, Some(w)) => {
