@@ -233,37 +233,23 @@ fn readable(t: &DataType) -> bool {
 /// Calls `f(row, value)` for every integer of an integer array (`None` for nulls and for
 /// values past i64).
 fn for_ints(a: &dyn Array, mut f: impl FnMut(usize, Option<i64>)) {
-    macro_rules! each {
-        ($t:ty) => {{
-            let p = a.as_primitive::<$t>();
-            if p.null_count() == 0 {
-                for (i, &v) in p.values().iter().enumerate() {
-                    f(i, i64::try_from(v).ok());
-                }
-            } else {
-                for (i, &v) in p.values().iter().enumerate() {
-                    f(
-                        i,
-                        if p.is_null(i) {
-                            None
-                        } else {
-                            i64::try_from(v).ok()
-                        },
-                    );
-                }
+    ints!(a.data_type(), each_int, a, &mut f);
+}
+
+/// [`for_ints`] for the integer type `T`.
+fn each_int<T: ArrowPrimitiveType>(a: &dyn Array, f: &mut impl FnMut(usize, Option<i64>)) {
+    let p = a.as_primitive::<T>();
+    match p.nulls().filter(|n| n.null_count() > 0) {
+        None => {
+            for (i, &v) in p.values().iter().enumerate() {
+                f(i, v.to_i64());
             }
-        }};
-    }
-    match a.data_type() {
-        DataType::Int8 => each!(Int8Type),
-        DataType::Int16 => each!(Int16Type),
-        DataType::Int32 => each!(Int32Type),
-        DataType::Int64 => each!(Int64Type),
-        DataType::UInt8 => each!(UInt8Type),
-        DataType::UInt16 => each!(UInt16Type),
-        DataType::UInt32 => each!(UInt32Type),
-        DataType::UInt64 => each!(UInt64Type),
-        _ => {}
+        }
+        Some(nulls) => {
+            for ((i, &v), valid) in p.values().iter().enumerate().zip(nulls.iter()) {
+                f(i, if valid { v.to_i64() } else { None });
+            }
+        }
     }
 }
 
