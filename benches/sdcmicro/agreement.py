@@ -99,13 +99,8 @@ class Runner:
             cmd += ["--sensitive", sensitive]
         for s in sets:
             cmd += ["--set", s]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)}\n{p.stderr}")
-        with open(os.path.join(self.idir, f"{tag}.json"), "w") as f:
-            f.write(p.stdout)
-        rows = read_csv(per) if per_record else None
-        return json.loads(p.stdout), rows, " ".join(cmd[1:]).replace(self.out + "/", "")
+        out, shown = self._run(tag, cmd)
+        return out, (read_csv(per) if per_record else None), shown
 
     def mask(self, tag, data, method, sets):
         outp = os.path.join(self.idir, f"{tag}.csv")
@@ -113,12 +108,17 @@ class Runner:
                "--seed", "1", "--out", outp, "--format", "json"]
         for s in sets:
             cmd += ["--set", s]
+        out, shown = self._run(tag, cmd)
+        return out, read_csv(outp), shown
+
+    def _run(self, tag, cmd):
+        """Runs one command; keeps its JSON output as TAG.json; (parsed output, command shown)."""
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)}\n{p.stderr}")
         with open(os.path.join(self.idir, f"{tag}.json"), "w") as f:
             f.write(p.stdout)
-        return json.loads(p.stdout), read_csv(outp), " ".join(cmd[1:]).replace(self.out + "/", "")
+        return json.loads(p.stdout), " ".join(cmd[1:]).replace(self.out + "/", "")
 
 
 def scalar(x):
