@@ -75,9 +75,10 @@ mod imp {
         UInt8Type, UInt16Type, UInt32Type, UInt64Type,
     };
     use arrow_array::{
-        Array, ArrayRef, DictionaryArray, Float64Array, Int64Array, RecordBatch, StringArray,
-        UInt32Array,
+        Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, Float64Array, Int64Array,
+        RecordBatch, StringArray, UInt32Array,
     };
+    use arrow_buffer::ArrowNativeType;
     use arrow_schema::{DataType, Field, Schema as ArrowSchema};
     use rayon::prelude::*;
 
@@ -260,6 +261,57 @@ mod imp {
         }
     }
 
+    /// `$f::<T>(args)` for the Arrow integer type `T` of `$dtype` (which is an integer type).
+    macro_rules! int_type {
+        ($dtype:expr, $f:ident($($arg:expr),*)) => {
+            match $dtype {
+                DataType::Int8 => $f::<Int8Type>($($arg),*),
+                DataType::Int16 => $f::<Int16Type>($($arg),*),
+                DataType::Int32 => $f::<Int32Type>($($arg),*),
+                DataType::Int64 => $f::<Int64Type>($($arg),*),
+                DataType::UInt8 => $f::<UInt8Type>($($arg),*),
+                DataType::UInt16 => $f::<UInt16Type>($($arg),*),
+                DataType::UInt32 => $f::<UInt32Type>($($arg),*),
+                DataType::UInt64 => $f::<UInt64Type>($($arg),*),
+                t => unreachable!("{t} is not an integer type"),
+            }
+        };
+    }
+
+    /// Appends the integers of `a` to `out`, one per cell (whatever a null slot holds, or 0 when
+    /// that does not fit an i64); the first cell, not null, whose value does not fit an i64.
+    fn ints_into<T: ArrowPrimitiveType>(a: &dyn Array, out: &mut Vec<i64>) -> Option<usize> {
+        let p = a.as_primitive::<T>();
+        let mut too_wide = None;
+        for (i, v) in p.values().iter().enumerate() {
+            out.push(v.to_i64().unwrap_or_else(|| {
+                if too_wide.is_none() && p.is_valid(i) {
+                    too_wide = Some(i);
+                }
+                0
+            }));
+        }
+        too_wide
+    }
+
+    /// `f(i)` for every null cell `i` of `a`, in order.
+    fn for_nulls(a: &dyn Array, mut f: impl FnMut(usize)) {
+        let Some(nulls) = a.logical_nulls().filter(|n| n.null_count() > 0) else {
+            return;
+        };
+        for (w, word) in nulls.inner().bit_chunks().iter_padded().enumerate() {
+            let mut null = !word;
+            while null != 0 {
+                let i = w * 64 + null.trailing_zeros() as usize;
+                if i >= a.len() {
+                    break;
+                }
+                f(i);
+                null &= null - 1;
+            }
+        }
+    }
+
     /// Appends the text of cell `i` (not null) to `out`.
     fn text_at(a: &dyn Array, i: usize, out: &mut Vec<u8>) -> bool {
         match a.data_type() {
@@ -332,32 +384,32 @@ mod imp {
             if direct_int {
                 let mut v = Vec::with_capacity(nrows);
                 for a in arrays {
-                    for i in 0..a.len() {
-                        if a.is_null(i) {
-                            missing.set(row);
-                            v.push(0);
-                        } else {
-                            let x = int_at(a.as_ref(), i).ok_or_else(|| {
-                                input_error(
-                                    path,
-                                    at(),
-                                    format!("row {}: the integer does not fit 64 bits", row + 1),
-                                )
-                            })?;
-                            if plan.weight && x < 0 {
-                                return Err(input_error(
-                                    path,
-                                    at(),
-                                    format!(
-                                        "row {}: weight '{x}' is negative; expected a weight ≥ 0",
-                                        row + 1
-                                    ),
-                                ));
-                            }
-                            v.push(x);
-                        }
-                        row += 1;
+                    let too_wide = int_type!(a.data_type(), ints_into(a.as_ref(), &mut v));
+                    if let Some(i) = too_wide {
+                        return Err(input_error(
+                            path,
+                            at(),
+                            format!("row {}: the integer does not fit 64 bits", row + i + 1),
+                        ));
                     }
+                    for_nulls(a.as_ref(), |i| {
+                        v[row + i] = 0;
+                        missing.set(row + i);
+                    });
+                    row += a.len();
+                }
+                if plan.weight
+                    && let Some(i) = (0..nrows).find(|&i| v[i] < 0)
+                {
+                    return Err(input_error(
+                        path,
+                        at(),
+                        format!(
+                            "row {}: weight '{}' is negative; expected a weight ≥ 0",
+                            i + 1,
+                            v[i]
+                        ),
+                    ));
                 }
                 return Column::new(
                     plan.name.clone(),
@@ -366,29 +418,54 @@ mod imp {
                     missing,
                 );
             }
-            let mut v = Vec::with_capacity(nrows);
+            let mut v: Vec<f64> = Vec::with_capacity(nrows);
             for a in arrays {
-                for i in 0..a.len() {
-                    let x = if a.is_null(i) {
-                        f64::NAN
-                    } else {
-                        float_at(a.as_ref(), i)
-                    };
-                    if x.is_nan() {
-                        missing.set(row);
-                    } else if !x.is_finite() || (plan.weight && x < 0.0) {
-                        return Err(input_error(
-                            path,
-                            at(),
-                            format!(
-                                "row {}: expected a finite number{}, found {x}",
-                                row + 1,
-                                if plan.weight { " ≥ 0" } else { "" }
-                            ),
-                        ));
+                let a = a.as_ref();
+                match a.data_type() {
+                    DataType::Float16 => v.extend(
+                        a.as_primitive::<Float16Type>()
+                            .values()
+                            .iter()
+                            .map(|x| x.to_f64()),
+                    ),
+                    DataType::Float32 => v.extend(
+                        a.as_primitive::<Float32Type>()
+                            .values()
+                            .iter()
+                            .map(|&x| x as f64),
+                    ),
+                    DataType::Float64 => {
+                        v.extend_from_slice(a.as_primitive::<Float64Type>().values())
                     }
-                    v.push(x);
-                    row += 1;
+                    // Integers declared floats.
+                    DataType::UInt64 => v.extend(
+                        a.as_primitive::<UInt64Type>()
+                            .values()
+                            .iter()
+                            .map(|&x| x as f64),
+                    ),
+                    t => {
+                        let mut ints = Vec::with_capacity(a.len());
+                        int_type!(t, ints_into(a, &mut ints));
+                        v.extend(ints.iter().map(|&x| x as f64));
+                    }
+                }
+                for_nulls(a, |i| v[row + i] = f64::NAN);
+                row += a.len();
+            }
+            for (i, &x) in v.iter().enumerate() {
+                if x.is_nan() {
+                    missing.set(i);
+                } else if !x.is_finite() || (plan.weight && x < 0.0) {
+                    return Err(input_error(
+                        path,
+                        at(),
+                        format!(
+                            "row {}: expected a finite number{}, found {x}",
+                            i + 1,
+                            if plan.weight { " ≥ 0" } else { "" }
+                        ),
+                    ));
                 }
             }
             return Column::new(plan.name.clone(), plan.role, ColumnData::Float(v), missing);

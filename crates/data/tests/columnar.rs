@@ -269,4 +269,149 @@ mod with_parquet {
         let from_csv = read_csv_from(csv.as_bytes(), "g.csv".as_ref(), &ReadOptions::default());
         assert_eq!(describe(&from_csv.unwrap()), one);
     }
+
+    /// Writes one batch of `columns` as an Arrow IPC file in `dir`.
+    fn ipc_file(dir: &std::path::Path, columns: Vec<(&str, ArrayRef)>) -> std::path::PathBuf {
+        let schema = Arc::new(Schema::new(
+            columns
+                .iter()
+                .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+                .collect::<Vec<_>>(),
+        ));
+        let batch =
+            RecordBatch::try_new(schema.clone(), columns.into_iter().map(|c| c.1).collect())
+                .unwrap();
+        let p = dir.join("n.arrow");
+        let f = std::fs::File::create(&p).unwrap();
+        let mut w = arrow_ipc::writer::FileWriter::try_new(f, &schema).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+        p
+    }
+
+    /// Integer and float arrays are converted a whole array at a time: what a null slot holds
+    /// never shows, every integer width reads as its value, and the cell-level errors name the
+    /// row of the first bad cell.
+    #[test]
+    fn numeric_arrays_read_as_their_values() {
+        use arrow_array::{Float64Array, Int16Array, UInt64Array};
+        use arrow_buffer::NullBuffer;
+        let dir = tempfile::tempdir().unwrap();
+        let valid = |v: &[bool]| Some(NullBuffer::from(v.to_vec()));
+        // A null slot holding a value too wide for an i64 is just missing.
+        let wide = UInt64Array::new(vec![5, u64::MAX, 7].into(), valid(&[true, false, true]));
+        let small = Int16Array::new(vec![-3, 9, 4].into(), valid(&[true, true, false]));
+        let score = Float64Array::new(
+            vec![0.5, 99.0, f64::NAN].into(),
+            valid(&[true, false, true]),
+        );
+        let p = ipc_file(
+            dir.path(),
+            vec![
+                ("wide", Arc::new(wide) as ArrayRef),
+                ("small", Arc::new(small)),
+                ("score", Arc::new(score)),
+            ],
+        );
+        let ds = load(&p, &Input::default()).unwrap();
+        let t = &ds.table;
+        let col = |n: &str| t.column(n).unwrap();
+        assert_eq!(col("wide").data(), &ColumnData::Integer(vec![5, 0, 7]));
+        assert_eq!(col("small").data(), &ColumnData::Integer(vec![-3, 9, 0]));
+        let missing = |n: &str| (0..3).map(|i| col(n).is_missing(i)).collect::<Vec<_>>();
+        assert_eq!(missing("wide"), [false, true, false]);
+        assert_eq!(missing("small"), [false, false, true]);
+        assert_eq!(missing("score"), [false, true, true]);
+        assert_eq!(col("score").text(0).as_deref(), Some("0.5"));
+
+        // Integers declared floats, the widest included.
+        let schema = dir.path().join("s.toml");
+        std::fs::write(
+            &schema,
+            "[columns.wide]\ntype = \"float\"\n[columns.small]\ntype = \"float\"\n",
+        )
+        .unwrap();
+        let input = Input {
+            schema: Some(schema.clone()),
+            ..Input::default()
+        };
+        let big = UInt64Array::new(vec![1, u64::MAX, 2].into(), valid(&[true, true, false]));
+        let p = ipc_file(
+            dir.path(),
+            vec![
+                ("wide", Arc::new(big) as ArrayRef),
+                ("small", Arc::new(Int16Array::from(vec![-3, 9, 4]))),
+            ],
+        );
+        let ds = load(&p, &input).unwrap();
+        let wide = ds.table.column("wide").unwrap();
+        let ColumnData::Float(v) = wide.data() else {
+            panic!("floats")
+        };
+        assert_eq!(v[..2], [1.0, u64::MAX as f64]);
+        assert!(v[2].is_nan() && wide.is_missing(2) && !wide.is_missing(1));
+        assert_eq!(
+            ds.table.column("small").unwrap().data(),
+            &ColumnData::Float(vec![-3.0, 9.0, 4.0])
+        );
+
+        // Errors: the first bad cell's row.
+        let p = ipc_file(
+            dir.path(),
+            vec![(
+                "n",
+                Arc::new(UInt64Array::from(vec![1, 2, u64::MAX, u64::MAX])) as ArrayRef,
+            )],
+        );
+        let e = load(&p, &Input::default()).unwrap_err().to_string();
+        assert!(
+            e.contains("column 'n' (1)") && e.contains("row 3: the integer does not fit 64 bits"),
+            "{e}"
+        );
+        let weight = Input::default().with_role(&["w"], Role::Weight);
+        std::fs::write(&schema, "[columns.w]\ntype = \"integer\"\n").unwrap();
+        let int_weight = Input {
+            schema: Some(schema),
+            ..weight.clone()
+        };
+        let p = ipc_file(
+            dir.path(),
+            vec![(
+                "w",
+                Arc::new(Int16Array::new(
+                    vec![2, -8, -1, -5].into(),
+                    valid(&[true, false, true, true]),
+                )) as ArrayRef,
+            )],
+        );
+        let e = load(&p, &int_weight).unwrap_err().to_string();
+        assert!(
+            e.contains("row 3: weight '-1' is negative; expected a weight ≥ 0"),
+            "{e}"
+        );
+        let p = ipc_file(
+            dir.path(),
+            vec![(
+                "w",
+                Arc::new(Float64Array::from(vec![1.0, f64::NAN, -0.5])) as ArrayRef,
+            )],
+        );
+        let e = load(&p, &weight).unwrap_err().to_string();
+        assert!(
+            e.contains("row 3: expected a finite number ≥ 0, found -0.5"),
+            "{e}"
+        );
+        let p = ipc_file(
+            dir.path(),
+            vec![(
+                "x",
+                Arc::new(Float64Array::from(vec![1.0, f64::INFINITY])) as ArrayRef,
+            )],
+        );
+        let e = load(&p, &Input::default()).unwrap_err().to_string();
+        assert!(
+            e.contains("row 2: expected a finite number, found inf"),
+            "{e}"
+        );
+    }
 }
