@@ -324,8 +324,10 @@ mod imp {
                 b"false"
             }),
             DataType::Dictionary(_, _) => {
+                // (Cell by cell only for a dictionary of dictionaries: `column` reads a
+                // dictionary's values once.)
                 let d = a.as_any_dictionary();
-                let k = d.normalized_keys()[i];
+                let k = int_at(d.keys(), i).unwrap_or(0) as usize;
                 return text_at(d.values().as_ref(), k, out);
             }
             t if is_int(t) => match int_at(a, i) {
@@ -477,18 +479,50 @@ mod imp {
         for a in arrays {
             let mut col: ColChunk = plan.builder();
             let mut bits = Bits::default();
-            for i in 0..a.len() {
-                field.clear();
-                let null = a.is_null(i) || matches!(dtype, DataType::Null);
-                if !null {
-                    text_at(a.as_ref(), i, &mut field);
-                }
-                let key = Key::of(&field);
-                let missing = null || plan.is_missing(&field, key);
+            let cell = |field: &[u8], null: bool| {
+                let key = Key::of(field);
+                (key, null || plan.is_missing(field, key))
+            };
+            let mut push = |field: &[u8], (key, missing): (Key, bool)| {
                 bits.push(missing);
-                col.push(plan, &field, key, missing)
-                    .map_err(|m| input_error(path, at(), format!("row {}: {m}", row + 1)))?;
                 row += 1;
+                col.push(plan, field, key, missing)
+                    .map_err(|m| input_error(path, at(), format!("row {row}: {m}")))
+            };
+            if let Some(d) = a.as_any_dictionary_opt() {
+                // Each dictionary value's text once (a null value is a missing cell), then
+                // each cell's through its key.
+                let values = d.values();
+                let texts: Vec<(Vec<u8>, (Key, bool))> = (0..values.len())
+                    .map(|k| {
+                        let mut t = Vec::new();
+                        let null = values.is_null(k);
+                        if !null {
+                            text_at(values.as_ref(), k, &mut t);
+                        }
+                        let c = cell(&t, null);
+                        (t, c)
+                    })
+                    .collect();
+                let null_cell = (Vec::new(), cell(b"", true));
+                let nulls = a.nulls();
+                for (i, &k) in d.normalized_keys().iter().enumerate() {
+                    let (text, c) = if nulls.is_some_and(|n| n.is_null(i)) {
+                        &null_cell
+                    } else {
+                        &texts[k]
+                    };
+                    push(text, *c)?;
+                }
+            } else {
+                for i in 0..a.len() {
+                    field.clear();
+                    let null = a.is_null(i) || matches!(dtype, DataType::Null);
+                    if !null {
+                        text_at(a.as_ref(), i, &mut field);
+                    }
+                    push(&field, cell(&field, null))?;
+                }
             }
             parts.push((col, bits));
         }

@@ -414,4 +414,37 @@ mod with_parquet {
             "{e}"
         );
     }
+
+    /// A dictionary column reads its values once and each cell through its key: a null key
+    /// and a null value are missing cells, an unused value is no level, and the cells read as
+    /// the same text in CSV would.
+    #[test]
+    fn dictionary_cells_read_through_their_keys() {
+        use arrow_array::{Int16Array, types::Int16Type};
+        let dir = tempfile::tempdir().unwrap();
+        let values = StringArray::from(vec![Some("b"), None, Some("a"), Some("unused")]);
+        let keys = Int16Array::from(vec![Some(0), Some(1), Some(2), None, Some(0)]);
+        let dict = DictionaryArray::<Int16Type>::try_new(keys, Arc::new(values)).unwrap();
+        let p = ipc_file(dir.path(), vec![("x", Arc::new(dict) as ArrayRef)]);
+        let ds = load(&p, &Input::default()).unwrap();
+        let x = ds.table.column("x").unwrap();
+        assert_eq!(x.levels().unwrap(), ["a", "b"]);
+        assert_eq!(
+            (0..5).map(|i| x.text(i)).collect::<Vec<_>>(),
+            [
+                Some("b".into()),
+                None,
+                Some("a".into()),
+                None,
+                Some("b".into())
+            ]
+        );
+        let csv = read_csv_from(
+            "x,y\nb,1\n,1\na,1\n,1\nb,1\n".as_bytes(),
+            "x.csv".as_ref(),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(csv.table.column("x").unwrap(), x);
+    }
 }
