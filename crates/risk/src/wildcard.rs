@@ -14,7 +14,10 @@
 //!    The cost is O(m · patterns) for the group's m tuples.
 //!
 //! With skewed keys most groups are tiny and every table stays in cache; with no key always
-//! observed there is one group and step 3 runs on the whole file.
+//! observed there is one group and step 3 runs on the whole file. A group's records lie anywhere
+//! in the file, so when the other keys fit in 64 bits they are first packed one word per record
+//! ([`PackedRows`]): one memory access per record instead of one per key; the buffers of steps 2
+//! and 3 are reused from group to group.
 //!
 //! Set-valued keys (a cell with several candidate values) are kept as candidate bit masks beside
 //! the projection: a stored entry matches when its candidates intersect the query's (or, with
@@ -25,7 +28,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use intruder_data::keys::{PatternIndex, SetMasks};
+use intruder_data::keys::{PackedRows, PatternIndex, SetMasks};
 use intruder_data::{Kind, Table};
 
 use crate::error::RiskError;
@@ -109,6 +112,7 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
         kd,
         weights,
         vkeys: &vkeys,
+        packed: PackedRows::of(kd, &vkeys),
         set_v: vkeys
             .iter()
             .enumerate()
@@ -127,13 +131,15 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
         }
     };
     bounds.par_windows(2).for_each(|w| {
+        let mut scratch = Scratch::default();
         for g in w[0]..w[1] {
             let rows = &order[start[g]..start[g + 1]];
             if let [row] = rows {
                 put(*row, (1, weights.map_or(0.0, |w| w[*row as usize])));
                 continue;
             }
-            for (&row, r) in rows.iter().zip(solver.solve(rows)) {
+            solver.solve(rows, &mut scratch);
+            for (&row, &r) in rows.iter().zip(&scratch.out) {
                 put(row, r);
             }
         }
@@ -155,44 +161,78 @@ struct RowSolver<'a> {
     kd: &'a KeyData,
     weights: Option<&'a [f64]>,
     vkeys: &'a [usize],
+    /// The V keys packed one word per row, when they fit (no set-valued key).
+    packed: Option<PackedRows>,
     /// The set-valued keys among the V keys: position in V and masks.
     set_v: Vec<(usize, &'a SetMasks)>,
 }
 
+/// Buffers one task reuses from group to group.
+#[derive(Default)]
+struct Scratch {
+    /// The group's V codes, row-major.
+    local: Vec<u32>,
+    /// The group's weights.
+    weights: Vec<f64>,
+    /// n_match (count, weight) of each record of the group, in order.
+    out: Vec<(u64, f64)>,
+}
+
 impl RowSolver<'_> {
-    /// n_match (count, weight) of each record of `rows`, in that order.
-    fn solve(&self, rows: &[u32]) -> Vec<(u64, f64)> {
+    /// n_match (count, weight) of each record of `rows`, in that order, into `scratch.out`.
+    fn solve(&self, rows: &[u32], scratch: &mut Scratch) {
+        let out = &mut scratch.out;
+        out.clear();
         if rows.len() > PAIRWISE_MAX {
-            let (index, tuple_of) = PatternIndex::distinct(self.kd, self.vkeys, rows, self.weights);
+            let (index, tuple_of) = match &self.packed {
+                Some(p) => PatternIndex::distinct_packed(p, rows, self.weights),
+                None => PatternIndex::distinct(self.kd, self.vkeys, rows, self.weights),
+            };
             let per_tuple = index.self_join();
-            return tuple_of.iter().map(|&t| per_tuple[t as usize]).collect();
+            out.extend(tuple_of.iter().map(|&t| per_tuple[t as usize]));
+            return;
         }
-        // Gather the group's V codes once (row-major), then compare pairs in cache.
+        // Gather the group's V codes once (row-major; one word per row when packed), then
+        // compare pairs in cache.
         let c = &self.kd.codes;
         let nv = self.vkeys.len();
-        let w = |r: u32| self.weights.map_or(0.0, |w| w[r as usize]);
-        let local: Vec<u32> = rows
-            .iter()
-            .flat_map(|&r| self.vkeys.iter().map(move |&k| c[k][r as usize]))
-            .collect();
-        let lw: Vec<f64> = rows.iter().map(|&r| w(r)).collect();
+        let local = &mut scratch.local;
+        local.clear();
+        match &self.packed {
+            Some(p) => {
+                for &r in rows {
+                    let word = p.word(r);
+                    local.extend((0..nv).map(|j| p.code(word, j)));
+                }
+            }
+            None => {
+                for &r in rows {
+                    local.extend(self.vkeys.iter().map(|&k| c[k][r as usize]));
+                }
+            }
+        }
+        let lw = &mut scratch.weights;
+        lw.clear();
+        lw.extend(
+            rows.iter()
+                .map(|&r| self.weights.map_or(0.0, |w| w[r as usize])),
+        );
+        let (local, lw) = (&*local, &*lw);
         if self.set_v.is_empty() {
-            return local
-                .chunks_exact(nv)
-                .map(|q| {
-                    let (mut cnt, mut wt) = (0u64, 0.0f64);
-                    for (r, &wr) in local.chunks_exact(nv).zip(&lw) {
-                        if q.iter()
-                            .zip(r)
-                            .all(|(&a, &b)| a == MISSING || b == MISSING || a == b)
-                        {
-                            cnt += 1;
-                            wt += wr;
-                        }
+            out.extend(local.chunks_exact(nv).map(|q| {
+                let (mut cnt, mut wt) = (0u64, 0.0f64);
+                for (r, &wr) in local.chunks_exact(nv).zip(lw) {
+                    if q.iter()
+                        .zip(r)
+                        .all(|(&a, &b)| a == MISSING || b == MISSING || a == b)
+                    {
+                        cnt += 1;
+                        wt += wr;
                     }
-                    (cnt, wt)
-                })
-                .collect();
+                }
+                (cnt, wt)
+            }));
+            return;
         }
         // With set-valued keys: equal codes match (a query's candidates are among its own);
         // otherwise a set-valued key matches when the query's candidates meet the stored ones.
@@ -209,25 +249,23 @@ impl RowSolver<'_> {
                     || SetMasks::overlap(m.query(rows[qi] as usize), m.stored(rows[ri] as usize))
             })
         };
-        (0..rows.len())
-            .map(|qi| {
-                let q = &local[qi * nv..(qi + 1) * nv];
-                let (mut cnt, mut wt) = (0u64, 0.0f64);
-                for (ri, &wr) in lw.iter().enumerate() {
-                    let r = &local[ri * nv..(ri + 1) * nv];
-                    let scalar_ok = q
-                        .iter()
-                        .zip(r)
-                        .zip(&is_set)
-                        .all(|((&a, &b), &s)| s || a == MISSING || b == MISSING || a == b);
-                    if scalar_ok && sets_meet(qi, ri) {
-                        cnt += 1;
-                        wt += wr;
-                    }
+        out.extend((0..rows.len()).map(|qi| {
+            let q = &local[qi * nv..(qi + 1) * nv];
+            let (mut cnt, mut wt) = (0u64, 0.0f64);
+            for (ri, &wr) in lw.iter().enumerate() {
+                let r = &local[ri * nv..(ri + 1) * nv];
+                let scalar_ok = q
+                    .iter()
+                    .zip(r)
+                    .zip(&is_set)
+                    .all(|((&a, &b), &s)| s || a == MISSING || b == MISSING || a == b);
+                if scalar_ok && sets_meet(qi, ri) {
+                    cnt += 1;
+                    wt += wr;
                 }
-                (cnt, wt)
-            })
-            .collect()
+            }
+            (cnt, wt)
+        }));
     }
 }
 

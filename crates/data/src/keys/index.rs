@@ -428,46 +428,38 @@ impl PatternIndex {
         weights: Option<&[f64]>,
     ) -> (PatternIndex, Vec<u32>) {
         let c = &keys.codes;
-        let nv = subset.len();
-        let w = |r: u32| weights.map_or(0.0, |w| w[r as usize]);
-        let mut index: HashMap<Box<[u32]>, u32, FixedState> = HashMap::default();
-        let mut tuple_of = Vec::with_capacity(rows.len());
-        let mut tcodes: Vec<Vec<u32>> = vec![Vec::new(); nv];
-        let mut reps: Vec<u32> = Vec::new();
-        let mut sizes: Vec<u32> = Vec::new();
-        let mut wsum: Vec<f64> = Vec::new();
-        for &r in rows {
-            let key: Box<[u32]> = subset.iter().map(|&k| c[k][r as usize]).collect();
-            let next = index.len() as u32;
-            let t = *index.entry(key).or_insert_with(|| {
-                for (j, &k) in subset.iter().enumerate() {
-                    tcodes[j].push(c[k][r as usize]);
-                }
-                reps.push(r);
-                sizes.push(0);
-                wsum.push(0.0);
-                next
-            });
-            sizes[t as usize] += 1;
-            wsum[t as usize] += w(r);
-            tuple_of.push(t);
-        }
+        let tuples = Tuples::of(
+            rows,
+            subset.len(),
+            weights,
+            |r| -> Box<[u32]> { subset.iter().map(|&k| c[k][r as usize]).collect() },
+            |key, j| key[j],
+        );
         let card: Vec<u32> = subset.iter().map(|&k| keys.card[k]).collect();
         let sets: Vec<Option<SetMasks>> = subset
             .iter()
-            .map(|&k| keys.sets[k].as_ref().map(|s| s.take(&reps)))
+            .map(|&k| keys.sets[k].as_ref().map(|s| s.take(&tuples.reps)))
             .collect();
-        let idx = PatternIndex::build(
-            tcodes,
-            &card,
-            sets,
-            reps,
-            sizes,
-            wsum,
-            weights.is_some(),
-            true,
+        tuples.index(&card, sets, weights.is_some())
+    }
+
+    /// [`PatternIndex::distinct`] on the keys `packed` holds, reading one word per row (a
+    /// group's rows lie anywhere in the file: one memory access per row instead of one per
+    /// key). The same index and entries as `distinct` on those keys.
+    pub fn distinct_packed(
+        packed: &PackedRows,
+        rows: &[u32],
+        weights: Option<&[f64]>,
+    ) -> (PatternIndex, Vec<u32>) {
+        let tuples = Tuples::of(
+            rows,
+            packed.card.len(),
+            weights,
+            |r| packed.word(r),
+            |&word, j| packed.code(word, j),
         );
-        (idx, tuple_of)
+        let sets = vec![None; packed.card.len()];
+        tuples.index(&packed.card, sets, weights.is_some())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1008,6 +1000,144 @@ impl LiveTable {
     }
 }
 
+/// The distinct tuples of a group of rows, in order of first appearance.
+struct Tuples {
+    /// Per key, the code of each tuple.
+    codes: Vec<Vec<u32>>,
+    /// The first row of each tuple.
+    reps: Vec<u32>,
+    /// Rows per tuple.
+    sizes: Vec<u32>,
+    /// Summed weight per tuple.
+    wsum: Vec<f64>,
+    /// The tuple of each row.
+    tuple_of: Vec<u32>,
+}
+
+impl Tuples {
+    /// The tuples of `rows`, told apart by `key_of(row)`; `code_of(key, j)` is key `j`'s code.
+    fn of<K: Hash + Eq>(
+        rows: &[u32],
+        nv: usize,
+        weights: Option<&[f64]>,
+        key_of: impl Fn(u32) -> K,
+        code_of: impl Fn(&K, usize) -> u32,
+    ) -> Tuples {
+        let mut index: HashMap<K, u32, FixedState> = HashMap::default();
+        let mut t = Tuples {
+            codes: vec![Vec::new(); nv],
+            reps: Vec::new(),
+            sizes: Vec::new(),
+            wsum: Vec::new(),
+            tuple_of: Vec::with_capacity(rows.len()),
+        };
+        for &r in rows {
+            let next = index.len() as u32;
+            let id = *index.entry(key_of(r)).or_insert_with_key(|key| {
+                for (j, codes) in t.codes.iter_mut().enumerate() {
+                    codes.push(code_of(key, j));
+                }
+                t.reps.push(r);
+                t.sizes.push(0);
+                t.wsum.push(0.0);
+                next
+            });
+            t.sizes[id as usize] += 1;
+            t.wsum[id as usize] += weights.map_or(0.0, |w| w[r as usize]);
+            t.tuple_of.push(id);
+        }
+        t
+    }
+
+    /// The index of the tuples, and the entry of each row.
+    fn index(
+        self,
+        card: &[u32],
+        sets: Vec<Option<SetMasks>>,
+        weighted: bool,
+    ) -> (PatternIndex, Vec<u32>) {
+        let idx = PatternIndex::build(
+            self.codes, card, sets, self.reps, self.sizes, self.wsum, weighted, true,
+        );
+        (idx, self.tuple_of)
+    }
+}
+
+/// Some keys' codes packed into one word per row: key `j` in its own bit field, holding its
+/// code + 1 (0 when missing). Equal words are equal tuples (missing as a value of its own).
+/// For engines that visit a file's rows in an order of their own (groups), where reading
+/// every key of a row would cost one cache miss per key.
+#[derive(Debug, Clone)]
+pub struct PackedRows {
+    words: Vec<u64>,
+    /// Per packed key: bit offset and mask of its field.
+    fields: Vec<(u32, u64)>,
+    /// Per packed key: its cardinality.
+    card: Vec<u32>,
+}
+
+impl PackedRows {
+    /// The keys `subset` of `keys` packed; `None` when one of them is matched by candidates or
+    /// their fields need more than 64 bits.
+    pub fn of(keys: &Keys, subset: &[usize]) -> Option<PackedRows> {
+        if subset.iter().any(|&k| keys.sets[k].is_some()) {
+            return None;
+        }
+        let mut fields = Vec::with_capacity(subset.len());
+        let mut offset = 0u32;
+        for &k in subset {
+            // Values 0 ..= card: the bit length of card.
+            let bits = 64 - (keys.card[k].max(1) as u64).leading_zeros();
+            fields.push((offset, (1u64 << bits) - 1));
+            offset += bits;
+            if offset > 64 {
+                return None;
+            }
+        }
+        const BLOCK: usize = 4096;
+        let mut words = vec![0u64; keys.n];
+        words
+            .par_chunks_mut(BLOCK)
+            .enumerate()
+            .for_each(|(b, out)| {
+                let base = b * BLOCK;
+                for (&k, &(offset, _)) in subset.iter().zip(&fields) {
+                    for (o, &c) in out.iter_mut().zip(&keys.codes[k][base..]) {
+                        let v = if c == MISSING { 0 } else { c as u64 + 1 };
+                        *o |= v << offset;
+                    }
+                }
+            });
+        let card = subset.iter().map(|&k| keys.card[k]).collect();
+        Some(PackedRows {
+            words,
+            fields,
+            card,
+        })
+    }
+
+    /// The word of `row`.
+    #[inline]
+    pub fn word(&self, row: u32) -> u64 {
+        self.words[row as usize]
+    }
+
+    /// Packed key `j`'s code in `word` ([`MISSING`] when missing).
+    #[inline]
+    pub fn code(&self, word: u64, j: usize) -> u32 {
+        let (offset, mask) = self.fields[j];
+        match (word >> offset) & mask {
+            0 => MISSING,
+            v => v as u32 - 1,
+        }
+    }
+
+    /// Number of packed keys.
+    pub fn nkeys(&self) -> usize {
+        self.fields.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1053,6 +1183,51 @@ mod tests {
         assert_eq!(d.len(), 5);
         let per: Vec<u64> = of.iter().map(|&t| d.self_join()[t as usize].0).collect();
         assert_eq!(per, vec![3, 1, 5, 3, 3, 3]);
+    }
+
+    /// Packed rows give the index `distinct` gives: the same entries in the same order, the
+    /// same self-join; packing declines candidate masks and fields past 64 bits.
+    #[test]
+    fn packed_rows_index_as_distinct_does() {
+        let k = mulder();
+        let packed = PackedRows::of(&k, &[0, 1]).unwrap();
+        assert_eq!(packed.nkeys(), 2);
+        for r in 0..6u32 {
+            let word = packed.word(r);
+            assert_eq!(packed.code(word, 0), k.codes[0][r as usize]);
+            assert_eq!(packed.code(word, 1), k.codes[1][r as usize]);
+        }
+        let w = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
+        for rows in [vec![0u32, 1, 2, 3, 4, 5], vec![5, 3, 4, 0], vec![2]] {
+            let (a, of_a) = PatternIndex::distinct(&k, &[0, 1], &rows, Some(&w));
+            let (b, of_b) = PatternIndex::distinct_packed(&packed, &rows, Some(&w));
+            assert_eq!(of_a, of_b);
+            assert_eq!(a.codes, b.codes);
+            assert_eq!(a.rows, b.rows);
+            assert_eq!(a.self_join(), b.self_join());
+        }
+        // Missing and code 0 are told apart; a subset packs only its keys.
+        let only_sex = PackedRows::of(&k, &[1]).unwrap();
+        assert_eq!(only_sex.code(only_sex.word(3), 0), MISSING);
+        assert_ne!(only_sex.word(3), only_sex.word(1));
+        // 3 keys of 2^22 codes need 69 bits.
+        let wide = Keys {
+            codes: vec![vec![0, 1]; 3],
+            card: vec![1 << 22; 3],
+            sets: vec![None, None, None],
+            n: 2,
+        };
+        assert!(PackedRows::of(&wide, &[0, 1]).is_some());
+        assert!(PackedRows::of(&wide, &[0, 1, 2]).is_none());
+        let month = Column::set("m", Role::Key, &[vec!["1", "2"], vec!["3"]], None).unwrap();
+        let sets = Keys::from_keys(
+            vec![KeyCodes::of(
+                &month,
+                SetCoding::Candidates(SetMatch::Overlap),
+            )],
+            2,
+        );
+        assert!(PackedRows::of(&sets, &[0]).is_none());
     }
 
     #[test]

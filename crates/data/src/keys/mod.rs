@@ -40,6 +40,6 @@ pub use codes::{
     Domain, KeyCodes, Keys, MISSING, PairSpec, SetCoding, SetMasks, encode_pair, encode_pairs,
     encode_texts_pair, tuple_ids, tuple_ids_pair,
 };
-pub use index::PatternIndex;
+pub use index::{PackedRows, PatternIndex};
 pub use policy::{MissingPolicy, SetMatch};
 pub use source::{CodeSource, ColumnCodes};
