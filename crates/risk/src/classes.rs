@@ -250,6 +250,71 @@ pub(crate) fn group_rows(kd: &KeyData, keys: &[usize]) -> (Vec<u32>, usize) {
     }
 }
 
+/// The rows in group order (a counting sort by `gid`, stable: row order within a group), where
+/// each of the `ngroups` groups starts (`start[g] .. start[g + 1]`), and, with `word`, each
+/// row's `word(row)` in the same order (made in passing, the rows read in file order). Pieces
+/// of the rows are counted and scattered on every thread; nothing depends on how many.
+pub(crate) fn rows_by_group<W: Fn(usize) -> u64 + Sync>(
+    gid: &[u32],
+    ngroups: usize,
+    word: Option<W>,
+) -> (Vec<u32>, Vec<usize>, Option<Vec<u64>>) {
+    let n = gid.len();
+    // Each piece holds one counter per group: few pieces when the groups are many.
+    let pieces = (n / ngroups.max(1) / 4).clamp(1, 2 * rayon::current_num_threads());
+    let piece = n.div_ceil(pieces).max(1);
+    let mut offsets: Vec<Vec<u32>> = gid
+        .par_chunks(piece)
+        .map(|c| {
+            let mut h = vec![0u32; ngroups];
+            for &g in c {
+                h[g as usize] += 1;
+            }
+            h
+        })
+        .collect();
+    // Group-major, piece-minor: each piece's rows of a group follow the previous piece's.
+    let mut start = vec![0usize; ngroups + 1];
+    let mut run = 0u32;
+    for g in 0..ngroups {
+        start[g] = run as usize;
+        for h in offsets.iter_mut() {
+            let count = h[g];
+            h[g] = run;
+            run += count;
+        }
+    }
+    start[ngroups] = run as usize;
+    let mut order = vec![0u32; n];
+    let mut words = word.as_ref().map(|_| vec![0u64; n]);
+    let out = SharedPtr(order.as_mut_ptr());
+    let out_words = SharedPtr(
+        words
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |w| w.as_mut_ptr()),
+    );
+    gid.par_chunks(piece)
+        .zip(offsets.par_iter_mut())
+        .enumerate()
+        .for_each(|(pi, (c, off))| {
+            let base = pi * piece;
+            for (j, &g) in c.iter().enumerate() {
+                let pos = off[g as usize] as usize;
+                off[g as usize] += 1;
+                // SAFETY: `pos` lies in this piece's own range of group g (prefix sums above),
+                // which no other piece writes; it is below n, the length of both arrays (the
+                // words' pointer is used only when they were made).
+                unsafe {
+                    out.write(pos, (base + j) as u32);
+                    if let Some(word) = &word {
+                        out_words.write(pos, word(base + j));
+                    }
+                }
+            }
+        });
+    (order, start, words)
+}
+
 /// Dalenius' T2 (mixed-radix) code of one record: `x_1 + C_1·x_2 + C_1·C_2·x_3 + …` for values
 /// `x_k ∈ 0..C_k`. `None` when a value is out of range or the code does not fit in 64 bits.
 pub fn mixed_radix_code(values: &[u32], categories: &[u64]) -> Option<u64> {
@@ -304,7 +369,7 @@ fn part_of(code: u64) -> usize {
 
 /// Pointer that rayon tasks may share; every use writes a position no other task writes.
 #[derive(Clone, Copy)]
-struct SharedPtr<T>(*mut T);
+pub(crate) struct SharedPtr<T>(pub(crate) *mut T);
 // SAFETY: only used for writes to disjoint positions, computed from disjoint prefix sums.
 unsafe impl<T> Send for SharedPtr<T> {}
 unsafe impl<T> Sync for SharedPtr<T> {}
@@ -312,7 +377,7 @@ impl<T> SharedPtr<T> {
     /// # Safety
     /// `i` is in bounds and no other task writes position `i`.
     #[inline]
-    unsafe fn write(self, i: usize, v: T) {
+    pub(crate) unsafe fn write(self, i: usize, v: T) {
         unsafe { self.0.add(i).write(v) }
     }
 }
@@ -453,6 +518,43 @@ fn group(codes: &[u64], bound: u64) -> (Vec<u32>, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counting sort by group is the stable sort by (group, row), with each row's word
+    /// beside it, on any number of threads (pieces), with few groups or one per row.
+    #[test]
+    fn rows_by_group_is_the_stable_sort_by_group() {
+        for (n, ngroups) in [(1000usize, 7usize), (1000, 1000), (5, 1), (0, 3)] {
+            let gid: Vec<u32> = (0..n)
+                .map(|i| ((i * 7919 + i / 3) % ngroups) as u32)
+                .collect();
+            let mut expect: Vec<u32> = (0..n as u32).collect();
+            expect.sort_by_key(|&r| (gid[r as usize], r));
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let (order, start, words) =
+                    pool.install(|| rows_by_group(&gid, ngroups, Some(|r: usize| 3 * r as u64)));
+                assert_eq!(
+                    order, expect,
+                    "{n} rows, {ngroups} groups, {threads} threads"
+                );
+                assert_eq!(start.len(), ngroups + 1);
+                for g in 0..ngroups {
+                    assert!(
+                        order[start[g]..start[g + 1]]
+                            .iter()
+                            .all(|&r| gid[r as usize] == g as u32)
+                    );
+                }
+                let words = words.unwrap();
+                assert!(order.iter().zip(&words).all(|(&r, &w)| w == 3 * r as u64));
+                let (plain, _, none) = rows_by_group(&gid, ngroups, None::<fn(usize) -> u64>);
+                assert_eq!((plain, none), (expect.clone(), None));
+            }
+        }
+    }
 
     fn naive(codes: &[u64]) -> Vec<u32> {
         codes

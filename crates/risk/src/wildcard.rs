@@ -15,9 +15,10 @@
 //!
 //! With skewed keys most groups are tiny and every table stays in cache; with no key always
 //! observed there is one group and step 3 runs on the whole file. A group's records lie anywhere
-//! in the file, so when the other keys fit in 64 bits they are first packed one word per record
-//! ([`PackedRows`]): one memory access per record instead of one per key; the buffers of steps 2
-//! and 3 are reused from group to group.
+//! in the file, so when the other keys fit in 64 bits they are packed one word per record
+//! ([`Packing`]) while the records are put in group order, reading the file in order: the groups
+//! then read their words in order instead of every key of every record at random; the buffers of
+//! steps 2 and 3 are reused from group to group.
 //!
 //! Set-valued keys (a cell with several candidate values) are kept as candidate bit masks beside
 //! the projection: a stored entry matches when its candidates intersect the query's (or, with
@@ -28,7 +29,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use intruder_data::keys::{PackedRows, PatternIndex, SetMasks};
+use intruder_data::keys::{Packing, PatternIndex, SetMasks};
 use intruder_data::{Kind, Table};
 
 use crate::error::RiskError;
@@ -83,21 +84,12 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
             weighted: weights.map(|_| gid.iter().map(|&g| wsize[g as usize]).collect()),
         };
     }
-    // Records in group order (a counting sort, stable in row order).
-    let mut start = vec![0usize; ngroups + 1];
-    for &g in &gid {
-        start[g as usize + 1] += 1;
-    }
-    for g in 0..ngroups {
-        start[g + 1] += start[g];
-    }
-    let mut order = vec![0u32; n];
-    let mut fill = start.clone();
-    for (i, &g) in gid.iter().enumerate() {
-        order[fill[g as usize]] = i as u32;
-        fill[g as usize] += 1;
-    }
-    drop(fill);
+    // Records in group order (a counting sort, stable in row order), with their V keys packed
+    // one word each when they fit: a group's records lie anywhere in the file, so this is read
+    // in file order once instead of once per key in group order.
+    let packing = Packing::of(kd, &vkeys);
+    let word = packing.as_ref().map(|p| move |r: usize| p.word(kd, r));
+    let (order, start, words) = crate::classes::rows_by_group(&gid, ngroups, word);
     drop(gid);
 
     // Solve the groups in batches of contiguous groups; results line up with `order`.
@@ -112,7 +104,7 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
         kd,
         weights,
         vkeys: &vkeys,
-        packed: PackedRows::of(kd, &vkeys),
+        packing: packing.as_ref(),
         set_v: vkeys
             .iter()
             .enumerate()
@@ -138,7 +130,8 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
                 put(*row, (1, weights.map_or(0.0, |w| w[*row as usize])));
                 continue;
             }
-            solver.solve(rows, &mut scratch);
+            let words = words.as_ref().map(|w| &w[start[g]..start[g + 1]]);
+            solver.solve(rows, words, &mut scratch);
             for (&row, &r) in rows.iter().zip(&scratch.out) {
                 put(row, r);
             }
@@ -161,8 +154,8 @@ struct RowSolver<'a> {
     kd: &'a KeyData,
     weights: Option<&'a [f64]>,
     vkeys: &'a [usize],
-    /// The V keys packed one word per row, when they fit (no set-valued key).
-    packed: Option<PackedRows>,
+    /// How the V keys pack into one word per record, when they fit (no set-valued key).
+    packing: Option<&'a Packing>,
     /// The set-valued keys among the V keys: position in V and masks.
     set_v: Vec<(usize, &'a SetMasks)>,
 }
@@ -179,14 +172,15 @@ struct Scratch {
 }
 
 impl RowSolver<'_> {
-    /// n_match (count, weight) of each record of `rows`, in that order, into `scratch.out`.
-    fn solve(&self, rows: &[u32], scratch: &mut Scratch) {
+    /// n_match (count, weight) of each record of `rows`, in that order, into `scratch.out`;
+    /// `words` are the records' packed V keys when they pack.
+    fn solve(&self, rows: &[u32], words: Option<&[u64]>, scratch: &mut Scratch) {
         let out = &mut scratch.out;
         out.clear();
         if rows.len() > PAIRWISE_MAX {
-            let (index, tuple_of) = match &self.packed {
-                Some(p) => PatternIndex::distinct_packed(p, rows, self.weights),
-                None => PatternIndex::distinct(self.kd, self.vkeys, rows, self.weights),
+            let (index, tuple_of) = match (self.packing, words) {
+                (Some(p), Some(w)) => PatternIndex::distinct_packed(p, w, rows, self.weights),
+                _ => PatternIndex::distinct(self.kd, self.vkeys, rows, self.weights),
             };
             let per_tuple = index.self_join();
             out.extend(tuple_of.iter().map(|&t| per_tuple[t as usize]));
@@ -198,14 +192,13 @@ impl RowSolver<'_> {
         let nv = self.vkeys.len();
         let local = &mut scratch.local;
         local.clear();
-        match &self.packed {
-            Some(p) => {
-                for &r in rows {
-                    let word = p.word(r);
+        match (self.packing, words) {
+            (Some(p), Some(words)) => {
+                for &word in words {
                     local.extend((0..nv).map(|j| p.code(word, j)));
                 }
             }
-            None => {
+            _ => {
                 for &r in rows {
                     local.extend(self.vkeys.iter().map(|&k| c[k][r as usize]));
                 }

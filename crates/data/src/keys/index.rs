@@ -432,7 +432,7 @@ impl PatternIndex {
             rows,
             subset.len(),
             weights,
-            |r| -> Box<[u32]> { subset.iter().map(|&k| c[k][r as usize]).collect() },
+            |i| -> Box<[u32]> { subset.iter().map(|&k| c[k][rows[i] as usize]).collect() },
             |key, j| key[j],
         );
         let card: Vec<u32> = subset.iter().map(|&k| keys.card[k]).collect();
@@ -443,19 +443,26 @@ impl PatternIndex {
         tuples.index(&card, sets, weights.is_some())
     }
 
-    /// [`PatternIndex::distinct`] on the keys `packed` holds, reading one word per row (a
-    /// group's rows lie anywhere in the file: one memory access per row instead of one per
-    /// key). The same index and entries as `distinct` on those keys.
+    /// [`PatternIndex::distinct`] on the keys `packing` packs, from `words[i]`, the packed
+    /// word of `rows[i]` (a group's rows lie anywhere in the file: their words, gathered once
+    /// in group order, are read in order). The same index and entries as `distinct` on those
+    /// keys.
+    ///
+    /// # Panics
+    /// When `words` and `rows` differ in length.
     pub fn distinct_packed(
-        packed: &PackedRows,
+        packing: &Packing,
+        words: &[u64],
         rows: &[u32],
         weights: Option<&[f64]>,
     ) -> (PatternIndex, Vec<u32>) {
+        assert_eq!(words.len(), rows.len(), "one word per row");
+        let packed = packing;
         let tuples = Tuples::of(
             rows,
             packed.card.len(),
             weights,
-            |r| packed.word(r),
+            |i| words[i],
             |&word, j| packed.code(word, j),
         );
         let sets = vec![None; packed.card.len()];
@@ -1015,12 +1022,13 @@ struct Tuples {
 }
 
 impl Tuples {
-    /// The tuples of `rows`, told apart by `key_of(row)`; `code_of(key, j)` is key `j`'s code.
+    /// The tuples of `rows`, told apart by `key_of(i)` for `rows[i]`; `code_of(key, j)` is
+    /// key `j`'s code.
     fn of<K: Hash + Eq>(
         rows: &[u32],
         nv: usize,
         weights: Option<&[f64]>,
-        key_of: impl Fn(u32) -> K,
+        key_of: impl Fn(usize) -> K,
         code_of: impl Fn(&K, usize) -> u32,
     ) -> Tuples {
         let mut index: HashMap<K, u32, FixedState> = HashMap::default();
@@ -1031,9 +1039,9 @@ impl Tuples {
             wsum: Vec::new(),
             tuple_of: Vec::with_capacity(rows.len()),
         };
-        for &r in rows {
+        for (i, &r) in rows.iter().enumerate() {
             let next = index.len() as u32;
-            let id = *index.entry(key_of(r)).or_insert_with_key(|key| {
+            let id = *index.entry(key_of(i)).or_insert_with_key(|key| {
                 for (j, codes) in t.codes.iter_mut().enumerate() {
                     codes.push(code_of(key, j));
                 }
@@ -1063,23 +1071,24 @@ impl Tuples {
     }
 }
 
-/// Some keys' codes packed into one word per row: key `j` in its own bit field, holding its
+/// How some keys' codes pack into one word per row: key `j` in its own bit field, holding its
 /// code + 1 (0 when missing). Equal words are equal tuples (missing as a value of its own).
-/// For engines that visit a file's rows in an order of their own (groups), where reading
-/// every key of a row would cost one cache miss per key.
+/// For engines that visit a file's rows in an order of their own (groups), where reading every
+/// key of a row would cost one cache miss per key: they pack each row once, in passing.
 #[derive(Debug, Clone)]
-pub struct PackedRows {
-    words: Vec<u64>,
+pub struct Packing {
+    /// The packed keys (indices into the keys).
+    subset: Vec<usize>,
     /// Per packed key: bit offset and mask of its field.
     fields: Vec<(u32, u64)>,
     /// Per packed key: its cardinality.
     card: Vec<u32>,
 }
 
-impl PackedRows {
-    /// The keys `subset` of `keys` packed; `None` when one of them is matched by candidates or
-    /// their fields need more than 64 bits.
-    pub fn of(keys: &Keys, subset: &[usize]) -> Option<PackedRows> {
+impl Packing {
+    /// The packing of the keys `subset` of `keys`; `None` when one of them is matched by
+    /// candidates or their fields need more than 64 bits.
+    pub fn of(keys: &Keys, subset: &[usize]) -> Option<Packing> {
         if subset.iter().any(|&k| keys.sets[k].is_some()) {
             return None;
         }
@@ -1094,32 +1103,24 @@ impl PackedRows {
                 return None;
             }
         }
-        const BLOCK: usize = 4096;
-        let mut words = vec![0u64; keys.n];
-        words
-            .par_chunks_mut(BLOCK)
-            .enumerate()
-            .for_each(|(b, out)| {
-                let base = b * BLOCK;
-                for (&k, &(offset, _)) in subset.iter().zip(&fields) {
-                    for (o, &c) in out.iter_mut().zip(&keys.codes[k][base..]) {
-                        let v = if c == MISSING { 0 } else { c as u64 + 1 };
-                        *o |= v << offset;
-                    }
-                }
-            });
-        let card = subset.iter().map(|&k| keys.card[k]).collect();
-        Some(PackedRows {
-            words,
+        Some(Packing {
+            subset: subset.to_vec(),
             fields,
-            card,
+            card: subset.iter().map(|&k| keys.card[k]).collect(),
         })
     }
 
-    /// The word of `row`.
+    /// The word of `row` of `keys` (the keys this packing was made for).
     #[inline]
-    pub fn word(&self, row: u32) -> u64 {
-        self.words[row as usize]
+    pub fn word(&self, keys: &Keys, row: usize) -> u64 {
+        self.subset
+            .iter()
+            .zip(&self.fields)
+            .fold(0u64, |w, (&k, &(offset, _))| {
+                let c = keys.codes[k][row];
+                let v = if c == MISSING { 0 } else { c as u64 + 1 };
+                w | v << offset
+            })
     }
 
     /// Packed key `j`'s code in `word` ([`MISSING`] when missing).
@@ -1185,31 +1186,32 @@ mod tests {
         assert_eq!(per, vec![3, 1, 5, 3, 3, 3]);
     }
 
-    /// Packed rows give the index `distinct` gives: the same entries in the same order, the
+    /// Packed words give the index `distinct` gives: the same entries in the same order, the
     /// same self-join; packing declines candidate masks and fields past 64 bits.
     #[test]
-    fn packed_rows_index_as_distinct_does() {
+    fn packed_words_index_as_distinct_does() {
         let k = mulder();
-        let packed = PackedRows::of(&k, &[0, 1]).unwrap();
-        assert_eq!(packed.nkeys(), 2);
-        for r in 0..6u32 {
-            let word = packed.word(r);
-            assert_eq!(packed.code(word, 0), k.codes[0][r as usize]);
-            assert_eq!(packed.code(word, 1), k.codes[1][r as usize]);
+        let packing = Packing::of(&k, &[0, 1]).unwrap();
+        assert_eq!(packing.nkeys(), 2);
+        for r in 0..6 {
+            let word = packing.word(&k, r);
+            assert_eq!(packing.code(word, 0), k.codes[0][r]);
+            assert_eq!(packing.code(word, 1), k.codes[1][r]);
         }
         let w = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
         for rows in [vec![0u32, 1, 2, 3, 4, 5], vec![5, 3, 4, 0], vec![2]] {
+            let words: Vec<u64> = rows.iter().map(|&r| packing.word(&k, r as usize)).collect();
             let (a, of_a) = PatternIndex::distinct(&k, &[0, 1], &rows, Some(&w));
-            let (b, of_b) = PatternIndex::distinct_packed(&packed, &rows, Some(&w));
+            let (b, of_b) = PatternIndex::distinct_packed(&packing, &words, &rows, Some(&w));
             assert_eq!(of_a, of_b);
             assert_eq!(a.codes, b.codes);
             assert_eq!(a.rows, b.rows);
             assert_eq!(a.self_join(), b.self_join());
         }
         // Missing and code 0 are told apart; a subset packs only its keys.
-        let only_sex = PackedRows::of(&k, &[1]).unwrap();
-        assert_eq!(only_sex.code(only_sex.word(3), 0), MISSING);
-        assert_ne!(only_sex.word(3), only_sex.word(1));
+        let only_sex = Packing::of(&k, &[1]).unwrap();
+        assert_eq!(only_sex.code(only_sex.word(&k, 3), 0), MISSING);
+        assert_ne!(only_sex.word(&k, 3), only_sex.word(&k, 1));
         // 3 keys of 2^22 codes need 69 bits.
         let wide = Keys {
             codes: vec![vec![0, 1]; 3],
@@ -1217,8 +1219,8 @@ mod tests {
             sets: vec![None, None, None],
             n: 2,
         };
-        assert!(PackedRows::of(&wide, &[0, 1]).is_some());
-        assert!(PackedRows::of(&wide, &[0, 1, 2]).is_none());
+        assert!(Packing::of(&wide, &[0, 1]).is_some());
+        assert!(Packing::of(&wide, &[0, 1, 2]).is_none());
         let month = Column::set("m", Role::Key, &[vec!["1", "2"], vec!["3"]], None).unwrap();
         let sets = Keys::from_keys(
             vec![KeyCodes::of(
@@ -1227,7 +1229,7 @@ mod tests {
             )],
             2,
         );
-        assert!(PackedRows::of(&sets, &[0]).is_none());
+        assert!(Packing::of(&sets, &[0]).is_none());
     }
 
     #[test]

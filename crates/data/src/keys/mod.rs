@@ -12,7 +12,9 @@
 //! - **Set-valued cells** ([`SetCoding`]): as a whole, by their first candidate, or as
 //!   candidate bit masks ([`SetMasks`]) with all candidates or only the first asked for.
 //! - **One missingness-pattern index** ([`PatternIndex`]): the self-join behind n_match (with
-//!   weights), the cross-join behind exact matching, and the updates behind local suppression.
+//!   weights), the cross-join behind exact matching, and the updates behind local suppression;
+//!   its entries can be read from some keys packed one word per row ([`Packing`]), for engines
+//!   that visit rows in an order of their own.
 //! - **Codes read in passing** ([`CodeSource`], [`ColumnCodes`]): the same codes a block of rows
 //!   at a time, lent by the column where it holds them (level codes, small-range integers), for
 //!   engines that need each row's code once (class sizes without class ids).
@@ -40,6 +42,6 @@ pub use codes::{
     Domain, KeyCodes, Keys, MISSING, PairSpec, SetCoding, SetMasks, encode_pair, encode_pairs,
     encode_texts_pair, tuple_ids, tuple_ids_pair,
 };
-pub use index::{PackedRows, PatternIndex};
+pub use index::{Packing, PatternIndex};
 pub use policy::{MissingPolicy, SetMatch};
 pub use source::{CodeSource, ColumnCodes};
