@@ -515,13 +515,27 @@ mod imp {
                     push(text, *c)?;
                 }
             } else {
-                for i in 0..a.len() {
-                    field.clear();
-                    let null = a.is_null(i) || matches!(dtype, DataType::Null);
-                    if !null {
-                        text_at(a.as_ref(), i, &mut field);
+                // Text arrays typed once; other arrays (booleans, numbers declared otherwise,
+                // nulls) cell by cell.
+                let mut push_cell = |text: &[u8], null: bool| push(text, cell(text, null));
+                let mut push_text =
+                    |v: Option<&str>| push_cell(v.unwrap_or_default().as_bytes(), v.is_none());
+                match a.data_type() {
+                    DataType::Utf8 => a.as_string::<i32>().iter().try_for_each(&mut push_text)?,
+                    DataType::LargeUtf8 => {
+                        a.as_string::<i64>().iter().try_for_each(&mut push_text)?
                     }
-                    push(&field, cell(&field, null))?;
+                    DataType::Utf8View => a.as_string_view().iter().try_for_each(&mut push_text)?,
+                    _ => {
+                        for i in 0..a.len() {
+                            field.clear();
+                            let null = a.is_null(i) || matches!(dtype, DataType::Null);
+                            if !null {
+                                text_at(a.as_ref(), i, &mut field);
+                            }
+                            push_cell(&field, null)?;
+                        }
+                    }
                 }
             }
             parts.push((col, bits));

@@ -446,5 +446,14 @@ mod with_parquet {
         )
         .unwrap();
         assert_eq!(csv.table.column("x").unwrap(), x);
+        // Text views read as text.
+        let view =
+            arrow_array::StringViewArray::from(vec![Some("b"), None, Some("a"), None, Some("b")]);
+        let p = ipc_file(dir.path(), vec![("x", Arc::new(view) as ArrayRef)]);
+        let ds = load(&p, &Input::default()).unwrap();
+        assert_eq!(
+            csv.table.column("x").unwrap(),
+            ds.table.column("x").unwrap()
+        );
     }
 }
