@@ -7,7 +7,10 @@ the Parquet copy is written once by DuckDB (COPY ... (FORMAT parquet), snappy). 
     one-pass reader it replaced (once); DuckDB `CREATE TABLE AS SELECT * FROM read_csv_auto(...)`
     and `read_parquet(...)` with 1 and 2 threads (best of --repeat);
   - end to end: `intruder risk --missing listwise|wildcard` on CSV and on Parquet, wall time and
-    peak memory from /usr/bin/time -v; DuckDB read_csv_auto + GROUP BY (the listwise class sizes).
+    peak memory from /usr/bin/time -v (one run each); DuckDB read_csv_auto + GROUP BY (the
+    listwise class sizes), and GROUP BY straight from each file (best of --repeat);
+  - the same keys as text in Parquet, dictionary-encoded and plain (written once with pyarrow):
+    intruder risk listwise end to end and DuckDB's GROUP BY, 2 threads.
 Usage:
   python3 benches/frequency/read_compare.py [--rows 10000000] [--repeat 3]
 Needs: pip install duckdb pyarrow pandas numpy; cargo build --release -p intruder-benches
@@ -107,6 +110,18 @@ def main():
     if not os.path.exists(pq):
         import duckdb
         duckdb.connect().execute(f"COPY (SELECT * FROM read_csv_auto('{csv}')) TO '{pq}' (FORMAT parquet)")
+    # The same keys as text, in the two layouts Python users write: dictionary-encoded (pandas'
+    # category, intruder's categorical columns) and plain strings (pandas' object columns).
+    variants = {"parquet-dict": os.path.join(data_dir, f"freq_{a.rows}_dict.parquet"),
+                "parquet-text": os.path.join(data_dir, f"freq_{a.rows}_str.parquet")}
+    for name, path in variants.items():
+        if not os.path.exists(path):
+            import pyarrow as pa, pyarrow.compute as pc, pyarrow.parquet as ppq
+            t = ppq.read_table(pq)
+            cols = {k: pc.cast(t[k], pa.string()) for k in t.column_names}
+            if name == "parquet-dict":
+                cols = {k: v.dictionary_encode() for k, v in cols.items()}
+            ppq.write_table(pa.table(cols), path)
     import duckdb
     r = {"rows": a.rows, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
          "date": time.strftime("%Y-%m-%d %H:%M"), "duckdb": duckdb.__version__,
@@ -129,16 +144,23 @@ def main():
             e.update({"format": fmt, "policy": policy})
             r["end_to_end"].append(e)
             print(e, file=sys.stderr)
+    for fmt, path in variants.items():
+        e = risk(path, "listwise", 2)
+        e.update({"format": fmt, "policy": "listwise"})
+        r["end_to_end"].append(e)
+        print(e, file=sys.stderr)
     t, n = duck_read_group_by(csv, 2)
     r["duckdb_read_csv_group_by_s"] = t
     r["duckdb_classes"] = n
     r["duckdb_group_by"] = []
-    for fmt, path, fn in [("csv", csv, "read_csv_auto"), ("parquet", pq, "read_parquet")]:
-        for threads in (1, 2):
-            d, n2 = duck_group_by(path, threads, a.repeat, fn)
-            assert n2 == n, (n2, n)
-            r["duckdb_group_by"].append({"format": fmt, "threads": threads, "seconds": d})
-            print("duckdb group by", fmt, threads, d, file=sys.stderr)
+    group_by_runs = [("csv", csv, "read_csv_auto", t) for t in (1, 2)]
+    group_by_runs += [("parquet", pq, "read_parquet", t) for t in (1, 2)]
+    group_by_runs += [(fmt, path, "read_parquet", 2) for fmt, path in variants.items()]
+    for fmt, path, fn, threads in group_by_runs:
+        d, n2 = duck_group_by(path, threads, a.repeat, fn)
+        assert n2 == n, (n2, n)
+        r["duckdb_group_by"].append({"format": fmt, "threads": threads, "seconds": d})
+        print("duckdb group by", fmt, threads, d, file=sys.stderr)
     r["load_average_after"] = os.getloadavg()
     with open(a.out + ".tmp", "w") as f:
         json.dump(r, f, indent=2)
