@@ -535,7 +535,9 @@ impl<'a> WholeLists<'a> {
         })?;
         debug_assert_eq!(r, i);
         let want = &self.linkage.records[i];
-        // In the order a whole list holds them (rows of the attacked table, increasing).
+        // In the order a whole list holds them (rows of the attacked table, increasing). Built
+        // as listed, not through `Candidates::set`, which would sort and deduplicate: the check
+        // below must see a lister that repeats or misorders rows.
         let got = Candidates {
             list: rows
                 .into_iter()
