@@ -368,8 +368,8 @@ impl PreparedAttack {
             seed: 0,
         };
         let ev = evaluate(&self.linkage, &self.intruder, &released, &opts)?;
-        // The evaluator warns of intruder records sharing a truth id; here each target is one
-        // panel member, so there is nothing to pass on.
+        // The evaluator warns of intruder records sharing a truth id; here each target is a
+        // wave-T row of its own (its truth id), so there is nothing to pass on.
         debug_assert!(ev.warnings.is_empty(), "{:?}", ev.warnings);
         let records: Vec<TargetResult> = ev
             .records
