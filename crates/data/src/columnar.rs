@@ -237,30 +237,6 @@ mod imp {
         matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
     }
 
-    /// Integer `i` of an integer array (`None` when it does not fit an i64).
-    fn int_at(a: &dyn Array, i: usize) -> Option<i64> {
-        Some(match a.data_type() {
-            DataType::Int8 => a.as_primitive::<Int8Type>().value(i) as i64,
-            DataType::Int16 => a.as_primitive::<Int16Type>().value(i) as i64,
-            DataType::Int32 => a.as_primitive::<Int32Type>().value(i) as i64,
-            DataType::Int64 => a.as_primitive::<Int64Type>().value(i),
-            DataType::UInt8 => a.as_primitive::<UInt8Type>().value(i) as i64,
-            DataType::UInt16 => a.as_primitive::<UInt16Type>().value(i) as i64,
-            DataType::UInt32 => a.as_primitive::<UInt32Type>().value(i) as i64,
-            DataType::UInt64 => i64::try_from(a.as_primitive::<UInt64Type>().value(i)).ok()?,
-            _ => return None,
-        })
-    }
-
-    fn float_at(a: &dyn Array, i: usize) -> f64 {
-        match a.data_type() {
-            DataType::Float16 => a.as_primitive::<Float16Type>().value(i).to_f64(),
-            DataType::Float32 => a.as_primitive::<Float32Type>().value(i) as f64,
-            DataType::Float64 => a.as_primitive::<Float64Type>().value(i),
-            _ => int_at(a, i).map_or(f64::NAN, |x| x as f64),
-        }
-    }
-
     /// `$f::<T>(args)` for the Arrow integer type `T` of `$dtype` (which is an integer type).
     macro_rules! int_type {
         ($dtype:expr, $f:ident($($arg:expr),*)) => {
@@ -276,6 +252,29 @@ mod imp {
                 t => unreachable!("{t} is not an integer type"),
             }
         };
+    }
+
+    /// Integer `i` of an integer array (`None` when it does not fit an i64, or `a` holds no
+    /// integers).
+    fn int_at(a: &dyn Array, i: usize) -> Option<i64> {
+        if !is_int(a.data_type()) {
+            return None;
+        }
+        int_type!(a.data_type(), int_value(a, i))
+    }
+
+    /// [`int_at`] for the integer type `T`.
+    fn int_value<T: ArrowPrimitiveType>(a: &dyn Array, i: usize) -> Option<i64> {
+        a.as_primitive::<T>().value(i).to_i64()
+    }
+
+    fn float_at(a: &dyn Array, i: usize) -> f64 {
+        match a.data_type() {
+            DataType::Float16 => a.as_primitive::<Float16Type>().value(i).to_f64(),
+            DataType::Float32 => a.as_primitive::<Float32Type>().value(i) as f64,
+            DataType::Float64 => a.as_primitive::<Float64Type>().value(i),
+            _ => int_at(a, i).map_or(f64::NAN, |x| x as f64),
+        }
     }
 
     /// Appends the integers of `a` to `out`, one per cell (whatever a null slot holds, or 0 when
