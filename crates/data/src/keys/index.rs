@@ -457,16 +457,15 @@ impl PatternIndex {
         weights: Option<&[f64]>,
     ) -> (PatternIndex, Vec<u32>) {
         assert_eq!(words.len(), rows.len(), "one word per row");
-        let packed = packing;
+        let nv = packing.nkeys();
         let tuples = Tuples::of(
             rows,
-            packed.card.len(),
+            nv,
             weights,
             |i| words[i],
-            |&word, j| packed.code(word, j),
+            |&word, j| packing.code(word, j),
         );
-        let sets = vec![None; packed.card.len()];
-        tuples.index(&packed.card, sets, weights.is_some())
+        tuples.index(&packing.card, vec![None; nv], weights.is_some())
     }
 
     #[allow(clippy::too_many_arguments)]
