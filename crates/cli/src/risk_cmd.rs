@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use intruder_data::params::{ColumnSet, ReadContext, list_text};
-use intruder_data::{Role, Timings, load_timed};
-use intruder_risk::{DEFAULT_MEASURE, configure, docs, fill_roles};
+use intruder_data::{ColumnarFile, Role, Timings, load_timed};
+use intruder_risk::{DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure, docs, fill_roles};
 
 use crate::common::{
     DataArgs, MethodArgs, OutputArgs, flag, flag_list, flag_opt, print_timings, problems,
@@ -118,6 +118,48 @@ fn parameters(args: &Args) -> Result<toml::Table> {
     Ok(t)
 }
 
+/// The outcome from the key columns alone, read a row group at a time, when `data` is a
+/// Parquet file whose keys allow it ([`intruder_data::ColumnarFile::keys`]) and the measure
+/// needs nothing else ([`intruder_risk::RiskMeasure::assess_parts`]): no table is made.
+/// `None` when the file must be read whole; every error of configuring is then the general
+/// path's.
+fn from_parts(
+    data: &std::path::Path,
+    input: &intruder_data::Input,
+    table: &toml::Table,
+    timings: &mut Timings,
+) -> Result<Option<(Box<dyn RiskMeasure>, RiskOutcome)>> {
+    let Ok(options) = input.read_options(data) else {
+        return Ok(None);
+    };
+    let Some(file) = timings.time(Timings::READ, || ColumnarFile::open(data, &options)) else {
+        return Ok(None);
+    };
+    let columns = file.columns();
+    let mut table = table.clone();
+    fill_roles(&mut table, &columns);
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&columns),
+    };
+    let Ok(built) = configure(&table, "", ctx, &[]) else {
+        return Ok(None);
+    };
+    if !built.method.codes_suffice() {
+        return Ok(None);
+    }
+    let Some(keys) = file.keys(built.method.keys()) else {
+        return Ok(None);
+    };
+    let label = data.display().to_string();
+    let Some(outcome) = built.method.assess_parts(&keys, &label, timings) else {
+        return Ok(None);
+    };
+    let outcome = outcome?;
+    warn(&built.warnings);
+    Ok(Some((built.method, outcome)))
+}
+
 /// Runs `intruder risk`.
 pub fn run(args: Args) -> Result<()> {
     if args.method.list {
@@ -155,28 +197,39 @@ pub fn run(args: Args) -> Result<()> {
     );
     input.set_valued = args.set_valued.clone();
     let mut timings = Timings::new();
-    let ds = load_timed(data, &input, &mut timings)?;
-    let columns = ColumnSet::of(&ds);
-    fill_roles(&mut table, &columns);
-    let ctx = ReadContext {
-        base_dir: None,
-        columns: Some(&columns),
-    };
-    let built = configure(&table, "", ctx, &[]).map_err(|p| {
-        if !table.contains_key("keys") && p.len() == 1 && p[0].path == "keys" {
-            anyhow::anyhow!(
-                "{}: no key variables: name them with --keys a,b,c or declare role = \"key\" in a schema (--schema, or {} beside the data)",
-                data.display(),
-                intruder_data::schema_beside(data).display()
-            )
-        } else {
-            problems("intruder risk", p)
-        }
-    })?;
-    warn(&built.warnings);
-    let measure = built.method;
     let per_record = args.per_record.is_some();
-    let mut outcome = measure.assess_timed(&ds.table, per_record, &mut timings)?;
+    let parted = if per_record {
+        None
+    } else {
+        from_parts(data, &input, &table, &mut timings)?
+    };
+    let (measure, mut outcome) = match parted {
+        Some(done) => done,
+        None => {
+            let ds = load_timed(data, &input, &mut timings)?;
+            let columns = ColumnSet::of(&ds);
+            fill_roles(&mut table, &columns);
+            let ctx = ReadContext {
+                base_dir: None,
+                columns: Some(&columns),
+            };
+            let built = configure(&table, "", ctx, &[]).map_err(|p| {
+                if !table.contains_key("keys") && p.len() == 1 && p[0].path == "keys" {
+                    anyhow::anyhow!(
+                        "{}: no key variables: name them with --keys a,b,c or declare role = \"key\" in a schema (--schema, or {} beside the data)",
+                        data.display(),
+                        intruder_data::schema_beside(data).display()
+                    )
+                } else {
+                    problems("intruder risk", p)
+                }
+            })?;
+            warn(&built.warnings);
+            let measure = built.method;
+            let outcome = measure.assess_timed(&ds.table, per_record, &mut timings)?;
+            (measure, outcome)
+        }
+    };
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }

@@ -804,3 +804,101 @@ fn t_closeness_from_the_command_line() {
         &["t: expected a value"],
     );
 }
+
+/// A Parquet copy of an sdcMicro data set with integer keys is measured from its key columns
+/// alone, a row group at a time (no table: `--timings` shows no encoding phase), with the same
+/// report as its CSV; per-record output and measures that need more read the table.
+#[test]
+fn parquet_keys_alone_give_the_csv_report() {
+    let dir = tempfile::tempdir().unwrap();
+    // testdata with holes: roof missing in every 7th record, sex in every 11th.
+    let text = std::fs::read_to_string(repo("data/sdcmicro/testdata.csv")).unwrap();
+    let mut holes = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut f: Vec<&str> = line.split(',').collect();
+        if i > 0 && i % 7 == 0 {
+            f[1] = "";
+        }
+        if i > 0 && i % 11 == 0 {
+            f[6] = "NA";
+        }
+        holes += &(f.join(",") + "\n");
+    }
+    let holes_csv = temp_file(&dir, "holes.csv", holes.as_bytes());
+    for (file, keys) in [
+        ("testdata.csv", "urbrur,roof,walls,water,electcon,relat,sex"),
+        (
+            "free1.csv",
+            "REGION,SEX,AGE,MARSTAT,KINDPERS,NUMYOUNG,NUMOLD",
+        ),
+        ("holes.csv", "urbrur,roof,walls,water,electcon,relat,sex"),
+    ] {
+        let csv = if file == "holes.csv" {
+            PathBuf::from(&holes_csv)
+        } else {
+            repo(&format!("data/sdcmicro/{file}"))
+        };
+        let pq = dir.path().join(file.replace(".csv", ".parquet"));
+        let ds = intruder_data::load(&csv, &intruder_data::Input::default()).unwrap();
+        if let Err(e) = ds.write_file(&pq) {
+            // Built without Parquet support: the CLI says so too.
+            assert!(e.to_string().contains("not compiled in"), "{e}");
+            std::fs::write(&pq, b"PAR1garbage").unwrap();
+            fails(
+                &["risk", "--data", pq.to_str().unwrap(), "--keys", keys],
+                &["not compiled in"],
+            );
+            return;
+        }
+        let (csv, pq) = (csv.to_str().unwrap(), pq.to_str().unwrap());
+        for extra in [
+            &["--missing", "listwise"][..],
+            &["--missing", "as-value"],
+            &["--measure", "individual"],
+            &["--missing", "wildcard"],
+        ] {
+            let run = |data: &str| {
+                let mut args = vec!["risk", "--data", data, "--keys", keys, "--timings"];
+                args.extend_from_slice(extra);
+                args.extend(["--format", "json"]);
+                let out = intruder(&args);
+                let err = String::from_utf8_lossy(&out.stderr).to_string();
+                assert!(out.status.success(), "{file} {extra:?}: {err}");
+                (out.stdout, err)
+            };
+            let (from_csv, csv_timings) = run(csv);
+            let (from_pq, pq_timings) = run(pq);
+            assert_eq!(
+                String::from_utf8_lossy(&from_pq),
+                String::from_utf8_lossy(&from_csv),
+                "{file} {extra:?}"
+            );
+            assert!(csv_timings.contains("encode"), "{csv_timings}");
+            // Wildcard matching needs the table.
+            let table = extra.contains(&"wildcard");
+            assert_eq!(
+                pq_timings.contains("encode"),
+                table,
+                "{file} {extra:?}: {pq_timings}"
+            );
+        }
+        // Per-record figures need the table: the same file either way.
+        let per_record = |data: &str, out: &Path| {
+            let args = [
+                "risk",
+                "--data",
+                data,
+                "--keys",
+                keys,
+                "--per-record",
+                out.to_str().unwrap(),
+            ];
+            assert!(intruder(&args).status.success());
+            std::fs::read(out).unwrap()
+        };
+        assert_eq!(
+            per_record(pq, &dir.path().join("pq.csv")),
+            per_record(csv, &dir.path().join("csv.csv"))
+        );
+    }
+}

@@ -58,6 +58,9 @@ pub fn write_parquet(path: &Path, data: &Dataset) -> Result<(), DataError> {
     write_columns(path, &columns, data.table.nrows(), data.schema())
 }
 
+mod parts;
+pub use parts::{ColumnarFile, ParquetKeys};
+
 #[cfg(feature = "parquet")]
 pub(crate) use imp::read;
 #[cfg(feature = "parquet")]
@@ -92,7 +95,7 @@ mod imp {
     use crate::write::write_atomically;
     use crate::write::{FloatStyle, push_f64, push_i64};
 
-    const SCHEMA_KEY: &str = "intruder.schema";
+    pub(super) const SCHEMA_KEY: &str = "intruder.schema";
 
     fn input_error(path: &Path, column: Option<String>, message: String) -> DataError {
         DataError::Input {

@@ -47,7 +47,7 @@ pub mod write;
 
 pub use bitmap::Bitmap;
 pub use column::{Column, ColumnData, Kind, Role, format_float};
-pub use columnar::write_parquet;
+pub use columnar::{ColumnarFile, ParquetKeys, write_parquet};
 pub use error::{DataError, Location};
 pub use files::{read_csv, read_timed};
 pub use load::{Input, load, load_timed, schema_beside};

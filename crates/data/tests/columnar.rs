@@ -456,4 +456,154 @@ mod with_parquet {
             ds.table.column("x").unwrap()
         );
     }
+
+    /// Writes `columns` as Parquet in row groups of `group` rows, with or without statistics.
+    fn parquet_file(
+        dir: &std::path::Path,
+        columns: Vec<(&str, ArrayRef)>,
+        group: usize,
+        statistics: bool,
+    ) -> std::path::PathBuf {
+        use parquet::file::properties::{EnabledStatistics, WriterProperties};
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let p = dir.join(format!("g{group}_{statistics}.parquet"));
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(group))
+            .set_statistics_enabled(if statistics {
+                EnabledStatistics::Chunk
+            } else {
+                EnabledStatistics::None
+            })
+            .build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            std::fs::File::create(&p).unwrap(),
+            batch.schema(),
+            Some(props),
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        p
+    }
+
+    #[test]
+    fn integer_keys_by_row_groups_give_the_tables_codes() {
+        use intruder_data::ColumnarFile;
+        use intruder_data::keys::{CodeSource, ColumnCodes, PartedCodes, SetCoding};
+        use intruder_data::params::ColumnSet;
+        let n = 30;
+        let a: Vec<Option<i64>> = (0..n)
+            .map(|i| (i % 4 != 1).then_some(1_000_000 + (i as i64 * 7) % 13))
+            .collect();
+        let b: Vec<Option<i32>> = (0..n).map(|i| Some(-5 + (i as i32 % 3))).collect();
+        let c: Vec<Option<i8>> = (0..n).map(|i| (i % 9 != 0).then_some(i as i8)).collect();
+        let d: Vec<Option<i16>> = (0..n).map(|i| Some(i as i16 % 2)).collect();
+        let e: Vec<Option<i64>> = (0..n)
+            .map(|i| (i % 6 != 0).then_some(20_000_000 + i as i64 % 5))
+            .collect();
+        let columns = vec![
+            ("a", Arc::new(arrow_array::Int64Array::from(a)) as ArrayRef),
+            ("b", Arc::new(Int32Array::from(b)) as ArrayRef),
+            ("c", Arc::new(arrow_array::Int8Array::from(c)) as ArrayRef),
+            ("d", Arc::new(arrow_array::Int16Array::from(d)) as ArrayRef),
+            ("e", Arc::new(arrow_array::Int64Array::from(e)) as ArrayRef),
+            (
+                "t",
+                Arc::new(StringArray::from_iter_values(
+                    (0..n).map(|i| format!("x{}", i % 3)),
+                )) as ArrayRef,
+            ),
+            (
+                "u",
+                Arc::new(arrow_array::UInt64Array::from_iter_values(0..n as u64)) as ArrayRef,
+            ),
+            (
+                "f",
+                Arc::new(arrow_array::Float64Array::from_iter_values(
+                    (0..n).map(|i| i as f64 / 2.0),
+                )) as ArrayRef,
+            ),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let p = parquet_file(dir.path(), columns.clone(), 7, true);
+        let opts = ReadOptions::default();
+        let file = ColumnarFile::open(&p, &opts).unwrap();
+        let ds = load(&p, &Input::default()).unwrap();
+        // The columns as the reader gives them (text, whose kind needs reading, aside).
+        let read = ColumnSet::of(&ds);
+        let peek = file.columns();
+        assert_eq!(peek.file, read.file);
+        for (x, y) in peek.columns.iter().zip(&read.columns) {
+            assert_eq!((&x.0, x.2), (&y.0, y.2));
+            if x.0 != "t" {
+                assert_eq!(x.1, y.1, "{}", x.0);
+            }
+        }
+        let names: Vec<String> = ["c", "a", "d", "b", "a", "e"].map(String::from).to_vec();
+        let keys = file.keys(&names).unwrap();
+        assert_eq!(keys.part_rows(), [7, 7, 7, 7, 2]);
+        let whole: Vec<ColumnCodes> = names
+            .iter()
+            .map(|k| ColumnCodes::of(ds.table.column(k).unwrap(), SetCoding::Whole))
+            .collect();
+        assert_eq!(
+            keys.cards(),
+            whole.iter().map(|w| w.card()).collect::<Vec<_>>()
+        );
+        // a, c and e have nulls: their ranges take in the 0 the table holds at missing cells,
+        // unless that makes them 2²⁴ wide (e).
+        assert_eq!(keys.cards(), [30, 1_000_013, 2, 3, 1_000_013, 5]);
+        let mut got: Vec<Vec<u32>> = vec![Vec::new(); names.len()];
+        let mut start = 0;
+        for part in 0..keys.part_rows().len() {
+            let whole_part = keys
+                .for_each_piece(part, &mut |offset, sources| {
+                    assert_eq!(offset, got[0].len() - start);
+                    for (g, s) in got.iter_mut().zip(sources) {
+                        let mut buf = vec![0; s.len()];
+                        // From the middle of the piece, then its start: any block reads.
+                        let half = s.len() / 2;
+                        s.fill(half, &mut buf[half..]);
+                        s.fill(0, &mut buf[..half]);
+                        g.extend(buf);
+                    }
+                })
+                .unwrap();
+            assert!(whole_part);
+            start += keys.part_rows()[part];
+        }
+        for (g, w) in got.iter().zip(&whole) {
+            let mut expected = vec![0; n];
+            w.fill(0, &mut expected);
+            assert_eq!(g, &expected);
+        }
+        // Not integers as the reader gives them: text, unsigned 64-bit, floats, unknown,
+        // declared another kind or a weight.
+        for k in ["t", "u", "f", "zz"] {
+            assert!(file.keys(&[k.to_string()]).is_none(), "{k}");
+        }
+        let declared = ReadOptions {
+            schema: Some(
+                intruder_data::Schema::from_toml(
+                    "[columns.a]\ntype = \"categorical\"\n",
+                    "s.toml".as_ref(),
+                )
+                .unwrap(),
+            ),
+            ..ReadOptions::default()
+        };
+        let file = ColumnarFile::open(&p, &declared).unwrap();
+        assert!(file.keys(&["a".to_string()]).is_none());
+        assert!(file.keys(&["b".to_string()]).is_some());
+        let file = ColumnarFile::open(&p, &opts.clone().with_role(&["a"], Role::Weight)).unwrap();
+        assert!(file.keys(&["a".to_string()]).is_none());
+        // Without statistics nothing is known before reading.
+        let bare = parquet_file(dir.path(), columns, 7, false);
+        let file = ColumnarFile::open(&bare, &opts).unwrap();
+        assert!(file.keys(&["b".to_string()]).is_none());
+        // Not Parquet.
+        let csv = dir.path().join("x.csv");
+        std::fs::write(&csv, "a\n1\n").unwrap();
+        assert!(ColumnarFile::open(&csv, &opts).is_none());
+    }
 }

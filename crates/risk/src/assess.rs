@@ -5,7 +5,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use intruder_data::keys::{CodeSource, ColumnCodes, KeyCodes, MISSING, SetCoding};
+use intruder_data::keys::{CodeSource, ColumnCodes, KeyCodes, MISSING, PartedCodes, SetCoding};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{ColumnData, Table, Timings};
 
@@ -18,7 +18,7 @@ use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
     l_diversity, recursive_cl_diversity, skinner_elliot_theta,
 };
-use crate::sizes::{NoSizes, SizeCounts, histogram, size_counts};
+use crate::sizes::{NoSizes, SizeCounts, histogram, size_counts, size_counts_parts};
 use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of};
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
@@ -1434,6 +1434,40 @@ pub fn assess_codes(
     run().transpose()
 }
 
+/// [`assess_codes`] from keys read a part of the file at a time ([`PartedCodes`], a Parquet
+/// file's row groups): the same summary, with no key column ever held whole. `None` when
+/// `params` asks for more than the codes give, the key space exceeds 64 bits, or a part held
+/// values beyond the cardinalities given in advance (the caller then reads the table and calls
+/// [`assess`]). The time spent decoding and coding the parts goes to [`Timings::READ`], the
+/// counting to [`Timings::COUNT`].
+pub fn assess_parts(
+    keys: &dyn PartedCodes,
+    file: &str,
+    params: &RiskParams,
+    timings: &mut Timings,
+) -> Option<Result<Assessment, RiskError>> {
+    if !codes_suffice(params) {
+        return None;
+    }
+    let mut run = || -> Result<Option<Assessment>, RiskError> {
+        params.check()?;
+        check_names(&params.keys)?;
+        if keys.nkeys() != params.keys.len() {
+            return Err(RiskError::Param(format!(
+                "{} key sources for {} keys",
+                keys.nkeys(),
+                params.keys.len()
+            )));
+        }
+        let n_total: usize = keys.part_rows().iter().sum();
+        check_rows(file, n_total)?;
+        check_population(params.population_size, n_total)?;
+        let sc = size_counts_parts(keys, params.missing, timings)?;
+        timings.time(Timings::COUNT, || sizes_summary(sc, file, params, n_total))
+    };
+    run().transpose()
+}
+
 /// The assessment from the class sizes; `None` when the key space needs recoding.
 fn sizes_assessment(
     keys: &[&dyn CodeSource],
@@ -1442,9 +1476,20 @@ fn sizes_assessment(
     n_total: usize,
 ) -> Result<Option<Assessment>, RiskError> {
     check_population(params.population_size, n_total)?;
-    let sc = match size_counts(keys, params.missing) {
+    sizes_summary(size_counts(keys, params.missing), file, params, n_total)
+}
+
+/// The assessment from the class sizes `sc` counted; `None` when they could not be counted
+/// so (the key space needs recoding, or parts contradicted their statistics).
+fn sizes_summary(
+    sc: Result<SizeCounts, NoSizes>,
+    file: &str,
+    params: &RiskParams,
+    n_total: usize,
+) -> Result<Option<Assessment>, RiskError> {
+    let sc = match sc {
         Ok(sc) => sc,
-        Err(NoSizes::Recoded) => return Ok(None),
+        Err(NoSizes::Recoded | NoSizes::Contradicted) => return Ok(None),
         Err(NoSizes::AllMissing(k)) => {
             return Err(all_missing(file, &params.keys[k], n_total));
         }

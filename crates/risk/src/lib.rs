@@ -49,7 +49,7 @@ mod wildcard;
 pub use assess::{
     Assessment, ClassSummary, DiversitySummary, GlobalRiskDenominator, HouseholdSummary,
     KAnonymitySummary, RecordRisk, RiskParams, Summary, WeightSummary, WildcardSummary, assess,
-    assess_codes, assess_timed, codes_suffice, global_threshold,
+    assess_codes, assess_parts, assess_timed, codes_suffice, global_threshold,
 };
 pub use classes::{
     Classes, DELETED, Encoding, dalenius_t1_code, equivalence_classes, equivalence_classes_using,
@@ -57,7 +57,7 @@ pub use classes::{
 };
 pub use closeness::{GroundDistance, TCloseness, TClosenessParams, t_closeness};
 pub use error::RiskError;
-pub use intruder_data::keys::CodeSource;
+pub use intruder_data::keys::{CodeSource, PartedCodes};
 pub use intruder_data::report::{Figure, Records, Report, Unit};
 pub use keys::{MissingPolicy, SetMatch};
 pub use population::{PopulationParams, PopulationRisk, population_uniqueness};

@@ -36,14 +36,15 @@ use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Role, Table, Timings};
 
 use crate::assess::{
-    Assessment, GlobalRiskDenominator, RiskParams, assess_codes, assess_timed, codes_suffice,
+    Assessment, GlobalRiskDenominator, RiskParams, assess_codes, assess_parts, assess_timed,
+    codes_suffice,
 };
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
 use crate::suda::{Suda2Params, suda2};
-use intruder_data::keys::CodeSource;
+use intruder_data::keys::{CodeSource, PartedCodes};
 
 /// A configured risk measure: checked parameters, ready to run on any table.
 pub trait RiskMeasure: Send + Sync + fmt::Debug {
@@ -89,6 +90,19 @@ pub trait RiskMeasure: Send + Sync + fmt::Debug {
         file: &str,
     ) -> Option<Result<RiskOutcome, RiskError>> {
         let _ = (keys, file);
+        None
+    }
+    /// [`RiskMeasure::assess_codes`] from keys read a part of the file at a time
+    /// ([`PartedCodes`], a Parquet file's row groups), adding the time of decoding and coding
+    /// the parts to [`Timings::READ`] and the rest to [`Timings::COUNT`]. `None` as for
+    /// `assess_codes`, and when a part held values beyond the cardinalities its file announced.
+    fn assess_parts(
+        &self,
+        keys: &dyn PartedCodes,
+        file: &str,
+        timings: &mut Timings,
+    ) -> Option<Result<RiskOutcome, RiskError>> {
+        let _ = (keys, file, timings);
         None
     }
 }
@@ -672,6 +686,15 @@ impl RiskMeasure for Frequency {
         let a = assess_codes(keys, file, &for_call(&self.params, false))?;
         Some(a.map(|a| outcome_of(a.summary.report(), a, false)))
     }
+    fn assess_parts(
+        &self,
+        keys: &dyn PartedCodes,
+        file: &str,
+        timings: &mut Timings,
+    ) -> Option<Result<RiskOutcome, RiskError>> {
+        let a = assess_parts(keys, file, &for_call(&self.params, false), timings)?;
+        Some(a.map(|a| outcome_of(a.summary.report(), a, false)))
+    }
 }
 
 /// The figures of `a` named in `keep`, in report order.
@@ -772,6 +795,15 @@ impl RiskMeasure for Individual {
         file: &str,
     ) -> Option<Result<RiskOutcome, RiskError>> {
         let a = assess_codes(keys, file, &for_call(&self.params, false))?;
+        Some(a.map(|a| outcome_of(self.report(&a), a, false)))
+    }
+    fn assess_parts(
+        &self,
+        keys: &dyn PartedCodes,
+        file: &str,
+        timings: &mut Timings,
+    ) -> Option<Result<RiskOutcome, RiskError>> {
+        let a = assess_parts(keys, file, &for_call(&self.params, false), timings)?;
         Some(a.map(|a| outcome_of(self.report(&a), a, false)))
     }
 }

@@ -13,7 +13,10 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use intruder_data::keys::CodeSource;
+use std::time::Instant;
+
+use intruder_data::keys::{CodeSource, PartedCodes};
+use intruder_data::{DataError, Timings};
 
 use crate::classes::{Classes, Encoding};
 use crate::keys::{MISSING, MissingPolicy};
@@ -112,6 +115,9 @@ pub enum NoSizes {
     Recoded,
     /// Key `k` (its position) has no observed value.
     AllMissing(usize),
+    /// A part of the file held values beyond the cardinalities given in advance
+    /// ([`size_counts_parts`]: the file's statistics were wrong); read it another way.
+    Contradicted,
 }
 
 /// The class sizes of the records coded by `keys` (one source per key, each with the same
@@ -127,52 +133,148 @@ pub fn size_counts(keys: &[&dyn CodeSource], policy: MissingPolicy) -> Result<Si
     let n = keys[0].len();
     assert!(keys.iter().all(|k| k.len() == n), "keys of equal length");
     assert!(n < u32::MAX as usize, "fewer than u32::MAX records");
-    let as_value = policy == MissingPolicy::AsValue;
-    let add = u32::from(as_value);
-    let radix: Vec<u64> = keys.iter().map(|k| k.card() as u64 + add as u64).collect();
-    let product = radix
-        .iter()
-        .try_fold(1u64, |p, &r| p.checked_mul(r.max(1)))
-        .filter(|&p| p < SENTINEL)
-        .ok_or(NoSizes::Recoded)?;
+    let cards: Vec<u32> = keys.iter().map(|k| k.card()).collect();
+    let product = key_space(&cards, policy).ok_or(NoSizes::Recoded)?;
 
     // Codes, block by block, on every thread; whether each key has an observed value.
     let mut codes = vec![0u64; n];
+    let coder = Coder::new(cards.iter().copied(), policy);
     let observed: Vec<Vec<bool>> = codes
         .par_chunks_mut(BLOCK)
         .enumerate()
         .map(|(b, out)| {
-            let base = b * BLOCK;
-            let mut buf = [0u32; BLOCK];
-            let mut missing = [false; BLOCK];
             let mut seen = vec![false; keys.len()];
-            let buf = &mut buf[..out.len()];
-            let missing = &mut missing[..out.len()];
-            for k in (0..keys.len()).rev() {
-                keys[k].fill(base, buf);
-                let r = radix[k];
-                for ((o, &c), m) in out.iter_mut().zip(buf.iter()).zip(missing.iter_mut()) {
-                    let d = if c == MISSING { 0 } else { (c + add) as u64 };
-                    *o = *o * r + d;
-                    *m |= c == MISSING;
-                }
-                seen[k] = buf.iter().any(|&c| c != MISSING);
-            }
-            if !as_value {
-                for (o, &m) in out.iter_mut().zip(missing.iter()) {
-                    if m {
-                        *o = SENTINEL;
-                    }
-                }
-            }
+            coder.code(keys, b * BLOCK, out, &mut seen);
             seen
         })
         .collect();
     if let Some(k) = (0..keys.len()).find(|&k| !observed.iter().any(|block| block[k])) {
         return Err(NoSizes::AllMissing(k));
     }
+    Ok(count(codes, product))
+}
 
-    let counts = if product <= (n as u64).max(1 << 22) {
+/// [`size_counts`] of keys read a part of the file at a time ([`PartedCodes`]): the parts are
+/// decoded on every thread, each straight into its rows of the one code array, so no key
+/// column is ever held whole. `Ok(Err(NoSizes::Contradicted))` when a part's values exceed
+/// the cardinalities given in advance. The time spent decoding and coding the parts goes to
+/// [`Timings::READ`], the counting to [`Timings::COUNT`].
+///
+/// # Errors
+/// The parts' own (a file that cannot be decoded).
+///
+/// # Panics
+/// As [`size_counts`].
+pub fn size_counts_parts(
+    keys: &dyn PartedCodes,
+    policy: MissingPolicy,
+    timings: &mut Timings,
+) -> Result<Result<SizeCounts, NoSizes>, DataError> {
+    let start = Instant::now();
+    assert!(keys.nkeys() > 0, "at least one key");
+    assert_ne!(policy, MissingPolicy::Wildcard, "wildcard has no classes");
+    let rows = keys.part_rows();
+    let n: usize = rows.iter().sum();
+    assert!(n < u32::MAX as usize, "fewer than u32::MAX records");
+    let cards = keys.cards();
+    let Some(product) = key_space(cards, policy) else {
+        return Ok(Err(NoSizes::Recoded));
+    };
+    let coder = Coder::new(cards.iter().copied(), policy);
+    let mut codes = vec![0u64; n];
+    let mut parts: Vec<(usize, &mut [u64])> = Vec::with_capacity(rows.len());
+    let mut rest = codes.as_mut_slice();
+    for (p, &r) in rows.iter().enumerate() {
+        let (part, tail) = rest.split_at_mut(r);
+        parts.push((p, part));
+        rest = tail;
+    }
+    let observed: Vec<Option<Vec<bool>>> = parts
+        .into_par_iter()
+        .map(|(p, out)| -> Result<Option<Vec<bool>>, DataError> {
+            let mut seen = vec![false; cards.len()];
+            let whole = keys.for_each_piece(p, &mut |offset, sources| {
+                let piece = &mut out[offset..offset + sources[0].len()];
+                for (b, block) in piece.chunks_mut(BLOCK).enumerate() {
+                    coder.code(sources, b * BLOCK, block, &mut seen);
+                }
+            })?;
+            Ok(whole.then_some(seen))
+        })
+        .collect::<Result<_, _>>()?;
+    let Some(observed) = observed.into_iter().collect::<Option<Vec<_>>>() else {
+        return Ok(Err(NoSizes::Contradicted));
+    };
+    if let Some(k) = (0..cards.len()).find(|&k| !observed.iter().any(|part| part[k])) {
+        return Ok(Err(NoSizes::AllMissing(k)));
+    }
+    timings.add(Timings::READ, start.elapsed());
+    Ok(Ok(timings.time(Timings::COUNT, || count(codes, product))))
+}
+
+/// The product of the radices of `cards` under `policy`, when it leaves room for
+/// [`SENTINEL`].
+fn key_space(cards: &[u32], policy: MissingPolicy) -> Option<u64> {
+    let add = u64::from(policy == MissingPolicy::AsValue);
+    cards
+        .iter()
+        .try_fold(1u64, |p, &c| p.checked_mul((c as u64 + add).max(1)))
+        .filter(|&p| p < SENTINEL)
+}
+
+/// Combines the keys' codes of a block of rows into mixed-radix codes.
+struct Coder {
+    radix: Vec<u64>,
+    /// 1 when a missing value is a value of its own (code 0, the others shifted by one).
+    add: u32,
+    as_value: bool,
+}
+
+impl Coder {
+    fn new(cards: impl Iterator<Item = u32>, policy: MissingPolicy) -> Coder {
+        let as_value = policy == MissingPolicy::AsValue;
+        let add = u32::from(as_value);
+        Coder {
+            radix: cards.map(|c| c as u64 + add as u64).collect(),
+            add,
+            as_value,
+        }
+    }
+
+    /// Writes the codes of rows `base .. base + out.len()` of `keys` into `out` (at most
+    /// [`BLOCK`] rows; [`SENTINEL`] for a record deleted listwise), and marks in `seen` the
+    /// keys with an observed value among them.
+    fn code(&self, keys: &[&dyn CodeSource], base: usize, out: &mut [u64], seen: &mut [bool]) {
+        let mut buf = [0u32; BLOCK];
+        let mut missing = [false; BLOCK];
+        let buf = &mut buf[..out.len()];
+        let missing = &mut missing[..out.len()];
+        out.fill(0);
+        for k in (0..keys.len()).rev() {
+            keys[k].fill(base, buf);
+            let r = self.radix[k];
+            let add = self.add;
+            for ((o, &c), m) in out.iter_mut().zip(buf.iter()).zip(missing.iter_mut()) {
+                let d = if c == MISSING { 0 } else { (c + add) as u64 };
+                *o = *o * r + d;
+                *m |= c == MISSING;
+            }
+            seen[k] |= buf.iter().any(|&c| c != MISSING);
+        }
+        if !self.as_value {
+            for (o, &m) in out.iter_mut().zip(missing.iter()) {
+                if m {
+                    *o = SENTINEL;
+                }
+            }
+        }
+    }
+}
+
+/// The histogram of the runs of equal codes (below `product`, or [`SENTINEL`]).
+fn count(mut codes: Vec<u64>, product: u64) -> SizeCounts {
+    let n = codes.len();
+    if product <= (n as u64).max(1 << 22) {
         // A small key space: one counter per code.
         let mut per_code = vec![0u32; product as usize];
         let mut n_deleted = 0usize;
@@ -198,8 +300,7 @@ pub fn size_counts(keys: &[&dyn CodeSource], policy: MissingPolicy) -> Result<Si
             n_deleted,
             encoding: Encoding::MixedRadix,
         }
-    };
-    Ok(counts)
+    }
 }
 
 /// The lengths of the runs of equal values of a sorted slice.

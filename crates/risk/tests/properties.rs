@@ -248,9 +248,12 @@ proptest! {
         max_global_risk in prop::sample::select(vec![0.01, 0.1, 0.3, 0.6, 0.9]),
         all in any::<bool>(),
         population in any::<bool>(),
+        cuts in prop::collection::vec(0usize..80, 0..4),
+        piece in 1usize..6,
+        contradict in prop::option::of(0usize..5),
     ) {
-        use intruder_data::keys::{CodeSource, KeyCodes, SetCoding};
-        use intruder_risk::{GlobalRiskDenominator, RiskParams, assess, assess_codes};
+        use intruder_data::keys::{CodeSource, KeyCodes, PartedCodes, SetCoding};
+        use intruder_risk::{GlobalRiskDenominator, RiskParams, assess, assess_codes, assess_parts};
         let (t, names) = mixed_table(&rows, spread);
         prop_assume!(ok_keys(&t, &names));
         let mut p = RiskParams::new(names.clone());
@@ -290,6 +293,19 @@ proptest! {
         let refs: Vec<&dyn CodeSource> = codes.iter().map(|c| c as &dyn CodeSource).collect();
         let from_codes = assess_codes(&refs, "mixed", &p).unwrap().unwrap();
         prop_assert_eq!(&from_codes.summary, &full.summary);
+        // The same codes read in parts (cut anywhere, empty parts included), a piece at a time.
+        let mut ends: Vec<usize> = cuts.iter().map(|&c| c.min(t.nrows())).collect();
+        ends.push(t.nrows());
+        ends.sort_unstable();
+        let parted = Parted::new(&codes, &ends, piece, None);
+        let mut timings = intruder_data::Timings::new();
+        let from_parts = assess_parts(&parted, "mixed", &p, &mut timings).unwrap().unwrap();
+        prop_assert_eq!(&from_parts.summary, &full.summary);
+        if let Some(c) = contradict.filter(|&c| c < ends.len() && parted.part_rows()[c] > 0) {
+            // A part whose values exceed the announced cardinalities: read another way.
+            let parted = Parted::new(&codes, &ends, piece, Some(c));
+            prop_assert!(assess_parts(&parted, "mixed", &p, &mut timings).is_none());
+        }
         // The figures from the sizes against the per-record f_k.
         let f = &full.records.k;
         let records = |keep: &dyn Fn(u32) -> bool| f.iter().flatten().filter(|&&x| keep(x)).count();
@@ -307,5 +323,78 @@ proptest! {
         prop_assert_eq!(w.expected_reidentifications, classes.classes as f64);
         let sum: f64 = full.records.individual_risk.iter().flatten().sum();
         prop_assert!((sum - w.expected_reidentifications).abs() < 1e-9);
+    }
+}
+
+/// Key codes served in parts ending at `ends`, `piece` rows at a time; part `contradict`
+/// reports values beyond the cardinalities.
+struct Parted<'a> {
+    codes: &'a [intruder_data::keys::KeyCodes],
+    rows: Vec<usize>,
+    cards: Vec<u32>,
+    piece: usize,
+    contradict: Option<usize>,
+}
+
+impl<'a> Parted<'a> {
+    fn new(
+        codes: &'a [intruder_data::keys::KeyCodes],
+        ends: &[usize],
+        piece: usize,
+        contradict: Option<usize>,
+    ) -> Self {
+        let rows = ends
+            .iter()
+            .scan(0, |start, &end| {
+                let r = end - *start;
+                *start = end;
+                Some(r)
+            })
+            .collect();
+        Parted {
+            codes,
+            rows,
+            cards: codes.iter().map(|c| c.card).collect(),
+            piece,
+            contradict,
+        }
+    }
+}
+
+impl intruder_data::keys::PartedCodes for Parted<'_> {
+    fn part_rows(&self) -> &[usize] {
+        &self.rows
+    }
+    fn cards(&self) -> &[u32] {
+        &self.cards
+    }
+    fn for_each_piece(
+        &self,
+        part: usize,
+        f: &mut dyn FnMut(usize, &[&dyn intruder_data::keys::CodeSource]),
+    ) -> Result<bool, intruder_data::DataError> {
+        use intruder_data::keys::{CodeSource, KeyCodes};
+        if self.contradict == Some(part) {
+            return Ok(false);
+        }
+        let start: usize = self.rows[..part].iter().sum();
+        let mut offset = 0;
+        while offset < self.rows[part] {
+            let n = self.piece.min(self.rows[part] - offset);
+            let at = start + offset;
+            let slices: Vec<KeyCodes> = self
+                .codes
+                .iter()
+                .map(|k| KeyCodes {
+                    codes: k.codes[at..at + n].to_vec(),
+                    card: k.card,
+                    sets: None,
+                })
+                .collect();
+            let refs: Vec<&dyn CodeSource> = slices.iter().map(|c| c as &dyn CodeSource).collect();
+            f(offset, &refs);
+            offset += n;
+        }
+        Ok(true)
     }
 }

@@ -92,6 +92,31 @@ impl<'a> ColumnCodes<'a> {
     }
 }
 
+/// Key codes read a part of the rows at a time (a Parquet file's row groups), for counting
+/// without ever holding every key column: each part is decoded, its codes used, and its memory
+/// given back before the next. The cardinalities are known before any part is read (from the
+/// file's statistics), so a part's codes can be combined as soon as it is decoded.
+pub trait PartedCodes: Sync {
+    /// Number of keys.
+    fn nkeys(&self) -> usize {
+        self.cards().len()
+    }
+    /// The number of rows of each part, in file order.
+    fn part_rows(&self) -> &[usize];
+    /// Each key's bound on its codes + 1 ([`CodeSource::card`]).
+    fn cards(&self) -> &[u32];
+    /// Decodes part `part` and hands its rows to `piece` a slice at a time, in order: the
+    /// offset of the slice within the part and one source per key, each as long as the slice.
+    /// `Ok(false)` (and no further slice) when a value lies outside what the cardinalities
+    /// allow: the statistics the cardinalities came from were wrong, and the caller must read
+    /// the file another way.
+    fn for_each_piece(
+        &self,
+        part: usize,
+        piece: &mut dyn FnMut(usize, &[&dyn CodeSource]),
+    ) -> Result<bool, crate::DataError>;
+}
+
 /// Writes [`MISSING`] at the rows of `out` (rows `start ..`) that `missing` marks.
 fn mark_missing(missing: &Bitmap, start: usize, out: &mut [u32]) {
     if missing.count_ones() == 0 || out.is_empty() {
