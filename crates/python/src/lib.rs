@@ -545,7 +545,7 @@ fn risk_from_codes(
     schema: &Option<SchemaArg>,
     roles: &[(String, Role)],
 ) -> Result<Option<RiskOut>> {
-    use intruder_risk::{CodeSource, configure, fill_roles};
+    use intruder_risk::{CodeSource, configure_for_codes};
     let Source::Arrow {
         label,
         fields,
@@ -560,18 +560,9 @@ fn risk_from_codes(
     ) else {
         return Ok(None);
     };
-    let mut filled = table.clone();
-    fill_roles(&mut filled, &set);
-    let ctx = ReadContext {
-        base_dir: None,
-        columns: Some(&set),
-    };
-    let Ok(built) = configure(&filled, "", ctx, &[]) else {
+    let Some(built) = configure_for_codes(table, &set) else {
         return Ok(None);
     };
-    if !built.method.codes_suffice() {
-        return Ok(None);
-    }
     let spec = arrow_in::ReadSpec {
         keys_as_codes: true,
         ..spec

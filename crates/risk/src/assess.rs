@@ -1410,15 +1410,7 @@ pub fn assess_codes(
         return None;
     }
     let run = || -> Result<Option<Assessment>, RiskError> {
-        params.check()?;
-        check_names(&params.keys)?;
-        if keys.len() != params.keys.len() {
-            return Err(RiskError::Param(format!(
-                "{} key sources for {} keys",
-                keys.len(),
-                params.keys.len()
-            )));
-        }
+        check_sources(params, keys.len())?;
         let n_total = keys[0].len();
         if let Some(k) = keys.iter().position(|k| k.len() != n_total) {
             return Err(RiskError::Param(format!(
@@ -1432,6 +1424,19 @@ pub fn assess_codes(
         sizes_assessment(keys, file, params, n_total)
     };
     run().transpose()
+}
+
+/// The parameters, and one source for each of their keys.
+fn check_sources(params: &RiskParams, sources: usize) -> Result<(), RiskError> {
+    params.check()?;
+    check_names(&params.keys)?;
+    if sources != params.keys.len() {
+        return Err(RiskError::Param(format!(
+            "{sources} key sources for {} keys",
+            params.keys.len()
+        )));
+    }
+    Ok(())
 }
 
 /// [`assess_codes`] from keys read a part of the file at a time ([`PartedCodes`], a Parquet
@@ -1450,15 +1455,7 @@ pub fn assess_parts(
         return None;
     }
     let mut run = || -> Result<Option<Assessment>, RiskError> {
-        params.check()?;
-        check_names(&params.keys)?;
-        if keys.nkeys() != params.keys.len() {
-            return Err(RiskError::Param(format!(
-                "{} key sources for {} keys",
-                keys.nkeys(),
-                params.keys.len()
-            )));
-        }
+        check_sources(params, keys.nkeys())?;
         let n_total: usize = keys.part_rows().iter().sum();
         check_rows(file, n_total)?;
         check_population(params.population_size, n_total)?;

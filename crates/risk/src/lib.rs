@@ -62,8 +62,8 @@ pub use intruder_data::report::{Figure, Records, Report, Unit};
 pub use keys::{MissingPolicy, SetMatch};
 pub use population::{PopulationParams, PopulationRisk, population_uniqueness};
 pub use registry::{
-    DEFAULT_MEASURE, RISK_COMMON, RISK_MEASURES, RiskMeasure, RiskOutcome, configure, docs,
-    fill_roles,
+    DEFAULT_MEASURE, RISK_COMMON, RISK_MEASURES, RiskMeasure, RiskOutcome, configure,
+    configure_for_codes, docs, fill_roles,
 };
 pub use suda::{Suda2, Suda2Params, suda2};
 pub use wildcard::{NMatch, n_match, n_match_naive};

@@ -463,6 +463,25 @@ fn named(table: &toml::Table, prefix: &str) -> Result<&'static Entry<dyn RiskMea
     })
 }
 
+/// The measure `table` names, configured against `columns` known before any value is read (the
+/// columns of a Parquet file's or an Arrow table's schema; roles filled in as [`fill_roles`]
+/// does), when it needs nothing but the key codes ([`RiskMeasure::codes_suffice`]). `None`
+/// otherwise, and when configuring fails: the caller then reads the table, and configuring
+/// against it reports the problems.
+pub fn configure_for_codes(
+    table: &toml::Table,
+    columns: &ColumnSet,
+) -> Option<Built<dyn RiskMeasure>> {
+    let mut table = table.clone();
+    fill_roles(&mut table, columns);
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(columns),
+    };
+    let built = configure(&table, "", ctx, &[]).ok()?;
+    built.method.codes_suffice().then_some(built)
+}
+
 /// Fills the parameters of the measure `table` names that are absent and declare a schema role
 /// (`keys`, `weight`, `sensitive`, `group`) with the columns of that role; returns the keys
 /// filled. Does nothing when the measure is unknown ([`configure`] reports it).
