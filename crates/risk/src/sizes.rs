@@ -115,8 +115,9 @@ pub enum NoSizes {
     Recoded,
     /// Key `k` (its position) has no observed value.
     AllMissing(usize),
-    /// A part of the file held values beyond the cardinalities given in advance
-    /// ([`size_counts_parts`]: the file's statistics were wrong); read it another way.
+    /// A part of the file held values beyond the cardinalities given in advance, or other rows
+    /// than it announced ([`size_counts_parts`]: the file's statistics or metadata were
+    /// wrong); read it another way.
     Contradicted,
 }
 
@@ -157,7 +158,8 @@ pub fn size_counts(keys: &[&dyn CodeSource], policy: MissingPolicy) -> Result<Si
 /// [`size_counts`] of keys read a part of the file at a time ([`PartedCodes`]): the parts are
 /// decoded on every thread, each straight into its rows of the one code array, so no key
 /// column is ever held whole. `Ok(Err(NoSizes::Contradicted))` when a part's values exceed
-/// the cardinalities given in advance. The time spent decoding and coding the parts goes to
+/// the cardinalities given in advance, or its pieces do not cover its rows exactly (one source
+/// per key, all of one length, in order). The time spent decoding and coding the parts goes to
 /// [`Timings::READ`], the counting to [`Timings::COUNT`].
 ///
 /// # Errors
@@ -193,13 +195,26 @@ pub fn size_counts_parts(
         .into_par_iter()
         .map(|(p, out)| -> Result<Option<Vec<bool>>, DataError> {
             let mut seen = vec![false; cards.len()];
+            // The pieces must cover the part's rows exactly, in order, one source per key of
+            // one length; anything else is a file at odds with its own metadata.
+            let mut covered = 0;
+            let mut faithful = true;
             let whole = keys.for_each_piece(p, &mut |offset, sources| {
-                let piece = &mut out[offset..offset + sources[0].len()];
+                let len = sources.first().map_or(0, |s| s.len());
+                faithful &= sources.len() == cards.len()
+                    && offset == covered
+                    && len <= out.len() - covered
+                    && sources.iter().all(|s| s.len() == len);
+                if !faithful {
+                    return;
+                }
+                let piece = &mut out[offset..offset + len];
                 for (b, block) in piece.chunks_mut(BLOCK).enumerate() {
                     coder.code(sources, b * BLOCK, block, &mut seen);
                 }
+                covered += len;
             })?;
-            Ok(whole.then_some(seen))
+            Ok((whole && faithful && covered == out.len()).then_some(seen))
         })
         .collect::<Result<_, _>>()?;
     let Some(observed) = observed.into_iter().collect::<Option<Vec<_>>>() else {
@@ -368,5 +383,58 @@ mod tests {
             size_counts(&keys, MissingPolicy::Listwise),
             Err(NoSizes::Recoded)
         );
+    }
+
+    /// Two keys in one part of `rows` rows whose pieces are `pieces` (offset, lengths of the
+    /// two sources).
+    struct Pieces {
+        rows: Vec<usize>,
+        pieces: Vec<(usize, usize, usize)>,
+    }
+
+    impl PartedCodes for Pieces {
+        fn part_rows(&self) -> &[usize] {
+            &self.rows
+        }
+        fn cards(&self) -> &[u32] {
+            &[2, 2]
+        }
+        fn for_each_piece(
+            &self,
+            _part: usize,
+            piece: &mut dyn FnMut(usize, &[&dyn CodeSource]),
+        ) -> Result<bool, DataError> {
+            for &(offset, a, b) in &self.pieces {
+                let (a, b) = (key(&vec![1; a], 2), key(&vec![0; b], 2));
+                piece(offset, &[&a, &b]);
+            }
+            Ok(true)
+        }
+    }
+
+    #[test]
+    fn parts_that_do_not_cover_their_rows_are_told_not_counted() {
+        let count = |rows: usize, pieces: &[(usize, usize, usize)]| {
+            let p = Pieces {
+                rows: vec![rows],
+                pieces: pieces.to_vec(),
+            };
+            size_counts_parts(&p, MissingPolicy::Listwise, &mut Timings::new()).unwrap()
+        };
+        let sizes = count(5, &[(0, 2, 2), (2, 3, 3)]).unwrap();
+        assert_eq!(sizes.counts, vec![(5, 1)]);
+        for (rows, pieces) in [
+            (5, &[(0, 2, 2)][..]),        // too few rows
+            (5, &[(0, 4, 4), (4, 2, 2)]), // too many
+            (5, &[(0, 3, 3), (2, 2, 2)]), // overlapping
+            (5, &[(0, 2, 2), (3, 2, 2)]), // a gap
+            (5, &[(0, 5, 4)]),            // sources of different lengths
+        ] {
+            assert_eq!(
+                count(rows, pieces),
+                Err(NoSizes::Contradicted),
+                "{pieces:?}"
+            );
+        }
     }
 }
