@@ -7,13 +7,14 @@
 //! nothing else; the keys are read a block of rows at a time through [`CodeSource`], so a
 //! column that already holds codes (a categorical column, small-range integers, an Arrow
 //! dictionary) is never copied. The counts depend only on the codes, never on the order of the
-//! records or the number of threads.
+//! records or the number of threads. [`size_counts_parts`] takes keys a part of the file at a
+//! time ([`PartedCodes`], a Parquet file's row groups), each part coded into its own rows of the
+//! one array as soon as it is decoded.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use rayon::prelude::*;
-
-use std::time::Instant;
 
 use intruder_data::keys::{CodeSource, PartedCodes};
 use intruder_data::{DataError, Timings};

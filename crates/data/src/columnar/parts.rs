@@ -4,12 +4,12 @@
 //! engine's own (8 bytes per record) whatever the width of the file.
 //!
 //! This is a shortcut, never a second reader: [`ColumnarFile::keys`] takes it only where the
-//! table reader would give each key column as integers with nothing but nulls missing (an
+//! table reader would give each key column as integers with nothing but nulls missing (a signed
 //! integer Arrow type, no kind declared other than integer), and where the file's statistics
 //! give every key's exact minimum and maximum and its number of nulls: they give each key's
 //! codes (value − minimum) and cardinality as [`crate::keys::ColumnCodes`] gives an integer
-//! column's, so the counts and the encoding reported are the table path's. Every value is checked against those
-//! bounds as it is read; a file whose statistics are wrong makes
+//! column's, so the counts and the encoding reported are the table path's. Every value is
+//! checked against those bounds as it is read; a file whose statistics are wrong makes
 //! [`PartedCodes::for_each_piece`] say so, and the caller reads the file whole.
 
 use std::path::Path;
@@ -193,8 +193,10 @@ mod imp {
         }
 
         /// The columns `names` by row groups, when every one is read as integers with only
-        /// nulls missing (a signed integer Arrow type, no other kind declared, not the weight)
-        /// and every row group's statistics give its minimum and maximum; `None` otherwise.
+        /// nulls missing (a signed integer Arrow type, no other kind declared, not the weight
+        /// nor a truth column), every row group's statistics give its number of nulls and, if
+        /// it has a value, its exact minimum and maximum, and the range the codes take is
+        /// below 2²⁴ wide; `None` otherwise.
         pub fn keys(&self, names: &[String]) -> Option<ParquetKeys<'_>> {
             let fields = self.meta.schema().fields();
             let md = self.meta.metadata();
