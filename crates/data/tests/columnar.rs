@@ -606,4 +606,117 @@ mod with_parquet {
         std::fs::write(&csv, "a\n1\n").unwrap();
         assert!(ColumnarFile::open(&csv, &opts).is_none());
     }
+
+    /// One key column of the property below: its Arrow width (0: 8 bits … 3: 64 bits) and
+    /// values (`None` is null).
+    fn int_array(width: u8, values: &[Option<i64>]) -> ArrayRef {
+        match width {
+            0 => Arc::new(arrow_array::Int8Array::from_iter(
+                values.iter().map(|v| v.map(|x| x as i8)),
+            )),
+            1 => Arc::new(arrow_array::Int16Array::from_iter(
+                values.iter().map(|v| v.map(|x| x as i16)),
+            )),
+            2 => Arc::new(Int32Array::from_iter(
+                values.iter().map(|v| v.map(|x| x as i32)),
+            )),
+            _ => Arc::new(arrow_array::Int64Array::from_iter(values.iter().copied())),
+        }
+    }
+
+    /// Reads every part of `keys` into one code vector per key.
+    fn parted_codes(keys: &dyn intruder_data::keys::PartedCodes) -> Vec<Vec<u32>> {
+        let mut got: Vec<Vec<u32>> = vec![Vec::new(); keys.nkeys()];
+        for part in 0..keys.part_rows().len() {
+            let whole = keys
+                .for_each_piece(part, &mut |_, sources| {
+                    for (g, s) in got.iter_mut().zip(sources) {
+                        let mut buf = vec![0; s.len()];
+                        s.fill(0, &mut buf);
+                        g.extend(buf);
+                    }
+                })
+                .unwrap();
+            assert!(whole);
+        }
+        got
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Whatever the widths, ranges, nulls and row groups, the Parquet key path gives the
+        /// codes and cardinalities the table path gives, or declines: only for a key coded by
+        /// its distinct values (a range 2²⁴ wide) or without an observed value.
+        #[test]
+        fn parquet_keys_are_the_tables_codes_or_none(
+            columns in proptest::collection::vec(
+                (0u8..4, 0usize..5, proptest::collection::vec(
+                    proptest::option::weighted(0.8, 0i64..40), 1..60)),
+                1..4,
+            ),
+            group in 1usize..25,
+        ) {
+            use intruder_data::ColumnarFile;
+            use intruder_data::keys::{CodeSource, ColumnCodes, PartedCodes, SetCoding};
+            let n = columns.iter().map(|c| c.2.len()).min().unwrap();
+            // Bases that put the range, and the 0 of missing cells, on either side of 2²⁴.
+            let bases = [0i64, -100, 1 << 23, (1 << 24) - 20, -(1 << 24)];
+            let mut arrays = Vec::new();
+            for (j, (width, base, values)) in columns.iter().enumerate() {
+                let base = if *width == 3 { bases[*base] } else { [0, -20, 60][*base % 3] };
+                let values: Vec<Option<i64>> =
+                    values[..n].iter().map(|v| v.map(|x| base + x)).collect();
+                arrays.push((["a", "b", "c"][j], int_array(*width, &values)));
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let p = parquet_file(dir.path(), arrays, group, true);
+            let ds = load(&p, &Input::default()).unwrap();
+            let names: Vec<String> = (0..columns.len()).map(|j| ["a", "b", "c"][j].to_string()).collect();
+            let table: Vec<ColumnCodes> = names
+                .iter()
+                .map(|k| ColumnCodes::of(ds.table.column(k).unwrap(), SetCoding::Whole))
+                .collect();
+            let codable = names.iter().zip(&table).all(|(k, c)| {
+                matches!(c, ColumnCodes::Offset { .. })
+                    && ds.table.column(k).unwrap().missing_count() < n
+            });
+            let file = ColumnarFile::open(&p, &ReadOptions::default()).unwrap();
+            let keys = file.keys(&names);
+            proptest::prop_assert_eq!(keys.is_some(), codable);
+            if let Some(keys) = keys {
+                let cards: Vec<u32> = table.iter().map(|c| c.card()).collect();
+                proptest::prop_assert_eq!(keys.cards(), &cards[..]);
+                for (got, t) in parted_codes(&keys).iter().zip(&table) {
+                    let mut expected = vec![0; n];
+                    t.fill(0, &mut expected);
+                    proptest::prop_assert_eq!(got, &expected);
+                }
+            }
+        }
+    }
+
+    /// A row group longer than a batch: its pieces follow one another.
+    #[test]
+    fn a_long_row_group_is_read_in_pieces() {
+        use intruder_data::ColumnarFile;
+        use intruder_data::keys::{CodeSource, ColumnCodes, PartedCodes, SetCoding};
+        let n = 150_000;
+        let values: Vec<Option<i64>> = (0..n)
+            .map(|i| (i % 13 != 4).then_some((i as i64 * 31) % 1000 - 7))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let p = parquet_file(dir.path(), vec![("a", int_array(3, &values))], n, true);
+        let file = ColumnarFile::open(&p, &ReadOptions::default()).unwrap();
+        let keys = file.keys(&["a".to_string()]).unwrap();
+        assert_eq!(keys.part_rows(), [n]);
+        let mut offsets = Vec::new();
+        keys.for_each_piece(0, &mut |offset, _| offsets.push(offset))
+            .unwrap();
+        assert_eq!(offsets, [0, 65_536, 131_072]);
+        let ds = load(&p, &Input::default()).unwrap();
+        let table = ColumnCodes::of(ds.table.column("a").unwrap(), SetCoding::Whole);
+        let mut expected = vec![0; n];
+        table.fill(0, &mut expected);
+        assert_eq!(parted_codes(&keys), [expected]);
+    }
 }

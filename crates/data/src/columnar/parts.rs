@@ -245,6 +245,10 @@ mod imp {
                 // observed cells, if they span less. A wider key is coded by its distinct
                 // values, which only reading tells.
                 let narrow = |lo: i64, hi: i64| lo <= hi && (hi as i128 - lo as i128) < 1 << 24;
+                if min > max {
+                    // No observed value: the table reader infers such a column's kind.
+                    return None;
+                }
                 let (min, max) = if nulls > 0 && narrow(min.min(0), max.max(0)) {
                     (min.min(0), max.max(0))
                 } else {
