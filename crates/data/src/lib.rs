@@ -15,6 +15,10 @@
 //!   "the first candidate" is well defined.
 //! - A schema ([`Schema`], TOML) declares types, roles, missing tokens and level order; what it
 //!   does not declare is inferred, and command-line overrides win over both.
+//! - Files are CSV (plain or gzip), Parquet or Arrow IPC (feature `parquet`), told apart by
+//!   their content. An engine that only counts key codes can skip the table: a Parquet file's
+//!   integer keys are read one row group at a time ([`ColumnarFile::keys`], a
+//!   [`keys::PartedCodes`]), with the codes and cardinalities the table would give.
 //!
 //! # Example
 //! ```

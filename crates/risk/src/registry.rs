@@ -582,7 +582,7 @@ fn risk_params(c: Common) -> Option<RiskParams> {
     Some(p)
 }
 
-/// Frequency risk: every figure of [`assess`].
+/// Frequency risk: every figure of [`assess`](crate::assess()).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frequency {
     /// The checked parameters.
