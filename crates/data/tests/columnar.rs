@@ -607,8 +607,8 @@ mod with_parquet {
         assert!(ColumnarFile::open(&csv, &opts).is_none());
     }
 
-    /// One key column of the property below: its Arrow width (0: 8 bits … 3: 64 bits) and
-    /// values (`None` is null).
+    /// One key column of the property below: its Arrow type (0–3: signed, 8 to 64 bits; 4–6:
+    /// unsigned, 8 to 32 bits) and values (`None` is null).
     fn int_array(width: u8, values: &[Option<i64>]) -> ArrayRef {
         match width {
             0 => Arc::new(arrow_array::Int8Array::from_iter(
@@ -620,7 +620,16 @@ mod with_parquet {
             2 => Arc::new(Int32Array::from_iter(
                 values.iter().map(|v| v.map(|x| x as i32)),
             )),
-            _ => Arc::new(arrow_array::Int64Array::from_iter(values.iter().copied())),
+            3 => Arc::new(arrow_array::Int64Array::from_iter(values.iter().copied())),
+            4 => Arc::new(arrow_array::UInt8Array::from_iter(
+                values.iter().map(|v| v.map(|x| x as u8)),
+            )),
+            5 => Arc::new(arrow_array::UInt16Array::from_iter(
+                values.iter().map(|v| v.map(|x| x as u16)),
+            )),
+            _ => Arc::new(arrow_array::UInt32Array::from_iter(
+                values.iter().map(|v| v.map(|x| x as u32)),
+            )),
         }
     }
 
@@ -650,7 +659,7 @@ mod with_parquet {
         #[test]
         fn parquet_keys_are_the_tables_codes_or_none(
             columns in proptest::collection::vec(
-                (0u8..4, 0usize..5, proptest::collection::vec(
+                (0u8..7, 0usize..5, proptest::collection::vec(
                     proptest::option::weighted(0.8, 0i64..40), 1..60)),
                 1..4,
             ),
@@ -659,11 +668,18 @@ mod with_parquet {
             use intruder_data::ColumnarFile;
             use intruder_data::keys::{CodeSource, ColumnCodes, PartedCodes, SetCoding};
             let n = columns.iter().map(|c| c.2.len()).min().unwrap();
-            // Bases that put the range, and the 0 of missing cells, on either side of 2²⁴.
+            // Bases that put the range, and the 0 of missing cells, on either side of 2²⁴, and
+            // unsigned 32-bit values past 2³¹ (negative in the statistics' bits).
             let bases = [0i64, -100, 1 << 23, (1 << 24) - 20, -(1 << 24)];
+            let unsigned = [0i64, 3_000_000_000, (1 << 24) - 20, 1 << 31, 100];
             let mut arrays = Vec::new();
             for (j, (width, base, values)) in columns.iter().enumerate() {
-                let base = if *width == 3 { bases[*base] } else { [0, -20, 60][*base % 3] };
+                let base = match width {
+                    3 => bases[*base],
+                    6 => unsigned[*base],
+                    4 | 5 => [0, 20, 200][*base % 3],
+                    _ => [0, -20, 60][*base % 3],
+                };
                 let values: Vec<Option<i64>> =
                     values[..n].iter().map(|v| v.map(|x| base + x)).collect();
                 arrays.push((["a", "b", "c"][j], int_array(*width, &values)));

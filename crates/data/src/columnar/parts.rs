@@ -4,13 +4,14 @@
 //! engine's own (8 bytes per record) whatever the width of the file.
 //!
 //! This is a shortcut, never a second reader: [`ColumnarFile::keys`] takes it only where the
-//! table reader would give each key column as integers with nothing but nulls missing (a signed
-//! integer Arrow type, no kind declared other than integer), and where the file's statistics
-//! give every key's exact minimum and maximum and its number of nulls: they give each key's
-//! codes (value − minimum) and cardinality as [`crate::keys::ColumnCodes`] gives an integer
-//! column's, so the counts and the encoding reported are the table path's. Every value is
-//! checked against those bounds as it is read; a file whose statistics are wrong makes
-//! [`PartedCodes::for_each_piece`] say so, and the caller reads the file whole.
+//! table reader would give each key column as integers with nothing but nulls missing (an
+//! integer Arrow type of at most 64 bits with a sign or 32 without, no kind declared other than
+//! integer), and where the file's statistics give every key's exact minimum and maximum and its
+//! number of nulls: they give each key's codes (value − minimum) and cardinality as
+//! [`crate::keys::ColumnCodes`] gives an integer column's, so the counts and the encoding
+//! reported are the table path's. Every value is checked against those bounds as it is read; a
+//! file whose statistics are wrong makes [`PartedCodes::for_each_piece`] say so, and the caller
+//! reads the file whole.
 
 use std::path::Path;
 
@@ -69,7 +70,9 @@ mod imp {
     use std::path::PathBuf;
 
     use arrow_array::cast::AsArray;
-    use arrow_array::types::{Int8Type, Int16Type, Int32Type, Int64Type};
+    use arrow_array::types::{
+        Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
+    };
     use arrow_array::{Array, ArrowPrimitiveType, RecordBatch};
     use arrow_buffer::{ArrowNativeType, NullBuffer};
     use arrow_schema::DataType;
@@ -193,10 +196,10 @@ mod imp {
         }
 
         /// The columns `names` by row groups, when every one is read as integers with only
-        /// nulls missing (a signed integer Arrow type, no other kind declared, not the weight
-        /// nor a truth column), every row group's statistics give its number of nulls and, if
-        /// it has a value, its exact minimum and maximum, and the range the codes take is
-        /// below 2²⁴ wide; `None` otherwise.
+        /// nulls missing (an integer Arrow type other than unsigned 64-bit, no other kind
+        /// declared, not the weight nor a truth column), every row group's statistics give its
+        /// number of nulls and, if it has a value, its exact minimum and maximum, and the range
+        /// the codes take is below 2²⁴ wide; `None` otherwise.
         pub fn keys(&self, names: &[String]) -> Option<ParquetKeys<'_>> {
             let fields = self.meta.schema().fields();
             let md = self.meta.metadata();
@@ -206,11 +209,17 @@ mod imp {
             for name in names {
                 let j = self.plans.iter().position(|p| &p.name == name)?;
                 let plan = &self.plans[j];
+                // Integers of at most 64 bits with a sign, 32 without (statistics in their own
+                // order, stored in the physical type's bits).
+                let unsigned = matches!(
+                    fields[j].data_type(),
+                    DataType::UInt8 | DataType::UInt16 | DataType::UInt32
+                );
                 let signed = matches!(
                     fields[j].data_type(),
                     DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
                 );
-                if !signed
+                if !(signed || unsigned)
                     || plan.weight
                     || plan.role == Role::Truth
                     || !matches!(plan.plan, Plan::Infer | Plan::Int)
@@ -233,6 +242,9 @@ mod imp {
                         return None;
                     }
                     let (a, b) = match stats {
+                        Statistics::Int32(s) if unsigned => {
+                            (*s.min_opt()? as u32 as i64, *s.max_opt()? as u32 as i64)
+                        }
                         Statistics::Int32(s) => (*s.min_opt()? as i64, *s.max_opt()? as i64),
                         Statistics::Int64(s) => (*s.min_opt()?, *s.max_opt()?),
                         _ => return None,
@@ -344,10 +356,13 @@ mod imp {
                 for (k, &c) in self.at.iter().enumerate() {
                     let a = batch.column(c).as_ref();
                     let s = match a.data_type() {
-                        DataType::Int8 => Ints::of(a.as_primitive::<Int8Type>(), self, k),
-                        DataType::Int16 => Ints::of(a.as_primitive::<Int16Type>(), self, k),
-                        DataType::Int32 => Ints::of(a.as_primitive::<Int32Type>(), self, k),
-                        DataType::Int64 => Ints::of(a.as_primitive::<Int64Type>(), self, k),
+                        DataType::Int8 => codes_of(a.as_primitive::<Int8Type>(), self, k),
+                        DataType::Int16 => codes_of(a.as_primitive::<Int16Type>(), self, k),
+                        DataType::Int32 => codes_of(a.as_primitive::<Int32Type>(), self, k),
+                        DataType::Int64 => codes_of(a.as_primitive::<Int64Type>(), self, k),
+                        DataType::UInt8 => codes_of(a.as_primitive::<UInt8Type>(), self, k),
+                        DataType::UInt16 => codes_of(a.as_primitive::<UInt16Type>(), self, k),
+                        DataType::UInt32 => codes_of(a.as_primitive::<UInt32Type>(), self, k),
                         _ => None,
                     };
                     let Some(s) = s else {
@@ -355,8 +370,7 @@ mod imp {
                     };
                     sources.push(s);
                 }
-                let refs: Vec<&dyn CodeSource> =
-                    sources.iter().map(|s| s as &dyn CodeSource).collect();
+                let refs: Vec<&dyn CodeSource> = sources.iter().map(|s| s.as_ref()).collect();
                 piece(offset, &refs);
                 offset += batch.num_rows();
             }
@@ -365,13 +379,6 @@ mod imp {
     }
 
     /// One key's slice of integers as codes (value − minimum).
-    enum Ints<'a> {
-        I8(IntSlice<'a, i8>),
-        I16(IntSlice<'a, i16>),
-        I32(IntSlice<'a, i32>),
-        I64(IntSlice<'a, i64>),
-    }
-
     struct IntSlice<'a, T> {
         values: &'a [T],
         nulls: Option<&'a NullBuffer>,
@@ -438,64 +445,36 @@ mod imp {
         }
     }
 
-    impl<'a> Ints<'a> {
-        /// Key `k`'s codes from `a`, `None` when a value lies outside the key's bounds.
-        fn of<T>(
-            a: &'a arrow_array::PrimitiveArray<T>,
-            keys: &ParquetKeys,
-            k: usize,
-        ) -> Option<Self>
-        where
-            T: ArrowPrimitiveType,
-            T::Native: Into<i64>,
-            IntSlice<'a, T::Native>: Into<Ints<'a>>,
-        {
-            let s = IntSlice {
-                values: a.values().as_ref(),
-                nulls: a.nulls().filter(|n| n.null_count() > 0),
-                lo: keys.lo[k],
-                card: keys.cards[k],
-            };
-            s.within(keys.hi[k]).then(|| s.into())
-        }
-    }
-
-    macro_rules! from_slice {
-        ($($t:ty => $v:ident),*) => {$(
-            impl<'a> From<IntSlice<'a, $t>> for Ints<'a> {
-                fn from(s: IntSlice<'a, $t>) -> Self {
-                    Ints::$v(s)
-                }
-            }
-        )*};
-    }
-    from_slice!(i8 => I8, i16 => I16, i32 => I32, i64 => I64);
-
-    impl CodeSource for Ints<'_> {
+    impl<T: ArrowNativeType + Into<i64>> CodeSource for IntSlice<'_, T> {
         fn len(&self) -> usize {
-            match self {
-                Ints::I8(s) => s.values.len(),
-                Ints::I16(s) => s.values.len(),
-                Ints::I32(s) => s.values.len(),
-                Ints::I64(s) => s.values.len(),
-            }
+            self.values.len()
         }
         fn card(&self) -> u32 {
-            match self {
-                Ints::I8(s) => s.card,
-                Ints::I16(s) => s.card,
-                Ints::I32(s) => s.card,
-                Ints::I64(s) => s.card,
-            }
+            self.card
         }
         fn fill(&self, start: usize, out: &mut [u32]) {
-            match self {
-                Ints::I8(s) => s.fill(start, out),
-                Ints::I16(s) => s.fill(start, out),
-                Ints::I32(s) => s.fill(start, out),
-                Ints::I64(s) => s.fill(start, out),
-            }
+            IntSlice::fill(self, start, out)
         }
+    }
+
+    /// Key `k`'s codes from `a`, `None` when a value lies outside the key's bounds.
+    fn codes_of<'a, T>(
+        a: &'a arrow_array::PrimitiveArray<T>,
+        keys: &ParquetKeys,
+        k: usize,
+    ) -> Option<Box<dyn CodeSource + 'a>>
+    where
+        T: ArrowPrimitiveType,
+        T::Native: Into<i64>,
+    {
+        let s = IntSlice {
+            values: a.values().as_ref(),
+            nulls: a.nulls().filter(|n| n.null_count() > 0),
+            lo: keys.lo[k],
+            card: keys.cards[k],
+        };
+        s.within(keys.hi[k])
+            .then(|| Box::new(s) as Box<dyn CodeSource + 'a>)
     }
 
     #[cfg(test)]
