@@ -81,7 +81,7 @@ mod imp {
         Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, Float64Array, Int64Array,
         RecordBatch, StringArray, UInt32Array,
     };
-    use arrow_buffer::ArrowNativeType;
+    use arrow_buffer::{ArrowNativeType, NullBuffer};
     use arrow_schema::{DataType, Field, Schema as ArrowSchema};
     use rayon::prelude::*;
 
@@ -297,20 +297,49 @@ mod imp {
     }
 
     /// `f(i)` for every null cell `i` of `a`, in order.
-    fn for_nulls(a: &dyn Array, mut f: impl FnMut(usize)) {
-        let Some(nulls) = a.logical_nulls().filter(|n| n.null_count() > 0) else {
-            return;
-        };
-        for (w, word) in nulls.inner().bit_chunks().iter_padded().enumerate() {
-            let mut null = !word;
+    fn for_nulls(a: &dyn Array, f: impl FnMut(usize)) {
+        if let Some(nulls) = a.logical_nulls().filter(|n| n.null_count() > 0) {
+            for_null_rows(&nulls, 0, a.len(), f);
+        }
+    }
+
+    /// `f(i)` for every null row `start + i` of `nulls` among `start .. start + len`, in order.
+    pub(super) fn for_null_rows(
+        nulls: &NullBuffer,
+        start: usize,
+        len: usize,
+        mut f: impl FnMut(usize),
+    ) {
+        for_words(nulls, start, len, |first, valid| {
+            let mut null = !valid;
+            if len - first < 64 {
+                null &= (1u64 << (len - first)) - 1;
+            }
             while null != 0 {
-                let i = w * 64 + null.trailing_zeros() as usize;
-                if i >= a.len() {
-                    break;
-                }
-                f(i);
+                f(first + null.trailing_zeros() as usize);
                 null &= null - 1;
             }
+        });
+    }
+
+    /// Calls `f(first, valid)` for rows `start .. start + len` of `nulls` 64 at a time: `first`
+    /// counts from `start`, bit `i` of `valid` tells whether row `start + first + i` is
+    /// present (the bits past the end are 0).
+    pub(super) fn for_words(
+        nulls: &NullBuffer,
+        start: usize,
+        len: usize,
+        mut f: impl FnMut(usize, u64),
+    ) {
+        let chunks = nulls.inner().slice(start, len);
+        let chunks = chunks.bit_chunks();
+        let mut first = 0;
+        for word in chunks.iter() {
+            f(first, word);
+            first += 64;
+        }
+        if chunks.remainder_len() > 0 {
+            f(first, chunks.remainder_bits());
         }
     }
 

@@ -84,6 +84,7 @@ mod imp {
 
     use super::*;
     use crate::column::{Kind, Role};
+    use crate::columnar::imp::{for_null_rows, for_words};
     use crate::keys::{CodeSource, MISSING};
     use crate::read::chunked::{ColPlan, Plan};
     use crate::read::onepass;
@@ -233,8 +234,9 @@ mod imp {
                         continue;
                     }
                     let stats = g.column(j).statistics()?;
-                    nulls += stats.null_count_opt()?;
-                    if stats.null_count_opt()? == g.num_rows() as u64 {
+                    let group_nulls = stats.null_count_opt()?;
+                    nulls += group_nulls;
+                    if group_nulls == g.num_rows() as u64 {
                         continue;
                     }
                     // Bounds that are values of the column, as the codes need them.
@@ -415,33 +417,8 @@ mod imp {
                 *o = (v - self.lo) as u32;
             }
             if let Some(n) = self.nulls {
-                for_words(n, start, out.len(), |first, valid| {
-                    let mut null = !valid;
-                    if out.len() - first < 64 {
-                        null &= (1u64 << (out.len() - first)) - 1;
-                    }
-                    while null != 0 {
-                        out[first + null.trailing_zeros() as usize] = MISSING;
-                        null &= null - 1;
-                    }
-                });
+                for_null_rows(n, start, out.len(), |i| out[i] = MISSING);
             }
-        }
-    }
-
-    /// Calls `f(first, valid)` for rows `start .. start + len` of `nulls` 64 at a time: `first`
-    /// counts from `start`, bit `i` of `valid` tells whether row `start + first + i` is
-    /// present (the bits past the end are 0).
-    fn for_words(nulls: &NullBuffer, start: usize, len: usize, mut f: impl FnMut(usize, u64)) {
-        let chunks = nulls.inner().slice(start, len);
-        let chunks = chunks.bit_chunks();
-        let mut first = 0;
-        for word in chunks.iter() {
-            f(first, word);
-            first += 64;
-        }
-        if chunks.remainder_len() > 0 {
-            f(first, chunks.remainder_bits());
         }
     }
 
