@@ -94,6 +94,8 @@ struct Case {
     final_newline: bool,
     specs: Vec<(u8, u8, bool)>,
     file_missing: Option<u8>,
+    /// No quote anywhere in the data (the parallel reader's fast path).
+    plain: bool,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -121,8 +123,35 @@ fn case() -> impl Strategy<Value = Case> {
                     final_newline: fin,
                     specs,
                     file_missing: fm,
+                    plain: false,
                 },
             )
+    })
+}
+
+/// Cases without a quote in their data, long enough to span many 64-byte blocks.
+fn plain_case() -> impl Strategy<Value = Case> {
+    (case(), 0usize..200).prop_map(|(mut c, extra)| {
+        let plain: Vec<usize> = (0..CELLS.len())
+            .filter(|&i| !CELLS[i].contains('"'))
+            .collect();
+        for i in 0..extra {
+            let row = (0..c.ncols)
+                .map(|j| (i * 7 + j * 3) % CELLS.len())
+                .collect();
+            c.rows.push(row);
+            c.terms.push(c.terms[i % c.terms.len()]);
+            c.blank_after.push(i % 37 == 5);
+        }
+        for row in &mut c.rows {
+            for v in row.iter_mut() {
+                if CELLS[*v].contains('"') {
+                    *v = plain[*v % plain.len()];
+                }
+            }
+        }
+        c.plain = true;
+        c
     })
 }
 
@@ -167,7 +196,11 @@ fn render(c: &Case) -> Vec<u8> {
             out.extend_from_slice(term(c.terms[i + 1]));
         }
         if c.blank_after[i + 1] {
-            out.extend_from_slice(if i % 2 == 0 { b"\n" } else { b"\"\"\n" });
+            out.extend_from_slice(if i % 2 == 0 || c.plain {
+                b"\n"
+            } else {
+                b"\"\"\n"
+            });
         }
     }
     out
@@ -219,6 +252,21 @@ proptest! {
         let text = render(&c);
         let opts = options(&c);
         for chunk in [1usize, 5, 23, 1 << 20] {
+            let (a, b) = both(&text, &opts, chunk);
+            prop_assert_eq!(&a, &b, "chunk {} on {:?}", chunk, String::from_utf8_lossy(&text));
+        }
+    }
+
+    #[test]
+    fn quote_free_text_matches_the_one_pass_reader(c in plain_case()) {
+        let text = render(&c);
+        let opts = options(&c);
+        for chunk in [1usize, 5, 23, 64, 150, 1 << 20] {
+            let (a, b) = both(&text, &opts, chunk);
+            prop_assert_eq!(&a, &b, "chunk {} on {:?}", chunk, String::from_utf8_lossy(&text));
+        }
+        let opts = ReadOptions::default();
+        for chunk in [7usize, 1 << 20] {
             let (a, b) = both(&text, &opts, chunk);
             prop_assert_eq!(&a, &b, "chunk {} on {:?}", chunk, String::from_utf8_lossy(&text));
         }

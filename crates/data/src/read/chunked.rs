@@ -32,6 +32,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+mod plain;
+
 use super::intern::{Interner, Key};
 use super::onepass::{self, ColBuilder, Config};
 use super::textcheck;
@@ -859,6 +861,9 @@ fn parse_chunks(ctx: &Ctx<'_>, cuts: &[usize]) -> Vec<ChunkOut> {
 }
 
 fn parse_chunk(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> ChunkOut {
+    if let Some(out) = plain::parse(ctx, buf, last) {
+        return out;
+    }
     let ncols = ctx.plans.len();
     let mut cols: Vec<(ColChunk, Bits)> = ctx
         .plans

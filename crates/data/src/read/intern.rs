@@ -39,6 +39,21 @@ impl Key {
         Key(packed | ((n as u64 + 1) << 56))
     }
 
+    /// [`Key::of`] of `text[start..end]`, without a branch on the length when the value is
+    /// short and eight bytes can be read from `start`.
+    #[inline]
+    pub(crate) fn of_span(text: &[u8], start: usize, end: usize) -> Key {
+        let n = end - start;
+        match text.get(start..start + 8) {
+            Some(word) if n <= 7 => {
+                let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+                let mask = (1u64 << (8 * n)).wrapping_sub(1);
+                Key(word & mask | ((n as u64 + 1) << 56))
+            }
+            _ => Key::of(&text[start..end]),
+        }
+    }
+
     #[inline]
     pub(crate) fn is_short(self) -> bool {
         self.0 >> 56 != 0
@@ -215,5 +230,16 @@ mod tests {
             assert_ne!(Key::of(v), Key::of(&[v, b"\0"].concat()), "{v:?}");
         }
         assert_eq!(d.len(), 5003);
+    }
+
+    #[test]
+    fn a_span_has_the_key_of_its_bytes() {
+        let text = b"0123456789abcdefghij,,NA\r\n";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let got = Key::of_span(text, start, end);
+                assert_eq!(got, Key::of(&text[start..end]), "{start}..{end}");
+            }
+        }
     }
 }
