@@ -497,7 +497,7 @@ pub(crate) struct ColPlan {
     pub(crate) role: Role,
     pub(crate) weight: bool,
     missing: Vec<Vec<u8>>,
-    missing_keys: Vec<Key>,
+    pub(crate) missing_keys: Vec<Key>,
     pub(crate) plan: Plan,
     spec: ColumnSpec,
 }
@@ -861,9 +861,11 @@ fn parse_chunks(ctx: &Ctx<'_>, cuts: &[usize]) -> Vec<ChunkOut> {
 }
 
 fn parse_chunk(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> ChunkOut {
-    if let Some(out) = plain::parse(ctx, buf, last) {
-        return out;
-    }
+    plain::parse(ctx, buf, last).unwrap_or_else(|| parse_general(ctx, buf, last))
+}
+
+/// [`parse_chunk`] by the record parser, whatever the chunk holds.
+fn parse_general(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> ChunkOut {
     let ncols = ctx.plans.len();
     let mut cols: Vec<(ColChunk, Bits)> = ctx
         .plans

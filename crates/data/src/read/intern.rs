@@ -17,6 +17,9 @@ const EMPTY: u32 = u32::MAX;
 pub(crate) struct Key(u64);
 
 impl Key {
+    /// A key no short value has (their top byte is the length plus one).
+    pub(crate) const NOT_SHORT: Key = Key(0);
+
     #[inline]
     pub(crate) fn of(v: &[u8]) -> Key {
         let n = v.len();
@@ -121,7 +124,7 @@ impl Interner {
     }
 
     /// The slot holding `value`, or the free slot where it would go.
-    #[inline]
+    #[inline(always)]
     fn probe(&self, value: &[u8], key: Key) -> (usize, bool) {
         let mask = self.table.len() - 1;
         let mut slot = key.slot(self.shift);
@@ -171,6 +174,25 @@ impl Interner {
     pub(crate) fn find_key(&self, value: &[u8], key: Key) -> Option<u32> {
         let (slot, found) = self.probe(value, key);
         found.then(|| self.table[slot].code)
+    }
+
+    /// [`Interner::find_key`] of a short key (its value packed whole): no bytes compared.
+    #[inline(always)]
+    pub(crate) fn find_short(&self, key: Key) -> Option<u32> {
+        debug_assert!(key.is_short());
+        let mask = self.table.len() - 1;
+        let mut slot = key.slot(self.shift);
+        loop {
+            let s = self.table[slot & mask];
+            // A free slot's key is zero, which no short key is.
+            if s.key == key {
+                return Some(s.code);
+            }
+            if s.code == EMPTY {
+                return None;
+            }
+            slot += 1;
+        }
     }
 
     fn grow(&mut self) {
@@ -228,6 +250,12 @@ mod tests {
             b"abcdefg",
         ] {
             assert_ne!(Key::of(v), Key::of(&[v, b"\0"].concat()), "{v:?}");
+        }
+        for v in values.iter().chain([&b"a".to_vec(), &b"zz".to_vec()]) {
+            let key = Key::of(v);
+            if key.is_short() {
+                assert_eq!(d.find_short(key), d.find(v), "{v:?}");
+            }
         }
         assert_eq!(d.len(), 5003);
     }

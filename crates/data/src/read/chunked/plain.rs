@@ -5,7 +5,7 @@
 //! by a trailing-zero count rather than a test per byte; a short field's dictionary key is read
 //! as one masked 8-byte load ([`Key::of_span`]).
 //!
-//! The path gives exactly what [`parse_chunk`](super::parse_chunk) gives, or nothing: anything
+//! The path gives exactly what [`parse_general`](super::parse_general) gives, or nothing: anything
 //! out of the ordinary (a record with the wrong number of fields, a cell a column refuses, a
 //! chunk that ends inside a record) makes it give up, and the chunk is parsed again by the
 //! general parser, which reports it.
@@ -32,6 +32,34 @@ impl<'a> Separators<'a> {
         }
     }
 
+    /// Bit `i` set when `bytes[i]` is the delimiter, `\r` or `\n`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn mask_of(bytes: &[u8; 64], delim: u8) -> u64 {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of every x86-64 target; each load reads 16 of the 64 bytes.
+        unsafe {
+            let d = _mm_set1_epi8(delim as i8);
+            let cr = _mm_set1_epi8(b'\r' as i8);
+            let lf = _mm_set1_epi8(b'\n' as i8);
+            let mut m = 0u64;
+            for k in 0..4 {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(16 * k).cast::<__m128i>());
+                let hit = _mm_or_si128(
+                    _mm_cmpeq_epi8(v, d),
+                    _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)),
+                );
+                m |= u64::from(_mm_movemask_epi8(hit) as u16) << (16 * k);
+            }
+            m
+        }
+    }
+
+    /// Bit `i` set when `bytes[i]` is the delimiter, `\r` or `\n`.
+    #[cfg(not(target_arch = "x86_64"))]
     #[inline]
     fn mask_of(bytes: &[u8; 64], delim: u8) -> u64 {
         let mut m = 0u64;
@@ -85,10 +113,23 @@ pub(super) fn parse(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> Option<ChunkOut> {
         return None;
     }
     let ncols = ctx.plans.len();
-    let mut cols: Vec<(ColChunk, Bits)> = ctx
+    let mut cols: Vec<ColChunk> = ctx.plans.iter().map(|p| p.builder()).collect();
+    // Missing masks: this row's bit of every column in one word per column, stored each 64 rows.
+    let mut words: Vec<Vec<u64>> = vec![Vec::new(); ncols];
+    let mut acc = vec![0u64; ncols];
+    // Each column's missing tokens as up to four short keys, compared all at once (`None` when
+    // a token is longer or there are more).
+    let short_missing: Vec<Option<[Key; 4]>> = ctx
         .plans
         .iter()
-        .map(|p| (p.builder(), Bits::default()))
+        .map(|plan| {
+            let keys = &plan.missing_keys;
+            (keys.len() <= 4 && keys.iter().all(|k| k.is_short())).then(|| {
+                let mut four = [Key::NOT_SHORT; 4];
+                four[..keys.len()].copy_from_slice(keys);
+                four
+            })
+        })
         .collect();
     let len = buf.len();
     let mut seps = Separators::new(buf, ctx.delim);
@@ -105,17 +146,26 @@ pub(super) fn parse(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> Option<ChunkOut> {
         if p == len {
             break;
         }
-        for (j, ((col, bits), plan)) in cols.iter_mut().zip(ctx.plans).enumerate() {
+        let bit = rows % 64;
+        let columns = cols.iter_mut().zip(ctx.plans).zip(&mut acc);
+        for (j, (((col, plan), acc), tokens)) in columns.zip(&short_missing).enumerate() {
             let end = seps.next_from(p);
             let key = Key::of_span(buf, p, end);
             let field = &buf[p..end];
-            let missing = plan.is_missing(field, key);
-            bits.push(missing);
+            let short = key.is_short();
+            let missing = match tokens {
+                // A short key is its value: equal keys, equal values.
+                Some(t) if short => (t[0] == key) | (t[1] == key) | (t[2] == key) | (t[3] == key),
+                _ => plan.is_missing(field, key),
+            };
+            *acc |= u64::from(missing) << bit;
             match col {
                 // The common case inline: an inferred column's cell already in its dictionary.
                 ColChunk::Infer(inf) if inf.raw.is_none() => {
                     let code = if missing {
                         Some(MISSING)
+                    } else if short {
+                        inf.dict.find_short(key)
                     } else {
                         inf.dict.find_key(field, key)
                     };
@@ -151,7 +201,22 @@ pub(super) fn parse(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> Option<ChunkOut> {
         }
         rows += 1;
         last_done = Some(nl);
+        if bit == 63 {
+            for (w, a) in words.iter_mut().zip(&mut acc) {
+                w.push(std::mem::take(a));
+            }
+        }
     }
+    if !rows.is_multiple_of(64) {
+        for (w, a) in words.iter_mut().zip(&acc) {
+            w.push(*a);
+        }
+    }
+    let cols = cols
+        .into_iter()
+        .zip(words)
+        .map(|(c, words)| (c, Bits { words, len: rows }))
+        .collect();
     Some(ChunkOut {
         cols,
         rows,
@@ -166,12 +231,12 @@ pub(super) fn parse(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> Option<ChunkOut> {
 mod tests {
     use std::path::Path;
 
-    use super::super::{ColPlan, Ctx, parse_chunk};
+    use super::super::{ColPlan, Ctx, parse_general};
     use super::*;
     use crate::schema::ColumnSpec;
 
-    fn plans(n: usize) -> Vec<ColPlan> {
-        let missing = ["".to_string(), "NA".to_string()];
+    fn plans(n: usize, missing: &[&str]) -> Vec<ColPlan> {
+        let missing: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
         (0..n)
             .map(|j| ColPlan::new(&format!("c{j}"), j + 1, ColumnSpec::default(), &missing))
             .collect()
@@ -179,7 +244,16 @@ mod tests {
 
     /// The fast path's output, and whether the general parser gives the same.
     fn fast(text: &[u8], ncols: usize, last: bool) -> Option<(usize, u64, Option<u64>, bool)> {
-        let plans = plans(ncols);
+        fast_with(text, ncols, last, &["", "NA"])
+    }
+
+    fn fast_with(
+        text: &[u8],
+        ncols: usize,
+        last: bool,
+        missing: &[&str],
+    ) -> Option<(usize, u64, Option<u64>, bool)> {
+        let plans = plans(ncols, missing);
         let ctx = Ctx {
             body: text,
             delim: b',',
@@ -187,7 +261,7 @@ mod tests {
             label: Path::new("t.csv"),
         };
         let out = parse(&ctx, text, last)?;
-        let general = parse_chunk(&ctx, text, last);
+        let general = parse_general(&ctx, text, last);
         let summary = |o: &ChunkOut| (o.rows, o.nl, o.last_done, o.complete);
         assert_eq!(summary(&out), summary(&general));
         for ((a, abits), (b, bbits)) in out.cols.iter().zip(&general.cols) {
@@ -220,5 +294,19 @@ mod tests {
         assert_eq!(fast(b"1,2,\n", 2, true), None);
         // A cell the column refuses (not UTF-8).
         assert_eq!(fast(b"1,2\n3,\xff\n", 2, true), None);
+    }
+
+    #[test]
+    fn missing_tokens_long_or_many_mark_the_same_cells() {
+        let text = b"missing value,1\nNA,missing value\n.,2\n?,-\n-,missing valu\n";
+        let some = Some((5, 5, Some(5), true));
+        for tokens in [
+            &["missing value", "NA"][..],
+            &["", "NA", ".", "?", "-"],
+            &["NA", ".", "?", "-"],
+            &[],
+        ] {
+            assert_eq!(fast_with(text, 2, true, tokens), some, "{tokens:?}");
+        }
     }
 }
