@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use intruder_data::params::{ColumnSet, ReadContext, list_text};
-use intruder_data::{ColumnarFile, Role, Timings, load_timed};
+use intruder_data::{ColumnarFile, CsvFile, Role, Timings, load_timed};
 use intruder_risk::{
     DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure, configure_for_codes, docs, fill_roles,
 };
@@ -120,38 +120,62 @@ fn parameters(args: &Args) -> Result<toml::Table> {
     Ok(t)
 }
 
-/// The outcome from the key columns alone, read a row group at a time, when `data` is a
-/// Parquet file whose keys allow it ([`intruder_data::ColumnarFile::keys`]) and the measure
-/// needs nothing else ([`intruder_risk::RiskMeasure::assess_parts`]): no table is made.
-/// `None` when the file must be read whole; every error of configuring is then the general
-/// path's.
+/// What the key path made of the data file.
+enum Parted {
+    /// The outcome, from the key columns alone.
+    Done(Box<dyn RiskMeasure>, RiskOutcome),
+    /// The table, read on the way (a CSV file whose keys did not allow the key path).
+    Table(intruder_data::Dataset),
+    /// Nothing: the file is to be read whole.
+    Neither,
+}
+
+/// The outcome from the key columns alone, when the measure needs nothing else
+/// ([`intruder_risk::RiskMeasure::assess_parts`]) and the keys allow it: a Parquet file's
+/// integer keys read a row group at a time ([`intruder_data::ColumnarFile::keys`]), or a
+/// plain CSV file's inferred integer keys counted from the reader's chunks
+/// ([`intruder_data::CsvFile::keys`]); neither makes an integer column of the keys. A CSV file
+/// whose keys do not allow it gives its table, parsed once. Every error of reading is the
+/// table reader's, and every error of configuring the general path's.
 fn from_parts(
     data: &std::path::Path,
     input: &intruder_data::Input,
     table: &toml::Table,
     timings: &mut Timings,
-) -> Result<Option<(Box<dyn RiskMeasure>, RiskOutcome)>> {
+) -> Result<Parted> {
     let Ok(options) = input.read_options(data) else {
-        return Ok(None);
-    };
-    let Some(file) = timings.time(Timings::READ, || ColumnarFile::open(data, &options)) else {
-        return Ok(None);
-    };
-    let Some(built) = configure_for_codes(table, &file.columns()) else {
-        return Ok(None);
-    };
-    let Some(keys) = file.keys(built.method.keys()) else {
-        return Ok(None);
+        return Ok(Parted::Neither);
     };
     let label = data.display().to_string();
-    let threshold = BatchBuffers::reuse();
-    let Some(outcome) = built.method.assess_parts(&keys, &label, timings) else {
-        threshold.restore();
-        return Ok(None);
+    if let Some(file) = timings.time(Timings::READ, || ColumnarFile::open(data, &options)) {
+        let Some(built) = configure_for_codes(table, &file.columns()) else {
+            return Ok(Parted::Neither);
+        };
+        let Some(keys) = file.keys(built.method.keys()) else {
+            return Ok(Parted::Neither);
+        };
+        let threshold = BatchBuffers::reuse();
+        let Some(outcome) = built.method.assess_parts(&keys, &label, timings) else {
+            threshold.restore();
+            return Ok(Parted::Neither);
+        };
+        let outcome = outcome?;
+        warn(&built.warnings);
+        return Ok(Parted::Done(built.method, outcome));
+    }
+    let Some(csv) = timings.time(Timings::READ, || CsvFile::read(data, &options))? else {
+        return Ok(Parted::Neither);
     };
-    let outcome = outcome?;
-    warn(&built.warnings);
-    Ok(Some((built.method, outcome)))
+    if let Some(built) = configure_for_codes(table, &csv.columns())
+        && let Some(keys) = csv.keys(built.method.keys())
+        && let Some(outcome) = built.method.assess_parts(&keys, &label, timings)
+    {
+        let outcome = outcome?;
+        warn(&built.warnings);
+        return Ok(Parted::Done(built.method, outcome));
+    }
+    let ds = timings.time(Timings::READ, || csv.into_dataset())?;
+    Ok(Parted::Table(ds))
 }
 
 /// glibc gives every freed block above its mmap threshold (128 KiB at first, rising with the
@@ -231,14 +255,17 @@ pub fn run(args: Args) -> Result<()> {
     let mut timings = Timings::new();
     let per_record = args.per_record.is_some();
     let parted = if per_record {
-        None
+        Parted::Neither
     } else {
         from_parts(data, &input, &table, &mut timings)?
     };
     let (measure, mut outcome) = match parted {
-        Some(done) => done,
-        None => {
-            let ds = load_timed(data, &input, &mut timings)?;
+        Parted::Done(measure, outcome) => (measure, outcome),
+        Parted::Table(_) | Parted::Neither => {
+            let ds = match parted {
+                Parted::Table(ds) => ds,
+                _ => load_timed(data, &input, &mut timings)?,
+            };
             let columns = ColumnSet::of(&ds);
             fill_roles(&mut table, &columns);
             let ctx = ReadContext {

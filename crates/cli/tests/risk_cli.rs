@@ -805,13 +805,8 @@ fn t_closeness_from_the_command_line() {
     );
 }
 
-/// A Parquet copy of an sdcMicro data set with integer keys is measured from its key columns
-/// alone, a row group at a time (no table: `--timings` shows no encoding phase), with the same
-/// report as its CSV; per-record output and measures that need more read the table.
-#[test]
-fn parquet_keys_alone_give_the_csv_report() {
-    let dir = tempfile::tempdir().unwrap();
-    // testdata with holes: roof missing in every 7th record, sex in every 11th.
+/// testdata with holes: roof missing in every 7th record, sex in every 11th.
+fn testdata_with_holes(dir: &tempfile::TempDir) -> String {
     let text = std::fs::read_to_string(repo("data/sdcmicro/testdata.csv")).unwrap();
     let mut holes = String::new();
     for (i, line) in text.lines().enumerate() {
@@ -824,7 +819,78 @@ fn parquet_keys_alone_give_the_csv_report() {
         }
         holes += &(f.join(",") + "\n");
     }
-    let holes_csv = temp_file(&dir, "holes.csv", holes.as_bytes());
+    temp_file(dir, "holes.csv", holes.as_bytes())
+}
+
+/// A CSV file's integer keys are counted from the reader's chunks (no integer columns, no
+/// encoding phase in `--timings`) with the report the table gives (`--per-record` reads the
+/// table); wildcard matching reads the table, parsed once.
+#[test]
+fn csv_keys_from_the_readers_chunks_give_the_tables_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let holes = testdata_with_holes(&dir);
+    let testdata = repo("data/sdcmicro/testdata.csv");
+    let free1 = repo("data/sdcmicro/free1.csv");
+    for (csv, keys) in [
+        (
+            testdata.to_str().unwrap(),
+            "urbrur,roof,walls,water,electcon,relat,sex",
+        ),
+        (
+            free1.to_str().unwrap(),
+            "REGION,SEX,AGE,MARSTAT,KINDPERS,NUMYOUNG,NUMOLD",
+        ),
+        (holes.as_str(), "urbrur,roof,walls,water,electcon,relat,sex"),
+    ] {
+        for extra in [
+            &["--missing", "listwise"][..],
+            &["--missing", "as-value"],
+            &["--measure", "individual"],
+            &["--missing", "wildcard"],
+        ] {
+            let run = |per_record: Option<&str>| {
+                let mut args = vec!["risk", "--data", csv, "--keys", keys, "--timings"];
+                args.extend_from_slice(extra);
+                args.extend(["--format", "json"]);
+                if let Some(out) = per_record {
+                    args.extend(["--per-record", out]);
+                }
+                let out = intruder(&args);
+                let err = String::from_utf8_lossy(&out.stderr).to_string();
+                assert!(out.status.success(), "{csv} {extra:?}: {err}");
+                (String::from_utf8_lossy(&out.stdout).to_string(), err)
+            };
+            let per_record = dir.path().join("per-record.csv");
+            let (from_table, table_timings) = run(Some(per_record.to_str().unwrap()));
+            let (from_chunks, timings) = run(None);
+            assert_eq!(from_chunks, from_table, "{csv} {extra:?}");
+            assert!(table_timings.contains("encode"), "{table_timings}");
+            let table = extra.contains(&"wildcard");
+            assert_eq!(
+                timings.contains("encode"),
+                table,
+                "{csv} {extra:?}: {timings}"
+            );
+        }
+    }
+    // A text key reads the table.
+    let text_key = temp_file(&dir, "t.csv", b"a,b\nx,1\ny,2\nx,2\n");
+    let (with_text, timings) = {
+        let out = intruder(&["risk", "--data", &text_key, "--keys", "a,b", "--timings"]);
+        assert!(out.status.success());
+        (out.stdout, String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    assert!(timings.contains("encode"), "{timings}");
+    assert!(String::from_utf8_lossy(&with_text).contains("records"));
+}
+
+/// A Parquet copy of an sdcMicro data set with integer keys is measured from its key columns
+/// alone, a row group at a time (no table: `--timings` shows no encoding phase), with the same
+/// report as its CSV; per-record output and measures that need more read the table.
+#[test]
+fn parquet_keys_alone_give_the_csv_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let holes_csv = testdata_with_holes(&dir);
     for (file, keys) in [
         ("testdata.csv", "urbrur,roof,walls,water,electcon,relat,sex"),
         (
@@ -873,14 +939,15 @@ fn parquet_keys_alone_give_the_csv_report() {
                 String::from_utf8_lossy(&from_csv),
                 "{file} {extra:?}"
             );
-            assert!(csv_timings.contains("encode"), "{csv_timings}");
             // Wildcard matching needs the table.
             let table = extra.contains(&"wildcard");
-            assert_eq!(
-                pq_timings.contains("encode"),
-                table,
-                "{file} {extra:?}: {pq_timings}"
-            );
+            for timings in [&csv_timings, &pq_timings] {
+                assert_eq!(
+                    timings.contains("encode"),
+                    table,
+                    "{file} {extra:?}: {timings}"
+                );
+            }
         }
         // Per-record figures need the table: the same file either way.
         let per_record = |data: &str, out: &Path| {

@@ -18,7 +18,10 @@
 //! - Files are CSV (plain or gzip), Parquet or Arrow IPC (feature `parquet`), told apart by
 //!   their content. An engine that only counts key codes can skip the table: a Parquet file's
 //!   integer keys are read one row group at a time ([`ColumnarFile::keys`], a
-//!   [`keys::PartedCodes`]), with the codes and cardinalities the table would give.
+//!   [`keys::PartedCodes`]), and a plain CSV file's inferred integer keys are coded straight
+//!   from the reader's chunks ([`CsvFile::keys`]), with the codes and cardinalities the table
+//!   would give; a CSV file parsed so is still made a table ([`CsvFile::into_dataset`]) when
+//!   the keys do not allow it, without parsing it again.
 //!
 //! # Example
 //! ```
@@ -55,6 +58,7 @@ pub use columnar::{ColumnarFile, ParquetKeys, write_parquet};
 pub use error::{DataError, Location};
 pub use files::{read_csv, read_timed};
 pub use load::{Input, load, load_timed, schema_beside};
+pub use read::chunked::{CsvFile, CsvKeys};
 pub use read::{DEFAULT_MISSING, FileFormat, ReadOptions, read_csv_from, reference};
 pub use schema::{ColumnSpec, Schema};
 pub use table::{Dataset, Table};

@@ -144,4 +144,15 @@ pub mod reference {
     ) -> Result<Dataset, DataError> {
         chunked::read_with(text, label, options, chunk_bytes)
     }
+
+    /// CSV text parsed as [`crate::CsvFile::read`] parses a file, in chunks of about
+    /// `chunk_bytes`.
+    pub fn csv_file_chunked(
+        text: &[u8],
+        label: &Path,
+        options: &ReadOptions,
+        chunk_bytes: usize,
+    ) -> Result<crate::CsvFile, DataError> {
+        crate::CsvFile::parse(text, label, options, chunk_bytes)
+    }
 }

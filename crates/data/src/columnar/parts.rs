@@ -85,6 +85,7 @@ mod imp {
     use super::*;
     use crate::column::{Kind, Role};
     use crate::columnar::imp::{for_null_rows, for_words};
+    use crate::keys::codes::offset_of_bounds;
     use crate::keys::{CodeSource, MISSING};
     use crate::read::chunked::{ColPlan, Plan};
     use crate::read::onepass;
@@ -254,26 +255,16 @@ mod imp {
                     min = min.min(a);
                     max = max.max(b);
                 }
-                // The range `ColumnCodes` takes (`keys::codes::offset_range`): over every cell,
-                // missing ones holding 0, unless that makes it 2²⁴ wide or more; then over the
-                // observed cells, if they span less. A wider key is coded by its distinct
-                // values, which only reading tells.
-                let narrow = |lo: i64, hi: i64| lo <= hi && (hi as i128 - lo as i128) < 1 << 24;
                 if min > max {
                     // No observed value: the table reader infers such a column's kind.
                     return None;
                 }
-                let (min, max) = if nulls > 0 && narrow(min.min(0), max.max(0)) {
-                    (min.min(0), max.max(0))
-                } else {
-                    (min, max)
-                };
-                if !narrow(min, max) {
-                    return None;
-                }
+                // The range `ColumnCodes` takes; a key 2²⁴ wide or more is coded by its
+                // distinct values, which only reading tells.
+                let (min, card) = offset_of_bounds(min, max, nulls > 0)?;
                 columns.push(j);
                 lo.push(min);
-                hi.push(max);
+                hi.push(min + i64::from(card) - 1);
             }
             let cards = lo
                 .iter()

@@ -33,7 +33,7 @@
 //! assert_eq!(index.cross_join(&intruder, |_| true), vec![vec![1, 2], vec![0, 1, 2]]);
 //! ```
 
-mod codes;
+pub(crate) mod codes;
 mod index;
 mod policy;
 mod source;

@@ -32,7 +32,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+mod keys;
 mod plain;
+
+pub use keys::{CsvFile, CsvKeys};
 
 use super::intern::{Interner, Key};
 use super::onepass::{self, ColBuilder, Config};
@@ -48,9 +51,13 @@ const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Reads CSV text in parallel with chunks sized for the current rayon pool.
 pub(crate) fn read(text: &[u8], label: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
+    read_with(text, label, options, chunk_bytes(text.len()))
+}
+
+/// Chunks of a text of `len` bytes: four per thread of the current rayon pool, 256 KiB to 64 MiB.
+pub(crate) fn chunk_bytes(len: usize) -> usize {
     let threads = rayon::current_num_threads().max(1);
-    let chunk = (text.len() / (threads * 4)).clamp(1 << 18, 64 << 20);
-    read_with(text, label, options, chunk)
+    (len / (threads * 4)).clamp(1 << 18, 64 << 20)
 }
 
 /// Reads CSV text in parallel with chunks of about `chunk_bytes`.
@@ -60,10 +67,78 @@ pub(crate) fn read_with(
     options: &ReadOptions,
     chunk_bytes: usize,
 ) -> Result<Dataset, DataError> {
+    match parse_with(text, label, options, chunk_bytes, &|_, _| false)? {
+        Parse::Ready(ds) => Ok(ds),
+        Parse::Chunks(parsed) => parsed.into_dataset(),
+    }
+}
+
+/// A CSV text parsed: a table already (read in one pass), or its chunks' column builders.
+pub(crate) enum Parse {
+    Ready(Dataset),
+    Chunks(Parsed),
+}
+
+/// A column's chunk builders with their missing masks, in file order.
+pub(crate) type Parts = Vec<(ColChunk, Bits)>;
+
+/// A CSV text parsed by chunks: every column finished into its [`Column`] but those held back
+/// (left as chunk builders, finished by [`Parsed::into_dataset`] as they would have been).
+pub(crate) struct Parsed {
+    pub(crate) label: PathBuf,
+    cfg: Config,
+    pub(crate) plans: Vec<ColPlan>,
+    /// Rows of each chunk, in file order.
+    pub(crate) chunk_rows: Vec<usize>,
+    pub(crate) columns: Vec<Slot>,
+}
+
+/// A column of [`Parsed`].
+pub(crate) enum Slot {
+    Done(Column),
+    Held(Parts),
+}
+
+impl Parsed {
+    pub(crate) fn nrows(&self) -> usize {
+        self.chunk_rows.iter().sum()
+    }
+
+    /// The table, as [`read_with`] gives it.
+    pub(crate) fn into_dataset(self) -> Result<Dataset, DataError> {
+        let nrows = self.nrows();
+        let Parsed {
+            label,
+            cfg,
+            plans,
+            columns,
+            ..
+        } = self;
+        let columns = columns
+            .into_par_iter()
+            .zip(plans.par_iter())
+            .map(|(slot, plan)| match slot {
+                Slot::Done(c) => Ok(c),
+                Slot::Held(parts) => finish_column(plan, parts, nrows, &cfg, &label),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Dataset::split_truth(label, columns)
+    }
+}
+
+/// Parses CSV text in parallel with chunks of about `chunk_bytes`, finishing every column but
+/// those `hold` keeps as chunk builders.
+pub(crate) fn parse_with(
+    text: &[u8],
+    label: &Path,
+    options: &ReadOptions,
+    chunk_bytes: usize,
+    hold: &(dyn Fn(&ColPlan, &Parts) -> bool + Sync),
+) -> Result<Parse, DataError> {
     let cfg = Config::new(options);
     if matches!(cfg.delimiter, b'"' | b'\r' | b'\n') {
         // Degenerate delimiters make records undecidable from a cut; read them in one pass.
-        return onepass::read(text, label, options);
+        return onepass::read(text, label, options).map(Parse::Ready);
     }
     let body = text.strip_prefix(BOM).unwrap_or(text);
     textcheck::check_text(text, label, cfg.delimiter)?;
@@ -109,12 +184,13 @@ pub(crate) fn read_with(
         }
     };
     if let Some(result) = outcome {
-        return result;
+        return result.map(Parse::Ready);
     }
 
     // Transpose chunk-major builders into column-major lists, then merge columns in parallel.
-    let nrows: usize = chunks.iter().map(|c| c.rows).sum();
-    let mut per_column: Vec<Vec<(ColChunk, Bits)>> = (0..plans.len())
+    let chunk_rows: Vec<usize> = chunks.iter().map(|c| c.rows).collect();
+    let nrows: usize = chunk_rows.iter().sum();
+    let mut per_column: Vec<Parts> = (0..plans.len())
         .map(|_| Vec::with_capacity(chunks.len()))
         .collect();
     for chunk in chunks {
@@ -125,9 +201,21 @@ pub(crate) fn read_with(
     let columns = per_column
         .into_par_iter()
         .zip(plans.par_iter())
-        .map(|(parts, plan)| finish_column(plan, parts, nrows, &cfg, label))
+        .map(|(parts, plan)| {
+            if hold(plan, &parts) {
+                Ok(Slot::Held(parts))
+            } else {
+                finish_column(plan, parts, nrows, &cfg, label).map(Slot::Done)
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    Dataset::split_truth(PathBuf::from(label), columns)
+    Ok(Parse::Chunks(Parsed {
+        label: PathBuf::from(label),
+        cfg,
+        plans,
+        chunk_rows,
+        columns,
+    }))
 }
 
 struct Ctx<'a> {
