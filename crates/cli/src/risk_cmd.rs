@@ -124,8 +124,9 @@ fn parameters(args: &Args) -> Result<toml::Table> {
 enum Parted {
     /// The outcome, from the key columns alone.
     Done(Box<dyn RiskMeasure>, RiskOutcome),
-    /// The table, read on the way (a CSV file whose keys did not allow the key path).
-    Table(intruder_data::Dataset),
+    /// The table, read on the way (a CSV file whose keys did not allow the key path), and its
+    /// columns (as [`ColumnSet::of`] gives them, computed for the key path already).
+    Table(intruder_data::Dataset, ColumnSet),
     /// Nothing: the file is to be read whole.
     Neither,
 }
@@ -166,7 +167,8 @@ fn from_parts(
     let Some(csv) = timings.time(Timings::READ, || CsvFile::read(data, &options))? else {
         return Ok(Parted::Neither);
     };
-    if let Some(built) = configure_for_codes(table, &csv.columns())
+    let columns = csv.columns();
+    if let Some(built) = configure_for_codes(table, &columns)
         && let Some(keys) = csv.keys(built.method.keys())
         && let Some(outcome) = built.method.assess_parts(&keys, &label, timings)
     {
@@ -175,7 +177,7 @@ fn from_parts(
         return Ok(Parted::Done(built.method, outcome));
     }
     let ds = timings.time(Timings::READ, || csv.into_dataset())?;
-    Ok(Parted::Table(ds))
+    Ok(Parted::Table(ds, columns))
 }
 
 /// glibc gives every freed block above its mmap threshold (128 KiB at first, rising with the
@@ -261,12 +263,15 @@ pub fn run(args: Args) -> Result<()> {
     };
     let (measure, mut outcome) = match parted {
         Parted::Done(measure, outcome) => (measure, outcome),
-        Parted::Table(_) | Parted::Neither => {
-            let ds = match parted {
-                Parted::Table(ds) => ds,
-                _ => load_timed(data, &input, &mut timings)?,
+        parted => {
+            let (ds, columns) = match parted {
+                Parted::Table(ds, columns) => (ds, columns),
+                _ => {
+                    let ds = load_timed(data, &input, &mut timings)?;
+                    let columns = ColumnSet::of(&ds);
+                    (ds, columns)
+                }
             };
-            let columns = ColumnSet::of(&ds);
             fill_roles(&mut table, &columns);
             let ctx = ReadContext {
                 base_dir: None,
