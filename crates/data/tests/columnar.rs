@@ -707,6 +707,11 @@ mod with_parquet {
                     t.fill(0, &mut expected);
                     proptest::prop_assert_eq!(got, &expected);
                 }
+                // Made whole, they are the key codes of the table.
+                proptest::prop_assert_eq!(
+                    intruder_data::keys::Keys::from_parts(&keys).unwrap(),
+                    Some(intruder_data::keys::Keys::encode(&ds.table, &names, SetCoding::Whole).unwrap())
+                );
             }
         }
     }

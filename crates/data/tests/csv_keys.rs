@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use intruder_data::keys::{CodeSource, ColumnCodes, PartedCodes, SetCoding};
+use intruder_data::keys::{CodeSource, ColumnCodes, Keys, PartedCodes, SetCoding};
 use intruder_data::params::ColumnSet;
 use intruder_data::{ColumnSpec, CsvFile, DataError, Dataset, Kind, ReadOptions, Role, reference};
 use proptest::prelude::*;
@@ -101,11 +101,16 @@ fn check(text: &[u8], opts: &ReadOptions, chunk: usize) -> Result<usize, TestCas
             all.push(c.name().to_string());
         }
     }
-    if all.len() > 1 {
+    if !all.is_empty() {
         all.reverse();
         let keys = file.keys(&all).unwrap();
         prop_assert_eq!(keys.cards().len(), all.len());
         prop_assert_eq!(keys.part_rows().iter().sum::<usize>(), ds.table.nrows());
+        // Made whole, they are the key codes of the table.
+        prop_assert_eq!(
+            Keys::from_parts(&keys).unwrap(),
+            Some(Keys::encode(&ds.table, &all, SetCoding::Whole).unwrap())
+        );
     }
     prop_assert_eq!(
         describe(&table),

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use intruder_data::keys::{CodeSource, PartedCodes};
+use intruder_data::keys::{CodeSource, PartedCodes, read_part};
 use intruder_data::{DataError, Timings};
 
 use crate::classes::{Classes, Encoding};
@@ -196,26 +196,16 @@ pub fn size_counts_parts(
         .into_par_iter()
         .map(|(p, out)| -> Result<Option<Vec<bool>>, DataError> {
             let mut seen = vec![false; cards.len()];
-            // The pieces must cover the part's rows exactly, in order, one source per key of
-            // one length; anything else is a file at odds with its own metadata.
-            let mut covered = 0;
-            let mut faithful = true;
-            let whole = keys.for_each_piece(p, &mut |offset, sources| {
-                let len = sources.first().map_or(0, |s| s.len());
-                faithful &= sources.len() == cards.len()
-                    && offset == covered
-                    && len <= out.len() - covered
-                    && sources.iter().all(|s| s.len() == len);
-                if !faithful {
-                    return;
-                }
+            // The pieces cover the part's rows exactly, in order, one source per key of one
+            // length (else the part is not whole: a file at odds with its own metadata).
+            let whole = read_part(keys, p, &mut |offset, sources| {
+                let len = sources[0].len();
                 let piece = &mut out[offset..offset + len];
                 for (b, block) in piece.chunks_mut(BLOCK).enumerate() {
                     coder.code(sources, b * BLOCK, block, &mut seen);
                 }
-                covered += len;
             })?;
-            Ok((whole && faithful && covered == out.len()).then_some(seen))
+            Ok(whole.then_some(seen))
         })
         .collect::<Result<_, _>>()?;
     let Some(observed) = observed.into_iter().collect::<Option<Vec<_>>>() else {

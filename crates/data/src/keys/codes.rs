@@ -284,6 +284,54 @@ impl Keys {
         out
     }
 
+    /// Keys read from `parts` (a Parquet file's row groups, a CSV file's chunks), the parts on
+    /// all threads, each into its own rows: the codes the sources give, with the cardinalities
+    /// announced and no candidate masks. `None` when a part held values beyond those
+    /// cardinalities or did not cover its rows ([`read_part`](super::read_part)); the caller
+    /// then reads the file another way. Errors are the first part's, in file order.
+    ///
+    /// # Panics
+    /// When there are `u32::MAX` rows or more (a programming error: callers check the count).
+    pub fn from_parts(parts: &dyn super::PartedCodes) -> Result<Option<Keys>, DataError> {
+        let rows = parts.part_rows();
+        let n: usize = rows.iter().sum();
+        assert!(n < u32::MAX as usize, "fewer than u32::MAX records");
+        let nkeys = parts.nkeys();
+        let mut codes: Vec<Vec<u32>> = (0..nkeys).map(|_| vec![0u32; n]).collect();
+        // Each part's rows of every key: disjoint slices, so the parts fill them at once.
+        let mut outs: Vec<Vec<&mut [u32]>> = rows.iter().map(|_| Vec::new()).collect();
+        for key in &mut codes {
+            let mut rest = key.as_mut_slice();
+            for (out, &r) in outs.iter_mut().zip(rows) {
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(r);
+                out.push(part);
+                rest = tail;
+            }
+        }
+        let read: Vec<Result<bool, DataError>> = outs
+            .into_par_iter()
+            .enumerate()
+            .map(|(p, mut out)| {
+                super::read_part(parts, p, &mut |offset, sources| {
+                    for (source, key) in sources.iter().zip(out.iter_mut()) {
+                        source.fill(0, &mut key[offset..offset + source.len()]);
+                    }
+                })
+            })
+            .collect();
+        for whole in read {
+            if !whole? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(Keys {
+            codes,
+            card: parts.cards().to_vec(),
+            sets: vec![None; nkeys],
+            n,
+        }))
+    }
+
     /// Number of keys.
     pub fn len(&self) -> usize {
         self.codes.len()
@@ -1167,5 +1215,100 @@ mod tests {
         let m = k.sets.unwrap();
         assert!(SetMasks::overlap(m.query(1), m.stored(1)));
         assert!(!SetMasks::overlap(m.query(0), m.stored(1)));
+    }
+
+    /// Parts served as listed: per part, `Ok(pieces)` of (offset, codes of each key), or an
+    /// error, or `Err(None)` for values beyond the cardinalities.
+    struct Listed {
+        rows: Vec<usize>,
+        cards: Vec<u32>,
+        parts: Vec<Result<Vec<(usize, Vec<Vec<u32>>)>, Option<String>>>,
+    }
+
+    impl super::super::PartedCodes for Listed {
+        fn part_rows(&self) -> &[usize] {
+            &self.rows
+        }
+        fn cards(&self) -> &[u32] {
+            &self.cards
+        }
+        fn for_each_piece(
+            &self,
+            part: usize,
+            piece: &mut dyn FnMut(usize, &[&dyn super::super::CodeSource]),
+        ) -> Result<bool, DataError> {
+            match &self.parts[part] {
+                Err(None) => Ok(false),
+                Err(Some(message)) => Err(DataError::Input {
+                    location: crate::error::Location {
+                        file: "listed".into(),
+                        line: None,
+                        column: None,
+                    },
+                    message: message.clone(),
+                }),
+                Ok(pieces) => {
+                    for (offset, keys) in pieces {
+                        let sources: Vec<KeyCodes> = keys
+                            .iter()
+                            .zip(&self.cards)
+                            .map(|(codes, &card)| KeyCodes {
+                                codes: codes.clone(),
+                                card,
+                                sets: None,
+                            })
+                            .collect();
+                        let refs: Vec<&dyn super::super::CodeSource> = sources
+                            .iter()
+                            .map(|s| s as &dyn super::super::CodeSource)
+                            .collect();
+                        piece(*offset, &refs);
+                    }
+                    Ok(true)
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keys_from_parts_are_the_parts_codes_in_order_or_none() {
+        let m = MISSING;
+        let listed = |parts| Listed {
+            rows: vec![3, 0, 2],
+            cards: vec![4, 2],
+            parts,
+        };
+        let whole = || {
+            vec![
+                Ok(vec![
+                    (0, vec![vec![3, m], vec![0, 1]]),
+                    (2, vec![vec![0], vec![m]]),
+                ]),
+                Ok(vec![]),
+                Ok(vec![(0, vec![vec![1, 2], vec![1, 1]])]),
+            ]
+        };
+        let keys = Keys::from_parts(&listed(whole())).unwrap().unwrap();
+        assert_eq!(keys.codes, vec![vec![3, m, 0, 1, 2], vec![0, 1, m, 1, 1]]);
+        assert_eq!((keys.card, keys.n), (vec![4, 2], 5));
+        assert!(keys.sets.iter().all(Option::is_none));
+        // Values beyond the cardinalities, or pieces that do not cover their part: none.
+        for (p, part) in [
+            (2, Err(None)),
+            (0, Ok(vec![(0, vec![vec![3, m], vec![0, 1]])])),
+            (2, Ok(vec![(1, vec![vec![1, 2], vec![1, 1]])])),
+            (2, Ok(vec![(0, vec![vec![1, 2], vec![1]])])),
+            (2, Ok(vec![(0, vec![vec![1, 2]])])),
+        ] {
+            let mut parts = whole();
+            parts[p] = part;
+            assert!(Keys::from_parts(&listed(parts)).unwrap().is_none());
+        }
+        // The first part's error, in file order, whichever thread read it first.
+        let mut parts = whole();
+        parts[2] = Err(Some("late".into()));
+        parts[0] = Err(Some("early".into()));
+        let err = Keys::from_parts(&listed(parts)).unwrap_err().to_string();
+        assert!(err.ends_with("early"), "{err}");
     }
 }

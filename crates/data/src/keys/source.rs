@@ -117,6 +117,35 @@ pub trait PartedCodes: Sync {
     ) -> Result<bool, crate::DataError>;
 }
 
+/// Reads part `part` of `keys` a piece at a time, handing each piece to `piece` as
+/// [`PartedCodes::for_each_piece`] does, and checks that the pieces cover the part's rows
+/// exactly, in order, with one source per key, all of one length. `Ok(false)` when the part
+/// held values beyond the cardinalities or its pieces did not cover it so (a file at odds with
+/// its own metadata: the caller reads it another way); no piece is handed on after the first
+/// that breaks the rule.
+pub fn read_part(
+    keys: &dyn PartedCodes,
+    part: usize,
+    piece: &mut dyn FnMut(usize, &[&dyn CodeSource]),
+) -> Result<bool, crate::DataError> {
+    let rows = keys.part_rows()[part];
+    let nkeys = keys.nkeys();
+    let mut covered = 0;
+    let mut faithful = true;
+    let whole = keys.for_each_piece(part, &mut |offset, sources| {
+        let len = sources.first().map_or(0, |s| s.len());
+        faithful &= sources.len() == nkeys
+            && offset == covered
+            && len <= rows - covered
+            && sources.iter().all(|s| s.len() == len);
+        if faithful {
+            piece(offset, sources);
+            covered += len;
+        }
+    })?;
+    Ok(whole && faithful && covered == rows)
+}
+
 /// Writes [`MISSING`] at the rows of `out` (rows `start ..`) that `missing` marks.
 fn mark_missing(missing: &Bitmap, start: usize, out: &mut [u32]) {
     if missing.count_ones() == 0 || out.is_empty() {
