@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use intruder_data::params::{ColumnSet, ReadContext, list_text};
 use intruder_data::{ColumnarFile, CsvFile, Role, Timings, load_timed};
 use intruder_risk::{
-    DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure, configure_for_codes, docs, fill_roles,
+    DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure, configure_for_parts, docs, fill_roles,
 };
 
 use crate::common::{
@@ -149,7 +149,7 @@ fn from_parts(
     };
     let label = data.display().to_string();
     if let Some(file) = timings.time(Timings::READ, || ColumnarFile::open(data, &options)) {
-        let Some(built) = configure_for_codes(table, &file.columns()) else {
+        let Some(built) = configure_for_parts(table, &file.columns()) else {
             return Ok(Parted::Neither);
         };
         let Some(keys) = file.keys(built.method.keys()) else {
@@ -168,7 +168,7 @@ fn from_parts(
         return Ok(Parted::Neither);
     };
     let columns = csv.columns();
-    if let Some(built) = configure_for_codes(table, &columns)
+    if let Some(built) = configure_for_parts(table, &columns)
         && let Some(keys) = csv.keys(built.method.keys())
         && let Some(outcome) = built.method.assess_parts(&keys, &label, timings)
     {

@@ -5,14 +5,16 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use intruder_data::keys::{CodeSource, ColumnCodes, KeyCodes, MISSING, PartedCodes, SetCoding};
+use intruder_data::keys::{
+    CodeSource, ColumnCodes, KeyCodes, Keys, MISSING, PartedCodes, SetCoding,
+};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{ColumnData, Table, Timings};
 
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
 use crate::keys::{
-    MissingPolicy, SetMatch, all_missing, check_keys, check_names, check_rows, key_data,
+    KeyData, MissingPolicy, SetMatch, all_missing, check_keys, check_names, check_rows, key_data,
 };
 use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
@@ -917,7 +919,6 @@ pub fn assess_timed(
     } else {
         None
     };
-    let kd_match = matching.as_ref().unwrap_or(&plain);
     timings.add(Timings::ENCODE, encode_start.elapsed());
     let count_start = Instant::now();
     let weights = params
@@ -925,6 +926,61 @@ pub fn assess_timed(
         .as_deref()
         .map(|w| weight_values(table, w, &file))
         .transpose()?;
+    let coded = Coded {
+        plain,
+        matching,
+        weights,
+        table: Some(table),
+        file,
+    };
+    let a = assess_coded(coded, params);
+    timings.add(Timings::COUNT, count_start.elapsed());
+    a
+}
+
+/// A file's keys, coded, and what else an assessment reads of it.
+struct Coded<'a> {
+    /// The keys as classes code them.
+    plain: KeyData,
+    /// The keys as matching codes them, when that differs (a set-valued key matched).
+    matching: Option<KeyData>,
+    /// The weights, when the parameters name a weight column.
+    weights: Option<Vec<f64>>,
+    /// The table, for the group and sensitive columns; `None` when the parameters name
+    /// neither ([`keys_suffice`]).
+    table: Option<&'a Table>,
+    /// The file's name in messages.
+    file: String,
+}
+
+/// Whether the coded keys (and the weights) give every figure `params` asks for: no group,
+/// sensitive or whole-set columns and no per-record figures (whose rows are the table's).
+fn keys_suffice(params: &RiskParams) -> bool {
+    !params.per_record
+        && params.group.is_none()
+        && params.sensitive.is_none()
+        && params.recursive_cl.is_none()
+        && params.whole_sets.is_empty()
+}
+
+/// Every frequency figure of coded keys ([`assess`] once the keys are coded).
+fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, RiskError> {
+    let Coded {
+        plain,
+        matching,
+        weights,
+        table,
+        file,
+    } = coded;
+    let n_total = plain.n;
+    let wildcard = params.missing == MissingPolicy::Wildcard;
+    let column = |name: &str| -> Result<&intruder_data::Column, RiskError> {
+        let table = table.ok_or_else(|| {
+            RiskError::Param(format!("column '{name}' is needed but no table was read"))
+        })?;
+        Ok(table.column(name)?)
+    };
+    let kd_match = matching.as_ref().unwrap_or(&plain);
     check_population(params.population_size, n_total)?;
     let warnings = match (&weights, params.weight.as_deref()) {
         (Some(w), Some(name)) => weight_warnings(w, name, &file, params.population_size),
@@ -1105,7 +1161,7 @@ pub fn assess_timed(
         .group
         .as_deref()
         .map(|g| -> Result<(Vec<f64>, usize), RiskError> {
-            let col = table.column(g)?;
+            let col = column(g)?;
             if col.missing_count() > 0 {
                 let row = (0..n_total).find(|&i| col.is_missing(i)).unwrap_or(0);
                 return Err(RiskError::Column {
@@ -1161,7 +1217,7 @@ pub fn assess_timed(
     let (l_distinct, l_entropy, diversity) = match params.sensitive.as_deref() {
         None => (None, None, None),
         Some(s) => {
-            let col = table.column(s)?;
+            let col = column(s)?;
             let d = KeyCodes::dense(col, SetCoding::Whole);
             let sens: Vec<Option<u32>> = d
                 .codes
@@ -1201,7 +1257,6 @@ pub fn assess_timed(
 
     let bender_r = bender_r_of(params, class_summary.as_ref(), n_total, &file)?;
 
-    timings.add(Timings::COUNT, count_start.elapsed());
     Ok(Assessment {
         summary: Summary {
             policy: params.missing,
@@ -1439,10 +1494,21 @@ fn check_sources(params: &RiskParams, sources: usize) -> Result<(), RiskError> {
     Ok(())
 }
 
-/// [`assess_codes`] from keys read a part of the file at a time ([`PartedCodes`], a Parquet
-/// file's row groups): the same summary, with no key column ever held whole. `None` when
-/// `params` asks for more than the codes give, the key space exceeds 64 bits, or a part held
-/// values beyond the cardinalities given in advance (the caller then reads the table and calls
+/// Whether [`assess_parts`] can give every figure `params` asks for: the class sizes alone
+/// ([`codes_suffice`]), or the coded keys without weights (wildcard matching, n_match, alpha;
+/// no per-record figures, group, sensitive or whole-set columns).
+pub fn parts_suffice(params: &RiskParams) -> bool {
+    codes_suffice(params) || (keys_suffice(params) && params.weight.is_none())
+}
+
+/// [`assess`] from keys read a part of the file at a time ([`PartedCodes`], a Parquet file's
+/// row groups, a CSV file's chunks): the same summary, with no key column of the table ever
+/// made. When the class sizes suffice ([`codes_suffice`]) no key is held whole: each part's
+/// codes are combined as it is decoded ([`assess_codes`]); otherwise (wildcard matching,
+/// n_match) the parts are copied into the key codes [`assess`] would have made of the table
+/// ([`Keys::from_parts`]). `None` when `params` asks for more than the codes give
+/// ([`parts_suffice`]), the class sizes' key space exceeds 64 bits, or a part held values
+/// beyond the cardinalities given in advance (the caller then reads the table and calls
 /// [`assess`]). The time spent decoding and coding the parts goes to [`Timings::READ`], the
 /// counting to [`Timings::COUNT`].
 pub fn assess_parts(
@@ -1451,16 +1517,34 @@ pub fn assess_parts(
     params: &RiskParams,
     timings: &mut Timings,
 ) -> Option<Result<Assessment, RiskError>> {
-    if !codes_suffice(params) {
+    if !parts_suffice(params) {
         return None;
     }
+    let sizes = codes_suffice(params);
     let mut run = || -> Result<Option<Assessment>, RiskError> {
         check_sources(params, keys.nkeys())?;
         let n_total: usize = keys.part_rows().iter().sum();
         check_rows(file, n_total)?;
-        check_population(params.population_size, n_total)?;
-        let sc = size_counts_parts(keys, params.missing, timings)?;
-        timings.time(Timings::COUNT, || sizes_summary(sc, file, params, n_total))
+        if sizes {
+            check_population(params.population_size, n_total)?;
+            let sc = size_counts_parts(keys, params.missing, timings)?;
+            return timings.time(Timings::COUNT, || sizes_summary(sc, file, params, n_total));
+        }
+        // In the order assess checks a table: the keys' values, then the rest.
+        let Some(plain) = timings.time(Timings::READ, || Keys::from_parts(keys))? else {
+            return Ok(None);
+        };
+        if let Some(k) = (0..plain.len()).find(|&k| plain.codes[k].iter().all(|&c| c == MISSING)) {
+            return Err(all_missing(file, &params.keys[k], n_total));
+        }
+        let coded = Coded {
+            plain,
+            matching: None,
+            weights: None,
+            table: None,
+            file: file.to_string(),
+        };
+        timings.time(Timings::COUNT, || assess_coded(coded, params).map(Some))
     };
     run().transpose()
 }

@@ -49,7 +49,7 @@ mod wildcard;
 pub use assess::{
     Assessment, ClassSummary, DiversitySummary, GlobalRiskDenominator, HouseholdSummary,
     KAnonymitySummary, RecordRisk, RiskParams, Summary, WeightSummary, WildcardSummary, assess,
-    assess_codes, assess_parts, assess_timed, codes_suffice, global_threshold,
+    assess_codes, assess_parts, assess_timed, codes_suffice, global_threshold, parts_suffice,
 };
 pub use classes::{
     Classes, DELETED, Encoding, dalenius_t1_code, equivalence_classes, equivalence_classes_using,
@@ -63,7 +63,7 @@ pub use keys::{MissingPolicy, SetMatch};
 pub use population::{PopulationParams, PopulationRisk, population_uniqueness};
 pub use registry::{
     DEFAULT_MEASURE, RISK_COMMON, RISK_MEASURES, RiskMeasure, RiskOutcome, configure,
-    configure_for_codes, docs, fill_roles,
+    configure_for_codes, configure_for_parts, docs, fill_roles,
 };
 pub use suda::{Suda2, Suda2Params, suda2};
 pub use wildcard::{NMatch, n_match, n_match_naive};

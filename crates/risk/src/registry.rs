@@ -37,7 +37,7 @@ use intruder_data::{Role, Table, Timings};
 
 use crate::assess::{
     Assessment, GlobalRiskDenominator, RiskParams, assess_codes, assess_parts, assess_timed,
-    codes_suffice,
+    codes_suffice, parts_suffice,
 };
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
@@ -92,10 +92,18 @@ pub trait RiskMeasure: Send + Sync + fmt::Debug {
         let _ = (keys, file);
         None
     }
-    /// [`RiskMeasure::assess_codes`] from keys read a part of the file at a time
-    /// ([`PartedCodes`], a Parquet file's row groups), adding the time of decoding and coding
-    /// the parts to [`Timings::READ`] and the rest to [`Timings::COUNT`]. `None` as for
-    /// `assess_codes`, and when a part held values beyond the cardinalities its file announced.
+    /// Whether [`RiskMeasure::assess_parts`] can measure without per-record figures: the
+    /// measure needs the key codes only ([`RiskMeasure::codes_suffice`]), or all of them at
+    /// once but nothing else (wildcard matching without weights).
+    fn parts_suffice(&self) -> bool {
+        false
+    }
+    /// The report (no per-record figures) from keys read a part of the file at a time
+    /// ([`PartedCodes`], a Parquet file's row groups, a CSV file's chunks), adding the time of
+    /// decoding and coding the parts to [`Timings::READ`] and the rest to [`Timings::COUNT`]:
+    /// the same report as [`RiskMeasure::assess`] on the table. `None` when the measure needs
+    /// more than the key codes ([`RiskMeasure::parts_suffice`]), as for `assess_codes`, and
+    /// when a part held values beyond the cardinalities its file announced.
     fn assess_parts(
         &self,
         keys: &dyn PartedCodes,
@@ -472,14 +480,29 @@ pub fn configure_for_codes(
     table: &toml::Table,
     columns: &ColumnSet,
 ) -> Option<Built<dyn RiskMeasure>> {
+    configure_quietly(table, columns).filter(|b| b.method.codes_suffice())
+}
+
+/// [`configure_for_codes`] for a caller that reads the keys a part of the file at a time: the
+/// measure `table` names, when it needs nothing but the key codes, all at once or not
+/// ([`RiskMeasure::parts_suffice`]).
+pub fn configure_for_parts(
+    table: &toml::Table,
+    columns: &ColumnSet,
+) -> Option<Built<dyn RiskMeasure>> {
+    configure_quietly(table, columns).filter(|b| b.method.parts_suffice())
+}
+
+/// The measure `table` names, configured against `columns` with its roles filled; `None` when
+/// configuring fails.
+fn configure_quietly(table: &toml::Table, columns: &ColumnSet) -> Option<Built<dyn RiskMeasure>> {
     let mut table = table.clone();
     fill_roles(&mut table, columns);
     let ctx = ReadContext {
         base_dir: None,
         columns: Some(columns),
     };
-    let built = configure(&table, "", ctx, &[]).ok()?;
-    built.method.codes_suffice().then_some(built)
+    configure(&table, "", ctx, &[]).ok()
 }
 
 /// Fills the parameters of the measure `table` names that are absent and declare a schema role
@@ -697,6 +720,9 @@ impl RiskMeasure for Frequency {
     fn codes_suffice(&self) -> bool {
         codes_suffice(&for_call(&self.params, false))
     }
+    fn parts_suffice(&self) -> bool {
+        parts_suffice(&for_call(&self.params, false))
+    }
     fn assess_codes(
         &self,
         keys: &[&dyn CodeSource],
@@ -807,6 +833,9 @@ impl RiskMeasure for Individual {
     }
     fn codes_suffice(&self) -> bool {
         codes_suffice(&for_call(&self.params, false))
+    }
+    fn parts_suffice(&self) -> bool {
+        parts_suffice(&for_call(&self.params, false))
     }
     fn assess_codes(
         &self,

@@ -233,7 +233,8 @@ proptest! {
 
     /// Without per-record figures the summary comes from the class sizes alone (from the
     /// table's columns, or from key-code sources), or under wildcard from the histogram of
-    /// n_match without the classes: every figure equals the full assessment's.
+    /// n_match without the classes (from the table, or from key codes read in parts, with and
+    /// without alpha): every figure equals the full assessment's.
     #[test]
     fn class_sizes_alone_give_the_full_summary(
         rows in prop::collection::vec(
@@ -274,9 +275,35 @@ proptest! {
         let lean = assess(&t, &p).unwrap();
         prop_assert!(lean.records.k.is_empty());
         prop_assert_eq!(&lean.summary, &full.summary);
+        let codes: Vec<KeyCodes> = names
+            .iter()
+            .map(|n| KeyCodes::of(t.column(n).unwrap(), SetCoding::Whole))
+            .collect();
+        let mut ends: Vec<usize> = cuts.iter().map(|&c| c.min(t.nrows())).collect();
+        ends.push(t.nrows());
+        ends.sort_unstable();
+        let mut timings = intruder_data::Timings::new();
         if p.missing == MissingPolicy::Wildcard {
             // No classes under wildcard: the risks are 1/n_match, from its histogram.
             prop_assert!(assess_codes(&[], "mixed", &p).is_none());
+            // Read in parts, the keys are made whole and matched as the table's.
+            let parted = Parted::new(&codes, &ends, piece, None);
+            let from_parts = assess_parts(&parted, "mixed", &p, &mut timings).unwrap().unwrap();
+            prop_assert_eq!(&from_parts.summary, &full.summary);
+            let mut alpha = p.clone();
+            alpha.wildcard_alpha = Some(max_global_risk);
+            prop_assert_eq!(
+                &assess_parts(&parted, "mixed", &alpha, &mut timings).unwrap().unwrap().summary,
+                &assess(&t, &alpha).unwrap().summary
+            );
+            if let Some(c) = contradict.filter(|&c| c < ends.len() && parted.part_rows()[c] > 0) {
+                let parted = Parted::new(&codes, &ends, piece, Some(c));
+                prop_assert!(assess_parts(&parted, "mixed", &p, &mut timings).is_none());
+            }
+            // What the key codes cannot give is the table's to measure.
+            let mut per_record = p.clone();
+            per_record.per_record = true;
+            prop_assert!(assess_parts(&parted, "mixed", &per_record, &mut timings).is_none());
             let w = full.summary.weights.as_ref().unwrap();
             let sum: f64 = full.records.individual_risk.iter().flatten().sum();
             prop_assert!((sum - w.expected_reidentifications).abs() < 1e-9);
@@ -286,19 +313,11 @@ proptest! {
             prop_assert_eq!(w.max_individual_risk, 1.0 / f64::from(*m.iter().min().unwrap()));
             return Ok(());
         }
-        let codes: Vec<KeyCodes> = names
-            .iter()
-            .map(|n| KeyCodes::of(t.column(n).unwrap(), SetCoding::Whole))
-            .collect();
         let refs: Vec<&dyn CodeSource> = codes.iter().map(|c| c as &dyn CodeSource).collect();
         let from_codes = assess_codes(&refs, "mixed", &p).unwrap().unwrap();
         prop_assert_eq!(&from_codes.summary, &full.summary);
         // The same codes read in parts (cut anywhere, empty parts included), a piece at a time.
-        let mut ends: Vec<usize> = cuts.iter().map(|&c| c.min(t.nrows())).collect();
-        ends.push(t.nrows());
-        ends.sort_unstable();
         let parted = Parted::new(&codes, &ends, piece, None);
-        let mut timings = intruder_data::Timings::new();
         let from_parts = assess_parts(&parted, "mixed", &p, &mut timings).unwrap().unwrap();
         prop_assert_eq!(&from_parts.summary, &full.summary);
         if let Some(c) = contradict.filter(|&c| c < ends.len() && parted.part_rows()[c] > 0) {
@@ -324,6 +343,57 @@ proptest! {
         let sum: f64 = full.records.individual_risk.iter().flatten().sum();
         prop_assert!((sum - w.expected_reidentifications).abs() < 1e-9);
     }
+}
+
+/// Key codes read in parts give the table's errors under wildcard: a key with no observed
+/// value, a population smaller than the file.
+#[test]
+fn wildcard_from_parts_gives_the_tables_errors() {
+    use intruder_data::keys::{KeyCodes, SetCoding};
+    use intruder_risk::{RiskParams, assess, assess_parts};
+    let t = Table::new(
+        "holes",
+        vec![
+            Column::integer("a", Role::Key, &[Some(1), None, Some(2), Some(1)]),
+            Column::integer("b", Role::Key, &[None, None, None, None]),
+        ],
+    )
+    .unwrap();
+    let codes: Vec<KeyCodes> = ["a", "b"]
+        .iter()
+        .map(|n| KeyCodes::of(t.column(n).unwrap(), SetCoding::Whole))
+        .collect();
+    let parted = Parted::new(&codes, &[1, 4], 2, None);
+    let message = |p: &RiskParams| {
+        let from_parts = assess_parts(&parted, "holes", p, &mut intruder_data::Timings::new())
+            .expect("the key codes suffice")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(from_parts, assess(&t, p).unwrap_err().to_string());
+        from_parts
+    };
+    let mut p = RiskParams::new(vec!["a".into(), "b".into()]);
+    p.missing = MissingPolicy::Wildcard;
+    p.per_record = false;
+    assert!(message(&p).contains("every one of the 4 values is missing"));
+    p.keys = vec!["a".into()];
+    let parted_a = Parted::new(&codes[..1], &[1, 4], 2, None);
+    let mut timings = intruder_data::Timings::new();
+    let n_match_1 = |a: &intruder_risk::Assessment| a.summary.wildcard.as_ref().unwrap().n_match_1;
+    // a = 1, –, 2, 1: the record missing a matches every record; 2 matches itself and it.
+    let a = assess_parts(&parted_a, "holes", &p, &mut timings)
+        .unwrap()
+        .unwrap();
+    assert_eq!(n_match_1(&a), 0);
+    assert_eq!(
+        a.summary.k_anonymity.below_k,
+        assess(&t, &p).unwrap().summary.k_anonymity.below_k
+    );
+    p.population_size = Some(3.0);
+    let err = assess_parts(&parted_a, "holes", &p, &mut timings)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.to_string(), assess(&t, &p).unwrap_err().to_string());
 }
 
 /// Key codes served in parts ending at `ends`, `piece` rows at a time; part `contradict`
