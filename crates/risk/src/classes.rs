@@ -254,13 +254,21 @@ pub(crate) fn group_rows(kd: &KeyData, keys: &[usize]) -> (Vec<u32>, usize) {
 /// each of the `ngroups` groups starts (`start[g] .. start[g + 1]`), and, with `word`, each
 /// row's `word(row)` in the same order (made in passing, the rows read in file order). Pieces
 /// of the rows are counted and scattered on every thread; nothing depends on how many.
+///
+/// With many groups a single scatter writes every row to a random place of a large array (and
+/// each piece needs a counter per group), so the rows are first partitioned by the high bits
+/// of their group into at most [`BUCKETS`] buckets (one write stream per bucket, in cache),
+/// then each bucket (a range of groups) is sorted on its own, in parallel.
 pub(crate) fn rows_by_group<W: Fn(usize) -> u64 + Sync>(
     gid: &[u32],
     ngroups: usize,
     word: Option<W>,
 ) -> (Vec<u32>, Vec<usize>, Option<Vec<u64>>) {
+    if ngroups > BUCKETS {
+        return rows_by_bucket(gid, ngroups, word);
+    }
     let n = gid.len();
-    // Each piece holds one counter per group: few pieces when the groups are many.
+    // Each piece holds one counter per group.
     let pieces = (n / ngroups.max(1) / 4).clamp(1, 2 * rayon::current_num_threads());
     let piece = n.div_ceil(pieces).max(1);
     let mut offsets: Vec<Vec<u32>> = gid
@@ -312,6 +320,122 @@ pub(crate) fn rows_by_group<W: Fn(usize) -> u64 + Sync>(
                 }
             }
         });
+    (order, start, words)
+}
+
+/// The most buckets [`rows_by_bucket`] partitions the rows into: a write stream each.
+const BUCKETS: usize = 1024;
+
+/// [`rows_by_group`] with more groups than [`BUCKETS`]: rows scattered by bucket (a range of
+/// `1 << shift` groups), each tagged with its group, then each bucket sorted by group.
+fn rows_by_bucket<W: Fn(usize) -> u64 + Sync>(
+    gid: &[u32],
+    ngroups: usize,
+    word: Option<W>,
+) -> (Vec<u32>, Vec<usize>, Option<Vec<u64>>) {
+    let n = gid.len();
+    let shift =
+        (usize::BITS - (ngroups - 1).leading_zeros()).saturating_sub(BUCKETS.trailing_zeros());
+    let buckets = ((ngroups - 1) >> shift) + 1;
+    let pieces = 4 * rayon::current_num_threads();
+    let piece = n.div_ceil(pieces).max(1);
+    // 1. Rows per bucket in each piece; bucket-major, piece-minor offsets.
+    let mut offsets: Vec<Vec<usize>> = gid
+        .par_chunks(piece)
+        .map(|c| {
+            let mut h = vec![0usize; buckets];
+            for &g in c {
+                h[(g >> shift) as usize] += 1;
+            }
+            h
+        })
+        .collect();
+    let mut bucket_start = vec![0usize; buckets + 1];
+    let mut run = 0usize;
+    for b in 0..buckets {
+        bucket_start[b] = run;
+        for h in offsets.iter_mut() {
+            let count = h[b];
+            h[b] = run;
+            run += count;
+        }
+    }
+    bucket_start[buckets] = run;
+    // 2. Each row (its group and row number in one word, and its word) to its bucket, in row
+    // order within a bucket.
+    let mut tagged = vec![0u64; n];
+    let mut tagged_words = word.as_ref().map(|_| vec![0u64; n]);
+    let out = SharedPtr(tagged.as_mut_ptr());
+    let out_words = SharedPtr(
+        tagged_words
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |w| w.as_mut_ptr()),
+    );
+    gid.par_chunks(piece)
+        .zip(offsets.par_iter_mut())
+        .enumerate()
+        .for_each(|(pi, (c, off))| {
+            let base = pi * piece;
+            for (j, &g) in c.iter().enumerate() {
+                let b = (g >> shift) as usize;
+                let pos = off[b];
+                off[b] += 1;
+                // SAFETY: `pos` lies in this piece's own range of bucket b (prefix sums above),
+                // which no other piece writes; it is below n, the length of both arrays (the
+                // words' pointer is used only when they were made).
+                unsafe {
+                    out.write(pos, (u64::from(g) << 32) | (base + j) as u64);
+                    if let Some(word) = &word {
+                        out_words.write(pos, word(base + j));
+                    }
+                }
+            }
+        });
+    drop(offsets);
+    // 3. Each bucket sorted by group (counting sort, stable) into its own range.
+    let mut order = vec![0u32; n];
+    let mut words = word.as_ref().map(|_| vec![0u64; n]);
+    let mut start = vec![0usize; ngroups + 1];
+    let order_out = SharedPtr(order.as_mut_ptr());
+    let words_out = SharedPtr(
+        words
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |w| w.as_mut_ptr()),
+    );
+    let (tagged, tagged_words) = (&tagged, tagged_words.as_deref());
+    start[..ngroups]
+        .par_chunks_mut(1 << shift)
+        .enumerate()
+        .for_each(|(b, group_start)| {
+            let (lo, hi) = (bucket_start[b], bucket_start[b + 1]);
+            let first = (b << shift) as u64;
+            let mut at = vec![0usize; group_start.len()];
+            for &t in &tagged[lo..hi] {
+                at[((t >> 32) - first) as usize] += 1;
+            }
+            let mut run = lo;
+            for (a, s) in at.iter_mut().zip(group_start.iter_mut()) {
+                *s = run;
+                let count = *a;
+                *a = run;
+                run += count;
+            }
+            for (i, &t) in tagged[lo..hi].iter().enumerate() {
+                let slot = &mut at[((t >> 32) - first) as usize];
+                let pos = *slot;
+                *slot += 1;
+                // SAFETY: `pos` lies in bucket b's range lo..hi (prefix sums above), which no
+                // other bucket writes; it is below n, the length of both arrays (the words'
+                // pointer is used only when they were made).
+                unsafe {
+                    order_out.write(pos, t as u32);
+                    if let Some(tw) = tagged_words {
+                        words_out.write(pos, tw[lo + i]);
+                    }
+                }
+            }
+        });
+    start[ngroups] = n;
     (order, start, words)
 }
 
@@ -523,7 +647,16 @@ mod tests {
     /// beside it, on any number of threads (pieces), with few groups or one per row.
     #[test]
     fn rows_by_group_is_the_stable_sort_by_group() {
-        for (n, ngroups) in [(1000usize, 7usize), (1000, 1000), (5, 1), (0, 3)] {
+        for (n, ngroups) in [
+            (1000usize, 7usize),
+            (1000, 1000),
+            (5, 1),
+            (0, 3),
+            (5000, 1025),
+            (5000, 4000),
+            (3000, 100_000),
+            (20_000, 2048),
+        ] {
             let gid: Vec<u32> = (0..n)
                 .map(|i| ((i * 7919 + i / 3) % ngroups) as u32)
                 .collect();
