@@ -63,17 +63,20 @@ proptest! {
         }
     }
 
-    /// Larger tables with keys that are always observed: groups beyond the pair-by-pair size
-    /// go through the pattern path.
+    /// Larger tables with keys that are always observed: groups of a few records to a few
+    /// hundred (`spread` values of the second always-observed key), so that groups go through
+    /// the pair-by-pair path (packed: up to 160 records with two other keys) and beyond it
+    /// through the pattern path.
     #[test]
     fn n_match_equals_naive_on_grouped_tables(
         rows in prop::collection::vec(
-            (0u8..2, 0u8..2, prop::option::weighted(0.7, 0u8..4), prop::option::weighted(0.7, 0u8..3)),
-            60..160,
+            (0u8..2, 0u8..8, prop::option::weighted(0.7, 0u8..4), prop::option::weighted(0.7, 0u8..3)),
+            60..700,
         ),
+        spread in prop::sample::select(vec![1u8, 2, 8]),
         weighted in any::<bool>(),
     ) {
-        let cells: Vec<Vec<Option<u8>>> = rows.iter().map(|&(a, b, c, d)| vec![Some(a), Some(b), c, d]).collect();
+        let cells: Vec<Vec<Option<u8>>> = rows.iter().map(|&(a, b, c, d)| vec![Some(a), Some(b % spread), c, d]).collect();
         let (t, names) = table(&cells, &[], false);
         prop_assume!(ok_keys(&t, &names));
         let w: Vec<f64> = (0..t.nrows()).map(|i| 0.5 + (i % 7) as f64).collect();

@@ -1132,6 +1132,20 @@ impl Packing {
         }
     }
 
+    /// The bits of the fields of `word` whose key is observed (a field is 0 when missing).
+    /// Two words agree on every key observed in both exactly when
+    /// `(a ^ b) & a_observed & b_observed == 0`.
+    #[inline]
+    pub fn observed(&self, word: u64) -> u64 {
+        self.fields.iter().fold(0u64, |m, &(offset, mask)| {
+            if (word >> offset) & mask != 0 {
+                m | mask << offset
+            } else {
+                m
+            }
+        })
+    }
+
     /// Number of packed keys.
     pub fn nkeys(&self) -> usize {
         self.fields.len()
