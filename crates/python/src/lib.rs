@@ -535,17 +535,19 @@ fn risk_impl(
 }
 
 /// [`risk_impl`] without a table, when the measure needs only the key codes
-/// ([`intruder_risk::RiskMeasure::codes_suffice`]) and every key of an Arrow source has them
+/// ([`intruder_risk::RiskMeasure::parts_suffice`]) and every key of an Arrow source has them
 /// ([`arrow_in::key_sources`]): the classes are counted straight from the Arrow arrays (a
-/// dictionary's keys, integers), with 8 bytes per record and no copy of any column. `None`
-/// when the table must be read (then every error is the general path's).
+/// dictionary's keys, integers), with 8 bytes per record and no copy of any column; wildcard
+/// matching copies the codes into one array per key, still without a table. `None` when the
+/// table must be read (then every error is the general path's).
 fn risk_from_codes(
     src: &Source,
     table: &toml::Table,
     schema: &Option<SchemaArg>,
     roles: &[(String, Role)],
 ) -> Result<Option<RiskOut>> {
-    use intruder_risk::{CodeSource, configure_for_codes};
+    use intruder_data::keys::OnePart;
+    use intruder_risk::{CodeSource, configure_for_parts};
     let Source::Arrow {
         label,
         fields,
@@ -560,7 +562,7 @@ fn risk_from_codes(
     ) else {
         return Ok(None);
     };
-    let Some(built) = configure_for_codes(table, &set) else {
+    let Some(built) = configure_for_parts(table, &set) else {
         return Ok(None);
     };
     let spec = arrow_in::ReadSpec {
@@ -576,7 +578,16 @@ fn risk_from_codes(
         .iter()
         .map(|s| s.as_ref() as &dyn CodeSource)
         .collect();
-    let Some(outcome) = built.method.assess_codes(&refs, label) else {
+    let outcome = if built.method.codes_suffice() {
+        built.method.assess_codes(&refs, label)
+    } else {
+        let Some(whole) = OnePart::new(&refs) else {
+            return Ok(None);
+        };
+        let mut timings = intruder_data::Timings::new();
+        built.method.assess_parts(&whole, label, &mut timings)
+    };
+    let Some(outcome) = outcome else {
         return Ok(None);
     };
     let outcome = outcome?;

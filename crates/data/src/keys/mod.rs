@@ -44,4 +44,4 @@ pub use codes::{
 };
 pub use index::{Packing, PatternIndex};
 pub use policy::{MissingPolicy, SetMatch};
-pub use source::{CodeSource, ColumnCodes, PartedCodes, read_part};
+pub use source::{CodeSource, ColumnCodes, OnePart, PartedCodes, read_part};

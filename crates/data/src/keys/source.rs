@@ -117,6 +117,44 @@ pub trait PartedCodes: Sync {
     ) -> Result<bool, crate::DataError>;
 }
 
+/// Key codes held whole (one [`CodeSource`] per key, of one length) served as a single part,
+/// for an engine that takes [`PartedCodes`].
+pub struct OnePart<'a> {
+    sources: &'a [&'a dyn CodeSource],
+    rows: [usize; 1],
+    cards: Vec<u32>,
+}
+
+impl<'a> OnePart<'a> {
+    /// The sources as one part; `None` when they differ in length.
+    pub fn new(sources: &'a [&'a dyn CodeSource]) -> Option<OnePart<'a>> {
+        let n = sources.first().map_or(0, |s| s.len());
+        sources.iter().all(|s| s.len() == n).then(|| OnePart {
+            sources,
+            rows: [n],
+            cards: sources.iter().map(|s| s.card()).collect(),
+        })
+    }
+}
+
+impl PartedCodes for OnePart<'_> {
+    fn part_rows(&self) -> &[usize] {
+        &self.rows
+    }
+    fn cards(&self) -> &[u32] {
+        &self.cards
+    }
+    fn for_each_piece(
+        &self,
+        part: usize,
+        piece: &mut dyn FnMut(usize, &[&dyn CodeSource]),
+    ) -> Result<bool, crate::DataError> {
+        assert_eq!(part, 0, "one part");
+        piece(0, self.sources);
+        Ok(true)
+    }
+}
+
 /// Reads part `part` of `keys` a piece at a time, handing each piece to `piece` as
 /// [`PartedCodes::for_each_piece`] does, and checks that the pieces cover the part's rows
 /// exactly, in order, with one source per key, all of one length. `Ok(false)` when the part
