@@ -21,7 +21,9 @@
 //!   [`keys::PartedCodes`]), and a plain CSV file's inferred integer keys are coded straight
 //!   from the reader's chunks ([`CsvFile::keys`]), with the codes and cardinalities the table
 //!   would give; a CSV file parsed so is still made a table ([`CsvFile::into_dataset`]) when
-//!   the keys do not allow it, without parsing it again.
+//!   the keys do not allow it, without parsing it again. An engine that needs every key at
+//!   once (wildcard matching) makes the parts whole with [`keys::Keys::from_parts`]: the key
+//!   codes [`keys::Keys::encode`] makes of the table.
 //!
 //! # Example
 //! ```
