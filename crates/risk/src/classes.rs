@@ -256,113 +256,47 @@ pub(crate) fn group_rows(kd: &KeyData, keys: &[usize]) -> (Vec<u32>, usize) {
 /// of the rows are counted and scattered on every thread; nothing depends on how many.
 ///
 /// With many groups a single scatter writes every row to a random place of a large array (and
-/// each piece needs a counter per group), so the rows are first partitioned by the high bits
-/// of their group into at most [`BUCKETS`] buckets (one write stream per bucket, in cache),
-/// then each bucket (a range of groups) is sorted on its own, in parallel.
+/// each piece needs a counter per group), so above [`BUCKETS`] groups the rows are first
+/// partitioned by the high bits of their group into at most that many buckets (one write
+/// stream per bucket, in cache), then each bucket (a range of groups) is sorted on its own, in
+/// parallel.
 pub(crate) fn rows_by_group<W: Fn(usize) -> u64 + Sync>(
     gid: &[u32],
     ngroups: usize,
     word: Option<W>,
 ) -> (Vec<u32>, Vec<usize>, Option<Vec<u64>>) {
-    if ngroups > BUCKETS {
-        return rows_by_bucket(gid, ngroups, word);
-    }
     let n = gid.len();
-    // Each piece holds one counter per group.
-    let pieces = (n / ngroups.max(1) / 4).clamp(1, 2 * rayon::current_num_threads());
-    let piece = n.div_ceil(pieces).max(1);
-    let mut offsets: Vec<Vec<u32>> = gid
-        .par_chunks(piece)
-        .map(|c| {
-            let mut h = vec![0u32; ngroups];
-            for &g in c {
-                h[g as usize] += 1;
-            }
-            h
-        })
-        .collect();
-    // Group-major, piece-minor: each piece's rows of a group follow the previous piece's.
-    let mut start = vec![0usize; ngroups + 1];
-    let mut run = 0u32;
-    for g in 0..ngroups {
-        start[g] = run as usize;
-        for h in offsets.iter_mut() {
-            let count = h[g];
-            h[g] = run;
-            run += count;
-        }
-    }
-    start[ngroups] = run as usize;
     let mut order = vec![0u32; n];
     let mut words = word.as_ref().map(|_| vec![0u64; n]);
-    let out = SharedPtr(order.as_mut_ptr());
-    let out_words = SharedPtr(
+    let order_out = SharedPtr(order.as_mut_ptr());
+    let words_out = SharedPtr(
         words
             .as_mut()
             .map_or(std::ptr::null_mut(), |w| w.as_mut_ptr()),
     );
-    gid.par_chunks(piece)
-        .zip(offsets.par_iter_mut())
-        .enumerate()
-        .for_each(|(pi, (c, off))| {
-            let base = pi * piece;
-            for (j, &g) in c.iter().enumerate() {
-                let pos = off[g as usize] as usize;
-                off[g as usize] += 1;
-                // SAFETY: `pos` lies in this piece's own range of group g (prefix sums above),
-                // which no other piece writes; it is below n, the length of both arrays (the
-                // words' pointer is used only when they were made).
+    if ngroups <= BUCKETS {
+        let start = scatter(
+            gid,
+            ngroups,
+            |g| g as usize,
+            |pos, row, _| {
+                // SAFETY: `scatter` hands each position below n (the length of both arrays) once;
+                // the words' pointer is used only when they were made.
                 unsafe {
-                    out.write(pos, (base + j) as u32);
+                    order_out.write(pos, row as u32);
                     if let Some(word) = &word {
-                        out_words.write(pos, word(base + j));
+                        words_out.write(pos, word(row));
                     }
                 }
-            }
-        });
-    (order, start, words)
-}
-
-/// The most buckets [`rows_by_bucket`] partitions the rows into: a write stream each.
-const BUCKETS: usize = 1024;
-
-/// [`rows_by_group`] with more groups than [`BUCKETS`]: rows scattered by bucket (a range of
-/// `1 << shift` groups), each tagged with its group, then each bucket sorted by group.
-fn rows_by_bucket<W: Fn(usize) -> u64 + Sync>(
-    gid: &[u32],
-    ngroups: usize,
-    word: Option<W>,
-) -> (Vec<u32>, Vec<usize>, Option<Vec<u64>>) {
-    let n = gid.len();
+            },
+        );
+        return (order, start, words);
+    }
+    // 1. Each row (its group and row number in one word, and its word) to its bucket of
+    // `1 << shift` consecutive groups, in row order within a bucket.
     let shift =
         (usize::BITS - (ngroups - 1).leading_zeros()).saturating_sub(BUCKETS.trailing_zeros());
     let buckets = ((ngroups - 1) >> shift) + 1;
-    let pieces = 4 * rayon::current_num_threads();
-    let piece = n.div_ceil(pieces).max(1);
-    // 1. Rows per bucket in each piece; bucket-major, piece-minor offsets.
-    let mut offsets: Vec<Vec<usize>> = gid
-        .par_chunks(piece)
-        .map(|c| {
-            let mut h = vec![0usize; buckets];
-            for &g in c {
-                h[(g >> shift) as usize] += 1;
-            }
-            h
-        })
-        .collect();
-    let mut bucket_start = vec![0usize; buckets + 1];
-    let mut run = 0usize;
-    for b in 0..buckets {
-        bucket_start[b] = run;
-        for h in offsets.iter_mut() {
-            let count = h[b];
-            h[b] = run;
-            run += count;
-        }
-    }
-    bucket_start[buckets] = run;
-    // 2. Each row (its group and row number in one word, and its word) to its bucket, in row
-    // order within a bucket.
     let mut tagged = vec![0u64; n];
     let mut tagged_words = word.as_ref().map(|_| vec![0u64; n]);
     let out = SharedPtr(tagged.as_mut_ptr());
@@ -371,37 +305,22 @@ fn rows_by_bucket<W: Fn(usize) -> u64 + Sync>(
             .as_mut()
             .map_or(std::ptr::null_mut(), |w| w.as_mut_ptr()),
     );
-    gid.par_chunks(piece)
-        .zip(offsets.par_iter_mut())
-        .enumerate()
-        .for_each(|(pi, (c, off))| {
-            let base = pi * piece;
-            for (j, &g) in c.iter().enumerate() {
-                let b = (g >> shift) as usize;
-                let pos = off[b];
-                off[b] += 1;
-                // SAFETY: `pos` lies in this piece's own range of bucket b (prefix sums above),
-                // which no other piece writes; it is below n, the length of both arrays (the
-                // words' pointer is used only when they were made).
-                unsafe {
-                    out.write(pos, (u64::from(g) << 32) | (base + j) as u64);
-                    if let Some(word) = &word {
-                        out_words.write(pos, word(base + j));
-                    }
+    let bucket_start = scatter(
+        gid,
+        buckets,
+        |g| (g >> shift) as usize,
+        |pos, row, g| {
+            // SAFETY: as above, for the tagged arrays.
+            unsafe {
+                out.write(pos, (u64::from(g) << 32) | row as u64);
+                if let Some(word) = &word {
+                    out_words.write(pos, word(row));
                 }
             }
-        });
-    drop(offsets);
-    // 3. Each bucket sorted by group (counting sort, stable) into its own range.
-    let mut order = vec![0u32; n];
-    let mut words = word.as_ref().map(|_| vec![0u64; n]);
-    let mut start = vec![0usize; ngroups + 1];
-    let order_out = SharedPtr(order.as_mut_ptr());
-    let words_out = SharedPtr(
-        words
-            .as_mut()
-            .map_or(std::ptr::null_mut(), |w| w.as_mut_ptr()),
+        },
     );
+    // 2. Each bucket sorted by group (counting sort, stable) into its own range.
+    let mut start = vec![0usize; ngroups + 1];
     let (tagged, tagged_words) = (&tagged, tagged_words.as_deref());
     start[..ngroups]
         .par_chunks_mut(1 << shift)
@@ -437,6 +356,58 @@ fn rows_by_bucket<W: Fn(usize) -> u64 + Sync>(
         });
     start[ngroups] = n;
     (order, start, words)
+}
+
+/// The most groups [`rows_by_group`] sorts in one scatter, and the most buckets it partitions
+/// more groups into: a counter and a write stream each.
+const BUCKETS: usize = 1024;
+
+/// The scatter of a stable counting sort of the rows of `gid` by `bucket_of(group)` (below
+/// `buckets`): `put(position, row, group)` once for every row, the positions bucket-major and
+/// in row order within a bucket, each below `gid.len()` and handed out once. Pieces of the rows
+/// are counted and scattered on every thread. Returns where each bucket starts (and the end).
+fn scatter(
+    gid: &[u32],
+    buckets: usize,
+    bucket_of: impl Fn(u32) -> usize + Sync,
+    put: impl Fn(usize, usize, u32) + Sync,
+) -> Vec<usize> {
+    let pieces = 4 * rayon::current_num_threads();
+    let piece = gid.len().div_ceil(pieces).max(1);
+    let mut offsets: Vec<Vec<usize>> = gid
+        .par_chunks(piece)
+        .map(|c| {
+            let mut h = vec![0usize; buckets];
+            for &g in c {
+                h[bucket_of(g)] += 1;
+            }
+            h
+        })
+        .collect();
+    // Bucket-major, piece-minor: each piece's rows of a bucket follow the previous piece's.
+    let mut start = vec![0usize; buckets + 1];
+    let mut run = 0usize;
+    for (b, s) in start.iter_mut().enumerate().take(buckets) {
+        *s = run;
+        for h in offsets.iter_mut() {
+            let count = h[b];
+            h[b] = run;
+            run += count;
+        }
+    }
+    start[buckets] = run;
+    gid.par_chunks(piece)
+        .zip(offsets.par_iter_mut())
+        .enumerate()
+        .for_each(|(pi, (c, off))| {
+            let base = pi * piece;
+            for (j, &g) in c.iter().enumerate() {
+                let slot = &mut off[bucket_of(g)];
+                put(*slot, base + j, g);
+                *slot += 1;
+            }
+        });
+    start
 }
 
 /// Dalenius' T2 (mixed-radix) code of one record: `x_1 + C_1·x_2 + C_1·C_2·x_3 + …` for values
