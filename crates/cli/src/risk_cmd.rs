@@ -186,9 +186,11 @@ fn from_parts(
 /// arrays (0.5–1 MB each, thousands of them): with the default threshold a third of that
 /// path's time went to page faults and unmapping (10,000,000 × 10 keys: 0.84–0.88 s → 0.48–0.52 s
 /// with a threshold of 4 MiB). The threshold is raised only once the command has taken that path,
-/// whose other memory is one array of 8 bytes per record (mapped, above the threshold); raising
-/// it for every command would keep the freed blocks of the table paths too (a wildcard count
-/// peaked at 1.9 GB instead of 1.4 GB). Elsewhere than glibc, nothing is changed.
+/// whose other memory is arrays of a value per record (mapped, above the threshold: the class
+/// codes, or under wildcard the key codes and the matching's arrays; peak 0.75 GiB for that
+/// file under wildcard); raising it for every command would keep the freed blocks of the table
+/// paths too (a wildcard count through the table peaked at 1.9 GB instead of 1.4 GB).
+/// Elsewhere than glibc, nothing is changed.
 struct BatchBuffers;
 
 #[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]

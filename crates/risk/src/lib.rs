@@ -63,7 +63,7 @@ pub use keys::{MissingPolicy, SetMatch};
 pub use population::{PopulationParams, PopulationRisk, population_uniqueness};
 pub use registry::{
     DEFAULT_MEASURE, RISK_COMMON, RISK_MEASURES, RiskMeasure, RiskOutcome, configure,
-    configure_for_codes, configure_for_parts, docs, fill_roles,
+    configure_for_parts, docs, fill_roles,
 };
 pub use suda::{Suda2, Suda2Params, suda2};
 pub use wildcard::{NMatch, n_match, n_match_naive};

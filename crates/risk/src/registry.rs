@@ -472,37 +472,23 @@ fn named(table: &toml::Table, prefix: &str) -> Result<&'static Entry<dyn RiskMea
 }
 
 /// The measure `table` names, configured against `columns` known before any value is read (the
-/// columns of a Parquet file's or an Arrow table's schema; roles filled in as [`fill_roles`]
-/// does), when it needs nothing but the key codes ([`RiskMeasure::codes_suffice`]). `None`
-/// otherwise, and when configuring fails: the caller then reads the table, and configuring
-/// against it reports the problems.
-pub fn configure_for_codes(
-    table: &toml::Table,
-    columns: &ColumnSet,
-) -> Option<Built<dyn RiskMeasure>> {
-    configure_quietly(table, columns).filter(|b| b.method.codes_suffice())
-}
-
-/// [`configure_for_codes`] for a caller that reads the keys a part of the file at a time: the
-/// measure `table` names, when it needs nothing but the key codes, all at once or not
-/// ([`RiskMeasure::parts_suffice`]).
+/// columns of a Parquet file's or an Arrow table's schema, or of a CSV file's reader chunks;
+/// roles filled in as [`fill_roles`] does), when it needs nothing but the key codes, a part of
+/// the file at a time or all at once ([`RiskMeasure::parts_suffice`]). `None` otherwise, and
+/// when configuring fails: the caller then reads the table, and configuring against it reports
+/// the problems.
 pub fn configure_for_parts(
     table: &toml::Table,
     columns: &ColumnSet,
 ) -> Option<Built<dyn RiskMeasure>> {
-    configure_quietly(table, columns).filter(|b| b.method.parts_suffice())
-}
-
-/// The measure `table` names, configured against `columns` with its roles filled; `None` when
-/// configuring fails.
-fn configure_quietly(table: &toml::Table, columns: &ColumnSet) -> Option<Built<dyn RiskMeasure>> {
     let mut table = table.clone();
     fill_roles(&mut table, columns);
     let ctx = ReadContext {
         base_dir: None,
         columns: Some(columns),
     };
-    configure(&table, "", ctx, &[]).ok()
+    let built = configure(&table, "", ctx, &[]).ok()?;
+    built.method.parts_suffice().then_some(built)
 }
 
 /// Fills the parameters of the measure `table` names that are absent and declare a schema role

@@ -1,6 +1,6 @@
 //! A CSV file's integer keys counted from the reader's chunks ([`PartedCodes`]), for engines
-//! that only count (class sizes): no integer column is made for them and nothing is encoded
-//! again.
+//! that need only the key codes (class sizes counted chunk by chunk, or wildcard matching on
+//! the codes made whole): no integer column is made for them and nothing is encoded again.
 //!
 //! The reader parses a chunk of the file per task; an inferred column holds, per chunk, a
 //! dictionary of the distinct cells (each one's integer value when it has one) and one
