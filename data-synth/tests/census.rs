@@ -1,6 +1,6 @@
 //! `census`: the drug-survey preset's class counts and the generic population and sample.
 
-mod common;
+use crate::common;
 
 use common::{figure, generate};
 use intruder_synth::figures::{Table, census, class_sizes};

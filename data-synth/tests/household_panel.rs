@@ -1,6 +1,6 @@
 //! `household-panel`: sizes and the exact-matching counts of split households (Mitra §3.1).
 
-mod common;
+use crate::common;
 
 use common::{figure, generate};
 use intruder_synth::figures::{Table, household_panel};

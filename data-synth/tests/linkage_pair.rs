@@ -1,6 +1,6 @@
 //! `linkage-pair`: overlap and corruption rates of file B.
 
-mod common;
+use crate::common;
 
 use common::{figure, generate, near};
 use intruder_synth::figures::{Table, class_sizes, linkage_pair};

@@ -1,6 +1,6 @@
 //! `register-survey`: income heaping and per-variable agreement (Bender et al., Tables 2-3).
 
-mod common;
+use crate::common;
 
 use common::{figure, generate, near};
 use intruder_synth::figures::{Table, register_survey};

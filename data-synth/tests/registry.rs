@@ -1,6 +1,6 @@
 //! Registry, parameter validation, reproducibility and output format for every generator.
 
-mod common;
+use crate::common;
 
 use common::{contents, generate};
 use intruder_synth::{SynthError, find, generators};

@@ -1,6 +1,6 @@
 //! `survey-panel`: calibrated shares and the month-of-birth estimate.
 
-mod common;
+use crate::common;
 
 use common::{figure, generate, near};
 use intruder_synth::figures::{Table, survey_panel};

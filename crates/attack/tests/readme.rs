@@ -1,6 +1,6 @@
 //! The README's parameter tables are generated from the registry: this test fails when they
 //! differ and prints the text to paste between the markers (or rewrites the section with
-//! `UPDATE_README=1 cargo test -p intruder-attack --test readme`).
+//! `UPDATE_README=1 cargo test -p intruder-attack --test integration readme::`).
 
 use intruder_attack::{ATTACK_COMMON, docs};
 use intruder_data::params::{markdown_common, markdown_table, splice_generated};

@@ -3,7 +3,7 @@
 //! parameters, an experiment file may name it (the runner does not call it unknown), and the
 //! README's method tables — generated from the registries — are up to date.
 //!
-//! `INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test registry_walk` rewrites the
+//! `INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test integration registry_walk::` rewrites the
 //! README's tables after a registry changed.
 
 use std::path::{Path, PathBuf};
@@ -152,7 +152,7 @@ fn readme_method_tables_are_generated_from_the_registries() {
     }
     assert!(
         fresh == readme,
-        "README.md's method tables are out of date; run\n  INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test registry_walk\nThey should be:\n{}",
+        "README.md's method tables are out of date; run\n  INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test integration registry_walk::\nThey should be:\n{}",
         tables()
     );
 }

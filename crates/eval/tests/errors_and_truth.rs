@@ -1,6 +1,6 @@
 //! Bad input gives clear errors naming the file and column; attacks cannot see the truth.
 
-mod common;
+use crate::common;
 use common::*;
 use intruder_attack::{AttackError, KeyMap, Knowledge};
 use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate};

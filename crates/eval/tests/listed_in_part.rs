@@ -3,7 +3,7 @@
 //! precision and recall) is the same with and without the cap, on files where the cap bites,
 //! under every missing-value policy.
 
-mod common;
+use crate::common;
 
 use common::{eval, load, run};
 use intruder_attack::KeyMap;

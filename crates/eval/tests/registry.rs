@@ -3,7 +3,7 @@
 //! directory) or inline, absurd sizes refused without a panic, keys resolved in order, twins
 //! selected with the truth, links declared at the attack's threshold.
 
-mod common;
+use crate::common;
 use common::*;
 use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams, LinkageSpec, MAX_U_SAMPLE};
 use intruder_attack::{ATTACK_COMMON, ATTACKS, KeyMap, Knowledge, configure, docs};

@@ -1,7 +1,7 @@
 //! METHODS.md §2 worked examples E and F (Mitra et al., Figs. 2 and 3) and sdcMicro's
 //! `recordLinkage` cases, with exact values.
 
-mod common;
+use crate::common;
 use common::*;
 use intruder_attack::KeyMap;
 use intruder_eval::Labelled;

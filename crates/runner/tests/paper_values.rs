@@ -10,7 +10,7 @@
 //! value; regenerate the paper and re-check the notes of those rows.
 //!
 //! Studies too large for the CI budget are `#[ignore]`d; run them with
-//! `cargo test --release -p intruder-runner --test paper_values -- --ignored`.
+//! `cargo test --release -p intruder-runner --test integration paper_values:: -- --ignored`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

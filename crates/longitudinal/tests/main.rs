@@ -1,0 +1,6 @@
+//! The integration tests of `intruder-longitudinal`, one module per file, built as one test binary: one
+//! link instead of one per file, for a shorter build and a smaller target directory.
+//! One file's tests: `cargo test -p intruder-longitudinal --test integration FILE::`.
+
+mod files_reports;
+mod mitra;
