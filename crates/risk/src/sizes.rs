@@ -2,9 +2,9 @@
 //! figure, weight, group or sensitive value is asked for.
 //!
 //! Each record's keys become one mixed-radix code (as [`crate::Classes`] makes it), written
-//! into one array of `u64` that is then sorted in place: equal codes are neighbours, and the
-//! lengths of the runs are the class sizes. Memory is that array (8 bytes per record) and
-//! nothing else; the keys are read a block of rows at a time through [`CodeSource`], so a
+//! into one array of `u64`, whose equal codes are then brought together in place (partitioned
+//! by a hash, each part sorted in cache): the lengths of the runs of equal codes are the class
+//! sizes. Memory is that array (8 bytes per record) and a chunk per thread; the keys are read a block of rows at a time through [`CodeSource`], so a
 //! column that already holds codes (a categorical column, small-range integers, an Arrow
 //! dictionary) is never copied. The counts depend only on the codes, never on the order of the
 //! records or the number of threads. [`size_counts_parts`] takes keys a part of the file at a
@@ -240,7 +240,7 @@ struct Coder {
 
 impl Coder {
     /// The coder of keys of cardinalities `cards` for `n` records. When the key space is too
-    /// large for one counter per code ([`count`] sorts the codes, which need only be distinct
+    /// large for one counter per code ([`count`] then sorts the codes, which need only be distinct
     /// per tuple) and the keys fit in 63 bits as bit fields, each key gets a field of its own:
     /// a shift and an OR per key instead of a 64-bit multiply, which vectorizes.
     fn new(cards: &[u32], policy: MissingPolicy, n: usize) -> Coder {
@@ -309,7 +309,7 @@ impl Coder {
 }
 
 /// The histogram of the runs of equal codes (below `product`, or [`SENTINEL`]).
-fn count(mut codes: Vec<u64>, product: u64) -> SizeCounts {
+fn count(codes: Vec<u64>, product: u64) -> SizeCounts {
     let n = codes.len();
     if product <= dense_limit(n) {
         // A small key space: one counter per code.
@@ -329,15 +329,98 @@ fn count(mut codes: Vec<u64>, product: u64) -> SizeCounts {
             encoding: Encoding::MixedRadix,
         }
     } else {
-        codes.par_sort_unstable();
-        let n_deleted = codes.len() - codes.partition_point(|&c| c != SENTINEL);
-        let kept = &codes[..codes.len() - n_deleted];
+        let (counts, n_deleted) = partitioned_runs(codes);
         SizeCounts {
-            counts: histogram(runs(kept)),
+            counts,
             n_deleted,
             encoding: Encoding::MixedRadix,
         }
     }
+}
+
+/// Codes per bucket of [`partitioned_runs`] (on average): 128 KiB, sorted in a core's cache.
+const BUCKET_CODES: usize = 1 << 14;
+
+/// The most buckets of [`partitioned_runs`]: a counter and a write stream each.
+const MAX_BUCKETS: usize = 1024;
+
+/// Codes per chunk of [`partitioned_runs`]' first step: 512 KiB, partitioned in a core's cache.
+const CHUNK_CODES: usize = 1 << 16;
+
+/// The histogram of the class sizes of `codes` and the number of [`SENTINEL`]s, without
+/// sorting the whole array, in its own memory (8 bytes per record) and a chunk's per thread:
+/// 1. each chunk of the array is partitioned in place by a hash of the codes (equal codes in
+///    the same bucket; [`SENTINEL`]s in a bucket of their own, only counted);
+/// 2. each bucket is gathered from every chunk, sorted and its runs counted, in parallel.
+///
+/// Every step works in a core's cache, where a sort of the whole array makes ~23 passes over
+/// memory for 10 million codes (BENCHMARKS.md). The result depends only on the multiset of
+/// codes, never on their order or the number of threads.
+fn partitioned_runs(mut codes: Vec<u64>) -> (Vec<(u32, usize)>, usize) {
+    let bits = codes
+        .len()
+        .div_ceil(BUCKET_CODES)
+        .next_power_of_two()
+        .min(MAX_BUCKETS)
+        .trailing_zeros();
+    let buckets = 1usize << bits;
+    // Fibonacci hashing: the top bits of the product mix every bit of the code (codes are
+    // mixed-radix numbers or bit fields, whose own high bits can be nearly constant).
+    let bucket_of = |c: u64| {
+        if c == SENTINEL {
+            buckets
+        } else if bits == 0 {
+            0
+        } else {
+            (c.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (u64::BITS - bits)) as usize
+        }
+    };
+    // 1. Where each bucket starts in each chunk (the end of the last: `start[buckets + 1]`).
+    let starts: Vec<Vec<u32>> = codes
+        .par_chunks_mut(CHUNK_CODES)
+        .map_init(
+            || vec![0u64; CHUNK_CODES],
+            |scratch, chunk| {
+                let mut start = vec![0u32; buckets + 2];
+                for &c in chunk.iter() {
+                    start[bucket_of(c) + 1] += 1;
+                }
+                for b in 0..=buckets {
+                    start[b + 1] += start[b];
+                }
+                let mut at = start.clone();
+                let scratch = &mut scratch[..chunk.len()];
+                for &c in chunk.iter() {
+                    let slot = &mut at[bucket_of(c)];
+                    scratch[*slot as usize] = c;
+                    *slot += 1;
+                }
+                chunk.copy_from_slice(scratch);
+                start
+            },
+        )
+        .collect();
+    // 2. Each bucket's codes from every chunk, sorted; the histogram of its runs.
+    let parts: Vec<Vec<(u32, usize)>> = (0..buckets)
+        .into_par_iter()
+        .map_init(Vec::new, |bucket, b| {
+            bucket.clear();
+            for (chunk, start) in codes.chunks(CHUNK_CODES).zip(&starts) {
+                bucket.extend_from_slice(&chunk[start[b] as usize..start[b + 1] as usize]);
+            }
+            bucket.sort_unstable();
+            histogram(runs(bucket))
+        })
+        .collect();
+    let n_deleted = starts
+        .iter()
+        .map(|s| (s[buckets + 1] - s[buckets]) as usize)
+        .sum();
+    let mut merged: BTreeMap<u32, usize> = BTreeMap::new();
+    for (size, classes) in parts.into_iter().flatten() {
+        *merged.entry(size).or_default() += classes;
+    }
+    (merged.into_iter().collect(), n_deleted)
 }
 
 /// The largest key space [`count`] counts with one counter per code, for `n` records (above
@@ -425,6 +508,47 @@ mod tests {
                 (as_value.counts, as_value.n_deleted),
                 (vec![(1, 4), (3, 1)], 0)
             );
+        }
+    }
+
+    /// The partitioned count against a map of the codes: one bucket and many (past
+    /// [`BUCKET_CODES`] codes; one chunk and many), classes of one to thousands of records,
+    /// codes that differ only in their high bits, and records deleted listwise.
+    #[test]
+    fn partitioned_runs_count_what_a_map_counts() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for n in [
+            0usize,
+            1,
+            5,
+            BUCKET_CODES - 1,
+            BUCKET_CODES + 1,
+            CHUNK_CODES + 1,
+            300_000,
+        ] {
+            let codes: Vec<u64> = (0..n)
+                .map(|i| match next() % 10 {
+                    0 => SENTINEL,
+                    // One large class, and classes that differ only past bit 40.
+                    1 => 17,
+                    2 => (next() % 64) << 40,
+                    // Mostly small classes.
+                    _ => next() % (n as u64 / 2 + 1) + (i as u64 % 3) * (1 << 50),
+                })
+                .collect();
+            let mut by_code: BTreeMap<u64, u32> = BTreeMap::new();
+            for &c in codes.iter().filter(|&&c| c != SENTINEL) {
+                *by_code.entry(c).or_default() += 1;
+            }
+            let deleted = codes.iter().filter(|&&c| c == SENTINEL).count();
+            let expected = (histogram(by_code.into_values()), deleted);
+            assert_eq!(partitioned_runs(codes), expected, "{n} codes");
         }
     }
 
