@@ -4,16 +4,17 @@
 //! Each record's keys become one mixed-radix code (as [`crate::Classes`] makes it), written
 //! into one array of `u64`, whose equal codes are then brought together in place (partitioned
 //! by a hash, each part sorted in cache): the lengths of the runs of equal codes are the class
-//! sizes. Memory is that array (8 bytes per record) and a chunk per thread; the keys are read a block of rows at a time through [`CodeSource`], so a
-//! column that already holds codes (a categorical column, small-range integers, an Arrow
+//! sizes. Memory is that array (8 bytes per record) and a few chunks per thread; the keys are
+//! read a block of rows at a time through [`CodeSource`], so a column that already holds codes (a categorical column, small-range integers, an Arrow
 //! dictionary) is never copied. The counts depend only on the codes, never on the order of the
 //! records or the number of threads. [`size_counts_parts`] takes keys a part of the file at a
 //! time ([`PartedCodes`], a Parquet file's row groups), each part coded into its own rows of the
 //! one array as soon as it is decoded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
+use foldhash::fast::FixedState;
 use rayon::prelude::*;
 
 use intruder_data::keys::{CodeSource, PartedCodes, read_part};
@@ -347,11 +348,16 @@ const MAX_BUCKETS: usize = 1024;
 /// Codes per chunk of [`partitioned_runs`]' first step: 512 KiB, partitioned in a core's cache.
 const CHUNK_CODES: usize = 1 << 16;
 
+/// A bucket of [`partitioned_runs`] larger than this is counted by a map, not gathered.
+const LARGE_BUCKET: usize = 4 * BUCKET_CODES;
+
 /// The histogram of the class sizes of `codes` and the number of [`SENTINEL`]s, without
-/// sorting the whole array, in its own memory (8 bytes per record) and a chunk's per thread:
+/// sorting the whole array, in its own memory (8 bytes per record) and a few chunks' per thread:
 /// 1. each chunk of the array is partitioned in place by a hash of the codes (equal codes in
 ///    the same bucket; [`SENTINEL`]s in a bucket of their own, only counted);
-/// 2. each bucket is gathered from every chunk, sorted and its runs counted, in parallel.
+/// 2. each bucket is gathered from every chunk, sorted and its runs counted, in parallel. A
+///    bucket swollen past [`LARGE_BUCKET`] codes by large classes (the hash spreads distinct
+///    codes evenly) is counted by a map of its distinct codes instead, never gathered.
 ///
 /// Every step works in a core's cache, where a sort of the whole array makes ~23 passes over
 /// memory for 10 million codes (BENCHMARKS.md). The result depends only on the multiset of
@@ -404,9 +410,22 @@ fn partitioned_runs(mut codes: Vec<u64>) -> (Vec<(u32, usize)>, usize) {
     let parts: Vec<Vec<(u32, usize)>> = (0..buckets)
         .into_par_iter()
         .map_init(Vec::new, |bucket, b| {
+            let pieces = || {
+                codes
+                    .chunks(CHUNK_CODES)
+                    .zip(&starts)
+                    .map(move |(chunk, start)| &chunk[start[b] as usize..start[b + 1] as usize])
+            };
+            if pieces().map(<[u64]>::len).sum::<usize>() > LARGE_BUCKET {
+                let mut per_code: HashMap<u64, u32, FixedState> = HashMap::default();
+                for &c in pieces().flatten() {
+                    *per_code.entry(c).or_default() += 1;
+                }
+                return histogram(per_code.into_values());
+            }
             bucket.clear();
-            for (chunk, start) in codes.chunks(CHUNK_CODES).zip(&starts) {
-                bucket.extend_from_slice(&chunk[start[b] as usize..start[b + 1] as usize]);
+            for piece in pieces() {
+                bucket.extend_from_slice(piece);
             }
             bucket.sort_unstable();
             histogram(runs(bucket))
@@ -512,8 +531,9 @@ mod tests {
     }
 
     /// The partitioned count against a map of the codes: one bucket and many (past
-    /// [`BUCKET_CODES`] codes; one chunk and many), classes of one to thousands of records,
-    /// codes that differ only in their high bits, and records deleted listwise.
+    /// [`BUCKET_CODES`] codes; one chunk and many), classes of one to tens of thousands of
+    /// records (a bucket past [`LARGE_BUCKET`], counted by a map), codes that differ only in
+    /// their high bits, and records deleted listwise.
     #[test]
     fn partitioned_runs_count_what_a_map_counts() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -531,6 +551,8 @@ mod tests {
             BUCKET_CODES + 1,
             CHUNK_CODES + 1,
             300_000,
+            // Class 17 alone fills a bucket past LARGE_BUCKET.
+            700_000,
         ] {
             let codes: Vec<u64> = (0..n)
                 .map(|i| match next() % 10 {
