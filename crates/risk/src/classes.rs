@@ -148,6 +148,7 @@ fn classes_with(kd: &KeyData, policy: MissingPolicy, force_recode: bool) -> Clas
                 .enumerate()
                 .for_each(|(b, out)| {
                     let (base, len) = (b * BLOCK, out.len());
+                    first_touch(out);
                     for k in (0..nk).rev() {
                         let r = radix[k];
                         let kc = &kd.codes[k][base..base + len];
@@ -205,6 +206,15 @@ fn classes_with(kd: &KeyData, policy: MissingPolicy, force_recode: bool) -> Clas
     }
 }
 
+/// Writes the zeros of a block of a freshly allocated (still unmapped) array before its codes
+/// are accumulated into it. Left to `*o = *o * r + d`, the first touch of each page would be a
+/// read, which maps the shared zero page, and the write after it would copy the page and flush
+/// the TLB of every core running the process: on 10,000,000 records that was a third of the
+/// wildcard count's time in the kernel (1.35 s → 1.10 s end to end from Parquet, BENCHMARKS.md).
+fn first_touch(block: &mut [u64]) {
+    block.fill(0);
+}
+
 /// Groups the records by their values on the key indices `keys` (which must have no missing
 /// values), returning each record's group and the number of groups; one group when `keys` is
 /// empty. Mixed radix when it fits in 64 bits, exact key-by-key re-coding otherwise.
@@ -224,6 +234,7 @@ pub(crate) fn group_rows(kd: &KeyData, keys: &[usize]) -> (Vec<u32>, usize) {
                 .enumerate()
                 .for_each(|(b, out)| {
                     let (base, len) = (b * BLOCK, out.len());
+                    first_touch(out);
                     for (&k, &r) in keys.iter().zip(&radix) {
                         for (o, &c) in out.iter_mut().zip(&kd.codes[k][base..base + len]) {
                             *o = *o * r + c as u64;
