@@ -444,27 +444,6 @@ impl RecordValues {
             RecordValues::Text(_) => None,
         }
     }
-
-    /// Appends cell `i` as CSV text (numbers as Rust's shortest round-trip form, `None` empty).
-    fn write_cell(&self, i: usize, out: &mut String) {
-        match self {
-            RecordValues::Count(v) => {
-                if let Some(x) = v[i] {
-                    let _ = write!(out, "{x}");
-                }
-            }
-            RecordValues::Number(v) => {
-                if let Some(x) = v[i] {
-                    let _ = write!(out, "{x}");
-                }
-            }
-            RecordValues::Text(v) => {
-                if let Some(x) = &v[i] {
-                    out.push_str(x);
-                }
-            }
-        }
-    }
 }
 
 impl From<Vec<Option<u32>>> for RecordValues {
@@ -582,28 +561,33 @@ impl Records {
         Ok(())
     }
 
-    /// Writes the records as CSV: a first column `row` (1-based), then every column.
-    pub fn write_csv_to(&self, w: impl std::io::Write) -> std::io::Result<()> {
-        let mut c = csv::Writer::from_writer(w);
-        let io = |e: csv::Error| std::io::Error::other(e.to_string());
-        c.write_field("row").map_err(io)?;
+    /// Writes the records as CSV: a first column `row` (1-based), then every column (numbers
+    /// as Rust's `{}` renders them, `None` an empty field). Blocks of rows are formatted on
+    /// every thread and written in order ([`crate::write::write_rows`]); the text is the `csv`
+    /// crate's.
+    pub fn write_csv_to(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
+        use crate::write::{Cells, FloatStyle, write_rows};
+        fn count(v: &[Option<u32>]) -> Cells<'_> {
+            Cells::Custom(Box::new(move |i, out: &mut Vec<u8>| {
+                if let Some(x) = v[i] {
+                    out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
+                }
+            }))
+        }
+        let mut header = vec!["row"];
+        let mut cells = vec![Cells::Custom(Box::new(|i, out: &mut Vec<u8>| {
+            out.extend_from_slice(itoa::Buffer::new().format(i + 1).as_bytes())
+        }))];
         for col in &self.columns {
-            c.write_field(&col.name).map_err(io)?;
+            header.push(&col.name);
+            cells.push(match &col.values {
+                RecordValues::Count(v) => count(v),
+                RecordValues::Number(v) => Cells::OptFloat(v, FloatStyle::Display),
+                RecordValues::Text(v) => Cells::OptText(v),
+            });
         }
-        c.write_record(None::<&[u8]>).map_err(io)?;
-        let mut cell = String::new();
-        for i in 0..self.len {
-            cell.clear();
-            let _ = write!(cell, "{}", i + 1);
-            c.write_field(&cell).map_err(io)?;
-            for col in &self.columns {
-                cell.clear();
-                col.values.write_cell(i, &mut cell);
-                c.write_field(&cell).map_err(io)?;
-            }
-            c.write_record(None::<&[u8]>).map_err(io)?;
-        }
-        c.flush()
+        write_rows(&mut w, Some(&header), &cells, self.len)?;
+        w.flush()
     }
 
     /// Writes the records as CSV to `path`, whole or not at all ([`crate::write_atomically`]).
@@ -694,6 +678,63 @@ mod tests {
             std::fs::read_to_string(&p)
                 .unwrap()
                 .starts_with("row,k,risk,msus\n")
+        );
+    }
+
+    /// The per-record writer against the `csv` crate writing each cell as Rust's `{}` renders
+    /// it (the writer it replaced): awkward numbers and text, and more rows than one block.
+    #[test]
+    fn records_are_written_as_the_csv_crate_writes_them() {
+        let floats = [
+            0.5,
+            1.0 / 3.0,
+            0.1 + 0.2,
+            -0.0,
+            0.0,
+            1e-7,
+            -2.5e-12,
+            1e21,
+            123_456_789.125,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let texts = ["a+b", "x,y", "say \"hi\"", "two\nlines", "", "cr\r"];
+        let n = 70_000;
+        let mut r = Records::new(n);
+        let count = |i: usize| (i % 5 != 3).then_some((i as u32).wrapping_mul(2_654_435_761));
+        let float =
+            |i: usize| (i % 7 != 2).then(|| floats[i % floats.len()] * (1 + i / 100) as f64);
+        let text = |i: usize| (i % 4 != 1).then(|| texts[i % texts.len()].to_string());
+        r.push("k", (0..n).map(count).collect::<Vec<_>>()).unwrap();
+        r.push("risk", (0..n).map(float).collect::<Vec<_>>())
+            .unwrap();
+        r.push("why, \"this\"", (0..n).map(text).collect::<Vec<_>>())
+            .unwrap();
+        let mut got = Vec::new();
+        r.write_csv_to(&mut got).unwrap();
+
+        let mut expected = csv::Writer::from_writer(Vec::new());
+        expected
+            .write_record(["row", "k", "risk", "why, \"this\""])
+            .unwrap();
+        let show = |x: Option<String>| x.unwrap_or_default();
+        for i in 0..n {
+            expected
+                .write_record([
+                    (i + 1).to_string(),
+                    show(count(i).map(|x| x.to_string())),
+                    show(float(i).map(|x| x.to_string())),
+                    show(text(i)),
+                ])
+                .unwrap();
+        }
+        let expected = expected.into_inner().unwrap();
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            String::from_utf8(expected).unwrap()
         );
     }
 
