@@ -42,7 +42,8 @@ pub struct Args {
     /// Seed of every random step (required: the same seed and input give the same output).
     #[arg(long, required_unless_present = "list")]
     pub seed: Option<u64>,
-    /// Where to write the masked file (CSV, written whole or not at all; never an input).
+    /// Where to write the masked file (Parquet when the name ends in `.parquet`, CSV otherwise;
+    /// written whole or not at all; never an input).
     #[arg(long, value_name = "FILE", required_unless_present = "list")]
     pub out: Option<PathBuf>,
     /// Where to write the change log (JSON): cells and records changed per step, suppressions,
@@ -206,7 +207,7 @@ pub fn run(args: Args) -> Result<()> {
         })
         .transpose()?;
     timings
-        .time(Timings::WRITE, || masked.write_csv(out))
+        .time(Timings::WRITE, || masked.write_file(out))
         .with_context(|| format!("writing {}", out.display()))?;
     if let (Some(path), Some(text)) = (&args.log, log_json) {
         write_atomically(path, |w| {

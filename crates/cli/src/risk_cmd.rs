@@ -86,7 +86,8 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     pub set_valued: Vec<String>,
     /// Write per-record figures (row, then the measure's columns: k, n_match, risk, scores…) to
-    /// this CSV file; rows are numbered from 1.
+    /// this file (Parquet when the name ends in `.parquet`, CSV otherwise); rows are numbered
+    /// from 1.
     #[arg(long, value_name = "OUT.csv")]
     pub per_record: Option<PathBuf>,
 }
@@ -303,7 +304,7 @@ pub fn run(args: Args) -> Result<()> {
         timings.time(Timings::WRITE, || {
             outcome
                 .records
-                .write_csv(out)
+                .write_file(out)
                 .with_context(|| format!("writing {}", out.display()))
         })?;
     }

@@ -419,3 +419,34 @@ fn outputs_never_overwrite_an_input() {
     assert!(err.contains("need an attack that fits a model"), "{err}");
     assert!(!out.exists());
 }
+
+/// A `.parquet` name for the per-record results is refused before anything runs (they are
+/// written as CSV only), rather than CSV written under that name.
+#[test]
+fn per_record_parquet_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = write(dir.path(), "r.csv", "hid,area\nh1,2\nh2,1\n");
+    let i = write(dir.path(), "i.csv", "person,area\nh1,2\n");
+    let per = dir.path().join("per.parquet");
+    let (ok, _, err) = intruder(&[
+        "--intruder",
+        i.to_str().unwrap(),
+        "--released",
+        r.to_str().unwrap(),
+        "--keys",
+        "area",
+        "--method",
+        "exact",
+        "--truth-intruder",
+        "person",
+        "--truth-released",
+        "hid",
+        "--seed",
+        "1",
+        "--per-record",
+        per.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("written as CSV only"), "{err}");
+    assert!(!per.exists());
+}

@@ -114,7 +114,8 @@ impl Dataset {
     }
 }
 
-fn is_parquet_name(path: &Path) -> bool {
+/// Whether an output named `path` is written as Parquet (its extension is `parquet`).
+pub fn is_parquet_name(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }

@@ -58,7 +58,7 @@ pub use bitmap::Bitmap;
 pub use column::{Column, ColumnData, Kind, Role, format_float};
 pub use columnar::{ColumnarFile, ParquetKeys, write_parquet};
 pub use error::{DataError, Location};
-pub use files::{read_csv, read_timed};
+pub use files::{is_parquet_name, read_csv, read_timed};
 pub use load::{Input, load, load_timed, schema_beside};
 pub use read::chunked::{CsvFile, CsvKeys};
 pub use read::{DEFAULT_MISSING, FileFormat, ReadOptions, read_csv_from, reference};

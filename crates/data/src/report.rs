@@ -594,6 +594,36 @@ impl Records {
     pub fn write_csv(&self, path: &std::path::Path) -> Result<(), crate::DataError> {
         crate::write_atomically(path, |w| self.write_csv_to(w))
     }
+
+    /// Writes the records to `path`, whole or not at all: Parquet when the name ends in
+    /// `.parquet` (`row` and the counts as 64-bit integers, numbers as doubles, text as
+    /// strings, `None` and NaN as null; an error when Parquet support is not compiled in), CSV
+    /// otherwise ([`Records::write_csv`]).
+    pub fn write_file(&self, path: &std::path::Path) -> Result<(), crate::DataError> {
+        use crate::{Bitmap, Column, ColumnData, Role};
+        if !crate::files::is_parquet_name(path) {
+            return self.write_csv(path);
+        }
+        let rows: Vec<Option<i64>> = (1..=self.len as i64).map(Some).collect();
+        let mut columns = vec![Column::integer("row", Role::Other, &rows)];
+        drop(rows);
+        for c in &self.columns {
+            columns.push(match &c.values {
+                RecordValues::Count(v) => {
+                    let v: Vec<Option<i64>> = v.iter().map(|x| x.map(i64::from)).collect();
+                    Column::integer(&c.name, Role::Other, &v)
+                }
+                RecordValues::Number(v) => Column::float(&c.name, Role::Other, v),
+                RecordValues::Text(v) => Column::new(
+                    &c.name,
+                    Role::Other,
+                    ColumnData::String(v.iter().map(|x| x.clone().unwrap_or_default()).collect()),
+                    Bitmap::from_bools(&v.iter().map(Option::is_none).collect::<Vec<_>>()),
+                )?,
+            });
+        }
+        crate::Table::new(path, columns)?.write_file(path)
+    }
 }
 
 #[cfg(test)]
