@@ -108,8 +108,8 @@ pub struct Args {
     /// Seed of every random step (tie-breaks, k-means with --clusters, the u sample).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Write one CSV row per intruder record here (rows 1-based; CSV only: a `.parquet` name
-    /// is refused).
+    /// Write one row per intruder record here (rows 1-based; Parquet when the name ends in
+    /// `.parquet`, CSV otherwise).
     #[arg(long, value_name = "FILE")]
     pub per_record: Option<PathBuf>,
     /// Write id_intruder,id_released,match_weight,match_probability for every scored pair at or

@@ -123,16 +123,6 @@ pub fn run(a: Args) -> Result<()> {
             refuse_output_file(p, &input_refs, name)?;
         }
     }
-    if let Some(p) = a
-        .per_record
-        .as_deref()
-        .filter(|p| intruder_data::is_parquet_name(p))
-    {
-        bail!(
-            "--per-record {}: per-record attack results are written as CSV only; give a .csv name",
-            p.display()
-        );
-    }
     if let Some(dir) = &a.charts {
         for f in CHART_FILES {
             refuse_overwrite(&dir.join(f), &input_refs, "--charts")?;

@@ -420,33 +420,74 @@ fn outputs_never_overwrite_an_input() {
     assert!(!out.exists());
 }
 
-/// A `.parquet` name for the per-record results is refused before anything runs (they are
-/// written as CSV only), rather than CSV written under that name.
+/// `--per-record x.parquet` writes Parquet (not CSV under that name) with the cells of the CSV:
+/// example E's file, with and without a sensitive variable (empty `p` and `r` as nulls).
 #[test]
-fn per_record_parquet_is_refused() {
+fn per_record_parquet_holds_the_csv_cells() {
     let dir = tempfile::tempdir().unwrap();
-    let r = write(dir.path(), "r.csv", "hid,area\nh1,2\nh2,1\n");
-    let i = write(dir.path(), "i.csv", "person,area\nh1,2\n");
-    let per = dir.path().join("per.parquet");
-    let (ok, _, err) = intruder(&[
-        "--intruder",
-        i.to_str().unwrap(),
-        "--released",
-        r.to_str().unwrap(),
-        "--keys",
-        "area",
-        "--method",
-        "exact",
-        "--truth-intruder",
-        "person",
-        "--truth-released",
-        "hid",
-        "--seed",
-        "1",
-        "--per-record",
-        per.to_str().unwrap(),
-    ]);
-    assert!(!ok);
-    assert!(err.contains("written as CSV only"), "{err}");
-    assert!(!per.exists());
+    let r = write(
+        dir.path(),
+        "wave2.csv",
+        "hid,area,bedrooms,wealth\nh1,2,5,14800\nh2,1,3,12200\nh3,2,5,15000\nh4,3,5,18600\nh5,3,2,12100\nh6,2,4,16800\nh7,2,4,18000\nh8,2,5,12500\nh9,1,6,25000\n",
+    );
+    let i = write(
+        dir.path(),
+        "intruder.csv",
+        "person,area,bedrooms,true_wealth\nh3,2,5,15000\nh9,1,6,25000\nh0,7,7,1\n",
+    );
+    let cells = |p: &Path| {
+        let ds = intruder_data::load(p, &intruder_data::Input::default()).unwrap();
+        let cols = ds.table.columns();
+        let mut text = cols.iter().map(|c| c.name()).collect::<Vec<_>>().join(",") + "\n";
+        for row in 0..ds.table.nrows() {
+            let cells: Vec<String> = cols
+                .iter()
+                .map(|c| c.text(row).map(|t| t.into_owned()).unwrap_or_default())
+                .collect();
+            text += &(cells.join(",") + "\n");
+        }
+        text
+    };
+    for sensitive in [
+        &["--sensitive", "wealth", "--sensitive-truth", "true_wealth"][..],
+        &[],
+    ] {
+        let run = |out: &Path| {
+            let mut args = vec![
+                "--intruder",
+                i.to_str().unwrap(),
+                "--released",
+                r.to_str().unwrap(),
+                "--keys",
+                "area,bedrooms",
+                "--method",
+                "exact",
+                "--truth-intruder",
+                "person",
+                "--truth-released",
+                "hid",
+                "--seed",
+                "3",
+                "--per-record",
+                out.to_str().unwrap(),
+            ];
+            args.extend_from_slice(sensitive);
+            let (ok, _, err) = intruder(&args);
+            (ok, err)
+        };
+        let (csv, pq) = (dir.path().join("per.csv"), dir.path().join("per.parquet"));
+        let (ok, err) = run(&csv);
+        assert!(ok, "{err}");
+        let (ok, err) = run(&pq);
+        if !ok {
+            assert!(err.contains("not compiled in"), "{err}");
+            assert!(!pq.exists());
+            return;
+        }
+        assert!(std::fs::read(&pq).unwrap().starts_with(b"PAR1"));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert_eq!(cells(&pq), cells(&csv), "{sensitive:?}");
+        assert!(text.starts_with("intruder_row,twin_row,candidates,best_ties,best_score,chosen_row,correct,twin_rank,p,r\n"));
+    }
 }

@@ -6,13 +6,11 @@
 //! targeting score `r_i` (eqs. 1 and 3).
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
 
 use intruder_attack::{AttackError, Candidate, Candidates, Configured, Linkage, ParamError};
 use intruder_data::numeric::stores_numbers;
 use intruder_data::report::{Figure, Report, Unit};
-use intruder_data::write_atomically;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
@@ -567,11 +565,10 @@ impl<'a> WholeLists<'a> {
     }
 }
 
-fn opt<T: ToString>(x: Option<T>) -> String {
-    x.map_or(String::new(), |v| v.to_string())
-}
-
-/// Writes one CSV row per intruder record (rows 1-based, as in the files), whole or not at all.
+/// Writes one row per intruder record (rows 1-based, as in the files), whole or not at all:
+/// Parquet when the name ends in `.parquet` (the numbers as 64-bit integers and doubles,
+/// `correct` as the text `true`/`false`, empty cells as nulls; an error when Parquet support is
+/// not compiled in), CSV otherwise (formatted on every thread, `intruder_data::write`).
 /// `released_rows` maps the linkage's released rows back to the file's rows when the released
 /// table was restricted (twins only); pass `None` otherwise.
 pub fn write_per_record(
@@ -579,34 +576,76 @@ pub fn write_per_record(
     ev: &Evaluation,
     released_rows: Option<&[usize]>,
 ) -> Result<(), AttackError> {
-    let map = |r: usize| released_rows.map_or(r, |m| m[r]) + 1;
-    write_atomically(path, |w| {
-        writeln!(
-            w,
-            "intruder_row,twin_row,candidates,best_ties,best_score,chosen_row,correct,twin_rank,p,r"
+    use intruder_data::write::{Cells, FloatStyle, write_csv};
+    use intruder_data::{Bitmap, Column, ColumnData, Role, Table};
+    const HEADER: [&str; 10] = [
+        "intruder_row",
+        "twin_row",
+        "candidates",
+        "best_ties",
+        "best_score",
+        "chosen_row",
+        "correct",
+        "twin_rank",
+        "p",
+        "r",
+    ];
+    let recs = &ev.records;
+    let map = |r: usize| (released_rows.map_or(r, |m| m[r]) + 1) as i64;
+    let whole = |f: &dyn Fn(&RecordResult) -> i64| recs.iter().map(f).collect::<Vec<_>>();
+    let ints = |f: &dyn Fn(&RecordResult) -> Option<i64>| recs.iter().map(f).collect::<Vec<_>>();
+    let floats = |f: &dyn Fn(&RecordResult) -> Option<f64>| recs.iter().map(f).collect::<Vec<_>>();
+    let intruder_row = whole(&|r| r.intruder_row as i64 + 1);
+    let twin_row = ints(&|r| r.twin_row.map(map));
+    let candidates = whole(&|r| r.candidates as i64);
+    let best_ties = whole(&|r| r.best_ties as i64);
+    let best_score = floats(&|r| (!r.best_score.is_nan()).then_some(r.best_score));
+    let chosen_row = ints(&|r| r.chosen_row.map(map));
+    let correct: Vec<String> = recs.iter().map(|r| r.correct.to_string()).collect();
+    let twin_rank = ints(&|r| r.twin_rank.map(i64::from));
+    let p = floats(&|r| r.p);
+    let r = floats(&|r| r.r);
+    if !intruder_data::is_parquet_name(path) {
+        write_csv(
+            path,
+            &HEADER,
+            &[
+                Cells::Int(&intruder_row),
+                Cells::OptInt(&twin_row),
+                Cells::Int(&candidates),
+                Cells::Int(&best_ties),
+                Cells::OptFloat(&best_score, FloatStyle::Display),
+                Cells::OptInt(&chosen_row),
+                Cells::Text(&correct),
+                Cells::OptInt(&twin_rank),
+                Cells::OptFloat(&p, FloatStyle::Display),
+                Cells::OptFloat(&r, FloatStyle::Display),
+            ],
         )?;
-        for rec in &ev.records {
-            writeln!(
-                w,
-                "{},{},{},{},{},{},{},{},{},{}",
-                rec.intruder_row + 1,
-                opt(rec.twin_row.map(map)),
-                rec.candidates,
-                rec.best_ties,
-                if rec.best_score.is_nan() {
-                    String::new()
-                } else {
-                    rec.best_score.to_string()
-                },
-                opt(rec.chosen_row.map(map)),
-                rec.correct,
-                opt(rec.twin_rank),
-                opt(rec.p),
-                opt(rec.r),
-            )?;
-        }
-        Ok(())
-    })?;
+        return Ok(());
+    }
+    let int = |name: &str, v: &[Option<i64>]| Column::integer(name, Role::Other, v);
+    let all = |name: &str, v: &[i64]| int(name, &v.iter().copied().map(Some).collect::<Vec<_>>());
+    let float = |name: &str, v: &[Option<f64>]| Column::float(name, Role::Other, v);
+    let correct = Column::new(
+        HEADER[6],
+        Role::Other,
+        ColumnData::String(correct),
+        Bitmap::from_bools(&vec![false; recs.len()]),
+    )?;
+    let columns = vec![
+        all(HEADER[0], &intruder_row),
+        int(HEADER[1], &twin_row),
+        all(HEADER[2], &candidates),
+        all(HEADER[3], &best_ties),
+        float(HEADER[4], &best_score),
+        int(HEADER[5], &chosen_row),
+        correct,
+        int(HEADER[7], &twin_rank),
+        float(HEADER[8], &p),
+        float(HEADER[9], &r),
+    ];
+    Table::new(path, columns)?.write_file(path)?;
     Ok(())
 }
 
