@@ -150,9 +150,37 @@ impl PanelFiles {
             .unwrap_or_default()
     }
 
-    /// Writes one CSV row per attacked split record: `row` (1-based last-wave row), `link`,
-    /// `c` (`c_i`), `found` (1/0), `p` (`p_i`) and `r` (`r_i`, empty without matches).
+    /// Writes one row per attacked split record: `row` (1-based last-wave row), `link`,
+    /// `c` (`c_i`), `found` (1/0), `p` (`p_i`) and `r` (`r_i`, empty without matches); Parquet
+    /// when the name ends in `.parquet` (integers, doubles, `link` as text, empty `r` as null),
+    /// CSV otherwise.
     pub fn write_per_record(&self, path: &Path, report: &AttackReport) -> Result<(), PanelError> {
+        if intruder_data::is_parquet_name(path) {
+            use intruder_data::{Bitmap, ColumnData, Role, Table};
+            let recs = &report.records;
+            let int = |name: &str, f: &dyn Fn(usize) -> i64| {
+                let v: Vec<Option<i64>> = (0..recs.len()).map(|i| Some(f(i))).collect();
+                Column::integer(name, Role::Other, &v)
+            };
+            let links: Vec<String> = recs.iter().map(|t| self.link_text(t.row)).collect();
+            let p: Vec<Option<f64>> = recs.iter().map(|t| Some(t.p)).collect();
+            let r: Vec<Option<f64>> = recs.iter().map(|t| t.r).collect();
+            let columns = vec![
+                int("row", &|i| recs[i].row as i64 + 1),
+                Column::new(
+                    "link",
+                    Role::Other,
+                    ColumnData::String(links),
+                    Bitmap::from_bools(&vec![false; recs.len()]),
+                )?,
+                int("c", &|i| recs[i].c as i64),
+                int("found", &|i| i64::from(recs[i].found)),
+                Column::float("p", Role::Other, &p),
+                Column::float("r", Role::Other, &r),
+            ];
+            Table::new(path, columns)?.write_file(path)?;
+            return Ok(());
+        }
         write_atomically(path, |w| {
             let io = |e: csv::Error| std::io::Error::other(e.to_string());
             let mut c = csv::Writer::from_writer(w);

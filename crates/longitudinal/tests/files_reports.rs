@@ -120,6 +120,28 @@ fn worked_example_e_report_has_the_exact_figures() {
         rows[8]
     );
     assert!(rows[2].starts_with("2,B,1,1,1,"), "{}", rows[2]);
+
+    // Under a .parquet name: Parquet with the same cells (without Parquet support, an error).
+    let pq = dir.path().join("pr.parquet");
+    match files.write_per_record(&pq, &report) {
+        Err(e) => assert!(e.to_string().contains("not compiled in"), "{e}"),
+        Ok(()) => {
+            assert!(std::fs::read(&pq).unwrap().starts_with(b"PAR1"));
+            let cells = |p: &std::path::Path| {
+                let ds = intruder_data::load(p, &intruder_data::Input::default()).unwrap();
+                let cols = ds.table.columns();
+                (0..ds.table.nrows())
+                    .map(|i| {
+                        cols.iter()
+                            .map(|c| c.text(i).map(|t| t.into_owned()).unwrap_or_default())
+                            .collect::<Vec<_>>()
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(cells(&pq), cells(&pr));
+            assert_eq!(cells(&pq).len(), 9);
+        }
+    }
 }
 
 #[test]

@@ -26,8 +26,8 @@ pub(super) struct AttackArgs {
     /// Relative tolerance of attribute disclosure (eq. 1; Mitra: 5%).
     #[arg(long, default_value_t = 0.05)]
     tolerance: f64,
-    /// Write one CSV row per attacked split record here (row, link, c, found, p, r; row is the
-    /// 1-based last-wave row).
+    /// Write one row per attacked split record here (row, link, c, found, p, r; row is the
+    /// 1-based last-wave row): Parquet when the name ends in `.parquet`, CSV otherwise.
     #[arg(long, value_name = "OUT.csv")]
     per_record: Option<PathBuf>,
     #[command(flatten)]
