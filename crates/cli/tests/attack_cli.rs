@@ -3,6 +3,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::common::cells_of;
+
 fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -435,19 +437,6 @@ fn per_record_parquet_holds_the_csv_cells() {
         "intruder.csv",
         "person,area,bedrooms,true_wealth\nh3,2,5,15000\nh9,1,6,25000\nh0,7,7,1\n",
     );
-    let cells = |p: &Path| {
-        let ds = intruder_data::load(p, &intruder_data::Input::default()).unwrap();
-        let cols = ds.table.columns();
-        let mut text = cols.iter().map(|c| c.name()).collect::<Vec<_>>().join(",") + "\n";
-        for row in 0..ds.table.nrows() {
-            let cells: Vec<String> = cols
-                .iter()
-                .map(|c| c.text(row).map(|t| t.into_owned()).unwrap_or_default())
-                .collect();
-            text += &(cells.join(",") + "\n");
-        }
-        text
-    };
     for sensitive in [
         &["--sensitive", "wealth", "--sensitive-truth", "true_wealth"][..],
         &[],
@@ -487,7 +476,7 @@ fn per_record_parquet_holds_the_csv_cells() {
         assert!(std::fs::read(&pq).unwrap().starts_with(b"PAR1"));
         let text = std::fs::read_to_string(&csv).unwrap();
         assert_eq!(text.lines().count(), 4, "{text}");
-        assert_eq!(cells(&pq), cells(&csv), "{sensitive:?}");
+        assert_eq!(cells_of(&pq), cells_of(&csv), "{sensitive:?}");
         assert!(text.starts_with("intruder_row,twin_row,candidates,best_ties,best_score,chosen_row,correct,twin_rank,p,r\n"));
     }
 }

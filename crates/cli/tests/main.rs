@@ -3,6 +3,7 @@
 //! One file's tests: `cargo test -p intruder-cli --test integration FILE::`.
 
 mod attack_cli;
+mod common;
 mod fellegi_sunter_cli;
 mod hostile;
 mod mask_cli;

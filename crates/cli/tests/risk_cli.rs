@@ -5,6 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::cells_of;
+
 fn repo(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p)
 }
@@ -983,22 +985,6 @@ fn parquet_keys_alone_give_the_csv_report() {
             per_record(csv, &dir.path().join("csv.csv"))
         );
     }
-}
-
-/// The cells of a file read back (`row` and every column, missing as empty), one CSV-like line
-/// per record after the header.
-fn cells_of(path: &Path) -> String {
-    let ds = intruder_data::load(path, &intruder_data::Input::default()).unwrap();
-    let cols = ds.table.columns();
-    let mut text = cols.iter().map(|c| c.name()).collect::<Vec<_>>().join(",") + "\n";
-    for i in 0..ds.table.nrows() {
-        let row: Vec<String> = cols
-            .iter()
-            .map(|c| c.text(i).map(|t| t.into_owned()).unwrap_or_default())
-            .collect();
-        text += &(row.join(",") + "\n");
-    }
-    text
 }
 
 /// `--per-record x.parquet` writes Parquet (not CSV under that name) holding the CSV's figures,

@@ -600,7 +600,7 @@ impl Records {
     /// strings, `None` and NaN as null; an error when Parquet support is not compiled in), CSV
     /// otherwise ([`Records::write_csv`]).
     pub fn write_file(&self, path: &std::path::Path) -> Result<(), crate::DataError> {
-        use crate::{Bitmap, Column, ColumnData, Role};
+        use crate::{Column, Role};
         if !crate::files::is_parquet_name(path) {
             return self.write_csv(path);
         }
@@ -614,12 +614,7 @@ impl Records {
                     Column::integer(&c.name, Role::Other, &v)
                 }
                 RecordValues::Number(v) => Column::float(&c.name, Role::Other, v),
-                RecordValues::Text(v) => Column::new(
-                    &c.name,
-                    Role::Other,
-                    ColumnData::String(v.iter().map(|x| x.clone().unwrap_or_default()).collect()),
-                    Bitmap::from_bools(&v.iter().map(Option::is_none).collect::<Vec<_>>()),
-                )?,
+                RecordValues::Text(v) => Column::string(&c.name, Role::Other, v),
             });
         }
         crate::Table::new(path, columns)?.write_file(path)

@@ -577,7 +577,7 @@ pub fn write_per_record(
     released_rows: Option<&[usize]>,
 ) -> Result<(), AttackError> {
     use intruder_data::write::{Cells, FloatStyle, write_csv};
-    use intruder_data::{Bitmap, Column, ColumnData, Role, Table};
+    use intruder_data::{Column, Role, Table};
     const HEADER: [&str; 10] = [
         "intruder_row",
         "twin_row",
@@ -627,12 +627,11 @@ pub fn write_per_record(
     let int = |name: &str, v: &[Option<i64>]| Column::integer(name, Role::Other, v);
     let all = |name: &str, v: &[i64]| int(name, &v.iter().copied().map(Some).collect::<Vec<_>>());
     let float = |name: &str, v: &[Option<f64>]| Column::float(name, Role::Other, v);
-    let correct = Column::new(
+    let correct = Column::string(
         HEADER[6],
         Role::Other,
-        ColumnData::String(correct),
-        Bitmap::from_bools(&vec![false; recs.len()]),
-    )?;
+        &correct.iter().map(Some).collect::<Vec<_>>(),
+    );
     let columns = vec![
         all(HEADER[0], &intruder_row),
         int(HEADER[1], &twin_row),

@@ -156,23 +156,19 @@ impl PanelFiles {
     /// CSV otherwise.
     pub fn write_per_record(&self, path: &Path, report: &AttackReport) -> Result<(), PanelError> {
         if intruder_data::is_parquet_name(path) {
-            use intruder_data::{Bitmap, ColumnData, Role, Table};
+            use intruder_data::{Role, Table};
             let recs = &report.records;
             let int = |name: &str, f: &dyn Fn(usize) -> i64| {
                 let v: Vec<Option<i64>> = (0..recs.len()).map(|i| Some(f(i))).collect();
                 Column::integer(name, Role::Other, &v)
             };
-            let links: Vec<String> = recs.iter().map(|t| self.link_text(t.row)).collect();
+            let links: Vec<Option<String>> =
+                recs.iter().map(|t| Some(self.link_text(t.row))).collect();
             let p: Vec<Option<f64>> = recs.iter().map(|t| Some(t.p)).collect();
             let r: Vec<Option<f64>> = recs.iter().map(|t| t.r).collect();
             let columns = vec![
                 int("row", &|i| recs[i].row as i64 + 1),
-                Column::new(
-                    "link",
-                    Role::Other,
-                    ColumnData::String(links),
-                    Bitmap::from_bools(&vec![false; recs.len()]),
-                )?,
+                Column::string("link", Role::Other, &links),
                 int("c", &|i| recs[i].c as i64),
                 int("found", &|i| i64::from(recs[i].found)),
                 Column::float("p", Role::Other, &p),
