@@ -826,13 +826,27 @@ fn testdata_with_holes(dir: &tempfile::TempDir) -> String {
 
 /// A CSV file's integer keys are counted from the reader's chunks (no integer columns, no
 /// encoding phase in `--timings`) with the report the table gives (`--per-record` reads the
-/// table), wildcard matching (with sdcMicro's alpha too) from the chunks' codes made whole;
-/// a weight reads the table, parsed once.
+/// table), wildcard matching (with sdcMicro's alpha too) and weighted individual risk from the
+/// chunks' codes made whole, with the weight column the reader made (integer or fractional).
 #[test]
 fn csv_keys_from_the_readers_chunks_give_the_tables_report() {
     let dir = tempfile::tempdir().unwrap();
     let holes = testdata_with_holes(&dir);
     let testdata = repo("data/sdcmicro/testdata.csv");
+    // testdata with fractional weights: sampling_weight + (record mod 4) / 4.
+    let weighted = {
+        let text = std::fs::read_to_string(&testdata).unwrap();
+        let mut out = String::new();
+        for (i, line) in text.lines().enumerate() {
+            let mut f: Vec<String> = line.split(',').map(str::to_string).collect();
+            if i > 0 {
+                let w: f64 = f[13].parse().unwrap();
+                f[13] = format!("{}", w + (i % 4) as f64 / 4.0);
+            }
+            out += &(f.join(",") + "\n");
+        }
+        temp_file(&dir, "weighted.csv", out.as_bytes())
+    };
     let free1 = repo("data/sdcmicro/free1.csv");
     for (csv, keys) in [
         (
@@ -844,6 +858,10 @@ fn csv_keys_from_the_readers_chunks_give_the_tables_report() {
             "REGION,SEX,AGE,MARSTAT,KINDPERS,NUMYOUNG,NUMOLD",
         ),
         (holes.as_str(), "urbrur,roof,walls,water,electcon,relat,sex"),
+        (
+            weighted.as_str(),
+            "urbrur,roof,walls,water,electcon,relat,sex",
+        ),
     ] {
         for extra in [
             &["--missing", "listwise"][..],
@@ -866,8 +884,20 @@ fn csv_keys_from_the_readers_chunks_give_the_tables_report() {
                 "--weight",
                 "sampling_weight",
             ],
+            &["--measure", "individual", "--weight", "sampling_weight"],
+            &[
+                "--missing",
+                "as-value",
+                "--measure",
+                "individual",
+                "--weight",
+                "sampling_weight",
+            ],
         ] {
-            if extra.contains(&"sampling_weight") && !csv.ends_with("testdata.csv") {
+            if extra.contains(&"sampling_weight")
+                && !csv.ends_with("testdata.csv")
+                && csv != weighted
+            {
                 continue;
             }
             let run = |per_record: Option<&str>| {
@@ -887,12 +917,7 @@ fn csv_keys_from_the_readers_chunks_give_the_tables_report() {
             let (from_chunks, timings) = run(None);
             assert_eq!(from_chunks, from_table, "{csv} {extra:?}");
             assert!(table_timings.contains("encode"), "{table_timings}");
-            let table = extra.contains(&"--weight");
-            assert_eq!(
-                timings.contains("encode"),
-                table,
-                "{csv} {extra:?}: {timings}"
-            );
+            assert!(!timings.contains("encode"), "{csv} {extra:?}: {timings}");
         }
     }
     // A text key reads the table.
@@ -904,6 +929,46 @@ fn csv_keys_from_the_readers_chunks_give_the_tables_report() {
     };
     assert!(timings.contains("encode"), "{timings}");
     assert!(String::from_utf8_lossy(&with_text).contains("records"));
+}
+
+/// A bad weight in a CSV file whose keys are counted from the reader's chunks gives the
+/// table's error: the same message with and without `--per-record` (which reads the table).
+#[test]
+fn a_bad_weight_from_the_readers_chunks_is_the_tables_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for (bad, needle) in [
+        (
+            "-1.5",
+            "w.csv:4: column 'w' (3): weight '-1.5' is not positive",
+        ),
+        (
+            "",
+            "w.csv: column 'w': record 3 has no weight; every record needs one",
+        ),
+        (
+            "inf",
+            "w.csv:4: column 'w' (3): expected a finite number, found 'inf'",
+        ),
+    ] {
+        let text = format!("a,b,w\n1,2,1.5\n1,3,2.5\n2,2,{bad}\n2,3,4.5\n");
+        let f = temp_file(&dir, "w.csv", text.as_bytes());
+        let per_record = dir.path().join("per-record.csv");
+        let run = |extra: &[&str]| {
+            let mut args = vec!["risk", "--data", &f, "--keys", "a,b", "--measure"];
+            args.extend(["individual", "--weight", "w"]);
+            args.extend_from_slice(extra);
+            let out = intruder(&args);
+            assert_eq!(out.status.code(), Some(2), "{bad}");
+            String::from_utf8_lossy(&out.stderr).to_string()
+        };
+        let from_chunks = run(&[]);
+        assert!(from_chunks.contains(needle), "{from_chunks}");
+        assert_eq!(
+            from_chunks,
+            run(&["--per-record", per_record.to_str().unwrap()])
+        );
+        assert!(!per_record.exists());
+    }
 }
 
 /// A Parquet copy of an sdcMicro data set with integer keys is measured from its key columns

@@ -159,6 +159,101 @@ fn threshold_of_levels(levels: &[(f64, usize)], max_global_risk: f64, n_obs: usi
     (current != threshold).then_some(threshold)
 }
 
+/// The individual risk of each class (listwise or as-value: every record of a class has its
+/// class's), and the weighted class sizes F_k when weights are given.
+struct ClassRisks {
+    risk: Vec<f64>,
+    big: Option<Vec<f64>>,
+}
+
+impl ClassRisks {
+    /// Risks of `classes`: Benedetti–Franconi's on F_k with `weights`, 1/f_k without.
+    fn of(classes: &Classes, weights: Option<&[f64]>) -> ClassRisks {
+        let big = weights.map(|w| classes.weighted_sizes(w));
+        let risk = match &big {
+            Some(b) => classes
+                .sizes
+                .par_iter()
+                .zip(b)
+                .map(|(&f, &bf)| individual_risk(f, bf))
+                .collect(),
+            None => classes.sizes.par_iter().map(|&f| 1.0 / f as f64).collect(),
+        };
+        ClassRisks { risk, big }
+    }
+
+    /// The weighted figures, equal to those of the per-record risks: the sum is taken over
+    /// the records in file order, and the threshold's levels are the distinct risks with the
+    /// records at each.
+    fn summary(
+        &self,
+        classes: &Classes,
+        params: &RiskParams,
+        denominator: usize,
+        weighted: bool,
+    ) -> WeightSummary {
+        let risk = &self.risk;
+        let sum: f64 = classes
+            .class_of
+            .iter()
+            .filter(|&&c| c != DELETED)
+            .map(|&c| risk[c as usize])
+            .sum();
+        // The records at each distinct risk (classes often share one: every unique with the
+        // same weight), counted by hash before the distinct risks are sorted.
+        type Counts = std::collections::HashMap<u64, usize, foldhash::fast::FixedState>;
+        let counts: Counts = risk
+            .par_iter()
+            .zip(&classes.sizes)
+            .fold(Counts::default, |mut m, (&r, &f)| {
+                *m.entry(r.to_bits()).or_default() += f as usize;
+                m
+            })
+            .reduce(Counts::default, |a, b| {
+                let (mut a, b) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+                for (r, c) in b {
+                    *a.entry(r).or_default() += c;
+                }
+                a
+            });
+        let mut levels: Vec<(f64, usize)> = counts
+            .into_iter()
+            .map(|(r, c)| (f64::from_bits(r), c))
+            .collect();
+        // A total order, so the levels are the same on any thread count; risks equal as
+        // numbers (0 and −0) are one level, as in [`global_threshold`].
+        levels.par_sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        levels.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 += next.1;
+            }
+            same
+        });
+        let threshold = threshold_of_levels(&levels, params.max_global_risk, denominator);
+        WeightSummary {
+            expected_reidentifications: sum,
+            global_risk: if denominator > 0 {
+                sum / denominator as f64
+            } else {
+                0.0
+            },
+            denominator: params.global_risk_denominator,
+            max_individual_risk: risk.iter().copied().fold(0.0, f64::max),
+            max_global_risk: params.max_global_risk,
+            global_threshold: threshold,
+            records_above_threshold: threshold.map_or(0, |t| {
+                levels
+                    .iter()
+                    .filter(|&&(r, _)| r > t)
+                    .map(|&(_, c)| c)
+                    .sum()
+            }),
+            weighted,
+        }
+    }
+}
+
 impl RiskParams {
     /// Defaults: listwise, overlap, threshold 1, f_a = 1.
     pub fn new(keys: Vec<String>) -> Self {
@@ -995,9 +1090,10 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
     // Under wildcard the classes only give the per-record k and ℓ-diversity's groups.
     let need_classes = !wildcard || params.per_record || params.sensitive.is_some();
     let classes: Option<Classes> = need_classes.then(|| classes_of(&plain, class_policy));
+    // The per-record k: only for the per-record figures (k-anonymity comes from the sizes).
     let k: Vec<Option<u32>> = match &classes {
-        Some(c) => (0..n_total).map(|i| c.k(i)).collect(),
-        None => Vec::new(),
+        Some(c) if params.per_record => (0..n_total).map(|i| c.k(i)).collect(),
+        _ => Vec::new(),
     };
     let no_classes = || RiskError::Param("the classes were not counted".into());
     // Every class figure comes from the histogram of class sizes, as in [`assess_codes`].
@@ -1057,11 +1153,19 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
             below_k: nm.n_match.iter().filter(|&&f| f < ka).count(),
             at_most_k: nm.n_match.iter().filter(|&&f| f <= ka).count(),
         },
-        _ => KAnonymitySummary {
-            k: ka,
-            below_k: k.iter().filter(|f| f.is_some_and(|f| f < ka)).count(),
-            at_most_k: k.iter().filter(|f| f.is_some_and(|f| f <= ka)).count(),
-        },
+        _ => {
+            let classes = classes.as_ref().ok_or_else(no_classes)?;
+            let k = |i: usize| classes.k(i);
+            KAnonymitySummary {
+                k: ka,
+                below_k: (0..n_total)
+                    .filter(|&i| k(i).is_some_and(|f| f < ka))
+                    .count(),
+                at_most_k: (0..n_total)
+                    .filter(|&i| k(i).is_some_and(|f| f <= ka))
+                    .count(),
+            }
+        }
     };
 
     // Individual risk 1/f without weights comes from a histogram (of the class sizes, or of
@@ -1073,7 +1177,19 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         }
         _ => None,
     };
-    let need_individual = params.per_record || params.group.is_some() || from_histogram.is_none();
+    // The per-record risks: for the per-record figures and the household risk, and under
+    // wildcard for the summary when no histogram gives it.
+    let need_records = params.per_record || params.group.is_some();
+    let need_individual = need_records || (wildcard && from_histogram.is_none());
+    // Outside wildcard every record of a class has its class's risk: computed once per class,
+    // the summary comes from the classes (the same sums, in record order, and the same levels
+    // as from the per-record risks) and the per-record risks only when asked for.
+    let class_risks: Option<ClassRisks> = match &classes {
+        Some(c) if !wildcard && (need_records || from_histogram.is_none()) => {
+            Some(ClassRisks::of(c, weights.as_deref()))
+        }
+        _ => None,
+    };
 
     // Individual risk, and F_k with weights.
     let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) =
@@ -1106,39 +1222,32 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
             ),
             _ => {
                 let classes = classes.as_ref().ok_or_else(no_classes)?;
-                let big = weights.as_ref().map(|w| classes.weighted_sizes(w));
-                let individual = (0..n_total)
-                    .map(|i| {
-                        let c = classes.class_of[i];
-                        (c != DELETED).then(|| {
-                            let f = classes.sizes[c as usize];
-                            match &big {
-                                Some(b) => individual_risk(f, b[c as usize]),
-                                None => 1.0 / f as f64,
-                            }
-                        })
-                    })
-                    .collect();
-                let per = big.map(|b| {
+                let cr = class_risks.as_ref().ok_or_else(no_classes)?;
+                let per_class = |v: &[f64]| -> Vec<Option<f64>> {
                     classes
                         .class_of
-                        .iter()
-                        .map(|&c| (c != DELETED).then(|| b[c as usize]))
+                        .par_iter()
+                        .map(|&c| (c != DELETED).then(|| v[c as usize]))
                         .collect()
-                });
-                (individual, per)
+                };
+                (per_class(&cr.risk), cr.big.as_deref().map(per_class))
             }
         };
-    let counted = individual.iter().filter(|r| r.is_some()).count();
+    let counted = match &classes {
+        Some(c) if !wildcard => n_total - c.n_deleted,
+        _ => individual.iter().filter(|r| r.is_some()).count(),
+    };
+    let denominator = match params.global_risk_denominator {
+        GlobalRiskDenominator::Counted => counted,
+        GlobalRiskDenominator::All => n_total,
+    };
     let weight_summary = if let Some(w) = from_histogram {
         Some(w)
+    } else if let (Some(cr), Some(classes)) = (&class_risks, &classes) {
+        Some(cr.summary(classes, params, denominator, weights.is_some()))
     } else {
         let risks: Vec<f64> = individual.iter().flatten().copied().collect();
         let sum: f64 = risks.iter().sum();
-        let denominator = match params.global_risk_denominator {
-            GlobalRiskDenominator::Counted => counted,
-            GlobalRiskDenominator::All => n_total,
-        };
         let threshold = global_threshold(&risks, params.max_global_risk, denominator);
         Some(WeightSummary {
             expected_reidentifications: sum,
@@ -1495,21 +1604,22 @@ fn check_sources(params: &RiskParams, sources: usize) -> Result<(), RiskError> {
 }
 
 /// Whether [`assess_parts`] can give every figure `params` asks for: the class sizes alone
-/// ([`codes_suffice`]), or the coded keys without weights (wildcard matching, n_match, alpha;
-/// no per-record figures, group, sensitive or whole-set columns).
+/// ([`codes_suffice`]), or the coded keys and the weights (wildcard matching, n_match, alpha,
+/// weighted individual risk; no per-record figures, group, sensitive or whole-set columns).
 pub fn parts_suffice(params: &RiskParams) -> bool {
-    codes_suffice(params) || (keys_suffice(params) && params.weight.is_none())
+    codes_suffice(params) || keys_suffice(params)
 }
 
 /// [`assess`] from keys read a part of the file at a time ([`PartedCodes`], a Parquet file's
 /// row groups, a CSV file's chunks): the same summary, with no key column of the table ever
 /// made. When the class sizes suffice ([`codes_suffice`]) no key is held whole: each part's
 /// codes are combined as it is decoded ([`assess_codes`]); otherwise (wildcard matching,
-/// n_match) the parts are copied into the key codes [`assess`] would have made of the table
-/// ([`Keys::from_parts`]). `None` when `params` asks for more than the codes give
-/// ([`parts_suffice`]), the class sizes' key space exceeds 64 bits, or a part held values
-/// beyond the cardinalities given in advance (the caller then reads the table and calls
-/// [`assess`]). The time spent decoding and coding the parts goes to [`Timings::READ`], the
+/// n_match, weights) the parts are copied into the key codes [`assess`] would have made of the
+/// table ([`Keys::from_parts`]), and the weights are the reader's weight column
+/// ([`PartedCodes::column`]). `None` when `params` asks for more than the codes give
+/// ([`parts_suffice`]), names a weight column the reader did not make, the class sizes' key
+/// space exceeds 64 bits, or a part held values beyond the cardinalities given in advance (the
+/// caller then reads the table and calls [`assess`]). The time spent decoding and coding the parts goes to [`Timings::READ`], the
 /// counting to [`Timings::COUNT`].
 pub fn assess_parts(
     keys: &dyn PartedCodes,
@@ -1522,6 +1632,14 @@ pub fn assess_parts(
     }
     let sizes = codes_suffice(params);
     let mut run = || -> Result<Option<Assessment>, RiskError> {
+        // The weight column, when the reader made it on the way; otherwise the table's to read.
+        let weight = match params.weight.as_deref() {
+            Some(name) => match keys.column(name) {
+                Some(col) => Some((name, col)),
+                None => return Ok(None),
+            },
+            None => None,
+        };
         check_sources(params, keys.nkeys())?;
         let n_total: usize = keys.part_rows().iter().sum();
         check_rows(file, n_total)?;
@@ -1537,14 +1655,19 @@ pub fn assess_parts(
         if let Some(k) = (0..plain.len()).find(|&k| plain.codes[k].iter().all(|&c| c == MISSING)) {
             return Err(all_missing(file, &params.keys[k], n_total));
         }
-        let coded = Coded {
-            plain,
-            matching: None,
-            weights: None,
-            table: None,
-            file: file.to_string(),
-        };
-        timings.time(Timings::COUNT, || assess_coded(coded, params).map(Some))
+        timings.time(Timings::COUNT, || {
+            let weights = weight
+                .map(|(name, col)| weight_values_of(col, name, file))
+                .transpose()?;
+            let coded = Coded {
+                plain,
+                matching: None,
+                weights,
+                table: None,
+                file: file.to_string(),
+            };
+            assess_coded(coded, params).map(Some)
+        })
     };
     run().transpose()
 }
@@ -1615,7 +1738,22 @@ fn whole_set_keys(
 
 /// The weights of a column: numeric, observed, finite and ≥ 0, else an error naming the record.
 fn weight_values(table: &Table, name: &str, file: &str) -> Result<Vec<f64>, RiskError> {
-    let col = table.column(name)?;
+    weight_values_of(table.column(name)?, name, file)
+}
+
+/// [`weight_values`] of the column `col` named `name`.
+fn weight_values_of(
+    col: &intruder_data::Column,
+    name: &str,
+    file: &str,
+) -> Result<Vec<f64>, RiskError> {
+    // Every cell a finite number ≥ 0 (the common case, checked in parallel): the values.
+    if let ColumnData::Float(v) = col.data()
+        && col.missing_count() == 0
+        && v.par_iter().all(|&w| w.is_finite() && w >= 0.0)
+    {
+        return Ok(v.clone());
+    }
     let err = |message: String| RiskError::Column {
         file: file.into(),
         column: name.into(),

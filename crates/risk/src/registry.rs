@@ -94,7 +94,8 @@ pub trait RiskMeasure: Send + Sync + fmt::Debug {
     }
     /// Whether [`RiskMeasure::assess_parts`] can measure without per-record figures: the
     /// measure needs the key codes only ([`RiskMeasure::codes_suffice`]), or all of them at
-    /// once but nothing else (wildcard matching without weights).
+    /// once and at most a weight column (wildcard matching, weighted individual risk; the
+    /// weights only when the reader made that column on the way, [`PartedCodes::column`]).
     fn parts_suffice(&self) -> bool {
         false
     }

@@ -348,6 +348,58 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// With weights (listwise and as-value), the figures that come from each class's risk
+    /// equal those of the per-record risks bit for bit: the sum in record order, sdcMicro's
+    /// threshold over the sorted per-record risks, the largest risk and the records above the
+    /// threshold; and the summary is the same with and without the per-record figures.
+    #[test]
+    fn weighted_figures_from_classes_are_the_per_record_ones(
+        rows in prop::collection::vec(
+            (prop::option::weighted(0.85, 0u8..4), prop::option::weighted(0.85, 0u8..3),
+             prop::option::weighted(0.85, 0u8..3), prop::option::weighted(0.85, 0u8..6)),
+            1..120),
+        weights in prop::collection::vec(1u32..400, 120),
+        as_value in any::<bool>(),
+        all in any::<bool>(),
+        max_global_risk in 0.0f64..0.6,
+    ) {
+        use intruder_risk::{GlobalRiskDenominator, RiskParams, assess, global_threshold};
+        let (t, names) = mixed_table(&rows, true);
+        prop_assume!(ok_keys(&t, &names));
+        let w: Vec<Option<f64>> =
+            weights[..t.nrows()].iter().map(|&x| Some(f64::from(x) / 4.0)).collect();
+        let mut cols: Vec<Column> = names.iter().map(|n| t.column(n).unwrap().clone()).collect();
+        cols.push(Column::float("w", Role::Weight, &w));
+        let t = Table::new("weighted", cols).unwrap();
+        let mut p = RiskParams::new(names);
+        p.missing = if as_value { MissingPolicy::AsValue } else { MissingPolicy::Listwise };
+        p.weight = Some("w".into());
+        p.max_global_risk = max_global_risk;
+        if all {
+            p.global_risk_denominator = GlobalRiskDenominator::All;
+        }
+        let full = assess(&t, &p).unwrap();
+        p.per_record = false;
+        let lean = assess(&t, &p).unwrap();
+        prop_assert!(lean.records.individual_risk.is_empty());
+        prop_assert_eq!(&lean.summary, &full.summary);
+        let risks: Vec<f64> = full.records.individual_risk.iter().flatten().copied().collect();
+        let ws = full.summary.weights.as_ref().unwrap();
+        let denominator = if all { t.nrows() } else { risks.len() };
+        let threshold = global_threshold(&risks, max_global_risk, denominator);
+        prop_assert_eq!(ws.expected_reidentifications, risks.iter().sum::<f64>());
+        prop_assert_eq!(ws.global_threshold, threshold);
+        prop_assert_eq!(ws.max_individual_risk, risks.iter().copied().fold(0.0, f64::max));
+        prop_assert_eq!(
+            ws.records_above_threshold,
+            threshold.map_or(0, |x| risks.iter().filter(|&&r| r > x).count())
+        );
+    }
+}
+
 /// Key codes read in parts give the table's errors under wildcard: a key with no observed
 /// value, a population smaller than the file.
 #[test]

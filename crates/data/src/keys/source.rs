@@ -115,6 +115,13 @@ pub trait PartedCodes: Sync {
         part: usize,
         piece: &mut dyn FnMut(usize, &[&dyn CodeSource]),
     ) -> Result<bool, crate::DataError>;
+    /// A column of the file other than the keys (not a truth column), as the table would hold
+    /// it, when the reader made it whole on the way (a CSV file's weight column); `None`
+    /// otherwise, and the caller then reads the table for it.
+    fn column(&self, name: &str) -> Option<&Column> {
+        let _ = name;
+        None
+    }
 }
 
 /// Key codes held whole (one [`CodeSource`] per key, of one length) served as a single part,

@@ -16,7 +16,8 @@
 
 use std::path::Path;
 
-use super::{ColChunk, Infer, MISSING as CELL_MISSING, Parse, Parts, Slot};
+use super::{ColChunk, Infer, MISSING as CELL_MISSING, Parse, Parsed, Parts, Slot};
+use crate::column::Column;
 use crate::column::{Kind, Role};
 use crate::error::DataError;
 use crate::keys::codes::offset_of_bounds;
@@ -186,6 +187,7 @@ impl CsvFile {
             cards.push(card);
         }
         Some(CsvKeys {
+            parsed,
             rows: parsed.chunk_rows.clone(),
             keys,
             maps,
@@ -198,6 +200,8 @@ impl CsvFile {
 /// cardinalities are those [`crate::keys::ColumnCodes`] gives the columns the table reader
 /// makes.
 pub struct CsvKeys<'a> {
+    /// The parsed file, for its finished columns.
+    parsed: &'a Parsed,
     rows: Vec<usize>,
     /// Per key, per chunk: the column's builder.
     keys: Vec<Vec<&'a Infer>>,
@@ -262,5 +266,16 @@ impl PartedCodes for CsvKeys<'_> {
         let refs: Vec<&dyn CodeSource> = sources.iter().map(|s| s as &dyn CodeSource).collect();
         piece(0, &refs);
         Ok(true)
+    }
+    fn column(&self, name: &str) -> Option<&Column> {
+        self.parsed
+            .plans
+            .iter()
+            .zip(&self.parsed.columns)
+            .find(|(plan, _)| plan.name == name && plan.role != Role::Truth)
+            .and_then(|(_, slot)| match slot {
+                Slot::Done(c) => Some(c),
+                Slot::Held(_) => None,
+            })
     }
 }
