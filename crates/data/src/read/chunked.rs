@@ -819,6 +819,18 @@ impl Bits {
 }
 
 impl ColChunk {
+    /// Room for `rows` more values (the codes or numbers; text and set items grow as read).
+    pub(crate) fn reserve(&mut self, rows: usize) {
+        match self {
+            ColChunk::Infer(inf) => inf.codes.reserve(rows),
+            ColChunk::Fixed(codes) | ColChunk::Cat(_, codes) => codes.reserve(rows),
+            ColChunk::Int(v) => v.reserve(rows),
+            ColChunk::Float(v) => v.reserve(rows),
+            ColChunk::Str(raw) => raw.ends.reserve(rows),
+            ColChunk::Set { offsets, .. } => offsets.reserve(rows),
+        }
+    }
+
     #[inline]
     pub(crate) fn push(
         &mut self,

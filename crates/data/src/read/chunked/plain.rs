@@ -113,9 +113,22 @@ pub(super) fn parse(ctx: &Ctx<'_>, buf: &[u8], last: bool) -> Option<ChunkOut> {
         return None;
     }
     let ncols = ctx.plans.len();
-    let mut cols: Vec<ColChunk> = ctx.plans.iter().map(|p| p.builder()).collect();
+    // Room for a value per line in every column from the start: growing by doubling would
+    // copy each column's values about once more and touch twice the fresh memory.
+    let lines = memchr::memchr_iter(b'\n', buf).count() + 1;
+    let mut cols: Vec<ColChunk> = ctx
+        .plans
+        .iter()
+        .map(|p| {
+            let mut c = p.builder();
+            c.reserve(lines);
+            c
+        })
+        .collect();
     // Missing masks: this row's bit of every column in one word per column, stored each 64 rows.
-    let mut words: Vec<Vec<u64>> = vec![Vec::new(); ncols];
+    let mut words: Vec<Vec<u64>> = (0..ncols)
+        .map(|_| Vec::with_capacity(lines.div_ceil(64)))
+        .collect();
     let mut acc = vec![0u64; ncols];
     // Each column's missing tokens as up to four short keys, compared all at once (`None` when
     // a token is longer or there are more).
