@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::cells_of;
+use intruder_data::{Column, Role};
 
 fn repo(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p)
@@ -969,12 +970,51 @@ fn a_bad_weight_from_the_readers_chunks_is_the_tables_error() {
         );
         assert!(!per_record.exists());
     }
+    // A Parquet file's weight column is read whole beside its keys: a bad weight gives the
+    // table reader's error, with and without --per-record.
+    let ds = intruder_data::Dataset::split_truth(
+        "w.parquet",
+        vec![
+            Column::integer("a", Role::Key, &[Some(1), Some(1), Some(2), Some(2)]),
+            Column::integer("b", Role::Key, &[Some(2), Some(3), Some(2), Some(3)]),
+            Column::float(
+                "w",
+                Role::Other,
+                &[Some(1.5), Some(2.5), Some(-1.5), Some(4.5)],
+            ),
+        ],
+    )
+    .unwrap();
+    let pq = dir.path().join("w.parquet");
+    if ds.write_file(&pq).is_err() {
+        return; // built without Parquet support
+    }
+    let per_record = dir.path().join("per-record.csv");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["risk", "--data", pq.to_str().unwrap(), "--keys", "a,b"];
+        args.extend(["--measure", "individual", "--weight", "w"]);
+        args.extend_from_slice(extra);
+        let out = intruder(&args);
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let from_keys = run(&[]);
+    assert!(
+        from_keys.contains("column 'w' (3): row 3: expected a finite number ≥ 0, found -1.5"),
+        "{from_keys}"
+    );
+    assert_eq!(
+        from_keys,
+        run(&["--per-record", per_record.to_str().unwrap()])
+    );
+    assert!(!per_record.exists());
 }
 
 /// A Parquet copy of an sdcMicro data set with integer keys is measured from its key columns
 /// alone, a row group at a time (no table: `--timings` shows no encoding phase; wildcard
-/// matching from those codes made whole), with the same report as its CSV; per-record output
-/// and measures that need more read the table.
+/// matching and weighted individual risk from those codes made whole, with the weight column
+/// read whole), with the same report as its CSV; per-record output and measures that need
+/// more read the table.
 #[test]
 fn parquet_keys_alone_give_the_csv_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -1010,7 +1050,19 @@ fn parquet_keys_alone_give_the_csv_report() {
             &["--missing", "as-value"],
             &["--measure", "individual"],
             &["--missing", "wildcard"],
+            &["--measure", "individual", "--weight", "sampling_weight"],
+            &[
+                "--missing",
+                "wildcard",
+                "--measure",
+                "individual",
+                "--weight",
+                "sampling_weight",
+            ],
         ] {
+            if extra.contains(&"sampling_weight") && file == "free1.csv" {
+                continue;
+            }
             let run = |data: &str| {
                 let mut args = vec!["risk", "--data", data, "--keys", keys, "--timings"];
                 args.extend_from_slice(extra);

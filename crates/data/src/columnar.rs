@@ -386,7 +386,8 @@ mod imp {
         }
     }
 
-    fn column(
+    /// A column of the table from its Arrow arrays (in file order), as the table reader makes it.
+    pub(crate) fn column(
         path: &Path,
         plan: &ColPlan,
         arrays: &[&ArrayRef],

@@ -1632,9 +1632,9 @@ pub fn assess_parts(
     }
     let sizes = codes_suffice(params);
     let mut run = || -> Result<Option<Assessment>, RiskError> {
-        // The weight column, when the reader made it on the way; otherwise the table's to read.
+        // The weight column, when the reader gives it; otherwise the table's to read.
         let weight = match params.weight.as_deref() {
-            Some(name) => match keys.column(name) {
+            Some(name) => match timings.time(Timings::READ, || keys.column(name)) {
                 Some(col) => Some((name, col)),
                 None => return Ok(None),
             },

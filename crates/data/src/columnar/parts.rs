@@ -73,7 +73,9 @@ mod imp {
     use arrow_array::types::{
         Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
     };
-    use arrow_array::{Array, ArrowPrimitiveType, RecordBatch};
+    use std::sync::OnceLock;
+
+    use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
     use arrow_buffer::{ArrowNativeType, NullBuffer};
     use arrow_schema::DataType;
     use parquet::arrow::ProjectionMask;
@@ -83,7 +85,7 @@ mod imp {
     use parquet::file::statistics::Statistics;
 
     use super::*;
-    use crate::column::{Kind, Role};
+    use crate::column::{Column, Kind, Role};
     use crate::columnar::imp::{for_null_rows, for_words};
     use crate::keys::codes::offset_of_bounds;
     use crate::keys::{CodeSource, MISSING};
@@ -103,6 +105,7 @@ mod imp {
         bytes: bytes::Bytes,
         meta: ArrowReaderMetadata,
         plans: Vec<ColPlan>,
+        cfg: onepass::Config,
     }
 
     impl std::fmt::Debug for ColumnarFile {
@@ -162,7 +165,29 @@ mod imp {
                 bytes,
                 meta,
                 plans,
+                cfg,
             })
+        }
+
+        /// Column `j` read whole and made as the table reader makes it; `None` when it cannot
+        /// be read or made (the table reader then gives the error).
+        fn read_column(&self, j: usize) -> Option<Column> {
+            let mask = ProjectionMask::roots(self.meta.parquet_schema(), [j]);
+            let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                self.bytes.clone(),
+                self.meta.clone(),
+            )
+            .with_projection(mask)
+            .with_batch_size(1 << 16)
+            .build()
+            .ok()?;
+            let arrays: Vec<ArrayRef> = reader
+                .map(|b| b.map(|b| b.column(0).clone()))
+                .collect::<Result<_, _>>()
+                .ok()?;
+            let nrows = arrays.iter().map(|a| a.len()).sum();
+            let refs: Vec<&ArrayRef> = arrays.iter().collect();
+            crate::columnar::imp::column(&self.path, &self.plans[j], &refs, nrows, &self.cfg).ok()
         }
 
         /// The columns with their roles, as the table reader gives them, for configuring a
@@ -284,6 +309,7 @@ mod imp {
             projected.dedup();
             Some(ParquetKeys {
                 file: self,
+                made: (0..self.plans.len()).map(|_| OnceLock::new()).collect(),
                 at: columns
                     .iter()
                     .map(|c| projected.binary_search(c).expect("projected"))
@@ -303,6 +329,8 @@ mod imp {
     #[derive(Debug)]
     pub struct ParquetKeys<'a> {
         file: &'a ColumnarFile,
+        /// Other columns read whole when asked for ([`PartedCodes::column`]), by position.
+        made: Vec<OnceLock<Option<Column>>>,
         /// The file's columns decoded, by position.
         projected: Vec<usize>,
         /// Each key's place among the decoded columns.
@@ -371,6 +399,17 @@ mod imp {
                 offset += batch.num_rows();
             }
             Ok(true)
+        }
+        /// A column other than a truth column, read whole the first time it is asked for.
+        fn column(&self, name: &str) -> Option<&Column> {
+            let j = self
+                .file
+                .plans
+                .iter()
+                .position(|p| p.name == name && p.role != Role::Truth)?;
+            self.made[j]
+                .get_or_init(|| self.file.read_column(j))
+                .as_ref()
         }
     }
 

@@ -116,8 +116,10 @@ pub trait PartedCodes: Sync {
         piece: &mut dyn FnMut(usize, &[&dyn CodeSource]),
     ) -> Result<bool, crate::DataError>;
     /// A column of the file other than the keys (not a truth column), as the table would hold
-    /// it, when the reader made it whole on the way (a CSV file's weight column); `None`
-    /// otherwise, and the caller then reads the table for it.
+    /// it: a CSV file's column the reader finished on the way (its weight column), a Parquet
+    /// file's column read whole when first asked for. `None` when it cannot be had so (a CSV
+    /// column left as chunk codes, a column that does not read), and the caller then reads the
+    /// table for it (which gives the error, if any).
     fn column(&self, name: &str) -> Option<&Column> {
         let _ = name;
         None
