@@ -488,18 +488,37 @@ impl<T> SharedPtr<T> {
     }
 }
 
+/// The largest code bound whose counts [`group`] keeps one table of per thread (16 MiB each).
+const PAR_COUNT_MAX: u64 = 1 << 22;
+
 /// Groups equal codes: returns the class id of each position ([`DELETED`] for [`SENTINEL`])
 /// and the class sizes. `bound` is an upper bound on the codes (exclusive).
 fn group(codes: &[u64], bound: u64) -> (Vec<u32>, Vec<u32>) {
     let n = codes.len();
     let direct_limit = ((4 * n) as u64).clamp(1 << 22, 1 << 27);
     if bound <= direct_limit {
-        let mut counts = vec![0u32; bound as usize];
-        for &c in codes {
-            if c != SENTINEL {
-                counts[c as usize] += 1;
+        let count = |mut counts: Vec<u32>, part: &[u64]| {
+            for &c in part {
+                if c != SENTINEL {
+                    counts[c as usize] += 1;
+                }
             }
-        }
+            counts
+        };
+        let pieces = rayon::current_num_threads();
+        let mut counts = if pieces > 1 && bound <= PAR_COUNT_MAX && n >= 4 * bound as usize {
+            // A table of counts per thread, then summed: the rows counted on every thread.
+            codes
+                .par_chunks(n.div_ceil(pieces))
+                .map(|part| count(vec![0u32; bound as usize], part))
+                .reduce_with(|mut a, b| {
+                    a.par_iter_mut().zip(&b).for_each(|(x, &y)| *x += y);
+                    a
+                })
+                .unwrap_or_default()
+        } else {
+            count(vec![0u32; bound as usize], codes)
+        };
         let mut sizes = Vec::new();
         for cnt in counts.iter_mut() {
             if *cnt > 0 {
@@ -708,5 +727,15 @@ mod tests {
                 codes.iter().filter(|&&c| c != SENTINEL).count()
             );
         }
+        // Counted on one thread or on several (a table of counts each): the same classes, the
+        // same ids.
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| group(&codes, 700))
+        };
+        assert_eq!(on(1), on(3));
     }
 }

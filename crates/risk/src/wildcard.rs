@@ -69,8 +69,15 @@ pub fn n_match(
 pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     let nk = kd.codes.len();
     let n = kd.n;
+    // Whether a key has a missing value, looked for on every thread (a key with none is read
+    // to its end).
+    let has_missing = |k: usize| {
+        kd.codes[k]
+            .par_chunks(1 << 16)
+            .any(|c| c.contains(&MISSING))
+    };
     let (fkeys, vkeys): (Vec<usize>, Vec<usize>) =
-        (0..nk).partition(|&k| kd.sets[k].is_none() && !kd.codes[k].contains(&MISSING));
+        (0..nk).partition(|&k| kd.sets[k].is_none() && !has_missing(k));
     let (gid, ngroups) = crate::classes::group_rows(kd, &fkeys);
     if vkeys.is_empty() {
         // Nothing missing: n_match is the class size.
