@@ -119,6 +119,11 @@ impl std::str::FromStr for GlobalRiskDenominator {
 /// change) or no level qualifies while the last risk is the one held. `n_obs` is the
 /// denominator (records not counted carry no risk).
 pub fn global_threshold(risks: &[f64], max_global_risk: f64, n_obs: usize) -> Option<f64> {
+    threshold_of_levels(&levels_of(risks), max_global_risk, n_obs)
+}
+
+/// The distinct risks of `risks` in decreasing order, each with the number of records at it.
+fn levels_of(risks: &[f64]) -> Vec<(f64, usize)> {
     let mut r: Vec<f64> = risks.to_vec();
     // A total order, so the sorted sequence (and every sum below) is the same on any thread count.
     r.par_sort_unstable_by(|a, b| b.total_cmp(a));
@@ -129,7 +134,39 @@ pub fn global_threshold(risks: &[f64], max_global_risk: f64, n_obs: usize) -> Op
             _ => levels.push((x, 1)),
         }
     }
-    threshold_of_levels(&levels, max_global_risk, n_obs)
+    levels
+}
+
+/// The weighted figures of risks summing to `sum` (in record order) at `levels` (the distinct
+/// risks in decreasing order, each with its records).
+fn weight_summary_of(
+    sum: f64,
+    levels: &[(f64, usize)],
+    params: &RiskParams,
+    denominator: usize,
+    weighted: bool,
+) -> WeightSummary {
+    let threshold = threshold_of_levels(levels, params.max_global_risk, denominator);
+    WeightSummary {
+        expected_reidentifications: sum,
+        global_risk: if denominator > 0 {
+            sum / denominator as f64
+        } else {
+            0.0
+        },
+        denominator: params.global_risk_denominator,
+        max_individual_risk: levels.iter().map(|&(r, _)| r).fold(0.0, f64::max),
+        max_global_risk: params.max_global_risk,
+        global_threshold: threshold,
+        records_above_threshold: threshold.map_or(0, |t| {
+            levels
+                .iter()
+                .filter(|&&(r, _)| r > t)
+                .map(|&(_, c)| c)
+                .sum()
+        }),
+        weighted,
+    }
 }
 
 /// [`global_threshold`] over the distinct risk levels, in decreasing order, each with the
@@ -230,27 +267,7 @@ impl ClassRisks {
             }
             same
         });
-        let threshold = threshold_of_levels(&levels, params.max_global_risk, denominator);
-        WeightSummary {
-            expected_reidentifications: sum,
-            global_risk: if denominator > 0 {
-                sum / denominator as f64
-            } else {
-                0.0
-            },
-            denominator: params.global_risk_denominator,
-            max_individual_risk: risk.iter().copied().fold(0.0, f64::max),
-            max_global_risk: params.max_global_risk,
-            global_threshold: threshold,
-            records_above_threshold: threshold.map_or(0, |t| {
-                levels
-                    .iter()
-                    .filter(|&&(r, _)| r > t)
-                    .map(|&(_, c)| c)
-                    .sum()
-            }),
-            weighted,
-        }
+        weight_summary_of(sum, &levels, params, denominator, weighted)
     }
 }
 
@@ -1248,22 +1265,13 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
     } else {
         let risks: Vec<f64> = individual.iter().flatten().copied().collect();
         let sum: f64 = risks.iter().sum();
-        let threshold = global_threshold(&risks, params.max_global_risk, denominator);
-        Some(WeightSummary {
-            expected_reidentifications: sum,
-            global_risk: if denominator > 0 {
-                sum / denominator as f64
-            } else {
-                0.0
-            },
-            denominator: params.global_risk_denominator,
-            max_individual_risk: risks.iter().copied().fold(0.0, f64::max),
-            max_global_risk: params.max_global_risk,
-            global_threshold: threshold,
-            records_above_threshold: threshold
-                .map_or(0, |t| risks.iter().filter(|&&r| r > t).count()),
-            weighted: weights.is_some(),
-        })
+        Some(weight_summary_of(
+            sum,
+            &levels_of(&risks),
+            params,
+            denominator,
+            weights.is_some(),
+        ))
     };
 
     let household = params
