@@ -68,13 +68,12 @@ impl PartedCodes for ParquetKeys<'_> {
 #[cfg(feature = "parquet")]
 mod imp {
     use std::path::PathBuf;
+    use std::sync::OnceLock;
 
     use arrow_array::cast::AsArray;
     use arrow_array::types::{
         Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
     };
-    use std::sync::OnceLock;
-
     use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
     use arrow_buffer::{ArrowNativeType, NullBuffer};
     use arrow_schema::DataType;

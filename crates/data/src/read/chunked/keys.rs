@@ -17,8 +17,7 @@
 use std::path::Path;
 
 use super::{ColChunk, Infer, MISSING as CELL_MISSING, Parse, Parsed, Parts, Slot};
-use crate::column::Column;
-use crate::column::{Kind, Role};
+use crate::column::{Column, Kind, Role};
 use crate::error::DataError;
 use crate::keys::codes::offset_of_bounds;
 use crate::keys::{CodeSource, MISSING, PartedCodes};
