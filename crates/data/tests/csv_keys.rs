@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use intruder_data::keys::{CodeSource, ColumnCodes, Keys, PartedCodes, SetCoding};
+use intruder_data::keys::{
+    CodeSource, ColumnCodes, Keys, MISSING, Packing, PartedCodes, SetCoding,
+};
 use intruder_data::params::ColumnSet;
 use intruder_data::{ColumnSpec, CsvFile, DataError, Dataset, Kind, ReadOptions, Role, reference};
 use proptest::prelude::*;
@@ -107,10 +109,25 @@ fn check(text: &[u8], opts: &ReadOptions, chunk: usize) -> Result<usize, TestCas
         prop_assert_eq!(keys.cards().len(), all.len());
         prop_assert_eq!(keys.part_rows().iter().sum::<usize>(), ds.table.nrows());
         // Made whole, they are the key codes of the table.
-        prop_assert_eq!(
-            Keys::from_parts(&keys).unwrap(),
-            Some(Keys::encode(&ds.table, &all, SetCoding::Whole).unwrap())
-        );
+        let whole = Keys::encode(&ds.table, &all, SetCoding::Whole).unwrap();
+        prop_assert_eq!(Keys::from_parts(&keys).unwrap(), Some(whole.clone()));
+        // Packed one word per row: each row's codes in their fields, and which keys miss or
+        // have a value somewhere.
+        if let Some(packed) = Keys::packed_from_parts(&keys).unwrap() {
+            let p = &packed.packing;
+            prop_assert_eq!(p.nkeys(), all.len());
+            let expect: Vec<u64> = (0..whole.n)
+                .map(|r| p.pack(whole.codes.iter().map(|c| c[r])))
+                .collect();
+            prop_assert_eq!(&packed.words, &expect);
+            for (k, c) in whole.codes.iter().enumerate() {
+                prop_assert_eq!(packed.any_missing[k], c.contains(&MISSING));
+                prop_assert_eq!(packed.any_observed[k], c.iter().any(|&x| x != MISSING));
+            }
+        } else {
+            // Only when the fields need more than 64 bits.
+            prop_assert!(Packing::of_cards(keys.cards()).is_none());
+        }
     }
     prop_assert_eq!(
         describe(&table),

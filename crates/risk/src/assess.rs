@@ -21,7 +21,7 @@ use crate::measures::{
     l_diversity, recursive_cl_diversity, skinner_elliot_theta,
 };
 use crate::sizes::{NoSizes, SizeCounts, histogram, size_counts, size_counts_parts};
-use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of};
+use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of, n_match_packed};
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -1040,6 +1040,7 @@ pub fn assess_timed(
         .transpose()?;
     let coded = Coded {
         plain,
+        matched: None,
         matching,
         weights,
         table: Some(table),
@@ -1052,8 +1053,11 @@ pub fn assess_timed(
 
 /// A file's keys, coded, and what else an assessment reads of it.
 struct Coded<'a> {
-    /// The keys as classes code them.
+    /// The keys as classes code them (no codes, only the number of rows, when `matched` is
+    /// given: nothing else reads them then).
     plain: KeyData,
+    /// n_match, when computed already (from keys packed one word per row).
+    matched: Option<NMatch>,
     /// The keys as matching codes them, when that differs (a set-valued key matched).
     matching: Option<KeyData>,
     /// The weights, when the parameters name a weight column.
@@ -1079,6 +1083,7 @@ fn keys_suffice(params: &RiskParams) -> bool {
 fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, RiskError> {
     let Coded {
         plain,
+        matched,
         matching,
         weights,
         table,
@@ -1118,8 +1123,13 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         .as_ref()
         .filter(|_| !wildcard)
         .map(SizeCounts::of_classes);
-    let nm: Option<NMatch> =
-        (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()));
+    debug_assert!(
+        matched.is_none() || (!need_classes && params.wildcard_alpha.is_none()),
+        "keys without codes are only matched"
+    );
+    let nm: Option<NMatch> = matched.or_else(|| {
+        (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()))
+    });
     let t = params.unique_threshold;
     // sdcMicro's freqCalc counts with alpha: fractional f_k and F_k under wildcard.
     let alpha_counts: Option<(Vec<f64>, Option<Vec<f64>>)> = match params.wildcard_alpha {
@@ -1621,14 +1631,15 @@ pub fn parts_suffice(params: &RiskParams) -> bool {
 /// [`assess`] from keys read a part of the file at a time ([`PartedCodes`], a Parquet file's
 /// row groups, a CSV file's chunks): the same summary, with no key column of the table ever
 /// made. When the class sizes suffice ([`codes_suffice`]) no key is held whole: each part's
-/// codes are combined as it is decoded ([`assess_codes`]); otherwise (wildcard matching,
-/// n_match, weights) the parts are copied into the key codes [`assess`] would have made of the
-/// table ([`Keys::from_parts`]), and the weights are the reader's weight column
-/// ([`PartedCodes::column`]). `None` when `params` asks for more than the codes give
-/// ([`parts_suffice`]), names a weight column the reader did not make, the class sizes' key
-/// space exceeds 64 bits, or a part held values beyond the cardinalities given in advance (the
-/// caller then reads the table and calls [`assess`]). The time spent decoding and coding the parts goes to [`Timings::READ`], the
-/// counting to [`Timings::COUNT`].
+/// codes are combined as it is decoded ([`assess_codes`]); wildcard matching (without alpha)
+/// packs every key of a row in one word as the parts are read ([`Keys::packed_from_parts`]);
+/// otherwise (n_match, alpha, weighted classes) the parts are copied into the key codes
+/// [`assess`] would have made of the table ([`Keys::from_parts`]); weights are the reader's
+/// weight column ([`PartedCodes::column`]). `None` when `params` asks for more than the codes
+/// give ([`parts_suffice`]), names a weight column the reader did not make, the class sizes'
+/// key space exceeds 64 bits, or a part held values beyond the cardinalities given in advance
+/// (the caller then reads the table and calls [`assess`]). The time spent decoding and coding
+/// the parts goes to [`Timings::READ`], the counting to [`Timings::COUNT`].
 pub fn assess_parts(
     keys: &dyn PartedCodes,
     file: &str,
@@ -1656,6 +1667,41 @@ pub fn assess_parts(
             let sc = size_counts_parts(keys, params.missing, timings)?;
             return timings.time(Timings::COUNT, || sizes_summary(sc, file, params, n_total));
         }
+        // Wildcard matching alone needs only each row's keys packed in one word (8 bytes a row
+        // instead of 4 per key): the groups and the words come from those.
+        if params.missing == MissingPolicy::Wildcard
+            && params.wildcard_alpha.is_none()
+            && let Some(packed) = timings.time(Timings::READ, || Keys::packed_from_parts(keys))?
+        {
+            if let Some(k) = (0..keys.nkeys()).find(|&k| !packed.any_observed[k]) {
+                return Err(all_missing(file, &params.keys[k], n_total));
+            }
+            let done = timings.time(Timings::COUNT, || -> Result<_, RiskError> {
+                let weights = weight
+                    .map(|(name, col)| weight_values_of(col, name, file))
+                    .transpose()?;
+                let Some(nm) = n_match_packed(&packed, weights.as_deref()) else {
+                    return Ok(None);
+                };
+                let coded = Coded {
+                    plain: Keys {
+                        codes: Vec::new(),
+                        card: Vec::new(),
+                        sets: Vec::new(),
+                        n: n_total,
+                    },
+                    matched: Some(nm),
+                    matching: None,
+                    weights,
+                    table: None,
+                    file: file.to_string(),
+                };
+                assess_coded(coded, params).map(Some)
+            })?;
+            if done.is_some() {
+                return Ok(done);
+            }
+        }
         // In the order assess checks a table: the keys' values, then the rest.
         let Some(plain) = timings.time(Timings::READ, || Keys::from_parts(keys))? else {
             return Ok(None);
@@ -1669,6 +1715,7 @@ pub fn assess_parts(
                 .transpose()?;
             let coded = Coded {
                 plain,
+                matched: None,
                 matching: None,
                 weights,
                 table: None,

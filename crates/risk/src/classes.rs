@@ -493,7 +493,7 @@ const PAR_COUNT_MAX: u64 = 1 << 22;
 
 /// Groups equal codes: returns the class id of each position ([`DELETED`] for [`SENTINEL`])
 /// and the class sizes. `bound` is an upper bound on the codes (exclusive).
-fn group(codes: &[u64], bound: u64) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn group(codes: &[u64], bound: u64) -> (Vec<u32>, Vec<u32>) {
     let n = codes.len();
     let direct_limit = ((4 * n) as u64).clamp(1 << 22, 1 << 27);
     if bound <= direct_limit {

@@ -21,7 +21,10 @@
 //! in the file, so when the other keys fit in 64 bits they are packed one word per record
 //! ([`Packing`]) while the records are put in group order, reading the file in order: the groups
 //! then read their words in order instead of every key of every record at random; the buffers of
-//! steps 2 and 3 are reused from group to group.
+//! steps 2 and 3 are reused from group to group. Keys read a part of the file at a time (a
+//! Parquet file's row groups, a CSV file's chunks) are packed so as they are read, every key of
+//! a row in one word, and never held as key columns ([`n_match_packed`]: 8 bytes a row instead
+//! of 4 per key and row).
 //!
 //! Set-valued keys (a cell with several candidate values) are kept as candidate bit masks beside
 //! the projection: a stored entry matches when its candidates intersect the query's (or, with
@@ -32,7 +35,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use intruder_data::keys::{Packing, PatternIndex, SetMasks};
+use intruder_data::keys::{PackedRows, Packing, PatternIndex, SetMasks};
 use intruder_data::{Kind, Table};
 
 use crate::error::RiskError;
@@ -68,7 +71,6 @@ pub fn n_match(
 /// cache; with no key always observed there is one group.
 pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     let nk = kd.codes.len();
-    let n = kd.n;
     // Whether a key has a missing value, looked for on every thread (a key with none is read
     // to its end).
     let has_missing = |k: usize| {
@@ -79,7 +81,78 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     let (fkeys, vkeys): (Vec<usize>, Vec<usize>) =
         (0..nk).partition(|&k| kd.sets[k].is_none() && !has_missing(k));
     let (gid, ngroups) = crate::classes::group_rows(kd, &fkeys);
-    if vkeys.is_empty() {
+    let packing = Packing::of(kd, &vkeys);
+    let word = packing.as_ref().map(|p| move |r: usize| p.word(kd, r));
+    let solver = RowSolver {
+        kd: Some(kd),
+        weights,
+        vkeys: &vkeys,
+        packing: packing.as_ref(),
+        set_v: vkeys
+            .iter()
+            .enumerate()
+            .filter_map(|(j, &k)| kd.sets[k].as_ref().map(|s| (j, s)))
+            .collect(),
+    };
+    match_in_groups(gid, ngroups, word, &solver)
+}
+
+/// n_match of every record of keys packed one word per row
+/// ([`intruder_data::keys::Keys::packed_from_parts`]):
+/// [`n_match_of`] on those keys, with the groups' codes and the other keys' words taken from
+/// the words. `None` when the always-observed keys' codes do not fit in 64 bits.
+pub(crate) fn n_match_packed(rows: &PackedRows, weights: Option<&[f64]>) -> Option<NMatch> {
+    let p = &rows.packing;
+    let nk = p.nkeys();
+    let (fkeys, vkeys): (Vec<usize>, Vec<usize>) = (0..nk).partition(|&k| !rows.any_missing[k]);
+    // The always-observed keys' mixed-radix code, as `group_rows` makes it.
+    let radix: Vec<u64> = fkeys.iter().map(|&k| p.card_of(k).max(1) as u64).collect();
+    let bound = radix
+        .iter()
+        .try_fold(1u64, |b, &r| b.checked_mul(r))
+        .filter(|&b| b < u64::MAX)?;
+    let (gid, ngroups) = if fkeys.is_empty() {
+        (vec![0; rows.words.len()], 1)
+    } else {
+        let codes: Vec<u64> = rows
+            .words
+            .par_iter()
+            .map(|&w| {
+                fkeys
+                    .iter()
+                    .zip(&radix)
+                    .fold(0u64, |c, (&k, &r)| c * r + (p.field(w, k) - 1))
+            })
+            .collect();
+        let (gid, sizes) = crate::classes::group(&codes, bound);
+        (gid, sizes.len())
+    };
+    let vpacking = p.select(&vkeys);
+    let vmask = vpacking.mask();
+    let words = &rows.words;
+    let word = Some(move |r: usize| words[r] & vmask);
+    let solver = RowSolver {
+        kd: None,
+        weights,
+        vkeys: &vkeys,
+        packing: Some(&vpacking),
+        set_v: Vec::new(),
+    };
+    Some(match_in_groups(gid, ngroups, word, &solver))
+}
+
+/// n_match of every record from its group (`gid`: groups of records equal on every
+/// always-observed key) and the group's solver; `word`, when the other keys pack, gives a
+/// row's packed word.
+fn match_in_groups<W: Fn(usize) -> u64 + Sync>(
+    gid: Vec<u32>,
+    ngroups: usize,
+    word: Option<W>,
+    solver: &RowSolver<'_>,
+) -> NMatch {
+    let n = gid.len();
+    let weights = solver.weights;
+    if solver.vkeys.is_empty() {
         // Nothing missing: n_match is the class size.
         let mut size = vec![0u64; ngroups];
         let mut wsize = vec![0.0f64; ngroups];
@@ -97,8 +170,6 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
     // Records in group order (a counting sort, stable in row order), with their V keys packed
     // one word each when they fit: a group's records lie anywhere in the file, so this is read
     // in file order once instead of once per key in group order.
-    let packing = Packing::of(kd, &vkeys);
-    let word = packing.as_ref().map(|p| move |r: usize| p.word(kd, r));
     let (order, start, words) = crate::classes::rows_by_group(&gid, ngroups, word);
     drop(gid);
 
@@ -110,17 +181,6 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
             bounds.push(g);
         }
     }
-    let solver = RowSolver {
-        kd,
-        weights,
-        vkeys: &vkeys,
-        packing: packing.as_ref(),
-        set_v: vkeys
-            .iter()
-            .enumerate()
-            .filter_map(|(j, &k)| kd.sets[k].as_ref().map(|s| (j, s)))
-            .collect(),
-    };
     // Each record's figures are written straight to its row (every row is in exactly one
     // group, so each is written once, whatever the thread count); a record alone in its group
     // matches only itself.
@@ -173,7 +233,8 @@ fn packed_pairwise_max(nv: usize) -> usize {
 
 /// Solves one group of records that agree on every always-observed key.
 struct RowSolver<'a> {
-    kd: &'a KeyData,
+    /// The keys' codes; `None` when only their packed words are (then they always pack).
+    kd: Option<&'a KeyData>,
     weights: Option<&'a [f64]>,
     vkeys: &'a [usize],
     /// How the V keys pack into one word per record, when they fit (no set-valued key).
@@ -196,6 +257,12 @@ struct Scratch {
 }
 
 impl RowSolver<'_> {
+    /// The keys' codes, which every solver of keys that do not pack has.
+    fn kd(&self) -> &KeyData {
+        self.kd
+            .expect("keys that do not pack come with their codes")
+    }
+
     /// n_match (count, weight) of each record of `rows`, in that order, into `scratch.out`;
     /// `words` are the records' packed V keys when they pack.
     fn solve(&self, rows: &[u32], words: Option<&[u64]>, scratch: &mut Scratch) {
@@ -210,7 +277,7 @@ impl RowSolver<'_> {
         if rows.len() > most {
             let (index, tuple_of) = match (self.packing, words) {
                 (Some(p), Some(w)) => PatternIndex::distinct_packed(p, w, rows, self.weights),
-                _ => PatternIndex::distinct(self.kd, self.vkeys, rows, self.weights),
+                _ => PatternIndex::distinct(self.kd(), self.vkeys, rows, self.weights),
             };
             let per_tuple = index.self_join();
             out.extend(tuple_of.iter().map(|&t| per_tuple[t as usize]));
@@ -248,7 +315,7 @@ impl RowSolver<'_> {
             return;
         }
         // Gather the group's V codes once (row-major), then compare pairs in cache.
-        let c = &self.kd.codes;
+        let c = &self.kd().codes;
         let nv = self.vkeys.len();
         let local = &mut scratch.local;
         local.clear();

@@ -235,6 +235,20 @@ impl KeyCodes {
     }
 }
 
+/// Every key of each row in one word ([`Keys::packed_from_parts`]): key `k` in its field of
+/// [`PackedRows::packing`] (its code + 1, 0 when missing).
+#[derive(Debug, Clone)]
+pub struct PackedRows {
+    /// One word per row.
+    pub words: Vec<u64>,
+    /// The keys' fields (keys `0 ..`, cardinalities as the parts gave them).
+    pub packing: super::Packing,
+    /// Per key, whether some row misses it.
+    pub any_missing: Vec<bool>,
+    /// Per key, whether some row has it.
+    pub any_observed: Vec<bool>,
+}
+
 /// The key variables of one file as dense codes (struct of arrays, in key order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keys {
@@ -329,6 +343,94 @@ impl Keys {
             card: parts.cards().to_vec(),
             sets: vec![None; nkeys],
             n,
+        }))
+    }
+
+    /// Every key of each row packed in one word ([`PackedRows`]), read from `parts` as
+    /// [`Keys::from_parts`] reads them: 8 bytes per row instead of 4 per key and row, for
+    /// engines that match whole rows. `Ok(None)` when the keys' fields need more than 64 bits
+    /// ([`Packing::of_cards`]) or a part contradicted its cardinalities or rows; errors are the
+    /// first part's, in file order.
+    ///
+    /// # Panics
+    /// When there are `u32::MAX` rows or more (a programming error: callers check the count).
+    pub fn packed_from_parts(
+        parts: &dyn super::PartedCodes,
+    ) -> Result<Option<PackedRows>, DataError> {
+        let Some(packing) = super::Packing::of_cards(parts.cards()) else {
+            return Ok(None);
+        };
+        let rows = parts.part_rows();
+        let n: usize = rows.iter().sum();
+        assert!(n < u32::MAX as usize, "fewer than u32::MAX records");
+        let nkeys = parts.nkeys();
+        let mut words: Vec<u64> = Vec::with_capacity(n);
+        let spare = &mut words.spare_capacity_mut()[..n];
+        let mut outs = Vec::with_capacity(rows.len());
+        let mut rest = spare;
+        for &r in rows {
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(r);
+            outs.push(part);
+            rest = tail;
+        }
+        const BLOCK: usize = 4096;
+        // Per part: whether it read whole, and which keys it saw missing and observed.
+        let read: Vec<Result<(bool, u64, u64), DataError>> = outs
+            .into_par_iter()
+            .enumerate()
+            .map(|(p, out)| {
+                let (mut missing, mut observed) = (0u64, 0u64);
+                let mut codes = vec![0u32; BLOCK];
+                let mut block = vec![0u64; BLOCK];
+                let whole = super::read_part(parts, p, &mut |offset, sources| {
+                    let len = sources.first().map_or(0, |s| s.len());
+                    for start in (0..len).step_by(BLOCK) {
+                        let m = BLOCK.min(len - start);
+                        let block = &mut block[..m];
+                        block.fill(0);
+                        for (k, source) in sources.iter().enumerate() {
+                            let codes = &mut codes[..m];
+                            source.fill(start, codes);
+                            let (shift, _) = packing.fields_of(k);
+                            let mut absent = false;
+                            let mut present = false;
+                            for (w, &c) in block.iter_mut().zip(codes.iter()) {
+                                let v = if c == MISSING { 0 } else { c as u64 + 1 };
+                                absent |= v == 0;
+                                present |= v != 0;
+                                *w |= v << shift;
+                            }
+                            missing |= u64::from(absent) << k;
+                            observed |= u64::from(present) << k;
+                        }
+                        for (o, &w) in out[offset + start..offset + start + m]
+                            .iter_mut()
+                            .zip(block.iter())
+                        {
+                            o.write(w);
+                        }
+                    }
+                })?;
+                Ok((whole, missing, observed))
+            })
+            .collect();
+        let (mut missing, mut observed) = (0u64, 0u64);
+        for part in read {
+            let (whole, m, o) = part?;
+            if !whole {
+                return Ok(None);
+            }
+            missing |= m;
+            observed |= o;
+        }
+        // SAFETY: every part wrote each of its rows (`read_part` covered them all, or the part
+        // was not whole and this returned above), and the parts' slices tile the first n.
+        unsafe { words.set_len(n) };
+        Ok(Some(PackedRows {
+            words,
+            packing,
+            any_missing: (0..nkeys).map(|k| missing >> k & 1 != 0).collect(),
+            any_observed: (0..nkeys).map(|k| observed >> k & 1 != 0).collect(),
         }))
     }
 

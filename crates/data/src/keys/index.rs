@@ -1091,11 +1091,20 @@ impl Packing {
         if subset.iter().any(|&k| keys.sets[k].is_some()) {
             return None;
         }
-        let mut fields = Vec::with_capacity(subset.len());
+        let card: Vec<u32> = subset.iter().map(|&k| keys.card[k]).collect();
+        let mut packing = Packing::of_cards(&card)?;
+        packing.subset = subset.to_vec();
+        Some(packing)
+    }
+
+    /// The packing of keys of cardinalities `card` (keys `0 ..`), each in its own field;
+    /// `None` when the fields need more than 64 bits.
+    pub fn of_cards(card: &[u32]) -> Option<Packing> {
+        let mut fields = Vec::with_capacity(card.len());
         let mut offset = 0u32;
-        for &k in subset {
+        for &c in card {
             // Values 0 ..= card: the bit length of card.
-            let bits = 64 - (keys.card[k].max(1) as u64).leading_zeros();
+            let bits = 64 - (c.max(1) as u64).leading_zeros();
             fields.push((offset, (1u64 << bits) - 1));
             offset += bits;
             if offset > 64 {
@@ -1103,10 +1112,58 @@ impl Packing {
             }
         }
         Some(Packing {
-            subset: subset.to_vec(),
+            subset: (0..card.len()).collect(),
             fields,
-            card: subset.iter().map(|&k| keys.card[k]).collect(),
+            card: card.to_vec(),
         })
+    }
+
+    /// The packing of the packed keys `keys` alone, their fields where they are: a word of
+    /// this packing keeps only those fields ([`Packing::mask`]).
+    pub fn select(&self, keys: &[usize]) -> Packing {
+        Packing {
+            subset: keys.iter().map(|&j| self.subset[j]).collect(),
+            fields: keys.iter().map(|&j| self.fields[j]).collect(),
+            card: keys.iter().map(|&j| self.card[j]).collect(),
+        }
+    }
+
+    /// Packed key `j`'s cardinality.
+    #[inline]
+    pub fn card_of(&self, j: usize) -> u32 {
+        self.card[j]
+    }
+
+    /// Packed key `j`'s field: its bit offset and mask.
+    #[inline]
+    pub fn fields_of(&self, j: usize) -> (u32, u64) {
+        self.fields[j]
+    }
+
+    /// The bits of every field.
+    pub fn mask(&self) -> u64 {
+        self.fields
+            .iter()
+            .fold(0u64, |m, &(offset, mask)| m | mask << offset)
+    }
+
+    /// The value of packed key `j` in `word`: its code + 1, 0 when missing.
+    #[inline]
+    pub fn field(&self, word: u64, j: usize) -> u64 {
+        let (offset, mask) = self.fields[j];
+        (word >> offset) & mask
+    }
+
+    /// The word of a row whose packed keys have the codes `codes` ([`MISSING`] when missing).
+    #[inline]
+    pub fn pack(&self, codes: impl IntoIterator<Item = u32>) -> u64 {
+        codes
+            .into_iter()
+            .zip(&self.fields)
+            .fold(0u64, |w, (c, &(offset, _))| {
+                let v = if c == MISSING { 0 } else { c as u64 + 1 };
+                w | v << offset
+            })
     }
 
     /// The word of `row` of `keys` (the keys this packing was made for).

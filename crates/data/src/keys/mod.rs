@@ -39,8 +39,8 @@ mod policy;
 mod source;
 
 pub use codes::{
-    Domain, KeyCodes, Keys, MISSING, PairSpec, SetCoding, SetMasks, encode_pair, encode_pairs,
-    encode_texts_pair, tuple_ids, tuple_ids_pair,
+    Domain, KeyCodes, Keys, MISSING, PackedRows, PairSpec, SetCoding, SetMasks, encode_pair,
+    encode_pairs, encode_texts_pair, tuple_ids, tuple_ids_pair,
 };
 pub use index::{Packing, PatternIndex};
 pub use policy::{MissingPolicy, SetMatch};
