@@ -137,38 +137,6 @@ fn levels_of(risks: &[f64]) -> Vec<(f64, usize)> {
     levels
 }
 
-/// The weighted figures of risks summing to `sum` (in record order) at `levels` (the distinct
-/// risks in decreasing order, each with its records).
-fn weight_summary_of(
-    sum: f64,
-    levels: &[(f64, usize)],
-    params: &RiskParams,
-    denominator: usize,
-    weighted: bool,
-) -> WeightSummary {
-    let threshold = threshold_of_levels(levels, params.max_global_risk, denominator);
-    WeightSummary {
-        expected_reidentifications: sum,
-        global_risk: if denominator > 0 {
-            sum / denominator as f64
-        } else {
-            0.0
-        },
-        denominator: params.global_risk_denominator,
-        max_individual_risk: levels.iter().map(|&(r, _)| r).fold(0.0, f64::max),
-        max_global_risk: params.max_global_risk,
-        global_threshold: threshold,
-        records_above_threshold: threshold.map_or(0, |t| {
-            levels
-                .iter()
-                .filter(|&&(r, _)| r > t)
-                .map(|&(_, c)| c)
-                .sum()
-        }),
-        weighted,
-    }
-}
-
 /// [`global_threshold`] over the distinct risk levels, in decreasing order, each with the
 /// number of records at it (records at one level are summed as `level × count`).
 fn threshold_of_levels(levels: &[(f64, usize)], max_global_risk: f64, n_obs: usize) -> Option<f64> {
@@ -222,13 +190,11 @@ impl ClassRisks {
     /// The weighted figures, equal to those of the per-record risks: the sum is taken over
     /// the records in file order, and the threshold's levels are the distinct risks with the
     /// records at each.
-    fn summary(
-        &self,
-        classes: &Classes,
-        params: &RiskParams,
-        denominator: usize,
-        weighted: bool,
-    ) -> WeightSummary {
+    fn summary(&self, classes: &Classes, params: &RiskParams, weighted: bool) -> WeightSummary {
+        let (n_total, counted) = (
+            classes.class_of.len(),
+            classes.class_of.len() - classes.n_deleted,
+        );
         let risk = &self.risk;
         let sum: f64 = classes
             .class_of
@@ -267,7 +233,7 @@ impl ClassRisks {
             }
             same
         });
-        weight_summary_of(sum, &levels, params, denominator, weighted)
+        risk_levels_summary(&levels, sum, counted, n_total, params, weighted)
     }
 }
 
@@ -1264,22 +1230,19 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         Some(c) if !wildcard => n_total - c.n_deleted,
         _ => individual.iter().filter(|r| r.is_some()).count(),
     };
-    let denominator = match params.global_risk_denominator {
-        GlobalRiskDenominator::Counted => counted,
-        GlobalRiskDenominator::All => n_total,
-    };
     let weight_summary = if let Some(w) = from_histogram {
         Some(w)
     } else if let (Some(cr), Some(classes)) = (&class_risks, &classes) {
-        Some(cr.summary(classes, params, denominator, weights.is_some()))
+        Some(cr.summary(classes, params, weights.is_some()))
     } else {
         let risks: Vec<f64> = individual.iter().flatten().copied().collect();
         let sum: f64 = risks.iter().sum();
-        Some(weight_summary_of(
-            sum,
+        Some(risk_levels_summary(
             &levels_of(&risks),
+            sum,
+            counted,
+            n_total,
             params,
-            denominator,
             weights.is_some(),
         ))
     };
@@ -1476,7 +1439,7 @@ fn unweighted_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> W
         .map(|&(f, c)| (1.0 / f as f64, f as usize * c))
         .collect();
     let sum = sc.classes() as f64;
-    risk_levels_summary(&levels, sum, n_total - sc.n_deleted, n_total, params)
+    risk_levels_summary(&levels, sum, n_total - sc.n_deleted, n_total, params, false)
 }
 
 /// Individual risk 1/n_match without weights (wildcard), from the histogram of n_match: the
@@ -1491,17 +1454,19 @@ fn n_match_risk_summary(n_match: &[u32], n_total: usize, params: &RiskParams) ->
         .iter()
         .map(|&(m, records)| records as f64 / m as f64)
         .sum();
-    risk_levels_summary(&levels, sum, n_match.len(), n_total, params)
+    risk_levels_summary(&levels, sum, n_match.len(), n_total, params, false)
 }
 
-/// The risk figures from the risk levels (decreasing, each with its records), their sum, and
-/// the records that have a risk.
+/// The risk figures from the risk levels (decreasing, each with its records), their sum (in
+/// record order where the risks are per record), the records that have a risk, and whether the
+/// risks came from weights.
 fn risk_levels_summary(
     levels: &[(f64, usize)],
     sum: f64,
     counted: usize,
     n_total: usize,
     params: &RiskParams,
+    weighted: bool,
 ) -> WeightSummary {
     let denominator = match params.global_risk_denominator {
         GlobalRiskDenominator::Counted => counted,
@@ -1526,7 +1491,7 @@ fn risk_levels_summary(
                 .map(|&(_, c)| c)
                 .sum()
         }),
-        weighted: false,
+        weighted,
     }
 }
 

@@ -1169,14 +1169,7 @@ impl Packing {
     /// The word of `row` of `keys` (the keys this packing was made for).
     #[inline]
     pub fn word(&self, keys: &Keys, row: usize) -> u64 {
-        self.subset
-            .iter()
-            .zip(&self.fields)
-            .fold(0u64, |w, (&k, &(offset, _))| {
-                let c = keys.codes[k][row];
-                let v = if c == MISSING { 0 } else { c as u64 + 1 };
-                w | v << offset
-            })
+        self.pack(self.subset.iter().map(|&k| keys.codes[k][row]))
     }
 
     /// Packed key `j`'s code in `word` ([`MISSING`] when missing).
