@@ -21,7 +21,9 @@ use crate::measures::{
     l_diversity, recursive_cl_diversity, skinner_elliot_theta,
 };
 use crate::sizes::{NoSizes, SizeCounts, histogram, size_counts, size_counts_parts};
-use crate::wildcard::{NMatch, freqcalc_alpha, n_match_of, n_match_packed};
+use crate::wildcard::{
+    NMatch, freqcalc_alpha, n_match_histogram_packed, n_match_of, n_match_packed,
+};
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -1109,22 +1111,13 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
     drop(matching);
     drop(plain);
 
-    let (class_summary, wildcard_summary) = if wildcard {
-        let m = &nm.as_ref().expect("computed under wildcard").n_match;
-        let count = |lim: u32| m.iter().filter(|&&x| x <= lim).count();
-        let n_match_2 = m.iter().filter(|&&x| x == 2).count();
-        let w = WildcardSummary {
-            n_match_1: count(1),
-            n_match_le_5: count(5),
-            n_match_le_10: count(10),
-            pr_su: count(1) as f64 / n_total as f64,
-            n_match_2,
-            theta: params.population_size.and_then(|big_n| {
-                skinner_elliot_theta(count(1), n_match_2, n_total as f64 / big_n)
-            }),
-            uniques_at_threshold: count(t),
-        };
-        (None, Some(w))
+    // Under wildcard every n_match figure but the per-record ones comes from its histogram.
+    let n_match_hist: Option<Vec<(u32, usize)>> = nm
+        .as_ref()
+        .filter(|_| wildcard)
+        .map(|nm| histogram(nm.n_match.iter().copied()));
+    let (class_summary, wildcard_summary) = if let Some(h) = &n_match_hist {
+        (None, Some(wildcard_summary_of(h, n_total, params)))
     } else {
         let sc = sizes
             .as_ref()
@@ -1141,11 +1134,7 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
             below_k: f.iter().filter(|&&x| x < f64::from(ka)).count(),
             at_most_k: f.iter().filter(|&&x| x <= f64::from(ka)).count(),
         },
-        (None, Some(nm), true) => KAnonymitySummary {
-            k: ka,
-            below_k: nm.n_match.iter().filter(|&&f| f < ka).count(),
-            at_most_k: nm.n_match.iter().filter(|&&f| f <= ka).count(),
-        },
+        (None, Some(_), true) if let Some(h) = &n_match_hist => n_match_k_anonymity(h, ka),
         _ => {
             let classes = classes.as_ref().ok_or_else(no_classes)?;
             let k = |i: usize| classes.k(i);
@@ -1163,11 +1152,9 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
 
     // Individual risk 1/f without weights comes from a histogram (of the class sizes, or of
     // n_match under wildcard) on every path, so the figures do not depend on per_record.
-    let from_histogram = match (&weights, &sizes, &alpha_counts, &nm) {
+    let from_histogram = match (&weights, &sizes, &alpha_counts, &n_match_hist) {
         (None, Some(sc), _, _) => Some(unweighted_summary(sc, n_total, params)),
-        (None, None, None, Some(nm)) if wildcard => {
-            Some(n_match_risk_summary(&nm.n_match, n_total, params))
-        }
+        (None, None, None, Some(h)) => Some(n_match_risk_summary(h, n_total, params)),
         _ => None,
     };
     // The per-record risks: for the per-record figures and the household risk, and under
@@ -1444,17 +1431,90 @@ fn unweighted_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> W
 
 /// Individual risk 1/n_match without weights (wildcard), from the histogram of n_match: the
 /// expected re-identifications are Σ (records with n_match = m) / m over the values m.
-fn n_match_risk_summary(n_match: &[u32], n_total: usize, params: &RiskParams) -> WeightSummary {
-    let counts = histogram(n_match.iter().copied());
-    let levels: Vec<(f64, usize)> = counts
+fn n_match_risk_summary(
+    hist: &[(u32, usize)],
+    n_total: usize,
+    params: &RiskParams,
+) -> WeightSummary {
+    let levels: Vec<(f64, usize)> = hist
         .iter()
         .map(|&(m, records)| (1.0 / m as f64, records))
         .collect();
-    let sum: f64 = counts
+    let sum: f64 = hist
         .iter()
         .map(|&(m, records)| records as f64 / m as f64)
         .sum();
-    risk_levels_summary(&levels, sum, n_match.len(), n_total, params, false)
+    let counted = hist.iter().map(|&(_, records)| records).sum();
+    risk_levels_summary(&levels, sum, counted, n_total, params, false)
+}
+
+/// The wildcard figures from the histogram of n_match (`(m, records)` by increasing m).
+fn wildcard_summary_of(
+    hist: &[(u32, usize)],
+    n_total: usize,
+    params: &RiskParams,
+) -> WildcardSummary {
+    let count = |lim: u32| -> usize {
+        hist.iter()
+            .take_while(|&&(m, _)| m <= lim)
+            .map(|&(_, r)| r)
+            .sum()
+    };
+    let n_match_2 = count(2) - count(1);
+    WildcardSummary {
+        n_match_1: count(1),
+        n_match_le_5: count(5),
+        n_match_le_10: count(10),
+        pr_su: count(1) as f64 / n_total as f64,
+        n_match_2,
+        theta: params
+            .population_size
+            .and_then(|big_n| skinner_elliot_theta(count(1), n_match_2, n_total as f64 / big_n)),
+        uniques_at_threshold: count(params.unique_threshold),
+    }
+}
+
+/// k-anonymity in records from the histogram of n_match (sdcMicro's fk with missing keys).
+fn n_match_k_anonymity(hist: &[(u32, usize)], k: u32) -> KAnonymitySummary {
+    let count = |keep: &dyn Fn(u32) -> bool| -> usize {
+        hist.iter()
+            .filter(|&&(m, _)| keep(m))
+            .map(|&(_, r)| r)
+            .sum()
+    };
+    KAnonymitySummary {
+        k,
+        below_k: count(&|m| m < k),
+        at_most_k: count(&|m| m <= k),
+    }
+}
+
+/// The assessment under wildcard without weights from the histogram of n_match alone (no
+/// per-record figures, household or sensitive column): what [`assess_coded`] reports then.
+fn n_match_summary(
+    hist: &[(u32, usize)],
+    file: &str,
+    params: &RiskParams,
+    n_total: usize,
+) -> Result<Assessment, RiskError> {
+    check_population(params.population_size, n_total)?;
+    Ok(Assessment {
+        summary: Summary {
+            policy: params.missing,
+            keys: params.keys.clone(),
+            n_total,
+            unique_threshold: params.unique_threshold,
+            classes: None,
+            wildcard: Some(wildcard_summary_of(hist, n_total, params)),
+            k_anonymity: n_match_k_anonymity(hist, params.k_anonymity),
+            weights: Some(n_match_risk_summary(hist, n_total, params)),
+            household: None,
+            diversity: None,
+            bender_r: bender_r_of(params, None, n_total, file)?,
+        },
+        records: RecordRisk::default(),
+        warnings: Vec::new(),
+    })
 }
 
 /// The risk figures from the risk levels (decreasing, each with its records), their sum (in
@@ -1640,6 +1700,17 @@ pub fn assess_parts(
         {
             if let Some(k) = (0..keys.nkeys()).find(|&k| !packed.any_observed[k]) {
                 return Err(all_missing(file, &params.keys[k], n_total));
+            }
+            if weight.is_none() {
+                // Without weights every figure comes from the histogram of n_match.
+                let done = timings.time(Timings::COUNT, || {
+                    n_match_histogram_packed(&packed)
+                        .map(|h| n_match_summary(&h, file, params, n_total))
+                        .transpose()
+                })?;
+                if done.is_some() {
+                    return Ok(done);
+                }
             }
             let done = timings.time(Timings::COUNT, || -> Result<_, RiskError> {
                 let weights = weight

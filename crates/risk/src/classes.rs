@@ -371,13 +371,13 @@ pub(crate) fn rows_by_group<W: Fn(usize) -> u64 + Sync>(
 
 /// The most groups [`rows_by_group`] sorts in one scatter, and the most buckets it partitions
 /// more groups into: a counter and a write stream each.
-const BUCKETS: usize = 1024;
+pub(crate) const BUCKETS: usize = 1024;
 
 /// The scatter of a stable counting sort of the rows of `gid` by `bucket_of(group)` (below
 /// `buckets`): `put(position, row, group)` once for every row, the positions bucket-major and
 /// in row order within a bucket, each below `gid.len()` and handed out once. Pieces of the rows
 /// are counted and scattered on every thread. Returns where each bucket starts (and the end).
-fn scatter(
+pub(crate) fn scatter(
     gid: &[u32],
     buckets: usize,
     bucket_of: impl Fn(u32) -> usize + Sync,
