@@ -1188,6 +1188,7 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
             ),
             (None, Some(nm), true) => (
                 (0..n_total)
+                    .into_par_iter()
                     .map(|i| {
                         let f = nm.n_match[i];
                         Some(match &nm.weighted {
@@ -1198,7 +1199,7 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
                     .collect(),
                 nm.weighted
                     .as_ref()
-                    .map(|b| b.iter().map(|&x| Some(x)).collect()),
+                    .map(|b| b.par_iter().map(|&x| Some(x)).collect()),
             ),
             _ => {
                 let classes = classes.as_ref().ok_or_else(no_classes)?;
@@ -1703,22 +1704,16 @@ pub fn assess_parts(
             }
             if weight.is_none() {
                 // Without weights every figure comes from the histogram of n_match.
-                let done = timings.time(Timings::COUNT, || {
-                    n_match_histogram_packed(&packed)
-                        .map(|h| n_match_summary(&h, file, params, n_total))
-                        .transpose()
-                })?;
-                if done.is_some() {
-                    return Ok(done);
-                }
+                return timings.time(Timings::COUNT, || {
+                    n_match_summary(&n_match_histogram_packed(&packed), file, params, n_total)
+                        .map(Some)
+                });
             }
-            let done = timings.time(Timings::COUNT, || -> Result<_, RiskError> {
+            return timings.time(Timings::COUNT, || -> Result<_, RiskError> {
                 let weights = weight
                     .map(|(name, col)| weight_values_of(col, name, file))
                     .transpose()?;
-                let Some(nm) = n_match_packed(&packed, weights.as_deref()) else {
-                    return Ok(None);
-                };
+                let nm = n_match_packed(&packed, weights.as_deref());
                 let coded = Coded {
                     plain: Keys {
                         codes: Vec::new(),
@@ -1733,10 +1728,7 @@ pub fn assess_parts(
                     file: file.to_string(),
                 };
                 assess_coded(coded, params).map(Some)
-            })?;
-            if done.is_some() {
-                return Ok(done);
-            }
+            });
         }
         // In the order assess checks a table: the keys' values, then the rest.
         let Some(plain) = timings.time(Timings::READ, || Keys::from_parts(keys))? else {

@@ -103,151 +103,197 @@ pub(crate) fn n_match_of(kd: &KeyData, weights: Option<&[f64]>) -> NMatch {
 }
 
 /// n_match of every record of keys packed one word per row
-/// ([`intruder_data::keys::Keys::packed_from_parts`]):
-/// [`n_match_of`] on those keys, with the groups' codes and the other keys' words taken from
-/// the words. `None` when the always-observed keys' codes do not fit in 64 bits.
-pub(crate) fn n_match_packed(rows: &PackedRows, weights: Option<&[f64]>) -> Option<NMatch> {
-    let p = &rows.packing;
-    let nk = p.nkeys();
-    let (fkeys, vkeys): (Vec<usize>, Vec<usize>) = (0..nk).partition(|&k| !rows.any_missing[k]);
-    // The always-observed keys' mixed-radix code, as `group_rows` makes it.
-    let radix: Vec<u64> = fkeys.iter().map(|&k| p.card_of(k).max(1) as u64).collect();
-    let bound = radix
-        .iter()
-        .try_fold(1u64, |b, &r| b.checked_mul(r))
-        .filter(|&b| b < u64::MAX)?;
-    let (gid, ngroups) = if fkeys.is_empty() {
-        (vec![0; rows.words.len()], 1)
-    } else {
-        let codes: Vec<u64> = rows
-            .words
-            .par_iter()
-            .map(|&w| {
-                fkeys
-                    .iter()
-                    .zip(&radix)
-                    .fold(0u64, |c, (&k, &r)| c * r + (p.field(w, k) - 1))
-            })
-            .collect();
-        let (gid, sizes) = crate::classes::group(&codes, bound);
-        (gid, sizes.len())
-    };
-    let vpacking = p.select(&vkeys);
-    let vmask = vpacking.mask();
-    let words = &rows.words;
-    let word = Some(move |r: usize| words[r] & vmask);
-    let solver = RowSolver {
-        kd: None,
+/// ([`intruder_data::keys::Keys::packed_from_parts`]): [`n_match_of`] on those keys, solved
+/// group by group from the words alone ([`solve_packed`]), each record's figures written to
+/// its row.
+pub(crate) fn n_match_packed(rows: &PackedRows, weights: Option<&[f64]>) -> NMatch {
+    let n = rows.words.len();
+    // Every row is in exactly one group, so each is written once, whatever the thread count.
+    let counts: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let sums: Option<Vec<AtomicU64>> = weights.map(|_| (0..n).map(|_| AtomicU64::new(0)).collect());
+    solve_packed(
+        rows,
         weights,
-        vkeys: &vkeys,
-        packing: Some(&vpacking),
-        set_v: Vec::new(),
-    };
-    Some(match_in_groups(gid, ngroups, word, &solver))
+        true,
+        || (),
+        |(), group, figures| {
+            for (&row, &(c, w)) in group.iter().zip(figures) {
+                counts[row as usize].store(c.min(u64::from(u32::MAX)) as u32, Ordering::Relaxed);
+                if let Some(s) = &sums {
+                    s[row as usize].store(w.to_bits(), Ordering::Relaxed);
+                }
+            }
+        },
+    );
+    NMatch {
+        n_match: counts.into_iter().map(AtomicU32::into_inner).collect(),
+        weighted: sums.map(|s| {
+            s.into_iter()
+                .map(|x| f64::from_bits(x.into_inner()))
+                .collect()
+        }),
+    }
 }
 
 /// The histogram of n_match over the records of keys packed one word per row: `(m, records
-/// with n_match = m)` by increasing m, the same as the histogram of [`n_match_packed`]'s
-/// figures. For the figures that need no record's own (no weights, no per-record output): the
-/// records are never put back in file order. `None` when the always-observed keys' codes do not
-/// fit in 32 bits.
+/// with n_match = m)` by increasing m, the histogram of [`n_match_packed`]'s figures without
+/// a record's own (for the figures that need none: no weights, no per-record output), so the
+/// records are never put back in file order.
+pub(crate) fn n_match_histogram_packed(rows: &PackedRows) -> Vec<(u32, usize)> {
+    solve_packed(rows, None, false, Histogram::default, |hist, _, figures| {
+        for &(m, _) in figures {
+            hist.add(m.min(u64::from(u32::MAX)) as u32, 1);
+        }
+    })
+    .into_iter()
+    .fold(Histogram::default(), Histogram::merge)
+    .into_sorted()
+}
+
+/// Solves every group of records of packed keys (records equal on every always-observed key)
+/// and hands each to `visit(state, rows, figures)`: its rows (their numbers in the file when
+/// `numbered`, else unspecified) and their figures (n_match, Σ weights) in the same order. A
+/// state is made by `init` for each piece of work; the states are returned.
 ///
-/// The rows' words go to buckets of consecutive group codes (one scatter, the rows in file
-/// order within a bucket); each bucket, small enough for the cache, is then sorted by group and
-/// its groups solved there, on every thread.
-pub(crate) fn n_match_histogram_packed(rows: &PackedRows) -> Option<Vec<(u32, usize)>> {
+/// The rows' words (with their numbers and weights when asked for) go to buckets of
+/// consecutive groups in one scatter, in file order within a bucket; each bucket, small enough
+/// for the cache, is then sorted by group and its groups solved there, on every thread.
+fn solve_packed<S: Send>(
+    rows: &PackedRows,
+    weights: Option<&[f64]>,
+    numbered: bool,
+    init: impl Fn() -> S + Sync + Send,
+    visit: impl Fn(&mut S, &[u32], &[(u64, f64)]) + Sync + Send,
+) -> Vec<S> {
     let p = &rows.packing;
+    let n = rows.words.len();
+    let numbered = numbered || weights.is_some();
     let (fkeys, vkeys): (Vec<usize>, Vec<usize>) =
         (0..p.nkeys()).partition(|&k| !rows.any_missing[k]);
+    // The group of each row: the always-observed keys' mixed-radix code when it fits in 32
+    // bits, else the class id of the 64-bit code (as `group_rows` makes it).
     let radix: Vec<u64> = fkeys.iter().map(|&k| p.card_of(k).max(1) as u64).collect();
-    let bound = radix
-        .iter()
-        .try_fold(1u64, |b, &r| b.checked_mul(r))
-        .filter(|&b| b <= u64::from(u32::MAX))?;
-    let group_of = |w: u64| -> u32 {
-        fkeys
-            .iter()
-            .zip(&radix)
-            .fold(0u64, |c, (&k, &r)| c * r + (p.field(w, k) - 1)) as u32
+    let code_of = |w: u64| -> u64 {
+        fkeys.iter().zip(&radix).fold(0u64, |c, (&k, &r)| {
+            c.wrapping_mul(r).wrapping_add(p.field(w, k) - 1)
+        })
     };
-    let codes: Vec<u32> = rows.words.par_iter().map(|&w| group_of(w)).collect();
+    let (codes, ngroups): (Vec<u32>, u64) =
+        match radix.iter().try_fold(1u64, |b, &r| b.checked_mul(r)) {
+            Some(bound) if bound <= u64::from(u32::MAX) => (
+                rows.words.par_iter().map(|&w| code_of(w) as u32).collect(),
+                bound,
+            ),
+            bound => {
+                // The keys fit in one word, so the code fits in 64 bits (below 2^64 - 1, the
+                // class counter's sentinel): the classes of the codes number the groups.
+                let wide: Vec<u64> = rows.words.par_iter().map(|&w| code_of(w)).collect();
+                let (gid, sizes) = crate::classes::group(&wide, bound.unwrap_or(u64::MAX));
+                (gid, sizes.len() as u64)
+            }
+        };
+    let ngroups = ngroups.max(1);
     // Buckets of 2^shift consecutive groups, at most BUCKETS of them.
-    let shift = (u64::BITS - (bound.max(1) - 1).leading_zeros())
+    let shift = (u64::BITS - (ngroups - 1).leading_zeros())
         .saturating_sub(crate::classes::BUCKETS.trailing_zeros());
-    let buckets = ((bound.max(1) - 1) >> shift) as usize + 1;
-    let vpacking = p.select(&vkeys);
-    let vmask = vpacking.mask();
-    let n = rows.words.len();
-    let mut sorted = vec![0u64; n];
-    let out = crate::classes::SharedPtr(sorted.as_mut_ptr());
+    let buckets = ((ngroups - 1) >> shift) as usize + 1;
+    let (mut b_words, mut b_codes) = (vec![0u64; n], vec![0u32; n]);
+    let mut b_rows = vec![0u32; if numbered { n } else { 0 }];
+    let mut b_weights = vec![0.0f64; if weights.is_some() { n } else { 0 }];
+    let out = (
+        crate::classes::SharedPtr(b_words.as_mut_ptr()),
+        crate::classes::SharedPtr(b_codes.as_mut_ptr()),
+        crate::classes::SharedPtr(b_rows.as_mut_ptr()),
+        crate::classes::SharedPtr(b_weights.as_mut_ptr()),
+    );
     let words = &rows.words;
     let bucket_start = crate::classes::scatter(
         &codes,
         buckets,
         |g| (g >> shift) as usize,
-        |pos, row, _| {
-            // SAFETY: `scatter` hands each position below n (the length of `sorted`) once.
-            unsafe { out.write(pos, words[row]) }
+        |pos, row, g| {
+            // SAFETY: `scatter` hands each position below n once; n is the length of the words
+            // and codes, of the rows when numbered and of the weights when given.
+            unsafe {
+                out.0.write(pos, words[row]);
+                out.1.write(pos, g);
+                if numbered {
+                    out.2.write(pos, row as u32);
+                }
+                if let Some(w) = weights {
+                    out.3.write(pos, w[row]);
+                }
+            }
         },
     );
     drop(codes);
-    let solver = RowSolver {
-        kd: None,
-        weights: None,
-        vkeys: &vkeys,
-        packing: Some(&vpacking),
-        set_v: Vec::new(),
-    };
+    let vpacking = p.select(&vkeys);
+    let vmask = vpacking.mask();
     let groups_per_bucket = 1usize << shift;
-    let merged = (0..buckets)
+    (0..buckets)
         .into_par_iter()
         .fold(
-            || (Histogram::default(), BucketScratch::default()),
-            |(mut hist, mut bs), b| {
-                let part = &sorted[bucket_start[b]..bucket_start[b + 1]];
+            || (init(), BucketScratch::default()),
+            |(mut state, mut bs), b| {
+                let (lo, hi) = (bucket_start[b], bucket_start[b + 1]);
                 let first = (b << shift) as u32;
-                // A counting sort of the bucket's words by group, stable.
+                // A counting sort of the bucket's rows by group, stable.
                 bs.at.clear();
                 bs.at.resize(groups_per_bucket + 1, 0);
-                bs.local.clear();
-                bs.local.extend(part.iter().map(|&w| group_of(w) - first));
-                for &g in &bs.local {
-                    bs.at[g as usize + 1] += 1;
+                for &g in &b_codes[lo..hi] {
+                    bs.at[(g - first) as usize + 1] += 1;
                 }
                 for g in 0..groups_per_bucket {
                     bs.at[g + 1] += bs.at[g];
                 }
                 bs.start.clone_from(&bs.at);
-                bs.words.clear();
-                bs.words.resize(part.len(), 0);
-                for (&w, &g) in part.iter().zip(&bs.local) {
-                    let slot = &mut bs.at[g as usize];
-                    bs.words[*slot] = w & vmask;
+                let len = hi - lo;
+                bs.words.resize(len, 0);
+                bs.rows.resize(if numbered { len } else { 0 }, 0);
+                bs.weights
+                    .resize(if weights.is_some() { len } else { 0 }, 0.0);
+                for (i, &g) in b_codes[lo..hi].iter().enumerate() {
+                    let slot = &mut bs.at[(g - first) as usize];
+                    bs.words[*slot] = b_words[lo + i] & vmask;
+                    if numbered {
+                        bs.rows[*slot] = b_rows[lo + i];
+                    }
+                    if weights.is_some() {
+                        bs.weights[*slot] = b_weights[lo + i];
+                    }
                     *slot += 1;
                 }
+                // The solver looks the weights up by the bucket's positions.
+                let solver = RowSolver {
+                    kd: None,
+                    weights: weights.map(|_| &bs.weights[..]),
+                    vkeys: &vkeys,
+                    packing: Some(&vpacking),
+                    set_v: Vec::new(),
+                };
                 for g in 0..groups_per_bucket {
                     let (lo, hi) = (bs.start[g], bs.start[g + 1]);
+                    let group = if numbered { &bs.rows[lo..hi] } else { &[][..] };
                     match hi - lo {
                         0 => {}
-                        1 => hist.add(1, 1),
-                        len => {
-                            bs.rows.clear();
-                            bs.rows.extend(0..len as u32);
-                            solver.solve(&bs.rows, Some(&bs.words[lo..hi]), &mut bs.scratch);
-                            for &(m, _) in &bs.scratch.out {
-                                hist.add(m.min(u64::from(u32::MAX)) as u32, 1);
-                            }
+                        1 => {
+                            let w = weights.map_or(0.0, |_| bs.weights[lo]);
+                            visit(&mut state, group, &[(1, w)]);
+                        }
+                        _ => {
+                            bs.local.clear();
+                            bs.local.extend(lo as u32..hi as u32);
+                            solver.solve(&bs.local, Some(&bs.words[lo..hi]), &mut bs.scratch);
+                            visit(&mut state, group, &bs.scratch.out);
                         }
                     }
                 }
-                (hist, bs)
+                (state, bs)
             },
         )
-        .map(|(hist, _)| hist)
-        .reduce(Histogram::default, Histogram::merge);
-    Some(merged.into_sorted())
+        .map(|(state, _)| state)
+        .collect()
 }
-
 /// Counts by value: small values in a table, the rest in a map.
 #[derive(Default)]
 struct Histogram {
@@ -296,19 +342,21 @@ impl Histogram {
     }
 }
 
-/// One thread's buffers for [`n_match_histogram_packed`]'s buckets.
+/// One thread's buffers for [`solve_packed`]'s buckets.
 #[derive(Default)]
 struct BucketScratch {
-    /// Per group of the bucket, where its next word goes.
+    /// Per group of the bucket, where its next row goes.
     at: Vec<usize>,
-    /// Per group of the bucket, where its words start (and the end).
+    /// Per group of the bucket, where its rows start (and the end).
     start: Vec<usize>,
-    /// The group of each of the bucket's words, less the bucket's first.
-    local: Vec<u32>,
     /// The bucket's V words in group order.
     words: Vec<u64>,
-    /// `0..len` for the group being solved (the solver's rows; no weights to look up).
+    /// Their rows' numbers in the file, when asked for.
     rows: Vec<u32>,
+    /// Their weights, when given.
+    weights: Vec<f64>,
+    /// The positions in the bucket of the group being solved (the solver's rows).
+    local: Vec<u32>,
     scratch: Scratch,
 }
 
@@ -395,22 +443,24 @@ const PAIRWISE_MAX: usize = 48;
 /// distinct tuple for the pattern index, so the break-even grows with the patterns (2^nv).
 /// Measured on the benchmark file (10,000,000 rows, 3 V keys, 2 threads), the count phase of
 /// `intruder risk --missing wildcard`: 2.02–2.08 s with 48, 1.60–1.78 s with 256, 1.49–1.61 s
-/// with 320 (the rule below), 1.47–1.53 s with 400, 1.86 s with no limit (a group of 12,965
+/// with 320 (the rule without AVX2), 1.47–1.53 s with 400, 1.86 s with no limit (a group of 12,965
 /// rows solved pair by pair). Bounded because a group of equal words costs n² pairs but a
-/// single tuple in the index. Without weights, on a CPU with AVX2, the pairs run four an
-/// instruction ([`agreeing_counts`]) and the limit is four times as high: measured there (the
-/// solving of the buckets of [`n_match_histogram_packed`], same file), 300–313 ms with 320,
-/// 254–281 ms with 640, 255–272 ms with 1280 (the rule), 256–287 ms with 2500.
-fn packed_pairwise_max(nv: usize, weighted: bool) -> usize {
+/// single tuple in the index. On a CPU with AVX2 the pairs run four an instruction
+/// ([`agreeing_counts`], [`agreeing_weights`]) and the limit is four times as high: measured
+/// there (the solving of the buckets of [`solve_packed`], same file, no weights), 300–313 ms
+/// with 320, 254–281 ms with 640, 255–272 ms with 1280 (the rule), 256–287 ms with 2500; with
+/// weights the whole count phase took 1.56–1.59 s with 320, 1.32–1.34 s with 1280.
+fn packed_pairwise_max(nv: usize) -> usize {
     let most = 40usize << nv.min(16);
-    if !weighted && pairs_vectorised() {
+    if pairs_vectorised() {
         (4 * most).clamp(PAIRWISE_MAX, 2048)
     } else {
         most.clamp(PAIRWISE_MAX, 512)
     }
 }
 
-/// Whether [`agreeing_counts`] compares four pairs an instruction on this CPU.
+/// Whether [`agreeing_counts`] and [`agreeing_weights`] compare four pairs an instruction on
+/// this CPU.
 fn pairs_vectorised() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -448,6 +498,99 @@ fn agreeing_counts(words: &[u64], observed: &[u64], out: &mut Vec<(u64, f64)>) {
         }
     }
     counts(words, observed, out)
+}
+
+/// [`agreeing_counts`] with the sum of the agreeing words' weights (`weights`, one per word):
+/// summed in four lanes (words 0, 4, 8, … in the first), then `(l0 + l1) + (l2 + l3)`, then
+/// the words past the last multiple of four in order; the same sums with and without AVX2.
+fn agreeing_weights(words: &[u64], observed: &[u64], weights: &[f64], out: &mut Vec<(u64, f64)>) {
+    #[inline(always)]
+    fn sums(words: &[u64], observed: &[u64], weights: &[f64], out: &mut Vec<(u64, f64)>) {
+        let whole = words.len() / 4 * 4;
+        for (&q, &mq) in words.iter().zip(observed) {
+            let mut count = [0u64; 4];
+            let mut sum = [0.0f64; 4];
+            for ((r, mr), w) in words[..whole]
+                .chunks_exact(4)
+                .zip(observed[..whole].chunks_exact(4))
+                .zip(weights[..whole].chunks_exact(4))
+            {
+                for l in 0..4 {
+                    let agree = (q ^ r[l]) & mq & mr[l] == 0;
+                    count[l] += u64::from(agree);
+                    // Weights are ≥ 0, so adding 0.0 leaves a sum as it is.
+                    sum[l] += if agree { w[l] } else { 0.0 };
+                }
+            }
+            let mut count = count.iter().sum::<u64>();
+            let mut sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+            for ((&r, &mr), &w) in words[whole..]
+                .iter()
+                .zip(&observed[whole..])
+                .zip(&weights[whole..])
+            {
+                if (q ^ r) & mq & mr == 0 {
+                    count += 1;
+                    sum += w;
+                }
+            }
+            out.push((count, sum));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        /// The same sums with the four lanes in one AVX2 register.
+        #[target_feature(enable = "avx2")]
+        fn sums_avx2(words: &[u64], observed: &[u64], weights: &[f64], out: &mut Vec<(u64, f64)>) {
+            use std::arch::x86_64::*;
+            let whole = words.len() / 4 * 4;
+            for (&q, &mq) in words.iter().zip(observed) {
+                let (qv, mqv) = (_mm256_set1_epi64x(q as i64), _mm256_set1_epi64x(mq as i64));
+                let mut count = _mm256_setzero_si256();
+                let mut sum = _mm256_setzero_pd();
+                for j in (0..whole).step_by(4) {
+                    // SAFETY: j + 4 ≤ whole ≤ the length of all three slices; unaligned loads.
+                    let (r, mr, w) = unsafe {
+                        (
+                            _mm256_loadu_si256(words.as_ptr().add(j).cast()),
+                            _mm256_loadu_si256(observed.as_ptr().add(j).cast()),
+                            _mm256_loadu_pd(weights.as_ptr().add(j)),
+                        )
+                    };
+                    let differ =
+                        _mm256_and_si256(_mm256_and_si256(_mm256_xor_si256(qv, r), mqv), mr);
+                    // All ones in the lanes that agree.
+                    let agree = _mm256_cmpeq_epi64(differ, _mm256_setzero_si256());
+                    count = _mm256_sub_epi64(count, agree);
+                    sum = _mm256_add_pd(sum, _mm256_and_pd(_mm256_castsi256_pd(agree), w));
+                }
+                let (mut c, mut s) = ([0u64; 4], [0.0f64; 4]);
+                // SAFETY: stores to local arrays of four lanes.
+                unsafe {
+                    _mm256_storeu_si256(c.as_mut_ptr().cast(), count);
+                    _mm256_storeu_pd(s.as_mut_ptr(), sum);
+                }
+                let mut count = c.iter().sum::<u64>();
+                let mut sum = (s[0] + s[1]) + (s[2] + s[3]);
+                for ((&r, &mr), &w) in words[whole..]
+                    .iter()
+                    .zip(&observed[whole..])
+                    .zip(&weights[whole..])
+                {
+                    if (q ^ r) & mq & mr == 0 {
+                        count += 1;
+                        sum += w;
+                    }
+                }
+                out.push((count, sum));
+            }
+        }
+        if pairs_vectorised() {
+            // SAFETY: the CPU has AVX2 (what `pairs_vectorised` checks).
+            return unsafe { sums_avx2(words, observed, weights, out) };
+        }
+    }
+    sums(words, observed, weights, out)
 }
 
 /// Solves one group of records that agree on every always-observed key.
@@ -489,7 +632,7 @@ impl RowSolver<'_> {
         out.clear();
         let packed = self.packing.is_some() && words.is_some();
         let most = if packed {
-            packed_pairwise_max(self.vkeys.len(), self.weights.is_some())
+            packed_pairwise_max(self.vkeys.len())
         } else {
             PAIRWISE_MAX
         };
@@ -511,18 +654,12 @@ impl RowSolver<'_> {
             let observed = &*observed;
             match self.weights {
                 None => agreeing_counts(words, observed, out),
-                Some(w) => out.extend(words.iter().zip(observed).map(|(&q, &mq)| {
-                    words.iter().zip(observed).zip(rows).fold(
-                        (0u64, 0.0f64),
-                        |(count, weight), ((&r, &mr), &row)| {
-                            if (q ^ r) & mq & mr == 0 {
-                                (count + 1, weight + w[row as usize])
-                            } else {
-                                (count, weight)
-                            }
-                        },
-                    )
-                })),
+                Some(w) => {
+                    let lw = &mut scratch.weights;
+                    lw.clear();
+                    lw.extend(rows.iter().map(|&r| w[r as usize]));
+                    agreeing_weights(words, observed, lw, out);
+                }
             }
             return;
         }
@@ -771,7 +908,7 @@ mod tests {
         assert!(
             expect
                 .iter()
-                .any(|&(m, _)| m as usize > packed_pairwise_max(2, false)),
+                .any(|&(m, _)| m as usize > packed_pairwise_max(2)),
             "{expect:?}"
         );
         for threads in [1, 3] {
@@ -779,9 +916,9 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let got = pool.install(|| n_match_histogram_packed(&rows)).unwrap();
+            let got = pool.install(|| n_match_histogram_packed(&rows));
             assert_eq!(got, expect, "{threads} threads");
-            let per_record = pool.install(|| n_match_packed(&rows, None)).unwrap();
+            let per_record = pool.install(|| n_match_packed(&rows, None));
             assert_eq!(
                 crate::sizes::histogram(per_record.n_match.into_iter()),
                 expect
@@ -790,7 +927,7 @@ mod tests {
         // No rows, and rows of one group only.
         let mut none = packed_rows(0);
         none.any_missing = vec![false; 5];
-        assert_eq!(n_match_histogram_packed(&none).unwrap(), vec![]);
+        assert_eq!(n_match_histogram_packed(&none), vec![]);
         let one: Vec<u64> = rows
             .words
             .iter()
@@ -798,10 +935,116 @@ mod tests {
             .filter(|&w| rows.packing.field(w, 0) == 1 && rows.packing.field(w, 1) == 1)
             .collect();
         let one = PackedRows { words: one, ..rows };
-        assert_eq!(
-            n_match_histogram_packed(&one).unwrap(),
-            naive_histogram(&one)
-        );
+        assert_eq!(n_match_histogram_packed(&one), naive_histogram(&one));
+    }
+
+    #[test]
+    fn groups_whose_code_needs_more_than_32_bits_are_numbered_by_class() {
+        // Two always-observed keys of 70,000 values: 4.9e9 possible groups.
+        let card = [70_000u32, 70_000, 4];
+        let packing = Packing::of_cards(&card).unwrap();
+        let words: Vec<u64> = (0..3000u32)
+            .map(|i| {
+                let v = if i % 5 == 0 { MISSING } else { i % 4 };
+                packing.pack([(i % 7) * 9_999, (i % 11) * 6_000, v])
+            })
+            .collect();
+        let rows = PackedRows {
+            words,
+            packing,
+            any_missing: vec![false, false, true],
+            any_observed: vec![true; 3],
+        };
+        let expect = naive_histogram(&rows);
+        assert!(expect.len() > 3, "{expect:?}");
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| n_match_histogram_packed(&rows)), expect);
+        }
+    }
+
+    #[test]
+    fn packed_rows_match_as_the_tables_keys_with_weights() {
+        let rows = packed_rows(5000);
+        let p = &rows.packing;
+        let names: Vec<String> = (0..5).map(|k| format!("k{k}")).collect();
+        let columns = names
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let values: Vec<Option<i64>> = rows
+                    .words
+                    .iter()
+                    .map(|&w| p.field(w, k).checked_sub(1).map(|c| c as i64))
+                    .collect();
+                intruder_data::Column::integer(name, intruder_data::Role::Key, &values)
+            })
+            .collect();
+        let table = Table::new("packed", columns).unwrap();
+        let weights: Vec<f64> = (0..rows.words.len())
+            .map(|i| 0.25 + (i * 37 % 101) as f64 / 7.0)
+            .collect();
+        let expect = n_match(&table, &names, SetMatch::Overlap, Some(&weights)).unwrap();
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            // The same groups in the same order, so the same sums, bit for bit.
+            let got = pool.install(|| n_match_packed(&rows, Some(&weights)));
+            assert_eq!(got, expect, "{threads} threads");
+        }
+        // And the definition's, up to the order of summation.
+        let naive = n_match_naive(&table, &names, SetMatch::Overlap, Some(&weights)).unwrap();
+        assert_eq!(expect.n_match, naive.n_match);
+        for (a, b) in expect.weighted.unwrap().iter().zip(naive.weighted.unwrap()) {
+            assert!((a - b).abs() <= 1e-12 * b, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn agreeing_weights_sums_in_four_lanes() {
+        let p = Packing::of_cards(&[6, 6, 6]).unwrap();
+        for len in [0usize, 1, 3, 4, 5, 15, 16, 17, 41] {
+            let words: Vec<u64> = (0..len)
+                .map(|i| p.pack([i % 3, i % 4, (i * 7) % 5].map(|x| x as u32)))
+                .map(|w| {
+                    if len > 2 {
+                        w & !(0b111 << (3 * (w % 3)))
+                    } else {
+                        w
+                    }
+                })
+                .collect();
+            let observed: Vec<u64> = words.iter().map(|&w| p.observed(w)).collect();
+            let weights: Vec<f64> = (0..len).map(|i| 0.1 * (i as f64 + 1.0) / 3.0).collect();
+            let mut out = Vec::new();
+            agreeing_weights(&words, &observed, &weights, &mut out);
+            let whole = len / 4 * 4;
+            let expect: Vec<(u64, f64)> = words
+                .iter()
+                .zip(&observed)
+                .map(|(&q, &mq)| {
+                    let agree = |r: usize| (q ^ words[r]) & mq & observed[r] == 0;
+                    let lane = |l: usize| -> f64 {
+                        (l..whole)
+                            .step_by(4)
+                            .filter(|&r| agree(r))
+                            .fold(0.0, |s, r| s + weights[r])
+                    };
+                    let sum = (whole..len)
+                        .filter(|&r| agree(r))
+                        .fold((lane(0) + lane(1)) + (lane(2) + lane(3)), |s, r| {
+                            s + weights[r]
+                        });
+                    ((0..len).filter(|&r| agree(r)).count() as u64, sum)
+                })
+                .collect();
+            assert_eq!(out, expect, "{len} words");
+        }
     }
 
     #[test]
