@@ -1104,6 +1104,56 @@ fn parquet_keys_alone_give_the_csv_report() {
     }
 }
 
+/// A Parquet file whose keys are text (categorical or string columns, stored with dictionary
+/// pages) is measured from its key columns alone too, each row group's dictionary mapped to the
+/// file's codes (no encoding phase), with the report its CSV gives under the same schema.
+#[test]
+fn parquet_text_keys_alone_give_the_csv_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let holes = testdata_with_holes(&dir);
+    let keys = "urbrur,roof,walls,water,electcon,relat,sex";
+    for (kind, csv) in [("categorical", holes.clone()), ("string", holes)] {
+        let schema = dir.path().join(format!("{kind}.schema.toml"));
+        let toml: String = keys
+            .split(',')
+            .map(|k| format!("[columns.{k}]\ntype = \"{kind}\"\n"))
+            .collect();
+        std::fs::write(&schema, toml).unwrap();
+        let input = intruder_data::Input {
+            schema: Some(schema.clone()),
+            ..intruder_data::Input::default()
+        };
+        let ds = intruder_data::load(Path::new(&csv), &input).unwrap();
+        let pq = dir.path().join(format!("{kind}.parquet"));
+        if ds.write_file(&pq).is_err() {
+            return; // built without Parquet support
+        }
+        let (schema, pq) = (schema.to_str().unwrap(), pq.to_str().unwrap());
+        for extra in [
+            &["--missing", "listwise"][..],
+            &["--missing", "wildcard"],
+            &["--measure", "individual", "--weight", "sampling_weight"],
+        ] {
+            let run = |data: &str| {
+                let mut args = vec!["risk", "--data", data, "--schema", schema, "--keys", keys];
+                args.extend(["--timings", "--format", "json"]);
+                args.extend_from_slice(extra);
+                let out = intruder(&args);
+                let err = String::from_utf8_lossy(&out.stderr).to_string();
+                assert!(out.status.success(), "{kind} {extra:?}: {err}");
+                (String::from_utf8_lossy(&out.stdout).to_string(), err)
+            };
+            let (from_csv, _) = run(&csv);
+            let (from_pq, pq_timings) = run(pq);
+            assert_eq!(from_pq, from_csv, "{kind} {extra:?}");
+            assert!(
+                !pq_timings.contains("encode"),
+                "{kind} {extra:?}: {pq_timings}"
+            );
+        }
+    }
+}
+
 /// `--per-record x.parquet` writes Parquet (not CSV under that name) holding the CSV's figures,
 /// missing cells as nulls; without Parquet support it is refused and nothing is written.
 #[test]

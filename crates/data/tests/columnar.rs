@@ -577,9 +577,9 @@ mod with_parquet {
             w.fill(0, &mut expected);
             assert_eq!(g, &expected);
         }
-        // Not integers as the reader gives them: text, unsigned 64-bit, floats, unknown,
-        // declared another kind or a weight.
-        for k in ["t", "u", "f", "zz"] {
+        // Not integers nor text as the reader gives them: unsigned 64-bit, floats, unknown,
+        // declared another kind or a weight. (Text keys: `text_keys_are_the_tables_codes`.)
+        for k in ["u", "f", "zz"] {
             assert!(file.keys(&[k.to_string()]).is_none(), "{k}");
         }
         let declared = ReadOptions {
@@ -714,6 +714,148 @@ mod with_parquet {
                 );
             }
         }
+    }
+
+    /// The texts of the property below: numbers as text (one written two ways), text, and
+    /// numbers with a fraction; each pool with the default missing tokens.
+    const POOLS: [&[&str]; 3] = [
+        &["1", "2", "10", "01", "-3", "NA", ""],
+        &["a", "b", "1", "A", "NA", ".", " a", "é"],
+        &["1.5", "2", "2.0", "-0.25", "NA"],
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Text keys, as Arrow strings or dictionary-encoded strings, in any row groups, with
+        /// nulls and missing tokens, inferred or declared categorical or string, beside an
+        /// integer key: the Parquet key path gives the codes and cardinalities the table path
+        /// gives.
+        #[test]
+        fn text_keys_are_the_tables_codes(
+            columns in proptest::collection::vec(
+                (0usize..3, proptest::bool::ANY, proptest::collection::vec(
+                    proptest::option::weighted(0.9, 0usize..8), 1..70)),
+                1..3,
+            ),
+            ints in proptest::collection::vec(proptest::option::weighted(0.9, 0i64..9), 70),
+            group in 1usize..30,
+            declared in 0usize..3,
+        ) {
+            use intruder_data::ColumnarFile;
+            use intruder_data::keys::{CodeSource, ColumnCodes, PartedCodes, SetCoding};
+            let n = columns.iter().map(|c| c.2.len()).min().unwrap();
+            let mut arrays = Vec::new();
+            let mut names = Vec::new();
+            for (j, (pool, dictionary, cells)) in columns.iter().enumerate() {
+                let pool = POOLS[*pool];
+                let texts = cells[..n].iter().map(|c| c.map(|i| pool[i % pool.len()]));
+                let array: ArrayRef = if *dictionary {
+                    Arc::new(texts.collect::<DictionaryArray<arrow_array::types::Int32Type>>())
+                } else {
+                    Arc::new(texts.collect::<StringArray>())
+                };
+                let name = ["s", "t"][j];
+                arrays.push((name, array));
+                names.push(name.to_string());
+            }
+            arrays.push(("i", Arc::new(arrow_array::Int64Array::from_iter(ints[..n].iter().copied())) as ArrayRef));
+            names.push("i".to_string());
+            let dir = tempfile::tempdir().unwrap();
+            let p = parquet_file(dir.path(), arrays, group, true);
+            let schema = dir.path().join("k.schema.toml");
+            let kind = ["", "categorical", "string"][declared];
+            let toml = if kind.is_empty() {
+                String::new()
+            } else {
+                format!("[columns.s]\ntype = \"{kind}\"\n")
+            };
+            std::fs::write(&schema, toml).unwrap();
+            let input = Input { schema: Some(schema), ..Input::default() };
+            let ds = load(&p, &input).unwrap();
+            let table: Vec<ColumnCodes> = names
+                .iter()
+                .map(|k| ColumnCodes::of(ds.table.column(k).unwrap(), SetCoding::Whole))
+                .collect();
+            let file = ColumnarFile::open(&p, &input.read_options(&p).unwrap()).unwrap();
+            // The integer key is taken when it has an observed value and a narrow range.
+            let observed = columns.iter().all(|(_, _, cells)| cells[..n].iter().any(Option::is_some));
+            let int_ok = matches!(table.last(), Some(ColumnCodes::Offset { .. }))
+                && ds.table.column("i").unwrap().missing_count() < n
+                && observed;
+            let keys = file.keys(&names);
+            proptest::prop_assert_eq!(keys.is_some(), int_ok);
+            let text_names = &names[..names.len() - 1];
+            // Text keys are taken when each has a text (an all-null column's kind is the table
+            // reader's to infer).
+            let keys = file.keys(text_names);
+            proptest::prop_assert_eq!(keys.is_some(), observed);
+            let Some(keys) = keys else { return Ok(()) };
+            let cards: Vec<u32> = table.iter().map(|c| c.card()).collect();
+            proptest::prop_assert_eq!(keys.cards(), &cards[..text_names.len()]);
+            for (got, t) in parted_codes(&keys).iter().zip(&table) {
+                let mut expected = vec![0; n];
+                t.fill(0, &mut expected);
+                proptest::prop_assert_eq!(got, &expected);
+            }
+            proptest::prop_assert_eq!(
+                intruder_data::keys::Keys::from_parts(&keys).unwrap(),
+                Some(intruder_data::keys::Keys::encode(&ds.table, text_names, SetCoding::Whole).unwrap())
+            );
+        }
+    }
+
+    /// Text keys the dictionary pages do not settle: a column stored without a dictionary is
+    /// not taken; a dictionary that filled up, its later pages written plainly, is found out
+    /// while reading (the caller then reads the table).
+    #[test]
+    fn text_keys_outside_their_dictionary_pages_are_not_taken() {
+        use intruder_data::ColumnarFile;
+        use intruder_data::keys::PartedCodes;
+        use parquet::file::properties::WriterProperties;
+        let n = 5_000;
+        let texts: Vec<String> = (0..n).map(|i| format!("value {i}")).collect();
+        let array: ArrayRef = Arc::new(StringArray::from_iter_values(&texts));
+        let batch = RecordBatch::try_from_iter([("t", array)]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, props: WriterProperties| {
+            let p = dir.path().join(name);
+            let mut w = parquet::arrow::ArrowWriter::try_new(
+                std::fs::File::create(&p).unwrap(),
+                batch.schema(),
+                Some(props),
+            )
+            .unwrap();
+            w.write(&batch).unwrap();
+            w.close().unwrap();
+            p
+        };
+        let names = ["t".to_string()];
+        let plain = write(
+            "plain.parquet",
+            WriterProperties::builder()
+                .set_dictionary_enabled(false)
+                .build(),
+        );
+        let file = ColumnarFile::open(&plain, &ReadOptions::default()).unwrap();
+        assert!(file.keys(&names).is_none());
+        let full = write(
+            "full.parquet",
+            WriterProperties::builder()
+                .set_dictionary_page_size_limit(256)
+                .set_data_page_row_count_limit(100)
+                .set_write_batch_size(100)
+                .build(),
+        );
+        let file = ColumnarFile::open(&full, &ReadOptions::default()).unwrap();
+        let keys = file.keys(&names).unwrap();
+        assert!(
+            keys.cards()[0] < n as u32,
+            "only the dictionary page's texts"
+        );
+        let read = (0..keys.part_rows().len())
+            .map(|part| keys.for_each_piece(part, &mut |_, _| {}).unwrap())
+            .collect::<Vec<bool>>();
+        assert!(read.contains(&false), "{read:?}");
     }
 
     /// A row group longer than a batch: its pieces follow one another.

@@ -12,6 +12,18 @@
 //! reported are the table path's. Every value is checked against those bounds as it is read; a
 //! file whose statistics are wrong makes [`PartedCodes::for_each_piece`] say so, and the caller
 //! reads the file whole.
+//!
+//! Text keys (Arrow strings or dictionary-encoded strings) are taken when every row group
+//! stores the column dictionary-encoded, with a dictionary page, and its number of nulls: the
+//! dictionary pages alone give every distinct text of the file (first seen, first numbered),
+//! and the table reader makes those texts into a column of their own (the same plan, so the
+//! same missing tokens, declared categories and inferred kind) whose codes
+//! ([`crate::keys::ColumnCodes`]) are each text's code, and whose cardinality is the key's.
+//! The row groups are then decoded as dictionary indices and each row group's dictionary is
+//! mapped to those codes once. Not taken when more than 65,536 texts are distinct (the reader
+//! then infers the kind from the order of the cells, not only from the texts), nor for
+//! set-valued keys; a text the dictionary pages did not give (a page written plainly after its
+//! dictionary filled) makes the caller read the file whole.
 
 use std::path::Path;
 
@@ -74,20 +86,27 @@ mod imp {
     use arrow_array::types::{
         Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
     };
-    use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch, StringArray};
     use arrow_buffer::{ArrowNativeType, NullBuffer};
-    use arrow_schema::DataType;
+    use arrow_schema::{DataType, Field, Schema};
     use parquet::arrow::ProjectionMask;
     use parquet::arrow::arrow_reader::{
         ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
     };
+    use parquet::basic::Encoding;
+    use parquet::column::page::{Page, PageReader};
+    use parquet::file::serialized_reader::SerializedPageReader;
     use parquet::file::statistics::Statistics;
 
     use super::*;
     use crate::column::{Column, Kind, Role};
     use crate::columnar::imp::{for_null_rows, for_words};
     use crate::keys::codes::offset_of_bounds;
-    use crate::keys::{CodeSource, MISSING};
+    use crate::keys::{CodeSource, ColumnCodes, MISSING, SetCoding};
+    use crate::read::NUMERIC_SWITCH;
     use crate::read::chunked::{ColPlan, Plan};
     use crate::read::onepass;
 
@@ -224,80 +243,35 @@ mod imp {
             }
         }
 
-        /// The columns `names` by row groups, when every one is read as integers with only
-        /// nulls missing (an integer Arrow type other than unsigned 64-bit, no other kind
-        /// declared, not the weight nor a truth column), every row group's statistics give its
-        /// number of nulls and, if it has a value, its exact minimum and maximum, and the range
-        /// the codes take is below 2²⁴ wide; `None` otherwise.
+        /// The columns `names` by row groups, when every one is an integer key or a text key
+        /// as the module docs say (for integers: an integer Arrow type other than unsigned
+        /// 64-bit, no other kind declared, every row group's statistics giving its number of
+        /// nulls and, if it has a value, its exact minimum and maximum, codes below 2²⁴ wide);
+        /// never the weight nor a truth column; `None` otherwise.
         pub fn keys(&self, names: &[String]) -> Option<ParquetKeys<'_>> {
             let fields = self.meta.schema().fields();
             let md = self.meta.metadata();
             let mut columns = Vec::with_capacity(names.len());
-            let mut lo = Vec::with_capacity(names.len());
-            let mut hi = Vec::with_capacity(names.len());
+            let mut kinds = Vec::with_capacity(names.len());
+            let mut cards = Vec::with_capacity(names.len());
             for name in names {
                 let j = self.plans.iter().position(|p| &p.name == name)?;
                 let plan = &self.plans[j];
-                // Integers of at most 64 bits with a sign, 32 without (statistics in their own
-                // order, stored in the physical type's bits).
-                let unsigned = matches!(
-                    fields[j].data_type(),
-                    DataType::UInt8 | DataType::UInt16 | DataType::UInt32
-                );
-                let signed = matches!(
-                    fields[j].data_type(),
-                    DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
-                );
-                if !(signed || unsigned)
-                    || plan.weight
-                    || plan.role == Role::Truth
-                    || !matches!(plan.plan, Plan::Infer | Plan::Int)
-                {
+                if plan.weight || plan.role == Role::Truth {
                     return None;
                 }
-                let (mut min, mut max) = (i64::MAX, i64::MIN);
-                let mut nulls = 0u64;
-                for g in md.row_groups() {
-                    if g.num_rows() == 0 {
-                        continue;
-                    }
-                    let stats = g.column(j).statistics()?;
-                    let group_nulls = stats.null_count_opt()?;
-                    nulls += group_nulls;
-                    if group_nulls == g.num_rows() as u64 {
-                        continue;
-                    }
-                    // Bounds that are values of the column, as the codes need them.
-                    if !stats.min_is_exact() || !stats.max_is_exact() {
+                let (kind, card) = if is_text(fields[j].data_type()) {
+                    if matches!(plan.plan, Plan::Set(..)) {
                         return None;
                     }
-                    let (a, b) = match stats {
-                        Statistics::Int32(s) if unsigned => {
-                            (*s.min_opt()? as u32 as i64, *s.max_opt()? as u32 as i64)
-                        }
-                        Statistics::Int32(s) => (*s.min_opt()? as i64, *s.max_opt()? as i64),
-                        Statistics::Int64(s) => (*s.min_opt()?, *s.max_opt()?),
-                        _ => return None,
-                    };
-                    min = min.min(a);
-                    max = max.max(b);
-                }
-                if min > max {
-                    // No observed value: the table reader infers such a column's kind.
-                    return None;
-                }
-                // The range `ColumnCodes` takes; a key 2²⁴ wide or more is coded by its
-                // distinct values, which only reading tells.
-                let (min, card) = offset_of_bounds(min, max, nulls > 0)?;
+                    self.text_key(j)?
+                } else {
+                    self.int_key(j)?
+                };
                 columns.push(j);
-                lo.push(min);
-                hi.push(min + i64::from(card) - 1);
+                kinds.push(kind);
+                cards.push(card);
             }
-            let cards = lo
-                .iter()
-                .zip(&hi)
-                .map(|(&l, &h)| (h - l + 1) as u32)
-                .collect();
             let rows = md
                 .row_groups()
                 .iter()
@@ -306,20 +280,197 @@ mod imp {
             let mut projected = columns.clone();
             projected.sort_unstable();
             projected.dedup();
+            // Text keys decoded as dictionary indices, whatever Arrow type the file declares.
+            let meta = if kinds.iter().any(|k| matches!(k, KeyKind::Text(_))) {
+                let schema = self.meta.schema();
+                let fields: Vec<Field> = schema
+                    .fields()
+                    .iter()
+                    .enumerate()
+                    .map(|(j, f)| match f.data_type() {
+                        t @ (DataType::Utf8 | DataType::LargeUtf8) if columns.contains(&j) => {
+                            f.as_ref().clone().with_data_type(DataType::Dictionary(
+                                Box::new(DataType::Int32),
+                                Box::new(t.clone()),
+                            ))
+                        }
+                        _ => f.as_ref().clone(),
+                    })
+                    .collect();
+                let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+                ArrowReaderMetadata::try_new(
+                    md.clone(),
+                    ArrowReaderOptions::new().with_schema(schema),
+                )
+                .ok()?
+            } else {
+                self.meta.clone()
+            };
             Some(ParquetKeys {
                 file: self,
+                meta,
                 made: (0..self.plans.len()).map(|_| OnceLock::new()).collect(),
                 at: columns
                     .iter()
                     .map(|c| projected.binary_search(c).expect("projected"))
                     .collect(),
                 projected,
-                lo,
-                hi,
+                kinds,
                 cards,
                 rows,
             })
         }
+
+        /// Column `j` as an integer key, from the row groups' statistics.
+        fn int_key(&self, j: usize) -> Option<(KeyKind, u32)> {
+            let plan = &self.plans[j];
+            let t = self.meta.schema().fields()[j].data_type().clone();
+            // Integers of at most 64 bits with a sign, 32 without (statistics in their own
+            // order, stored in the physical type's bits).
+            let unsigned = matches!(t, DataType::UInt8 | DataType::UInt16 | DataType::UInt32);
+            let signed = matches!(
+                t,
+                DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+            );
+            if !(signed || unsigned) || !matches!(plan.plan, Plan::Infer | Plan::Int) {
+                return None;
+            }
+            let (mut min, mut max) = (i64::MAX, i64::MIN);
+            let mut nulls = 0u64;
+            for g in self.meta.metadata().row_groups() {
+                if g.num_rows() == 0 {
+                    continue;
+                }
+                let stats = g.column(j).statistics()?;
+                let group_nulls = stats.null_count_opt()?;
+                nulls += group_nulls;
+                if group_nulls == g.num_rows() as u64 {
+                    continue;
+                }
+                // Bounds that are values of the column, as the codes need them.
+                if !stats.min_is_exact() || !stats.max_is_exact() {
+                    return None;
+                }
+                let (a, b) = match stats {
+                    Statistics::Int32(s) if unsigned => {
+                        (*s.min_opt()? as u32 as i64, *s.max_opt()? as u32 as i64)
+                    }
+                    Statistics::Int32(s) => (*s.min_opt()? as i64, *s.max_opt()? as i64),
+                    Statistics::Int64(s) => (*s.min_opt()?, *s.max_opt()?),
+                    _ => return None,
+                };
+                min = min.min(a);
+                max = max.max(b);
+            }
+            if min > max {
+                // No observed value: the table reader infers such a column's kind.
+                return None;
+            }
+            // The range `ColumnCodes` takes; a key 2²⁴ wide or more is coded by its distinct
+            // values, which only reading tells.
+            let (lo, card) = offset_of_bounds(min, max, nulls > 0)?;
+            Some((
+                KeyKind::Int {
+                    lo,
+                    hi: lo + i64::from(card) - 1,
+                },
+                card,
+            ))
+        }
+
+        /// Column `j` as a text key, from its dictionary pages (see the module docs).
+        fn text_key(&self, j: usize) -> Option<(KeyKind, u32)> {
+            let md = self.meta.metadata();
+            let chunks = Arc::new(self.bytes.clone());
+            let mut texts: Vec<&str> = Vec::new();
+            let mut pages = Vec::new();
+            let mut nulls = 0u64;
+            for g in md.row_groups() {
+                if g.num_rows() == 0 {
+                    continue;
+                }
+                let c = g.column(j);
+                nulls += c.statistics()?.null_count_opt()?;
+                c.dictionary_page_offset()?;
+                let mut reader =
+                    SerializedPageReader::new(chunks.clone(), c, g.num_rows() as usize, None)
+                        .ok()?;
+                match reader.get_next_page().ok()? {
+                    Some(Page::DictionaryPage {
+                        buf,
+                        num_values,
+                        encoding: Encoding::PLAIN | Encoding::PLAIN_DICTIONARY,
+                        ..
+                    }) => pages.push((buf, num_values as usize)),
+                    _ => return None,
+                }
+            }
+            // PLAIN byte arrays: a 4-byte little-endian length, then the bytes.
+            let mut code_of: HashMap<&[u8], usize> = HashMap::new();
+            for (buf, count) in &pages {
+                let mut rest: &[u8] = buf;
+                for _ in 0..*count {
+                    let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+                    let text = rest.get(4..4 + len)?;
+                    rest = &rest[4 + len..];
+                    if !code_of.contains_key(text) {
+                        code_of.insert(text, texts.len());
+                        texts.push(std::str::from_utf8(text).ok()?);
+                        if texts.len() > NUMERIC_SWITCH {
+                            return None;
+                        }
+                    }
+                }
+            }
+            if texts.is_empty() {
+                // No observed value: the table reader infers such a column's kind.
+                return None;
+            }
+            // The texts made a column by the table reader's plan (a null last when the file
+            // has nulls, so that the column misses a value exactly when the file's does).
+            let n = texts.len() + usize::from(nulls > 0);
+            let values: ArrayRef = Arc::new(StringArray::from_iter(
+                texts
+                    .iter()
+                    .map(|t| Some(*t))
+                    .chain((nulls > 0).then_some(None)),
+            ));
+            let column =
+                crate::columnar::imp::column(&self.path, &self.plans[j], &[&values], n, &self.cfg)
+                    .ok()?;
+            if column.kind() == Kind::Set {
+                return None;
+            }
+            let source = ColumnCodes::of(&column, SetCoding::Whole);
+            let mut codes = vec![0u32; n];
+            source.fill(0, &mut codes);
+            let card = source.card();
+            let codes = texts
+                .iter()
+                .zip(codes)
+                .map(|(t, c)| (t.as_bytes().to_vec().into_boxed_slice(), c))
+                .collect();
+            Some((KeyKind::Text(codes), card))
+        }
+    }
+
+    /// Whether the table reader reads an Arrow type as text that a dictionary can hold.
+    fn is_text(t: &DataType) -> bool {
+        match t {
+            DataType::Utf8 | DataType::LargeUtf8 => true,
+            DataType::Dictionary(_, v) => matches!(**v, DataType::Utf8 | DataType::LargeUtf8),
+            _ => false,
+        }
+    }
+
+    /// How one key's values become codes.
+    #[derive(Debug)]
+    enum KeyKind {
+        /// Integers, coded value − `lo`, all within `lo ..= hi`.
+        Int { lo: i64, hi: i64 },
+        /// Text: each distinct text of the file with its code ([`MISSING`] for a missing
+        /// token).
+        Text(HashMap<Box<[u8]>, u32>),
     }
 
     /// The integer keys of a Parquet file by row groups ([`ColumnarFile::keys`]): codes and
@@ -334,8 +485,9 @@ mod imp {
         projected: Vec<usize>,
         /// Each key's place among the decoded columns.
         at: Vec<usize>,
-        lo: Vec<i64>,
-        hi: Vec<i64>,
+        /// The file's metadata for decoding the keys (text keys as dictionary indices).
+        meta: ArrowReaderMetadata,
+        kinds: Vec<KeyKind>,
         cards: Vec<u32>,
         rows: Vec<usize>,
     }
@@ -365,28 +517,85 @@ mod imp {
                 return Ok(true);
             }
             let mask = ProjectionMask::roots(f.meta.parquet_schema(), self.projected.clone());
-            let reader =
-                ParquetRecordBatchReaderBuilder::new_with_metadata(f.bytes.clone(), f.meta.clone())
-                    .with_row_groups(vec![part])
-                    .with_projection(mask)
-                    .with_batch_size(BATCH)
-                    .build()
-                    .map_err(|e| bad(&e))?;
+            let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                f.bytes.clone(),
+                self.meta.clone(),
+            )
+            .with_row_groups(vec![part])
+            .with_projection(mask)
+            .with_batch_size(BATCH)
+            .build()
+            .map_err(|e| bad(&e))?;
             let mut offset = 0;
+            // Per text key, the codes of the dictionary last seen (a row group's batches share
+            // its dictionary): mapped once, not once per batch.
+            let mut maps: Vec<Option<DictionaryMap>> = self.kinds.iter().map(|_| None).collect();
             for batch in reader {
                 let batch: RecordBatch = batch.map_err(|e| bad(&e))?;
+                for (k, &c) in self.at.iter().enumerate() {
+                    if let KeyKind::Text(codes) = &self.kinds[k] {
+                        let a = batch.column(c);
+                        let Some(d) = a.as_any_dictionary_opt() else {
+                            return Ok(false);
+                        };
+                        let values = d.values();
+                        if !maps[k].as_ref().is_some_and(|m| m.is_of(values)) {
+                            let Some(m) = DictionaryMap::new(values, codes) else {
+                                return Ok(false);
+                            };
+                            maps[k] = Some(m);
+                        }
+                        // A value the dictionary pages did not give (a placeholder behind
+                        // nulls is no matter) makes the file one to read whole.
+                        if let Some(m) = maps[k].as_ref().filter(|m| m.unknown) {
+                            let keys = d.normalized_keys();
+                            if (0..a.len()).any(|i| a.is_valid(i) && m.codes[keys[i]] == UNKNOWN) {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                }
                 let mut sources = Vec::with_capacity(self.at.len());
                 for (k, &c) in self.at.iter().enumerate() {
                     let a = batch.column(c).as_ref();
-                    let s = match a.data_type() {
-                        DataType::Int8 => codes_of(a.as_primitive::<Int8Type>(), self, k),
-                        DataType::Int16 => codes_of(a.as_primitive::<Int16Type>(), self, k),
-                        DataType::Int32 => codes_of(a.as_primitive::<Int32Type>(), self, k),
-                        DataType::Int64 => codes_of(a.as_primitive::<Int64Type>(), self, k),
-                        DataType::UInt8 => codes_of(a.as_primitive::<UInt8Type>(), self, k),
-                        DataType::UInt16 => codes_of(a.as_primitive::<UInt16Type>(), self, k),
-                        DataType::UInt32 => codes_of(a.as_primitive::<UInt32Type>(), self, k),
-                        _ => None,
+                    let s = match (&self.kinds[k], &maps[k]) {
+                        (KeyKind::Text(_), Some(map)) => {
+                            let d = a.as_any_dictionary();
+                            Some(Box::new(TextSlice {
+                                keys: d.normalized_keys(),
+                                nulls: a.nulls().filter(|n| n.null_count() > 0),
+                                map: &map.codes,
+                                card: self.cards[k],
+                            }) as Box<dyn CodeSource>)
+                        }
+                        (KeyKind::Text(_), None) => None,
+                        (&KeyKind::Int { lo, hi }, _) => {
+                            let card = self.cards[k];
+                            match a.data_type() {
+                                DataType::Int8 => {
+                                    codes_of(a.as_primitive::<Int8Type>(), lo, hi, card)
+                                }
+                                DataType::Int16 => {
+                                    codes_of(a.as_primitive::<Int16Type>(), lo, hi, card)
+                                }
+                                DataType::Int32 => {
+                                    codes_of(a.as_primitive::<Int32Type>(), lo, hi, card)
+                                }
+                                DataType::Int64 => {
+                                    codes_of(a.as_primitive::<Int64Type>(), lo, hi, card)
+                                }
+                                DataType::UInt8 => {
+                                    codes_of(a.as_primitive::<UInt8Type>(), lo, hi, card)
+                                }
+                                DataType::UInt16 => {
+                                    codes_of(a.as_primitive::<UInt16Type>(), lo, hi, card)
+                                }
+                                DataType::UInt32 => {
+                                    codes_of(a.as_primitive::<UInt32Type>(), lo, hi, card)
+                                }
+                                _ => None,
+                            }
+                        }
                     };
                     let Some(s) = s else {
                         return Ok(false);
@@ -466,11 +675,13 @@ mod imp {
         }
     }
 
-    /// Key `k`'s codes from `a`, `None` when a value lies outside the key's bounds.
+    /// An integer key's codes from `a` (`card` codes from `lo`), `None` when a value lies
+    /// outside `lo ..= hi`.
     fn codes_of<'a, T>(
         a: &'a arrow_array::PrimitiveArray<T>,
-        keys: &ParquetKeys,
-        k: usize,
+        lo: i64,
+        hi: i64,
+        card: u32,
     ) -> Option<Box<dyn CodeSource + 'a>>
     where
         T: ArrowPrimitiveType,
@@ -479,11 +690,93 @@ mod imp {
         let s = IntSlice {
             values: a.values().as_ref(),
             nulls: a.nulls().filter(|n| n.null_count() > 0),
-            lo: keys.lo[k],
-            card: keys.cards[k],
+            lo,
+            card,
         };
-        s.within(keys.hi[k])
+        s.within(hi)
             .then(|| Box::new(s) as Box<dyn CodeSource + 'a>)
+    }
+
+    /// The code of a dictionary value that is not among the texts of the dictionary pages.
+    const UNKNOWN: u32 = MISSING - 1;
+
+    /// The codes of one dictionary's values, and the dictionary they are of.
+    struct DictionaryMap {
+        /// The dictionary's values (held, so that their buffers stay theirs).
+        values: ArrayRef,
+        /// Each value's code ([`MISSING`] for a null or a missing token, [`UNKNOWN`] for a
+        /// text not among the key's).
+        codes: Vec<u32>,
+        /// Whether some value is [`UNKNOWN`].
+        unknown: bool,
+    }
+
+    impl DictionaryMap {
+        /// The codes of `values` from the key's `codes` of every text; `None` when the values
+        /// are not text.
+        fn new(values: &ArrayRef, codes: &HashMap<Box<[u8]>, u32>) -> Option<DictionaryMap> {
+            let text = |i: usize| -> &[u8] {
+                match values.data_type() {
+                    DataType::LargeUtf8 => values.as_string::<i64>().value(i).as_bytes(),
+                    _ => values.as_string::<i32>().value(i).as_bytes(),
+                }
+            };
+            if !matches!(values.data_type(), DataType::Utf8 | DataType::LargeUtf8) {
+                return None;
+            }
+            let codes: Vec<u32> = (0..values.len())
+                .map(|i| {
+                    if values.is_null(i) {
+                        MISSING
+                    } else {
+                        codes.get(text(i)).copied().unwrap_or(UNKNOWN)
+                    }
+                })
+                .collect();
+            Some(DictionaryMap {
+                values: values.clone(),
+                unknown: codes.contains(&UNKNOWN),
+                codes,
+            })
+        }
+
+        /// Whether `values` are this map's dictionary (the same buffers).
+        fn is_of(&self, values: &ArrayRef) -> bool {
+            let (a, b) = (self.values.to_data(), values.to_data());
+            a.data_type() == b.data_type()
+                && a.len() == b.len()
+                && a.offset() == b.offset()
+                && a.buffers().len() == b.buffers().len()
+                && a.buffers()
+                    .iter()
+                    .zip(b.buffers())
+                    .all(|(x, y)| x.as_ptr() == y.as_ptr() && x.len() == y.len())
+        }
+    }
+
+    /// One text key's slice as codes: its dictionary indices through the dictionary's codes.
+    struct TextSlice<'a> {
+        keys: Vec<usize>,
+        nulls: Option<&'a NullBuffer>,
+        map: &'a [u32],
+        card: u32,
+    }
+
+    impl CodeSource for TextSlice<'_> {
+        fn len(&self) -> usize {
+            self.keys.len()
+        }
+        fn card(&self) -> u32 {
+            self.card
+        }
+        fn fill(&self, start: usize, out: &mut [u32]) {
+            for (o, &k) in out.iter_mut().zip(&self.keys[start..]) {
+                *o = self.map[k];
+            }
+            if let Some(n) = self.nulls {
+                for_null_rows(n, start, out.len(), |i| out[i] = MISSING);
+            }
+        }
     }
 
     #[cfg(test)]
