@@ -6,11 +6,12 @@ the Parquet copy is written once by DuckDB (COPY ... (FORMAT parquet), snappy). 
   - reading only: intruder `read_timings` (RAYON_NUM_THREADS=1 and 2, best of --repeat) and the
     one-pass reader it replaced (once); DuckDB `CREATE TABLE AS SELECT * FROM read_csv_auto(...)`
     and `read_parquet(...)` with 1 and 2 threads (best of --repeat);
-  - end to end: `intruder risk --missing listwise|wildcard` on CSV and on Parquet, wall time and
+  - end to end: `intruder risk --missing listwise|wildcard` on CSV and on Parquet (1 and 2
+    threads), wall time and
     peak memory from /usr/bin/time -v (best wall time of --repeat runs, the largest peak); DuckDB read_csv_auto + GROUP BY (the
     listwise class sizes), and GROUP BY straight from each file (best of --repeat);
   - the same keys as text in Parquet, dictionary-encoded and plain (written once with pyarrow):
-    intruder risk listwise end to end and DuckDB's GROUP BY, 2 threads.
+    intruder risk listwise and wildcard end to end and DuckDB's GROUP BY, 2 threads.
 Usage:
   python3 benches/frequency/read_compare.py [--rows 10000000] [--repeat 3]
 Needs: pip install duckdb pyarrow pandas numpy; cargo build --release -p intruder-benches
@@ -148,16 +149,17 @@ def main():
     r["reading"].append({"tool": "intruder one-pass (before)", "format": "csv", "threads": 1,
                          "read_s": o["read_s"], "read_cpu_s": o["read_cpu_s"]})
     for fmt, path in [("csv", csv), ("parquet", pq)]:
-        for policy, threads in (("listwise", 1), ("listwise", 2), ("wildcard", 2)):
+        for policy, threads in (("listwise", 1), ("listwise", 2), ("wildcard", 1), ("wildcard", 2)):
             e = risk(path, policy, threads, a.repeat)
             e.update({"format": fmt, "policy": policy})
             r["end_to_end"].append(e)
             print(e, file=sys.stderr)
     for fmt, path in variants.items():
-        e = risk(path, "listwise", 2, a.repeat)
-        e.update({"format": fmt, "policy": "listwise"})
-        r["end_to_end"].append(e)
-        print(e, file=sys.stderr)
+        for policy in ("listwise", "wildcard"):
+            e = risk(path, policy, 2, a.repeat)
+            e.update({"format": fmt, "policy": policy})
+            r["end_to_end"].append(e)
+            print(e, file=sys.stderr)
     t, n = duck_read_group_by(csv, 2)
     r["duckdb_read_csv_group_by_s"] = t
     r["duckdb_classes"] = n
