@@ -449,10 +449,13 @@ const PAIRWISE_MAX: usize = 48;
 /// ([`agreeing_counts`], [`agreeing_weights`]) and the limit is four times as high: measured
 /// there (the solving of the buckets of [`solve_packed`], same file, no weights), 300–313 ms
 /// with 320, 254–281 ms with 640, 255–272 ms with 1280 (the rule), 256–287 ms with 2500; with
-/// weights the whole count phase took 1.56–1.59 s with 320, 1.32–1.34 s with 1280.
-fn packed_pairwise_max(nv: usize) -> usize {
+/// weights the whole count phase took 1.56–1.59 s with 320, 1.32–1.34 s with 1280. With
+/// weights the higher limit holds on every CPU: the pattern index sums the weights in another
+/// order, and the sums must not depend on the machine (the four-lane loop without AVX2 still
+/// has no gather and four chains of additions).
+fn packed_pairwise_max(nv: usize, weighted: bool) -> usize {
     let most = 40usize << nv.min(16);
-    if pairs_vectorised() {
+    if weighted || pairs_vectorised() {
         (4 * most).clamp(PAIRWISE_MAX, 2048)
     } else {
         most.clamp(PAIRWISE_MAX, 512)
@@ -475,6 +478,11 @@ fn pairs_vectorised() -> bool {
 /// For each packed word `q` of a group (`observed`: its observed fields' bits), the number of
 /// the group's words that agree with it wherever both are observed, appended to `out`.
 fn agreeing_counts(words: &[u64], observed: &[u64], out: &mut Vec<(u64, f64)>) {
+    agreeing_counts_on(words, observed, out, true)
+}
+
+/// [`agreeing_counts`], with AVX2 only when `avx2` (and the CPU has it).
+fn agreeing_counts_on(words: &[u64], observed: &[u64], out: &mut Vec<(u64, f64)>, avx2: bool) {
     #[inline(always)]
     fn counts(words: &[u64], observed: &[u64], out: &mut Vec<(u64, f64)>) {
         for (&q, &mq) in words.iter().zip(observed) {
@@ -492,7 +500,7 @@ fn agreeing_counts(words: &[u64], observed: &[u64], out: &mut Vec<(u64, f64)>) {
         fn counts_avx2(words: &[u64], observed: &[u64], out: &mut Vec<(u64, f64)>) {
             counts(words, observed, out)
         }
-        if pairs_vectorised() {
+        if avx2 && pairs_vectorised() {
             // SAFETY: the CPU has AVX2 (what `pairs_vectorised` checks).
             return unsafe { counts_avx2(words, observed, out) };
         }
@@ -504,6 +512,17 @@ fn agreeing_counts(words: &[u64], observed: &[u64], out: &mut Vec<(u64, f64)>) {
 /// summed in four lanes (words 0, 4, 8, … in the first), then `(l0 + l1) + (l2 + l3)`, then
 /// the words past the last multiple of four in order; the same sums with and without AVX2.
 fn agreeing_weights(words: &[u64], observed: &[u64], weights: &[f64], out: &mut Vec<(u64, f64)>) {
+    agreeing_weights_on(words, observed, weights, out, true)
+}
+
+/// [`agreeing_weights`], with AVX2 only when `avx2` (and the CPU has it).
+fn agreeing_weights_on(
+    words: &[u64],
+    observed: &[u64],
+    weights: &[f64],
+    out: &mut Vec<(u64, f64)>,
+    avx2: bool,
+) {
     #[inline(always)]
     fn sums(words: &[u64], observed: &[u64], weights: &[f64], out: &mut Vec<(u64, f64)>) {
         let whole = words.len() / 4 * 4;
@@ -522,20 +541,34 @@ fn agreeing_weights(words: &[u64], observed: &[u64], weights: &[f64], out: &mut 
                     sum[l] += if agree { w[l] } else { 0.0 };
                 }
             }
-            let mut count = count.iter().sum::<u64>();
-            let mut sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
-            for ((&r, &mr), &w) in words[whole..]
-                .iter()
-                .zip(&observed[whole..])
-                .zip(&weights[whole..])
-            {
-                if (q ^ r) & mq & mr == 0 {
-                    count += 1;
-                    sum += w;
-                }
-            }
-            out.push((count, sum));
+            out.push(lanes_and_tail(q, mq, count, sum, words, observed, weights));
         }
+    }
+    /// The four lanes combined, then the words past the last multiple of four added in order.
+    #[inline(always)]
+    fn lanes_and_tail(
+        q: u64,
+        mq: u64,
+        count: [u64; 4],
+        sum: [f64; 4],
+        words: &[u64],
+        observed: &[u64],
+        weights: &[f64],
+    ) -> (u64, f64) {
+        let whole = words.len() / 4 * 4;
+        let mut count = count.iter().sum::<u64>();
+        let mut sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+        for ((&r, &mr), &w) in words[whole..]
+            .iter()
+            .zip(&observed[whole..])
+            .zip(&weights[whole..])
+        {
+            if (q ^ r) & mq & mr == 0 {
+                count += 1;
+                sum += w;
+            }
+        }
+        (count, sum)
     }
     #[cfg(target_arch = "x86_64")]
     {
@@ -570,22 +603,10 @@ fn agreeing_weights(words: &[u64], observed: &[u64], weights: &[f64], out: &mut 
                     _mm256_storeu_si256(c.as_mut_ptr().cast(), count);
                     _mm256_storeu_pd(s.as_mut_ptr(), sum);
                 }
-                let mut count = c.iter().sum::<u64>();
-                let mut sum = (s[0] + s[1]) + (s[2] + s[3]);
-                for ((&r, &mr), &w) in words[whole..]
-                    .iter()
-                    .zip(&observed[whole..])
-                    .zip(&weights[whole..])
-                {
-                    if (q ^ r) & mq & mr == 0 {
-                        count += 1;
-                        sum += w;
-                    }
-                }
-                out.push((count, sum));
+                out.push(lanes_and_tail(q, mq, c, s, words, observed, weights));
             }
         }
-        if pairs_vectorised() {
+        if avx2 && pairs_vectorised() {
             // SAFETY: the CPU has AVX2 (what `pairs_vectorised` checks).
             return unsafe { sums_avx2(words, observed, weights, out) };
         }
@@ -632,7 +653,7 @@ impl RowSolver<'_> {
         out.clear();
         let packed = self.packing.is_some() && words.is_some();
         let most = if packed {
-            packed_pairwise_max(self.vkeys.len())
+            packed_pairwise_max(self.vkeys.len(), self.weights.is_some())
         } else {
             PAIRWISE_MAX
         };
@@ -908,7 +929,7 @@ mod tests {
         assert!(
             expect
                 .iter()
-                .any(|&(m, _)| m as usize > packed_pairwise_max(2)),
+                .any(|&(m, _)| m as usize > packed_pairwise_max(2, true)),
             "{expect:?}"
         );
         for threads in [1, 3] {
@@ -1021,8 +1042,13 @@ mod tests {
                 .collect();
             let observed: Vec<u64> = words.iter().map(|&w| p.observed(w)).collect();
             let weights: Vec<f64> = (0..len).map(|i| 0.1 * (i as f64 + 1.0) / 3.0).collect();
-            let mut out = Vec::new();
-            agreeing_weights(&words, &observed, &weights, &mut out);
+            let run = |avx2: bool| {
+                let mut out = Vec::new();
+                agreeing_weights_on(&words, &observed, &weights, &mut out, avx2);
+                out
+            };
+            let out = run(true);
+            assert_eq!(run(false), out, "{len} words: the same sums without AVX2");
             let whole = len / 4 * 4;
             let expect: Vec<(u64, f64)> = words
                 .iter()
@@ -1063,8 +1089,13 @@ mod tests {
                 })
                 .collect();
             let observed: Vec<u64> = words.iter().map(|&w| p.observed(w)).collect();
-            let mut out = vec![(9, 0.5)];
-            agreeing_counts(&words, &observed, &mut out);
+            let run = |avx2: bool| {
+                let mut out = vec![(9, 0.5)];
+                agreeing_counts_on(&words, &observed, &mut out, avx2);
+                out
+            };
+            let out = run(true);
+            assert_eq!(run(false), out, "{len} words: the same counts without AVX2");
             let expect: Vec<(u64, f64)> = std::iter::once((9, 0.5))
                 .chain(words.iter().map(|&q| {
                     let agree = |r: u64| {
