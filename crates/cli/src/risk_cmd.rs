@@ -134,8 +134,9 @@ enum Parted {
 
 /// The outcome from the key columns alone, when the measure needs nothing else
 /// ([`intruder_risk::RiskMeasure::assess_parts`]) and the keys allow it: a Parquet file's
-/// integer keys read a row group at a time ([`intruder_data::ColumnarFile::keys`]), or a
-/// plain CSV file's inferred integer keys counted from the reader's chunks
+/// integer or dictionary-encoded text keys read a row group at a time
+/// ([`intruder_data::ColumnarFile::keys`]), or a plain CSV file's inferred integer keys
+/// counted from the reader's chunks
 /// ([`intruder_data::CsvFile::keys`]); neither makes an integer column of the keys. A CSV file
 /// whose keys do not allow it gives its table, parsed once. Every error of reading is the
 /// table reader's, and every error of configuring the general path's.

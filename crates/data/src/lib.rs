@@ -17,8 +17,9 @@
 //!   does not declare is inferred, and command-line overrides win over both.
 //! - Files are CSV (plain or gzip), Parquet or Arrow IPC (feature `parquet`), told apart by
 //!   their content. An engine that only counts key codes can skip the table: a Parquet file's
-//!   integer keys are read one row group at a time ([`ColumnarFile::keys`], a
-//!   [`keys::PartedCodes`]), and a plain CSV file's inferred integer keys are coded straight
+//!   integer keys and dictionary-encoded text keys are read one row group at a time
+//!   ([`ColumnarFile::keys`], a [`keys::PartedCodes`]), and a plain CSV file's inferred
+//!   integer keys are coded straight
 //!   from the reader's chunks ([`CsvFile::keys`]), with the codes and cardinalities the table
 //!   would give; a CSV file parsed so is still made a table ([`CsvFile::into_dataset`]) when
 //!   the keys do not allow it, without parsing it again. An engine that needs every key at

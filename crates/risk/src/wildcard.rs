@@ -443,9 +443,9 @@ const PAIRWISE_MAX: usize = 48;
 /// distinct tuple for the pattern index, so the break-even grows with the patterns (2^nv).
 /// Measured on the benchmark file (10,000,000 rows, 3 V keys, 2 threads), the count phase of
 /// `intruder risk --missing wildcard`: 2.02–2.08 s with 48, 1.60–1.78 s with 256, 1.49–1.61 s
-/// with 320 (the rule without AVX2), 1.47–1.53 s with 400, 1.86 s with no limit (a group of 12,965
-/// rows solved pair by pair). Bounded because a group of equal words costs n² pairs but a
-/// single tuple in the index. On a CPU with AVX2 the pairs run four an instruction
+/// with 320 (the rule without AVX2), 1.47–1.53 s with 400, 1.86 s with no limit (a group of
+/// 12,965 rows solved pair by pair). Bounded because a group of equal words costs n² pairs but
+/// a single tuple in the index. On a CPU with AVX2 the pairs run four an instruction
 /// ([`agreeing_counts`], [`agreeing_weights`]) and the limit is four times as high: measured
 /// there (the solving of the buckets of [`solve_packed`], same file, no weights), 300–313 ms
 /// with 320, 254–281 ms with 640, 255–272 ms with 1280 (the rule), 256–287 ms with 2500; with

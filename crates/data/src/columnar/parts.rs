@@ -1,7 +1,7 @@
-//! A Parquet file's integer keys read one row group at a time ([`PartedCodes`]), for engines
-//! that only count (class sizes): no table is made, only the key columns are decoded, and each
-//! row group's arrays are freed as soon as its codes are combined, so memory stays at the
-//! engine's own (8 bytes per record) whatever the width of the file.
+//! A Parquet file's integer and text keys read one row group at a time ([`PartedCodes`]), for
+//! engines that only count (class sizes): no table is made, only the key columns are decoded,
+//! and each row group's arrays are freed as soon as its codes are combined, so memory stays at
+//! the engine's own (8 bytes per record) whatever the width of the file.
 //!
 //! This is a shortcut, never a second reader: [`ColumnarFile::keys`] takes it only where the
 //! table reader would give each key column as integers with nothing but nulls missing (an
@@ -473,9 +473,9 @@ mod imp {
         Text(HashMap<Box<[u8]>, u32>),
     }
 
-    /// The integer keys of a Parquet file by row groups ([`ColumnarFile::keys`]): codes and
-    /// cardinalities are those [`crate::keys::ColumnCodes`] gives the columns the table reader
-    /// makes.
+    /// The integer and text keys of a Parquet file by row groups ([`ColumnarFile::keys`]):
+    /// codes and cardinalities are those [`crate::keys::ColumnCodes`] gives the columns the
+    /// table reader makes.
     #[derive(Debug)]
     pub struct ParquetKeys<'a> {
         file: &'a ColumnarFile,
