@@ -85,6 +85,85 @@ mod with_parquet {
         assert_eq!(load(&p, &Input::default()).unwrap().table.nrows(), 0);
     }
 
+    /// Files as other tools write them by default: Parquet compressed with zstd (Polars),
+    /// snappy (pyarrow, DuckDB), gzip, LZ4, Brotli or nothing, and Arrow IPC (Feather)
+    /// compressed with LZ4 (pandas' `to_feather`) or zstd, all read as the same table, and
+    /// their text keys read from the key columns alone too.
+    #[test]
+    fn every_compression_reads_the_same() {
+        use intruder_data::ColumnarFile;
+        use intruder_data::keys::{Keys, SetCoding};
+        use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+        let n = 3_000;
+        let sex: StringArray = (0..n)
+            .map(|i| (i % 11 != 0).then_some(["M", "F", "NA"][i % 3]))
+            .collect();
+        let age = Int32Array::from_iter((0..n).map(|i| (i % 13 != 0).then_some((i % 90) as i32)));
+        let batch = RecordBatch::try_from_iter([
+            ("sex", Arc::new(sex) as ArrayRef),
+            ("age", Arc::new(age) as ArrayRef),
+        ])
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let names = ["sex".to_string(), "age".to_string()];
+        let mut read = Vec::new();
+        let parquet = [
+            Compression::UNCOMPRESSED,
+            Compression::SNAPPY,
+            Compression::ZSTD(ZstdLevel::default()),
+            Compression::GZIP(GzipLevel::default()),
+            Compression::LZ4,
+            Compression::LZ4_RAW,
+            Compression::BROTLI(BrotliLevel::default()),
+        ];
+        for (i, codec) in parquet.into_iter().enumerate() {
+            let p = dir.path().join(format!("c{i}.parquet"));
+            let props = parquet::file::properties::WriterProperties::builder()
+                .set_compression(codec)
+                .set_max_row_group_row_count(Some(1_000))
+                .build();
+            let mut w = parquet::arrow::ArrowWriter::try_new(
+                std::fs::File::create(&p).unwrap(),
+                batch.schema(),
+                Some(props),
+            )
+            .unwrap();
+            w.write(&batch).unwrap();
+            w.close().unwrap();
+            let ds = load(&p, &Input::default()).unwrap_or_else(|e| panic!("{codec:?}: {e}"));
+            // The keys alone, from the row groups: the table's codes.
+            let file = ColumnarFile::open(&p, &ReadOptions::default()).unwrap();
+            let keys = file.keys(&names).unwrap();
+            assert_eq!(
+                Keys::from_parts(&keys).unwrap(),
+                Some(Keys::encode(&ds.table, &names, SetCoding::Whole).unwrap()),
+                "{codec:?}"
+            );
+            read.push((format!("{codec:?}"), describe(&ds)));
+        }
+        for codec in [
+            None,
+            Some(arrow_ipc::CompressionType::LZ4_FRAME),
+            Some(arrow_ipc::CompressionType::ZSTD),
+        ] {
+            let p = dir.path().join(format!("{codec:?}.arrow"));
+            let options = arrow_ipc::writer::IpcWriteOptions::default()
+                .try_with_compression(codec)
+                .unwrap();
+            let f = std::fs::File::create(&p).unwrap();
+            let mut w =
+                arrow_ipc::writer::FileWriter::try_new_with_options(f, &batch.schema(), options)
+                    .unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+            let ds = load(&p, &Input::default()).unwrap_or_else(|e| panic!("{codec:?}: {e}"));
+            read.push((format!("IPC {codec:?}"), describe(&ds)));
+        }
+        for (codec, d) in &read {
+            assert_eq!(d, &read[0].1, "{codec}");
+        }
+    }
+
     #[test]
     fn arrow_ipc_types_map_to_the_data_model() {
         let schema = Arc::new(Schema::new(vec![
