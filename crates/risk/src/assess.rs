@@ -1171,51 +1171,64 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         _ => None,
     };
 
-    // Individual risk, and F_k with weights.
-    let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) =
-        match (&alpha_counts, &nm, wildcard) {
-            _ if !need_individual => (Vec::new(), None),
-            (Some((f, big)), _, _) => (
-                (0..n_total)
-                    .map(|i| {
-                        Some(match big {
-                            Some(b) => individual_risk_fractional(f[i], b[i]),
-                            None => 1.0 / f[i],
-                        })
-                    })
-                    .collect(),
-                big.as_ref().map(|b| b.iter().map(|&x| Some(x)).collect()),
-            ),
-            (None, Some(nm), true) => (
-                (0..n_total)
-                    .into_par_iter()
-                    .map(|i| {
-                        let f = nm.n_match[i];
-                        Some(match &nm.weighted {
-                            Some(big) => individual_risk(f, big[i]),
-                            None => 1.0 / f as f64,
-                        })
-                    })
-                    .collect(),
-                nm.weighted
-                    .as_ref()
-                    .map(|b| b.par_iter().map(|&x| Some(x)).collect()),
-            ),
-            _ => {
-                let classes = classes.as_ref().ok_or_else(no_classes)?;
-                let cr = class_risks.as_ref().ok_or_else(no_classes)?;
-                let per_class = |v: &[f64]| -> Vec<Option<f64>> {
-                    classes
-                        .class_of
-                        .par_iter()
-                        .map(|&c| (c != DELETED).then(|| v[c as usize]))
-                        .collect()
-                };
-                (per_class(&cr.risk), cr.big.as_deref().map(per_class))
-            }
-        };
+    // Under wildcard every record has a risk (n_match ≥ 1): made once, as plain numbers, and
+    // made per-record options only for the per-record figures.
+    let wild_risks: Option<Vec<f64>> = match (&alpha_counts, &nm) {
+        _ if !(wildcard && need_individual) => None,
+        (Some((f, big)), _) => Some(
+            (0..n_total)
+                .into_par_iter()
+                .map(|i| match big {
+                    Some(b) => individual_risk_fractional(f[i], b[i]),
+                    None => 1.0 / f[i],
+                })
+                .collect(),
+        ),
+        (None, Some(nm)) => Some(
+            (0..n_total)
+                .into_par_iter()
+                .map(|i| {
+                    let f = nm.n_match[i];
+                    match &nm.weighted {
+                        Some(big) => individual_risk(f, big[i]),
+                        None => 1.0 / f as f64,
+                    }
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    // F_k with weights under wildcard.
+    let wild_big: Option<&[f64]> = match (&alpha_counts, &nm) {
+        (Some((_, big)), _) => big.as_deref(),
+        (None, Some(nm)) => nm.weighted.as_deref(),
+        _ => None,
+    };
+
+    // Individual risk, and F_k with weights, per record.
+    let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) = match &wild_risks {
+        _ if !need_individual => (Vec::new(), None),
+        Some(r) if need_records => (
+            r.par_iter().map(|&x| Some(x)).collect(),
+            wild_big.map(|b| b.par_iter().map(|&x| Some(x)).collect()),
+        ),
+        Some(_) => (Vec::new(), None),
+        None => {
+            let classes = classes.as_ref().ok_or_else(no_classes)?;
+            let cr = class_risks.as_ref().ok_or_else(no_classes)?;
+            let per_class = |v: &[f64]| -> Vec<Option<f64>> {
+                classes
+                    .class_of
+                    .par_iter()
+                    .map(|&c| (c != DELETED).then(|| v[c as usize]))
+                    .collect()
+            };
+            (per_class(&cr.risk), cr.big.as_deref().map(per_class))
+        }
+    };
     let counted = match &classes {
         Some(c) if !wildcard => n_total - c.n_deleted,
+        _ if wild_risks.is_some() => n_total,
         _ => individual.iter().filter(|r| r.is_some()).count(),
     };
     let weight_summary = if let Some(w) = from_histogram {
@@ -1223,10 +1236,18 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
     } else if let (Some(cr), Some(classes)) = (&class_risks, &classes) {
         Some(cr.summary(classes, params, weights.is_some()))
     } else {
-        let risks: Vec<f64> = individual.iter().flatten().copied().collect();
+        let from_records: Vec<f64>;
+        let risks: &[f64] = match &wild_risks {
+            Some(r) => r,
+            None => {
+                from_records = individual.iter().flatten().copied().collect();
+                &from_records
+            }
+        };
+        // Summed in record order.
         let sum: f64 = risks.iter().sum();
         Some(risk_levels_summary(
-            &levels_of(&risks),
+            &levels_of(risks),
             sum,
             counted,
             n_total,
@@ -1234,6 +1255,7 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
             weights.is_some(),
         ))
     };
+    drop(wild_risks);
 
     let household = params
         .group

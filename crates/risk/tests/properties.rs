@@ -351,10 +351,11 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// With weights (listwise and as-value), the figures that come from each class's risk
-    /// equal those of the per-record risks bit for bit: the sum in record order, sdcMicro's
-    /// threshold over the sorted per-record risks, the largest risk and the records above the
-    /// threshold; and the summary is the same with and without the per-record figures.
+    /// With weights (listwise and as-value: from each class's risk; wildcard, with and without
+    /// sdcMicro's alpha: from each record's), the summary's figures equal those of the
+    /// per-record risks bit for bit: the sum in record order, sdcMicro's threshold over the
+    /// sorted per-record risks, the largest risk and the records above the threshold; and the
+    /// summary is the same with and without the per-record figures.
     #[test]
     fn weighted_figures_from_classes_are_the_per_record_ones(
         rows in prop::collection::vec(
@@ -362,7 +363,7 @@ proptest! {
              prop::option::weighted(0.85, 0u8..3), prop::option::weighted(0.85, 0u8..6)),
             1..120),
         weights in prop::collection::vec(1u32..400, 120),
-        as_value in any::<bool>(),
+        policy in 0u8..4,
         all in any::<bool>(),
         max_global_risk in 0.0f64..0.6,
     ) {
@@ -375,7 +376,15 @@ proptest! {
         cols.push(Column::float("w", Role::Weight, &w));
         let t = Table::new("weighted", cols).unwrap();
         let mut p = RiskParams::new(names);
-        p.missing = if as_value { MissingPolicy::AsValue } else { MissingPolicy::Listwise };
+        p.missing = [
+            MissingPolicy::Listwise,
+            MissingPolicy::AsValue,
+            MissingPolicy::Wildcard,
+            MissingPolicy::Wildcard,
+        ][policy as usize];
+        if policy == 3 {
+            p.wildcard_alpha = Some(0.5);
+        }
         p.weight = Some("w".into());
         p.max_global_risk = max_global_risk;
         if all {
