@@ -122,14 +122,7 @@ mod with_parquet {
                 .set_compression(codec)
                 .set_max_row_group_row_count(Some(1_000))
                 .build();
-            let mut w = parquet::arrow::ArrowWriter::try_new(
-                std::fs::File::create(&p).unwrap(),
-                batch.schema(),
-                Some(props),
-            )
-            .unwrap();
-            w.write(&batch).unwrap();
-            w.close().unwrap();
+            write_batch(&p, &batch, props);
             let ds = load(&p, &Input::default()).unwrap_or_else(|e| panic!("{codec:?}: {e}"));
             // The keys alone, from the row groups: the table's codes.
             let file = ColumnarFile::open(&p, &ReadOptions::default()).unwrap();
@@ -554,15 +547,24 @@ mod with_parquet {
                 EnabledStatistics::None
             })
             .build();
+        write_batch(&p, &batch, props)
+    }
+
+    /// Writes `batch` as Parquet at `path` with the writer's `props`.
+    fn write_batch(
+        path: &std::path::Path,
+        batch: &RecordBatch,
+        props: parquet::file::properties::WriterProperties,
+    ) -> std::path::PathBuf {
         let mut w = parquet::arrow::ArrowWriter::try_new(
-            std::fs::File::create(&p).unwrap(),
+            std::fs::File::create(path).unwrap(),
             batch.schema(),
             Some(props),
         )
         .unwrap();
-        w.write(&batch).unwrap();
+        w.write(batch).unwrap();
         w.close().unwrap();
-        p
+        path.to_path_buf()
     }
 
     #[test]
@@ -896,18 +898,7 @@ mod with_parquet {
         let array: ArrayRef = Arc::new(StringArray::from_iter_values(&texts));
         let batch = RecordBatch::try_from_iter([("t", array)]).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let write = |name: &str, props: WriterProperties| {
-            let p = dir.path().join(name);
-            let mut w = parquet::arrow::ArrowWriter::try_new(
-                std::fs::File::create(&p).unwrap(),
-                batch.schema(),
-                Some(props),
-            )
-            .unwrap();
-            w.write(&batch).unwrap();
-            w.close().unwrap();
-            p
-        };
+        let write = |name: &str, props| write_batch(&dir.path().join(name), &batch, props);
         let names = ["t".to_string()];
         let plain = write(
             "plain.parquet",

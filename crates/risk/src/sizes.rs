@@ -91,22 +91,63 @@ impl SizeCounts {
 
 /// (value, how many times it occurs) by increasing value, for values ≥ 1.
 pub(crate) fn histogram(sizes: impl Iterator<Item = u32>) -> Vec<(u32, usize)> {
-    let mut small = vec![0usize; 1025];
-    let mut large: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut h = Histogram::default();
     for s in sizes {
-        match small.get_mut(s as usize) {
-            Some(c) => *c += 1,
-            None => *large.entry(s).or_default() += 1,
+        h.add(s, 1);
+    }
+    h.into_sorted()
+}
+
+/// Counts by value, added one at a time or merged from pieces counted apart: small values in a
+/// table, the rest in a map.
+#[derive(Debug, Default)]
+pub(crate) struct Histogram {
+    small: Vec<usize>,
+    large: BTreeMap<u32, usize>,
+}
+
+impl Histogram {
+    /// Values below this are counted in the table.
+    const SMALL: usize = 1025;
+
+    /// Counts `value` `count` more times.
+    #[inline]
+    pub(crate) fn add(&mut self, value: u32, count: usize) {
+        if (value as usize) < Self::SMALL {
+            if self.small.is_empty() {
+                self.small = vec![0; Self::SMALL];
+            }
+            self.small[value as usize] += count;
+        } else {
+            *self.large.entry(value).or_default() += count;
         }
     }
-    let mut out: Vec<(u32, usize)> = small
-        .iter()
-        .enumerate()
-        .filter(|&(s, &c)| s > 0 && c > 0)
-        .map(|(s, &c)| (s as u32, c))
-        .collect();
-    out.extend(large);
-    out
+
+    /// Both histograms' counts.
+    pub(crate) fn merge(mut self, other: Histogram) -> Histogram {
+        for (v, &c) in other.small.iter().enumerate() {
+            if c > 0 {
+                self.add(v as u32, c);
+            }
+        }
+        for (v, c) in other.large {
+            self.add(v, c);
+        }
+        self
+    }
+
+    /// `(value, count)` for every value ≥ 1 counted, by increasing value.
+    pub(crate) fn into_sorted(self) -> Vec<(u32, usize)> {
+        let mut out: Vec<(u32, usize)> = self
+            .small
+            .iter()
+            .enumerate()
+            .filter(|&(v, &c)| v > 0 && c > 0)
+            .map(|(v, &c)| (v as u32, c))
+            .collect();
+        out.extend(self.large);
+        out
+    }
 }
 
 /// Why [`size_counts`] gave no counts.

@@ -45,6 +45,7 @@ use intruder_data::{Kind, Table};
 
 use crate::error::RiskError;
 use crate::keys::{KeyData, MISSING, SetMatch, key_data};
+use crate::sizes::Histogram;
 
 /// n_match of every record, and the weighted analogue (sum of weights of the matching records,
 /// sdcMicro's `Fk` with missing keys) when weights are given.
@@ -294,54 +295,6 @@ fn solve_packed<S: Send>(
         .map(|(state, _)| state)
         .collect()
 }
-/// Counts by value: small values in a table, the rest in a map.
-#[derive(Default)]
-struct Histogram {
-    small: Vec<usize>,
-    large: std::collections::BTreeMap<u32, usize>,
-}
-
-impl Histogram {
-    const SMALL: usize = 1024;
-
-    #[inline]
-    fn add(&mut self, value: u32, count: usize) {
-        if (value as usize) < Self::SMALL {
-            if self.small.is_empty() {
-                self.small = vec![0; Self::SMALL];
-            }
-            self.small[value as usize] += count;
-        } else {
-            *self.large.entry(value).or_default() += count;
-        }
-    }
-
-    fn merge(mut self, other: Histogram) -> Histogram {
-        for (v, &c) in other.small.iter().enumerate() {
-            if c > 0 {
-                self.add(v as u32, c);
-            }
-        }
-        for (v, c) in other.large {
-            self.add(v, c);
-        }
-        self
-    }
-
-    /// `(value, count)` for every value counted, by increasing value.
-    fn into_sorted(self) -> Vec<(u32, usize)> {
-        let mut out: Vec<(u32, usize)> = self
-            .small
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c > 0)
-            .map(|(v, &c)| (v as u32, c))
-            .collect();
-        out.extend(self.large);
-        out
-    }
-}
-
 /// One thread's buffers for [`solve_packed`]'s buckets.
 #[derive(Default)]
 struct BucketScratch {
@@ -905,18 +858,21 @@ mod tests {
         }
     }
 
-    /// n_match by its definition: the rows equal wherever both are observed.
+    /// Whether two packed rows agree by the definition: equal wherever both are observed.
+    fn agree(p: &Packing, q: u64, r: u64) -> bool {
+        (0..p.nkeys()).all(|k| {
+            let (a, b) = (p.field(q, k), p.field(r, k));
+            a == 0 || b == 0 || a == b
+        })
+    }
+
+    /// n_match by its definition: the rows that agree with each.
     fn naive_histogram(rows: &PackedRows) -> Vec<(u32, usize)> {
         let p = &rows.packing;
-        let n_match = rows.words.iter().map(|&q| {
-            let agree = |r: u64| {
-                (0..p.nkeys()).all(|k| {
-                    let (a, b) = (p.field(q, k), p.field(r, k));
-                    a == 0 || b == 0 || a == b
-                })
-            };
-            rows.words.iter().filter(|&&r| agree(r)).count() as u32
-        });
+        let n_match = rows
+            .words
+            .iter()
+            .map(|&q| rows.words.iter().filter(|&&r| agree(p, q, r)).count() as u32);
         crate::sizes::histogram(n_match)
     }
 
@@ -1052,9 +1008,8 @@ mod tests {
             let whole = len / 4 * 4;
             let expect: Vec<(u64, f64)> = words
                 .iter()
-                .zip(&observed)
-                .map(|(&q, &mq)| {
-                    let agree = |r: usize| (q ^ words[r]) & mq & observed[r] == 0;
+                .map(|&q| {
+                    let agree = |r: usize| agree(&p, q, words[r]);
                     let lane = |l: usize| -> f64 {
                         (l..whole)
                             .step_by(4)
@@ -1098,13 +1053,10 @@ mod tests {
             assert_eq!(run(false), out, "{len} words: the same counts without AVX2");
             let expect: Vec<(u64, f64)> = std::iter::once((9, 0.5))
                 .chain(words.iter().map(|&q| {
-                    let agree = |r: u64| {
-                        (0..3).all(|k| {
-                            let (a, b) = (p.field(q, k), p.field(r, k));
-                            a == 0 || b == 0 || a == b
-                        })
-                    };
-                    (words.iter().filter(|&&r| agree(r)).count() as u64, 0.0)
+                    (
+                        words.iter().filter(|&&r| agree(&p, q, r)).count() as u64,
+                        0.0,
+                    )
                 }))
                 .collect();
             assert_eq!(out, expect, "{len} words");
