@@ -54,6 +54,7 @@
 // `!(x > y)` is deliberate: it is also true when x is NaN. Index loops mirror the formulas.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
+pub mod claim;
 mod common;
 mod error;
 mod log;
@@ -62,13 +63,14 @@ mod pipeline;
 
 use std::fmt;
 
+pub use claim::{Claim, MatchRule, PROTECT_AGAINST_CHOICES, ProtectAgainst};
 pub use common::wildcard_counts;
 pub use error::DefenceError;
 pub use intruder_data::params::{
     ColumnSet, Entry, FromParam, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
 };
 pub use log::{ChangeLog, ColumnChange, StepLog};
-pub use pipeline::{Pipeline, Step};
+pub use pipeline::{Pipeline, Step, step_columns};
 pub use rand_chacha::ChaCha20Rng;
 
 use intruder_data::Table;
@@ -83,6 +85,19 @@ pub trait Defence: fmt::Debug + Send + Sync {
     /// categorical, a subsample adds its weight), so a pipeline checks each step's column
     /// parameters against the columns it will meet. The default: no change.
     fn adjust_columns(&self, _columns: &mut ColumnSet) {}
+    /// What the method promises about its output (k-anonymity on its keys, a largest individual
+    /// risk), against which intruder ([`Claim`]); `intruder mask` and the runner cross-examine
+    /// every promise with the toolkit's attacks. The default: no promise.
+    fn claims(&self) -> Vec<Claim> {
+        Vec::new()
+    }
+    /// Whether an intruder can repeat the method on their own copy of the data: it is
+    /// deterministic and its parameters are published with the release (a recoding, rounding,
+    /// top coding), so an intruder maps what they know into the released categories before
+    /// matching. The default: no.
+    fn public_recoding(&self) -> bool {
+        false
+    }
 }
 
 /// The result of one defence.

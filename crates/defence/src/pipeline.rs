@@ -216,6 +216,41 @@ impl Pipeline {
         })
     }
 
+    /// What the steps promise about the output, each numbered with its step; the cross-examination
+    /// (`intruder_eval::verdict`) checks every promise against the final output.
+    pub fn claims(&self) -> Vec<crate::Claim> {
+        self.steps
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                s.defence.claims().into_iter().map(move |mut c| {
+                    c.step = i + 1;
+                    c
+                })
+            })
+            .collect()
+    }
+
+    /// `table` as an intruder holds it once they know the release's published recodings: the
+    /// steps that are public recodings ([`Defence::public_recoding`]: recoding, rounding, top
+    /// coding), applied in order to the columns `table` has, and nothing else. An intruder who
+    /// knows a person's age maps it into the released age band before matching.
+    pub fn intruder_view(&self, table: &Table) -> Result<Table, DefenceError> {
+        let mut t = table.clone();
+        for step in &self.steps {
+            if !step.defence.public_recoding() {
+                continue;
+            }
+            let cols = step_columns(&step.params);
+            if cols.is_empty() || cols.iter().any(|c| t.position(c).is_none()) {
+                continue;
+            }
+            let mut rng = ChaCha20Rng::seed_from_u64(0);
+            t = step.defence.apply(&t, &mut rng)?.table;
+        }
+        Ok(t)
+    }
+
     /// The deprecation warnings raised while reading the steps.
     pub fn warnings(&self) -> &[Problem] {
         &self.warnings
@@ -267,6 +302,19 @@ impl Pipeline {
             steps,
         };
         Ok((current, log))
+    }
+}
+
+/// The columns a step transforms: its `variables`, or the old name `columns` (a single name is a
+/// list of one).
+pub fn step_columns(step: &toml::Table) -> Vec<String> {
+    match step.get("variables").or_else(|| step.get("columns")) {
+        Some(toml::Value::String(s)) => vec![s.clone()],
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -742,7 +742,7 @@ fn individual_risk_follows_sdcmicro_indivrisk_approx() {
 }
 
 #[test]
-fn risk_suppression_suppresses_the_chosen_key_above_the_threshold() {
+fn risk_suppression_blanks_the_chosen_key_then_keeps_its_promise() {
     let a: Vec<Option<i64>> = vec![Some(1), Some(1), Some(2), Some(2), Some(3)];
     let b: Vec<Option<i64>> = vec![Some(1), Some(1), Some(1), Some(2), Some(1)];
     let t = Table::new(
@@ -753,27 +753,58 @@ fn risk_suppression_suppresses_the_chosen_key_above_the_threshold() {
         ],
     )
     .unwrap();
-    // classes: {0,1} f=2, {2} f=1, {3} f=1, {4} f=1; threshold 0.5 → rows 2, 3, 4 (risk 1)
-    let (m, log) = run(
-        &t,
-        "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.5\nsuppress = \"a\"",
-        1,
-    );
+    // classes: {0,1} f=2, {2} f=1, {3} f=1, {4} f=1; threshold 0.5 → rows 2, 3, 4 (risk 1):
+    // sdcMicro's localSupp blanks a there. Under the wildcard rule row 3, (., 2), still matches
+    // only itself, so its b goes too (4 cells); under `all` the classes of visible values
+    // (., 1) ×2 and (., 2) ×1 must each reach 2: (., 2) can only go to every key blank, where
+    // it is alone until the (., 1) pair joins it (6 cells).
+    let t_rs = |rule: &str| {
+        format!(
+            "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.5\nsuppress = \"a\"\nprotect_against = \"{rule}\""
+        )
+    };
+    let (m, log) = run(&t, &t_rs("wildcard"), 1);
     assert_eq!(nums(&m, "a"), vec![Some(1.0), Some(1.0), None, None, None]);
-    assert_eq!(log.suppressions, 3);
+    assert_eq!(
+        nums(&m, "b"),
+        vec![Some(1.0), Some(1.0), Some(1.0), None, Some(1.0)]
+    );
+    assert_eq!(log.suppressions, 4);
+    let (m, log) = run(&t, &t_rs("all"), 1);
+    assert_eq!(nums(&m, "a"), vec![Some(1.0), Some(1.0), None, None, None]);
+    assert_eq!(nums(&m, "b"), vec![Some(1.0), Some(1.0), None, None, None]);
+    assert_eq!(log.suppressions, 6);
     // weighted: F = sum of weights; f=2 class with weights 10+10 → p = 0.1
     let w: Vec<Option<f64>> = vec![Some(10.0), Some(10.0), Some(1.0), Some(50.0), Some(2.0)];
     let mut cols = t.columns().to_vec();
     cols.push(Column::float("w", Role::Weight, &w));
     let tw = Table::new("t", cols).unwrap();
-    // risks: row 2: F=1 → 1/f = 1; row 3: p=1/50 → 0.0204·ln 50 = 0.0798; row 4: p=1/2 → ln 2 = 0.693
-    let (m, _) = run(
-        &tw,
-        "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.5\nsuppress = \"b\"\nweight = \"w\"",
-        1,
-    );
+    // risks: row 2: F=1 → 1/f = 1; row 3: p=1/50 → 0.0204·ln 50 = 0.0798; row 4: p=1/2 → ln 2
+    // = 0.693: sdcMicro's pass blanks b of rows 2 and 4. Wildcard: (2, .) now matches row 3
+    // (f = 2, F = 51, risk 0.035) but (3, .) is alone (0.693), so its a goes: (., .) matches
+    // all five. All: (2, .) and (3, .) are classes of one (risks 1 and 0.693) and both go to
+    // (., .), a class of f = 2, F = 3: p = 2/3, 2 − 4·ln 1.5 = 0.378 ≤ 0.5.
+    let w_rs = |rule: &str| {
+        format!(
+            "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.5\nsuppress = \"b\"\nweight = \"w\"\nprotect_against = \"{rule}\""
+        )
+    };
+    let (m, _) = run(&tw, &w_rs("wildcard"), 1);
     assert_eq!(
         nums(&m, "b"),
+        vec![Some(1.0), Some(1.0), None, Some(2.0), None]
+    );
+    assert_eq!(
+        nums(&m, "a"),
+        vec![Some(1.0), Some(1.0), Some(2.0), Some(2.0), None]
+    );
+    let (m, _) = run(&tw, &w_rs("all"), 1);
+    assert_eq!(
+        nums(&m, "b"),
+        vec![Some(1.0), Some(1.0), None, Some(2.0), None]
+    );
+    assert_eq!(
+        nums(&m, "a"),
         vec![Some(1.0), Some(1.0), None, Some(2.0), None]
     );
 }

@@ -48,6 +48,7 @@
 pub mod evaluate;
 mod labelled;
 mod truth;
+pub mod verdict;
 
 pub use evaluate::{
     AttributeReport, DEFAULT_TOLERANCE, EvalOptions, Evaluation, PrPoint, RecordResult, Sensitive,
@@ -55,3 +56,4 @@ pub use evaluate::{
 };
 pub use labelled::{Labelled, TruthIds, twin_rows};
 pub use truth::Truth;
+pub use verdict::{CrossExamination, Verdict, cross_examine};

@@ -10,4 +10,5 @@ mod fellegi_sunter_weak_keys;
 mod labelled;
 mod listed_in_part;
 mod registry;
+mod verdict;
 mod worked_examples;

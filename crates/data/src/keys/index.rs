@@ -539,6 +539,15 @@ impl PatternIndex {
         self.rows[e]
     }
 
+    /// The summed weight of the records entry `e` stands for (their number without weights).
+    pub fn weight(&self, e: usize) -> f64 {
+        if self.weighted {
+            self.weight[e]
+        } else {
+            self.size[e] as f64
+        }
+    }
+
     /// Entries by current pattern, each list in increasing order.
     fn members(&self) -> BTreeMap<u64, Vec<u32>> {
         let mut members: BTreeMap<u64, Vec<u32>> = BTreeMap::new();

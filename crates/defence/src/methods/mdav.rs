@@ -322,6 +322,17 @@ impl Defence for Mdav {
         NAME
     }
 
+    /// Groups of at least k records share every aggregated value, and no cell is blanked, so the
+    /// promise is the same under every matching rule.
+    fn claims(&self) -> Vec<crate::Claim> {
+        vec![crate::Claim::k_anonymity(
+            NAME,
+            &self.variables,
+            self.k.min(u32::MAX as usize) as u32,
+            crate::ProtectAgainst::All,
+        )]
+    }
+
     fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
         check_columns(table, NAME, &self.variables)?;
         let mut data = Vec::new();

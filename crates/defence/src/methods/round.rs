@@ -67,6 +67,10 @@ impl Defence for Round {
         NAME
     }
 
+    fn public_recoding(&self) -> bool {
+        true
+    }
+
     fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
         check_columns(table, NAME, &self.variables)?;
         let mut out = table.clone();

@@ -1,41 +1,88 @@
 //! Local suppression to k-anonymity (sdcMicro `localSuppression`/`kAnon`) and suppression above
 //! an individual-risk threshold (sdcMicro `localSupp` with `indivRisk`).
 //!
-//! # k-anonymity with wildcards
-//! A suppressed (missing) key cell matches any value, as sdcMicro's `kAnon` judges the output: a
-//! record's frequency counts every record that agrees with it on all keys observed in both
-//! ([`intruder_data::keys::PatternIndex`]). Suppressing a cell never lowers any record's frequency, so one pass over
-//! the records that violate k-anonymity suffices and the output is k-anonymous.
+//! # Against which intruder
+//! Both methods promise something about the output — every record in a class of at least k, or
+//! every individual risk at most the threshold — under the rule named by `protect_against`
+//! ([`ProtectAgainst`], [`crate::claim`]): `all` (the default: every combination of visible key
+//! values, with its blanked cells, shared by at least k records, which holds under listwise,
+//! as-value and wildcard matching alike), `as-value` (the same condition), `listwise` (complete
+//! records only) or `wildcard` (missing matches anything, as sdcMicro's `kAnon` judges its
+//! output). Under `wildcard` alone a few blanked cells per class satisfy the count while the
+//! visible values stay unique among the complete records, which an exact listwise attack
+//! re-identifies; `intruder mask` cross-examines every promise with that attack.
 //!
-//! # Which cell
-//! Records are visited from the rarest (lowest frequency, then row order). For a violating
-//! record: if suppressing one key makes it safe, the least important such key is suppressed;
-//! otherwise the key whose suppression raises its frequency most (ties: least important). This
-//! repeats until the record is safe. A second pass then restores every suppressed cell that is
-//! no longer needed (most important keys first). Importance follows sdcMicro: 1 = most important, suppressed
-//! last; by default keys with more distinct values are less important (sdcMicro's default).
+//! # Which cells
+//! Keys are suppressed least important first, with sdcMicro's convention: importance 1 = most
+//! important, suppressed last; by default keys with more distinct values are less important
+//! (sdcMicro's default). Under `wildcard` records are visited rarest first ([`wildcard`]);
+//! under the other rules whole classes of visible values move down the lattice of visible keys
+//! ([`classes`]). Both end with a pass that gives back every suppressed cell no longer needed.
 //! The greedy is not guaranteed optimal (optimal local suppression is NP-hard; Meyerson &
-//! Williams 2004), but it never suppresses more than suppressing every key of every originally
-//! violating record.
+//! Williams 2004).
 //!
 //! # Individual risk
 //! Without weights the risk of a record is 1/f_k. With sampling weights it is Benedetti &
 //! Franconi's (1998) estimate as in sdcMicro's `indivRisk(method = "approx")`, with
 //! p_k = f_k / F_k and F_k the summed weight of the record's class:
 //! f_k = 1: p/(1−p)·ln(1/p); f_k = 2: p/(1−p) − (p/(1−p))²·ln(1/p); f_k > 2: p/(f_k − (1 − p));
-//! when p_k ≥ 1 (no sampling) the risk is 1/f_k. Classes use the wildcard rule above.
+//! when p_k ≥ 1 (no sampling) the risk is 1/f_k. Classes follow `protect_against` (under `all`
+//! and `as-value`, f_k and F_k of the record's class of visible values; under `wildcard`, of its
+//! wildcard matches, as `freqCalc` counts them).
+
+mod classes;
+mod wildcard;
 
 use intruder_data::Table;
 use rand_chacha::ChaCha20Rng;
 
+use crate::claim::{Claim, PROTECT_AGAINST_CHOICES, ProtectAgainst};
 use crate::common::{check_columns, key_codes, suppress, weights};
 use crate::{Defence, DefenceError, Masked};
+use classes::ClassRule;
 use intruder_data::Role;
 use intruder_data::keys::{Keys, PatternIndex};
 use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "local-suppression";
 const RISK_NAME: &str = "risk-suppression";
+
+/// What a class (or a record's set of matches) must reach to be safe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Target {
+    /// At least k records.
+    K(u32),
+    /// Individual risk at most `threshold` (1/f_k, or Benedetti–Franconi with weights).
+    Risk {
+        /// The largest risk allowed.
+        threshold: f64,
+        /// Whether the summed weights are sampling weights (else risk = 1/f_k).
+        weighted: bool,
+    },
+}
+
+impl Target {
+    /// Whether `n` records weighing `w` in all are safe (no records: nothing to protect).
+    pub(crate) fn safe(self, n: u64, w: f64) -> bool {
+        if n == 0 {
+            return true;
+        }
+        match self {
+            Target::K(k) => n >= k as u64,
+            Target::Risk {
+                threshold,
+                weighted,
+            } => {
+                let risk = if weighted {
+                    individual_risk(n.min(u32::MAX as u64) as u32, w)
+                } else {
+                    1.0 / n as f64
+                };
+                risk <= threshold
+            }
+        }
+    }
+}
 
 /// Parameters of local suppression to k-anonymity.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +94,17 @@ pub struct LocalSuppression {
     /// sdcMicro importance, one per key, a permutation of 1..=p (1 = suppressed last); `None`
     /// for the default (more distinct values = less important).
     pub importance: Option<Vec<i64>>,
+    /// The rule under which the output is k-anonymous.
+    pub protect_against: ProtectAgainst,
 }
+
+/// `protect_against` of the k- and risk-promising defences.
+pub(crate) const PROTECT_AGAINST: ParamSpec = ParamSpec::new(
+    "protect_against",
+    ParamKind::Choice(PROTECT_AGAINST_CHOICES),
+    "the intruder the promise holds against: all (every combination of visible key values, with its blanked cells, shared by enough records: safe under listwise, as-value and wildcard matching alike), listwise (complete records only), as-value (the same condition as all), wildcard (a missing cell matches anything, sdcMicro's kAnon rule: a few blanks per class can satisfy it while visible values stay unique)",
+)
+.default_value("all");
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
@@ -60,7 +117,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "k",
         ParamKind::Integer,
-        "target k: every record must match at least k records (itself included), missing = wildcard",
+        "target k: every record in a class of at least k records (itself included) under protect_against",
     )
     .required()
     .within(Range::at_least(2.0)),
@@ -70,12 +127,13 @@ const PARAMS: &[ParamSpec] = &[
         "one per key, a permutation of 1..p; 1 = most important, suppressed last (sdcMicro's convention)",
     )
     .default_value("by distinct values"),
+    PROTECT_AGAINST,
 ];
 
 /// Registry entry.
 pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
-    summary: "local suppression of key cells until k-anonymous (missing = wildcard)",
+    summary: "local suppression of key cells until k-anonymous under the rule protect_against names",
     reference: "sdcMicro localSuppression / kAnon; Samarati & Sweeney (1998)",
     params: PARAMS,
     build,
@@ -121,6 +179,9 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let keys = read_keys(r);
     let k = read_k(r);
     let importance = read_importance(r, &keys);
+    let protect_against = r
+        .choice::<ProtectAgainst>("protect_against")
+        .unwrap_or_default();
     if !r.ok() {
         return None;
     }
@@ -128,6 +189,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
         keys: keys?,
         k: k?,
         importance,
+        protect_against,
     }))
 }
 
@@ -149,105 +211,42 @@ fn importance_of(keys: &Keys, given: &Option<Vec<i64>>) -> Vec<i64> {
     imp
 }
 
-/// A record's count as a `u32` (counts never exceed the number of records).
-fn count32(c: (u64, f64)) -> u32 {
-    c.0.min(u32::MAX as u64) as u32
-}
-
 fn check_keys(table: &Table, method: &'static str, keys: &[String]) -> Result<(), DefenceError> {
     check_columns(table, method, keys)
 }
 
-/// Local suppression on an index: returns the suppressed (row, key) cells in order.
-pub(crate) fn k_anonymise(
-    idx: &mut PatternIndex,
-    k: u32,
+/// The cells to suppress so that every record reaches `target` under `rule`.
+fn cells_for(
+    method: &'static str,
+    coded: &Keys,
+    weights: Option<&[f64]>,
+    rule: ProtectAgainst,
+    target: Target,
     importance: &[i64],
-) -> Vec<(usize, usize)> {
-    let n = idx.len();
-    let mut order: Vec<(u32, usize)> = (0..n)
-        .map(|r| (count32(idx.count(r)), r))
-        .filter(|&(c, _)| c < k)
-        .collect();
-    order.sort_unstable();
-    let mut out = Vec::new();
-    for (_, r) in order {
-        loop {
-            let obs = idx.pattern(r);
-            if count32(idx.count_as(r, obs)) >= k || obs == 0 {
-                break;
-            }
-            // candidates: (safe?, count, importance) — pick safe with largest importance number,
-            // else largest count then largest importance number
-            let mut best: Option<(bool, u32, i64, usize)> = None;
-            let mut bits = obs;
-            while bits != 0 {
-                let j = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let c = count32(idx.count_as(r, obs & !(1u64 << j)));
-                let safe = c >= k;
-                let cand = (safe, if safe { 0 } else { c }, importance[j], j);
-                let better = match best {
-                    None => true,
-                    Some(b) => (cand.0, cand.1, cand.2) > (b.0, b.1, b.2),
-                };
-                if better {
-                    best = Some(cand);
-                }
-            }
-            let Some((_, _, _, j)) = best else { break };
-            idx.suppress(r, j);
-            out.push((r, j));
+) -> Result<Vec<(usize, usize)>, DefenceError> {
+    let class_rule = match rule {
+        ProtectAgainst::Wildcard => {
+            let mut idx = PatternIndex::records(coded, None, weights);
+            return Ok(wildcard::anonymise(&mut idx, target, importance));
         }
-    }
-    restore_redundant(idx, k, importance, out)
-}
-
-/// Second pass: tries to restore each suppressed cell, most important keys first (then the
-/// latest suppression first), and keeps it restored when every record still has at least k
-/// matches. Restoring only removes matches, so each check is exact: the record's own count
-/// with the cell restored, and the count of every record that would lose it as a match.
-fn restore_redundant(
-    idx: &mut PatternIndex,
-    k: u32,
-    importance: &[i64],
-    cells: Vec<(usize, usize)>,
-) -> Vec<(usize, usize)> {
-    if cells.is_empty() {
-        return cells;
-    }
-    let mut counts: Vec<u32> = (0..idx.len()).map(|r| count32(idx.count(r))).collect();
-    let mut order: Vec<usize> = (0..cells.len()).collect();
-    order.sort_by_key(|&c| (importance[cells[c].1], std::cmp::Reverse(c)));
-    let mut keep = vec![true; cells.len()];
-    for c in order {
-        let (r, j) = cells[c];
-        let obs = idx.pattern(r);
-        let restored = obs | (1u64 << j);
-        let now = count32(idx.count_as(r, restored));
-        if now < k {
-            continue;
-        }
-        let losers = if now < counts[r] {
-            idx.lost_on_restore(r, j)
-        } else {
-            Vec::new()
-        };
-        if losers.iter().any(|&s| counts[s] <= k) {
-            continue;
-        }
-        idx.restore(r, j);
-        counts[r] = now;
-        for s in losers {
-            counts[s] -= 1;
-        }
-        keep[c] = false;
-    }
-    cells
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(c, k)| k.then_some(c))
-        .collect()
+        ProtectAgainst::Listwise => ClassRule::Listwise,
+        ProtectAgainst::AsValue | ProtectAgainst::All => ClassRule::AsValue,
+    };
+    classes::anonymise(
+        &coded.codes,
+        &coded.card,
+        weights,
+        class_rule,
+        target,
+        importance,
+    )
+    .map_err(|u| DefenceError::Infeasible {
+        method,
+        message: format!(
+            "even with every key of every record suppressed, the {} records left with no visible key do not reach the target under protect_against = {rule}",
+            u.records
+        ),
+    })
 }
 
 fn apply_suppressions(
@@ -286,14 +285,30 @@ impl Defence for LocalSuppression {
         }
         let coded = key_codes(table, NAME, &self.keys)?;
         let imp = importance_of(&coded, &self.importance);
-        let mut idx = PatternIndex::records(&coded, None, None);
-        let cells = k_anonymise(&mut idx, self.k, &imp);
-        let (out, notes) = apply_suppressions(table, &self.keys, &cells)?;
+        let cells = cells_for(
+            NAME,
+            &coded,
+            None,
+            self.protect_against,
+            Target::K(self.k),
+            &imp,
+        )?;
+        let (out, mut notes) = apply_suppressions(table, &self.keys, &cells)?;
+        notes.push(format!("protect_against = {}", self.protect_against));
         Ok(Masked {
             table: out,
             kept_rows: None,
             notes,
         })
+    }
+
+    fn claims(&self) -> Vec<Claim> {
+        vec![Claim::k_anonymity(
+            NAME,
+            &self.keys,
+            self.k,
+            self.protect_against,
+        )]
     }
 }
 
@@ -304,31 +319,33 @@ pub struct RiskSuppression {
     pub keys: Vec<String>,
     /// Records with risk strictly above are suppressed (0 < threshold ≤ 1).
     pub threshold: f64,
-    /// The key whose cell is suppressed; `None` = the least important key (most distinct values).
+    /// The key suppressed first; `None` = the least important key (most distinct values).
     pub suppress: Option<String>,
     /// Sampling-weight column for Benedetti–Franconi risk; `None` = risk 1/f_k.
     pub weight: Option<String>,
+    /// The rule under which every risk ends at most the threshold.
+    pub protect_against: ProtectAgainst,
 }
 
 const RISK_PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "keys",
         ParamKind::Columns,
-        "key variables defining the classes (missing = wildcard), 1 to 64",
+        "key variables defining the classes, 1 to 64",
     )
     .required()
     .from_role(Role::Key),
     ParamSpec::new(
         "threshold",
         ParamKind::Number,
-        "records with individual risk strictly above are suppressed",
+        "every record ends with individual risk at most this, under protect_against",
     )
     .required()
     .within(Range::left_open(0.0, 1.0)),
     ParamSpec::new(
         "suppress",
         ParamKind::Column,
-        "the key whose cell is suppressed (sdcMicro localSupp's keyVar), one of the keys",
+        "the key suppressed first (sdcMicro localSupp's keyVar), one of the keys; others follow, least important first, where it is not enough",
     )
     .default_value("least important key"),
     ParamSpec::new(
@@ -337,12 +354,13 @@ const RISK_PARAMS: &[ParamSpec] = &[
         "sampling weight column: risk by Benedetti–Franconi (sdcMicro indivRisk); without it risk = 1/f_k",
     )
     .needs(ColumnNeed::Numeric),
+    PROTECT_AGAINST,
 ];
 
 /// Registry entry.
 pub const RISK_ENTRY: Entry<dyn Defence> = Entry {
     name: RISK_NAME,
-    summary: "suppresses one key of records whose individual risk exceeds a threshold",
+    summary: "suppresses key cells (one key first) until every individual risk is at most a threshold",
     reference: "sdcMicro localSupp + indivRisk; Benedetti & Franconi (1998)",
     params: RISK_PARAMS,
     build: build_risk,
@@ -353,6 +371,9 @@ fn build_risk(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     let threshold: Option<f64> = r.require("threshold");
     let sup: Option<String> = r.get("suppress");
     let weight: Option<String> = r.get("weight");
+    let protect_against = r
+        .choice::<ProtectAgainst>("protect_against")
+        .unwrap_or_default();
     if let (Some(s), Some(k)) = (&sup, &keys) {
         r.check(
             "suppress",
@@ -368,6 +389,7 @@ fn build_risk(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
         threshold: threshold?,
         suppress: sup,
         weight,
+        protect_against,
     }))
 }
 
@@ -375,6 +397,18 @@ fn build_risk(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
 /// `indivRisk`, method "approx"): the risk crate's definition, re-exported so the suppression
 /// threshold and `intruder risk` judge records the same way.
 pub use intruder_risk::measures::individual_risk;
+
+/// The smallest class size whose unweighted risk 1/f is at most `threshold`.
+pub fn k_for_risk(threshold: f64) -> u32 {
+    let mut k = (1.0 / threshold).ceil().clamp(1.0, u32::MAX as f64) as u32;
+    while k > 1 && 1.0 / (k - 1) as f64 <= threshold {
+        k -= 1;
+    }
+    while 1.0 / k as f64 > threshold {
+        k += 1;
+    }
+    k
+}
 
 impl Defence for RiskSuppression {
     fn method(&self) -> &'static str {
@@ -387,36 +421,116 @@ impl Defence for RiskSuppression {
             Some(name) => Some(weights(table, RISK_NAME, name)?),
             None => None,
         };
-        let weighted = w.is_some();
         let coded = key_codes(table, RISK_NAME, &self.keys)?;
-        let idx = PatternIndex::records(&coded, None, w.as_deref());
-        let j = match &self.suppress {
+        // the `suppress` key is the least important, the others keep their default order
+        let mut imp = importance_of(&coded, &None);
+        let first = match &self.suppress {
             Some(s) => self.keys.iter().position(|k| k == s).unwrap_or(0),
-            None => {
-                let imp = importance_of(&coded, &None);
-                (0..self.keys.len()).max_by_key(|&j| imp[j]).unwrap_or(0)
-            }
+            None => (0..self.keys.len()).max_by_key(|&j| imp[j]).unwrap_or(0),
         };
-        let mut cells = Vec::new();
+        let rank = imp[first];
+        for x in imp.iter_mut() {
+            if *x > rank {
+                *x -= 1;
+            }
+        }
+        imp[first] = self.keys.len() as i64;
+        // 1. sdcMicro's localSupp: the `suppress` key of every record whose risk (wildcard
+        //    matches, as freqCalc counts them) is above the threshold
+        let idx = PatternIndex::records(&coded, None, w.as_deref());
         let mut max_risk: f64 = 0.0;
+        let mut cells = Vec::new();
         for (r, (f, big_f)) in idx.self_join().into_iter().enumerate() {
-            let f = count32((f, big_f));
-            let risk = if weighted {
-                individual_risk(f, big_f)
+            let risk = if w.is_some() {
+                individual_risk(f.min(u32::MAX as u64) as u32, big_f)
             } else {
                 1.0 / f as f64
             };
             max_risk = max_risk.max(risk);
-            if risk > self.threshold && idx.pattern(r) & (1u64 << j) != 0 {
-                cells.push((r, j));
+            if risk > self.threshold && idx.pattern(r) & (1u64 << first) != 0 {
+                cells.push((r, first));
             }
         }
+        let first_pass = cells.len();
+        // 2. where that does not keep the promise under `protect_against`, more cells, least
+        //    important key first (the first pass's cells stay)
+        let mut after = coded;
+        for &(r, j) in &cells {
+            after.codes[j][r] = intruder_data::keys::MISSING;
+        }
+        let target = Target::Risk {
+            threshold: self.threshold,
+            weighted: w.is_some(),
+        };
+        cells.extend(cells_for(
+            RISK_NAME,
+            &after,
+            w.as_deref(),
+            self.protect_against,
+            target,
+            &imp,
+        )?);
         let (out, mut notes) = apply_suppressions(table, &self.keys, &cells)?;
-        notes.push(format!("largest individual risk before: {max_risk}"));
+        notes.push(format!(
+            "largest individual risk before (wildcard matches): {max_risk}"
+        ));
+        notes.push(format!(
+            "{first_pass} cells of {} above the threshold (sdcMicro's localSupp), {} more to hold under protect_against = {}",
+            self.keys[first],
+            cells.len() - first_pass,
+            self.protect_against
+        ));
         Ok(Masked {
             table: out,
             kept_rows: None,
             notes,
         })
+    }
+
+    fn claims(&self) -> Vec<Claim> {
+        let k = if self.weight.is_some() {
+            1
+        } else {
+            k_for_risk(self.threshold)
+        };
+        vec![Claim {
+            max_risk: Some(self.threshold),
+            weight: self.weight.clone(),
+            ..Claim::k_anonymity(RISK_NAME, &self.keys, k, self.protect_against)
+        }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn k_for_risk_is_the_smallest_safe_class() {
+        assert_eq!(k_for_risk(1.0), 1);
+        assert_eq!(k_for_risk(0.5), 2);
+        assert_eq!(k_for_risk(0.4), 3);
+        assert_eq!(k_for_risk(1.0 / 3.0), 3);
+        assert_eq!(k_for_risk(0.1), 10);
+        assert_eq!(k_for_risk(0.099), 11);
+    }
+
+    #[test]
+    fn targets_judge_counts_and_risks() {
+        assert!(Target::K(3).safe(3, 0.0));
+        assert!(!Target::K(3).safe(2, 0.0));
+        assert!(Target::K(3).safe(0, 0.0));
+        let r = Target::Risk {
+            threshold: 0.5,
+            weighted: false,
+        };
+        assert!(r.safe(2, 0.0) && !r.safe(1, 0.0));
+        // weighted: f = 1, F = 100 gives p/(1-p)·ln(1/p) = 0.0465
+        let w = Target::Risk {
+            threshold: 0.05,
+            weighted: true,
+        };
+        assert!(w.safe(1, 100.0));
+        assert!(!w.safe(1, 10.0));
     }
 }

@@ -106,6 +106,10 @@ impl Defence for TopBottomCode {
         NAME
     }
 
+    fn public_recoding(&self) -> bool {
+        true
+    }
+
     fn apply(&self, table: &Table, _rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
         check_columns(table, NAME, &self.variables)?;
         let mut cols = Vec::new();

@@ -1,0 +1,523 @@
+//! The cross-examination of a masking run: every promise a defence makes about its output,
+//! checked with the toolkit's own exact attack and class counts under every matching rule.
+//!
+//! A defence that promises k-anonymity states the intruder it protects against
+//! ([`ProtectAgainst`]). Whether the promise is worth anything is decided here, from the outside:
+//! an intruder who knows every original record's key values (mapped through the release's public
+//! recodings, [`intruder_defence::Pipeline::intruder_view`]) runs the exact attack against the
+//! output under the listwise and the wildcard rule, and the output's own classes are counted
+//! under the listwise, as-value and wildcard rules. Who is who comes from the masking log's kept
+//! rows; no truth column is needed.
+//!
+//! # Figures, per rule
+//! - `unsafe_records`: released records in classes below the promised k (listwise: complete
+//!   records whose class among the complete records is smaller; as-value: records whose class of
+//!   visible values and blanks is smaller; wildcard: records matched by fewer records when a
+//!   blank matches anything) — or, for a risk promise, records whose individual risk (1/f_k, or
+//!   Benedetti–Franconi with the promise's weights, over the same classes) is above it;
+//! - `min_class`: the smallest such class (the file's k under the rule);
+//! - the exact attack (listwise and wildcard), one target per original record: the candidates
+//!   `c_i` of target `i` are the released records equal to its known values (listwise: complete
+//!   records only; wildcard: wherever they show a value), and `expected_correct` = Σ 1/c_i over
+//!   the targets whose own record is among them (Mitra's expected correct identifications: the
+//!   correct re-identifications of an intruder who picks one candidate at random), `rate` =
+//!   expected_correct / targets; `unique_correct` counts targets with c_i = 1 and their own
+//!   record the one. A promise of k under a rule bounds that rule's rate by 1/k.
+//!
+//! # Verdict
+//! A promise is **contradicted** when, under a rule it covers, a released record is in a class
+//! below k (or above the risk threshold), or the attack's rate exceeds 1/k. Under a rule it does
+//! not cover, the same findings make a warning that the promise does **not cover** an intruder
+//! the toolkit simulates. Both name the rule and the figure.
+
+use std::collections::BTreeSet;
+
+use intruder_attack::AttackError;
+use intruder_attack::KeyMap;
+use intruder_attack::keys::{encode, resolve};
+use intruder_data::keys::{Keys, MISSING, PatternIndex, SetMasks, tuple_ids};
+use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_data::{Table, numeric};
+use intruder_defence::{Claim, MatchRule};
+use serde::Serialize;
+use serde_json::json;
+
+/// The exact attack under one rule, every original record a target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttackCheck {
+    /// Targets: the original records (the intruder knows them all).
+    pub targets: usize,
+    /// Σ 1/c_i over the targets whose own released record is among their c_i candidates.
+    pub expected_correct: f64,
+    /// `expected_correct / targets`: correct re-identifications per target.
+    pub rate: f64,
+    /// Targets with exactly one candidate, their own record.
+    pub unique_correct: usize,
+}
+
+/// The output under one rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleCheck {
+    /// The rule.
+    pub rule: MatchRule,
+    /// Released records the rule judges (listwise: the complete ones; else all).
+    pub judged: usize,
+    /// Released records below the promise (classes below k, or risk above the threshold); 0
+    /// without a promise.
+    pub unsafe_records: usize,
+    /// The smallest class under the rule (`None` when no record is judged).
+    pub min_class: Option<u64>,
+    /// The exact attack under the rule (listwise and wildcard only).
+    pub attack: Option<AttackCheck>,
+    /// Whether the promise covers the rule (`false` without a promise).
+    pub covered: bool,
+}
+
+/// How a promise fared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Kept under every rule.
+    Holds,
+    /// Kept under the rules it covers, broken under another the toolkit's attacks use.
+    NotCovered,
+    /// Broken under a rule it covers.
+    Contradicted,
+    /// No promise was made: the figures are reported as they are.
+    NoClaim,
+}
+
+impl Verdict {
+    /// The word shown in reports.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::NotCovered => "holds only under the rules promised",
+            Verdict::Contradicted => "contradicted",
+            Verdict::NoClaim => "no promise",
+        }
+    }
+}
+
+/// One promise (or, without any, the default keys) checked under every rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// The promise checked, if any.
+    pub claim: Option<Claim>,
+    /// The keys.
+    pub keys: Vec<String>,
+    /// Per rule.
+    pub rules: Vec<RuleCheck>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The warnings this check raised (also in [`CrossExamination::warnings`]).
+    pub warnings: Vec<String>,
+}
+
+/// Every check of one masking run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CrossExamination {
+    /// Original records (the targets).
+    pub targets: usize,
+    /// Released records.
+    pub released: usize,
+    /// One per promise, or one for the default keys when nothing was promised.
+    pub checks: Vec<Check>,
+    /// Every warning, naming the step, the rule and the figure.
+    pub warnings: Vec<String>,
+}
+
+/// Cross-examines a masking run. `intruder_view` holds the original records as the intruder
+/// knows them (public recodings applied), `released` the output, `kept_rows[r]` the original row
+/// of released row `r`. Each claim is checked on its keys; without claims, `default_keys` (if
+/// any) are checked with no promise. Errors: a key missing from either table, or of
+/// incompatible types.
+pub fn cross_examine(
+    intruder_view: &Table,
+    released: &Table,
+    kept_rows: &[usize],
+    claims: &[Claim],
+    default_keys: &[String],
+) -> Result<CrossExamination, AttackError> {
+    let mut checks = Vec::new();
+    let mut cache: Vec<(Vec<String>, Option<String>, Counts)> = Vec::new();
+    let mut jobs: Vec<(Option<&Claim>, Vec<String>)> =
+        claims.iter().map(|c| (Some(c), c.keys.clone())).collect();
+    if claims.is_empty() && !default_keys.is_empty() {
+        jobs.push((None, default_keys.to_vec()));
+    }
+    for (claim, keys) in jobs {
+        let weight = claim.and_then(|c| c.weight.clone());
+        let pos = cache
+            .iter()
+            .position(|(k, w, _)| *k == keys && *w == weight);
+        let i = match pos {
+            Some(i) => i,
+            None => {
+                let counts = Counts::new(intruder_view, released, kept_rows, &keys, &weight)?;
+                cache.push((keys.clone(), weight, counts));
+                cache.len() - 1
+            }
+        };
+        checks.push(judge(claim, keys, &cache[i].2));
+    }
+    let warnings = checks.iter().flat_map(|c| c.warnings.clone()).collect();
+    Ok(CrossExamination {
+        targets: intruder_view.nrows(),
+        released: released.nrows(),
+        checks,
+        warnings,
+    })
+}
+
+/// Class sizes (records, summed weight) of every released record under each rule, and the
+/// attacks.
+struct Counts {
+    /// `None` for a record with a blank key.
+    listwise: Vec<Option<(u64, f64)>>,
+    as_value: Vec<(u64, f64)>,
+    wildcard: Vec<(u64, f64)>,
+    weighted: bool,
+    attack_listwise: AttackCheck,
+    attack_wildcard: AttackCheck,
+}
+
+impl Counts {
+    fn new(
+        intruder_view: &Table,
+        released: &Table,
+        kept_rows: &[usize],
+        keys: &[String],
+        weight: &Option<String>,
+    ) -> Result<Counts, AttackError> {
+        let map = KeyMap::same(keys)?;
+        let (queries, stored) = if released.nrows() == 0 || intruder_view.nrows() == 0 {
+            let q = Keys::encode(intruder_view, keys, Default::default())?;
+            let s = Keys::encode(released, keys, Default::default())?;
+            (q, s)
+        } else {
+            encode(&resolve(intruder_view, released, &map)?)
+        };
+        let w: Option<Vec<f64>> = match weight {
+            Some(name) => Some(numeric::values(released.column(name)?)),
+            None => None,
+        };
+        let wt = |r: usize| w.as_ref().map_or(1.0, |w| w[r]);
+        let codes: Vec<&[u32]> = stored.codes.iter().map(Vec::as_slice).collect();
+        let class_sizes = |listwise: bool| -> Vec<Option<(u64, f64)>> {
+            let (ids, n) = tuple_ids(&codes, listwise);
+            let mut size = vec![(0u64, 0.0f64); n as usize];
+            for (r, &id) in ids.iter().enumerate() {
+                if id != MISSING {
+                    size[id as usize].0 += 1;
+                    size[id as usize].1 += wt(r);
+                }
+            }
+            ids.iter()
+                .map(|&id| (id != MISSING).then(|| size[id as usize]))
+                .collect()
+        };
+        let listwise = class_sizes(true);
+        let as_value = class_sizes(false).into_iter().flatten().collect();
+        let wildcard = PatternIndex::records(&stored, None, w.as_deref()).self_join();
+        let wildcard = wildcard
+            .into_iter()
+            .map(|(n, f)| (n, if w.is_some() { f } else { n as f64 }))
+            .collect();
+        let mut twin = vec![None; queries.n];
+        for (r, &o) in kept_rows.iter().enumerate() {
+            if o < twin.len() {
+                twin[o] = Some(r);
+            }
+        }
+        let attack_listwise = attack(&queries, &stored, &twin, true);
+        let attack_wildcard = attack(&queries, &stored, &twin, false);
+        Ok(Counts {
+            listwise,
+            as_value,
+            wildcard,
+            weighted: w.is_some(),
+            attack_listwise,
+            attack_wildcard,
+        })
+    }
+}
+
+/// Whether query `i` and stored record `r` agree on every key both observe (`listwise`: both
+/// must observe every key).
+fn agree(q: &Keys, s: &Keys, i: usize, r: usize, listwise: bool) -> bool {
+    (0..q.len()).all(|j| {
+        let (a, b) = (q.codes[j][i], s.codes[j][r]);
+        if a == MISSING || b == MISSING {
+            return !listwise;
+        }
+        match (&q.sets[j], &s.sets[j]) {
+            (Some(qm), Some(sm)) => SetMasks::overlap(qm.query(i), sm.stored(r)),
+            _ => a == b,
+        }
+    })
+}
+
+/// The exact attack: c_i per target from the pattern index, the twin's presence from its codes.
+fn attack(q: &Keys, s: &Keys, twin: &[Option<usize>], listwise: bool) -> AttackCheck {
+    let targets = q.n;
+    if s.n == 0 || targets == 0 {
+        return AttackCheck {
+            targets,
+            expected_correct: 0.0,
+            rate: 0.0,
+            unique_correct: 0,
+        };
+    }
+    let counts: Vec<u64> = if listwise {
+        let complete: Vec<u32> = (0..s.n)
+            .filter(|&r| s.complete(r))
+            .map(|r| r as u32)
+            .collect();
+        let idx = PatternIndex::records(s, Some(&complete), None);
+        idx.cross_join_capped(q, |i| q.complete(i), 0)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect()
+    } else {
+        let idx = PatternIndex::records(s, None, None);
+        idx.cross_join_capped(q, |_| true, 0)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect()
+    };
+    let (mut expected, mut unique) = (0.0, 0usize);
+    for (i, &c) in counts.iter().enumerate() {
+        let Some(r) = twin[i] else { continue };
+        if c > 0 && agree(q, s, i, r, listwise) {
+            expected += 1.0 / c as f64;
+            unique += usize::from(c == 1);
+        }
+    }
+    AttackCheck {
+        targets,
+        expected_correct: expected,
+        rate: expected / targets as f64,
+        unique_correct: unique,
+    }
+}
+
+/// Individual risk of a class of `n` records weighing `w` (1/f without weights).
+fn risk_of(n: u64, w: f64, weighted: bool) -> f64 {
+    if weighted {
+        intruder_defence::methods::suppress::individual_risk(n.min(u32::MAX as u64) as u32, w)
+    } else {
+        1.0 / n as f64
+    }
+}
+
+fn judge(claim: Option<&Claim>, keys: Vec<String>, c: &Counts) -> Check {
+    let mut rules = Vec::new();
+    let mut warnings = Vec::new();
+    let (mut broken, mut uncovered) = (BTreeSet::new(), BTreeSet::new());
+    for rule in MatchRule::ALL {
+        let sizes: Vec<(u64, f64)> = match rule {
+            MatchRule::Listwise => c.listwise.iter().flatten().copied().collect(),
+            MatchRule::AsValue => c.as_value.clone(),
+            MatchRule::Wildcard => c.wildcard.clone(),
+        };
+        let min_class = sizes.iter().map(|s| s.0).min();
+        let unsafe_records = match claim {
+            None => 0,
+            Some(cl) => sizes
+                .iter()
+                .filter(|&&(n, w)| match cl.max_risk {
+                    Some(t) => risk_of(n, w, c.weighted) > t,
+                    None => n < cl.k as u64,
+                })
+                .count(),
+        };
+        let attack = match rule {
+            MatchRule::Listwise => Some(c.attack_listwise.clone()),
+            MatchRule::AsValue => None,
+            MatchRule::Wildcard => Some(c.attack_wildcard.clone()),
+        };
+        let covered = claim.is_some_and(|cl| cl.protect_against.covers(rule));
+        if let Some(cl) = claim {
+            let bound = 1.0 / cl.k.max(1) as f64;
+            let over = attack
+                .as_ref()
+                .filter(|a| a.rate > bound * (1.0 + 1e-12))
+                .map(|a| a.rate);
+            if unsafe_records > 0 || over.is_some() {
+                let mut found = Vec::new();
+                if unsafe_records > 0 {
+                    found.push(match cl.max_risk {
+                        Some(t) => format!(
+                            "{unsafe_records} of {} records have individual risk above {t}",
+                            sizes.len()
+                        ),
+                        None => format!(
+                            "{unsafe_records} of {} records are in classes below {} (smallest {})",
+                            sizes.len(),
+                            cl.k,
+                            min_class.unwrap_or(0)
+                        ),
+                    });
+                }
+                if let Some(r) = over {
+                    found.push(format!(
+                        "the exact attack re-identifies {} per target (expected), above 1/k = {}",
+                        percent(r),
+                        percent(bound)
+                    ));
+                }
+                let head = format!("step {} ({})", cl.step, cl.method);
+                warnings.push(if covered {
+                    broken.insert(rule);
+                    format!(
+                        "{head} promised {}, contradicted under the {rule} rule: {}",
+                        cl.describe(),
+                        found.join("; ")
+                    )
+                } else {
+                    uncovered.insert(rule);
+                    format!(
+                        "{head} promised {}, which does not cover the {rule} rule: {}",
+                        cl.describe(),
+                        found.join("; ")
+                    )
+                });
+            }
+        }
+        rules.push(RuleCheck {
+            rule,
+            judged: sizes.len(),
+            unsafe_records,
+            min_class,
+            attack,
+            covered,
+        });
+    }
+    let verdict = match claim {
+        None => Verdict::NoClaim,
+        Some(_) if !broken.is_empty() => Verdict::Contradicted,
+        Some(_) if !uncovered.is_empty() => Verdict::NotCovered,
+        Some(_) => Verdict::Holds,
+    };
+    Check {
+        claim: claim.cloned(),
+        keys,
+        rules,
+        verdict,
+        warnings,
+    }
+}
+
+/// A share as a percentage people can read: one decimal from 1% up, two significant digits
+/// below (0.033%), `0%` for zero.
+pub fn percent(x: f64) -> String {
+    if !x.is_finite() {
+        return "–".into();
+    }
+    let p = x * 100.0;
+    if p == 0.0 {
+        return "0%".into();
+    }
+    if p.abs() >= 1.0 {
+        return format!("{p:.1}%");
+    }
+    let mag = p.abs().log10().floor() as i32;
+    let decimals = (1 - mag).max(1) as usize;
+    format!("{p:.decimals$}%")
+}
+
+impl CrossExamination {
+    /// The cross-examination as report tables (one row per promise and rule) and figures (per
+    /// rule, of the first check: `check_<rule>_rate`, `check_<rule>_unsafe`).
+    pub fn add_to(&self, report: &mut Report) {
+        let mut rows = Vec::new();
+        for c in &self.checks {
+            let promise = c.claim.as_ref().map_or_else(
+                || "none".to_string(),
+                |cl| format!("step {}: {}", cl.step, cl.describe()),
+            );
+            for r in &c.rules {
+                rows.push(vec![
+                    json!(promise),
+                    json!(r.rule.name()),
+                    json!(if r.covered { "yes" } else { "no" }),
+                    json!(r.judged),
+                    json!(r.min_class),
+                    json!(r.unsafe_records),
+                    json!(r.attack.as_ref().map(|a| a.rate)),
+                    json!(r.attack.as_ref().map(|a| a.unique_correct)),
+                    json!(c.verdict.word()),
+                ]);
+            }
+        }
+        report.tables.push(ReportTable {
+            name: "cross_examination".into(),
+            title: format!(
+                "cross-examination: the exact attack on the output, all {} original records known",
+                self.targets
+            ),
+            header: [
+                "promise",
+                "rule",
+                "promised",
+                "records_judged",
+                "smallest_class",
+                "records_below_promise",
+                "attack_rate",
+                "unique_reidentifications",
+                "verdict",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        });
+        if let Some(c) = self.checks.first() {
+            for r in &c.rules {
+                let id = r.rule.name().replace('-', "_");
+                if let Some(a) = &r.attack {
+                    report.push(Figure::new(
+                        format!("check_{id}_rate"),
+                        a.rate,
+                        Unit::Proportion,
+                        format!(
+                            "the exact attack ({} rule, every original record known): expected correct re-identifications per target",
+                            r.rule
+                        ),
+                    ));
+                }
+                report.push(Figure::new(
+                    format!("check_{id}_below"),
+                    r.unsafe_records,
+                    Unit::Count,
+                    format!(
+                        "released records below the promise under the {} rule",
+                        r.rule
+                    ),
+                ));
+            }
+            report.push(Figure::new(
+                "verdict",
+                c.verdict.word(),
+                Unit::Label,
+                "the promise checked against the attacks",
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent;
+
+    #[test]
+    fn percentages_keep_two_significant_digits_below_one_percent() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.30), "30.0%");
+        assert_eq!(percent(0.021), "2.1%");
+        assert_eq!(percent(0.000333), "0.033%");
+        assert_eq!(percent(0.0033), "0.33%");
+        assert_eq!(percent(0.01), "1.0%");
+        assert_eq!(percent(1.0 / 3.0), "33.3%");
+    }
+}
