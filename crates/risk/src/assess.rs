@@ -14,7 +14,8 @@ use intruder_data::{ColumnData, Table, Timings};
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
 use crate::keys::{
-    KeyData, MissingPolicy, SetMatch, all_missing, check_keys, check_names, check_rows, key_data,
+    KeyData, MissingPolicy, SetMatch, all_missing_warning, check_keys, check_names, check_rows,
+    key_data,
 };
 use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
@@ -1067,10 +1068,15 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
     };
     let kd_match = matching.as_ref().unwrap_or(&plain);
     check_population(params.population_size, n_total)?;
-    let warnings = match (&weights, params.weight.as_deref()) {
+    let mut warnings = match (&weights, params.weight.as_deref()) {
         (Some(w), Some(name)) => weight_warnings(w, name, &file, params.population_size),
         _ => Vec::new(),
     };
+    for (k, codes) in plain.codes.iter().enumerate() {
+        if n_total > 0 && codes.iter().all(|&c| c == MISSING) {
+            warnings.push(all_missing_warning(&file, &params.keys[k], n_total));
+        }
+    }
 
     let class_policy = if wildcard {
         MissingPolicy::Listwise
@@ -1717,13 +1723,12 @@ pub fn assess_parts(
         }
         // Wildcard matching alone needs only each row's keys packed in one word (8 bytes a row
         // instead of 4 per key): the groups and the words come from those.
+        // (a key with no observed value takes the general path below, which warns about it)
         if params.missing == MissingPolicy::Wildcard
             && params.wildcard_alpha.is_none()
             && let Some(packed) = timings.time(Timings::READ, || Keys::packed_from_parts(keys))?
+            && packed.any_observed.iter().all(|&o| o)
         {
-            if let Some(k) = (0..keys.nkeys()).find(|&k| !packed.any_observed[k]) {
-                return Err(all_missing(file, &params.keys[k], n_total));
-            }
             if weight.is_none() {
                 // Without weights every figure comes from the histogram of n_match.
                 return timings.time(Timings::COUNT, || {
@@ -1756,9 +1761,6 @@ pub fn assess_parts(
         let Some(plain) = timings.time(Timings::READ, || Keys::from_parts(keys))? else {
             return Ok(None);
         };
-        if let Some(k) = (0..plain.len()).find(|&k| plain.codes[k].iter().all(|&c| c == MISSING)) {
-            return Err(all_missing(file, &params.keys[k], n_total));
-        }
         timings.time(Timings::COUNT, || {
             let weights = weight
                 .map(|(name, col)| weight_values_of(col, name, file))
@@ -1798,10 +1800,8 @@ fn sizes_summary(
 ) -> Result<Option<Assessment>, RiskError> {
     let sc = match sc {
         Ok(sc) => sc,
-        Err(NoSizes::Recoded | NoSizes::Contradicted) => return Ok(None),
-        Err(NoSizes::AllMissing(k)) => {
-            return Err(all_missing(file, &params.keys[k], n_total));
-        }
+        // a key with no observed value: the general path counts it and warns
+        Err(NoSizes::Recoded | NoSizes::Contradicted | NoSizes::AllMissing(_)) => return Ok(None),
     };
     let classes = class_summary(&sc, n_total, params);
     let bender_r = bender_r_of(params, Some(&classes), n_total, file)?;

@@ -49,27 +49,25 @@ pub(crate) fn check_rows(file: &str, n: usize) -> Result<(), RiskError> {
     Ok(())
 }
 
-/// The error for a key column of `file` with no observed value among its `n` records.
-pub(crate) fn all_missing(file: &str, column: &str, n: usize) -> RiskError {
-    RiskError::Column {
-        file: file.to_string(),
-        column: column.to_string(),
-        message: format!("every one of the {n} values is missing; a key needs observed values"),
-    }
+/// The warning for a key column of `file` with no observed value among its `n` records (every
+/// cell suppressed, or a column that was never filled): it is counted as it stands — under
+/// listwise every record is left out, under as-value it is one category for all, under wildcard
+/// it matches every record — and the report says so.
+pub(crate) fn all_missing_warning(file: &str, column: &str, n: usize) -> String {
+    format!(
+        "{file}: key '{column}' is missing in every one of the {n} records: under listwise every record is left out, under as-value and wildcard it separates no record"
+    )
 }
 
 /// Checks `names` against `table`: the names ([`check_names`]), the records ([`check_rows`]),
-/// and that each column exists and has an observed value.
+/// and that each column exists.
 pub(crate) fn check_keys(table: &Table, names: &[String]) -> Result<(), RiskError> {
     let file = table.source().display().to_string();
     check_names(names)?;
     let n = table.nrows();
     check_rows(&file, n)?;
     for name in names {
-        let c = table.column(name)?;
-        if c.missing_count() == n {
-            return Err(all_missing(&file, name, n));
-        }
+        table.column(name)?;
     }
     Ok(())
 }

@@ -409,8 +409,10 @@ proptest! {
     }
 }
 
-/// Key codes read in parts give the table's errors under wildcard: a key with no observed
-/// value, a population smaller than the file.
+/// Key codes read in parts give the table's figures and errors under wildcard: a key with no
+/// observed value (every cell suppressed) is counted and warned about by name — under wildcard
+/// it matches every record, so the figures are those without it — and a population smaller
+/// than the file is an error.
 #[test]
 fn wildcard_from_parts_gives_the_tables_errors() {
     use intruder_data::keys::{KeyCodes, SetCoding};
@@ -439,7 +441,20 @@ fn wildcard_from_parts_gives_the_tables_errors() {
     let mut p = RiskParams::new(vec!["a".into(), "b".into()]);
     p.missing = MissingPolicy::Wildcard;
     p.per_record = false;
-    assert!(message(&p).contains("every one of the 4 values is missing"));
+    let both = assess_parts(&parted, "holes", &p, &mut intruder_data::Timings::new())
+        .expect("the key codes suffice")
+        .unwrap();
+    assert_eq!(both.summary, assess(&t, &p).unwrap().summary);
+    assert_eq!(
+        both.warnings,
+        vec!["holes: key 'b' is missing in every one of the 4 records: under listwise every record is left out, under as-value and wildcard it separates no record".to_string()]
+    );
+    let without_b = {
+        let mut q = p.clone();
+        q.keys = vec!["a".into()];
+        assess(&t, &q).unwrap().summary
+    };
+    assert_eq!(both.summary.wildcard, without_b.wildcard);
     p.keys = vec!["a".into()];
     let parted_a = Parted::new(&codes[..1], &[1, 4], 2, None);
     let mut timings = intruder_data::Timings::new();
