@@ -150,7 +150,7 @@ fn utility_problems_are_reported_at_once_with_their_paths() {
     assert_eq!(
         p,
         vec![
-            "utility.measures: item 3: unknown utility measure 'pmsee' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, ci-overlap",
+            "utility.measures: item 3: unknown utility measure 'pmsee' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, information-loss, ci-overlap",
             "utility.famly: unknown key (did you mean 'family'?); the keys of moments, ci-overlap are: variables, model, family",
             "utility.model: model formula 'net_income': expected 'response ~ predictor + predictor'",
         ]

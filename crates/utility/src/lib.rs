@@ -14,6 +14,14 @@
 //! | [`il1s`] | IL1s, sdcMicro's `dUtility(method = "IL1")` | Mateo-Sanz, Sebé & Domingo-Ferrer (2004); Templ et al. (2015) |
 //! | [`pmse`] | propensity-score mean squared error | Woo, Reiter, Oganian & Karr (2009); Snoke et al. (2018) |
 //! | [`ci_overlap`] | overlap of regression coefficients' 95% confidence intervals | Karr, Kohnen, Oganian, Reiter & Sanil (2006) |
+//! | [`information_loss`] | NCP, non-uniform entropy, discernibility, AECS of generalisation and suppression | Xu et al. (2006); Gionis & Tassa (2009); Bayardo & Agrawal (2005); LeFevre et al. (2006) |
+//!
+//! # Loss where the change happened
+//! A recoding is published with the release: comparing recoded labels with original labels
+//! would call every recoded record changed (a one-to-one relabelling would lose "everything").
+//! [`measure_all_recoded`] therefore compares on the released scale — the original mapped
+//! through the same public recodings — and [`information_loss`] reads the recoding itself as
+//! generalisation (how much precision each released value gave up).
 //!
 //! Missing cells: moments and correlations use the observed (pairwise complete) values of each
 //! file; IL1s skips cells missing in either file; pMSE and regressions drop records with a
@@ -36,6 +44,7 @@
 // `!(x > y)` is deliberate: it is also true when x is NaN. Index loops mirror the formulas.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
+mod generalisation;
 mod linalg;
 mod moments;
 mod pmse;
@@ -44,12 +53,14 @@ mod regression;
 
 use intruder_data::{DataError, Kind, Table};
 
+pub use generalisation::{ColumnLoss, InformationLoss, information_loss};
 pub use moments::{CorrelationDiff, Il1s, VariableDiff, correlations, il1s, moments};
 pub use pmse::{Pmse, pmse};
 pub use registry::{
-    CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, MomentsMeasure, PmseMeasure,
-    UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, default_measures, docs, find,
-    measure_all, merge_reports, registry_markdown,
+    CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, InformationLossMeasure,
+    MomentsMeasure, PmseMeasure, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure,
+    default_measures, docs, find, measure_all, measure_all_recoded, merge_reports,
+    registry_markdown,
 };
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,

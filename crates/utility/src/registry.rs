@@ -39,6 +39,28 @@ pub trait UtilityMeasure: fmt::Debug + Send + Sync {
     }
     /// Measures what the masking cost.
     fn measure(&self, original: &Table, masked: &Table) -> Result<Report, UtilityError>;
+    /// Measures what the masking cost, knowing for each masked record its row in `original`
+    /// (`None`: the same rows in the same order, or the files compared as wholes). The
+    /// default: subset the original to those rows for a one-to-one measure, then [`measure`].
+    ///
+    /// [`measure`]: UtilityMeasure::measure
+    fn measure_rows(
+        &self,
+        original: &Table,
+        masked: &Table,
+        kept_rows: Option<&[usize]>,
+    ) -> Result<Report, UtilityError> {
+        match kept_rows {
+            Some(rows) if self.one_to_one() => self.measure(&original.take(rows), masked),
+            _ => self.measure(original, masked),
+        }
+    }
+    /// Whether the measure reads the original as it was, before the release's public recodings
+    /// (information loss sees a recoding as generalisation); the others compare on the released
+    /// scale ([`measure_all_recoded`]).
+    fn raw_original(&self) -> bool {
+        false
+    }
 }
 
 /// The parameters every utility measure shares.
@@ -92,6 +114,13 @@ pub static UTILITY_MEASURES: &[Entry<dyn UtilityMeasure>] = &[
         reference: "Woo, Reiter, Oganian & Karr (2009); Snoke et al. (2018) eq. 2",
         params: &[],
         build: build_pmse,
+    },
+    Entry {
+        name: "information-loss",
+        summary: "generalisation and suppression loss on the key cells: NCP, non-uniform entropy, discernibility, AECS, and a cell loss counting removed records",
+        reference: "Xu et al. (2006) NCP; Gionis & Tassa (2009); Bayardo & Agrawal (2005); LeFevre et al. (2006)",
+        params: &[],
+        build: build_information_loss,
     },
     Entry {
         name: "ci-overlap",
@@ -308,14 +337,29 @@ pub fn measure_all(
     masked: &Table,
     kept_rows: Option<&[usize]>,
 ) -> Result<Vec<Report>, UtilityError> {
-    let mut subset: Option<Table> = None;
+    measure_all_recoded(measures, original, None, masked, kept_rows)
+}
+
+/// [`measure_all`] with the original also as the release's public recodings map it
+/// (`recoded`, the same rows; `intruder_defence::Pipeline::intruder_view`): every measure but
+/// those that read the original as it was ([`UtilityMeasure::raw_original`]) compares on that
+/// released scale, so a recoded category is not a changed one; information loss sees the
+/// recoding as generalisation.
+pub fn measure_all_recoded(
+    measures: &[Box<dyn UtilityMeasure>],
+    original: &Table,
+    recoded: Option<&Table>,
+    masked: &Table,
+    kept_rows: Option<&[usize]>,
+) -> Result<Vec<Report>, UtilityError> {
     let mut out = Vec::with_capacity(measures.len());
     for m in measures {
-        let o = match kept_rows {
-            Some(rows) if m.one_to_one() => &*subset.get_or_insert_with(|| original.take(rows)),
-            _ => original,
+        let base = if m.raw_original() {
+            original
+        } else {
+            recoded.unwrap_or(original)
         };
-        out.push(m.measure(o, masked)?);
+        out.push(m.measure_rows(base, masked, kept_rows)?);
     }
     Ok(out)
 }
@@ -622,6 +666,129 @@ impl UtilityMeasure for PmseMeasure {
                 num(p.c),
                 num(p.null_expectation),
             ]],
+        });
+        Ok(r)
+    }
+}
+
+/// Information loss of generalisation, suppression and removal ([`crate::information_loss`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InformationLossMeasure {
+    /// The key variables.
+    pub variables: Vec<String>,
+}
+
+fn build_information_loss(r: &mut ParamReader) -> Option<Box<dyn UtilityMeasure>> {
+    let variables = read_variables(r, "information-loss", false);
+    if !r.ok() {
+        return None;
+    }
+    Some(Box::new(InformationLossMeasure {
+        variables: variables?,
+    }))
+}
+
+impl UtilityMeasure for InformationLossMeasure {
+    fn name(&self) -> &'static str {
+        "information-loss"
+    }
+
+    fn one_to_one(&self) -> bool {
+        true
+    }
+
+    fn raw_original(&self) -> bool {
+        true
+    }
+
+    fn measure(&self, original: &Table, masked: &Table) -> Result<Report, UtilityError> {
+        self.measure_rows(original, masked, None)
+    }
+
+    fn measure_rows(
+        &self,
+        original: &Table,
+        masked: &Table,
+        kept_rows: Option<&[usize]>,
+    ) -> Result<Report, UtilityError> {
+        let l = crate::information_loss(original, masked, kept_rows, &self.variables)?;
+        let mut r = Report::new("information-loss: generalisation, suppression and removal");
+        let share = |r: &mut Report, name: &str, v: f64, meaning: &str| {
+            r.push(Figure::new(name, num(v), Unit::Proportion, meaning));
+        };
+        share(
+            &mut r,
+            "cell_loss",
+            l.cell_loss,
+            "mean NCP over the key cells of every original record, a removed record's cells counting 1: 0 for an unchanged or relabelled cell, (|G| − 1)/(|D| − 1) or the interval's share of the range for a recoded one, 1 for a suppressed or perturbed one",
+        );
+        share(
+            &mut r,
+            "ncp",
+            l.ncp,
+            "mean normalised certainty penalty over the released records' key cells (Xu et al. 2006)",
+        );
+        r.push(Figure::new(
+            "entropy_bits",
+            num(l.entropy_bits),
+            Unit::Score,
+            "mean non-uniform entropy per released key cell, in bits: −log2 f(x)/f(G(y)) (Gionis & Tassa 2009)",
+        ));
+        r.push(Figure::new(
+            "discernibility",
+            num(l.discernibility),
+            Unit::Score,
+            "Σ|E|²/n² over the released records' classes on the variables, blank as a value (Bayardo & Agrawal 2005)",
+        ));
+        r.push(Figure::new(
+            "discernibility_original",
+            num(l.discernibility_original),
+            Unit::Score,
+            "the same over the released records' original values",
+        ));
+        r.push(Figure::new(
+            "aecs",
+            num(l.aecs),
+            Unit::Score,
+            "average equivalence class size: released records / classes (LeFevre et al. 2006)",
+        ));
+        r.push(Figure::new(
+            "aecs_original",
+            num(l.aecs_original),
+            Unit::Score,
+            "the same for the released records' original values",
+        ));
+        r.tables.push(ReportTable {
+            name: "columns".into(),
+            title: "per key variable (cells of released records observed in the original)".into(),
+            header: [
+                "variable",
+                "kind",
+                "cells",
+                "generalised",
+                "suppressed",
+                "perturbed",
+                "ncp",
+                "entropy_bits",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: l
+                .columns
+                .iter()
+                .map(|c| {
+                    vec![
+                        json!(c.column),
+                        json!(c.kind),
+                        json!(c.cells),
+                        json!(c.generalised),
+                        json!(c.suppressed),
+                        json!(c.perturbed),
+                        num(c.ncp),
+                        num(c.entropy_bits),
+                    ]
+                })
+                .collect(),
         });
         Ok(r)
     }

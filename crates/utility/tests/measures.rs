@@ -133,6 +133,41 @@ fn pmse_grows_when_the_masked_file_is_shifted() {
     assert!(p.pmse > 0.01 && p.pmse <= 0.25);
 }
 
+/// Issue 32: blanks are information. Suppressing a tenth of a categorical and a numeric
+/// variable shows in the pMSE (no record is dropped: before, every record with a blank was left
+/// out, so a release with blanks everywhere could not be judged at all); the same blanks in both
+/// files give pMSE 0, with one more parameter per variable (the `<missing>` level, the numeric
+/// variable's missingness indicator).
+#[test]
+fn pmse_sees_suppression_and_drops_no_record() {
+    let t = sample(300, 3);
+    let blank = |t: &Table, name: &str| -> Column {
+        let c = t.column(name).unwrap();
+        let mut missing = c.missing().clone();
+        for i in (0..300).step_by(10) {
+            missing.set(i);
+        }
+        Column::new(name, c.role(), c.data().clone(), missing).unwrap()
+    };
+    let mut m = t.clone();
+    m.replace(blank(&t, "g")).unwrap();
+    m.replace(blank(&t, "x")).unwrap();
+    let p = pmse(&t, &m, &vars(&["x", "g"])).unwrap();
+    assert_eq!(p.dropped, 0);
+    assert_eq!(p.n, 600);
+    // x, its indicator, g = b, g = c, g = <missing>, and the intercept
+    assert_eq!(p.parameters, 6);
+    // The 30 masked records with blanks are told apart (p̂ → 1); the other 570 records look
+    // alike (p̂ = 270/570): pMSE = (30·0.5² + 570·(270/570 − 0.5)²)/600 = 0.013158, about 12.6
+    // times its null expectation 5·0.25·0.5/600.
+    let hand = (30.0 * 0.25 + 570.0 * (270.0f64 / 570.0 - 0.5).powi(2)) / 600.0;
+    assert!((p.pmse - hand).abs() < 2e-4, "{} vs {hand}", p.pmse);
+    assert!(p.ratio > 12.0, "ratio {}", p.ratio);
+    let same = pmse(&m, &m, &vars(&["x", "g"])).unwrap();
+    assert!(same.pmse < 1e-12, "{}", same.pmse);
+    assert_eq!(same.parameters, 6);
+}
+
 #[test]
 fn ols_matches_the_closed_form() {
     let t = table(

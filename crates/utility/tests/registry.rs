@@ -68,14 +68,28 @@ fn every_measure_from_one_toml_table_with_exact_figures() {
         .collect();
     assert_eq!(
         all,
-        ["moments", "correlations", "il1s", "pmse", "ci-overlap"]
+        [
+            "moments",
+            "correlations",
+            "il1s",
+            "pmse",
+            "information-loss",
+            "ci-overlap"
+        ]
     );
     let c = configure(&all, &t, "utility", ReadContext::default(), &[]).unwrap();
     assert!(c.warnings.is_empty());
     let got: Vec<&str> = c.measures.iter().map(|m| m.name()).collect();
     assert_eq!(
         got,
-        ["moments", "correlations", "il1s", "pmse", "ci-overlap"]
+        [
+            "moments",
+            "correlations",
+            "il1s",
+            "pmse",
+            "information-loss",
+            "ci-overlap"
+        ]
     );
     let reports = measure_all(&c.measures, &o, &m, None).unwrap();
     // moments: mean of x 2 → 7/3 (+1/6), of y unchanged; var of x 1 → 7/3, of y 19/3 → 7/3
@@ -112,8 +126,14 @@ fn every_measure_from_one_toml_table_with_exact_figures() {
     assert_eq!(fig(r, "pmse"), p.pmse);
     assert_eq!(fig(r, "pmse_ratio"), p.ratio);
     assert!(close(p.null_expectation, 2.0 * 0.25 * 0.5 / 6.0));
-    // ci-overlap: the library's overlaps
+    // information loss: the library's figures
     let r = &reports[4];
+    let l = intruder_utility::information_loss(&o, &m, None, &names(&["x", "y"])).unwrap();
+    assert_eq!(fig(r, "cell_loss"), l.cell_loss);
+    assert_eq!(fig(r, "ncp"), l.ncp);
+    assert_eq!(fig(r, "discernibility"), l.discernibility);
+    // ci-overlap: the library's overlaps
+    let r = &reports[5];
     let ci = intruder_utility::ci_overlap(
         &o,
         &m,
@@ -181,7 +201,7 @@ fn problems_are_reported_at_once_with_their_paths() {
     assert_eq!(
         text,
         vec![
-            "utility.measures: item 3: unknown utility measure 'pmes' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, ci-overlap",
+            "utility.measures: item 3: unknown utility measure 'pmes' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, information-loss, ci-overlap",
             "utility.level: unknown key; the keys of moments, ci-overlap are: variables, model, family",
             "utility.variabels: unknown key (did you mean 'variables'?); the keys of moments, ci-overlap are: variables, model, family",
             "utility.variables: is required but missing (the variables compared: numeric for moments, correlations (two or more) and il1s; numeric or categorical for pmse; required by every measure but ci-overlap, which takes the model's columns)",
