@@ -10,7 +10,7 @@ use intruder_data::params::{self, ColumnSet, ReadContext};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
 use intruder_data::{Table, Timings, load_timed, write_atomically};
 use intruder_defence::{ChangeLog, Pipeline, docs};
-use intruder_eval::Labelled;
+use intruder_eval::{Labelled, cross_examine_run};
 
 use crate::common::{self, DataArgs, FormatArg, MethodArgs};
 
@@ -53,9 +53,19 @@ pub struct Args {
     /// Format of the summary on standard output.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
-    /// Print the wall time of each phase (read, mask, write) on standard error when done.
+    /// Print the wall time of each phase (read, mask, check, write) on standard error when done.
     #[arg(long)]
     pub timings: bool,
+    /// Skip the cross-examination: by default every promise of the pipeline (k on the keys of
+    /// local suppression, risk suppression, record removal, MDAV) is checked on the output with
+    /// the exact attack under the listwise and wildcard rules and with class counts under every
+    /// rule, and a broken promise is a warning naming the rule and the figure.
+    #[arg(long)]
+    pub no_check: bool,
+    /// Keys to cross-examine besides the promises' own (comma-separated); without promises the
+    /// schema's key columns are checked.
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    pub check_keys: Option<Vec<String>>,
 }
 
 /// The columns the first step sees (truth columns are not the defences').
@@ -114,7 +124,12 @@ fn summary(data: &Path, out: &Path, log: &ChangeLog) -> Report {
     r.push(count(
         "records_changed",
         log.records_changed,
-        "masked records with at least one changed cell",
+        "masked records with a cell changed by a step that is not a public recoding (suppressions included)",
+    ));
+    r.push(count(
+        "records_recoded",
+        log.records_recoded,
+        "masked records with a cell recoded (recoding, rounding, top coding: the original on the released scale; see information-loss)",
     ));
     r.tables.push(ReportTable {
         name: "steps".into(),
@@ -188,6 +203,19 @@ pub fn run(args: Args) -> Result<()> {
     let (table, log) = timings
         .time("mask", || pipeline.run(&ds.table, seed))
         .with_context(|| format!("masking {}", data.display()))?;
+    let check = if args.no_check {
+        None
+    } else {
+        Some(timings.time("check", || {
+            cross_examine_run(
+                &pipeline,
+                &ds.table,
+                &table,
+                &log,
+                args.check_keys.as_deref(),
+            )
+        })?)
+    };
     // The truth columns follow the kept rows, whatever the pipeline did to the records.
     let masked = Labelled::from_dataset(ds)
         .mask(table, &log.kept_rows)?
@@ -216,7 +244,20 @@ pub fn run(args: Args) -> Result<()> {
         })
         .with_context(|| format!("writing {}", path.display()))?;
     }
-    let text = summary(data, out, &log).render(args.format.into());
+    let mut report = summary(data, out, &log);
+    match &check {
+        Some(x) if !x.checks.is_empty() => {
+            x.add_to(&mut report);
+            for w in &x.warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+        Some(_) => report.notes.push(
+            "cross-examination: nothing to check (no step promises k, and the data declares no key columns; --check-keys names them)".into(),
+        ),
+        None => {}
+    }
+    let text = report.render(args.format.into());
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;

@@ -115,6 +115,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(t) = headline_text(&exp, &done.written.results) {
         print!("\n{t}");
     }
+    if let Some(t) = &done.written.verdict {
+        // estimates only, as the headline: the intervals are in the report
+        let mut t = t.clone();
+        for row in &mut t.rows {
+            for c in row.iter_mut() {
+                if let Some(i) = c.find(" [") {
+                    c.truncate(i);
+                }
+            }
+        }
+        t.title =
+            "verdict (promises against the attacks; intervals and warnings in the report):".into();
+        print!("\n{}", t.text());
+    }
+    for w in &done.written.verdict_warnings {
+        eprintln!("warning: {w}");
+    }
     println!("\nreport: {}", done.out_dir.join("report.html").display());
     Ok(())
 }

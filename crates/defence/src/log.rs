@@ -59,8 +59,12 @@ pub struct ChangeLog {
     pub cells_changed: usize,
     /// Total suppressions over all steps.
     pub suppressions: usize,
-    /// Input records (surviving to the output) changed by any step.
+    /// Input records (surviving to the output) changed by a step that is not a public recoding
+    /// ([`crate::Defence::public_recoding`]): a recoded value is the original on the released
+    /// scale, its loss is generalisation (`information-loss`), not a change.
     pub records_changed: usize,
+    /// Input records (surviving to the output) with a cell recoded by a public recoding.
+    pub records_recoded: usize,
     /// Per step.
     pub steps: Vec<StepLog>,
 }
@@ -105,6 +109,7 @@ impl ChangeLog {
             "cells_changed": self.cells_changed,
             "suppressions": self.suppressions,
             "records_changed": self.records_changed,
+            "records_recoded": self.records_recoded,
             "steps": steps,
         })
     }

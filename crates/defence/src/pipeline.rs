@@ -283,14 +283,21 @@ impl Pipeline {
             steps.push(log);
         }
         let mut changed = vec![false; table.nrows()];
-        for s in &steps {
+        let mut recoded = vec![false; table.nrows()];
+        for (s, step) in steps.iter().zip(&self.steps) {
+            let mark = if step.defence.public_recoding() {
+                &mut recoded
+            } else {
+                &mut changed
+            };
             for c in &s.columns {
                 for &r in &c.rows {
-                    changed[r] = true;
+                    mark[r] = true;
                 }
             }
         }
         let records_changed = origin.iter().filter(|&&r| changed[r]).count();
+        let records_recoded = origin.iter().filter(|&&r| recoded[r]).count();
         let log = ChangeLog {
             seed,
             rows_in: table.nrows(),
@@ -298,6 +305,7 @@ impl Pipeline {
             cells_changed: steps.iter().map(|s| s.cells_changed).sum(),
             suppressions: steps.iter().map(|s| s.suppressions).sum(),
             records_changed,
+            records_recoded,
             kept_rows: origin,
             steps,
         };

@@ -56,4 +56,4 @@ pub use evaluate::{
 };
 pub use labelled::{Labelled, TruthIds, twin_rows};
 pub use truth::Truth;
-pub use verdict::{CrossExamination, Verdict, cross_examine};
+pub use verdict::{CheckError, CrossExamination, Verdict, cross_examine, cross_examine_run};

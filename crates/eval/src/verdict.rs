@@ -35,10 +35,11 @@ use std::collections::BTreeSet;
 use intruder_attack::AttackError;
 use intruder_attack::KeyMap;
 use intruder_attack::keys::{encode, resolve};
+use intruder_data::Role;
 use intruder_data::keys::{Keys, MISSING, PatternIndex, SetMasks, tuple_ids};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
 use intruder_data::{Table, numeric};
-use intruder_defence::{Claim, MatchRule};
+use intruder_defence::{ChangeLog, Claim, DefenceError, MatchRule, Pipeline};
 use serde::Serialize;
 use serde_json::json;
 
@@ -110,6 +111,10 @@ pub struct Check {
     pub rules: Vec<RuleCheck>,
     /// The verdict.
     pub verdict: Verdict,
+    /// Key cells observed in the original record and blank in its released record.
+    pub suppressed: usize,
+    /// Key cells of the released records (released records × keys).
+    pub key_cells: usize,
     /// The warnings this check raised (also in [`CrossExamination::warnings`]).
     pub warnings: Vec<String>,
 }
@@ -170,6 +175,71 @@ pub fn cross_examine(
     })
 }
 
+/// Why a run could not be cross-examined.
+#[derive(Debug)]
+pub enum CheckError {
+    /// The attack could not run (a key missing or of incompatible types).
+    Attack(AttackError),
+    /// The intruder's view could not be made (a public recoding failed on the original).
+    Defence(DefenceError),
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::Attack(e) => write!(f, "cross-examination: {e}"),
+            CheckError::Defence(e) => write!(f, "cross-examination: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl From<AttackError> for CheckError {
+    fn from(e: AttackError) -> Self {
+        CheckError::Attack(e)
+    }
+}
+
+impl From<DefenceError> for CheckError {
+    fn from(e: DefenceError) -> Self {
+        CheckError::Defence(e)
+    }
+}
+
+/// Cross-examines one run of `pipeline` on `original` (its output `masked`, its `log`): every
+/// promise of the pipeline's steps, the intruder holding `original` mapped through the
+/// pipeline's public recodings. `check_keys` adds a check without a promise on those keys; when
+/// no step promises anything and no keys are given, the key columns of `original`'s schema (role
+/// key) are checked, and with none of those either the result has no check (the caller says so).
+/// Every surface (`intruder mask`, Python's `mask`, the experiment runner) calls this.
+pub fn cross_examine_run(
+    pipeline: &Pipeline,
+    original: &Table,
+    masked: &Table,
+    log: &ChangeLog,
+    check_keys: Option<&[String]>,
+) -> Result<CrossExamination, CheckError> {
+    let claims = pipeline.claims();
+    let schema_keys: Vec<String> = original
+        .with_role(Role::Key)
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let default_keys: Vec<String> = match check_keys {
+        Some(k) => k.to_vec(),
+        None if claims.is_empty() => schema_keys,
+        None => Vec::new(),
+    };
+    let view = pipeline.intruder_view(original)?;
+    let mut x = cross_examine(&view, masked, &log.kept_rows, &claims, &[])?;
+    if !default_keys.is_empty() {
+        let extra = cross_examine(&view, masked, &log.kept_rows, &[], &default_keys)?;
+        x.checks.extend(extra.checks);
+    }
+    Ok(x)
+}
+
 /// Class sizes (records, summed weight) of every released record under each rule, and the
 /// attacks.
 struct Counts {
@@ -178,6 +248,8 @@ struct Counts {
     as_value: Vec<(u64, f64)>,
     wildcard: Vec<(u64, f64)>,
     weighted: bool,
+    suppressed: usize,
+    key_cells: usize,
     attack_listwise: AttackCheck,
     attack_wildcard: AttackCheck,
 }
@@ -230,6 +302,15 @@ impl Counts {
                 twin[o] = Some(r);
             }
         }
+        let mut suppressed = 0;
+        for (r, &o) in kept_rows.iter().enumerate() {
+            for j in 0..stored.len() {
+                if o < queries.n && stored.codes[j][r] == MISSING && queries.codes[j][o] != MISSING
+                {
+                    suppressed += 1;
+                }
+            }
+        }
         let attack_listwise = attack(&queries, &stored, &twin, true);
         let attack_wildcard = attack(&queries, &stored, &twin, false);
         Ok(Counts {
@@ -237,6 +318,8 @@ impl Counts {
             as_value,
             wildcard,
             weighted: w.is_some(),
+            suppressed,
+            key_cells: stored.n * stored.len(),
             attack_listwise,
             attack_wildcard,
         })
@@ -405,73 +488,77 @@ fn judge(claim: Option<&Claim>, keys: Vec<String>, c: &Counts) -> Check {
         keys,
         rules,
         verdict,
+        suppressed: c.suppressed,
+        key_cells: c.key_cells,
         warnings,
     }
 }
 
-/// A share as a percentage people can read: one decimal from 1% up, two significant digits
-/// below (0.033%), `0%` for zero.
+/// A share as a percentage people can read ([`intruder_data::report::percent`]).
 pub fn percent(x: f64) -> String {
-    if !x.is_finite() {
-        return "–".into();
+    intruder_data::report::percent(x)
+}
+
+impl Check {
+    /// The check's title: what was promised and how it fared.
+    pub fn title(&self) -> String {
+        match &self.claim {
+            Some(c) => format!(
+                "step {} ({}) promised {}: {}",
+                c.step,
+                c.method,
+                c.describe(),
+                self.verdict.word()
+            ),
+            None => format!("no promise; keys {}", self.keys.join(", ")),
+        }
     }
-    let p = x * 100.0;
-    if p == 0.0 {
-        return "0%".into();
-    }
-    if p.abs() >= 1.0 {
-        return format!("{p:.1}%");
-    }
-    let mag = p.abs().log10().floor() as i32;
-    let decimals = (1 - mag).max(1) as usize;
-    format!("{p:.decimals$}%")
 }
 
 impl CrossExamination {
-    /// The cross-examination as report tables (one row per promise and rule) and figures (per
-    /// rule, of the first check: `check_<rule>_rate`, `check_<rule>_unsafe`).
+    /// Adds the cross-examination to a report: one table per check (one row per rule), the
+    /// figures of the first check (`check_<rule>_rate`, `check_<rule>_below`,
+    /// `key_cells_suppressed`, `verdict`), and the whole, warnings included, as the
+    /// `cross_examination` detail (JSON). The caller prints the warnings.
     pub fn add_to(&self, report: &mut Report) {
-        let mut rows = Vec::new();
-        for c in &self.checks {
-            let promise = c.claim.as_ref().map_or_else(
-                || "none".to_string(),
-                |cl| format!("step {}: {}", cl.step, cl.describe()),
-            );
-            for r in &c.rules {
-                rows.push(vec![
-                    json!(promise),
-                    json!(r.rule.name()),
-                    json!(if r.covered { "yes" } else { "no" }),
-                    json!(r.judged),
-                    json!(r.min_class),
-                    json!(r.unsafe_records),
-                    json!(r.attack.as_ref().map(|a| a.rate)),
-                    json!(r.attack.as_ref().map(|a| a.unique_correct)),
-                    json!(c.verdict.word()),
-                ]);
-            }
+        for (i, c) in self.checks.iter().enumerate() {
+            let rows = c
+                .rules
+                .iter()
+                .map(|r| {
+                    vec![
+                        json!(r.rule.name()),
+                        json!(if r.covered { "yes" } else { "no" }),
+                        json!(r.judged),
+                        json!(r.min_class),
+                        json!(r.unsafe_records),
+                        json!(r.attack.as_ref().map(|a| percent(a.rate))),
+                        json!(r.attack.as_ref().map(|a| a.unique_correct)),
+                    ]
+                })
+                .collect();
+            report.tables.push(ReportTable {
+                name: format!("cross_examination_{}", i + 1),
+                title: format!(
+                    "cross-examination {} — the exact attack on the output, every one of the {} original records known; {}",
+                    i + 1,
+                    self.targets,
+                    c.title()
+                ),
+                header: [
+                    "rule",
+                    "promised",
+                    "records_judged",
+                    "smallest_class",
+                    "records_below_promise",
+                    "attack_rate_per_target",
+                    "unique_reidentifications",
+                ]
+                .map(String::from)
+                .to_vec(),
+                rows,
+            });
         }
-        report.tables.push(ReportTable {
-            name: "cross_examination".into(),
-            title: format!(
-                "cross-examination: the exact attack on the output, all {} original records known",
-                self.targets
-            ),
-            header: [
-                "promise",
-                "rule",
-                "promised",
-                "records_judged",
-                "smallest_class",
-                "records_below_promise",
-                "attack_rate",
-                "unique_reidentifications",
-                "verdict",
-            ]
-            .map(String::from)
-            .to_vec(),
-            rows,
-        });
         if let Some(c) = self.checks.first() {
             for r in &c.rules {
                 let id = r.rule.name().replace('-', "_");
@@ -497,27 +584,25 @@ impl CrossExamination {
                 ));
             }
             report.push(Figure::new(
+                "key_cells_suppressed",
+                if c.key_cells == 0 {
+                    0.0
+                } else {
+                    c.suppressed as f64 / c.key_cells as f64
+                },
+                Unit::Proportion,
+                "share of the released key cells that were observed in the original and are blank",
+            ));
+            report.push(Figure::new(
                 "verdict",
                 c.verdict.word(),
                 Unit::Label,
-                "the promise checked against the attacks",
+                "the promise checked against the attacks (holds, contradicted, holds only under the rules promised)",
             ));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::percent;
-
-    #[test]
-    fn percentages_keep_two_significant_digits_below_one_percent() {
-        assert_eq!(percent(0.0), "0%");
-        assert_eq!(percent(0.30), "30.0%");
-        assert_eq!(percent(0.021), "2.1%");
-        assert_eq!(percent(0.000333), "0.033%");
-        assert_eq!(percent(0.0033), "0.33%");
-        assert_eq!(percent(0.01), "1.0%");
-        assert_eq!(percent(1.0 / 3.0), "33.3%");
+        report.details.insert(
+            "cross_examination".into(),
+            serde_json::to_value(self).unwrap_or_default(),
+        );
     }
 }

@@ -626,6 +626,8 @@ fn mask_impl(
     steps: Vec<toml::Table>,
     seed: u64,
     schema: &Option<SchemaArg>,
+    check: bool,
+    check_keys: Option<Vec<String>>,
 ) -> Result<MaskOut> {
     use intruder_defence::Pipeline;
     let (ds, _) = src.load(schema, &[], None)?;
@@ -649,6 +651,18 @@ fn mask_impl(
     let (table, log) = pipeline
         .run(&ds.table, seed)
         .with_context(|| format!("masking {}", src.label()))?;
+    // Every promise of the pipeline, cross-examined by the exact attack (as `intruder mask`).
+    let checked = if check {
+        Some(intruder_eval::cross_examine_run(
+            &pipeline,
+            &ds.table,
+            &table,
+            &log,
+            check_keys.as_deref(),
+        )?)
+    } else {
+        None
+    };
     // The truth columns follow the kept rows, whatever the pipeline did to the records.
     let masked = intruder_eval::Labelled::from_dataset(ds)
         .mask(table, &log.kept_rows)?
@@ -658,23 +672,26 @@ fn mask_impl(
         "seed": seed,
         "pipeline": pipeline.steps.iter().map(|s| &s.params).collect::<Vec<_>>(),
         "log": log.record_numbers(),
+        "cross_examination": checked,
     });
-    Ok((
-        table_of(&masked)?,
-        json_text(&log_json),
-        warnings_text(pipeline.warnings()),
-    ))
+    let mut warned = warnings_text(pipeline.warnings());
+    if let Some(x) = &checked {
+        warned.extend(x.warnings.iter().cloned());
+    }
+    Ok((table_of(&masked)?, json_text(&log_json), warned))
 }
 
 /// A pipeline of defences: (masked table, change log JSON, warnings).
 #[pyfunction]
-#[pyo3(signature = (data, steps, seed, schema=None))]
+#[pyo3(signature = (data, steps, seed, schema=None, check=true, check_keys=None))]
 fn mask(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     steps: &Bound<'_, PyList>,
     seed: u64,
     schema: Option<&Bound<'_, PyAny>>,
+    check: bool,
+    check_keys: Option<Vec<String>>,
 ) -> PyResult<MaskOut> {
     let src = source(data, "data")?;
     let mut tables = Vec::new();
@@ -688,7 +705,7 @@ fn mask(
         tables.push(convert::table(d, &format!("step[{}]", i + 1))?);
     }
     let schema = schema_arg(schema)?;
-    let out = py.detach(|| mask_impl(&src, tables, seed, &schema));
+    let out = py.detach(|| mask_impl(&src, tables, seed, &schema, check, check_keys));
     drop(src);
     out.map_err(to_py)
 }

@@ -58,7 +58,7 @@ impl SettingResult {
 
 /// Aggregates stored runs by setting. A proportion of records (a [`Metric`] with its
 /// numerator and denominator) is pooled over the replicates (Σ numerators / Σ denominators)
-/// with a 95% Wilson interval; any other figure is the mean over replicates with a 95%
+/// with a 95% interval that carries the replicates ([`Stat::pooled`]); any other figure is the mean over replicates with a 95%
 /// t-interval clipped to its range (proportions in [0, 1], counts ≥ 0). NaN values are left
 /// out (a replicate where a rate is undefined does not count).
 pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
@@ -272,6 +272,8 @@ fn summary_groups(exp: &Experiment, results: &[SettingResult]) -> Vec<(String, V
             "utility.var_rel_diff_max",
             "utility.cor_max_abs_diff",
             "utility.pmse_ratio",
+            "utility.cell_loss",
+            "utility.ncp",
             "utility.ci_overlap_mean",
             "masking.records_changed_or_removed_share",
             "masking.records_removed_share",
@@ -357,4 +359,122 @@ pub fn published_table(exp: &Experiment, results: &[SettingResult]) -> Option<Ta
         .to_vec(),
         rows,
     })
+}
+
+/// The verdict table: per setting, what its defence promised and whether the promise held
+/// (over the replicates), the smallest class under each rule, what the cross-examination's exact
+/// attack and the experiment's first attack achieved, and what the masking cost; and the
+/// distinct warnings of the cross-examinations, each prefixed with its setting. `None` when no
+/// run was cross-examined (`scenario.check = false`).
+pub fn verdict_table(
+    exp: &Experiment,
+    plan: &Plan,
+    runs: &[RunRecord],
+    results: &[SettingResult],
+) -> Option<(TableData, Vec<String>)> {
+    if runs.iter().all(|r| r.checks.is_empty()) {
+        return None;
+    }
+    let mut warnings: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    let loss: Vec<&str> = ["utility.cell_loss", "utility.pmse_ratio", "utility.il1s"]
+        .into_iter()
+        .filter(|k| results.iter().any(|s| s.get(k).is_some()))
+        .collect();
+    for (i, s) in results.iter().enumerate() {
+        let checks: Vec<&crate::record::CheckRecord> = plan
+            .runs
+            .iter()
+            .zip(runs)
+            .filter(|(r, _)| r.setting == i)
+            .filter_map(|(_, rec)| rec.checks.first())
+            .collect();
+        for (r, rec) in plan.runs.iter().zip(runs) {
+            if r.setting != i {
+                continue;
+            }
+            for c in &rec.checks {
+                for w in &c.warnings {
+                    let w = format!("{}: {w}", s.label);
+                    if !warnings.contains(&w) {
+                        warnings.push(w);
+                    }
+                }
+            }
+        }
+        let promise = checks.first().map_or("–".into(), |c| c.promise());
+        let reps = checks.len();
+        let count = |v: &str| checks.iter().filter(|c| c.verdict == v).count();
+        let verdict = if checks.is_empty() || checks.iter().all(|c| c.step == 0) {
+            "no promise".to_string()
+        } else if count("contradicted") > 0 {
+            format!("contradicted ({} of {reps})", count("contradicted"))
+        } else if count("not-covered") > 0 {
+            format!(
+                "holds only under the rule promised ({} of {reps})",
+                count("not-covered")
+            )
+        } else {
+            format!("holds ({reps} of {reps})")
+        };
+        let smallest = |rule: &str| {
+            s.get(&format!("check.{rule}_min_class"))
+                .and_then(|st| st.values.iter().copied().reduce(f64::min))
+                .map_or("–".into(), fmt)
+        };
+        let mut row = vec![
+            s.label.clone(),
+            promise,
+            verdict,
+            smallest("listwise"),
+            smallest("as_value"),
+            smallest("wildcard"),
+            cell_unit(s.get("check.listwise_rate"), Unit::Proportion),
+            cell_unit(s.get("check.wildcard_rate"), Unit::Proportion),
+        ];
+        if let Some(a) = exp.attacks.first() {
+            row.push(cell_unit(
+                s.get(&format!("{}.{HEADLINE}", a.name)),
+                Unit::Proportion,
+            ));
+        }
+        row.push(cell_unit(
+            s.get("check.key_cells_suppressed"),
+            Unit::Proportion,
+        ));
+        row.push(cell_unit(
+            s.get("masking.records_changed_or_removed_share"),
+            Unit::Proportion,
+        ));
+        for k in &loss {
+            row.push(cell_unit(s.get(k), s.unit(k).unwrap_or(Unit::Score)));
+        }
+        rows.push(row);
+    }
+    let mut header: Vec<String> = [
+        "setting",
+        "promise",
+        "verdict",
+        "smallest class, listwise",
+        "smallest class, as-value",
+        "smallest class, wildcard",
+        "exact attack, listwise (all known)",
+        "exact attack, wildcard (all known)",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    if let Some(a) = exp.attacks.first() {
+        header.push(format!("{} (scenario)", a.name));
+    }
+    header.push("key cells suppressed".into());
+    header.push("records changed or removed".into());
+    header.extend(loss.iter().map(|k| human_name(exp, k)));
+    Some((
+        TableData {
+            title: "Verdict: what each setting promised, what the attacks achieved against it, and what it cost".into(),
+            header,
+            rows,
+        },
+        warnings,
+    ))
 }

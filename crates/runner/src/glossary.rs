@@ -7,7 +7,7 @@
 
 use intruder_data::report::Unit;
 
-use crate::metrics::{ATTACK_FIGURES, FigureDoc, MASKING_FIGURES};
+use crate::metrics::{ATTACK_FIGURES, CHECK_FIGURES, FigureDoc, MASKING_FIGURES};
 use crate::record::RunRecord;
 use crate::spec::Experiment;
 
@@ -121,6 +121,27 @@ pub const MEASURE_FIGURES: &[(&str, &str, &str)] = &[
         "METHODS.md §4",
     ),
     ("pmse", "pMSE", "Woo et al. (2009)"),
+    (
+        "cell_loss",
+        "information lost per key cell",
+        "Xu et al. (2006) NCP; utility information-loss",
+    ),
+    ("ncp", "NCP of the released key cells", "Xu et al. (2006)"),
+    (
+        "entropy_bits",
+        "non-uniform entropy (bits per key cell)",
+        "Gionis & Tassa (2009)",
+    ),
+    (
+        "discernibility",
+        "discernibility (Σ|E|²/n²)",
+        "Bayardo & Agrawal (2005)",
+    ),
+    (
+        "aecs",
+        "average equivalence class size",
+        "LeFevre et al. (2006)",
+    ),
     ("pmse_ratio", "pMSE ratio", "Woo et al. (2009)"),
     ("ci_overlap_mean", "mean CI overlap", "Karr et al. (2006)"),
     (
@@ -158,7 +179,7 @@ pub fn k_count_note(figure: &str) -> Option<String> {
 /// Where a metric id comes from, parsed against the experiment's attack and risk names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind<'a> {
-    /// `masking.*`, `intruder.*`.
+    /// `masking.*`, `intruder.*`, `check.*`.
     Masking(&'a str),
     /// `<attack>.<figure>`.
     Attack(&'a str, &'a str),
@@ -170,7 +191,7 @@ pub enum Kind<'a> {
 
 /// Parses a metric id.
 pub fn kind<'a>(exp: &Experiment, id: &'a str) -> Option<Kind<'a>> {
-    if id.starts_with("masking.") || id.starts_with("intruder.") {
+    if id.starts_with("masking.") || id.starts_with("intruder.") || id.starts_with("check.") {
         return Some(Kind::Masking(id));
     }
     if let Some(rest) = id.strip_prefix("utility.") {
@@ -202,7 +223,10 @@ fn attack_doc(figure: &str) -> Option<&'static FigureDoc> {
 }
 
 fn masking_doc(id: &str) -> Option<&'static FigureDoc> {
-    MASKING_FIGURES.iter().find(|d| d.figure == id)
+    MASKING_FIGURES
+        .iter()
+        .chain(CHECK_FIGURES)
+        .find(|d| d.figure == id)
 }
 
 fn measure_doc(figure: &str) -> Option<&'static (&'static str, &'static str, &'static str)> {

@@ -22,7 +22,8 @@
 //!   re-identifications per target, every record it holds ([`HEADLINE`]) — then per attack the
 //!   rate per twin and the precision of its declared links, risk against each numeric grid
 //!   parameter, and the risk–utility map (information loss counting removed records too). An
-//!   attack's shares are pooled over replicates with a Wilson interval, other figures get a
+//!   attack's shares are pooled over replicates with an interval that carries the variation
+//!   between them (Wilson alone for one replicate), other figures get a
 //!   t-interval clipped to their range ([`Stat`]); every figure shown has a glossary entry
 //!   ([`glossary`]) whose human name titles axes, legends and columns. The figures are laid
 //!   out as [`Figure`]s (points, labels, legend rectangles) before they are drawn, so tests
@@ -76,8 +77,8 @@ pub use aggregate::{
 pub use check::check_data;
 pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
-    ALIGNED, ExecOptions, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one, run_study,
-    study_id, study_path,
+    ExecOptions, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one, run_study, study_id,
+    study_path,
 };
 pub use glossary::{
     GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
@@ -88,7 +89,10 @@ pub use metrics::{
     ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, attack_metrics, metrics,
 };
 pub use plan::{Plan, Run};
-pub use plot::{Figure, LabelEl, LegendEl, PointEl, Rect, pareto, place_labels, plots};
+pub use plot::{
+    Figure, LabelEl, LegendEl, MapPoint, PointEl, Rect, map_plot, pareto, place_labels, plots,
+    spans_decades,
+};
 pub use record::{
     AttackOutcomes, AttackRecord, EvaluatorCounts, IntruderRecord, MaskingRecord, Metric, MetricId,
     RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,

@@ -19,6 +19,7 @@ pub fn metrics(run: &RunRecord) -> Vec<Metric> {
         count("cells_changed", m.cells_changed),
         count("suppressions", m.suppressions),
         count("records_changed", m.records_changed),
+        count("records_recoded", m.records_recoded),
     ];
     // Shares of the file's own records: no sampling behind them, so they are averaged over
     // replicates (t-interval) rather than pooled with a binomial (Wilson) interval, which would
@@ -54,6 +55,80 @@ pub fn metrics(run: &RunRecord) -> Vec<Metric> {
     }
     for u in &run.utility {
         out.extend(report_metrics(&u.report, || Scope::Utility));
+    }
+    out.extend(check_metrics(run));
+    out
+}
+
+/// The cross-examination's figures (`check.*`), of the first check (the first promise of the
+/// pipeline, or the scenario's keys when nothing is promised): per rule the smallest class and
+/// the records below the promise, the exact attack's expected correct re-identifications per
+/// target (pooled over replicates like an attack's rate) and unique re-identifications;
+/// `check.holds` is 1 when every promise of the run holds under every rule, `check.key_cells_suppressed`
+/// the share of key cells blanked.
+pub fn check_metrics(run: &RunRecord) -> Vec<Metric> {
+    let Some(c) = run.checks.first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for r in &c.rules {
+        let id = r.rule.replace('-', "_");
+        if let Some(m) = r.min_class {
+            out.push(Metric::new(
+                Scope::Check,
+                format!("{id}_min_class"),
+                m as f64,
+                Unit::Count,
+            ));
+        }
+        if c.step > 0 {
+            out.push(Metric::new(
+                Scope::Check,
+                format!("{id}_below"),
+                r.below as f64,
+                Unit::Count,
+            ));
+        }
+        if let Some((targets, expected, unique)) = r.attack
+            && targets > 0
+        {
+            out.push(Metric {
+                ratio: Some((expected, targets as f64)),
+                ..Metric::new(
+                    Scope::Check,
+                    format!("{id}_rate"),
+                    expected / targets as f64,
+                    Unit::Proportion,
+                )
+            });
+            out.push(Metric::new(
+                Scope::Check,
+                format!("{id}_unique"),
+                unique as f64,
+                Unit::Count,
+            ));
+        }
+    }
+    if c.key_cells > 0 {
+        out.push(Metric::new(
+            Scope::Check,
+            "key_cells_suppressed",
+            c.suppressed as f64 / c.key_cells as f64,
+            Unit::Proportion,
+        ));
+    }
+    if run.checks.iter().any(|c| c.step > 0) {
+        let holds = run
+            .checks
+            .iter()
+            .filter(|c| c.step > 0)
+            .all(|c| c.verdict == "holds");
+        out.push(Metric::new(
+            Scope::Check,
+            "holds",
+            if holds { 1.0 } else { 0.0 },
+            Unit::Proportion,
+        ));
     }
     out
 }
@@ -353,6 +428,94 @@ pub const ATTACK_FIGURES: &[FigureDoc] = &[
     ),
 ];
 
+/// The cross-examination's figures (`check.*`, [`check_metrics`]).
+pub const CHECK_FIGURES: &[FigureDoc] = &[
+    doc(
+        "check.listwise_rate",
+        Unit::Proportion,
+        "exact attack, listwise (all known)",
+        "the cross-examination's exact attack under the listwise rule, every original record known on the promise's keys (public recodings applied): Σ 1/c_i over the targets whose own released record is among their c_i candidates (complete released records equal to them), divided by the targets; a promise of k under this rule bounds it by 1/k",
+        "Mitra et al. §3.1; intruder_eval::verdict",
+    ),
+    doc(
+        "check.wildcard_rate",
+        Unit::Proportion,
+        "exact attack, wildcard (all known)",
+        "the same attack under the wildcard rule: a blank released cell matches any value",
+        "Mulder (n_match); intruder_eval::verdict",
+    ),
+    doc(
+        "check.listwise_unique",
+        Unit::Count,
+        "unique re-identifications, listwise",
+        "targets whose only listwise candidate is their own released record",
+        "intruder_eval::verdict",
+    ),
+    doc(
+        "check.wildcard_unique",
+        Unit::Count,
+        "unique re-identifications, wildcard",
+        "targets whose only wildcard candidate is their own released record",
+        "intruder_eval::verdict",
+    ),
+    doc(
+        "check.listwise_min_class",
+        Unit::Count,
+        "smallest class, listwise",
+        "the smallest class among the complete released records (the release's k under the listwise rule)",
+        "Samarati & Sweeney (1998)",
+    ),
+    doc(
+        "check.as_value_min_class",
+        Unit::Count,
+        "smallest class, as-value",
+        "the smallest class of records sharing their visible values and their blanks (missing as a category)",
+        "intruder_eval::verdict",
+    ),
+    doc(
+        "check.wildcard_min_class",
+        Unit::Count,
+        "smallest class, wildcard",
+        "the fewest released records matching a released record when a blank matches anything (Mulder's n_match, sdcMicro's freqCalc)",
+        "Mulder; sdcMicro freqCalc",
+    ),
+    doc(
+        "check.listwise_below",
+        Unit::Count,
+        "records below the promise, listwise",
+        "complete released records in classes below the promised k (or above the promised risk)",
+        "intruder_eval::verdict",
+    ),
+    doc(
+        "check.as_value_below",
+        Unit::Count,
+        "records below the promise, as-value",
+        "released records whose class of visible values and blanks is below the promised k (or above the promised risk)",
+        "intruder_eval::verdict",
+    ),
+    doc(
+        "check.wildcard_below",
+        Unit::Count,
+        "records below the promise, wildcard",
+        "released records matched by fewer than k released records when a blank matches anything (or above the promised risk)",
+        "intruder_eval::verdict",
+    ),
+    doc(
+        "check.key_cells_suppressed",
+        Unit::Proportion,
+        "key cells suppressed",
+        "key cells of the release that were observed in the original and are blank",
+        "–",
+    ),
+    doc(
+        "check.holds",
+        Unit::Proportion,
+        "promises kept",
+        "share of replicates in which every promise of the setting held under every rule",
+        "intruder_eval::verdict",
+    ),
+];
+
 /// The masking and intruder figures, with their glossary entries.
 pub const MASKING_FIGURES: &[FigureDoc] = &[
     doc(
@@ -394,7 +557,14 @@ pub const MASKING_FIGURES: &[FigureDoc] = &[
         "masking.records_changed",
         Unit::Count,
         "records changed",
-        "released records with at least one changed cell",
+        "released records with a cell changed by a step that is not a public recoding (a recoded value is the original on the released scale: its loss is generalisation, utility information-loss)",
+        "–",
+    ),
+    doc(
+        "masking.records_recoded",
+        Unit::Count,
+        "records recoded",
+        "released records with a cell recoded by a public recoding (global recoding, rounding, top and bottom coding)",
         "–",
     ),
     doc(
@@ -538,10 +708,12 @@ mod tests {
                 cells_changed: 1,
                 suppressions: 0,
                 records_changed: 1,
+                records_recoded: 0,
             },
             attacks: Vec::new(),
             risk: Vec::new(),
             utility: Vec::new(),
+            checks: Vec::new(),
         };
         let m = metrics(&run);
         let v = |k: &str| m.iter().find(|x| x.id.to_string() == k).unwrap().value;
@@ -568,6 +740,7 @@ mod tests {
             cells_changed: 0,
             suppressions: 0,
             records_changed: 0,
+            records_recoded: 0,
         };
         let m = metrics(&empty);
         assert!(m.iter().all(|x| !x.id.figure.ends_with("_share")));

@@ -59,6 +59,8 @@ impl Plan {
         }
         // The shared part of every run's configuration: everything but the defences.
         let mut scenario = exp.scenario.clone();
+        // the cross-examination draws nothing at random: whether it runs moves no seed
+        scenario.check = true;
         for e in &mut scenario.error {
             e.params = hash_form(&e.params);
         }

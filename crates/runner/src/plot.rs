@@ -149,6 +149,20 @@ pub struct Axis {
     pub hi: f64,
     /// Ticks.
     pub ticks: Vec<Tick>,
+    /// Logarithmic (base 10): values at or below `lo` are drawn at `lo`.
+    pub log: bool,
+}
+
+impl Axis {
+    /// Where `v` falls along the axis, from 0 (`lo`) to 1 (`hi`).
+    pub fn frac(&self, v: f64) -> f64 {
+        if self.log {
+            let v = v.max(self.lo);
+            (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        }
+    }
 }
 
 /// A drawn point (pixels) with its interval bar and hover text.
@@ -199,6 +213,16 @@ pub struct RefLine {
     pub color: &'static str,
     /// Hover text.
     pub hover: String,
+    /// Dash pattern (SVG `stroke-dasharray`): one per series, so lines that fall together stay
+    /// apart.
+    pub dash: &'static str,
+    /// A value label drawn beside the line's end (its box), when there is room.
+    pub label: Option<(String, Rect)>,
+}
+
+/// The dash pattern of series `i`'s reference line.
+pub fn dash(i: usize) -> &'static str {
+    ["6 4", "2 3", "10 3 2 3", "4 2 1 2"][i % 4]
 }
 
 /// A text label of a point, perhaps moved away and joined to it by a leader line.
@@ -345,7 +369,75 @@ fn value_axis(title: String, lo: f64, hi: f64, unit: Unit, from_zero: bool) -> A
         lo: a,
         hi: b,
         ticks,
+        log: false,
     }
+}
+
+/// Whether the finite positive values span more than two decades (largest / smallest > 100):
+/// then a linear axis crushes all but the largest against zero.
+pub fn spans_decades(values: impl IntoIterator<Item = f64>) -> bool {
+    let (lo, hi) = values
+        .into_iter()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    lo.is_finite() && hi / lo > 100.0
+}
+
+/// A logarithmic axis from the decade at or below `lo` (> 0) to the one at or above `hi` (to
+/// `hi` itself with `exact_hi`, for room beside the largest point); ticks at powers of ten (and
+/// 2 and 5 times them over three decades or fewer). A share stays at most 100%.
+fn log_axis(title: String, lo: f64, hi: f64, unit: Unit, exact_hi: bool) -> Axis {
+    let mut a = lo.log10().floor() as i32;
+    let mut b = hi.log10().ceil() as i32;
+    if unit == Unit::Proportion {
+        b = b.min(0);
+        a = a.min(b - 1);
+    }
+    if b <= a {
+        b = a + 1;
+    }
+    let mults: &[f64] = if b - a <= 3 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+    let mut ticks = Vec::new();
+    for e in a..=b {
+        for &m in mults {
+            let v = m * 10f64.powi(e);
+            if v > 10f64.powi(b) * (1.0 + 1e-9) || (exact_hi && v > hi * (1.0 + 1e-9)) {
+                break;
+            }
+            ticks.push(Tick {
+                value: v,
+                label: short_label(v, unit),
+                px: 0.0,
+            });
+        }
+    }
+    let top = 10f64.powi(b);
+    Axis {
+        title: format!("{title} (log scale)"),
+        lo: 10f64.powi(a),
+        hi: if exact_hi { hi.min(top) } else { top },
+        ticks,
+        log: true,
+    }
+}
+
+/// A tick label without trailing zeros: `0.01%`, `20%`, `0.005`, `300`.
+fn short_label(v: f64, unit: Unit) -> String {
+    let (x, suffix) = if unit == Unit::Proportion {
+        (v * 100.0, "%")
+    } else {
+        (v, "")
+    };
+    let s = if x >= 1.0 && x.fract().abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        let d = (-(x.log10().floor()) as i32).max(0) as usize + 1;
+        let t = format!("{x:.d$}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    format!("{s}{suffix}")
 }
 
 /// The axis of a grid parameter: ticks at the grid values when there are few (≤ 8), integer
@@ -384,6 +476,7 @@ fn param_axis(title: String, values: &[f64]) -> Axis {
             .collect()
     };
     Axis {
+        log: false,
         title,
         lo: lo - pad,
         hi: hi + pad,
@@ -399,30 +492,39 @@ fn param_axis(title: String, values: &[f64]) -> Axis {
 }
 
 fn sx(area: &Rect, axis: &Axis, v: f64) -> f64 {
-    area.x + (v - axis.lo) / (axis.hi - axis.lo) * area.w
+    area.x + axis.frac(v) * area.w
 }
 
 fn place_x(area: &Rect, axis: &mut Axis) {
-    let (lo, hi) = (axis.lo, axis.hi);
-    for t in &mut axis.ticks {
-        t.px = area.x + (t.value - lo) / (hi - lo) * area.w;
+    let px: Vec<f64> = axis.ticks.iter().map(|t| sx(area, axis, t.value)).collect();
+    for (t, p) in axis.ticks.iter_mut().zip(px) {
+        t.px = p;
     }
 }
 
 fn place_y(area: &Rect, axis: &mut Axis) {
-    let (lo, hi) = (axis.lo, axis.hi);
-    for t in &mut axis.ticks {
-        t.px = area.y + area.h - (t.value - lo) / (hi - lo) * area.h;
+    let px: Vec<f64> = axis.ticks.iter().map(|t| sy(area, axis, t.value)).collect();
+    for (t, p) in axis.ticks.iter_mut().zip(px) {
+        t.px = p;
     }
 }
 
 fn sy(area: &Rect, axis: &Axis, v: f64) -> f64 {
-    area.y + area.h - (v - axis.lo) / (axis.hi - axis.lo) * area.h
+    area.y + area.h - axis.frac(v) * area.h
 }
 
 fn legend_size(items: &[(Swatch, String)]) -> (f64, f64) {
     let w = items.iter().map(|(_, t)| text_width(t)).fold(0.0, f64::max) + 44.0;
     (w, items.len() as f64 * 18.0 + 12.0)
+}
+
+/// What the bars of an attack's shares are, by the number of replicates.
+pub fn bars_caption(replicates: u32) -> &'static str {
+    if replicates > 1 {
+        "95% intervals over the replicates (the wider of the between-replicate t-interval and the Wilson interval of the pooled counts)"
+    } else {
+        "95% Wilson intervals (one replicate)"
+    }
 }
 
 /// A point's hover text: the setting, the series and the figure with its interval, and how the
@@ -436,6 +538,15 @@ fn hover(setting: &str, series: &str, metric: &str, st: &Stat, unit: Unit) -> St
         (IntervalKind::Wilson, Some((k, n))) => s.push_str(&format!(
             "\npooled {k}/{n} over {} replicate(s), Wilson interval",
             st.n
+        )),
+        (IntervalKind::Replicates, Some((k, n))) => s.push_str(&format!(
+            "\npooled {k}/{n} over {} replicates ({}), the wider of the Wilson and the between-replicate t-interval",
+            st.n,
+            st.values
+                .iter()
+                .map(|v| crate::stats::fmt_unit(*v, Unit::Proportion))
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
         (IntervalKind::T, _) => s.push_str(&format!(
             "\nmean of {} replicates ({}), t-interval",
@@ -509,6 +620,7 @@ pub fn dot_plot(
     let mut x = value_axis(x_title.clone(), lo, hi, unit, true);
     place_x(&area, &mut x);
     let y = Axis {
+        log: false,
         title: String::new(),
         lo: 0.0,
         hi: categories.len() as f64,
@@ -555,6 +667,8 @@ pub fn dot_plot(
                 at: sx(&area, &x, st.mean),
                 color: style(j).color,
                 hover: format!("no masking — {}: {}", s.name, fmt_unit(st.mean, unit)),
+                dash: dash(j),
+                label: None,
             });
         }
         out_series.push(SeriesEl {
@@ -681,6 +795,16 @@ pub fn line_plot(
                 at: sy(&area, &y, st.mean),
                 color: style(j).color,
                 hover: format!("no masking — {}: {}", s.name, fmt_unit(st.mean, unit)),
+                dash: dash(j),
+                label: Some((
+                    fmt_unit(st.mean, unit),
+                    Rect {
+                        x: 0.0,
+                        y: 0.0,
+                        w: 0.0,
+                        h: 0.0,
+                    },
+                )),
             });
         }
         out.push(SeriesEl {
@@ -690,6 +814,7 @@ pub fn line_plot(
             points,
         });
     }
+    place_ref_labels(&area, &mut refs);
     Figure {
         file,
         caption,
@@ -712,6 +837,33 @@ pub fn line_plot(
             },
             items,
         }),
+    }
+}
+
+/// Places the value labels of horizontal reference lines at the right end of the data area,
+/// just above their lines, pushed apart vertically so that lines that (nearly) coincide keep
+/// readable labels in their own colours.
+fn place_ref_labels(area: &Rect, refs: &mut [RefLine]) {
+    let h = FONT + 2.0;
+    let mut order: Vec<usize> = (0..refs.len())
+        .filter(|&i| refs[i].horizontal && refs[i].label.is_some())
+        .collect();
+    order.sort_by(|&a, &b| refs[a].at.total_cmp(&refs[b].at));
+    let mut last_bottom = f64::NEG_INFINITY;
+    for i in order {
+        let Some((text, _)) = refs[i].label.clone() else {
+            continue;
+        };
+        let w = text_width(&text) + 4.0;
+        let y = (refs[i].at - h - 1.0).max(last_bottom).max(area.y);
+        let rect = Rect {
+            x: area.x + area.w - w - 4.0,
+            y,
+            w,
+            h,
+        };
+        last_bottom = y + h;
+        refs[i].label = Some((text, rect));
     }
 }
 
@@ -857,15 +1009,46 @@ pub fn map_plot(
     };
     let (x0, x1) = range(&|p| [p.loss.mean, p.loss.lo, p.loss.hi]);
     let (y0, y1) = range(&|p| [p.risk.mean, p.risk.lo, p.risk.hi]);
-    // Room on the right for labels: the loss axis runs a fifth past the largest loss.
-    let mut x = value_axis(
-        x_title.clone(),
-        x0,
-        x1 + (x1 - x0.min(0.0)) * 0.2,
-        x_unit,
-        true,
-    );
-    let mut y = value_axis(y_title.clone(), y0, y1, y_unit, true);
+    // Positive means (and interval ends) spanning more than two decades get a log axis, so one
+    // extreme setting does not crush the others against zero; zeros then sit on the axis.
+    let positive_min = |f: &dyn Fn(&MapPoint) -> [f64; 3]| {
+        pts.iter()
+            .flat_map(f)
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let x_log = spans_decades(pts.iter().map(|p| p.loss.mean));
+    let y_log = spans_decades(pts.iter().map(|p| p.risk.mean));
+    // Room on the right for labels: the loss axis runs a fifth past the largest loss (on a log
+    // axis, a factor of 1.6).
+    let mut x = if x_log {
+        log_axis(
+            x_title.clone(),
+            positive_min(&|p| [p.loss.mean, p.loss.lo, p.loss.hi]),
+            x1 * 1.6,
+            x_unit,
+            true,
+        )
+    } else {
+        value_axis(
+            x_title.clone(),
+            x0,
+            x1 + (x1 - x0.min(0.0)) * 0.2,
+            x_unit,
+            true,
+        )
+    };
+    let mut y = if y_log {
+        log_axis(
+            y_title.clone(),
+            positive_min(&|p| [p.risk.mean, p.risk.lo, p.risk.hi]),
+            y1,
+            y_unit,
+            false,
+        )
+    } else {
+        value_axis(y_title.clone(), y0, y1, y_unit, true)
+    };
     place_x(&area, &mut x);
     place_y(&area, &mut y);
     let mut series: Vec<SeriesEl> = groups
@@ -1077,9 +1260,24 @@ impl Figure {
             };
             let l = l.replace(
                 "/>",
-                r#" stroke-dasharray="6 4" stroke-width="1.2" opacity="0.8"/>"#,
+                &format!(
+                    r#" stroke-dasharray="{}" stroke-width="1.2" opacity="0.8"/>"#,
+                    r.dash
+                ),
             );
-            s.push_str(&format!("<g><title>{}</title>{l}</g>", esc(&r.hover)));
+            let label = r.label.as_ref().map_or(String::new(), |(t, rect)| {
+                text(
+                    rect.x + 2.0,
+                    rect.y + rect.h - 3.0,
+                    "start",
+                    t,
+                    &format!(r#" fill="{}" font-size="11""#, r.color),
+                )
+            });
+            s.push_str(&format!(
+                "<g><title>{}</title>{l}{label}</g>",
+                esc(&r.hover)
+            ));
         }
         // Frontier.
         if self.frontier.len() >= 2 {
@@ -1220,12 +1418,14 @@ pub fn map_risk(exp: &Experiment) -> Option<String> {
 }
 
 /// The loss axis of the risk–utility map: `[report] loss`, else the first of IL1s, the pMSE
-/// ratio and the share of records changed or removed that the runs have.
+/// ratio, the information lost per key cell and the share of records changed or removed that
+/// the runs have.
 pub fn map_loss(exp: &Experiment, results: &[SettingResult]) -> Option<String> {
     exp.report.loss.clone().or_else(|| {
         [
             "utility.il1s",
             "utility.pmse_ratio",
+            "utility.cell_loss",
             "masking.records_changed_or_removed_share",
         ]
         .into_iter()
@@ -1299,8 +1499,9 @@ pub fn plots(
             out.push(dot_plot(
                 "reidentification-per-target.svg".into(),
                 format!(
-                    "{}: correct re-identifications per target — the share of every record the intruder holds that it re-identifies correctly — by setting and attack; bars: 95% Wilson intervals; dashed: the unmasked value",
-                    exp.name
+                    "{}: correct re-identifications per target — the share of every record the intruder holds that it re-identifies correctly — by setting and attack; bars: {}; dashed: the unmasked value",
+                    exp.name,
+                    bars_caption(exp.replicates)
                 ),
                 "Correct re-identifications per target".into(),
                 "correct re-identifications per target (share of the intruder's records)".into(),
@@ -1330,14 +1531,15 @@ pub fn plots(
         out.push(dot_plot(
             format!("attack-{}.svg", file_part(&a.name)),
             format!(
-                "{}: attack {}{} — correct re-identifications per target (every record the intruder holds), per twin (targets whose person is in the release) and the precision of its declared links; bars: 95% Wilson intervals; dashed: the unmasked values",
+                "{}: attack {}{} — correct re-identifications per target (every record the intruder holds), per twin (targets whose person is in the release) and the precision of its declared links; bars: {}; dashed: the unmasked values",
                 exp.name,
                 a.name,
                 if a.name == a.method {
                     String::new()
                 } else {
                     format!(" ({})", a.method)
-                }
+                },
+                bars_caption(exp.replicates)
             ),
             format!("Attack {}: the intruder's success three ways", a.name),
             "share".into(),

@@ -10,7 +10,8 @@ use intruder_data::report::{Report, Unit};
 /// The version of the stored-run schema, part of every run id ([`crate::Plan`]): a change to
 /// these structs bumps it, so runs stored under an older schema are not reused (they are rerun,
 /// with the same seeds: the run *key* does not include it). 2: per-record `declared` links.
-pub const RECORD_SCHEMA: u32 = 2;
+/// 3: the cross-examination (`checks`) and `masking.records_recoded`.
+pub const RECORD_SCHEMA: u32 = 3;
 
 /// One run's raw outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +47,104 @@ pub struct RunRecord {
     pub risk: Vec<RiskRecord>,
     /// Every utility measure, in the order listed.
     pub utility: Vec<UtilityRecord>,
+    /// The cross-examination of the setting's promises (`intruder_eval::verdict`): one per
+    /// promise, or one without a promise on the scenario's keys; absent with `scenario.check =
+    /// false` and in runs stored before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckRecord>,
+}
+
+/// One promise checked on a run's output, under every rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRecord {
+    /// The step that made the promise (0: no promise).
+    pub step: usize,
+    /// Its method.
+    pub method: String,
+    /// The keys.
+    pub keys: Vec<String>,
+    /// The k promised (0: no promise).
+    pub k: u32,
+    /// The largest individual risk promised, for a risk promise.
+    pub max_risk: Option<f64>,
+    /// The rule the promise names (`all`, `listwise`, …; empty without a promise).
+    pub protect_against: String,
+    /// `holds`, `not-covered`, `contradicted` or `no-claim`.
+    pub verdict: String,
+    /// Key cells observed in the original and blank in the release.
+    pub suppressed: usize,
+    /// Key cells of the release.
+    pub key_cells: usize,
+    /// Per rule.
+    pub rules: Vec<CheckRuleRecord>,
+    /// The warnings, naming the step, the rule and the figures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The output under one rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRuleRecord {
+    /// `listwise`, `as-value` or `wildcard`.
+    pub rule: String,
+    /// Whether the promise covers it.
+    pub covered: bool,
+    /// Released records judged.
+    pub judged: usize,
+    /// The smallest class.
+    pub min_class: Option<u64>,
+    /// Records below the promise.
+    pub below: usize,
+    /// The exact attack: targets, Σ 1/c_i, unique re-identifications (listwise and wildcard).
+    pub attack: Option<(usize, f64, usize)>,
+}
+
+impl CheckRecord {
+    /// The stored form of a check.
+    pub fn of(c: &intruder_eval::verdict::Check) -> CheckRecord {
+        let claim = c.claim.as_ref();
+        CheckRecord {
+            step: claim.map_or(0, |c| c.step),
+            method: claim.map_or_else(String::new, |c| c.method.to_string()),
+            keys: c.keys.clone(),
+            k: claim.map_or(0, |c| c.k),
+            max_risk: claim.and_then(|c| c.max_risk),
+            protect_against: claim.map_or_else(String::new, |c| c.protect_against.to_string()),
+            verdict: serde_json::to_value(c.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            suppressed: c.suppressed,
+            key_cells: c.key_cells,
+            rules: c
+                .rules
+                .iter()
+                .map(|r| CheckRuleRecord {
+                    rule: r.rule.to_string(),
+                    covered: r.covered,
+                    judged: r.judged,
+                    min_class: r.min_class,
+                    below: r.unsafe_records,
+                    attack: r
+                        .attack
+                        .as_ref()
+                        .map(|a| (a.targets, a.expected_correct, a.unique_correct)),
+                })
+                .collect(),
+            warnings: c.warnings.clone(),
+        }
+    }
+
+    /// The promise in words (`k = 3 (all)`), or `none`.
+    pub fn promise(&self) -> String {
+        match (self.step, self.max_risk) {
+            (0, _) => "none".into(),
+            (_, Some(t)) => format!("risk ≤ {t} ({})", self.protect_against),
+            _ => format!("k = {} ({})", self.k, self.protect_against),
+        }
+    }
 }
 
 /// The intruder's file of a run.
@@ -70,8 +169,12 @@ pub struct MaskingRecord {
     pub cells_changed: usize,
     /// Cells suppressed.
     pub suppressions: usize,
-    /// Records with at least one changed cell.
+    /// Records with at least one cell changed by a step that is not a public recoding.
     pub records_changed: usize,
+    /// Records with a cell recoded by a public recoding (its loss is generalisation); absent in
+    /// runs stored before it was kept.
+    #[serde(default)]
+    pub records_recoded: usize,
 }
 
 /// One attack's outcome: the evaluator's file-level figures that cannot be recomputed from the
@@ -192,6 +295,8 @@ pub enum Scope {
     Risk(String),
     /// The utility measures (`utility.<figure>`).
     Utility,
+    /// The cross-examination of the setting's promises (`check.<figure>`).
+    Check,
 }
 
 /// A metric's identity: its scope and figure; written `masking.rows_out`, `exact.twins`,
@@ -222,6 +327,7 @@ impl std::fmt::Display for MetricId {
             Scope::Attack(a) => write!(f, "{a}.{}", self.figure),
             Scope::Risk(r) => write!(f, "risk.{r}.{}", self.figure),
             Scope::Utility => write!(f, "utility.{}", self.figure),
+            Scope::Check => write!(f, "check.{}", self.figure),
         }
     }
 }
@@ -236,7 +342,8 @@ pub struct Metric {
     /// Unit (decides the range its interval is clipped to and how it is printed).
     pub unit: Unit,
     /// For a proportion of records: (numerator, denominator), both counts, `value` = their
-    /// ratio. Replicates are then pooled (Σ numerators / Σ denominators) with a Wilson interval.
+    /// ratio. Replicates are then pooled (Σ numerators / Σ denominators), with an interval
+    /// that carries the variation between replicates ([`crate::Stat::pooled`]).
     pub ratio: Option<(f64, f64)>,
 }
 

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::RunnerError;
 use crate::aggregate::{
     HEADLINE, SettingResult, aggregate, headline_table, published_table, shown_metrics,
-    summary_tables,
+    summary_tables, verdict_table,
 };
 use crate::glossary::{GlossaryEntry, glossary, unit_name};
 use crate::hash::VERSION;
@@ -31,18 +31,26 @@ pub struct Written {
     pub plots: Vec<(String, String, String)>,
     /// The glossary of every metric shown.
     pub glossary: Vec<GlossaryEntry>,
+    /// The verdict table (promises, the attacks against them, the cost), when runs were
+    /// cross-examined.
+    pub verdict: Option<TableData>,
+    /// The cross-examinations' warnings, each prefixed with its setting.
+    pub verdict_warnings: Vec<String>,
 }
 
 /// The report's reading guide.
-pub const HOW_TO_READ: &str = "Each setting is one way of masking the released file (\"none\" releases it unmasked); each attack is one way an intruder links the records it holds (its targets) to the release. The headline figure is correct re-identifications per target: of every record the intruder holds, the share it re-identifies correctly. Per twin divides by the targets whose person is actually in the release (the right rate when the intruder knows who responded); subsampling lowers the per-target rate even when the per-twin rate stays put. Precision is the share of the links the intruder declares that are right: how far it can trust a match. The attacks' rates are pooled over the replicates with a 95% Wilson interval in brackets; other figures (counts, scores, the masking's shares) are means over replicates with a 95% t-interval clipped to their range. The risk–utility map sets the headline risk against information loss, which counts records removed by subsampling or record removal as well as records changed. The glossary at the end defines every figure shown.";
+pub const HOW_TO_READ: &str = "Each setting is one way of masking the released file (\"none\" releases it unmasked); each attack is one way an intruder links the records it holds (its targets) to the release. The headline figure is correct re-identifications per target: of every record the intruder holds, the share it re-identifies correctly. Per twin divides by the targets whose person is actually in the release (the right rate when the intruder knows who responded); subsampling lowers the per-target rate even when the per-twin rate stays put. Precision is the share of the links the intruder declares that are right: how far it can trust a match. The attacks' rates are pooled over the replicates; the 95% interval in brackets carries the variation between replicates (another masking, another intruder sample) — the wider of a t-interval from that variation and the Wilson interval of the pooled counts — and is the Wilson interval alone with one replicate; other figures (counts, scores, the masking's shares) are means over replicates with a 95% t-interval clipped to their range. The risk–utility map sets the headline risk against information loss, which counts records removed by subsampling or record removal as well as records changed. The glossary at the end defines every figure shown.";
+
+/// What the verdict section says.
+pub const VERDICT_TEXT: &str = "Every defence that promises k (local suppression, risk suppression, record removal, MDAV) states the intruder it protects against (protect_against: listwise, as-value, wildcard, or all of them). The toolkit cross-examines each promise on the whole release: an intruder who knows every original record (mapped through the published recodings) runs the exact attack under the listwise and the wildcard rule, and the release's classes are counted under the listwise, as-value and wildcard rules. A promise is contradicted when, under a rule it covers, a record sits in a class below k or the attack's expected rate exceeds 1/k; it holds only under the rule promised when another rule breaks it. Settings without a promise show the same figures on the scenario's keys.";
 
 /// What the headline section says.
 pub const HEADLINE_TEXT: &str = "The share of every record the intruder holds (its targets, whether or not their person was released) that the attack re-identifies correctly: the answer to the intruder's own question. The per-twin rate and the precision of declared links follow per attack below.";
 
 /// How intervals are computed, for the glossary.
-pub const INTERVALS_TEXT: &str = "Intervals: an attack's share of records (per target, per twin, precision, recall, ranks) is pooled over the replicates — Σ numerators / Σ denominators — with a 95% Wilson score interval on the pooled counts, which stays within [0%, 100%]; it reflects the binomial variation of the pooled records, not the variation between masking replicates. Every other figure is the mean over replicates with a 95% Student-t interval, clipped to its range (shares within [0, 1], counts and non-negative scores such as the pMSE ratio or IL1s at least 0); one replicate gives no t-interval. An interval of zero width at the printed precision (every replicate alike, e.g. the number of targets) is never shown. Shares print as percentages with one decimal, counts as integers (a mean rounded to the nearest; exact values in results.csv and results.json), other figures with 3 significant digits.";
+pub const INTERVALS_TEXT: &str = "Intervals: an attack's share of records (per target, per twin, precision, recall, ranks) is pooled over the replicates — p = Σ numerators / Σ denominators — and its 95% interval is meant for the expected rate of the whole procedure (a masking drawn with its seed, an intruder drawn with theirs, then the attack). With two or more replicates it is the wider of (a) the replicate interval, p ± t(0.975, R − 1)·√v with the ratio estimator's between-replicate variance v = R/(R − 1)·Σ(k_r − p·n_r)²/(Σn_r)² (with equal denominators, the t-interval of the mean of the replicate shares), and (b) the Wilson score interval of the pooled counts, which keeps an interval when every replicate agrees; with one replicate it is the Wilson interval alone, which reflects only the binomial variation of the records. Both stay within [0%, 100%]; the tests check by simulation that the interval covers the expected rate at least 93% of the time (nominal 95%) where the Wilson interval alone covers 54–70%. It is an interval for the expected rate, not for the rate of one replicate: a single replicate's share can lie outside it. Every other figure is the mean over replicates with a 95% Student-t interval, clipped to its range (shares within [0, 1], counts and non-negative scores such as the pMSE ratio or IL1s at least 0); one replicate gives no t-interval. An interval of zero width at the printed precision (every replicate alike, e.g. the number of targets) is never shown. Shares print as percentages with one decimal from 1% up and two significant digits below (0.033%), counts as integers (a mean rounded to the nearest; exact values in results.csv and results.json), other figures with 3 significant digits.";
 
-const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1320px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.45}h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}p{max-width:75em}.tw{overflow-x:auto;margin:1em 0}table{border-collapse:collapse;font-size:0.88em}caption{text-align:left;font-weight:600;padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.55em;text-align:right;vertical-align:top}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}td:first-child{white-space:nowrap}.ci{white-space:nowrap;color:#555}.gl td,.gl th{text-align:left}.gl td:first-child{white-space:normal;min-width:9em}.gl td:nth-child(2){font-family:ui-monospace,monospace;font-size:0.92em;overflow-wrap:anywhere;min-width:11em;max-width:18em}.gl td:nth-child(3){min-width:16em}pre.plan{background:#f6f6f6;padding:0.8em;white-space:pre-wrap;overflow-wrap:anywhere}figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:0.9em;color:#444;max-width:75em}code{background:#f3f3f3;padding:0 0.2em}";
+const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1320px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.45}h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}p{max-width:75em}.tw{overflow-x:auto;margin:1em 0}table{border-collapse:collapse;font-size:0.88em}caption{text-align:left;font-weight:600;padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.55em;text-align:right;vertical-align:top}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}td:first-child{white-space:nowrap}.ci{white-space:nowrap;color:#555}.gl td,.gl th{text-align:left}.gl td:first-child{white-space:normal;min-width:9em}.gl td:nth-child(2){font-family:ui-monospace,monospace;font-size:0.92em;overflow-wrap:anywhere;min-width:11em;max-width:18em}.gl td:nth-child(3){min-width:16em}pre.plan{background:#f6f6f6;padding:0.8em;white-space:pre-wrap;overflow-wrap:anywhere}figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:0.9em;color:#444;max-width:75em}code{background:#f3f3f3;padding:0 0.2em}ul.warn{color:#8a3b00;max-width:75em}";
 
 /// Every metric id the report shows (tables, figures, axes), for its glossary.
 pub fn shown_in_report(exp: &Experiment, results: &[SettingResult]) -> Vec<String> {
@@ -56,6 +64,11 @@ pub fn shown_in_report(exp: &Experiment, results: &[SettingResult]) -> Vec<Strin
         shown.push(format!("{}.correct_match_rate", a.name));
         shown.push(format!("{}.precision", a.name));
     }
+    shown.extend(
+        crate::metrics::CHECK_FIGURES
+            .iter()
+            .map(|d| d.figure.to_string()),
+    );
     shown.extend(plot::map_risk(exp));
     shown.extend(plot::map_loss(exp, results));
     let mut out: Vec<String> = Vec::new();
@@ -179,6 +192,10 @@ pub fn write_reports(
     let entries = glossary(exp, runs, &shown);
 
     let headline = headline_table(exp, &results);
+    let (verdict, verdict_warnings) = match verdict_table(exp, plan, runs, &results) {
+        Some((t, w)) => (Some(t), w),
+        None => (None, Vec::new()),
+    };
     let tables = summary_tables(exp, &results);
     let published = published_table(exp, &results);
     let (study_tables, study_plots) = match &exp.study {
@@ -217,6 +234,19 @@ pub fn write_reports(
         md.push_str("\n\n");
         md.push_str(&t.markdown());
         md.push('\n');
+    }
+    if let Some(t) = &verdict {
+        md.push_str("## Verdict: promises against the attacks\n\n");
+        md.push_str(VERDICT_TEXT);
+        md.push_str("\n\n");
+        md.push_str(&t.markdown());
+        md.push('\n');
+        for w in &verdict_warnings {
+            md.push_str(&format!("- warning: {w}\n"));
+        }
+        if !verdict_warnings.is_empty() {
+            md.push('\n');
+        }
     }
     md.push_str("## Figures\n\n");
     for (name, caption, _) in &plots {
@@ -277,6 +307,20 @@ pub fn write_reports(
         ));
         html.push_str(&wrap_table(&t.html()));
     }
+    if let Some(t) = &verdict {
+        html.push_str(&format!(
+            "<h2>Verdict: promises against the attacks</h2>\n<p>{}</p>\n",
+            esc(VERDICT_TEXT)
+        ));
+        html.push_str(&wrap_table(&t.html()));
+        if !verdict_warnings.is_empty() {
+            html.push_str("<ul class=\"warn\">\n");
+            for w in &verdict_warnings {
+                html.push_str(&format!("<li>warning: {}</li>\n", esc(w)));
+            }
+            html.push_str("</ul>\n");
+        }
+    }
     html.push_str("<h2>Figures</h2>\n");
     for f in &plots {
         html.push_str(&figure_html(f));
@@ -320,5 +364,7 @@ pub fn write_reports(
         results,
         plots,
         glossary: entries,
+        verdict,
+        verdict_warnings,
     })
 }

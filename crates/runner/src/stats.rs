@@ -1,21 +1,41 @@
 //! Statistics over replicates (or seeds) and how figures are printed in tables.
 //!
-//! Intervals respect each figure's range: a proportion of records whose pooled numerator and
-//! denominator are known gets a Wilson score interval on the pooled counts (never outside
-//! [0, 1], never of zero width unless the denominator is infinite); any other figure gets a
-//! Student-t interval of the mean over replicates, clipped to the unit's range (proportions
-//! in [0, 1], counts ≥ 0). One replicate gives no t-interval.
+//! Intervals respect each figure's range and carry the replicates.
+//!
+//! A proportion of records whose numerator and denominator are known (an attack's rate) is
+//! estimated by the pooled ratio p̂ = Σ k_r / Σ n_r over the R replicates. Its interval is meant
+//! for the expected rate of the whole procedure — a defence drawn with its seed, an intruder
+//! drawn with theirs, then the attack — so it must carry the variation *between* replicates
+//! (another masking, another intruder sample), not only the binomial variation of the records
+//! pooled. With R = 1 that variation cannot be seen and the interval is the Wilson score
+//! interval of the pooled counts. With R ≥ 2 it is the wider of two intervals:
+//!
+//! - the **replicate interval**: the replicates are clusters of records, and the ratio
+//!   estimator's cluster variance is v = R / (R − 1) · Σ (k_r − p̂ n_r)² / (Σ n_r)², so
+//!   p̂ ± t(0.975, R − 1) · √v (the t quantile with R − 1 degrees of freedom, as for a mean of R
+//!   values; with equal n_r it is exactly the t-interval of the mean of the replicate shares);
+//! - the Wilson interval of the pooled counts, which keeps an interval where every replicate
+//!   happens to give the same share (0 of 1,500 three times is not certainty).
+//!
+//! Both are clipped to [0, 1]. The coverage of this choice for the expected rate is checked by
+//! simulation in the tests (replicate rates drawn around a mean, counts binomial around each).
+//! Any other figure gets a Student-t interval of the mean over replicates, clipped to the unit's
+//! range (proportions in [0, 1], counts ≥ 0). One replicate gives no t-interval.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use intruder_data::report::Unit;
+use intruder_data::report::{Unit, percent};
 
 /// How an interval was computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum IntervalKind {
-    /// Wilson score interval of the pooled proportion Σ numerators / Σ denominators.
+    /// Wilson score interval of the pooled proportion Σ numerators / Σ denominators (one
+    /// replicate).
     Wilson,
+    /// The pooled proportion with the wider of the Wilson interval and the replicate interval
+    /// (the ratio estimator's between-replicate variance, t with R − 1 degrees of freedom).
+    Replicates,
     /// Student-t interval of the mean over replicates, clipped to the figure's range.
     T,
     /// No interval (one replicate, and the figure is not a pooled proportion).
@@ -26,7 +46,12 @@ impl IntervalKind {
     /// How the report names it.
     pub fn describe(self) -> &'static str {
         match self {
-            IntervalKind::Wilson => "Wilson score interval of the pooled proportion",
+            IntervalKind::Wilson => {
+                "Wilson score interval of the pooled proportion (one replicate)"
+            }
+            IntervalKind::Replicates => {
+                "pooled proportion; the wider of the Wilson interval and the t-interval of the between-replicate variation"
+            }
             IntervalKind::T => "t-interval of the mean over replicates, clipped to the range",
             IntervalKind::None => "no interval (one replicate)",
         }
@@ -75,6 +100,23 @@ pub fn wilson(k: f64, n: f64) -> Option<(f64, f64)> {
     Some(((centre - half).max(0.0), (centre + half).min(1.0)))
 }
 
+/// The replicate interval of a pooled proportion `p` = Σ k_r / `n` (Σ n_r): p ± t(0.975, R − 1)
+/// · √v with the ratio estimator's cluster variance v = R / (R − 1) · Σ (k_r − p n_r)² / n².
+/// `None` with fewer than two replicates.
+pub fn replicate_interval(ratios: &[(f64, f64)], p: f64, n: f64) -> Option<(f64, f64)> {
+    let r = ratios.len();
+    if r < 2 || !(n > 0.0) {
+        return None;
+    }
+    let ss: f64 = ratios.iter().map(|(k, m)| (k - p * m).powi(2)).sum();
+    let v = r as f64 / (r - 1) as f64 * ss / (n * n);
+    let t = StudentsT::new(0.0, 1.0, (r - 1) as f64)
+        .map(|d| d.inverse_cdf(0.975))
+        .ok()?;
+    let h = t * v.sqrt();
+    Some((p - h, p + h))
+}
+
 impl Stat {
     /// From the replicate values: mean ± t(0.975, n−1)·s/√n (no interval with one value).
     pub fn new(values: Vec<f64>) -> Stat {
@@ -102,23 +144,33 @@ impl Stat {
     }
 
     /// A pooled proportion: `ratios` are each replicate's (numerator, denominator); the estimate
-    /// is Σ numerators / Σ denominators with its Wilson interval. Falls back to [`Stat::new`]
-    /// over the replicate values when the pooled denominator is 0.
+    /// is Σ numerators / Σ denominators. One replicate: its Wilson interval; two or more: the
+    /// wider of the Wilson interval and the replicate interval ([module docs](self)). Falls
+    /// back to [`Stat::new`] over the replicate values when the pooled denominator is 0.
     pub fn pooled(ratios: &[(f64, f64)]) -> Stat {
         let values: Vec<f64> = ratios.iter().map(|(k, n)| k / n).collect();
         let k: f64 = ratios.iter().map(|r| r.0).sum();
         let n: f64 = ratios.iter().map(|r| r.1).sum();
-        match wilson(k, n) {
-            Some((lo, hi)) => Stat {
-                mean: k / n,
-                lo,
-                hi,
-                n: ratios.len(),
-                interval: IntervalKind::Wilson,
-                values,
-                pooled: Some((k, n)),
-            },
-            None => Stat::new(values).clipped(0.0, 1.0),
+        let Some((wlo, whi)) = wilson(k, n) else {
+            return Stat::new(values).clipped(0.0, 1.0);
+        };
+        let p = k / n;
+        let (lo, hi, interval) = match replicate_interval(ratios, p, n) {
+            Some((rlo, rhi)) => (
+                wlo.min(rlo).max(0.0),
+                whi.max(rhi).min(1.0),
+                IntervalKind::Replicates,
+            ),
+            None => (wlo, whi, IntervalKind::Wilson),
+        };
+        Stat {
+            mean: p,
+            lo,
+            hi,
+            n: ratios.len(),
+            interval,
+            values,
+            pooled: Some((k, n)),
         }
     }
 
@@ -135,15 +187,16 @@ impl Stat {
     }
 }
 
-/// Formats a figure by its unit: proportions as percentages with one decimal (`30.0%`),
-/// counts as integers (a mean over replicates rounded to the nearest), scores and anything
-/// else with 3 significant digits. NaN and infinities print as `–`.
+/// Formats a figure by its unit: proportions as percentages with one decimal from 1% up
+/// (`30.0%`) and two significant digits below (`0.033%`, [`percent`]), counts as integers (a
+/// mean over replicates rounded to the nearest), scores and anything else with 3 significant
+/// digits. NaN and infinities print as `–`.
 pub fn fmt_unit(x: f64, unit: Unit) -> String {
     if !x.is_finite() {
         return "–".into();
     }
     match unit {
-        Unit::Proportion => format!("{:.1}%", x * 100.0),
+        Unit::Proportion => percent(x),
         Unit::Count => format!("{}", x.round() as i64),
         Unit::Score | Unit::Label => sig3(x),
     }
@@ -255,10 +308,14 @@ mod tests {
         // Replicates 1/4 and 2/6 pool to 3/10 — not the mean of 0.25 and 0.333.
         let s = Stat::pooled(&[(1.0, 4.0), (2.0, 6.0)]);
         assert_eq!(s.mean, 0.3);
-        assert_eq!(s.interval, IntervalKind::Wilson);
+        assert_eq!(s.interval, IntervalKind::Replicates);
         assert_eq!(s.pooled, Some((3.0, 10.0)));
         assert_eq!(s.values, vec![0.25, 2.0 / 6.0]);
-        assert!((s.lo - 0.107_791_27).abs() < 1e-8);
+        // Replicate interval: Σ(k − p·n)² = 0.2² + 0.2² = 0.08, v = 2/1 · 0.08 / 10² = 0.0016,
+        // t(0.975, 1) = 12.7062047 → 0.3 ± 0.5082482: [−0.208, 0.808], wider than Wilson's
+        // [0.1078, 0.6032] on both sides; clipped at 0.
+        assert_eq!(s.lo, 0.0);
+        assert!((s.hi - 0.808_248_19).abs() < 1e-7, "{}", s.hi);
         // One replicate still gets its interval.
         let one = Stat::pooled(&[(3.0, 10.0)]);
         assert!(one.has_interval());
@@ -266,6 +323,82 @@ mod tests {
             cell_unit(Some(&one), Unit::Proportion),
             "30.0% [10.8%, 60.3%]"
         );
+    }
+
+    #[test]
+    fn replicates_that_agree_keep_the_wilson_interval() {
+        // 0 of 1,500 three times: no spread between replicates, but not certainty either.
+        let s = Stat::pooled(&[(0.0, 1500.0), (0.0, 1500.0), (0.0, 1500.0)]);
+        let (lo, hi) = wilson(0.0, 4500.0).unwrap();
+        assert_eq!((s.lo, s.hi), (lo, hi));
+        assert_eq!(s.interval, IntervalKind::Replicates);
+        // Equal denominators: the replicate interval is the t-interval of the replicate shares.
+        let r = [(10.0, 100.0), (20.0, 100.0), (30.0, 100.0)];
+        let (rlo, rhi) = replicate_interval(&r, 0.2, 300.0).unwrap();
+        let t = Stat::new(vec![0.1, 0.2, 0.3]);
+        assert!((rlo - t.lo).abs() < 1e-12 && (rhi - t.hi).abs() < 1e-12);
+    }
+
+    /// Coverage of the pooled interval for the expected rate, by simulation: each of R
+    /// replicates draws its own rate p_r around μ (Beta with standard deviation σ: another
+    /// masking, another intruder sample), then k_r ~ Binomial(n, p_r). Over 4,000 simulated
+    /// experiments per case the interval must contain μ at least 93% of the time (nominal 95%),
+    /// with no spread (σ = 0), a spread far larger than the binomial noise, and in between —
+    /// where the pooled Wilson interval alone covers as little as 54%.
+    #[test]
+    fn the_pooled_interval_covers_the_expected_rate() {
+        use rand::{Rng, SeedableRng};
+        use rand_chacha::ChaCha20Rng;
+        use statrs::distribution::Beta;
+        use statrs::distribution::ContinuousCDF as _;
+        let mut rng = ChaCha20Rng::seed_from_u64(32);
+        let mut binomial = |n: u64, p: f64, rng: &mut ChaCha20Rng| -> f64 {
+            (0..n).filter(|_| rng.r#gen::<f64>() < p).count() as f64
+        };
+        let cases = [
+            // (R, n, μ, σ)
+            (3usize, 300u64, 0.05, 0.0),
+            (3, 300, 0.05, 0.02),
+            (5, 300, 0.2, 0.05),
+            (5, 1000, 0.02, 0.01),
+            (10, 200, 0.3, 0.08),
+        ];
+        for (r, n, mu, sigma) in cases {
+            let draw_p = |rng: &mut ChaCha20Rng| -> f64 {
+                if sigma == 0.0 {
+                    return mu;
+                }
+                // Beta with mean μ and variance σ²: a + b = μ(1 − μ)/σ² − 1
+                let s = mu * (1.0 - mu) / (sigma * sigma) - 1.0;
+                let beta = Beta::new(mu * s, (1.0 - mu) * s).unwrap();
+                beta.inverse_cdf(rng.r#gen::<f64>())
+            };
+            let sims = 4000;
+            let (mut covered, mut wilson_covered) = (0, 0);
+            for _ in 0..sims {
+                let ratios: Vec<(f64, f64)> = (0..r)
+                    .map(|_| {
+                        let p = draw_p(&mut rng);
+                        (binomial(n, p, &mut rng), n as f64)
+                    })
+                    .collect();
+                let s = Stat::pooled(&ratios);
+                covered += usize::from(s.lo <= mu && mu <= s.hi);
+                let (k, m) = s.pooled.unwrap();
+                let (wl, wh) = wilson(k, m).unwrap();
+                wilson_covered += usize::from(wl <= mu && mu <= wh);
+            }
+            let cov = covered as f64 / sims as f64;
+            let wcov = wilson_covered as f64 / sims as f64;
+            eprintln!("R={r} n={n} μ={mu} σ={sigma}: coverage {cov:.3} (Wilson alone {wcov:.3})");
+            assert!(cov >= 0.93, "R={r} n={n} μ={mu} σ={sigma}: coverage {cov}");
+            if sigma >= 0.05 {
+                assert!(
+                    wcov < 0.8,
+                    "the Wilson interval alone misses the spread: {wcov}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -287,10 +420,10 @@ mod tests {
         assert_eq!(cell_unit(Some(&same), Unit::Count), "7");
         let near = Stat::new(vec![600.0, 600.0001]);
         assert_eq!(cell_unit(Some(&near), Unit::Count), "600");
-        // A Wilson interval at 0/4500 is not zero width: [0.0%, 0.1%].
+        // A Wilson interval at 0/4500 is not zero width: [0.0%, 0.085%].
         assert_eq!(
             cell_unit(Some(&Stat::pooled(&[(0.0, 4500.0)])), Unit::Proportion),
-            "0.0% [0.0%, 0.1%]"
+            "0.0% [0.0%, 0.085%]"
         );
         // No values at all: NaN, printed as a dash, never a panic.
         let none = Stat::new(Vec::new());
@@ -300,7 +433,8 @@ mod tests {
     #[test]
     fn formats_by_unit() {
         assert_eq!(fmt_unit(0.30049, Unit::Proportion), "30.0%");
-        assert_eq!(fmt_unit(0.0005, Unit::Proportion), "0.1%");
+        assert_eq!(fmt_unit(0.0005, Unit::Proportion), "0.050%");
+        assert_eq!(fmt_unit(0.000333, Unit::Proportion), "0.033%");
         assert_eq!(fmt_unit(1.0, Unit::Proportion), "100.0%");
         assert_eq!(fmt_unit(301.5, Unit::Count), "302");
         assert_eq!(fmt_unit(12.0, Unit::Count), "12");

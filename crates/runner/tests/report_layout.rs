@@ -260,3 +260,75 @@ fn non_negative_scores_keep_their_intervals_at_zero_or_above() {
     assert!(map.x.lo >= 0.0);
     check_layout(map);
 }
+
+/// Issue 32: a loss that spans more than two decades gets a log axis (zeros on the axis), so
+/// one extreme setting does not crush the others against zero; labels stay apart and inside.
+#[test]
+fn a_map_spanning_decades_switches_to_a_log_axis() {
+    use intruder_data::report::Unit;
+    use intruder_runner::{MapPoint, Stat, map_plot, spans_decades};
+    let stats: Vec<(String, Stat, Stat)> = [
+        ("none", 0.0, 0.62),
+        ("recode water", 780.0, 0.40),
+        ("k=2", 0.9, 0.10),
+        ("k=3", 1.4, 0.03),
+        ("k=5", 2.1, 0.009),
+        ("pram", 0.3, 0.47),
+    ]
+    .into_iter()
+    .map(|(l, loss, risk)| {
+        (
+            l.to_string(),
+            Stat::new(vec![loss * 0.95, loss * 1.05]),
+            Stat::pooled(&[(risk * 1000.0, 1000.0), (risk * 1100.0, 1000.0)]),
+        )
+    })
+    .collect();
+    assert!(spans_decades(stats.iter().map(|s| s.1.mean)));
+    let pts: Vec<MapPoint> = stats
+        .iter()
+        .map(|(l, loss, risk)| MapPoint {
+            label: l.clone(),
+            group: l.clone(),
+            loss,
+            risk,
+        })
+        .collect();
+    let f = map_plot(
+        "map.svg".into(),
+        "caption".into(),
+        "title".into(),
+        ("pMSE ratio".into(), Unit::Score),
+        (
+            "correct re-identifications per target".into(),
+            Unit::Proportion,
+        ),
+        &pts,
+    );
+    assert!(f.x.log, "the loss axis is logarithmic");
+    assert!(f.x.title.ends_with("(log scale)"));
+    assert!(!f.y.log, "risk spans 0.9% to 62%: under two decades");
+    // the ticks are powers of ten, in order, and every point is inside the data area
+    let v: Vec<f64> = f.x.ticks.iter().map(|t| t.value).collect();
+    assert_eq!(v, vec![0.1, 1.0, 10.0, 100.0, 1000.0]);
+    assert!(
+        f.x.hi > 1000.0 && f.x.hi < 10000.0,
+        "room for labels past the largest loss, not a whole decade"
+    );
+    assert_eq!(f.x.ticks[0].label, "0.1");
+    for p in f.points() {
+        assert!(p.x >= f.area.x - 1e-9 && p.x <= f.area.x + f.area.w + 1e-9);
+    }
+    // the unmasked setting's zero loss sits on the axis
+    let none = f.series[0].points[0].x;
+    assert!((none - f.area.x).abs() < 1e-9);
+    // k = 2, 3, 5 (losses 0.9 to 2.1) take 7% of the width, not 0.13% as on a linear axis
+    // up to 780
+    let xs: Vec<f64> = f.series[2..5].iter().map(|s| s.points[0].x).collect();
+    assert!(xs[2] - xs[0] > 0.05 * f.area.w, "{xs:?}");
+    check_layout(&f);
+    // to look at it: INTRUDER_FIGURES=DIR cargo test … a_map_spanning_decades
+    if let Some(dir) = std::env::var_os("INTRUDER_FIGURES") {
+        std::fs::write(std::path::Path::new(&dir).join("log-map.svg"), f.svg()).unwrap();
+    }
+}

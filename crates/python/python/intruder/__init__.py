@@ -267,6 +267,8 @@ def mask(
     seed: int,
     schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
     output: Optional[str] = None,
+    check: bool = True,
+    check_keys: Optional[Sequence[str]] = None,
 ) -> Tuple[Any, Dict[str, Any]]:
     """Masks a table with a pipeline of defences, as ``intruder mask``.
 
@@ -275,6 +277,14 @@ def mask(
     random step draws from ``seed``. Returns ``(masked_table, log)``: the masked table (truth
     columns pass through, subset with the records) and the change log of ``intruder mask --log``
     (``log["log"]["kept_rows"]`` are 1-based rows of the input; :func:`utility` reads it).
+
+    Unless ``check=False``, every promise of the pipeline (k on the keys of local suppression,
+    risk suppression, record removal, MDAV; ``protect_against`` names the rule) is
+    cross-examined with the exact attack on the output, every original record known:
+    ``log["cross_examination"]`` holds the checks (per rule: the smallest class, the records
+    below the promise, the attack's expected correct re-identifications per target) and each
+    broken promise is also a warning naming the rule and the figure. ``check_keys`` adds a check
+    on other keys.
 
     Example::
 
@@ -288,7 +298,12 @@ def mask(
     if isinstance(steps, Mapping):
         steps = [steps]
     table, log, warned = _intruder.mask(
-        _stream(data, "data"), [dict(s) for s in steps], int(seed), schema
+        _stream(data, "data"),
+        [dict(s) for s in steps],
+        int(seed),
+        schema,
+        bool(check),
+        None if check_keys is None else [str(k) for k in check_keys],
     )
     _warn(warned)
     return _convert(table, _output_kind(output, data)), json.loads(log)

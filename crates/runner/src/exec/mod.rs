@@ -22,24 +22,8 @@ use crate::data::Loaded;
 use crate::grid::to_json;
 use crate::hash::{VERSION, derive_seed};
 use crate::plan::{Plan, Run};
-use crate::record::{IntruderRecord, MaskingRecord, RunRecord};
+use crate::record::{CheckRecord, IntruderRecord, MaskingRecord, RunRecord};
 use crate::spec::Experiment;
-
-/// Deterministic recodings an intruder repeats on their own copy when `scenario.align` is on.
-pub const ALIGNED: &[&str] = &["global-recode", "round", "top-bottom-code"];
-
-/// The columns a step transforms: its `variables`, or the old name `columns` (a single name is a
-/// list of one).
-fn step_variables(step: &toml::Table) -> Vec<String> {
-    match step.get("variables").or_else(|| step.get("columns")) {
-        Some(toml::Value::String(s)) => vec![s.clone()],
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    }
-}
 
 /// The suffix of the truth copy of a sensitive variable in the intruder's truth.
 pub const ORIGINAL_SUFFIX: &str = "@original";
@@ -119,7 +103,7 @@ fn run_inner(
     for (i, step) in exp.scenario.error.iter().enumerate() {
         let seed = derive_seed(exp.seed, &rep_key, &format!("error-{i}"));
         if step.method == "blank" {
-            let cols = step_variables(&step.params);
+            let cols = intruder_defence::step_columns(&step.params);
             let p = step
                 .params
                 .get("p")
@@ -148,35 +132,32 @@ fn run_inner(
     // The intruder knows the published categories: deterministic recodings of the release are
     // applied to the intruder's copy too (scenario.align).
     if exp.scenario.align {
-        for (i, step) in setting.steps.iter().enumerate() {
-            let method = step
-                .get("method")
-                .and_then(toml::Value::as_str)
-                .unwrap_or("");
-            if !ALIGNED.contains(&method) {
-                continue;
-            }
-            let cols = step_variables(step);
-            if cols.is_empty() || cols.iter().any(|c| intruder.table().position(c).is_none()) {
-                continue;
-            }
-            let mut params = step.clone();
-            params.remove("method");
-            let pipe = intruder_defence::Pipeline::single(
-                method,
-                params,
-                &format!("{} step {} (aligned)", setting.label, i + 1),
-            )?;
-            let (t, log) = pipe.run(intruder.table(), 0)?;
-            intruder = intruder.mask(t, &log.kept_rows)?;
-        }
+        let view = pipeline.intruder_view(intruder.table())?;
+        intruder = intruder.map_cells(|_| Ok(view))?;
     }
+    // The setting's promises cross-examined on the whole release (scenario.check).
+    let checks = if exp.scenario.check {
+        let claims = pipeline.claims();
+        let keys: Vec<String> = exp.scenario.released_keys();
+        let x = intruder_eval::cross_examine_run(
+            &pipeline,
+            data.released.table(),
+            masked.table(),
+            &log,
+            claims.is_empty().then_some(keys.as_slice()),
+        )
+        .map_err(|e| RunnerError::Invalid(e.to_string()))?;
+        x.checks.iter().map(CheckRecord::of).collect()
+    } else {
+        Vec::new()
+    };
     let masking = MaskingRecord {
         rows_in: log.rows_in,
         rows_out: log.rows_out,
         cells_changed: log.cells_changed,
         suppressions: log.suppressions,
         records_changed: log.records_changed,
+        records_recoded: log.records_recoded,
     };
     // 4. Attacks.
     let attacks = attack::run_attacks(exp, run, &intruder, &masked)?;
@@ -188,7 +169,14 @@ fn run_inner(
         data.population.as_ref().map(|p| p.table()),
     )?;
     // 6. Utility.
-    let utility = utility::run_utility(exp, data.released.table(), masked.table(), &log.kept_rows)?;
+    let recoded = pipeline.intruder_view(data.released.table())?;
+    let utility = utility::run_utility(
+        exp,
+        data.released.table(),
+        &recoded,
+        masked.table(),
+        &log.kept_rows,
+    )?;
     Ok(RunRecord {
         run: run.id.clone(),
         key: run.key.clone(),
@@ -212,6 +200,7 @@ fn run_inner(
         attacks,
         risk,
         utility,
+        checks,
     })
 }
 

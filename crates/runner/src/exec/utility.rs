@@ -10,6 +10,7 @@ use crate::spec::Experiment;
 pub(super) fn run_utility(
     exp: &Experiment,
     orig: &Table,
+    recoded: &Table,
     masked: &Table,
     kept_rows: &[usize],
 ) -> Result<Vec<UtilityRecord>, RunnerError> {
@@ -26,8 +27,14 @@ pub(super) fn run_utility(
                 .join("; "),
         )
     })?;
-    let reports =
-        intruder_utility::measure_all(&configured.measures, orig, masked, Some(kept_rows))?;
+    // compared on the released scale: the original through the release's public recodings
+    let reports = intruder_utility::measure_all_recoded(
+        &configured.measures,
+        orig,
+        Some(recoded),
+        masked,
+        Some(kept_rows),
+    )?;
     Ok(configured
         .measures
         .iter()

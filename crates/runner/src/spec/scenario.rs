@@ -36,6 +36,31 @@ pub struct Scenario {
     /// the intruder's copy, as an intruder who reads the published categories would (default
     /// true).
     pub align: bool,
+    /// Cross-examine every setting's promises (k-anonymity of local suppression, risk
+    /// suppression, record removal, MDAV) with the exact attack on the whole release, every
+    /// original record known (default true; `intruder_eval::verdict`). It reads the results
+    /// and draws nothing at random, so it is not part of a run's key (its seeds).
+    #[serde(skip_serializing_if = "is_true")]
+    pub check: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+impl Scenario {
+    /// The keys as named in the released file (through `key_map`).
+    pub fn released_keys(&self) -> Vec<String> {
+        self.keys
+            .iter()
+            .map(|k| {
+                self.key_map
+                    .iter()
+                    .find(|(a, _)| a == k)
+                    .map_or_else(|| k.clone(), |(_, b)| b.clone())
+            })
+            .collect()
+    }
 }
 
 pub(crate) fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
@@ -45,6 +70,7 @@ pub(crate) fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
     let known = s.share(p, "known").unwrap_or(1.0);
     let intruder_n = s.uint(p, "intruder_n");
     let align = s.boolean(p, "align").unwrap_or(true);
+    let check = s.boolean(p, "check").unwrap_or(true);
     let mut error = Vec::new();
     for (i, e) in s.tables(p, "error").into_iter().enumerate() {
         let loc = format!("scenario.error[{}]", i + 1);
@@ -106,5 +132,6 @@ pub(crate) fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
         intruder_n,
         error,
         align,
+        check,
     })
 }
