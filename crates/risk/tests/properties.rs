@@ -330,6 +330,13 @@ proptest! {
                 &assess_parts(&parted, "mixed", &alpha, &mut timings).unwrap().unwrap().summary,
                 &assess(&t, &alpha).unwrap().summary
             );
+            // The rule of Mulder's printed Table 2 by the same path as the table's.
+            let mut never = p.clone();
+            never.incomplete_pairs = IncompletePairs::Never;
+            prop_assert_eq!(
+                &assess_parts(&parted, "mixed", &never, &mut timings).unwrap().unwrap().summary,
+                &assess(&t, &never).unwrap().summary
+            );
             if let Some(c) = contradict.filter(|&c| c < ends.len() && parted.part_rows()[c] > 0) {
                 let parted = Parted::new(&codes, &ends, piece, Some(c));
                 prop_assert!(assess_parts(&parted, "mixed", &p, &mut timings).is_none());
