@@ -58,7 +58,10 @@ use intruder_data::params::MethodDoc;
 /// * 3 — new parameters (`register-survey`'s `population`, `household-panel`'s
 ///   `wealth_change` and `split_wealth_change`), listed in every schema file's parameter line;
 ///   the values drawn at the defaults are those of version 2.
-pub const DATA_VERSION: u32 = 3;
+/// * 4 — new `survey-panel` parameters (`missing_dependence`, `rare_language_scale`), listed in
+///   every schema file's parameter line; the values drawn at the defaults are those of
+///   version 3.
+pub const DATA_VERSION: u32 = 4;
 
 pub use error::SynthError;
 pub use params::{ParamKind, ParamSpec, Params, Range, Value};

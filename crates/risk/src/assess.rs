@@ -23,7 +23,7 @@ use crate::measures::{
 };
 use crate::sizes::{NoSizes, SizeCounts, histogram, size_counts, size_counts_parts};
 use crate::wildcard::{
-    NMatch, freqcalc_alpha, n_match_histogram_packed, n_match_of, n_match_packed,
+    IncompletePairs, NMatch, freqcalc_alpha, n_match_histogram_packed, n_match_packed, n_match_rule,
 };
 
 /// What to measure. Build with [`RiskParams::new`] and set the public fields.
@@ -71,6 +71,10 @@ pub struct RiskParams {
     /// with an incomplete record (the rule: `freqcalc_alpha` in `wildcard.rs`). `None`: Mulder's
     /// n_match, every match counts 1.
     pub wildcard_alpha: Option<f64>,
+    /// Under the wildcard policy, whether two records that both miss a key may match each
+    /// other: [`IncompletePairs::Match`] (Mulder's stated steps, the default) or
+    /// [`IncompletePairs::Never`] (the rule his printed Table 2 follows).
+    pub incomplete_pairs: IncompletePairs,
     /// Recursive (c, ℓ)-diversity of the sensitive column's classes, when given: (c, ℓ).
     pub recursive_cl: Option<(f64, u32)>,
     /// Make the per-record figures ([`Assessment::records`]). When `false` and nothing else
@@ -261,6 +265,7 @@ impl RiskParams {
             global_risk_denominator: GlobalRiskDenominator::Counted,
             max_global_risk: 0.01,
             wildcard_alpha: None,
+            incomplete_pairs: IncompletePairs::Match,
             recursive_cl: None,
             per_record: true,
         }
@@ -295,6 +300,18 @@ impl RiskParams {
             if self.missing != MissingPolicy::Wildcard {
                 problems.push(
                     "alpha weighs wildcard matches: it needs the wildcard missing policy".into(),
+                );
+            }
+        }
+        if self.incomplete_pairs == IncompletePairs::Never {
+            if self.missing != MissingPolicy::Wildcard {
+                problems.push(
+                    "incomplete_pairs = never says which wildcard matches count: it needs the wildcard missing policy".into(),
+                );
+            }
+            if self.wildcard_alpha.is_some() {
+                problems.push(
+                    "incomplete_pairs = never and alpha are two rules for matches between incomplete records: give one".into(),
                 );
             }
         }
@@ -410,6 +427,8 @@ pub struct WildcardSummary {
     pub theta: Option<f64>,
     /// Records with n_match ≤ the uniqueness threshold.
     pub uniques_at_threshold: usize,
+    /// The rule for two records that both miss a key.
+    pub incomplete_pairs: IncompletePairs,
 }
 
 /// k-anonymity counts in records, on f_k (listwise, as-value) or n_match (wildcard).
@@ -685,6 +704,14 @@ impl Summary {
                 Unit::Count,
                 format!("records with n_match ≤ {t}"),
             );
+            if w.incomplete_pairs == IncompletePairs::Never {
+                add(
+                    "incomplete_pairs",
+                    json!(w.incomplete_pairs.as_str()),
+                    Unit::Label,
+                    "two records that both miss a key never match (the rule of Mulder's printed Table 2)".into(),
+                );
+            }
         }
         let ka = &self.k_anonymity;
         let on = if self.wildcard.is_some() {
@@ -1102,7 +1129,8 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         "keys without codes are only matched"
     );
     let nm: Option<NMatch> = matched.or_else(|| {
-        (wildcard || params.with_n_match).then(|| n_match_of(kd_match, weights.as_deref()))
+        (wildcard || params.with_n_match)
+            .then(|| n_match_rule(kd_match, params.incomplete_pairs, weights.as_deref()))
     });
     let t = params.unique_threshold;
     // sdcMicro's freqCalc counts with alpha: fractional f_k and F_k under wildcard.
@@ -1500,6 +1528,7 @@ fn wildcard_summary_of(
             .population_size
             .and_then(|big_n| skinner_elliot_theta(count(1), n_match_2, n_total as f64 / big_n)),
         uniques_at_threshold: count(params.unique_threshold),
+        incomplete_pairs: params.incomplete_pairs,
     }
 }
 
@@ -1726,6 +1755,7 @@ pub fn assess_parts(
         // (a key with no observed value takes the general path below, which warns about it)
         if params.missing == MissingPolicy::Wildcard
             && params.wildcard_alpha.is_none()
+            && params.incomplete_pairs == IncompletePairs::Match
             && let Some(packed) = timings.time(Timings::READ, || Keys::packed_from_parts(keys))?
             && packed.any_observed.iter().all(|&o| o)
         {

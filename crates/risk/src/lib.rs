@@ -66,4 +66,6 @@ pub use registry::{
     configure_for_parts, docs, fill_roles,
 };
 pub use suda::{Suda2, Suda2Params, suda2};
-pub use wildcard::{NMatch, n_match, n_match_naive};
+pub use wildcard::{
+    IncompletePairs, NMatch, n_match, n_match_naive, n_match_naive_with, n_match_with,
+};

@@ -44,6 +44,7 @@ use crate::error::RiskError;
 use crate::keys::{MissingPolicy, SetMatch};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
 use crate::suda::{Suda2Params, suda2};
+use crate::wildcard::IncompletePairs;
 use intruder_data::keys::{CodeSource, PartedCodes};
 
 /// A configured risk measure: checked parameters, ready to run on any table.
@@ -254,6 +255,12 @@ static FREQUENCY_PARAMS: &[ParamSpec] = &[
     GLOBAL_RISK_DENOMINATOR,
     MAX_GLOBAL_RISK,
     ALPHA,
+    ParamSpec::new(
+        "incomplete_pairs",
+        ParamKind::Choice(&["match", "never"]),
+        "wildcard policy only: whether two records that both miss a key can match each other: match (a missing value matches anything, Mulder's stated Steps 1-5) or never (a record missing a key counts itself and the complete records agreeing with it, the rule Mulder's printed Table 2 follows; METHODS.md example D)",
+    )
+    .default_value("match"),
 ];
 
 static INDIVIDUAL_PARAMS: &[ParamSpec] = &[
@@ -615,6 +622,7 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
     let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
     let max_global_risk = r.get::<f64>("max_global_risk");
     let alpha = r.get::<f64>("alpha");
+    let incomplete_pairs = r.choice::<IncompletePairs>("incomplete_pairs");
     if r.has("population_uniques") && !r.has("population_size") {
         r.problem(
             "population_uniques",
@@ -656,6 +664,9 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
         p.max_global_risk = m;
     }
     p.wildcard_alpha = alpha;
+    if let Some(i) = incomplete_pairs {
+        p.incomplete_pairs = i;
+    }
     checked(r, p, RiskParams::check)
         .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)
 }

@@ -703,12 +703,141 @@ impl RowSolver<'_> {
     }
 }
 
+/// Whether two records that both miss a key may match each other under the wildcard policy
+/// (METHODS.md §1.2, worked example D).
+///
+/// Mulder's stated Steps 1–5 let a missing value match anything on either side
+/// ([`IncompletePairs::Match`], the definition and the default). His printed Table 2 does not
+/// follow them: rows 3 (`., M`) and 4 (`40, .`) print n_match 4 and 2 where the steps give 5 and
+/// 3, which only follows when two records that both miss a key never match each other
+/// ([`IncompletePairs::Never`]). Under `Never` a complete record counts exactly as under
+/// `Match` (every record agreeing with it where both are observed); a record missing a key
+/// counts itself and the complete records that agree with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum IncompletePairs {
+    /// Two incomplete records match when they agree where both are observed (Mulder's Steps
+    /// 1–5).
+    #[default]
+    Match,
+    /// Two distinct records that both miss a key never match (the rule Mulder's printed
+    /// Table 2 follows).
+    Never,
+}
+
+impl IncompletePairs {
+    /// Every rule.
+    pub const ALL: [IncompletePairs; 2] = [IncompletePairs::Match, IncompletePairs::Never];
+
+    /// The name in experiment files and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IncompletePairs::Match => "match",
+            IncompletePairs::Never => "never",
+        }
+    }
+}
+
+impl std::fmt::Display for IncompletePairs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for IncompletePairs {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        IncompletePairs::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| {
+                format!("unknown rule '{s}' for incomplete pairs; expected match or never")
+            })
+    }
+}
+
+/// n_match of every record of `table` on `keys` under the wildcard policy and the rule
+/// `incomplete` for two records that both miss a key ([`n_match`] under
+/// [`IncompletePairs::Match`]).
+pub fn n_match_with(
+    table: &Table,
+    keys: &[String],
+    set_match: SetMatch,
+    incomplete: IncompletePairs,
+    weights: Option<&[f64]>,
+) -> Result<NMatch, RiskError> {
+    let kd = key_data(table, keys, set_match, true)?;
+    Ok(n_match_rule(&kd, incomplete, weights))
+}
+
+/// [`n_match_of`] under the rule `incomplete`. Under [`IncompletePairs::Never`] a record missing
+/// a key counts itself and the complete records matching it: the weighted n_match with weight
+/// 1 on complete records and 0 on the others (its weight times that with weights), plus one
+/// (its own weight); a complete record keeps its n_match. The sums are of whole numbers below
+/// 2^53 (or of the weights), so the counts are exact.
+pub(crate) fn n_match_rule(
+    kd: &KeyData,
+    incomplete: IncompletePairs,
+    weights: Option<&[f64]>,
+) -> NMatch {
+    let all = n_match_of(kd, weights);
+    if incomplete == IncompletePairs::Match {
+        return all;
+    }
+    let missing: Vec<bool> = (0..kd.n)
+        .into_par_iter()
+        .map(|i| kd.codes.iter().any(|c| c[i] == MISSING))
+        .collect();
+    if !missing.contains(&true) {
+        return all;
+    }
+    let complete: Vec<f64> = missing.iter().map(|&m| f64::from(u8::from(!m))).collect();
+    let to_complete = n_match_of(kd, Some(&complete))
+        .weighted
+        .expect("weights given");
+    let weighted = weights.map(|w| {
+        let wc: Vec<f64> = w.iter().zip(&complete).map(|(a, c)| a * c).collect();
+        let to_complete_w = n_match_of(kd, Some(&wc)).weighted.expect("weights given");
+        let all_w = all.weighted.as_ref().expect("weights given");
+        (0..kd.n)
+            .map(|i| {
+                if missing[i] {
+                    w[i] + to_complete_w[i]
+                } else {
+                    all_w[i]
+                }
+            })
+            .collect()
+    });
+    let n_match = (0..kd.n)
+        .map(|i| {
+            if missing[i] {
+                1 + to_complete[i] as u32
+            } else {
+                all.n_match[i]
+            }
+        })
+        .collect();
+    NMatch { n_match, weighted }
+}
+
 /// The definition, pair by pair, O(n²·|q|): a reference for tests and benchmarks. Values are
 /// compared as text, independently of any encoding.
 pub fn n_match_naive(
     table: &Table,
     keys: &[String],
     set_match: SetMatch,
+    weights: Option<&[f64]>,
+) -> Result<NMatch, RiskError> {
+    n_match_naive_with(table, keys, set_match, IncompletePairs::Match, weights)
+}
+
+/// [`n_match_naive`] under the rule `incomplete` for two records that both miss a key, pair
+/// by pair: the reference [`n_match_with`] is tested against.
+pub fn n_match_naive_with(
+    table: &Table,
+    keys: &[String],
+    set_match: SetMatch,
+    incomplete: IncompletePairs,
     weights: Option<&[f64]>,
 ) -> Result<NMatch, RiskError> {
     let cols = keys
@@ -733,11 +862,15 @@ pub fn n_match_naive(
             }
         })
     };
+    let incomplete_row = |i: usize| cols.iter().any(|c| c.is_missing(i));
+    let both_incomplete = |j: usize, r: usize| {
+        incomplete == IncompletePairs::Never && j != r && incomplete_row(j) && incomplete_row(r)
+    };
     let mut n_match = vec![0u32; n];
     let mut weighted = weights.map(|_| vec![0.0; n]);
     for j in 0..n {
         for r in 0..n {
-            if agree(j, r) {
+            if agree(j, r) && !both_incomplete(j, r) {
                 n_match[j] += 1;
                 if let (Some(wt), Some(w)) = (weighted.as_mut(), weights) {
                     wt[j] += w[r];

@@ -2,8 +2,8 @@
 
 use intruder_data::{Column, Role, Table};
 use intruder_risk::{
-    Encoding, MissingPolicy, SetMatch, equivalence_classes, equivalence_classes_using, n_match,
-    n_match_naive,
+    Encoding, IncompletePairs, MissingPolicy, SetMatch, equivalence_classes,
+    equivalence_classes_using, n_match, n_match_naive, n_match_naive_with, n_match_with,
 };
 use proptest::prelude::*;
 
@@ -60,6 +60,37 @@ proptest! {
         prop_assert_eq!(&fast.n_match, &slow.n_match);
         for (a, b) in fast.weighted.unwrap().iter().zip(slow.weighted.unwrap()) {
             prop_assert!((a - b).abs() < 1e-9);
+        }
+    }
+
+    /// The rule of Mulder's printed Table 2 (two records that both miss a key never match)
+    /// against its pair-by-pair definition, with weights; a complete record's count is the
+    /// stated steps' own, and an incomplete record's never exceeds it.
+    #[test]
+    fn n_match_without_incomplete_pairs_equals_the_naive_count(rows in cells(3), seed in any::<u64>(), first in any::<bool>()) {
+        let mut x = seed | 1;
+        let sets: Vec<Vec<u8>> = (0..rows.len()).map(|_| {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            match x % 5 { 0 => vec![], 1 | 2 => vec![(x >> 8) as u8 % 4], _ => vec![(x >> 8) as u8 % 4, (x >> 16) as u8 % 4] }
+        }).collect();
+        let (t, names) = table(&rows, &sets, true);
+        prop_assume!(ok_keys(&t, &names));
+        let m = if first { SetMatch::First } else { SetMatch::Overlap };
+        let w: Vec<f64> = (0..t.nrows()).map(|i| 1.0 + i as f64).collect();
+        let never = IncompletePairs::Never;
+        let fast = n_match_with(&t, &names, m, never, Some(&w)).unwrap();
+        let slow = n_match_naive_with(&t, &names, m, never, Some(&w)).unwrap();
+        prop_assert_eq!(&fast.n_match, &slow.n_match);
+        for (a, b) in fast.weighted.unwrap().iter().zip(slow.weighted.unwrap()) {
+            prop_assert!((a - b).abs() < 1e-9);
+        }
+        let stated = n_match(&t, &names, m, None).unwrap().n_match;
+        let incomplete = |i: usize| names.iter().any(|k| t.column(k).unwrap().is_missing(i));
+        for i in 0..t.nrows() {
+            prop_assert!(fast.n_match[i] >= 1 && fast.n_match[i] <= stated[i]);
+            if !incomplete(i) {
+                prop_assert_eq!(fast.n_match[i], stated[i]);
+            }
         }
     }
 
@@ -298,6 +329,13 @@ proptest! {
             prop_assert_eq!(
                 &assess_parts(&parted, "mixed", &alpha, &mut timings).unwrap().unwrap().summary,
                 &assess(&t, &alpha).unwrap().summary
+            );
+            // The rule of Mulder's printed Table 2 by the same path as the table's.
+            let mut never = p.clone();
+            never.incomplete_pairs = IncompletePairs::Never;
+            prop_assert_eq!(
+                &assess_parts(&parted, "mixed", &never, &mut timings).unwrap().unwrap().summary,
+                &assess(&t, &never).unwrap().summary
             );
             if let Some(c) = contradict.filter(|&c| c < ends.len() && parted.part_rows()[c] > 0) {
                 let parted = Parted::new(&codes, &ends, piece, Some(c));

@@ -1,9 +1,10 @@
 //! METHODS.md §1 worked examples A–D and sdcMicro's `freqCalc` case, with exact values.
 
+use intruder_data::params::ReadContext;
 use intruder_data::{Dataset, ReadOptions, Role, read_csv, read_csv_from};
 use intruder_risk::{
-    MissingPolicy, RiskParams, SetMatch, assess, dalenius_t1_code, equivalence_classes,
-    mixed_radix_code, n_match, n_match_naive,
+    IncompletePairs, MissingPolicy, RiskParams, SetMatch, assess, configure, dalenius_t1_code,
+    equivalence_classes, mixed_radix_code, n_match, n_match_naive, n_match_with,
 };
 
 fn load(csv: &str) -> Dataset {
@@ -123,6 +124,98 @@ fn example_b_threshold_two() {
     assert_eq!((c.uniques_at_threshold, c.classes_at_threshold), (3, 2));
 }
 
+/// Dalenius (1986) §5.3: the first eight records of a large matrix (P = 5), processed in order
+/// with a count per distinct P-set. The outcome after records 1, 2, 3 and 8 as the paper prints
+/// it, and with k = 2 the class {1, 3, 8} of three records needs no more tracking while
+/// records 2, 4, 5, 6, 7 stay "unique" (classes of at most two).
+#[test]
+fn dalenius_5_3_eight_records_processed_in_order() {
+    // Transcribed from Dalenius (1986), §5.3 ("Consider the first eight records ...").
+    let recs = [
+        "1,1,3,2,2",
+        "0,0,5,0,2",
+        "1,1,3,2,2",
+        "0,0,2,1,1",
+        "1,1,3,2,1",
+        "0,0,5,0,2",
+        "0,0,2,1,1",
+        "1,1,3,2,2",
+    ];
+    let names = keys(&["v1", "v2", "v3", "v4", "v5"]);
+    // The outcome after the first m records: each distinct P-set with its records (1-based,
+    // in order of first appearance) and its count.
+    let outcome = |m: usize| -> Vec<(Vec<usize>, String, u32)> {
+        let csv = format!("v1,v2,v3,v4,v5\n{}\n", recs[..m].join("\n"));
+        let ds = load(&csv);
+        let c = equivalence_classes(
+            &ds.table,
+            &names,
+            MissingPolicy::Listwise,
+            SetMatch::Overlap,
+        )
+        .unwrap();
+        let mut seen: Vec<u32> = Vec::new();
+        for &id in &c.class_of {
+            if !seen.contains(&id) {
+                seen.push(id);
+            }
+        }
+        seen.iter()
+            .map(|&id| {
+                let rows: Vec<usize> = (0..m)
+                    .filter(|&i| c.class_of[i] == id)
+                    .map(|i| i + 1)
+                    .collect();
+                (
+                    rows.clone(),
+                    recs[rows[0] - 1].replace(',', " "),
+                    c.sizes[id as usize],
+                )
+            })
+            .collect()
+    };
+    let row = |r: &[usize], d: &str, n: u32| (r.to_vec(), d.to_string(), n);
+    assert_eq!(outcome(1), vec![row(&[1], "1 1 3 2 2", 1)]);
+    assert_eq!(
+        outcome(2),
+        vec![row(&[1], "1 1 3 2 2", 1), row(&[2], "0 0 5 0 2", 1)]
+    );
+    assert_eq!(
+        outcome(3),
+        vec![row(&[1, 3], "1 1 3 2 2", 2), row(&[2], "0 0 5 0 2", 1)]
+    );
+    // The paper lists the final outcome by count (1,3,8; 2,6; 4,7; 5).
+    assert_eq!(
+        outcome(8),
+        vec![
+            row(&[1, 3, 8], "1 1 3 2 2", 3),
+            row(&[2, 6], "0 0 5 0 2", 2),
+            row(&[4, 7], "0 0 2 1 1", 2),
+            row(&[5], "1 1 3 2 1", 1),
+        ]
+    );
+    // With k = 2 (Dalenius' threshold): the records in classes of at most two are "unique".
+    let ds = load(&format!("v1,v2,v3,v4,v5\n{}\n", recs.join("\n")));
+    let mut p = RiskParams::new(names.clone());
+    p.unique_threshold = 2;
+    let a = assess(&ds.table, &p).unwrap();
+    let k: Vec<u32> = a.records.k.iter().map(|k| k.unwrap()).collect();
+    assert_eq!(k, vec![3, 2, 3, 2, 1, 2, 2, 3]);
+    let tracked: Vec<usize> = (0..8).filter(|&i| k[i] <= 2).map(|i| i + 1).collect();
+    assert_eq!(tracked, vec![2, 4, 5, 6, 7]);
+    let c = a.summary.classes.unwrap();
+    assert_eq!(
+        (
+            c.sample_uniques,
+            c.pairs,
+            c.uniques_at_threshold,
+            c.classes_at_threshold,
+            c.classes
+        ),
+        (1, 2, 5, 3, 4)
+    );
+}
+
 /// Example C (survey-anonymization slides): the 15-row workplace survey kept in data/examples.
 #[test]
 fn example_c_workplace_survey() {
@@ -223,6 +316,77 @@ fn example_d_mulder_table_2_and_its_erratum() {
     assert_eq!(
         erratum_rule, published,
         "the rule that reproduces the printed table"
+    );
+
+    // The same rule as the toolkit's option (`incomplete_pairs = "never"`), through the
+    // function, through `assess` and through the registry an experiment file configures.
+    let never = n_match_with(
+        &ds.table,
+        &ks,
+        SetMatch::Overlap,
+        IncompletePairs::Never,
+        None,
+    )
+    .unwrap()
+    .n_match;
+    assert_eq!(never, published);
+    assert_eq!(
+        n_match_with(
+            &ds.table,
+            &ks,
+            SetMatch::Overlap,
+            IncompletePairs::Match,
+            None
+        )
+        .unwrap()
+        .n_match,
+        stated
+    );
+    let mut p = RiskParams::new(ks.clone());
+    p.missing = MissingPolicy::Wildcard;
+    p.incomplete_pairs = IncompletePairs::Never;
+    let a = assess(&ds.table, &p).unwrap();
+    assert_eq!(a.records.n_match.as_deref(), Some(&published[..]));
+    // n_match = 1 for row 2 only; rows 1, 4, 5 and 6 at most 3 (≤ 5 all six); n₂ = row 4.
+    let w = a.summary.wildcard.unwrap();
+    assert_eq!((w.n_match_1, w.n_match_2, w.n_match_le_5), (1, 1, 6));
+    let configured = |text: &str| {
+        let t: toml::Table = text.parse().unwrap();
+        configure(&t, "risk[1]", ReadContext::default(), &[]).map(|b| b.method)
+    };
+    let m = configured(
+        "keys = [\"age\", \"gender\"]\nmissing = \"wildcard\"\nincomplete_pairs = \"never\"",
+    )
+    .unwrap_or_else(|p| panic!("{p:?}"));
+    let out = m.assess(&ds.table, true).unwrap();
+    assert_eq!(
+        out.report.figure("n_match_1").and_then(|f| f.as_f64()),
+        Some(1.0)
+    );
+    assert_eq!(
+        out.report
+            .figure("incomplete_pairs")
+            .map(|f| f.value.clone()),
+        Some(serde_json::json!("never"))
+    );
+    // The rule needs the wildcard policy, and is not combined with sdcMicro's alpha.
+    let e = configured("keys = [\"age\"]\nincomplete_pairs = \"never\"").unwrap_err();
+    assert!(
+        e.iter()
+            .any(|p| p.to_string().contains("wildcard missing policy")),
+        "{e:?}"
+    );
+    assert!(
+        configured(
+            "keys = [\"age\"]\nmissing = \"wildcard\"\nalpha = 0.5\nincomplete_pairs = \"never\""
+        )
+        .is_err()
+    );
+    let e = configured("keys = [\"age\"]\nmissing = \"wildcard\"\nincomplete_pairs = \"none\"")
+        .unwrap_err();
+    assert!(
+        e.iter().any(|p| p.to_string().contains("match, never")),
+        "{e:?}"
     );
 }
 

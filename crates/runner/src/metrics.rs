@@ -165,6 +165,7 @@ pub fn attack_metrics(a: &AttackRecord) -> Vec<Metric> {
     let mut unique = 0usize;
     let mut le2 = 0usize;
     let mut rank1 = 0usize;
+    let mut rank2_3 = 0usize;
     let mut in_cand = 0usize;
     for i in 0..n {
         let rank = r.twin_rank.get(i).copied().unwrap_or(0);
@@ -178,6 +179,9 @@ pub fn attack_metrics(a: &AttackRecord) -> Vec<Metric> {
             if c <= 2 {
                 le2 += 1;
             }
+        }
+        if rank == 2 || rank == 3 {
+            rank2_3 += 1;
         }
         if rank >= 1 {
             in_cand += 1;
@@ -200,6 +204,7 @@ pub fn attack_metrics(a: &AttackRecord) -> Vec<Metric> {
         out.push(share("expected_rate", expected / twins as f64));
     }
     out.extend(ratio("rank1_rate", rank1, twins));
+    out.extend(ratio("rank_2_3_rate", rank2_3, twins));
     out.extend(ratio("in_candidates_rate", in_cand, twins));
     out.push(count("expected_correct", expected));
     out.push(count("unique_correct", unique as f64));
@@ -341,6 +346,13 @@ pub const ATTACK_FIGURES: &[FigureDoc] = &[
         "twins ranked first",
         "twins among the best-scored candidates (tied or not) / twins",
         "Bender et al. (2001)",
+    ),
+    doc(
+        "rank_2_3_rate",
+        Unit::Proportion,
+        "twins with one or two closer candidates",
+        "twins at competition rank 2 or 3 (one or two candidates scored strictly better) / twins; Bender's \"in nearly all other cases more than two distances were smaller\" puts it near 0",
+        "Bender et al. (2001), distance criterion",
     ),
     doc(
         "in_candidates_rate",
@@ -657,6 +669,8 @@ mod tests {
         assert_eq!(get(&m, "expected_correct").value, 1.5);
         assert_eq!(get(&m, "expected_rate").value, 1.5 / 4.0);
         assert_eq!(get(&m, "expected_rate").ratio, None);
+        // Twin ranks 1, 1, 2 and absent: one twin of four at rank 2 or 3.
+        assert_eq!(get(&m, "rank_2_3_rate").ratio, Some((1.0, 4.0)));
         // Every attack figure is documented, under its unit.
         for x in &m {
             let d = ATTACK_FIGURES

@@ -102,6 +102,74 @@ fn mitra_longitudinal_tiny_runs_with_expected_tables() {
     assert_eq!(base.rows[1][9], "871");
     let util = find("Utility");
     assert_eq!(util.rows.len(), 2);
+    // The synthesis grid of the file: 6 leaves with the whole leaf, 3 without the household,
+    // 1 Bayesian bootstrap; each cell Table 1's synthesis on the same panel and seeds, so the
+    // cell of the study's own setting (leaf 5, whole leaf) repeats Table 1's synthesis row.
+    let grid = stored["synthesis_grid"].as_array().unwrap();
+    let cells: Vec<(u64, &str)> = grid
+        .iter()
+        .map(|g| {
+            (
+                g["min_leaf"].as_u64().unwrap(),
+                g["donors"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            (5, "leaf"),
+            (20, "leaf"),
+            (50, "leaf"),
+            (100, "leaf"),
+            (500, "leaf"),
+            (2000, "leaf"),
+            (5, "leaf-without-self"),
+            (20, "leaf-without-self"),
+            (50, "leaf-without-self"),
+            (100, "leaf-bootstrap")
+        ]
+    );
+    let synth_a = |rows: &serde_json::Value| -> Vec<(String, u64, u64)> {
+        let mut v: Vec<(String, u64, u64)> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["figure"] == "table1" && r["method"] == "synth")
+            .map(|r| {
+                (
+                    r["scenario"].as_str().unwrap().to_string(),
+                    r["seed"].as_u64().unwrap(),
+                    r["A"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(synth_a(&grid[0]["rows"]), synth_a(&stored["rows"]));
+    assert_eq!(
+        synth_a(&grid[9]["rows"]).len(),
+        2 * 3,
+        "2 seeds × 3 attacks"
+    );
+    let g = find("Table 1's synthesis");
+    assert_eq!(
+        g.header,
+        [
+            "minimum leaf",
+            "donors",
+            "scenario 1",
+            "scenario 2",
+            "links"
+        ]
+    );
+    assert_eq!(g.rows.len(), 1 + 10, "the published row and one per cell");
+    assert_eq!(g.rows[0], ["(published)", "", "4", "55", "56"]);
+    assert_eq!(
+        g.rows[10][..2],
+        ["100".to_string(), "leaf-bootstrap".to_string()]
+    );
     // Two seeds: the random selections differ, so some cells carry a 95% interval.
     assert!(
         find("Fig. 4").rows.iter().any(|r| r[2].contains('[')),
@@ -173,7 +241,9 @@ fn malformed_longitudinal_section_lists_every_problem() {
             "rhos = [0.05, 0.7]",
         )
         .replace("links = 40", "linkz = 40")
-        .replace("seeds = [1, 2]", "seeds = [-1]");
+        .replace("seeds = [1, 2]", "seeds = [-1]")
+        .replace("min_leaf = [100]", "min_leaf = [0]\nminleaf = 3")
+        .replace("donors = [\"leaf-bootstrap\"]", "donors = [\"bootstrap\"]");
     let tmp = tempfile::tempdir().unwrap();
     let p = tmp.path().join("bad.toml");
     std::fs::write(&p, bad).unwrap();
@@ -184,6 +254,9 @@ fn malformed_longitudinal_section_lists_every_problem() {
         "longitudinal.rhos: 0.7 is not a proportion in (0, 0.5]",
         "longitudinal.published.table1.swap.linkz: unknown scenario",
         "tiny.seeds: expected a list of whole numbers",
+        "longitudinal.synthesis_grid[3].min_leaf: expected leaf sizes of at least 1",
+        "longitudinal.synthesis_grid[3].minleaf: unknown key (did you mean 'min_leaf'?)",
+        "longitudinal.synthesis_grid[3].donors: unknown donor pool 'bootstrap'",
     ] {
         assert!(err.contains(want), "missing '{want}' in:\n{err}");
     }

@@ -177,6 +177,25 @@ const PARAMS: &[ParamSpec] = &[
     )
     .default_value("3.9")
     .within(Range::closed(0.0, 15.0)),
+    ParamSpec::new(
+        "missing_dependence",
+        ParamKind::Number,
+        "how far the same respondents skip the same questionnaires: the share of each of origin, \
+         religion, education field, languages and social media whose missingness follows one \
+         non-response propensity per respondent, shared with profession (missing for people not \
+         in work); 0 = missing completely at random, 1 = nested (whoever misses a rarer one of \
+         these also misses every commoner one); each variable's own missing share is kept",
+    )
+    .default_value("0")
+    .within(Range::SHARE),
+    ParamSpec::new(
+        "rare_language_scale",
+        ParamKind::Number,
+        "factor on the chance of each language other than Dutch (capped at 1): below 1 fewer \
+         respondents grew up with several languages, so fewer rare answer patterns",
+    )
+    .default_value("1")
+    .within(Range::closed(0.0, 10.0)),
 ];
 
 const PUBLISHED: &[(&str, &str)] = &[
@@ -244,10 +263,12 @@ impl Generator for SurveyPanel {
         let mut wrng = rng(seed, 2);
         let mut mrng = rng(seed, 3);
         let width = n.to_string().len().max(5);
+        let skips = Skips::of(params);
+        let lang_scale = params.float("rare_language_scale");
         for i in 0..n {
-            let p = person(&mut prng);
+            let p = person(&mut prng, lang_scale);
             let panel = simulate_panel(&mut wrng, &p, params);
-            let miss = Missing::draw(&mut mrng, params);
+            let miss = Missing::draw(&mut mrng, params, &skips, p.profession.is_some());
             let id = format!("P{:0width$}", i + 1);
             write_person(&mut data, &id, &p, &panel, &miss)?;
             truth
@@ -342,25 +363,24 @@ fn days_in_month(m: u8) -> u8 {
     }
 }
 
-fn person<R: Rng>(r: &mut R) -> Person {
-    // Age in the reference year, by band (the panel over-represents middle and older ages).
-    let bands: [(u32, u32, f64); 7] = [
-        (16, 24, 0.12),
-        (25, 34, 0.13),
-        (35, 44, 0.17),
-        (45, 54, 0.19),
-        (55, 64, 0.19),
-        (65, 74, 0.13),
-        (75, 92, 0.07),
-    ];
-    let b = bands[pick(r, &bands.map(|b| b.2))];
-    let age = r.gen_range(b.0..=b.1);
-    let birth_year = REF_YEAR - age as i32;
-    let birth_month = r.gen_range(1..=12u8);
-    let birth_day = r.gen_range(1..=days_in_month(birth_month));
-    let female = chance(r, 0.54);
+/// Age bands in the reference year with their shares (the panel over-represents middle and
+/// older ages).
+const AGE_BANDS: [(u32, u32, f64); 7] = [
+    (16, 24, 0.12),
+    (25, 34, 0.13),
+    (35, 44, 0.17),
+    (45, 54, 0.19),
+    (55, 64, 0.19),
+    (65, 74, 0.13),
+    (75, 92, 0.07),
+];
+/// Share of women.
+const FEMALE: f64 = 0.54;
+/// Occupations of people in work (they have a profession).
+const WORKING: std::ops::RangeInclusive<usize> = 0..=2;
 
-    // Primary occupation depends on age and gender.
+/// Weights of the primary occupation: it depends on age and gender.
+fn occupation_weights(age: u32, female: bool) -> [f64; 13] {
     let mut w = [0.0f64; 13];
     if age < 18 {
         w[6] = 0.9;
@@ -382,8 +402,39 @@ fn person<R: Rng>(r: &mut R) -> Person {
             0.02, 0.005, 0.02, 0.0, 0.0, 0.0, 0.0, 0.03, 0.88, 0.0, 0.0, 0.04, 0.01,
         ];
     }
+    w
+}
+
+/// The chance that a respondent is not in work (has no profession), from the model's own age
+/// bands, gender share and occupation weights.
+fn not_working_share() -> f64 {
+    let mut p = 0.0;
+    for &(lo, hi, share) in &AGE_BANDS {
+        let ages = f64::from(hi - lo + 1);
+        for age in lo..=hi {
+            for (female, pg) in [(true, FEMALE), (false, 1.0 - FEMALE)] {
+                let w = occupation_weights(age, female);
+                let total: f64 = w.iter().sum();
+                let work: f64 = w[WORKING].iter().sum();
+                p += share / ages * pg * (1.0 - work / total);
+            }
+        }
+    }
+    p
+}
+
+fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
+    let bands = AGE_BANDS;
+    let b = bands[pick(r, &bands.map(|b| b.2))];
+    let age = r.gen_range(b.0..=b.1);
+    let birth_year = REF_YEAR - age as i32;
+    let birth_month = r.gen_range(1..=12u8);
+    let birth_day = r.gen_range(1..=days_in_month(birth_month));
+    let female = chance(r, FEMALE);
+
+    let w = occupation_weights(age, female);
     let occupation = pick(r, &w);
-    let working = matches!(occupation, 0..=2);
+    let working = WORKING.contains(&occupation);
 
     // Education level (0 low, 1 middle, 2 high): younger cohorts are more educated.
     let high = if age < 45 { 0.33 } else { 0.24 };
@@ -495,7 +546,12 @@ fn person<R: Rng>(r: &mut R) -> Person {
         if origin == 0 { 0.01 } else { 0.15 },
     ];
     for (l, p) in lang_p.iter().enumerate() {
-        if chance(r, *p) {
+        let p = if l == 0 {
+            *p
+        } else {
+            (p * lang_scale).min(1.0)
+        };
+        if chance(r, p) {
             languages.push(l);
         }
     }
@@ -591,7 +647,30 @@ fn simulate_panel<R: Rng>(r: &mut R, p: &Person, params: &Params) -> Panel {
     }
 }
 
-/// Which released values are set missing (drawn independently of the values: MCAR).
+/// The shared non-response propensity behind `missing_dependence`: each respondent has one
+/// uniform u0, below the model's not-working share for people not in work and above it for the
+/// others (so u0 is uniform over respondents and profession, missing for people not in work,
+/// is the lowest stratum); a questionnaire variable missing with share p is missing when its u
+/// is below p, u being u0 with chance `dependence` and a fresh uniform otherwise. Its own
+/// missing share stays p; at dependence 1 the missing sets are nested.
+#[derive(Debug, Clone, Copy)]
+struct Skips {
+    dependence: f64,
+    not_working: f64,
+}
+
+impl Skips {
+    fn of(params: &Params) -> Skips {
+        Skips {
+            dependence: params.float("missing_dependence"),
+            not_working: not_working_share(),
+        }
+    }
+}
+
+/// Which released values are set missing: drawn independently of the values and of each
+/// other (missing completely at random), or, with `missing_dependence`, through one
+/// non-response propensity per respondent ([`Skips`]).
 #[derive(Debug, Clone, Copy)]
 struct Missing {
     income: bool,
@@ -605,25 +684,55 @@ struct Missing {
 }
 
 impl Missing {
-    fn draw<R: Rng>(r: &mut R, params: &Params) -> Missing {
+    fn draw<R: Rng>(r: &mut R, params: &Params, skips: &Skips, working: bool) -> Missing {
         let income_p = params.float("income_missing");
         let cat_p = params.float("income_cat_missing");
         let income = chance(r, income_p);
         // P(cat missing) = P(income missing) * P(cat missing | income missing).
         let income_cat = income && income_p > 0.0 && chance(r, cat_p / income_p);
+        if skips.dependence > 0.0 {
+            let q = skips.not_working;
+            let u0 = if working {
+                q + (1.0 - q) * r.r#gen::<f64>()
+            } else {
+                q * r.r#gen::<f64>()
+            };
+            let mut skipped = |p: f64| {
+                let u = if chance(r, skips.dependence) {
+                    u0
+                } else {
+                    r.r#gen::<f64>()
+                };
+                u < p
+            };
+            return Missing {
+                income,
+                income_cat,
+                origin: skipped(params.float("origin_missing")),
+                religion: skipped(params.float("religion_missing")),
+                education_field: skipped(EDUCATION_FIELD_MISSING),
+                languages: skipped(LANGUAGES_MISSING),
+                social_media: skipped(SOCIAL_MEDIA_MISSING),
+                urbanisation: chance(r, 8.0 / 10997.0),
+            };
+        }
         Missing {
             income,
             income_cat,
             origin: chance(r, params.float("origin_missing")),
             religion: chance(r, params.float("religion_missing")),
-            // Shares of the paper's Table 3 (n_deleted / 10,997), not parameters.
-            education_field: chance(r, 5131.0 / 10997.0),
-            languages: chance(r, 4848.0 / 10997.0),
-            social_media: chance(r, 5802.0 / 10997.0),
+            education_field: chance(r, EDUCATION_FIELD_MISSING),
+            languages: chance(r, LANGUAGES_MISSING),
+            social_media: chance(r, SOCIAL_MEDIA_MISSING),
             urbanisation: chance(r, 8.0 / 10997.0),
         }
     }
 }
+
+// Shares of the paper's Table 3 (n_deleted / 10,997), not parameters.
+const EDUCATION_FIELD_MISSING: f64 = 5131.0 / 10997.0;
+const LANGUAGES_MISSING: f64 = 4848.0 / 10997.0;
+const SOCIAL_MEDIA_MISSING: f64 = 5802.0 / 10997.0;
 
 fn income_cat(v: u64) -> usize {
     match v {

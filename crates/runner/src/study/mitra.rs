@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use intruder_longitudinal::{NonUnique, Panel, PanelSpec, StudyParams, run_study};
+use intruder_longitudinal::{Donors, NonUnique, Panel, PanelSpec, StudyParams, run_study};
 use serde::Serialize;
 use serde_json::{Value, json};
 use toml::Table;
@@ -77,8 +77,68 @@ pub struct LongitudinalSpec {
     pub exclude_nonunique: bool,
     /// The study's parameters ([`StudyParams::mitra`] with the section's overrides).
     pub params: StudyParams,
+    /// Further runs of Table 1's synthesis (every split household synthesised), one per CART
+    /// minimum leaf and donor pool, on the same panel and seeds (`[[longitudinal.synthesis_grid]]`;
+    /// empty: none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub synthesis_grid: Vec<SynthesisCell>,
     /// Published values (report only; not part of the stored result's id).
     pub published: LongitudinalPublished,
+}
+
+/// One setting of the synthesis grid: the CART minimum leaf and the donor pool.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SynthesisCell {
+    /// Minimum leaf size of the tree.
+    pub min_leaf: usize,
+    /// Donor pool of a synthesised value.
+    pub donors: Donors,
+}
+
+/// `[[longitudinal.synthesis_grid]]`: each entry a list of minimum leaves and a list of donor
+/// pools, every combination one setting (in the order written, leaves first).
+fn parse_grid(tables: &[&Table], p: &mut Problems) -> Vec<SynthesisCell> {
+    let mut out = Vec::new();
+    for (i, t) in tables.iter().enumerate() {
+        let mut s = Section::new(t, format!("longitudinal.synthesis_grid[{}]", i + 1));
+        let leaves = s.uints(p, "min_leaf");
+        let donors = s.strings(p, "donors");
+        if !t.contains_key("min_leaf") {
+            p.push(
+                &s.key("min_leaf"),
+                "is required: the CART minimum leaf sizes",
+            );
+        }
+        if leaves.iter().flatten().any(|x| *x == 0) {
+            p.push(&s.key("min_leaf"), "expected leaf sizes of at least 1");
+        }
+        let donors: Vec<Donors> = donors
+            .unwrap_or_else(|| vec!["leaf".into()])
+            .iter()
+            .filter_map(|d| match serde_json::from_value(json!(d)) {
+                Ok(v) => Some(v),
+                Err(_) => {
+                    p.push(
+                        &s.key("donors"),
+                        format!(
+                            "unknown donor pool '{d}'; expected leaf, leaf-without-self or leaf-bootstrap"
+                        ),
+                    );
+                    None
+                }
+            })
+            .collect();
+        s.finish(p);
+        for &leaf in leaves.iter().flatten().filter(|x| **x > 0) {
+            for &d in &donors {
+                out.push(SynthesisCell {
+                    min_leaf: leaf as usize,
+                    donors: d,
+                });
+            }
+        }
+    }
+    out
 }
 
 fn in_rho(r: f64) -> bool {
@@ -204,6 +264,8 @@ fn parse(t: &Table, p: &mut Problems) -> Option<LongitudinalSpec> {
         Some(pt) => parse_published(pt, &names, p),
         None => LongitudinalPublished::default(),
     };
+    let grid_tables = s.tables(p, "synthesis_grid");
+    let synthesis_grid = parse_grid(&grid_tables, p);
     s.finish(p);
     Some(LongitudinalSpec {
         study: study?,
@@ -219,6 +281,7 @@ fn parse(t: &Table, p: &mut Problems) -> Option<LongitudinalSpec> {
         sensitive,
         exclude_nonunique,
         params,
+        synthesis_grid,
         published,
     })
 }
@@ -299,8 +362,20 @@ fn describe_study(l: &LongitudinalSpec) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let grid = if l.synthesis_grid.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "  synthesis grid (Table 1's synthesis): {}\n",
+            l.synthesis_grid
+                .iter()
+                .map(|c| format!("min leaf {} {}", c.min_leaf, c.donors.as_str()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    };
     format!(
-        "longitudinal: study {} on waves {} (T = {}), link {}, released link {}, split {}, sensitive {}\n  scenarios: {}\n  rho {}; mixture swap shares {}; seeds {}; tolerance {}; min leaf {}; donors {}; utility {}\n  {} altered releases ({} per seed: Figs. 4-6 and Table 1)\n",
+        "longitudinal: study {} on waves {} (T = {}), link {}, released link {}, split {}, sensitive {}\n  scenarios: {}\n  rho {}; mixture swap shares {}; seeds {}; tolerance {}; min leaf {}; donors {}; utility {}\n  {} altered releases ({} per seed: Figs. 4-6 and Table 1)\n{grid}",
         l.study,
         l.waves.join(", "),
         l.wave,
@@ -591,6 +666,43 @@ fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
     }
     out.push(t);
 
+    // The synthesis grid.
+    let grid = r["synthesis_grid"].as_array().unwrap_or(&empty);
+    if !grid.is_empty() {
+        let cols: Vec<&String> = t1_scen.clone();
+        let mut header = vec!["minimum leaf".to_string(), "donors".to_string()];
+        header.extend(cols.iter().map(|s| s.to_string()));
+        let mut t = TableData {
+            title: format!(
+                "Table 1's synthesis (every split household synthesised) by CART minimum leaf and donor pool, A ({over})"
+            ),
+            header,
+            rows: Vec::new(),
+        };
+        if !pt.is_empty() {
+            let mut row = vec!["(published)".to_string(), String::new()];
+            for s in &cols {
+                row.push(LongitudinalPublished::get(pt, "synth", s).map_or("–".into(), fmt));
+            }
+            t.rows.push(row);
+        }
+        for g in grid {
+            let grows = g["rows"].as_array().unwrap_or(&empty);
+            let mut row = vec![
+                g["min_leaf"].as_u64().map_or("–".into(), |x| x.to_string()),
+                g["donors"].as_str().unwrap_or("").to_string(),
+            ];
+            for s in &cols {
+                row.push(stat_cell(
+                    a_values(grows, |x| x["scenario"] == s.as_str()),
+                    COUNT,
+                ));
+            }
+            t.rows.push(row);
+        }
+        out.push(t);
+    }
+
     // Utility.
     let util = r["utility"].as_array().unwrap_or(&empty);
     if !util.is_empty() {
@@ -661,7 +773,36 @@ fn run_on(l: &LongitudinalSpec, dir: &Path) -> Result<Value, RunnerError> {
     };
     let panel = Panel::new(waves, spec).map_err(ctx)?;
     let result = run_study(&panel, &l.params).map_err(ctx)?;
-    Ok(serde_json::to_value(result)?)
+    let mut value = serde_json::to_value(result)?;
+    if !l.synthesis_grid.is_empty() {
+        let mut grid = Vec::new();
+        for cell in &l.synthesis_grid {
+            // Table 1 only: no proportions, mixtures or utility.
+            let params = StudyParams {
+                rhos: Vec::new(),
+                shares: Vec::new(),
+                utility: None,
+                min_leaf: cell.min_leaf,
+                donors: cell.donors,
+                ..l.params.clone()
+            };
+            let r = run_study(&panel, &params).map_err(ctx)?;
+            let rows: Vec<Value> = serde_json::to_value(&r.rows)?
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|x| x["figure"] == "table1" && x["method"] == "synth")
+                .cloned()
+                .collect();
+            grid.push(json!({
+                "min_leaf": cell.min_leaf,
+                "donors": cell.donors.as_str(),
+                "rows": rows,
+            }));
+        }
+        value["synthesis_grid"] = Value::Array(grid);
+    }
+    Ok(value)
 }
 
 impl Study for LongitudinalSpec {
