@@ -344,7 +344,15 @@ fn bad_input_key_entirely_missing() {
         ("wildcard", "n_match_1", 3),
     ] {
         let out = intruder(&[
-            "risk", "--data", &f, "--keys", "a,b", "--missing", missing, "--format", "json",
+            "risk",
+            "--data",
+            &f,
+            "--keys",
+            "a,b",
+            "--missing",
+            missing,
+            "--format",
+            "json",
         ]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{err}");

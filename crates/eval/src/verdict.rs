@@ -36,7 +36,7 @@ use intruder_attack::AttackError;
 use intruder_attack::KeyMap;
 use intruder_attack::keys::{encode, resolve};
 use intruder_data::Role;
-use intruder_data::keys::{Keys, MISSING, PatternIndex, SetMasks, tuple_ids};
+use intruder_data::keys::{Keys, MISSING, Packing, PatternIndex, SetMasks};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
 use intruder_data::{Table, numeric};
 use intruder_defence::{ChangeLog, Claim, DefenceError, MatchRule, Pipeline};
@@ -263,38 +263,40 @@ impl Counts {
         weight: &Option<String>,
     ) -> Result<Counts, AttackError> {
         let map = KeyMap::same(keys)?;
-        let (queries, stored) = if released.nrows() == 0 || intruder_view.nrows() == 0 {
-            let q = Keys::encode(intruder_view, keys, Default::default())?;
-            let s = Keys::encode(released, keys, Default::default())?;
-            (q, s)
-        } else {
-            encode(&resolve(intruder_view, released, &map)?)
-        };
+        let (queries, stored) =
+            if let Some(pair) = same_values(intruder_view, released, kept_rows, keys)? {
+                pair
+            } else if released.nrows() == 0 || intruder_view.nrows() == 0 {
+                let q = Keys::encode(intruder_view, keys, Default::default())?;
+                let s = Keys::encode(released, keys, Default::default())?;
+                (q, s)
+            } else {
+                encode(&resolve(intruder_view, released, &map)?)
+            };
         let w: Option<Vec<f64>> = match weight {
             Some(name) => Some(numeric::values(released.column(name)?)),
             None => None,
         };
-        let wt = |r: usize| w.as_ref().map_or(1.0, |w| w[r]);
-        let codes: Vec<&[u32]> = stored.codes.iter().map(Vec::as_slice).collect();
-        let class_sizes = |listwise: bool| -> Vec<Option<(u64, f64)>> {
-            let (ids, n) = tuple_ids(&codes, listwise);
-            let mut size = vec![(0u64, 0.0f64); n as usize];
-            for (r, &id) in ids.iter().enumerate() {
-                if id != MISSING {
-                    size[id as usize].0 += 1;
-                    size[id as usize].1 += wt(r);
-                }
-            }
-            ids.iter()
-                .map(|&id| (id != MISSING).then(|| size[id as usize]))
-                .collect()
+        // The released file's distinct tuples (its as-value classes), with their records and
+        // summed weights: every class count and both attacks work on tuples, not records.
+        let rows: Vec<u32> = (0..stored.n as u32).collect();
+        let (classes, entry) = distinct(&stored, &rows, w.as_deref());
+        let weighted = w.is_some();
+        let class_of = |e: u32| -> (u64, f64) {
+            let n = classes.size(e as usize) as u64;
+            (
+                n,
+                if weighted {
+                    classes.weight(e as usize)
+                } else {
+                    n as f64
+                },
+            )
         };
-        let listwise = class_sizes(true);
-        let as_value = class_sizes(false).into_iter().flatten().collect();
-        let wildcard = PatternIndex::records(&stored, None, w.as_deref()).self_join();
-        let wildcard = wildcard
-            .into_iter()
-            .map(|(n, f)| (n, if w.is_some() { f } else { n as f64 }))
+        let as_value: Vec<(u64, f64)> = entry.iter().map(|&e| class_of(e)).collect();
+        // a complete record's as-value class is its class among the complete records
+        let listwise: Vec<Option<(u64, f64)>> = (0..stored.n)
+            .map(|r| stored.complete(r).then(|| as_value[r]))
             .collect();
         let mut twin = vec![None; queries.n];
         for (r, &o) in kept_rows.iter().enumerate() {
@@ -302,6 +304,32 @@ impl Counts {
                 twin[o] = Some(r);
             }
         }
+        // The released file's wildcard matches, and the attacks, are independent: both at once.
+        let (matched, (attack_listwise, attack_wildcard)) = rayon::join(
+            || classes.self_join(),
+            || {
+                // the targets' distinct tuples: each looked up once, however many share it
+                let all_rows: Vec<u32> = (0..queries.n as u32).collect();
+                let (qidx, qentry) = distinct(&queries, &all_rows, None);
+                let reps: Vec<u32> = (0..qidx.len()).map(|e| qidx.row(e)).collect();
+                let targets = Targets {
+                    all: &queries,
+                    distinct: take_keys(&queries, &reps),
+                    entry: &qentry,
+                };
+                (
+                    attack_listwise(&queries, &stored, &classes, &entry, &twin),
+                    attack(&targets, &stored, &classes, &twin),
+                )
+            },
+        );
+        let wildcard: Vec<(u64, f64)> = entry
+            .iter()
+            .map(|&e| {
+                let (n, f) = matched[e as usize];
+                (n, if weighted { f } else { n as f64 })
+            })
+            .collect();
         let mut suppressed = 0;
         for (r, &o) in kept_rows.iter().enumerate() {
             for j in 0..stored.len() {
@@ -311,19 +339,53 @@ impl Counts {
                 }
             }
         }
-        let attack_listwise = attack(&queries, &stored, &twin, true);
-        let attack_wildcard = attack(&queries, &stored, &twin, false);
         Ok(Counts {
             listwise,
             as_value,
             wildcard,
-            weighted: w.is_some(),
+            weighted,
             suppressed,
             key_cells: stored.n * stored.len(),
             attack_listwise,
             attack_wildcard,
         })
     }
+}
+
+/// The keys of both files coded once, when the release keeps every record in place and each key
+/// column holds the original's values (only blanks added, as suppression does): the original's
+/// codes, with the released blanks. `None` otherwise (the files are then coded together).
+fn same_values(
+    original: &Table,
+    released: &Table,
+    kept_rows: &[usize],
+    keys: &[String],
+) -> Result<Option<(Keys, Keys)>, AttackError> {
+    let n = original.nrows();
+    if released.nrows() != n || n == 0 || kept_rows.iter().enumerate().any(|(r, &o)| r != o) {
+        return Ok(None);
+    }
+    for k in keys {
+        let (a, b) = (original.column(k)?, released.column(k)?);
+        if matches!(a.data(), intruder_data::ColumnData::Set { .. }) || a.data() != b.data() {
+            return Ok(None);
+        }
+    }
+    let q = Keys::encode(original, keys, Default::default())?;
+    let mut s = q.clone();
+    for (j, k) in keys.iter().enumerate() {
+        let b = released.column(k)?;
+        for r in 0..n {
+            let blank = b.is_missing(r);
+            if !blank && q.codes[j][r] == MISSING {
+                return Ok(None);
+            }
+            if blank {
+                s.codes[j][r] = MISSING;
+            }
+        }
+    }
+    Ok(Some((q, s)))
 }
 
 /// Whether query `i` and stored record `r` agree on every key both observe (`listwise`: both
@@ -341,8 +403,82 @@ fn agree(q: &Keys, s: &Keys, i: usize, r: usize, listwise: bool) -> bool {
     })
 }
 
-/// The exact attack: c_i per target from the pattern index, the twin's presence from its codes.
-fn attack(q: &Keys, s: &Keys, twin: &[Option<usize>], listwise: bool) -> AttackCheck {
+/// The distinct tuples of `rows` of `s` as a pattern index (each entry standing for its
+/// records and their summed weights) and the entry of each row; packed in one word per row when
+/// the keys fit in 64 bits.
+fn distinct(s: &Keys, rows: &[u32], weights: Option<&[f64]>) -> (PatternIndex, Vec<u32>) {
+    let all: Vec<usize> = (0..s.len()).collect();
+    match Packing::of(s, &all) {
+        Some(p) => {
+            let words: Vec<u64> = rows.iter().map(|&r| p.word(s, r as usize)).collect();
+            PatternIndex::distinct_packed(&p, &words, rows, weights)
+        }
+        None => PatternIndex::distinct(s, &all, rows, weights),
+    }
+}
+
+/// The targets' keys, and the same as distinct tuples with each target's tuple.
+struct Targets<'a> {
+    all: &'a Keys,
+    distinct: Keys,
+    entry: &'a [u32],
+}
+
+/// The rows `rows` of `keys`.
+fn take_keys(keys: &Keys, rows: &[u32]) -> Keys {
+    Keys {
+        codes: keys
+            .codes
+            .iter()
+            .map(|c| rows.iter().map(|&r| c[r as usize]).collect())
+            .collect(),
+        card: keys.card.clone(),
+        sets: keys
+            .sets
+            .iter()
+            .map(|m| m.as_ref().map(|m| m.take(rows)))
+            .collect(),
+        n: rows.len(),
+    }
+}
+
+/// The exact attack under the listwise rule, without a join: a target's own record is among its
+/// candidates exactly when it is complete and equal to the target, and the candidates are then
+/// its class of visible values (`classes`, the released tuples; `entry`, each record's tuple).
+fn attack_listwise(
+    q: &Keys,
+    s: &Keys,
+    classes: &PatternIndex,
+    entry: &[u32],
+    twin: &[Option<usize>],
+) -> AttackCheck {
+    let targets = q.n;
+    let (mut expected, mut unique) = (0.0, 0usize);
+    for (i, t) in twin.iter().enumerate() {
+        let Some(r) = *t else { continue };
+        if q.complete(i) && s.complete(r) && agree(q, s, i, r, true) {
+            let c = classes.size(entry[r] as usize);
+            expected += 1.0 / c as f64;
+            unique += usize::from(c == 1);
+        }
+    }
+    AttackCheck {
+        targets,
+        expected_correct: expected,
+        rate: if targets == 0 {
+            0.0
+        } else {
+            expected / targets as f64
+        },
+        unique_correct: unique,
+    }
+}
+
+/// The exact attack under the wildcard rule: c_i per target from `idx` (the released tuples),
+/// looked up once per distinct target tuple, and the twin's presence from its codes.
+fn attack(t: &Targets<'_>, s: &Keys, idx: &PatternIndex, twin: &[Option<usize>]) -> AttackCheck {
+    let listwise = false;
+    let q = t.all;
     let targets = q.n;
     if s.n == 0 || targets == 0 {
         return AttackCheck {
@@ -352,25 +488,15 @@ fn attack(q: &Keys, s: &Keys, twin: &[Option<usize>], listwise: bool) -> AttackC
             unique_correct: 0,
         };
     }
-    let counts: Vec<u64> = if listwise {
-        let complete: Vec<u32> = (0..s.n)
-            .filter(|&r| s.complete(r))
-            .map(|r| r as u32)
-            .collect();
-        let idx = PatternIndex::records(s, Some(&complete), None);
-        idx.cross_join_capped(q, |i| q.complete(i), 0)
-            .into_iter()
-            .map(|(c, _)| c)
-            .collect()
-    } else {
-        let idx = PatternIndex::records(s, None, None);
-        idx.cross_join_capped(q, |_| true, 0)
-            .into_iter()
-            .map(|(c, _)| c)
-            .collect()
-    };
+    let d = &t.distinct;
+    let counts: Vec<u64> = idx
+        .cross_counts(d, |i| !listwise || d.complete(i))
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect();
     let (mut expected, mut unique) = (0.0, 0usize);
-    for (i, &c) in counts.iter().enumerate() {
+    for i in 0..targets {
+        let c = counts[t.entry[i] as usize];
         let Some(r) = twin[i] else { continue };
         if c > 0 && agree(q, s, i, r, listwise) {
             expected += 1.0 / c as f64;

@@ -124,6 +124,65 @@ proptest! {
     }
 }
 
+fn blanked_strategy() -> impl Strategy<Value = (Table, Table)> {
+    (1usize..=3, 2usize..=24).prop_flat_map(|(p, n)| {
+        let cell = prop_oneof![1 => Just(None), 5 => (0u8..3).prop_map(Some)];
+        let orig = proptest::collection::vec(proptest::collection::vec(cell, n), p);
+        let blank = proptest::collection::vec(
+            proptest::collection::vec(proptest::bool::weighted(0.3), n),
+            p,
+        );
+        (orig, blank).prop_map(move |(orig, blank)| {
+            let mk = |cols: &[Vec<Option<u8>>]| {
+                let columns = cols
+                    .iter()
+                    .enumerate()
+                    .map(|(j, v)| {
+                        let s: Vec<Option<String>> =
+                            v.iter().map(|x| x.map(|c| format!("v{c}"))).collect();
+                        Column::categorical(format!("k{j}"), Role::Key, &s, None).unwrap()
+                    })
+                    .collect();
+                Table::new("t", columns).unwrap()
+            };
+            let o = mk(&orig);
+            // blank cells in the same columns (the values kept, as suppression does)
+            let mut r = o.clone();
+            for (j, b) in blank.iter().enumerate() {
+                let c = o.column(&format!("k{j}")).unwrap();
+                let mut missing = c.missing().clone();
+                for (i, &x) in b.iter().enumerate() {
+                    if x {
+                        missing.set(i);
+                    }
+                }
+                r.replace(Column::new(c.name(), c.role(), c.data().clone(), missing).unwrap())
+                    .unwrap();
+            }
+            (o, r)
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// The same when the release only blanks cells and keeps every record in place (the codes
+    /// are then taken from the original once).
+    #[test]
+    fn the_check_of_blanks_equals_the_exact_attack((orig, rel) in blanked_strategy()) {
+        let keys: Vec<String> = orig.columns().iter().map(|c| c.name().to_string()).collect();
+        let kept: Vec<usize> = (0..orig.nrows()).collect();
+        let x = cross_examine(&orig, &rel, &kept, &[], &keys).unwrap();
+        for (rule, policy) in [(MatchRule::Listwise, MissingPolicy::Listwise), (MatchRule::Wildcard, MissingPolicy::Wildcard)] {
+            let a = x.checks[0].rules.iter().find(|r| r.rule == rule).unwrap().attack.clone().unwrap();
+            let (expected, unique) = exact_scored(&orig, &rel, &kept, &keys, policy);
+            prop_assert!((a.expected_correct - expected).abs() < 1e-9, "{:?}: {} vs {}", rule, a.expected_correct, expected);
+            prop_assert_eq!(a.unique_correct, unique);
+        }
+    }
+}
+
 /// Three men with three postcodes, three women sharing one; k = 3. Protected against the
 /// wildcard rule only, two postcodes are blanked and the third man stays unique among the
 /// complete records: the promise does not cover the listwise rule (1 of 4 complete records in a

@@ -33,6 +33,10 @@ use crate::keys::codes::{Keys, MISSING, SetMasks};
 /// Entries at or above which the query patterns of a join are solved in parallel.
 const PARALLEL_MIN: usize = 1 << 14;
 
+/// The fewest queries in a chunk when the queries of one pattern are split to be solved in
+/// parallel.
+const MIN_CHUNK: usize = 1 << 16;
+
 /// An index of stored entries (records, or distinct key tuples with their multiplicity and
 /// summed weight) by missingness pattern; see the [module docs](self).
 #[derive(Debug, Clone)]
@@ -539,6 +543,11 @@ impl PatternIndex {
         self.rows[e]
     }
 
+    /// The number of records entry `e` stands for (1 for a record, the multiplicity of a tuple).
+    pub fn size(&self, e: usize) -> u32 {
+        self.size[e]
+    }
+
     /// The summed weight of the records entry `e` stands for (their number without weights).
     pub fn weight(&self, e: usize) -> f64 {
         if self.weighted {
@@ -609,6 +618,42 @@ impl PatternIndex {
         out
     }
 
+    /// For every record of `queries` (coded with the index's dictionaries) that `active`
+    /// admits, the records the matching entries stand for and their summed weight (0 without
+    /// weights); `(0, 0)` for the others. On an index of distinct tuples
+    /// ([`PatternIndex::distinct`]) this counts records with one table entry per tuple.
+    ///
+    /// # Panics
+    /// As [`cross_join`](Self::cross_join).
+    pub fn cross_counts(&self, queries: &Keys, active: impl Fn(usize) -> bool) -> Vec<(u64, f64)> {
+        assert_eq!(queries.len(), self.nkeys(), "the same keys on both sides");
+        for (k, &c) in queries.card.iter().enumerate() {
+            assert!(
+                (c.max(1) as u64) <= self.radix[k],
+                "the queries are coded with the index's dictionaries"
+            );
+        }
+        let mut qmembers: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+        for i in (0..queries.n).filter(|&i| active(i)) {
+            qmembers
+                .entry(queries.pattern(i))
+                .or_default()
+                .push(i as u32);
+        }
+        let g = Count {
+            size: &self.size,
+            weight: &self.weight,
+        };
+        let solved = self.join_all(&qmembers, &KeysProbe(queries), &self.members(), &g, false);
+        let mut out = vec![(0u64, 0.0f64); queries.n];
+        for (qs, res) in solved {
+            for (&q, r) in qs.iter().zip(res) {
+                out[q as usize] = r;
+            }
+        }
+        out
+    }
+
     /// As [`cross_join`](Self::cross_join), but per query the number of matching rows and only
     /// the smallest `max` of them, in increasing order: memory O(queries · max + entries)
     /// however many pairs match (a binary key on two files of n records matches n²/2 pairs).
@@ -662,7 +707,22 @@ impl PatternIndex {
         g: &G,
         self_join: bool,
     ) -> Vec<(&'q [u32], Vec<G::Out>)> {
-        let pats: Vec<(u64, &'q [u32])> = queries.iter().map(|(&p, q)| (p, q.as_slice())).collect();
+        let mut pats: Vec<(u64, &'q [u32])> =
+            queries.iter().map(|(&p, q)| (p, q.as_slice())).collect();
+        // Few query patterns (every query complete, say) but many queries: the queries of a
+        // pattern are split into about two chunks per thread, each solved on its own and
+        // building the stored side's tables again. A query's figures are summed over the same
+        // tables in the same order whatever chunk it falls in, so the result does not depend
+        // on the number of threads.
+        let threads = rayon::current_num_threads();
+        let total: usize = pats.iter().map(|(_, q)| q.len()).sum();
+        if threads > 1 && pats.len() < threads && total >= MIN_CHUNK && self.len() >= PARALLEL_MIN {
+            let size = total.div_ceil(2 * threads).max(MIN_CHUNK);
+            pats = pats
+                .into_iter()
+                .flat_map(|(p, qs)| qs.chunks(size).map(move |c| (p, c)))
+                .collect();
+        }
         let solve = |&(p, qs): &(u64, &'q [u32])| {
             (qs, self.join_pattern(p, qs, probe, stored, g, self_join))
         };

@@ -24,7 +24,7 @@
 //!
 //! Cost: O(records × keys) hash operations per level and per restore pass.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
 use foldhash::fast::FixedState;
@@ -58,69 +58,112 @@ pub(crate) fn anonymise(
     target: Target,
     importance: &[i64],
 ) -> Result<Vec<(usize, usize)>, Unreachable> {
-    let bits: Vec<u32> = card
-        .iter()
-        .map(|&c| 64 - (c as u64 + 1).leading_zeros())
-        .collect();
-    if bits.iter().sum::<u32>() <= 128 {
-        let mut shift = Vec::with_capacity(bits.len());
-        let mut s = 0u32;
-        for b in &bits {
+    match Packed::new(card) {
+        Some(packer) => Engine::new(codes, weights, rule, target, importance, packer).run(),
+        None => Engine::new(codes, weights, rule, target, importance, Wide).run(),
+    }
+}
+
+/// How a class's tuple of codes (with blanks) is kept as a hash key.
+trait Packer {
+    /// The key.
+    type K: Hash + Eq + Clone;
+    /// The key of the codes `code(0..p)`.
+    fn pack(&self, p: usize, code: &dyn Fn(usize) -> u32) -> Self::K;
+    /// `key` with key `j`'s code replaced by `v`.
+    fn with(&self, key: &Self::K, j: usize, v: u32) -> Self::K;
+}
+
+/// Every code in one 128-bit word, a field per key (value `card` for a blank).
+struct Packed {
+    shift: Vec<u32>,
+    mask: Vec<u128>,
+    card: Vec<u32>,
+}
+
+impl Packed {
+    fn new(card: &[u32]) -> Option<Packed> {
+        let (mut shift, mut mask, mut s) = (Vec::new(), Vec::new(), 0u32);
+        for &c in card {
+            let bits = 64 - (c as u64 + 1).leading_zeros();
             shift.push(s);
-            s += b;
-        }
-        let card = card.to_vec();
-        let pack = move |code: &dyn Fn(usize) -> u32| -> u128 {
-            let mut k = 0u128;
-            for (j, &sh) in shift.iter().enumerate() {
-                let c = code(j);
-                let v = if c == MISSING { card[j] } else { c };
-                k |= (v as u128) << sh;
+            mask.push(((1u128 << bits) - 1) << s);
+            s += bits;
+            if s > 128 {
+                return None;
             }
-            k
-        };
-        Engine::new(codes, weights, rule, target, importance, pack).run()
-    } else {
-        let p = codes.len();
-        let pack = move |code: &dyn Fn(usize) -> u32| -> Box<[u32]> { (0..p).map(code).collect() };
-        Engine::new(codes, weights, rule, target, importance, pack).run()
+        }
+        Some(Packed {
+            shift,
+            mask,
+            card: card.to_vec(),
+        })
+    }
+
+    #[inline]
+    fn field(&self, j: usize, v: u32) -> u128 {
+        let v = if v == MISSING { self.card[j] } else { v };
+        (v as u128) << self.shift[j]
+    }
+}
+
+impl Packer for Packed {
+    type K = u128;
+    fn pack(&self, p: usize, code: &dyn Fn(usize) -> u32) -> u128 {
+        (0..p).fold(0, |k, j| k | self.field(j, code(j)))
+    }
+    #[inline]
+    fn with(&self, key: &u128, j: usize, v: u32) -> u128 {
+        (key & !self.mask[j]) | self.field(j, v)
+    }
+}
+
+/// The codes themselves, for keys too wide for 128 bits.
+struct Wide;
+
+impl Packer for Wide {
+    type K = Box<[u32]>;
+    fn pack(&self, p: usize, code: &dyn Fn(usize) -> u32) -> Box<[u32]> {
+        (0..p).map(code).collect()
+    }
+    fn with(&self, key: &Box<[u32]>, j: usize, v: u32) -> Box<[u32]> {
+        let mut k = key.clone();
+        k[j] = v;
+        k
     }
 }
 
 #[derive(Debug, Clone)]
-struct Class {
+struct Class<K> {
+    key: K,
     pattern: u64,
     members: Vec<u32>,
     weight: f64,
 }
 
-struct Engine<'a, K, P> {
+struct Engine<'a, P: Packer> {
     orig: &'a [Vec<u32>],
     codes: Vec<Vec<u32>>,
     weights: Option<&'a [f64]>,
     rule: ClassRule,
     target: Target,
     importance: &'a [i64],
-    pack: P,
-    classes: Vec<Class>,
-    index: HashMap<K, u32, FixedState>,
+    packer: P,
+    classes: Vec<Class<P::K>>,
+    index: HashMap<P::K, u32, FixedState>,
     n: usize,
     by_level: Vec<Vec<u32>>,
     full: u64,
 }
 
-impl<'a, K, P> Engine<'a, K, P>
-where
-    K: Hash + Eq + Clone,
-    P: Fn(&dyn Fn(usize) -> u32) -> K,
-{
+impl<'a, P: Packer> Engine<'a, P> {
     fn new(
         orig: &'a [Vec<u32>],
         weights: Option<&'a [f64]>,
         rule: ClassRule,
         target: Target,
         importance: &'a [i64],
-        pack: P,
+        packer: P,
     ) -> Self {
         let p = orig.len();
         let n = orig.first().map_or(0, Vec::len);
@@ -132,7 +175,7 @@ where
             rule,
             target,
             importance,
-            pack,
+            packer,
             classes: Vec::new(),
             index: HashMap::with_hasher(FixedState::default()),
             n,
@@ -140,22 +183,12 @@ where
             full,
         };
         for r in 0..n {
-            let key = e.key_of(r);
+            let key = e.packer.pack(p, &|j| orig[j][r]);
             let pattern = e.pattern_of(r);
             let c = e.class_for(key, pattern);
             e.add(c, r as u32);
         }
         e
-    }
-
-    fn key_of(&self, r: usize) -> K {
-        let codes = &self.codes;
-        (self.pack)(&|j| codes[j][r])
-    }
-
-    fn key_with(&self, r: usize, j: usize, v: u32) -> K {
-        let codes = &self.codes;
-        (self.pack)(&|i| if i == j { v } else { codes[i][r] })
     }
 
     fn pattern_of(&self, r: usize) -> u64 {
@@ -176,12 +209,13 @@ where
     }
 
     /// The class of `key`, created (empty) when new.
-    fn class_for(&mut self, key: K, pattern: u64) -> u32 {
+    fn class_for(&mut self, key: P::K, pattern: u64) -> u32 {
         if let Some(&c) = self.index.get(&key) {
             return c;
         }
         let c = self.classes.len() as u32;
         self.classes.push(Class {
+            key: key.clone(),
             pattern,
             members: Vec::new(),
             weight: 0.0,
@@ -252,14 +286,13 @@ where
     /// else the one with the largest destination (ties: least important).
     fn choose_key(&self, c: u32) -> usize {
         let cl = &self.classes[c as usize];
-        let rep = cl.members[0] as usize;
         let (n, w) = (cl.members.len() as u64, cl.weight);
         let mut best: Option<(bool, u64, i64, usize)> = None;
         let mut bits = cl.pattern;
         while bits != 0 {
             let j = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let dest = self.key_with(rep, j, MISSING);
+            let dest = self.packer.with(&cl.key, j, MISSING);
             let (dn, dw) = self.index.get(&dest).map_or((0, 0.0), |&d| self.size(d));
             let pattern = cl.pattern & !(1u64 << j);
             let safe = !self.held(pattern) || self.target.safe(dn + n, dw + w);
@@ -272,23 +305,16 @@ where
             .expect("a class above level 0 has a visible key")
     }
 
-    /// Blanks key `j` of every record of class `c`.
+    /// Blanks key `j` of every record of class `c`, filing them in the class with `j` blank too.
     fn move_class(&mut self, c: u32, j: usize) {
         let members = std::mem::take(&mut self.classes[c as usize].members);
-        self.classes[c as usize].weight = 0.0;
-        self.move_rows(&members, |_| j);
-    }
-
-    /// Blanks, for each row, the key `key(row)` (the rows shared a class), and files them in
-    /// their new class.
-    fn move_rows(&mut self, rows: &[u32], key: impl Fn(u32) -> usize) {
-        let Some(&first) = rows.first() else { return };
-        let j = key(first);
-        let pattern = self.pattern_of(first as usize) & !(1u64 << j);
-        let dest_key = self.key_with(first as usize, j, MISSING);
+        let cl = &mut self.classes[c as usize];
+        cl.weight = 0.0;
+        let pattern = cl.pattern & !(1u64 << j);
+        let dest_key = self.packer.with(&cl.key, j, MISSING);
         let d = self.class_for(dest_key, pattern);
-        for &r in rows {
-            self.codes[key(r)][r as usize] = MISSING;
+        for &r in &members {
+            self.codes[j][r as usize] = MISSING;
             self.add(d, r);
         }
     }
@@ -310,7 +336,7 @@ where
     /// Makes the class with every key blank safe, when it holds records: first with records
     /// other classes can spare, fewest visible keys first, then with whole classes.
     fn fill_blank(&mut self) -> Result<(), Unreachable> {
-        let blank_key = (self.pack)(&|_| MISSING);
+        let blank_key = self.packer.pack(self.codes.len(), &|_| MISSING);
         let Some(&b) = self.index.get(&blank_key) else {
             return Ok(());
         };
@@ -368,45 +394,105 @@ where
         self.add(b, r);
     }
 
-    /// Gives back every suppressed cell that is not needed; see the module docs.
+    /// Gives back every suppressed cell that is not needed; see the module docs. A pass visits
+    /// the classes with a blank key and records behind it; a class whose try failed is visited
+    /// again only when a class it could join, or itself, changed in the pass before.
     fn restore(&mut self) {
         let p = self.codes.len();
         let mut keys: Vec<usize> = (0..p).collect();
         keys.sort_by_key(|&j| (self.importance[j], j));
-        loop {
-            let mut changed = false;
-            for &j in &keys {
-                for c in 0..self.classes.len() as u32 {
-                    changed |= self.restore_class(c, j);
+        let mut visit: Vec<u32> = (0..self.classes.len() as u32)
+            .filter(|&c| self.restorable(c))
+            .collect();
+        let mut buf: Vec<(u32, u32)> = Vec::new();
+        while !visit.is_empty() {
+            let mut touched: Vec<u32> = Vec::new();
+            // classes whose try failed, with the keys of the classes they would have joined
+            let mut waiting: Vec<(u32, Vec<P::K>)> = Vec::new();
+            for &c in &visit {
+                let mut dests = Vec::new();
+                for &j in &keys {
+                    self.restore_class(c, j, &mut buf, &mut touched, &mut dests);
+                }
+                if self.restorable(c) {
+                    waiting.push((c, dests));
                 }
             }
-            if !changed {
+            if touched.is_empty() {
                 break;
             }
+            let hot: HashSet<&P::K, FixedState> = touched
+                .iter()
+                .map(|&t| &self.classes[t as usize].key)
+                .collect();
+            let hot_class: HashSet<u32, FixedState> = touched.iter().copied().collect();
+            visit = waiting
+                .iter()
+                .filter(|(c, dests)| hot_class.contains(c) || dests.iter().any(|d| hot.contains(d)))
+                .map(|(c, _)| *c)
+                .collect();
+            // classes created or filled in this pass may hold restorable records
+            visit.extend(touched.iter().copied().filter(|&t| self.restorable(t)));
+            visit.sort_unstable();
+            visit.dedup();
         }
     }
 
-    /// Restores key `j` of the records of class `c` that can take it back; true when any did.
-    fn restore_class(&mut self, c: u32, j: usize) -> bool {
+    /// Whether class `c` has records and a blank key some of them had observed.
+    fn restorable(&self, c: u32) -> bool {
+        let cl = &self.classes[c as usize];
+        let blanks = !cl.pattern & self.full;
+        blanks != 0
+            && cl.members.iter().any(|&r| {
+                let mut b = blanks;
+                while b != 0 {
+                    let j = b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    if self.orig[j][r as usize] != MISSING {
+                        return true;
+                    }
+                }
+                false
+            })
+    }
+
+    /// Restores key `j` of the records of class `c` that can take it back, noting the classes
+    /// changed in `touched` and the classes tried in `dests`.
+    fn restore_class(
+        &mut self,
+        c: u32,
+        j: usize,
+        buf: &mut Vec<(u32, u32)>,
+        touched: &mut Vec<u32>,
+        dests: &mut Vec<P::K>,
+    ) {
         let cl = &self.classes[c as usize];
         if cl.pattern & (1u64 << j) != 0 || cl.members.is_empty() {
-            return false;
+            return;
         }
-        let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for &r in &cl.members {
-            let v = self.orig[j][r as usize];
-            if v != MISSING {
-                groups.entry(v).or_default().push(r);
-            }
+        buf.clear();
+        buf.extend(
+            cl.members
+                .iter()
+                .map(|&r| (self.orig[j][r as usize], r))
+                .filter(|&(v, _)| v != MISSING),
+        );
+        if buf.is_empty() {
+            return;
         }
-        let mut any = false;
-        for (v, mut rows) in groups {
-            rows.sort_unstable();
+        buf.sort_unstable();
+        let groups: Vec<(u32, Vec<u32>)> = buf
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|g| (g[0].0, g.iter().map(|x| x.1).collect()))
+            .collect();
+        for (v, rows) in groups {
             let (an, aw) = self.size(c);
-            let a_pattern = self.classes[c as usize].pattern;
+            let cl = &self.classes[c as usize];
+            let a_pattern = cl.pattern;
             let b_pattern = a_pattern | (1u64 << j);
-            let dest = self.key_with(rows[0] as usize, j, v);
-            let (bn, bw) = self.index.get(&dest).map_or((0, 0.0), |&d| self.size(d));
+            let dest = self.packer.with(&cl.key, j, v);
+            let existing = self.index.get(&dest).copied();
+            let (bn, bw) = existing.map_or((0, 0.0), |d| self.size(d));
             // the largest share of the group that can move: both sides stay safe
             let mut moved_w: f64 = rows.iter().map(|&r| self.weight(r)).sum();
             let mut m = rows.len();
@@ -421,6 +507,7 @@ where
                 moved_w -= self.weight(rows[m]);
             }
             if m == 0 {
+                dests.push(dest);
                 continue;
             }
             let rows = &rows[..m];
@@ -430,8 +517,8 @@ where
                 self.codes[j][r as usize] = v;
                 self.add(d, r);
             }
-            any = true;
+            touched.push(c);
+            touched.push(d);
         }
-        any
     }
 }
