@@ -71,6 +71,78 @@ pub fn jaro_winkler(a: &str, b: &str) -> f64 {
     }
 }
 
+/// Jaro similarity, equal to `strsim::jaro(a, b)`.
+pub fn jaro(a: &str, b: &str) -> f64 {
+    if !fast(a, b) {
+        return strsim::jaro(a, b);
+    }
+    jaro_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// The (unrestricted) Damerau–Levenshtein distance of two byte strings: insertions,
+/// deletions, substitutions and transpositions of adjacent characters, a substring edited
+/// after a transposition too (Lowrance & Wagner 1975; `strsim::damerau_levenshtein`, DuckDB's
+/// `damerau_levenshtein`).
+fn damerau_levenshtein_bytes(a: &[u8], b: &[u8]) -> usize {
+    let (n, m) = (a.len(), b.len());
+    if n == 0 {
+        return m;
+    }
+    if m == 0 {
+        return n;
+    }
+    let w = m + 2;
+    let max = n + m;
+    let mut d = vec![0usize; (n + 2) * w];
+    let mut last_row = [0u8; 256];
+    d[0] = max;
+    for i in 0..=n {
+        d[(i + 1) * w] = max;
+        d[(i + 1) * w + 1] = i;
+    }
+    for j in 0..=m {
+        d[j + 1] = max;
+        d[w + j + 1] = j;
+    }
+    for i in 1..=n {
+        let mut last_col = 0usize;
+        for j in 1..=m {
+            let (k, l) = (usize::from(last_row[b[j - 1] as usize]), last_col);
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            if cost == 0 {
+                last_col = j;
+            }
+            let sub = d[i * w + j] + cost;
+            let ins = d[(i + 1) * w + j] + 1;
+            let del = d[i * w + j + 1] + 1;
+            let trans = d[k * w + l] + (i - k - 1) + 1 + (j - l - 1);
+            d[(i + 1) * w + j + 1] = sub.min(ins).min(del).min(trans);
+        }
+        last_row[a[i - 1] as usize] = i as u8;
+    }
+    d[(n + 1) * w + m + 1]
+}
+
+/// Whether the Damerau–Levenshtein distance of `a` and `b` is at most `t`
+/// (`strsim::damerau_levenshtein(a, b) as f64 <= t`).
+pub fn damerau_levenshtein_within(a: &str, b: &str, t: f64) -> bool {
+    if !fast(a, b) {
+        return strsim::damerau_levenshtein(a, b) as f64 <= t;
+    }
+    if (a.len().abs_diff(b.len())) as f64 > t {
+        return false;
+    }
+    damerau_levenshtein_bytes(a.as_bytes(), b.as_bytes()) as f64 <= t
+}
+
+/// The Damerau–Levenshtein distance (`strsim::damerau_levenshtein`).
+pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
+    if !fast(a, b) {
+        return strsim::damerau_levenshtein(a, b);
+    }
+    damerau_levenshtein_bytes(a.as_bytes(), b.as_bytes())
+}
+
 /// Whether the Levenshtein distance of `a` and `b` is at most `t` (`strsim::levenshtein(a, b)
 /// as f64 <= t`).
 pub fn levenshtein_within(a: &str, b: &str, t: f64) -> bool {
@@ -121,6 +193,8 @@ mod tests {
                 strsim::jaro_winkler(a, b).to_bits(),
                 "{a} / {b}"
             );
+            assert_eq!(jaro(a, b).to_bits(), strsim::jaro(a, b).to_bits());
+            assert_eq!(damerau_levenshtein(a, b), strsim::damerau_levenshtein(a, b));
             for t in [0.0, 1.0, 2.0, 3.0] {
                 assert_eq!(
                     levenshtein_within(a, b, t),
