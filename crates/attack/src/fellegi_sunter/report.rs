@@ -242,7 +242,7 @@ impl FsModel {
 }
 
 /// One step of a pair's weight breakdown.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WaterfallStep {
     /// The comparison's intruder column.
     pub comparison: String,
@@ -261,7 +261,7 @@ pub struct WaterfallStep {
 }
 
 /// The weight breakdown of one pair (a waterfall in numbers).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Waterfall {
     /// Intruder row (0-based).
     pub intruder_row: usize,

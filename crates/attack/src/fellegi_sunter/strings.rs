@@ -123,16 +123,44 @@ fn damerau_levenshtein_bytes(a: &[u8], b: &[u8]) -> usize {
     d[(n + 1) * w + m + 1]
 }
 
+/// The bag distance of two byte strings: `max(|A \\ B|, |B \\ A|)` over their multisets of
+/// bytes. Every insertion, deletion or substitution changes it by at most 1 and a
+/// transposition not at all, so it is a lower bound of the Levenshtein and the
+/// Damerau–Levenshtein distance (Bartolini et al. 2002): most pairs of unrelated values are
+/// refused by it without the quadratic table.
+fn bag_distance(a: &[u8], b: &[u8]) -> usize {
+    let mut count = [0i16; 256];
+    for &x in a {
+        count[x as usize] += 1;
+    }
+    for &y in b {
+        count[y as usize] -= 1;
+    }
+    // Visit only the bytes present (each once: its count is cleared once read).
+    let (mut only_a, mut only_b) = (0usize, 0usize);
+    for &x in a.iter().chain(b) {
+        let c = &mut count[x as usize];
+        if *c > 0 {
+            only_a += *c as usize;
+        } else {
+            only_b += (-*c) as usize;
+        }
+        *c = 0;
+    }
+    only_a.max(only_b)
+}
+
 /// Whether the Damerau–Levenshtein distance of `a` and `b` is at most `t`
 /// (`strsim::damerau_levenshtein(a, b) as f64 <= t`).
 pub fn damerau_levenshtein_within(a: &str, b: &str, t: f64) -> bool {
     if !fast(a, b) {
         return strsim::damerau_levenshtein(a, b) as f64 <= t;
     }
-    if (a.len().abs_diff(b.len())) as f64 > t {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if (a.len().abs_diff(b.len())) as f64 > t || bag_distance(a, b) as f64 > t {
         return false;
     }
-    damerau_levenshtein_bytes(a.as_bytes(), b.as_bytes()) as f64 <= t
+    damerau_levenshtein_bytes(a, b) as f64 <= t
 }
 
 /// The Damerau–Levenshtein distance (`strsim::damerau_levenshtein`).
@@ -150,8 +178,8 @@ pub fn levenshtein_within(a: &str, b: &str, t: f64) -> bool {
         return strsim::levenshtein(a, b) as f64 <= t;
     }
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    // The distance is at least the difference of the lengths.
-    if (a.len().abs_diff(b.len())) as f64 > t {
+    // The distance is at least the difference of the lengths, and the bag distance.
+    if (a.len().abs_diff(b.len())) as f64 > t || bag_distance(a, b) as f64 > t {
         return false;
     }
     let mut cache = [0usize; MAX_FAST];
