@@ -703,8 +703,28 @@ proptest! {
     }
 
     #[test]
+    fn damerau_levenshtein_and_jaro_equal_strsim(a in "[a-dé]{0,12}", b in "[a-dé]{0,12}", t in 0u32..4) {
+        let d = strsim::damerau_levenshtein(&a, &b);
+        prop_assert_eq!(strings::damerau_levenshtein(&a, &b), d);
+        prop_assert_eq!(strings::damerau_levenshtein_within(&a, &b, t as f64), d <= t as usize);
+        prop_assert_eq!(strings::damerau_levenshtein_bounded(&a, &b, t as f64), (d <= t as usize).then_some(d));
+        let l = strsim::levenshtein(&a, &b);
+        prop_assert_eq!(strings::levenshtein_bounded(&a, &b, t as f64), (l <= t as usize).then_some(l));
+        prop_assert_eq!(strings::jaro(&a, &b).to_bits(), strsim::jaro(&a, &b).to_bits());
+        // The bound the level chain uses to skip a Jaro(-Winkler) computation never cuts a
+        // pair that reaches the threshold.
+        prop_assert!(strings::jaro_upper_bound(&a, &b) >= strsim::jaro(&a, &b));
+        for thr in [0.6, 0.7, 0.75, 0.88, 0.92, 0.97] {
+            if strsim::jaro_winkler(&a, &b) >= thr {
+                prop_assert!(strsim::jaro(&a, &b) >= strings::jaro_needed_for_jaro_winkler(thr) - 1e-12);
+            }
+        }
+    }
+
+    #[test]
     fn ascii_similarities_equal_strsim(a in "[a-e]{0,66}", b in "[a-e]{0,66}") {
         prop_assert_eq!(strings::jaro_winkler(&a, &b).to_bits(), strsim::jaro_winkler(&a, &b).to_bits());
+        prop_assert_eq!(strings::damerau_levenshtein(&a, &b), strsim::damerau_levenshtein(&a, &b));
         for t in 0..4 {
             prop_assert_eq!(strings::levenshtein_within(&a, &b, t as f64), strsim::levenshtein(&a, &b) <= t);
         }

@@ -69,6 +69,36 @@ impl View {
     }
 }
 
+/// The loosest thresholds of a view's string levels: a pair whose similarity cannot reach
+/// them (by a bound computed without the quadratic table) fails all of them at once.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bounds {
+    /// Least Jaro similarity any Jaro–Winkler level needs.
+    jw: Option<f64>,
+    /// Least Jaro level threshold.
+    jaro: Option<f64>,
+    /// Largest Levenshtein threshold.
+    lev: Option<f64>,
+    /// Largest Damerau–Levenshtein threshold.
+    dl: Option<f64>,
+}
+
+/// The string measures of one pair computed so far while its levels are tested in order
+/// (each measure once per view, however many levels test it).
+#[derive(Default)]
+struct Sims(Vec<(usize, u8, f64)>);
+
+impl Sims {
+    fn get(&mut self, view: usize, measure: u8, f: impl FnOnce() -> f64) -> f64 {
+        if let Some(e) = self.0.iter().find(|e| e.0 == view && e.1 == measure) {
+            return e.2;
+        }
+        let v = f();
+        self.0.push((view, measure, v));
+        v
+    }
+}
+
 /// One comparison resolved against both files.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -88,6 +118,8 @@ pub struct Prepared {
     pub level_view: Vec<usize>,
     /// Whether a level needs more than equality of ids (then levels are memoised).
     pub fuzzy: bool,
+    /// Per view, the loosest threshold of each string measure its levels test.
+    bounds: Vec<Bounds>,
     /// The `columns-reversed` levels, in order.
     pub reversed: Vec<Reversed>,
 }
@@ -281,6 +313,21 @@ impl Prepared {
             .levels
             .iter()
             .any(|l| l.kind.is_string_similarity() || l.on.is_some());
+        let mut bounds = vec![Bounds::default(); views.len()];
+        for (l, lev) in spec.levels.iter().enumerate() {
+            let b = &mut bounds[level_view[l]];
+            let lo = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.min(t)));
+            let hi = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.max(t)));
+            match lev.kind {
+                LevelKind::JaroWinkler(t) => {
+                    b.jw = lo(b.jw, strings::jaro_needed_for_jaro_winkler(t))
+                }
+                LevelKind::Jaro(t) => b.jaro = lo(b.jaro, t),
+                LevelKind::Levenshtein(t) => b.lev = hi(b.lev, t),
+                LevelKind::DamerauLevenshtein(t) => b.dl = hi(b.dl, t),
+                _ => {}
+            }
+        }
         Ok(Prepared {
             spec: spec.clone(),
             released_column: released_column.to_string(),
@@ -290,6 +337,7 @@ impl Prepared {
             views,
             level_view,
             fuzzy,
+            bounds,
             reversed,
         })
     }
@@ -297,24 +345,68 @@ impl Prepared {
     /// Whether level `l` holds for value ids `x`, `y` (a `columns-reversed` level never does
     /// here: it reads more than the two values; [`level`](Self::level) applies it).
     pub fn holds(&self, l: usize, x: u32, y: u32) -> bool {
+        self.holds_with(l, x, y, &mut Sims::default())
+    }
+
+    fn holds_with(&self, l: usize, x: u32, y: u32, sims: &mut Sims) -> bool {
         let level = &self.spec.levels[l];
-        let v = &self.views[self.level_view[l]];
+        let view = self.level_view[l];
+        let v = &self.views[view];
         let (vx, vy) = (v.id(x), v.id(y));
         let miss = vx == MISSING || vy == MISSING;
-        let text = |i: u32| v.dict[i as usize].as_str();
+        let (a, b) = if miss {
+            ("", "")
+        } else {
+            (v.dict[vx as usize].as_str(), v.dict[vy as usize].as_str())
+        };
+        let bound = self.bounds[view];
+        // A distance beyond every threshold of the view is infinite here.
+        let distance = |d: Option<usize>| d.map_or(f64::INFINITY, |d| d as f64);
         match level.kind {
             LevelKind::Null => miss,
             LevelKind::Else => true,
             LevelKind::ColumnsReversed => false,
             _ if miss => false,
             LevelKind::Exact => vx == vy,
-            LevelKind::JaroWinkler(t) => vx == vy || strings::jaro_winkler(text(vx), text(vy)) >= t,
-            LevelKind::Jaro(t) => vx == vy || strings::jaro(text(vx), text(vy)) >= t,
+            LevelKind::JaroWinkler(_)
+            | LevelKind::Jaro(_)
+            | LevelKind::Levenshtein(_)
+            | LevelKind::DamerauLevenshtein(_)
+                if vx == vy =>
+            {
+                true
+            }
+            LevelKind::JaroWinkler(t) => {
+                let need = bound.jw.unwrap_or(0.0);
+                sims.get(view, 0, || {
+                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                        -1.0
+                    } else {
+                        strings::jaro_winkler(a, b)
+                    }
+                }) >= t
+            }
+            LevelKind::Jaro(t) => {
+                let need = bound.jaro.unwrap_or(0.0);
+                sims.get(view, 1, || {
+                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                        -1.0
+                    } else {
+                        strings::jaro(a, b)
+                    }
+                }) >= t
+            }
             LevelKind::Levenshtein(t) => {
-                vx == vy || strings::levenshtein_within(text(vx), text(vy), t)
+                let max = bound.lev.unwrap_or(t);
+                sims.get(view, 2, || {
+                    distance(strings::levenshtein_bounded(a, b, max))
+                }) <= t
             }
             LevelKind::DamerauLevenshtein(t) => {
-                vx == vy || strings::damerau_levenshtein_within(text(vx), text(vy), t)
+                let max = bound.dl.unwrap_or(t);
+                sims.get(view, 3, || {
+                    distance(strings::damerau_levenshtein_bounded(a, b, max))
+                }) <= t
             }
             LevelKind::Absolute(t) => {
                 let (p, q) = (v.num[vx as usize], v.num[vy as usize]);
@@ -343,9 +435,11 @@ impl Prepared {
 
     /// The level (index into the comparison's levels) of two value ids, `columns-reversed`
     /// levels skipped (they read more than the two values; [`level`](Self::level) applies them).
+    /// Each string measure is computed at most once per pair, however many levels test it.
     pub fn level_of_ids(&self, x: u32, y: u32) -> u8 {
+        let mut sims = Sims::default();
         for idx in 0..self.spec.levels.len() {
-            if self.holds(idx, x, y) {
+            if self.holds_with(idx, x, y, &mut sims) {
                 return idx as u8;
             }
         }

@@ -171,17 +171,8 @@ pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
     damerau_levenshtein_bytes(a.as_bytes(), b.as_bytes())
 }
 
-/// Whether the Levenshtein distance of `a` and `b` is at most `t` (`strsim::levenshtein(a, b)
-/// as f64 <= t`).
-pub fn levenshtein_within(a: &str, b: &str, t: f64) -> bool {
-    if !fast(a, b) {
-        return strsim::levenshtein(a, b) as f64 <= t;
-    }
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    // The distance is at least the difference of the lengths, and the bag distance.
-    if (a.len().abs_diff(b.len())) as f64 > t || bag_distance(a, b) as f64 > t {
-        return false;
-    }
+/// The Levenshtein distance of two byte strings (`strsim::levenshtein` on bytes).
+fn levenshtein_bytes(a: &[u8], b: &[u8]) -> usize {
     let mut cache = [0usize; MAX_FAST];
     for (j, c) in cache.iter_mut().enumerate().take(b.len()) {
         *c = j + 1;
@@ -197,7 +188,71 @@ pub fn levenshtein_within(a: &str, b: &str, t: f64) -> bool {
             cache[j] = result;
         }
     }
-    result as f64 <= t
+    result
+}
+
+/// Whether the Levenshtein distance of `a` and `b` is at most `t` (`strsim::levenshtein(a, b)
+/// as f64 <= t`).
+pub fn levenshtein_within(a: &str, b: &str, t: f64) -> bool {
+    levenshtein_bounded(a, b, t).is_some()
+}
+
+/// The Levenshtein distance of `a` and `b` when it is at most `max`, else `None` (refused by
+/// the length difference or the bag distance before the table when it can be).
+pub fn levenshtein_bounded(a: &str, b: &str, max: f64) -> Option<usize> {
+    if !fast(a, b) {
+        let d = strsim::levenshtein(a, b);
+        return (d as f64 <= max).then_some(d);
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // The distance is at least the difference of the lengths, and the bag distance.
+    if (a.len().abs_diff(b.len())) as f64 > max || bag_distance(a, b) as f64 > max {
+        return None;
+    }
+    let d = levenshtein_bytes(a, b);
+    (d as f64 <= max).then_some(d)
+}
+
+/// The Damerau–Levenshtein distance of `a` and `b` when it is at most `max`, else `None`.
+pub fn damerau_levenshtein_bounded(a: &str, b: &str, max: f64) -> Option<usize> {
+    if !fast(a, b) {
+        let d = strsim::damerau_levenshtein(a, b);
+        return (d as f64 <= max).then_some(d);
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if (a.len().abs_diff(b.len())) as f64 > max || bag_distance(a, b) as f64 > max {
+        return None;
+    }
+    let d = damerau_levenshtein_bytes(a, b);
+    (d as f64 <= max).then_some(d)
+}
+
+/// An upper bound of the Jaro similarity from the characters the two texts share (every
+/// match pairs equal characters, so there are at most as many matches as common characters,
+/// and transpositions only lower it): `(c/|a| + c/|b| + 1) / 3`, or 0 when nothing is shared.
+/// 1 (no bound) outside the byte path.
+pub fn jaro_upper_bound(a: &str, b: &str) -> f64 {
+    if !fast(a, b) || a.is_empty() || b.is_empty() {
+        return 1.0;
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let common = a.len().max(b.len()) - bag_distance(a, b);
+    if common == 0 {
+        return 0.0;
+    }
+    let c = common as f64;
+    (c / a.len() as f64 + c / b.len() as f64 + 1.0) / 3.0
+}
+
+/// The least Jaro similarity a Jaro–Winkler similarity of at least `t` needs: `t` itself up
+/// to 0.7 (no prefix bonus below it), above it the Jaro similarity `j > 0.7` with
+/// `j + 0.4 (1 − j) ≥ t` (the bonus is at most 4 × 0.1 × (1 − j)).
+pub fn jaro_needed_for_jaro_winkler(t: f64) -> f64 {
+    if t <= 0.7 {
+        t
+    } else {
+        t.min((t - 0.4) / 0.6).max(0.7)
+    }
 }
 
 #[cfg(test)]
@@ -223,6 +278,7 @@ mod tests {
             );
             assert_eq!(jaro(a, b).to_bits(), strsim::jaro(a, b).to_bits());
             assert_eq!(damerau_levenshtein(a, b), strsim::damerau_levenshtein(a, b));
+            assert!(jaro_upper_bound(a, b) >= strsim::jaro(a, b));
             for t in [0.0, 1.0, 2.0, 3.0] {
                 assert_eq!(
                     levenshtein_within(a, b, t),
