@@ -703,7 +703,10 @@ proptest! {
     }
 
     #[test]
-    fn damerau_levenshtein_and_jaro_equal_strsim(a in "[a-dé]{0,12}", b in "[a-dé]{0,12}", t in 0u32..4) {
+    fn damerau_levenshtein_and_jaro_equal_strsim(a in "[a-dé]{0,12}", b in "[a-dé]{0,12}", t in 0u32..4, c in "[0-4]{0,10}", e in "[0-4]{0,10}") {
+        // Digits (FEBRL's ids and dates): the byte path with its early exit.
+        let dd = strsim::damerau_levenshtein(&c, &e);
+        prop_assert_eq!(strings::damerau_levenshtein_bounded(&c, &e, t as f64), (dd <= t as usize).then_some(dd));
         let d = strsim::damerau_levenshtein(&a, &b);
         prop_assert_eq!(strings::damerau_levenshtein(&a, &b), d);
         prop_assert_eq!(strings::damerau_levenshtein_within(&a, &b, t as f64), d <= t as usize);
@@ -724,7 +727,11 @@ proptest! {
     #[test]
     fn ascii_similarities_equal_strsim(a in "[a-e]{0,66}", b in "[a-e]{0,66}") {
         prop_assert_eq!(strings::jaro_winkler(&a, &b).to_bits(), strsim::jaro_winkler(&a, &b).to_bits());
-        prop_assert_eq!(strings::damerau_levenshtein(&a, &b), strsim::damerau_levenshtein(&a, &b));
+        let d = strsim::damerau_levenshtein(&a, &b);
+        prop_assert_eq!(strings::damerau_levenshtein(&a, &b), d);
+        for t in 0..5 {
+            prop_assert_eq!(strings::damerau_levenshtein_bounded(&a, &b, t as f64), (d <= t).then_some(d));
+        }
         for t in 0..4 {
             prop_assert_eq!(strings::levenshtein_within(&a, &b, t as f64), strsim::levenshtein(&a, &b) <= t);
         }

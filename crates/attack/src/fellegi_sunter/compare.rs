@@ -86,15 +86,24 @@ struct Bounds {
 /// The string measures of one pair computed so far while its levels are tested in order
 /// (each measure once per view, however many levels test it).
 #[derive(Default)]
-struct Sims(Vec<(usize, u8, f64)>);
+struct Sims {
+    len: usize,
+    entries: [(usize, u8, f64); 8],
+}
 
 impl Sims {
     fn get(&mut self, view: usize, measure: u8, f: impl FnOnce() -> f64) -> f64 {
-        if let Some(e) = self.0.iter().find(|e| e.0 == view && e.1 == measure) {
+        if let Some(e) = self.entries[..self.len]
+            .iter()
+            .find(|e| e.0 == view && e.1 == measure)
+        {
             return e.2;
         }
         let v = f();
-        self.0.push((view, measure, v));
+        if self.len < self.entries.len() {
+            self.entries[self.len] = (view, measure, v);
+            self.len += 1;
+        }
         v
     }
 }

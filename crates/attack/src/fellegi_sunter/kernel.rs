@@ -42,6 +42,15 @@ pub const CHUNK_ROWS: usize = 512;
 /// The largest level table (cells, one byte each) kept for a comparison.
 const TABLE_CELLS_MAX: usize = 1 << 27;
 
+/// A level table up to this many cells is kept whatever the values' repetition: it stays in
+/// (or near) the cache. A larger one pays a cache miss on most cells it is asked for, which
+/// only repeated value pairs repay.
+const TABLE_CACHED_MAX: usize = 1 << 22;
+
+/// Values are taken as repeating (their pairs recur, a table or memo pays) when a file holds
+/// at least this many records per distinct value.
+const REUSE_RECORDS_PER_VALUE: usize = 8;
+
 /// Pattern counts are kept in an array when (rule sets × patterns) is at most this.
 const DENSE_COUNTS_MAX: u64 = 1 << 16;
 
@@ -835,7 +844,11 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
     let (xa, a_ids) = local(&p.a);
     let (xb, b_ids) = local(&p.b);
     let cells = a_ids.len().saturating_mul(b_ids.len());
-    if cells <= table_cells {
+    // Near-unique values (ids, dates of birth) recur in few pairs: their levels are computed
+    // directly rather than through a table whose cells would each cost a cache miss.
+    let reuse = p.a.len() >= REUSE_RECORDS_PER_VALUE * a_ids.len()
+        && p.b.len() >= REUSE_RECORDS_PER_VALUE * b_ids.len();
+    if cells <= table_cells && (cells <= TABLE_CACHED_MAX || reuse) {
         let nb = b_ids.len();
         let cells = (0..cells).map(|_| AtomicU8::new(0)).collect();
         return (
@@ -850,7 +863,7 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
             xb,
         );
     }
-    let m = if p.fuzzy {
+    let m = if p.fuzzy && reuse {
         Matcher::Memo { miss }
     } else {
         Matcher::Direct { miss }

@@ -150,17 +150,58 @@ fn bag_distance(a: &[u8], b: &[u8]) -> usize {
     only_a.max(only_b)
 }
 
+/// The Damerau–Levenshtein distance of two byte strings of at most 32 bytes when it is at
+/// most `max`, else `None`: the table of [`damerau_levenshtein_bytes`] in one stack array of
+/// bytes, given up at the first row whose every cell exceeds `max` (a row's least cell never
+/// decreases down the table: every step into a row costs at least the least cell of the row
+/// above, a transposition from `k` rows up at least `i − k` more).
+fn damerau_levenshtein_small(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
+    const W: usize = 34;
+    let (n, m) = (a.len(), b.len());
+    debug_assert!(n <= 32 && m <= 32);
+    let big = (n + m) as u8;
+    let mut d = [0u8; W * W];
+    let mut last_row = [0u8; 256];
+    let w = W;
+    d[0] = big;
+    for i in 0..=n {
+        d[(i + 1) * w] = big;
+        d[(i + 1) * w + 1] = i as u8;
+    }
+    for j in 0..=m {
+        d[j + 1] = big;
+        d[w + j + 1] = j as u8;
+    }
+    for i in 1..=n {
+        let mut last_col = 0usize;
+        let mut row_min = d[(i + 1) * w + 1];
+        for j in 1..=m {
+            let (k, l) = (usize::from(last_row[b[j - 1] as usize]), last_col);
+            let cost = u8::from(a[i - 1] != b[j - 1]);
+            if cost == 0 {
+                last_col = j;
+            }
+            let sub = d[i * w + j] + cost;
+            let ins = d[(i + 1) * w + j] + 1;
+            let del = d[i * w + j + 1] + 1;
+            let trans = d[k * w + l].saturating_add(((i - k - 1) + 1 + (j - l - 1)) as u8);
+            let v = sub.min(ins).min(del).min(trans);
+            d[(i + 1) * w + j + 1] = v;
+            row_min = row_min.min(v);
+        }
+        if usize::from(row_min) > max {
+            return None;
+        }
+        last_row[a[i - 1] as usize] = i as u8;
+    }
+    let dist = usize::from(d[(n + 1) * w + m + 1]);
+    (dist <= max).then_some(dist)
+}
+
 /// Whether the Damerau–Levenshtein distance of `a` and `b` is at most `t`
 /// (`strsim::damerau_levenshtein(a, b) as f64 <= t`).
 pub fn damerau_levenshtein_within(a: &str, b: &str, t: f64) -> bool {
-    if !fast(a, b) {
-        return strsim::damerau_levenshtein(a, b) as f64 <= t;
-    }
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if (a.len().abs_diff(b.len())) as f64 > t || bag_distance(a, b) as f64 > t {
-        return false;
-    }
-    damerau_levenshtein_bytes(a, b) as f64 <= t
+    damerau_levenshtein_bounded(a, b, t).is_some()
 }
 
 /// The Damerau–Levenshtein distance (`strsim::damerau_levenshtein`).
@@ -222,6 +263,9 @@ pub fn damerau_levenshtein_bounded(a: &str, b: &str, max: f64) -> Option<usize> 
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if (a.len().abs_diff(b.len())) as f64 > max || bag_distance(a, b) as f64 > max {
         return None;
+    }
+    if a.len() <= 32 && b.len() <= 32 && max < 64.0 {
+        return damerau_levenshtein_small(a, b, max as usize);
     }
     let d = damerau_levenshtein_bytes(a, b);
     (d as f64 <= max).then_some(d)
