@@ -16,7 +16,7 @@ echo "== intruder fellegi-sunter (febrl4_detailed.toml)"
 INTRUDER_FS_TIMING=1 /usr/bin/time -v "$BIN" attack --method fellegi-sunter \
   --intruder "$DIR/data/febrl4a.csv" --released "$DIR/data/febrl4b.csv" \
   --linkage-spec "$HERE/febrl4_detailed.toml" --truth cluster --threshold 0.5 \
-  --assignment greedy --seed 1 --format json --out "$DIR/intruder.json" \
+  --assignment greedy --fix-u --seed 1 --format json --out "$DIR/intruder.json" \
   --charts "$DIR/charts" --explain-pair 1,1 2> "$DIR/intruder.time"
 grep -E "fellegi-sunter:|User time|System time|Elapsed|Maximum resident" "$DIR/intruder.time"
 if [ -z "${SKIP_SPLINK:-}" ]; then

@@ -101,6 +101,23 @@ fn splink_febrl4_detailed_model_runs_with_every_level_and_blocking_rule() {
     let tf: Vec<bool> = spec.comparisons.iter().map(|c| c.term_frequency).collect();
     assert_eq!(tf, [true, true, false, false, true, true]);
     assert!(matches!(spec.comparisons[2].levels[5].kind, LevelKind::Date(t) if t == 10.0));
+    // The notebook's training: EM blocked on date_of_birth then postcode; λ from the two
+    // deterministic rules at recall 0.8.
+    let t = spec
+        .training
+        .as_ref()
+        .expect("the notebook's training recipe");
+    let rules = |r: &[Vec<Term>]| -> Vec<String> {
+        r.iter()
+            .map(|r| r.iter().map(Term::label).collect::<Vec<_>>().join(" & "))
+            .collect()
+    };
+    assert_eq!(rules(&t.blocking), ["date_of_birth", "postcode"]);
+    assert_eq!(
+        rules(&t.deterministic),
+        ["soc_sec_id", "given_name & surname & date_of_birth"]
+    );
+    assert_eq!(t.recall, Some(0.8));
 
     // 1,500 persons: their original in A, their duplicate in B.
     let keep = |c: &str| c["rec-".len()..].parse::<usize>().unwrap() < 1500;
@@ -109,6 +126,7 @@ fn splink_febrl4_detailed_model_runs_with_every_level_and_blocking_rule() {
     let mut params = FsParams::default();
     params.spec = Some(spec.clone());
     params.u_sample = 200_000;
+    params.fix_u = true;
     let keys = KeyMap::same(
         &spec
             .columns()
@@ -165,4 +183,14 @@ fn splink_febrl4_detailed_model_runs_with_every_level_and_blocking_rule() {
     // The unlinkables and the borderline link are explained.
     assert_eq!(m.self_match_weights.iter().map(|x| x.1).sum::<u64>(), 1500);
     assert!(m.borderline.is_some());
+    // λ from the deterministic rules: the pairs they find, / 0.8, / (1,500 × 1,500).
+    let pairs = run
+        .linkage
+        .notes
+        .iter()
+        .find(|n| n.0 == "lambda_deterministic_pairs")
+        .unwrap()
+        .1;
+    assert!((m.lambda - pairs / 0.8 / (1500.0 * 1500.0)).abs() < 1e-15);
+    assert_eq!(m.sessions.len(), 2);
 }

@@ -151,6 +151,18 @@ fn level_problems(lkey: &str, cmp: &Comparison, lev: &Level, p: &mut Vec<String>
 }
 
 impl LinkageSpec {
+    /// The rule lists with their keys: `blocking`, `training.blocking`,
+    /// `training.deterministic`.
+    fn named_rules(&self) -> Vec<(&'static str, &[Vec<super::spec::Term>])> {
+        let mut out: Vec<(&'static str, &[Vec<super::spec::Term>])> =
+            vec![("blocking", &self.blocking)];
+        if let Some(t) = &self.training {
+            out.push(("training.blocking", &t.blocking));
+            out.push(("training.deterministic", &t.deterministic));
+        }
+        out
+    }
+
     /// Problems found without the data (every one, with its key).
     pub fn problems(&self) -> Vec<String> {
         let mut p = Vec::new();
@@ -172,15 +184,25 @@ impl LinkageSpec {
                 self.comparisons.len()
             ));
         }
-        for (r, rule) in self.blocking.iter().enumerate() {
-            for (t, term) in rule.iter().enumerate() {
-                let (a, b) = term.exprs();
-                for e in [a, b] {
-                    if let Err(m) = e.compile() {
-                        p.push(format!("blocking[{r}][{t}]: {m}"));
+        for (name, rules) in self.named_rules() {
+            for (r, rule) in rules.iter().enumerate() {
+                for (t, term) in rule.iter().enumerate() {
+                    let (a, b) = term.exprs();
+                    for e in [a, b] {
+                        if let Err(m) = e.compile() {
+                            p.push(format!("{name}[{r}][{t}]: {m}"));
+                        }
                     }
                 }
             }
+        }
+        if let Some(t) = &self.training
+            && t.blocking.len() > MAX_RULES
+        {
+            p.push(format!(
+                "training.blocking: {} rules given; at most {MAX_RULES} are supported",
+                t.blocking.len()
+            ));
         }
         for (c, cmp) in self.comparisons.iter().enumerate() {
             let key = format!("comparison[{c}]");
@@ -270,16 +292,18 @@ impl LinkageSpec {
                 }
             }
         }
-        for (r, rule) in self.blocking.iter().enumerate() {
-            for (t, term) in rule.iter().enumerate() {
-                let key = format!("blocking[{r}][{t}]");
-                check_col(&key, intruder, term.column(), &mut p);
-                check_col(
-                    &key,
-                    released,
-                    &released_name(term.released_column()),
-                    &mut p,
-                );
+        for (name, rules) in self.named_rules() {
+            for (r, rule) in rules.iter().enumerate() {
+                for (t, term) in rule.iter().enumerate() {
+                    let key = format!("{name}[{r}][{t}]");
+                    check_col(&key, intruder, term.column(), &mut p);
+                    check_col(
+                        &key,
+                        released,
+                        &released_name(term.released_column()),
+                        &mut p,
+                    );
+                }
             }
         }
         if p.is_empty() {

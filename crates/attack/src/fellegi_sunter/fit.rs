@@ -7,7 +7,8 @@ use super::em::{self, EmOptions, EmReport, Layout, Table2};
 use super::train::{self, TrainingSession};
 use super::{FsParams, Training};
 
-/// What blocking counted: the agreement patterns of the candidate pairs.
+/// What blocking counted: the agreement patterns of the candidate pairs (or of the pairs of
+/// the training rules).
 pub(crate) struct PatternCounts<'a> {
     /// `(packed pattern, pairs)` over every candidate pair.
     pub counts: &'a [(u64, u64)],
@@ -79,6 +80,7 @@ pub(crate) fn fit(
     layout: &Layout,
     rules: &[Vec<super::spec::Term>],
     patterns: &PatternCounts,
+    sessions: Option<(&[Vec<super::spec::Term>], &PatternCounts)>,
     u_rand: &Table2,
     (ni, nr): (usize, usize),
 ) -> Fitted {
@@ -145,8 +147,8 @@ pub(crate) fn fit(
                 .collect()
         })
         .collect();
-    let (report, sessions) = match params.training {
-        Training::Pooled => {
+    let (report, sessions) = match (params.training, sessions) {
+        (Training::Pooled, None) => {
             let opts = EmOptions {
                 max_iter: params.em_max_iter,
                 tolerance: params.em_tolerance,
@@ -170,7 +172,12 @@ pub(crate) fn fit(
             );
             (rep, Vec::new())
         }
-        Training::PerRule => {
+        (_, own) => {
+            // Sessions on the training rules (Splink's recipe), else on the blocking rules.
+            let (rules, by_rules) = match own {
+                Some((r, c)) => (r, c.by_rules),
+                None => (rules, patterns.by_rules),
+            };
             let model = train::Model {
                 layout,
                 columns: prepared.iter().map(|p| p.spec.column.as_str()).collect(),
@@ -188,7 +195,7 @@ pub(crate) fn fit(
             };
             train::per_rule(
                 rules,
-                patterns.by_rules,
+                by_rules,
                 n_pairs,
                 patterns.counts,
                 &model,

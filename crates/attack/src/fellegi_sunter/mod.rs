@@ -520,12 +520,21 @@ impl FellegiSunter {
             n_pairs,
         };
         let rules = &setup.spec.blocking;
+        let own = training_patterns(&setup);
+        let own_counts = own.as_ref().map(|(by_rules, n)| fit::PatternCounts {
+            counts: &[],
+            by_rules,
+            n_pairs: *n,
+        });
+        let sessions = setup.spec.training.as_ref().map(|t| t.blocking.as_slice());
+        let sessions = sessions.zip(own_counts.as_ref());
         let fitted = fit::fit(
             p,
             &setup.prepared,
             &setup.layout,
             rules,
             &patterns,
+            sessions,
             &u.u,
             dims,
         );
@@ -538,6 +547,7 @@ impl FellegiSunter {
             &u.u,
             &pattern_levels,
             n_pairs,
+            setup.deterministic.map(|d| d.0),
             dims,
         );
         clock.lap("weights");
@@ -552,7 +562,7 @@ impl FellegiSunter {
             &u,
             &s.level_weights,
         );
-        let notes = explain::notes(
+        let mut notes = explain::notes(
             p,
             plan,
             &u,
@@ -562,6 +572,9 @@ impl FellegiSunter {
             (n_pairs, links),
             (s.lambda, s.prior_weight, thr_w),
         );
+        if let Some((_, pairs)) = setup.deterministic {
+            notes.push(("lambda_deterministic_pairs".into(), pairs as f64));
+        }
         let self_weights = explain::self_match_weights(
             &setup.prepared,
             &s.level_weights,
@@ -620,6 +633,27 @@ impl FellegiSunter {
         clock.lap("explanation");
         Ok(run)
     }
+}
+
+/// The pattern counts of the training rules' pairs by the set of training rules they agree
+/// on (`training.blocking`), and their number; `None` without training rules.
+fn training_patterns(setup: &setup::Setup) -> Option<(Vec<(u32, u64, u64)>, usize)> {
+    if setup.training_keys.is_empty() {
+        return None;
+    }
+    let kernel = Kernel::new(&setup.prepared, &setup.training_keys, setup.ni, setup.nr);
+    let built = kernel.build();
+    let packed: Vec<u64> = built
+        .patterns
+        .iter()
+        .map(|&c| pack(&kernel.decode(c)))
+        .collect();
+    let by_rules = built
+        .by_rules
+        .iter()
+        .map(|&(set, q, n)| (set, packed[q as usize], n))
+        .collect();
+    Some((by_rules, built.candidates.len()))
 }
 
 /// Phase timings printed to stderr when `INTRUDER_FS_TIMING` is set (for benchmarks).

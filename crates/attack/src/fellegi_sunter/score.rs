@@ -34,6 +34,7 @@ pub(crate) fn score(
     u_rand: &Table2,
     pattern_levels: &[Vec<u8>],
     n_pairs: usize,
+    lambda_given: Option<f64>,
     (ni, nr): (usize, usize),
 ) -> Scoring {
     let k = prepared.len();
@@ -54,8 +55,12 @@ pub(crate) fn score(
                 .collect()
         })
         .collect();
+    // λ from the deterministic rules when given (Splink's recipe), else from EM's share of
+    // matches among the candidates.
     let matches = report.lambda * n_pairs as f64;
-    let lambda = (matches / (ni as f64 * nr as f64)).clamp(1e-300, 1.0 - 1e-12);
+    let lambda = lambda_given
+        .unwrap_or(matches / (ni as f64 * nr as f64))
+        .clamp(1e-300, 1.0 - 1e-12);
     let prior_weight = weight_of_probability(lambda);
     let scorer = scorer(
         prepared,

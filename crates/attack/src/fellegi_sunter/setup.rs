@@ -22,6 +22,11 @@ pub(crate) struct Setup {
     pub layout: Layout,
     /// Each blocking rule's keys.
     pub rule_keys: Vec<RuleKeys>,
+    /// Each training session's rule keys (`training.blocking`; empty: the blocking rules).
+    pub training_keys: Vec<RuleKeys>,
+    /// λ from the deterministic rules (`training.deterministic`): pairs agreeing on any of
+    /// them / recall / (n_I × n_R), with that number of pairs.
+    pub deterministic: Option<(f64, usize)>,
     /// Intruder and released records.
     pub ni: usize,
     pub nr: usize,
@@ -129,18 +134,41 @@ impl Setup {
             levels: prepared.iter().map(|p| p.spec.levels.len()).collect(),
             null: prepared.iter().map(|p| p.null_level()).collect(),
         };
-        let rule_keys = spec
-            .blocking
-            .iter()
-            .map(|rule| encode::rule_keys(intruder, released, rule, &released_name))
-            .collect::<Result<_, _>>()?;
+        let keys_of = |rules: &[Vec<super::spec::Term>]| -> Result<Vec<RuleKeys>, AttackError> {
+            rules
+                .iter()
+                .map(|rule| encode::rule_keys(intruder, released, rule, &released_name))
+                .collect()
+        };
+        let rule_keys = keys_of(&spec.blocking)?;
+        let training_keys = match &spec.training {
+            Some(t) => keys_of(&t.blocking)?,
+            None => Vec::new(),
+        };
+        let (ni, nr) = (intruder.nrows(), released.nrows());
+        let deterministic = match &spec.training {
+            Some(t) if !t.deterministic.is_empty() => {
+                let pairs = super::blocking::candidate_pairs(
+                    intruder,
+                    released,
+                    &t.deterministic,
+                    &released_name,
+                )?
+                .len();
+                let recall = t.recall.unwrap_or(1.0);
+                Some((pairs as f64 / recall / (ni as f64 * nr as f64), pairs))
+            }
+            _ => None,
+        };
         Ok(Setup {
             spec,
             prepared,
             layout,
             rule_keys,
-            ni: intruder.nrows(),
-            nr: released.nrows(),
+            training_keys,
+            deterministic,
+            ni,
+            nr,
         })
     }
 }

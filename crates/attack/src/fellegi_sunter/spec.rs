@@ -512,6 +512,31 @@ pub struct LinkageSpec {
     pub blocking: Vec<Vec<Term>>,
     /// Comparisons.
     pub comparisons: Vec<Comparison>,
+    /// Splink's training recipe (`None`: m by EM sessions on the blocking rules, λ by EM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<TrainingSpec>,
+}
+
+/// How the model is trained, as Splink's documented recipe writes it in code:
+///
+/// ```toml
+/// [training]
+/// # linker.training.estimate_parameters_using_expectation_maximisation(block_on(…)), one
+/// # session per rule: m of the comparisons on columns the rule does not read
+/// blocking = [["date_of_birth"], ["postcode"]]
+/// # linker.training.estimate_probability_two_random_records_match(rules, recall=0.8):
+/// # λ = pairs agreeing on any rule / recall / (n_I × n_R)
+/// deterministic = [["soc_sec_id"], ["given_name", "surname", "date_of_birth"]]
+/// recall = 0.8
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TrainingSpec {
+    /// One EM session per rule (empty: the blocking rules, each its session).
+    pub blocking: Vec<Vec<Term>>,
+    /// Deterministic rules giving λ (empty: λ by EM over the candidate pairs).
+    pub deterministic: Vec<Vec<Term>>,
+    /// The share of true matches the deterministic rules are taken to find, in (0, 1].
+    pub recall: Option<f64>,
 }
 
 /// The most blocking rules a specification may have (the rules a candidate pair agrees on are
@@ -533,6 +558,66 @@ pub struct SpecError {
 struct RawSpec {
     blocking: Option<Vec<Vec<String>>>,
     comparison: Option<Vec<RawComparison>>,
+    training: Option<RawTraining>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTraining {
+    blocking: Option<Vec<Vec<String>>>,
+    deterministic: Option<Vec<Vec<String>>>,
+    recall: Option<f64>,
+}
+
+/// Parses rules of terms; problems go to `problems` under `key[r][t]`.
+fn read_rules(rules: &[Vec<String>], key: &str, problems: &mut Vec<String>) -> Vec<Vec<Term>> {
+    let mut out = Vec::new();
+    for (r, rule) in rules.iter().enumerate() {
+        if rule.is_empty() {
+            problems.push(format!("{key}[{r}]: empty rule; name at least one column"));
+        }
+        let mut terms = Vec::new();
+        for (t, s) in rule.iter().enumerate() {
+            match Term::parse(s) {
+                Ok(term) => terms.push(term),
+                Err(e) => problems.push(format!("{key}[{r}][{t}]: {e}")),
+            }
+        }
+        out.push(terms);
+    }
+    out
+}
+
+fn read_training(raw: RawTraining, problems: &mut Vec<String>) -> TrainingSpec {
+    let blocking = read_rules(
+        &raw.blocking.unwrap_or_default(),
+        "training.blocking",
+        problems,
+    );
+    let deterministic = read_rules(
+        &raw.deterministic.unwrap_or_default(),
+        "training.deterministic",
+        problems,
+    );
+    match raw.recall {
+        Some(r) if !(r > 0.0 && r <= 1.0) => {
+            problems.push(format!("training.recall: {r} is not a share in (0, 1]"))
+        }
+        Some(_) if deterministic.is_empty() => problems.push(
+            "training.recall: the recall of deterministic rules; give training.deterministic too"
+                .into(),
+        ),
+        None if !deterministic.is_empty() => problems.push(
+            "training.recall: missing; the share of true matches the deterministic rules find, e.g. recall = 0.8"
+                .into(),
+        ),
+        _ => {}
+    }
+    TrainingSpec {
+        blocking,
+        deterministic,
+        recall: raw.recall,
+    }
 }
 
 /// A comparison as written: levels, or a preset with its options.
@@ -735,24 +820,9 @@ impl LinkageSpec {
                 "blocking: missing; give at least one rule, e.g. blocking = [[\"postcode\"]]"
                     .into(),
             ),
-            Some(rules) => {
-                for (r, rule) in rules.iter().enumerate() {
-                    if rule.is_empty() {
-                        problems.push(format!(
-                            "blocking[{r}]: empty rule; name at least one column"
-                        ));
-                    }
-                    let mut terms = Vec::new();
-                    for (t, s) in rule.iter().enumerate() {
-                        match Term::parse(s) {
-                            Ok(term) => terms.push(term),
-                            Err(e) => problems.push(format!("blocking[{r}][{t}]: {e}")),
-                        }
-                    }
-                    blocking.push(terms);
-                }
-            }
+            Some(rules) => blocking = read_rules(&rules, "blocking", &mut problems),
         }
+        let training = raw.training.map(|t| read_training(t, &mut problems));
         let mut comparisons = Vec::new();
         match raw.comparison {
             None => problems.push("comparison: missing; give at least one [[comparison]]".into()),
@@ -772,6 +842,7 @@ impl LinkageSpec {
         let spec = LinkageSpec {
             blocking,
             comparisons,
+            training,
         };
         problems.extend(spec.problems());
         if problems.is_empty() {
@@ -811,11 +882,22 @@ impl LinkageSpec {
                 add(other);
             }
         }
-        for t in self.blocking.iter().flatten() {
+        let training = self.training.iter();
+        let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
+        for t in self.blocking.iter().chain(extra).flatten() {
             add(t.column());
             add(t.released_column());
         }
         out
+    }
+
+    /// Every rule the specification holds: blocking, then training sessions, then
+    /// deterministic rules.
+    pub fn all_rules(&self) -> impl Iterator<Item = &Vec<Term>> {
+        let t = self.training.iter();
+        self.blocking
+            .iter()
+            .chain(t.flat_map(|t| t.blocking.iter().chain(&t.deterministic)))
     }
 
     /// A default specification for the keys: comparisons by column type (text: exact with
@@ -921,6 +1003,7 @@ impl LinkageSpec {
         Ok(LinkageSpec {
             blocking,
             comparisons,
+            training: None,
         })
     }
 }
