@@ -84,7 +84,7 @@ fn splink_febrl4_detailed_model_runs_with_every_level_and_blocking_rule() {
             "damerau-levenshtein <= 1",
             "date within 1 month",
             "date within 1 year",
-            "date within 10 year",
+            "date within 10 years",
             "else"
         ]
     );

@@ -576,9 +576,10 @@ pub fn line_chart(
     series: &[Series],
     marker: Option<(f64, &str)>,
 ) -> Chart {
+    // Title, legend, then the y axis's title above the plot.
     let area = Rect {
         x: 70.0,
-        y: TOP,
+        y: TOP + 26.0,
         w: 480.0,
         h: 260.0,
     };
@@ -626,7 +627,7 @@ pub fn line_chart(
         texts.push(text_el(
             &tick_label(v),
             x,
-            area.y + area.h + 16.0,
+            area.y + area.h + 22.0,
             "middle",
             false,
         ));
@@ -640,15 +641,22 @@ pub fn line_chart(
     texts.push(text_el(
         x_title,
         area.x + area.w / 2.0,
-        area.y + area.h + 36.0,
+        area.y + area.h + 42.0,
         "middle",
         false,
     ));
-    texts.push(text_el(y_title, PAD, area.y - 8.0, "start", false));
+    texts.push(text_el(y_title, PAD, area.y - 14.0, "start", false));
     if let Some((m, label)) = marker {
+        // The threshold: a line across the plot, labelled near its foot.
         let x = px(m);
         lines.push((x, area.y, x, area.y + area.h, false));
-        texts.push(text_el(label, x + 4.0, area.y + 14.0, "start", false));
+        texts.push(text_el(
+            label,
+            x + 4.0,
+            area.y + area.h - 8.0,
+            "start",
+            false,
+        ));
     }
     let series_px = series
         .iter()
@@ -661,7 +669,7 @@ pub fn line_chart(
     Chart {
         file: file.into(),
         width,
-        height: area.y + area.h + 50.0,
+        height: area.y + area.h + 56.0,
         area,
         texts,
         bars,

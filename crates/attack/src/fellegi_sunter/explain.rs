@@ -100,19 +100,6 @@ pub(crate) fn notes(
     notes
 }
 
-/// The levels of intruder record `i` compared with an exact copy of itself.
-pub(crate) fn self_levels(prepared: &[Prepared], i: usize) -> Vec<u8> {
-    prepared
-        .iter()
-        .map(|p| {
-            let x = p.a[i];
-            let base = p.level_of_ids(x, x);
-            let other = || p.reversed.iter().map(|r| r.a_other[i]);
-            p.apply_reversed(base, x, other(), x, other())
-        })
-        .collect()
-}
-
 /// The match weight of every intruder record against an exact copy of itself (Splink's
 /// unlinkables), rounded to 0.01, with the number of records at each weight, ascending.
 pub(crate) fn self_match_weights(
@@ -122,25 +109,37 @@ pub(crate) fn self_match_weights(
     prior_weight: f64,
     ni: usize,
 ) -> Vec<(f64, u64)> {
+    use super::compare::MISSING;
     let mut by: BTreeMap<i64, u64> = BTreeMap::new();
-    // Records with the same value ids weigh the same: memoise the levels per id tuple.
-    let mut memo: foldhash::HashMap<Vec<u32>, Vec<u8>> = Default::default();
+    // A value's level against itself, once per distinct value (u8::MAX: not computed yet).
+    let mut own: Vec<Vec<u8>> = prepared
+        .iter()
+        .map(|p| vec![u8::MAX; p.dict.len()])
+        .collect();
     for i in 0..ni {
-        let key: Vec<u32> = prepared
-            .iter()
-            .flat_map(|p| std::iter::once(p.a[i]).chain(p.reversed.iter().map(|r| r.a_other[i])))
-            .collect();
-        let levels = memo
-            .entry(key)
-            .or_insert_with(|| self_levels(prepared, i))
-            .clone();
         let mut w = prior_weight;
-        for (c, &l) in levels.iter().enumerate() {
+        for (c, p) in prepared.iter().enumerate() {
+            let x = p.a[i];
+            let base = if x == MISSING {
+                p.level_of_ids(x, x)
+            } else {
+                let cell = &mut own[c][x as usize];
+                if *cell == u8::MAX {
+                    *cell = p.level_of_ids(x, x);
+                }
+                *cell
+            };
+            let l = if p.reversed.is_empty() {
+                base
+            } else {
+                let other = || p.reversed.iter().map(|r| r.a_other[i]);
+                p.apply_reversed(base, x, other(), x, other())
+            };
             w += level_weights[c][l as usize];
             if let Some(t) = &scorer.tf[c]
-                && prepared[c].exact_level() == Some(l as usize)
+                && p.exact_level() == Some(l as usize)
             {
-                w += t[prepared[c].a[i] as usize];
+                w += t[x as usize];
             }
         }
         *by.entry((w * 100.0).round() as i64).or_insert(0) += 1;

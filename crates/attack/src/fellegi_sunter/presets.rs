@@ -207,7 +207,11 @@ fn date_of_birth(column: &str, rc: &RawComparison) -> Result<Vec<Level>, String>
     for (t, m) in thresholds.into_iter().zip(metrics) {
         let mut l = n(LevelKind::Date(t)).on(parsed.clone());
         l.metric = Some(m);
-        l.label = Some(format!("date within {t} {}", m.name()));
+        l.label = Some(format!(
+            "date within {t} {}{}",
+            m.name(),
+            if t == 1.0 { "" } else { "s" }
+        ));
         out.push(l);
     }
     out.push(n(LevelKind::Else));

@@ -463,7 +463,11 @@ impl Level {
                 format!("columns reversed with {c} (one direction)")
             }
             (LevelKind::Date(t), _, Some(m)) if m != DateMetric::Day => {
-                format!("date within {t} {}", m.name())
+                format!(
+                    "date within {t} {}{}",
+                    m.name(),
+                    if *t == 1.0 { "" } else { "s" }
+                )
             }
             (k, _, _) => k.label(),
         };
