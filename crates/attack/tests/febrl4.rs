@@ -123,10 +123,12 @@ fn splink_febrl4_detailed_model_runs_with_every_level_and_blocking_rule() {
     let keep = |c: &str| c["rec-".len()..].parse::<usize>().unwrap() < 1500;
     let (a, b) = (load("dataset4a.csv", &keep), load("dataset4b.csv", &keep));
     assert_eq!((a.table.nrows(), b.table.nrows()), (1500, 1500));
-    let mut params = FsParams::default();
-    params.spec = Some(spec.clone());
-    params.u_sample = 200_000;
-    params.fix_u = true;
+    let params = FsParams {
+        spec: Some(spec.clone()),
+        u_sample: 200_000,
+        fix_u: true,
+        ..FsParams::default()
+    };
     let keys = KeyMap::same(
         &spec
             .columns()

@@ -6,3 +6,4 @@ mod equivalence;
 mod febrl4;
 mod fellegi_sunter_kernel;
 mod readme;
+mod splink_levels;

@@ -74,6 +74,7 @@ fn start_m_all(layout: &Layout, fixed_m: &[Vec<Option<f64>>]) -> Table2 {
 }
 
 /// Runs EM; see the [module docs](self).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn fit(
     params: &FsParams,
     prepared: &[Prepared],

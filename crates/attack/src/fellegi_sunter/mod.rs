@@ -635,9 +635,12 @@ impl FellegiSunter {
     }
 }
 
+/// `(rule set, packed pattern, pairs)` of some pairs.
+type ByRules = Vec<(u32, u64, u64)>;
+
 /// The pattern counts of the training rules' pairs by the set of training rules they agree
 /// on (`training.blocking`), and their number; `None` without training rules.
-fn training_patterns(setup: &setup::Setup) -> Option<(Vec<(u32, u64, u64)>, usize)> {
+fn training_patterns(setup: &setup::Setup) -> Option<(ByRules, usize)> {
     if setup.training_keys.is_empty() {
         return None;
     }
