@@ -7,7 +7,7 @@
 //! A level reading an expression of the column (`on = "lower(name)"`, a preset's
 //! `parse_date(…)`) reads a *view*: the expression of every distinct value computed once, with
 //! its own dictionary — still a function of the two value ids. String levels (Jaro–Winkler,
-//! Jaro, Levenshtein, Damerau–Levenshtein: [`strings`](super::strings), equal to `strsim`;
+//! Jaro, Levenshtein, Damerau–Levenshtein: [`strings`], equal to `strsim`;
 //! array intersections) are memoised per distinct id pair by the kernel.
 //!
 //! This is the per-pair reference the kernel ([`kernel`](super::kernel)) must agree with; the

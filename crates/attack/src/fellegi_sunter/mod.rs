@@ -2,14 +2,19 @@
 //! intruder with an error-prone copy of the data would run it.
 //!
 //! 1. **Blocking** ([`blocking`]): candidate pairs agree on every term of at least one rule;
-//!    rules are OR-ed without duplicate pairs.
+//!    rules are OR-ed without duplicate pairs. A term is a column, an expression of a column
+//!    ([`expr`]) or `l.EXPR = r.EXPR` on swapped columns.
 //! 2. **Comparison** ([`compare`]): each pair falls, per comparison, in the first level whose
-//!    condition holds (null, exact, Jaro–Winkler ≥ t, Levenshtein ≤ d, |Δ| ≤ t, relative Δ ≤ t,
-//!    dates ≤ t days apart, else). The levels of a pair are packed into one integer (4 bits a
-//!    comparison) and the patterns counted, so EM is linear in the number of pairs.
-//! 3. **Estimation**: `u_k(l)` from random pairs of the two files (seeded, `u_sample` pairs;
+//!    condition holds (null, exact, Jaro–Winkler ≥ t, Jaro ≥ t, Levenshtein ≤ d,
+//!    Damerau–Levenshtein ≤ d, |Δ| ≤ t, relative Δ ≤ t, dates ≤ t days, months or years apart,
+//!    arrays with ≥ t items in common, columns reversed, else), each level possibly on an
+//!    expression of the column; Splink's comparisons are presets ([`presets`]). The levels of a
+//!    pair are packed into one integer (4 bits a comparison) and the patterns counted, so EM is
+//!    linear in the number of pairs.
+//! 3. **Estimation**: `u_k(l)` over two random records of the files: counted exactly from the
+//!    values' frequencies where that is cheaper, else from seeded random pairs (`u_sample`;
 //!    random pairs are almost all non-matches; when `u_sample` reaches `n_I × n_R`, every pair
-//!    once instead, see [`UPlan`]); `m_k(l)` and the share of matches among the
+//!    once instead, see [`UPlan`]; module `ustats`); `m_k(l)` and the share of matches among the
 //!    candidate pairs `λ_C` by EM ([`em`]) under conditional independence, from deterministic
 //!    starting values (`m` decreasing tenfold from the first non-null level, `u` the sampled
 //!    one, `λ_C = min(n_I, n_R) / |C|`). Within the candidate pairs the non-match distribution
@@ -25,9 +30,12 @@
 //!    comparison's m is the mean over the sessions where it was free, and λ_C comes from one
 //!    more EM over every candidate pair with those m fixed. The match share is capped at
 //!    `min(n_I, n_R) / pairs` in every EM. [`Training::Pooled`] runs one EM over every
-//!    candidate pair (the description above without sessions).
+//!    candidate pair (the description above without sessions). A specification's `[training]`
+//!    table writes Splink's recipe instead ([`spec::TrainingSpec`]): the sessions' own rules,
+//!    and λ from deterministic rules at a given recall.
 //! 4. **Prediction**: match weight `w = log2(λ/(1−λ)) + Σ_k log2(m_k(l)/u_k(l))` (+ term-frequency
-//!    adjustments, [`tf`]) with the prior `λ = λ_C |C| / (n_I n_R)`, the probability that two
+//!    adjustments, [`tf`]) with the prior `λ = λ_C |C| / (n_I n_R)` (or the deterministic
+//!    rules' λ), the probability that two
 //!    random records match — Splink's `probability_two_random_records_match`; match probability
 //!    `2^w / (1 + 2^w)`. Then one-to-one assignment ([`predict`]).
 //!
@@ -481,9 +489,9 @@ impl FellegiSunter {
     }
 
     /// Blocks, estimates and predicts; see the [module docs](self). `seed` drives the random
-    /// pairs of the u estimate. The steps, each its own module: set-up ([`setup`]), u
-    /// ([`ustats`]), blocking and comparison ([`kernel`]), training ([`fit`]), weights
-    /// ([`score`]), assignment ([`assign`]), explanation ([`explain`]).
+    /// pairs of the u estimate. The steps, each its own module: set-up (`setup`), u
+    /// (`ustats`), blocking and comparison ([`kernel`]), training (`fit`, [`train`], [`em`]),
+    /// weights (`score`), assignment (`assign`, [`predict`]), explanation (`explain`).
     pub fn run(
         &self,
         knowledge: &Knowledge,
