@@ -3,7 +3,11 @@
 # on the same files, same comparisons, same blocking, same one-to-one rule and scorer.
 # Usage: benches/linkage/run.sh [WORKDIR] [N] [SEED]   (from the repository root; needs a release
 # build: cargo build --release -p intruder-cli, and `pip install splink duckdb`)
-# Writes the raw figures to benches/linkage/results/linkage_N.json (SKIP_SPLINK=1: ours only).
+# Writes the raw figures to benches/linkage/results/linkage_N.json (RESULT=NAME: NAME.json;
+# SKIP_SPLINK=1: ours only). The realistic-names variant: realistic_names.py makes the files
+# (pip install faker), then run.sh on their directory:
+#   python3 benches/linkage/realistic_names.py target/linkage-bench/data target/linkage-bench-real/data 1
+#   RESULT=linkage_100000_realistic_names benches/linkage/run.sh target/linkage-bench-real 100000 1
 set -euo pipefail
 DIR=${1:-target/linkage-bench}
 N=${2:-100000}
@@ -29,4 +33,4 @@ if [ -z "${SKIP_SPLINK:-}" ]; then
     > "$DIR/splink.json" 2> "$DIR/splink.time"
   grep -E "User time|System time|Elapsed|Maximum resident" "$DIR/splink.time"
 fi
-python3 "$HERE/summarize.py" "$DIR" "$HERE/results/linkage_$N.json"
+python3 "$HERE/summarize.py" "$DIR" "$HERE/results/${RESULT:-linkage_$N}.json"

@@ -10,10 +10,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use intruder_attack::fellegi_sunter::{
-    Assignment, FellegiSunter, FsParams, FsRun, LevelKind, LinkageSpec, Term,
+    Assignment, DateMetric, FellegiSunter, FsParams, FsRun, LevelKind, LinkageSpec, Term,
     compare::Prepared,
     em::{PROBABILITY_FLOOR, clamp_probability},
     encode::rule_keys,
+    expr::{self, Expr, Func},
     kernel::Kernel,
     strings,
 };
@@ -48,6 +49,86 @@ fn typo(r: &mut ChaCha8Rng, s: &str) -> String {
     c.into_iter().collect()
 }
 
+/// One digit of a date changed.
+fn typo_digit(r: &mut ChaCha8Rng, s: &str) -> String {
+    let mut c: Vec<char> = s.chars().collect();
+    let k = r.gen_range(0..c.len());
+    c[k] = char::from(b'0' + r.gen_range(0..10u8));
+    c.into_iter().collect()
+}
+
+/// Days in a month, the reference way (no formula shared with the library).
+fn month_days(y: i64, m: i64) -> i64 {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ][(m - 1) as usize]
+}
+
+/// Days before 1 January of each year 0..=9999, counted month by month.
+fn days_before_year() -> &'static [i64] {
+    static T: std::sync::OnceLock<Vec<i64>> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let mut v = vec![0i64; 10_001];
+        for y in 0..10_000 {
+            v[y + 1] = v[y] + (1..=12).map(|m| month_days(y as i64, m)).sum::<i64>();
+        }
+        v
+    })
+}
+
+/// `YYYYMMDD` → days counted one year and one month at a time from 0000-01-01, `None` when
+/// not a valid date.
+fn ref_days(s: &str) -> Option<i64> {
+    if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (y, m, d): (i64, i64, i64) = (
+        s[..4].parse().ok()?,
+        s[4..6].parse().ok()?,
+        s[6..].parse().ok()?,
+    );
+    if !(1..=12).contains(&m) || d < 1 || d > month_days(y, m) {
+        return None;
+    }
+    let mut n = days_before_year()[y as usize];
+    for mm in 1..m {
+        n += month_days(y, mm);
+    }
+    Some(n + d - 1)
+}
+
+/// A valid `YYYYMMDD` date moved by `k` days (an invalid one unchanged).
+fn shift_days(s: &str, k: i64) -> String {
+    let Some(mut n) = ref_days(s) else {
+        return s.to_string();
+    };
+    n += k;
+    let (mut y, mut m) = (0i64, 1i64);
+    loop {
+        let len = month_days(y, m);
+        if n < len {
+            return format!("{y:04}{m:02}{:02}", n + 1);
+        }
+        n -= len;
+        m += 1;
+        if m == 13 {
+            (y, m) = (y + 1, 1);
+        }
+    }
+}
+
 /// Two person files sharing about half their persons, with typos, missing values, names
 /// swapped, years off by one.
 fn files(seed: u64, n: usize) -> (Dataset, Dataset) {
@@ -61,25 +142,44 @@ fn files(seed: u64, n: usize) -> (Dataset, Dataset) {
         )
     };
     let people: Vec<_> = (0..n).map(|_| person(&mut r)).collect();
-    let head = "pid,first,last,year,area\n";
+    // Dates of birth as FEBRL writes them (YYYYMMDD), a few invalid (day 31 of a short month),
+    // and tags (arrays written with |).
+    let dob = |r: &mut ChaCha8Rng, y: i32| {
+        format!("{y}{:02}{:02}", r.gen_range(1..13), r.gen_range(1..32))
+    };
+    let tags = |r: &mut ChaCha8Rng| {
+        let k = r.gen_range(0..4);
+        (0..k)
+            .map(|_| ["red", "green", "blue", "grey", "gold"][r.gen_range(0..5)])
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let extra: Vec<(String, String)> = people
+        .iter()
+        .map(|p| (dob(&mut r, p.2), tags(&mut r)))
+        .collect();
+    let head = "pid,first,last,year,area,dob,tags\n";
     let field = |r: &mut ChaCha8Rng, s: String| if r.gen_bool(0.08) { String::new() } else { s };
     let mut a = String::from(head);
     for (i, p) in people.iter().enumerate() {
         let (f, l) = (field(&mut r, p.0.clone()), field(&mut r, p.1.clone()));
         let y = field(&mut r, p.2.to_string());
-        a.push_str(&format!("P{i},{f},{l},{y},{}\n", p.3));
+        let (d, t) = (field(&mut r, extra[i].0.clone()), extra[i].1.clone());
+        a.push_str(&format!("P{i},{f},{l},{y},{},{d},{t}\n", p.3));
     }
     let mut b = String::from(head);
-    let mut rows: Vec<(String, _)> = people
+    let mut rows: Vec<(String, _, (String, String))> = people
         .iter()
         .enumerate()
         .filter(|(i, _)| i % 2 == 0)
-        .map(|(i, p)| (format!("P{i}"), p.clone()))
+        .map(|(i, p)| (format!("P{i}"), p.clone(), extra[i].clone()))
         .collect();
     for k in 0..n / 2 {
-        rows.push((format!("Q{k}"), person(&mut r)));
+        let p = person(&mut r);
+        let e = (dob(&mut r, p.2), tags(&mut r));
+        rows.push((format!("Q{k}"), p, e));
     }
-    for (id, (f, l, y, area)) in rows {
+    for (id, (f, l, y, area), (d, t)) in rows {
         let (mut f, mut l) = (f, l);
         if r.gen_bool(0.1) {
             std::mem::swap(&mut f, &mut l);
@@ -97,7 +197,16 @@ fn files(seed: u64, n: usize) -> (Dataset, Dataset) {
         let y = if r.gen_bool(0.1) { y + 1 } else { y };
         let (f, l) = (field(&mut r, f), field(&mut r, l));
         let area = field(&mut r, area.to_string());
-        b.push_str(&format!("{id},{f},{l},{y},{area}\n"));
+        // A date of birth with a digit changed, or a day or a year off.
+        let d = match r.gen_range(0..10) {
+            0 => typo_digit(&mut r, &d),
+            1 => shift_days(&d, r.gen_range(-40..40)),
+            2 => shift_days(&d, 365 * r.gen_range(-3..4)),
+            _ => d,
+        };
+        let d = field(&mut r, d);
+        let t = if r.gen_bool(0.2) { tags(&mut r) } else { t };
+        b.push_str(&format!("{id},{f},{l},{y},{area},{d},{t}\n"));
     }
     (load(&a, "a.csv"), load(&b, "b.csv"))
 }
@@ -145,8 +254,80 @@ levels = [{{ kind = "null" }}, {{ kind = "exact" }}, {{ kind = "else" }}]
     LinkageSpec::from_toml(&text, "spec.toml").expect("test specification is valid")
 }
 
+/// Specifications with the levels, presets, transformations and blocking rules of issue 40:
+/// Damerau–Levenshtein, Jaro, dates by months and years (FEBRL's `YYYYMMDD`, invalid dates
+/// null), array intersections, levels on expressions (lower, substr, soundex, dmetaphone),
+/// columns reversed in one direction, blocking on swapped and transformed columns.
+fn spec2(variant: usize) -> LinkageSpec {
+    let rules = [
+        r#"blocking = [["dob"], ["l.first = r.last", "l.last = r.first"]]"#,
+        r#"blocking = [["soundex(last)"], ["substr(lower(first), 1, 2)", "area"]]"#,
+        r#"blocking = [["dmetaphone(first)"], ["year(dob)", "area"], ["l.first = r.last"]]"#,
+        r#"blocking = [["area"]]"#,
+    ];
+    let first = [
+        r#"preset = "name"
+dmetaphone = true"#,
+        r#"levels = [{ kind = "null" }, { kind = "exact" }, { kind = "columns-reversed", column = "last", symmetrical = false }, { kind = "jaro", threshold = 0.85 }, { kind = "exact", on = "soundex(first)" }, { kind = "else" }]"#,
+        r#"preset = "jaro-winkler"
+thresholds = [0.95, 0.8]"#,
+    ];
+    let last = [
+        r#"preset = "damerau-levenshtein""#,
+        r#"levels = [{ kind = "null" }, { kind = "exact", on = "upper(last)" }, { kind = "exact" }, { kind = "damerau-levenshtein", threshold = 1 }, { kind = "array-intersect", threshold = 1, on = "dmetaphone(last)" }, { kind = "exact", on = "substr(last, 2, 3)" }, { kind = "else" }]"#,
+    ];
+    let dob = [
+        r#"preset = "date_of_birth"
+format = "%Y%m%d""#,
+        r#"levels = [{ kind = "null" }, { kind = "exact" }, { kind = "date", threshold = 20, format = "%Y%m%d" }, { kind = "date", threshold = 2, metric = "year", format = "%Y%m%d" }, { kind = "else" }]"#,
+        r#"preset = "date_of_birth"
+format = "%Y%m%d"
+invalid_as_null = false
+thresholds = [3, 10]
+metrics = ["month", "day"]"#,
+    ];
+    let text = format!(
+        r#"{}
+[[comparison]]
+column = "first"
+term_frequency = {}
+{}
+[[comparison]]
+column = "last"
+term_frequency = {}
+{}
+[[comparison]]
+column = "dob"
+{}
+[[comparison]]
+column = "tags"
+preset = "array-intersect"
+thresholds = [2, 1]
+[[comparison]]
+column = "area"
+levels = [{{ kind = "null" }}, {{ kind = "exact" }}, {{ kind = "else" }}]
+"#,
+        rules[variant % 4],
+        variant.is_multiple_of(2),
+        first[(variant / 4) % 3],
+        variant.is_multiple_of(3),
+        last[(variant / 12) % 2],
+        dob[(variant / 2) % 3],
+    );
+    LinkageSpec::from_toml(&text, "spec.toml").expect("test specification is valid")
+}
+
 fn keys() -> KeyMap {
-    KeyMap::same(&["first", "last", "year", "area"]).unwrap()
+    KeyMap::same(&["first", "last", "year", "area", "dob", "tags"]).unwrap()
+}
+
+/// The key columns `keys()` names that `t` holds.
+fn keys_of(t: &Table) -> KeyMap {
+    let names: Vec<&str> = ["first", "last", "year", "area", "dob", "tags"]
+        .into_iter()
+        .filter(|c| t.position(c).is_some())
+        .collect();
+    KeyMap::same(&names).unwrap()
 }
 
 fn run(spec: &LinkageSpec, a: &Table, b: &Table, seed: u64, assignment: Assignment) -> FsRun {
@@ -156,7 +337,7 @@ fn run(spec: &LinkageSpec, a: &Table, b: &Table, seed: u64, assignment: Assignme
     p.assignment = assignment;
     FellegiSunter::new(p)
         .unwrap()
-        .run(&Knowledge::new(a, keys()).unwrap(), b, seed)
+        .run(&Knowledge::new(a, keys_of(a)).unwrap(), b, seed)
         .unwrap()
 }
 
@@ -168,28 +349,85 @@ fn text(t: &Table, col: &str, i: usize) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-fn term(t: &Table, term: &Term, i: usize) -> Option<String> {
-    let v = text(t, term.column(), i)?;
-    let out: String = match term {
-        Term::Column { .. } => v,
-        Term::FirstLetter { .. } => v.chars().take(1).collect(),
-        Term::Prefix { n, .. } => v.chars().take(*n).collect(),
-        Term::Year { .. } => v
-            .chars()
-            .take(4)
-            .collect::<String>()
-            .parse::<i64>()
-            .ok()?
-            .to_string(),
-    };
-    (!out.is_empty()).then_some(out)
+/// An expression of a value, the straightforward way (the phonetic codes from the library's
+/// wrappers of `rphonetic`, checked on their own against worked examples).
+fn ref_expr(e: &Expr, v: &str) -> Option<String> {
+    let mut cur = v.to_string();
+    for f in &e.funcs {
+        cur = match f {
+            Func::Lower => cur.to_lowercase(),
+            Func::Upper => cur.to_uppercase(),
+            Func::Trim => cur.trim().to_string(),
+            Func::Substr { start, len } => cur.chars().skip(start - 1).take(*len).collect(),
+            Func::FirstLetter => cur.chars().take(1).collect(),
+            Func::Prefix { n } => cur.chars().take(*n).collect(),
+            Func::Year => cur
+                .chars()
+                .take(4)
+                .collect::<String>()
+                .parse::<i64>()
+                .ok()?
+                .to_string(),
+            Func::Soundex => expr::soundex(&cur),
+            Func::DMetaphone => expr::dmetaphone(&cur),
+            Func::ParseDate { format } => {
+                assert_eq!(format, "%Y%m%d", "the tests write FEBRL's dates");
+                ref_days(&cur)?;
+                format!("{}-{}-{}", &cur[..4], &cur[4..6], &cur[6..])
+            }
+            Func::RegexExtract { .. } => panic!("not generated by these tests"),
+        };
+        if cur.is_empty() {
+            return None;
+        }
+    }
+    Some(cur)
+}
+
+fn term_side(t: &Table, term: &Term, i: usize, released: bool) -> Option<String> {
+    let (ea, eb) = term.exprs();
+    let e = if released { eb } else { ea };
+    let v = text(t, &e.column, i)?;
+    ref_expr(&e, &v)
 }
 
 fn candidate(spec: &LinkageSpec, a: &Table, b: &Table, i: usize, j: usize) -> bool {
     spec.blocking.iter().any(|rule| {
-        rule.iter()
-            .all(|t| matches!((term(a, t, i), term(b, t, j)), (Some(x), Some(y)) if x == y))
+        rule.iter().all(|t| {
+            matches!((term_side(a, t, i, false), term_side(b, t, j, true)), (Some(x), Some(y)) if x == y)
+        })
     })
+}
+
+/// Whether a level's condition holds for two values (after the level's expression).
+fn ref_holds(kind: &LevelKind, days: f64, x: &str, y: &str) -> bool {
+    match *kind {
+        LevelKind::Exact => x == y,
+        LevelKind::JaroWinkler(t) => x == y || strsim::jaro_winkler(x, y) >= t,
+        LevelKind::Jaro(t) => x == y || strsim::jaro(x, y) >= t,
+        LevelKind::Levenshtein(t) => x == y || strsim::levenshtein(x, y) as f64 <= t,
+        LevelKind::DamerauLevenshtein(t) => x == y || strsim::damerau_levenshtein(x, y) as f64 <= t,
+        LevelKind::Absolute(t) => {
+            (x.parse::<f64>().unwrap() - y.parse::<f64>().unwrap()).abs() <= t
+        }
+        LevelKind::Date(t) => {
+            let d = |s: &str| ref_days(&s.replace('-', ""));
+            match (d(x), d(y)) {
+                (Some(p), Some(q)) => ((p - q).abs() as f64) <= t * days,
+                _ => false,
+            }
+        }
+        LevelKind::ArrayIntersect(t) => {
+            let set = |s: &str| {
+                s.split('|')
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string)
+                    .collect::<std::collections::HashSet<_>>()
+            };
+            (set(x).intersection(&set(y)).count() as f64) >= t
+        }
+        k => panic!("level {k:?} not generated by these tests"),
+    }
 }
 
 /// The level of a pair, every condition evaluated in order on the texts.
@@ -197,26 +435,27 @@ fn level(spec: &LinkageSpec, c: usize, a: &Table, b: &Table, i: usize, j: usize)
     let cmp = &spec.comparisons[c];
     let (x, y) = (text(a, &cmp.column, i), text(b, &cmp.column, j));
     for (l, lev) in cmp.levels.iter().enumerate() {
-        let hit = match (&lev.kind, &x, &y) {
-            (LevelKind::Null, _, _) => x.is_none() || y.is_none(),
+        let days = match lev.metric {
+            None | Some(DateMetric::Day) => 1.0,
+            Some(DateMetric::Month) => 365.25 / 12.0,
+            Some(DateMetric::Year) => 365.25,
+        };
+        let view = |v: &Option<String>| match (&lev.on, v) {
+            (_, None) => None,
+            (None, Some(v)) => Some(v.clone()),
+            (Some(e), Some(v)) => ref_expr(e, v),
+        };
+        let (vx, vy) = (view(&x), view(&y));
+        let hit = match (&lev.kind, &vx, &vy) {
+            (LevelKind::Null, _, _) => vx.is_none() || vy.is_none(),
             (LevelKind::Else, _, _) => true,
-            (LevelKind::ColumnsReversed, Some(x), Some(y)) => {
+            (LevelKind::ColumnsReversed, Some(x), _) => {
                 let other = lev.column.as_deref().unwrap();
                 text(b, other, j).as_deref() == Some(x.as_str())
-                    && text(a, other, i).as_deref() == Some(y.as_str())
+                    && (lev.symmetrical == Some(false) || vy.is_some() && text(a, other, i) == vy)
             }
             (_, None, _) | (_, _, None) => false,
-            (LevelKind::Exact, Some(x), Some(y)) => x == y,
-            (LevelKind::JaroWinkler(t), Some(x), Some(y)) => {
-                x == y || strsim::jaro_winkler(x, y) >= *t
-            }
-            (LevelKind::Levenshtein(t), Some(x), Some(y)) => {
-                x == y || strsim::levenshtein(x, y) as f64 <= *t
-            }
-            (LevelKind::Absolute(t), Some(x), Some(y)) => {
-                (x.parse::<f64>().unwrap() - y.parse::<f64>().unwrap()).abs() <= *t
-            }
-            (k, _, _) => panic!("level {k:?} not generated by these tests"),
+            (k, Some(x), Some(y)) => ref_holds(k, days, x, y),
         };
         if hit {
             return l as u8;
@@ -271,7 +510,10 @@ fn reference_pairs(
             }
             for (c, &l) in levels.iter().enumerate() {
                 let cmp = &spec.comparisons[c];
-                let exact = cmp.levels.iter().position(|x| x.kind == LevelKind::Exact);
+                let exact = cmp
+                    .levels
+                    .iter()
+                    .position(|x| x.kind == LevelKind::Exact && x.on.is_none());
                 if let (Some(tf), true) = (&tfs[c], exact == Some(l as usize)) {
                     let v = text(a, &cmp.column, i).unwrap();
                     let u = clamp_probability(model.comparisons[c].levels[l as usize].u.unwrap());
@@ -308,11 +550,14 @@ fn reference_greedy(
 }
 
 fn check_against_reference(seed: u64, n: usize, variant: usize) {
+    check_spec_against_reference(seed, n, variant, &spec(variant));
+}
+
+fn check_spec_against_reference(seed: u64, n: usize, variant: usize, spec: &LinkageSpec) {
     let (a, b) = files(seed, n);
-    let spec = spec(variant);
     let (a, b) = (&a.table, &b.table);
-    let got = run(&spec, a, b, seed, Assignment::Greedy);
-    let want = reference_pairs(&spec, a, b, &got);
+    let got = run(spec, a, b, seed, Assignment::Greedy);
+    let want = reference_pairs(spec, a, b, &got);
     let pairs: BTreeMap<(usize, usize), (Vec<u8>, f64)> = got
         .pairs()
         .map(|p| {
@@ -369,7 +614,7 @@ fn check_against_reference(seed: u64, n: usize, variant: usize) {
         greedy.iter().flatten().filter(|x| x.1 >= thr).count()
     );
     // Without assignment: every candidate of each record, ranked.
-    let all = run(&spec, a, b, seed, Assignment::None);
+    let all = run(spec, a, b, seed, Assignment::None);
     for (i, rec) in all.linkage.records.iter().enumerate() {
         let mut w: Vec<(usize, f64)> = want
             .range((i, 0)..(i + 1, 0))
@@ -390,9 +635,14 @@ proptest! {
     }
 
     #[test]
-    fn kernel_paths_agree_table_memo_direct(seed in 0u64..1_000_000, n in 8usize..60, variant in 0usize..40) {
+    fn kernel_with_splink_levels_equals_the_per_pair_reference(seed in 0u64..1_000_000, n in 8usize..70, variant in 0usize..72) {
+        check_spec_against_reference(seed, n, variant, &spec2(variant));
+    }
+
+    #[test]
+    fn kernel_paths_agree_table_memo_direct(seed in 0u64..1_000_000, n in 8usize..60, variant in 0usize..80) {
         let (a, b) = files(seed, n);
-        let spec = spec(variant);
+        let spec = if variant < 40 { spec(variant) } else { spec2(variant - 40) };
         let (a, b) = (&a.table, &b.table);
         let same = |c: &str| c.to_string();
         let prepared: Vec<Prepared> = spec
@@ -422,7 +672,15 @@ proptest! {
         let all: Vec<(u32, u32)> = (0..ni as u32)
             .flat_map(|i| (0..nr as u32).map(move |j| (i, j)))
             .collect();
-        prop_assert_eq!(tables.level_counts(&all), direct.level_counts(&all));
+        let every = vec![true; prepared.len()];
+        prop_assert_eq!(tables.level_counts(&all, &every), direct.level_counts(&all, &every));
+        // u from the values' frequencies equals the counts over every pair.
+        let counts = tables.level_counts(&all, &every);
+        for (c, want) in counts.iter().enumerate() {
+            if let Some(exact) = tables.exact_level_counts(c, u64::MAX) {
+                prop_assert_eq!(&exact, want);
+            }
+        }
         let (mut m1, mut m2) = (tables.memos(), direct.memos());
         // One memo per comparison (ids are per comparison).
         let mut memo = vec![foldhash::HashMap::default(); prepared.len()];
@@ -445,8 +703,35 @@ proptest! {
     }
 
     #[test]
+    fn damerau_levenshtein_and_jaro_equal_strsim(a in "[a-dé]{0,12}", b in "[a-dé]{0,12}", t in 0u32..4, c in "[0-4]{0,10}", e in "[0-4]{0,10}") {
+        // Digits (FEBRL's ids and dates): the byte path with its early exit.
+        let dd = strsim::damerau_levenshtein(&c, &e);
+        prop_assert_eq!(strings::damerau_levenshtein_bounded(&c, &e, t as f64), (dd <= t as usize).then_some(dd));
+        let d = strsim::damerau_levenshtein(&a, &b);
+        prop_assert_eq!(strings::damerau_levenshtein(&a, &b), d);
+        prop_assert_eq!(strings::damerau_levenshtein_within(&a, &b, t as f64), d <= t as usize);
+        prop_assert_eq!(strings::damerau_levenshtein_bounded(&a, &b, t as f64), (d <= t as usize).then_some(d));
+        let l = strsim::levenshtein(&a, &b);
+        prop_assert_eq!(strings::levenshtein_bounded(&a, &b, t as f64), (l <= t as usize).then_some(l));
+        prop_assert_eq!(strings::jaro(&a, &b).to_bits(), strsim::jaro(&a, &b).to_bits());
+        // The bound the level chain uses to skip a Jaro(-Winkler) computation never cuts a
+        // pair that reaches the threshold.
+        prop_assert!(strings::jaro_upper_bound(&a, &b) >= strsim::jaro(&a, &b));
+        for thr in [0.6, 0.7, 0.75, 0.88, 0.92, 0.97] {
+            if strsim::jaro_winkler(&a, &b) >= thr {
+                prop_assert!(strsim::jaro(&a, &b) >= strings::jaro_needed_for_jaro_winkler(thr) - 1e-12);
+            }
+        }
+    }
+
+    #[test]
     fn ascii_similarities_equal_strsim(a in "[a-e]{0,66}", b in "[a-e]{0,66}") {
         prop_assert_eq!(strings::jaro_winkler(&a, &b).to_bits(), strsim::jaro_winkler(&a, &b).to_bits());
+        let d = strsim::damerau_levenshtein(&a, &b);
+        prop_assert_eq!(strings::damerau_levenshtein(&a, &b), d);
+        for t in 0..5 {
+            prop_assert_eq!(strings::damerau_levenshtein_bounded(&a, &b, t as f64), (d <= t).then_some(d));
+        }
         for t in 0..4 {
             prop_assert_eq!(strings::levenshtein_within(&a, &b, t as f64), strsim::levenshtein(&a, &b) <= t);
         }
@@ -457,6 +742,9 @@ proptest! {
 fn kernel_equals_the_reference_on_larger_files() {
     for (seed, variant) in [(1, 0), (2, 5), (3, 10), (4, 15), (5, 22)] {
         check_against_reference(seed, 220, variant);
+    }
+    for (seed, variant) in [(6, 0), (7, 13), (8, 26), (9, 39), (10, 50), (11, 71)] {
+        check_spec_against_reference(seed, 220, variant, &spec2(variant));
     }
 }
 

@@ -3,5 +3,7 @@
 //! One file's tests: `cargo test -p intruder-attack --test integration FILE::`.
 
 mod equivalence;
+mod febrl4;
 mod fellegi_sunter_kernel;
 mod readme;
+mod splink_levels;

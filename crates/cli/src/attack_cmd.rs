@@ -46,13 +46,28 @@ fn row_id<'a>(t: &'a Table, rows: Option<&'a [usize]>) -> impl Fn(usize) -> Stri
     }
 }
 
-/// Runs `intruder attack`.
 /// The files `--charts DIR` may write.
-const CHART_FILES: [&str; 4] = ["match_weights.svg", "m_u.svg", "em.svg", "waterfall.svg"];
+const CHART_FILES: [&str; 7] = [
+    "match_weights.svg",
+    "m_u.svg",
+    "em.svg",
+    "unlinkables.svg",
+    "threshold.svg",
+    "borderline_waterfall.svg",
+    "waterfall.svg",
+];
 
-/// Writes the linkage charts of a fitted model (and of one pair) into `dir`, atomically.
-fn write_charts(dir: &Path, model: &Value, waterfall: Option<&Waterfall>) -> Result<()> {
-    let summary = linkage::ModelSummary::from_json(model).context("--charts: model summary")?;
+/// Writes the linkage charts of a fitted model (and of one pair) into `dir`, each file
+/// atomically; the threshold-selection chart when the evaluation has a precision–recall curve.
+fn write_charts(
+    dir: &Path,
+    model: &Value,
+    curve: &[intruder_eval::PrPoint],
+    waterfall: Option<&Waterfall>,
+) -> Result<()> {
+    let mut model = model.clone();
+    linkage::attach_threshold_curve(&mut model, curve);
+    let summary = linkage::ModelSummary::from_json(&model).context("--charts: model summary")?;
     let mut charts = linkage::model_charts(&summary, None);
     charts.extend(waterfall.map(linkage::waterfall_chart));
     std::fs::create_dir_all(dir).with_context(|| format!("--charts: {}", dir.display()))?;
@@ -65,6 +80,99 @@ fn write_charts(dir: &Path, model: &Value, waterfall: Option<&Waterfall>) -> Res
     Ok(())
 }
 
+/// Refuses outputs that would overwrite an input (the files, their schemas, the linkage
+/// specification) before anything is read.
+fn check_outputs(a: &Args, ipath: &Path, rpath: &Path) -> Result<()> {
+    let mut inputs: Vec<PathBuf> = vec![ipath.to_path_buf(), rpath.to_path_buf()];
+    inputs.extend(
+        [a.intruder_schema.clone(), a.released_schema.clone()]
+            .into_iter()
+            .flatten(),
+    );
+    inputs.extend([schema_beside(ipath), schema_beside(rpath)]);
+    inputs.extend(a.linkage_spec.clone());
+    // A linkage specification named with --set is an input too.
+    if let Ok(t) = a.params.table()
+        && let Some(spec) = t.get("linkage_spec").and_then(toml::Value::as_str)
+    {
+        inputs.push(PathBuf::from(spec));
+    }
+    let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    for (out, name) in [
+        (&a.output.out, "--out"),
+        (&a.per_record, "--per-record"),
+        (&a.pairs_out, "--pairs-out"),
+        (&a.model_out, "--model-out"),
+    ] {
+        if let Some(p) = out {
+            refuse_output_file(p, &input_refs, name)?;
+        }
+    }
+    if let Some(dir) = &a.charts {
+        for f in CHART_FILES {
+            refuse_overwrite(&dir.join(f), &input_refs, "--charts")?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads both files; the truth columns named on the command line are read as ground truth
+/// (never seen by an attack).
+fn load_files(
+    a: &Args,
+    ipath: &Path,
+    rpath: &Path,
+    timings: &mut Timings,
+) -> Result<(Labelled, Labelled)> {
+    let mut itruth: Vec<&String> = a.truth.iter().chain(&a.truth_intruder).collect();
+    itruth.extend(&a.sensitive_truth);
+    let rtruth: Vec<&String> = a.truth.iter().chain(&a.truth_released).collect();
+    let iinput = a
+        .read
+        .input(a.intruder_schema.as_deref())
+        .with_role(&itruth, Role::Truth);
+    let rinput = a
+        .read
+        .input(a.released_schema.as_deref())
+        .with_role(&rtruth, Role::Truth);
+    let intruder = Labelled::from_dataset(intruder_data::load_timed(ipath, &iinput, timings)?);
+    let released = Labelled::from_dataset(intruder_data::load_timed(rpath, &rinput, timings)?);
+    Ok((intruder, released))
+}
+
+/// The fitted model's outputs: `--pairs-out`, `--model-out`, and the waterfall of
+/// `--explain-pair` (released row numbered in the whole file even with twins only).
+fn model_outputs(
+    a: &Args,
+    model: &dyn intruder_attack::LinkModel,
+    (intruder, attacked): (&Table, &Table),
+    twins: Option<&[usize]>,
+    explain: Option<(usize, usize)>,
+) -> Result<Option<Waterfall>> {
+    if let Some(p) = &a.pairs_out {
+        let (iid, rid) = (row_id(intruder, None), row_id(attacked, twins));
+        model.write_pairs(p, &iid, &rid, a.pairs_floor)?;
+    }
+    if let Some(p) = &a.model_out {
+        let text = serde_json::to_string_pretty(&model.to_json())? + "\n";
+        intruder_data::write_atomically(p, |w| std::io::Write::write_all(w, text.as_bytes()))?;
+    }
+    let Some((i, j)) = explain else {
+        return Ok(None);
+    };
+    let j = match twins {
+        Some(rows) => rows.iter().position(|&r| r == j).with_context(|| {
+            format!(
+                "--explain-pair: released row {} is not searched with twins_only",
+                j + 1
+            )
+        })?,
+        None => j,
+    };
+    Ok(Some(model.explain_pair(i, j)?))
+}
+
+/// Runs `intruder attack`.
 pub fn run(a: Args) -> Result<()> {
     if a.params.list {
         print!(
@@ -98,54 +206,9 @@ pub fn run(a: Args) -> Result<()> {
             configured.method
         );
     }
-    let mut inputs: Vec<PathBuf> = vec![ipath.clone(), rpath.clone()];
-    inputs.extend(
-        [a.intruder_schema.clone(), a.released_schema.clone()]
-            .into_iter()
-            .flatten(),
-    );
-    inputs.extend([schema_beside(&ipath), schema_beside(&rpath)]);
-    inputs.extend(a.linkage_spec.clone());
-    // A linkage specification named with --set is an input too.
-    if let Ok(t) = a.params.table()
-        && let Some(spec) = t.get("linkage_spec").and_then(toml::Value::as_str)
-    {
-        inputs.push(PathBuf::from(spec));
-    }
-    let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    for (out, name) in [
-        (&a.output.out, "--out"),
-        (&a.per_record, "--per-record"),
-        (&a.pairs_out, "--pairs-out"),
-        (&a.model_out, "--model-out"),
-    ] {
-        if let Some(p) = out {
-            refuse_output_file(p, &input_refs, name)?;
-        }
-    }
-    if let Some(dir) = &a.charts {
-        for f in CHART_FILES {
-            refuse_overwrite(&dir.join(f), &input_refs, "--charts")?;
-        }
-    }
-
-    // Truth columns named on the command line are read as ground truth (never seen by an attack).
-    let mut itruth: Vec<&String> = a.truth.iter().chain(&a.truth_intruder).collect();
-    itruth.extend(&a.sensitive_truth);
-    let rtruth: Vec<&String> = a.truth.iter().chain(&a.truth_released).collect();
-    let iinput = a
-        .read
-        .input(a.intruder_schema.as_deref())
-        .with_role(&itruth, Role::Truth);
-    let rinput = a
-        .read
-        .input(a.released_schema.as_deref())
-        .with_role(&rtruth, Role::Truth);
+    check_outputs(&a, &ipath, &rpath)?;
     let mut timings = Timings::new();
-    let intruder =
-        Labelled::from_dataset(intruder_data::load_timed(&ipath, &iinput, &mut timings)?);
-    let released =
-        Labelled::from_dataset(intruder_data::load_timed(&rpath, &rinput, &mut timings)?);
+    let (intruder, released) = load_files(&a, &ipath, &rpath, &mut timings)?;
 
     // Keys: given, else the linkage specification's, else the schema's key columns.
     if configured.key_names(&[]).is_none() {
@@ -191,35 +254,16 @@ pub fn run(a: Args) -> Result<()> {
         configured.attack.link(&knowledge, attacked, a.seed)
     })?;
     let mut linkage = linked.linkage;
-    let mut waterfall = None;
-    if let Some(model) = &linked.model {
-        if let Some(p) = &a.pairs_out {
-            let (iid, rid) = (
-                row_id(intruder.table(), None),
-                row_id(attacked, twins.as_deref()),
-            );
-            model.write_pairs(p, &iid, &rid, a.pairs_floor)?;
-        }
-        if let Some(p) = &a.model_out {
-            let text = serde_json::to_string_pretty(&model.to_json())? + "\n";
-            intruder_data::write_atomically(p, |w| std::io::Write::write_all(w, text.as_bytes()))?;
-        }
-        if let Some((i, j)) = explain {
-            let j = match &twins {
-                Some(rows) => rows.iter().position(|&r| r == j).with_context(|| {
-                    format!(
-                        "--explain-pair: released row {} is not searched with twins_only",
-                        j + 1
-                    )
-                })?,
-                None => j,
-            };
-            waterfall = Some(model.explain_pair(i, j)?);
-        }
-    }
-    if let (Some(dir), Some(model)) = (&a.charts, &linked.model) {
-        write_charts(dir, &model.to_json(), waterfall.as_ref())?;
-    }
+    let waterfall = match &linked.model {
+        Some(model) => model_outputs(
+            &a,
+            model.as_ref(),
+            (intruder.table(), attacked),
+            twins.as_deref(),
+            explain,
+        )?,
+        None => None,
+    };
     if let Some(rows) = &twins {
         linkage.remap_rows(rows, released.nrows());
     }
@@ -233,6 +277,9 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(rows) = &twins {
         ev.notes
             .push(("twins_only_released_records".into(), rows.len() as f64));
+    }
+    if let (Some(dir), Some(model)) = (&a.charts, &linked.model) {
+        write_charts(dir, &model.to_json(), &ev.pr_curve, waterfall.as_ref())?;
     }
     if let Some(p) = &a.per_record {
         timings.time(Timings::WRITE, || write_per_record(p, &ev, None))?;

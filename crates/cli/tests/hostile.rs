@@ -390,7 +390,7 @@ fn cases() -> Vec<Case> {
         // ---------------------------------------------------------------- linkage spec TOML
         link("linkage: not TOML", "blocking = [[\n", &["l.toml"]),
         link("linkage: unknown key", "blockng = [[\"a\"]]\n", &["l.toml", "blockng"]),
-        link("linkage: unknown level kind", "[[comparison]]\ncolumn = \"b\"\nlevels = [{kind = \"jaro\"}]\n", &["l.toml", "comparison", "jaro"]),
+        link("linkage: unknown level kind", "[[comparison]]\ncolumn = \"b\"\nlevels = [{kind = \"soundalike\"}]\n", &["l.toml", "comparison", "soundalike"]),
         link("linkage: comparison column missing", "blocking = [[\"a\"]]\n[[comparison]]\ncolumn = \"zz\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["zz"]),
         link("linkage: blocking column missing", "blocking = [[\"zz\"]]\n[[comparison]]\ncolumn = \"b\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["zz"]),
         link("linkage: threshold missing for jaro-winkler", "[[comparison]]\ncolumn = \"a\"\nlevels = [{kind = \"jaro-winkler\"}, {kind = \"else\"}]\n", &["l.toml", "threshold"]),
@@ -561,7 +561,7 @@ fn cases() -> Vec<Case> {
         // ---------------------------------------------------------------- linkage spec, broader
         link("linkage: jaro-winkler threshold above 1", "[[comparison]]\ncolumn = \"a\"\nlevels = [{kind = \"jaro-winkler\", threshold = 1.5}, {kind = \"else\"}]\n", &["l.toml", "threshold"]),
         link("linkage: levenshtein threshold negative", "[[comparison]]\ncolumn = \"a\"\nlevels = [{kind = \"levenshtein\", threshold = -1}, {kind = \"else\"}]\n", &["l.toml", "threshold"]),
-        link("linkage: unknown blocking function", "blocking = [[\"soundex(a)\"]]\n[[comparison]]\ncolumn = \"b\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["l.toml", "soundex"]),
+        link("linkage: unknown blocking function", "blocking = [[\"metaphone3(a)\"]]\n[[comparison]]\ncolumn = \"b\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["l.toml", "metaphone3"]),
         link("linkage: level without kind", "[[comparison]]\ncolumn = \"b\"\nlevels = [{m = 0.5}, {kind = \"else\"}]\n", &["l.toml", "kind"]),
         link("linkage: comparison without column", "[[comparison]]\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["l.toml", "column"]),
         link("linkage: comparison on a column outside the keys", "blocking = [[\"a\"]]\n[[comparison]]\ncolumn = \"s\"\nlevels = [{kind = \"exact\"}, {kind = \"else\"}]\n", &["'s'", "keys"]),

@@ -155,6 +155,9 @@ fn quickstart_tiny_runs_with_expected_shape() {
         "linkage-fellegi-sunter-match_weights.svg",
         "linkage-fellegi-sunter-m_u.svg",
         "linkage-fellegi-sunter-em.svg",
+        "linkage-fellegi-sunter-unlinkables.svg",
+        "linkage-fellegi-sunter-threshold.svg",
+        "linkage-fellegi-sunter-borderline_waterfall.svg",
     ];
     for f in figures {
         let svg = std::fs::read_to_string(dir.join(f)).unwrap();

@@ -659,6 +659,7 @@ levels = [{ kind = "exact" }, { kind = "levenshtein", threshold = -1 }, { kind =
     // Against the data: unknown columns (in comparisons and blocking) together with the rest.
     let (a, b) = person_files(1, 20, 0.0);
     let spec = LinkageSpec {
+        training: None,
         blocking: vec![vec![Term::parse("postcode").unwrap()]],
         comparisons: vec![
             intruder_attack::fellegi_sunter::Comparison {

@@ -1,7 +1,10 @@
 //! Linkage charts of a fitted Fellegi–Sunter model, as Splink users know them: the match
 //! weight of every comparison level (Splink's `match_weights_chart`), m and u per level
-//! (`m_u_parameters_chart`), the waterfall of one pair (`waterfall_chart`) and EM's
-//! convergence (the largest parameter change per iteration).
+//! (`m_u_parameters_chart`), the waterfall of one pair (`waterfall_chart`), EM's convergence
+//! (the largest parameter change per iteration), the records that cannot be linked even to an
+//! exact copy of themselves (`unlinkables_chart`) and, when the truth is known, precision,
+//! recall and F1 against the threshold (Splink's `accuracy_analysis_from_labels_column`, for
+//! choosing the threshold).
 //!
 //! Two steps, as for the experiment's figures: the chart data ([`match_weight_rows`],
 //! [`m_u_rows`], [`waterfall_rows`], [`em_trace`]) are plain numbers read off the model, tested
@@ -28,6 +31,19 @@ pub struct ModelSummary {
     /// EM's outcome.
     #[serde(default)]
     pub em: EmSummary,
+    /// The threshold as a match weight (absent in older models).
+    #[serde(default)]
+    pub threshold_weight: Option<f64>,
+    /// Match weight of each intruder record against an exact copy of itself, with counts.
+    #[serde(default)]
+    pub self_match_weights: Vec<(f64, u64)>,
+    /// The waterfall of the declared link closest to the threshold.
+    #[serde(default)]
+    pub borderline: Option<Waterfall>,
+    /// Precision and recall against the threshold, when the truth was known (added by the
+    /// runner or the CLI after evaluation).
+    #[serde(default)]
+    pub threshold_curve: Vec<ThresholdPoint>,
 }
 
 /// One comparison of a [`ModelSummary`].
@@ -50,6 +66,24 @@ pub struct LevelSummary {
     pub u: Option<f64>,
     /// `log2(m/u)`.
     pub weight: Option<f64>,
+}
+
+/// Self-match weights and the threshold in a [`ModelSummary`] (absent in older models).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+pub struct Unlinkables {
+    /// (match weight of a record against an exact copy of itself, records at that weight).
+    pub weights: Vec<(f64, u64)>,
+}
+
+/// One point of the threshold-selection curve: links declared at match weight ≥ `weight`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, serde::Serialize)]
+pub struct ThresholdPoint {
+    /// The threshold, as a match weight.
+    pub weight: f64,
+    /// Correct declared links / declared links.
+    pub precision: f64,
+    /// Correct declared links / twins.
+    pub recall: f64,
 }
 
 /// EM's trace in a [`ModelSummary`].
@@ -239,6 +273,8 @@ pub struct Chart {
     pub lines: Vec<(f64, f64, f64, f64, bool)>,
     /// A polyline with its points (the EM trace), pixels.
     pub trace: Vec<(f64, f64)>,
+    /// Further polylines without markers (colour, points in pixels).
+    pub series: Vec<(&'static str, Vec<(f64, f64)>)>,
 }
 
 fn text_el(text: &str, x: f64, baseline: f64, anchor: &'static str, bold: bool) -> TextEl {
@@ -422,6 +458,7 @@ pub fn bar_chart(
         bars,
         lines,
         trace: Vec::new(),
+        series: Vec::new(),
     }
 }
 
@@ -522,12 +559,250 @@ pub fn em_chart(trace: &[(usize, f64)], tolerance: Option<f64>) -> Chart {
         bars: Vec::new(),
         lines,
         trace: trace_px,
+        series: Vec::new(),
     }
 }
 
-/// The three model charts of a fitted model (match weights, m/u, EM), in that order.
+/// One line of a [`line_chart`]: colour, legend text and points in data units.
+pub type Series<'a> = (&'static str, &'a str, Vec<(f64, f64)>);
+
+/// Lays out a line chart: y in [0, 1] (shares), x from the data; a dashed vertical line at
+/// `marker` (the threshold), labelled.
+pub fn line_chart(
+    file: &str,
+    title: &str,
+    x_title: &str,
+    y_title: &str,
+    series: &[Series],
+    marker: Option<(f64, &str)>,
+) -> Chart {
+    // Title, legend, then the y axis's title above the plot.
+    let area = Rect {
+        x: 70.0,
+        y: TOP + 26.0,
+        w: 480.0,
+        h: 260.0,
+    };
+    let xs = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| p.0))
+        .chain(marker.map(|m| m.0))
+        .filter(|x| x.is_finite());
+    let (mut lo, mut hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    if !lo.is_finite() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    if hi - lo < 1e-9 {
+        hi = lo + 1.0;
+    }
+    let t = ticks(lo, hi);
+    let step = if t.len() > 1 { t[1] - t[0] } else { 1.0 };
+    let (lo, hi) = ((lo / step).floor() * step, (hi / step).ceil() * step);
+    let px = |v: f64| area.x + (v.clamp(lo, hi) - lo) / (hi - lo) * area.w;
+    let py = |v: f64| area.y + area.h - v.clamp(0.0, 1.0) * area.h;
+    let mut texts = vec![text_el(title, PAD, 22.0, "start", true)];
+    let mut bars = Vec::new();
+    let mut lines = Vec::new();
+    let mut lx = area.x;
+    for (color, name, _) in series {
+        bars.push(BarEl {
+            rect: Rect {
+                x: lx,
+                y: 34.0,
+                w: 12.0,
+                h: 12.0,
+            },
+            color,
+            hover: (*name).into(),
+        });
+        let t = text_el(name, lx + 18.0, 45.0, "start", false);
+        lx = t.rect.x + t.rect.w + 16.0;
+        texts.push(t);
+    }
+    for v in ticks(lo, hi) {
+        let x = px(v);
+        lines.push((x, area.y, x, area.y + area.h, v != lo));
+        texts.push(text_el(
+            &tick_label(v),
+            x,
+            area.y + area.h + 22.0,
+            "middle",
+            false,
+        ));
+    }
+    for k in 0..=5 {
+        let v = k as f64 / 5.0;
+        let y = py(v);
+        lines.push((area.x, y, area.x + area.w, y, k != 0));
+        texts.push(text_el(&tick_label(v), area.x - 6.0, y + 4.0, "end", false));
+    }
+    texts.push(text_el(
+        x_title,
+        area.x + area.w / 2.0,
+        area.y + area.h + 42.0,
+        "middle",
+        false,
+    ));
+    texts.push(text_el(y_title, PAD, area.y - 14.0, "start", false));
+    if let Some((m, label)) = marker {
+        // The threshold: a line across the plot, labelled near its foot.
+        let x = px(m);
+        lines.push((x, area.y, x, area.y + area.h, false));
+        texts.push(text_el(
+            label,
+            x + 4.0,
+            area.y + area.h - 8.0,
+            "start",
+            false,
+        ));
+    }
+    let series_px = series
+        .iter()
+        .map(|(c, _, pts)| (*c, pts.iter().map(|&(x, y)| (px(x), py(y))).collect()))
+        .collect();
+    let width = (area.x + area.w + 150.0)
+        .max(PAD + text_width(title) + PAD)
+        .max(lx + PAD)
+        .ceil();
+    Chart {
+        file: file.into(),
+        width,
+        height: area.y + area.h + 56.0,
+        area,
+        texts,
+        bars,
+        lines,
+        trace: Vec::new(),
+        series: series_px,
+    }
+}
+
+/// The share of intruder records whose match weight against an exact copy of themselves is
+/// below each weight (Splink's unlinkables chart): a step at every distinct self-match weight.
+pub fn unlinkable_steps(weights: &[(f64, u64)]) -> Vec<(f64, f64)> {
+    let total: u64 = weights.iter().map(|w| w.1).sum();
+    let mut out = Vec::with_capacity(2 * weights.len());
+    let mut below = 0u64;
+    for &(w, n) in weights {
+        let share = below as f64 / total.max(1) as f64;
+        out.push((w, share));
+        below += n;
+        out.push((w, below as f64 / total.max(1) as f64));
+    }
+    out
+}
+
+/// The unlinkables chart: share of records that cannot reach a threshold even against an
+/// exact copy of themselves, against the threshold (match weight).
+pub fn unlinkables_chart(weights: &[(f64, u64)], threshold_weight: Option<f64>) -> Chart {
+    let steps = unlinkable_steps(weights);
+    let share_at = threshold_weight.map(|t| {
+        let total: u64 = weights.iter().map(|w| w.1).sum();
+        let below: u64 = weights.iter().filter(|w| w.0 < t).map(|w| w.1).sum();
+        below as f64 / total.max(1) as f64
+    });
+    let label = match (threshold_weight, share_at) {
+        (Some(t), Some(s)) => format!("threshold {t:+.2}: {:.2}% unlinkable", 100.0 * s),
+        _ => String::new(),
+    };
+    line_chart(
+        "unlinkables.svg",
+        "Unlinkable records: match weight of each record against an exact copy of itself",
+        "threshold (match weight)",
+        "share of records below the threshold",
+        &[(PALETTE[0], "records unlinkable at the threshold", steps)],
+        threshold_weight.map(|t| (t, label.as_str())),
+    )
+}
+
+/// F1 of a precision and a recall.
+fn f1(p: f64, r: f64) -> f64 {
+    if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    }
+}
+
+/// The threshold-selection chart: precision, recall and F1 of the declared links against the
+/// threshold (match weight), from the evaluation against the truth.
+pub fn threshold_chart(points: &[ThresholdPoint], threshold_weight: Option<f64>) -> Chart {
+    let mut pts: Vec<ThresholdPoint> = points
+        .iter()
+        .filter(|p| p.weight.is_finite())
+        .copied()
+        .collect();
+    pts.sort_by(|a, b| a.weight.total_cmp(&b.weight));
+    let p: Vec<(f64, f64)> = pts.iter().map(|x| (x.weight, x.precision)).collect();
+    let r: Vec<(f64, f64)> = pts.iter().map(|x| (x.weight, x.recall)).collect();
+    let f: Vec<(f64, f64)> = pts
+        .iter()
+        .map(|x| (x.weight, f1(x.precision, x.recall)))
+        .collect();
+    let best = pts
+        .iter()
+        .max_by(|a, b| f1(a.precision, a.recall).total_cmp(&f1(b.precision, b.recall)));
+    let title = match best {
+        Some(b) => format!(
+            "Threshold selection: precision, recall, F1 (best F1 {:.4} at weight {:+.2})",
+            f1(b.precision, b.recall),
+            b.weight
+        ),
+        None => "Threshold selection: precision, recall, F1".into(),
+    };
+    let label = threshold_weight.map(|t| format!("threshold {t:+.2}"));
+    line_chart(
+        "threshold.svg",
+        &title,
+        "threshold (match weight; links declared at or above it)",
+        "share",
+        &[
+            (PALETTE[0], "precision", p),
+            (PALETTE[1], "recall", r),
+            (PALETTE[2], "F1", f),
+        ],
+        threshold_weight.zip(label.as_deref()),
+    )
+}
+
+/// At most `n` points of a threshold curve, evenly spread over its points, the first and last
+/// kept (for storing the curve with a model).
+pub fn thin_curve(points: &[ThresholdPoint], n: usize) -> Vec<ThresholdPoint> {
+    if points.len() <= n || n < 2 {
+        return points.to_vec();
+    }
+    (0..n)
+        .map(|k| points[k * (points.len() - 1) / (n - 1)])
+        .collect()
+}
+
+/// Adds the threshold-selection curve of an evaluation (at most 400 points) to a fitted
+/// model's JSON, so that the report and `--charts` draw precision, recall and F1 against the
+/// threshold. A model without an object, or an evaluation without a curve, is left as it is.
+pub fn attach_threshold_curve(model: &mut serde_json::Value, curve: &[intruder_eval::PrPoint]) {
+    let points: Vec<ThresholdPoint> = curve
+        .iter()
+        .map(|p| ThresholdPoint {
+            weight: p.threshold,
+            precision: p.precision,
+            recall: p.recall,
+        })
+        .collect();
+    if let (Some(o), false) = (model.as_object_mut(), points.is_empty()) {
+        o.insert(
+            "threshold_curve".into(),
+            serde_json::to_value(thin_curve(&points, 400)).unwrap_or_default(),
+        );
+    }
+}
+
+/// The charts of a fitted model: match weights, m/u and EM, then — when the model holds their
+/// data — the unlinkables, the threshold selection (truth known) and the waterfall of the
+/// borderline link, in that order.
 pub fn model_charts(model: &ModelSummary, tolerance: Option<f64>) -> Vec<Chart> {
-    vec![
+    let mut out = vec![
         bar_chart(
             "match_weights.svg",
             "Match weight log2(m/u) of each comparison level",
@@ -545,7 +820,52 @@ pub fn model_charts(model: &ModelSummary, tolerance: Option<f64>) -> Vec<Chart> 
             &[(PALETTE[0], "m"), (PALETTE[1], "u")],
         ),
         em_chart(&em_trace(&model.em), tolerance),
-    ]
+    ];
+    if !model.self_match_weights.is_empty() {
+        out.push(unlinkables_chart(
+            &model.self_match_weights,
+            model.threshold_weight,
+        ));
+    }
+    if !model.threshold_curve.is_empty() {
+        out.push(threshold_chart(
+            &model.threshold_curve,
+            model.threshold_weight,
+        ));
+    }
+    if let Some(w) = &model.borderline {
+        let mut c = waterfall_chart(w);
+        c.file = "borderline_waterfall.svg".into();
+        out.push(c);
+    }
+    out
+}
+
+/// What each model chart shows, for a caption.
+pub fn chart_caption(file: &str) -> &'static str {
+    match file {
+        "match_weights.svg" => {
+            "the match weight log2(m/u) of every comparison level, after the prior log2(λ/(1−λ)) (Splink's match weights chart)"
+        }
+        "m_u.svg" => {
+            "m = P(level | match) and u = P(level | non-match) of every level (Splink's m/u parameters chart)"
+        }
+        "em.svg" => {
+            "EM's convergence: the largest change of any m, u or λ per iteration, log scale"
+        }
+        "unlinkables.svg" => {
+            "the share of intruder records whose match weight against an exact copy of themselves stays below each threshold: they cannot be linked at it (Splink's unlinkables chart)"
+        }
+        "threshold.svg" => {
+            "precision, recall and F1 of the declared links against the threshold, from the truth (Splink's accuracy analysis from labels): where to set the threshold"
+        }
+        "borderline_waterfall.svg" => {
+            "the weight of each comparison for the declared link closest to the threshold (Splink's waterfall chart)"
+        }
+        _ => {
+            "the waterfall of one pair: the weight of each comparison, running total (Splink's waterfall chart)"
+        }
+    }
 }
 
 /// The waterfall chart of one pair.
@@ -593,17 +913,14 @@ pub fn report_charts(
         else {
             continue;
         };
-        let what = [
-            "the match weight log2(m/u) of every comparison level, after the prior log2(λ/(1−λ)) (Splink's match weights chart)",
-            "m = P(level | match) and u = P(level | non-match) of every level (Splink's m/u parameters chart)",
-            "EM's convergence: the largest change of any m, u or λ per iteration, log scale",
-        ];
-        for (c, what) in model_charts(&summary, None).into_iter().zip(what) {
+        for c in model_charts(&summary, None) {
             out.push((
                 format!("linkage-{}-{}", a.name, c.file),
                 format!(
-                    "Attack {}, setting {label}, replicate {}: {what}",
-                    a.name, run.replicate
+                    "Attack {}, setting {label}, replicate {}: {}",
+                    a.name,
+                    run.replicate,
+                    chart_caption(&c.file)
                 ),
                 c.svg(),
             ));
@@ -661,6 +978,13 @@ impl Chart {
                 b.rect.h,
                 b.color,
                 esc(&b.hover)
+            ));
+        }
+        for (color, pts) in &self.series {
+            let pts: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+            s.push_str(&format!(
+                r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"/>"#,
+                pts.join(" ")
             ));
         }
         if !self.trace.is_empty() {

@@ -221,3 +221,67 @@ fn an_empty_model_still_draws() {
         laid_out(&c);
     }
 }
+
+/// Splink's unlinkables: three records with self-match weights 2, 5 and 5 (counts 1 and 2);
+/// below a threshold of 3, one record in three cannot be linked even to itself.
+#[test]
+fn unlinkables_are_the_share_below_each_threshold() {
+    use intruder_runner::linkage::{unlinkable_steps, unlinkables_chart};
+    let w = [(2.0, 1), (5.0, 2)];
+    let third = 1.0 / 3.0;
+    assert_eq!(
+        unlinkable_steps(&w),
+        vec![(2.0, 0.0), (2.0, third), (5.0, third), (5.0, 1.0)]
+    );
+    let c = unlinkables_chart(&w, Some(3.0));
+    laid_out(&c);
+    assert!(
+        c.texts
+            .iter()
+            .any(|t| t.text == "threshold +3.00: 33.33% unlinkable")
+    );
+    assert_eq!(c.series.len(), 1);
+}
+
+/// Threshold selection: precision, recall and F1 at each threshold, the best F1 in the title;
+/// a stored curve keeps its ends when thinned.
+#[test]
+fn threshold_chart_shows_precision_recall_and_f1() {
+    use intruder_runner::linkage::{ThresholdPoint, thin_curve, threshold_chart};
+    let pts = [
+        ThresholdPoint {
+            weight: 10.0,
+            precision: 1.0,
+            recall: 0.5,
+        },
+        ThresholdPoint {
+            weight: 0.0,
+            precision: 0.9,
+            recall: 0.9,
+        },
+        ThresholdPoint {
+            weight: -5.0,
+            precision: 0.5,
+            recall: 1.0,
+        },
+    ];
+    let c = threshold_chart(&pts, Some(0.0));
+    laid_out(&c);
+    // F1 at weight 0: 2 · 0.9 · 0.9 / 1.8 = 0.9, the best of 2/3, 0.9, 2/3.
+    assert!(
+        c.texts[0].text.contains("best F1 0.9000 at weight +0.00"),
+        "{}",
+        c.texts[0].text
+    );
+    assert_eq!(c.series.len(), 3);
+    let many: Vec<ThresholdPoint> = (0..1000)
+        .map(|k| ThresholdPoint {
+            weight: k as f64,
+            precision: 1.0,
+            recall: k as f64 / 999.0,
+        })
+        .collect();
+    let thin = thin_curve(&many, 400);
+    assert_eq!(thin.len(), 400);
+    assert_eq!((thin[0].weight, thin[399].weight), (0.0, 999.0));
+}

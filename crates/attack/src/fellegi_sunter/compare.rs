@@ -4,15 +4,20 @@
 //! Values are interned per comparison into one dictionary shared by both files
 //! ([`encode`](super::encode)), so a pair's level is a function of the two value ids, except
 //! for a `columns-reversed` level, which also reads the other column's ids of both records.
-//! String-similarity levels (Jaro–Winkler, Levenshtein: [`strings`](super::strings), equal to
-//! `strsim`) are memoised per distinct id pair.
+//! A level reading an expression of the column (`on = "lower(name)"`, a preset's
+//! `parse_date(…)`) reads a *view*: the expression of every distinct value computed once, with
+//! its own dictionary — still a function of the two value ids. String levels (Jaro–Winkler,
+//! Jaro, Levenshtein, Damerau–Levenshtein: [`strings`], equal to `strsim`;
+//! array intersections) are memoised per distinct id pair by the kernel.
 //!
 //! This is the per-pair reference the kernel ([`kernel`](super::kernel)) must agree with; the
 //! kernel computes the same levels from tables and memos (`tests/fellegi_sunter_kernel.rs`).
 
 use intruder_data::Table;
 
+use super::check::metric_of;
 use super::encode::{Dict, column_ids};
+use super::expr::Expr;
 use super::spec::{Comparison, LevelKind};
 use super::strings;
 use crate::error::AttackError;
@@ -24,10 +29,83 @@ pub use super::encode::MISSING;
 pub struct Reversed {
     /// Its index among the comparison's levels.
     pub level: usize,
+    /// Both crosswise equalities needed (else only intruder's value = released other column).
+    pub symmetrical: bool,
     /// Ids (in the comparison's dictionary) of the other column's values, intruder records.
     pub a_other: Vec<u32>,
     /// Likewise, released records.
     pub b_other: Vec<u32>,
+}
+
+/// The values of a comparison as one level reads them: the column itself, or an expression
+/// of it.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    /// The expression (`None`: the values themselves).
+    pub expr: Option<Expr>,
+    /// Id in `dict` of each value id of the comparison (`MISSING` where the expression is
+    /// null); empty for the values themselves (the identity).
+    pub map: Vec<u32>,
+    /// The distinct texts, by id.
+    pub dict: Vec<String>,
+    /// Each text as a number (NaN when not a number; empty unless a level needs numbers).
+    pub num: Vec<f64>,
+    /// Each text as a day count (`i64::MIN` when not a date; empty unless a date level reads
+    /// the view).
+    pub day: Vec<i64>,
+    /// Each text's items (split at `|`, sorted, without repeats; empty unless an
+    /// array-intersect level reads the view).
+    pub items: Vec<Vec<String>>,
+}
+
+impl View {
+    #[inline]
+    fn id(&self, x: u32) -> u32 {
+        if x == MISSING || self.map.is_empty() {
+            x
+        } else {
+            self.map[x as usize]
+        }
+    }
+}
+
+/// The loosest thresholds of a view's string levels: a pair whose similarity cannot reach
+/// them (by a bound computed without the quadratic table) fails all of them at once.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bounds {
+    /// Least Jaro similarity any Jaro–Winkler level needs.
+    jw: Option<f64>,
+    /// Least Jaro level threshold.
+    jaro: Option<f64>,
+    /// Largest Levenshtein threshold.
+    lev: Option<f64>,
+    /// Largest Damerau–Levenshtein threshold.
+    dl: Option<f64>,
+}
+
+/// The string measures of one pair computed so far while its levels are tested in order
+/// (each measure once per view, however many levels test it).
+#[derive(Default)]
+struct Sims {
+    len: usize,
+    entries: [(usize, u8, f64); 8],
+}
+
+impl Sims {
+    fn get(&mut self, view: usize, measure: u8, f: impl FnOnce() -> f64) -> f64 {
+        if let Some(e) = self.entries[..self.len]
+            .iter()
+            .find(|e| e.0 == view && e.1 == measure)
+        {
+            return e.2;
+        }
+        let v = f();
+        if self.len < self.entries.len() {
+            self.entries[self.len] = (view, measure, v);
+            self.len += 1;
+        }
+        v
+    }
 }
 
 /// One comparison resolved against both files.
@@ -43,12 +121,14 @@ pub struct Prepared {
     pub b: Vec<u32>,
     /// The distinct values, by id.
     pub dict: Vec<String>,
-    /// The value as a number (NaN when not a number).
-    pub num: Vec<f64>,
-    /// The value as a day count (`i64::MIN` when not a date `YYYY-MM-DD`).
-    pub day: Vec<i64>,
-    /// Whether a level needs string similarity (then levels are memoised).
+    /// The views the levels read (view 0: the values themselves).
+    pub views: Vec<View>,
+    /// The view of each level.
+    pub level_view: Vec<usize>,
+    /// Whether a level needs more than equality of ids (then levels are memoised).
     pub fuzzy: bool,
+    /// Per view, the loosest threshold of each string measure its levels test.
+    bounds: Vec<Bounds>,
     /// The `columns-reversed` levels, in order.
     pub reversed: Vec<Reversed>,
 }
@@ -68,21 +148,71 @@ pub fn days(s: &str) -> Option<i64> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
-    // Howard Hinnant's days_from_civil.
+    Some(days_from_civil(y, m, d))
+}
+
+/// Howard Hinnant's `days_from_civil`: days since 1970-01-01.
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let mp = (m + 9) % 12;
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146097 + doe - 719468)
+    era * 146097 + doe - 719468
+}
+
+/// The items of an array value: split at `|`, sorted, without repeats (DuckDB's
+/// `list_intersect` counts each common item once).
+pub fn items(s: &str) -> Vec<String> {
+    let mut v: Vec<String> = s
+        .split('|')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Number of items two sorted, repeat-free lists share.
+pub fn common_items(a: &[String], b: &[String]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// The first row holding value id `id`, as (table, column, row) for an error message.
+fn where_is<'t>(
+    id: u32,
+    a: &[u32],
+    b: &[u32],
+    intruder: (&'t Table, &'t str),
+    released: (&'t Table, &'t str),
+) -> (&'t Table, &'t str, usize) {
+    match a.iter().position(|&x| x == id) {
+        Some(r) => (intruder.0, intruder.1, r),
+        None => (
+            released.0,
+            released.1,
+            b.iter().position(|&x| x == id).unwrap_or(0),
+        ),
+    }
 }
 
 impl Prepared {
     /// Interns the comparison's columns; errors name the file and column.
-    ///
-    /// `released_of(c)` names the released column of the intruder column `c` (the other column
-    /// of a `columns-reversed` level).
     pub fn new(
         spec: &Comparison,
         intruder: &Table,
@@ -115,119 +245,210 @@ impl Prepared {
                 let ob = column_ids(released.column(&released_of(other))?, &mut d);
                 reversed.push(Reversed {
                     level: l,
+                    symmetrical: lev.is_symmetrical(),
                     a_other: oa,
                     b_other: ob,
                 });
             }
         }
         let dict = d.values;
-        let needs_num = spec
-            .levels
-            .iter()
-            .any(|l| matches!(l.kind, LevelKind::Absolute(_) | LevelKind::Relative(_)));
-        let needs_day = spec
-            .levels
-            .iter()
-            .any(|l| matches!(l.kind, LevelKind::Date(_)));
-        let num: Vec<f64> = if needs_num {
-            dict.iter()
-                .map(|s| s.parse::<f64>().unwrap_or(f64::NAN))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let day: Vec<i64> = if needs_day {
-            let mut out = Vec::with_capacity(dict.len());
-            for (id, s) in dict.iter().enumerate() {
-                match days(s) {
-                    Some(d) => out.push(d),
+        let mut views = vec![View {
+            dict: dict.clone(),
+            ..View::default()
+        }];
+        let mut level_view = Vec::with_capacity(spec.levels.len());
+        for lev in &spec.levels {
+            let v = match &lev.on {
+                None => 0,
+                Some(e) => match views.iter().position(|v| v.expr.as_ref() == Some(e)) {
+                    Some(v) => v,
                     None => {
-                        let id = id as u32;
-                        let (t, col, row) = match a.iter().position(|&x| x == id) {
-                            Some(r) => (intruder, ic.name(), r),
-                            None => (
-                                released,
-                                rc.name(),
-                                b.iter().position(|&x| x == id).unwrap_or(0),
-                            ),
-                        };
-                        return Err(AttackError::Column {
-                            file: t.source().display().to_string(),
-                            name: col.to_string(),
-                            message: format!(
-                                "row {}: '{s}' is not a date YYYY-MM-DD (needed by a 'date' level)",
-                                row + 1
-                            ),
-                        });
+                        views.push(derived_view(e, &dict).map_err(|m| AttackError::Column {
+                            file: intruder.source().display().to_string(),
+                            name: spec.column.clone(),
+                            message: m,
+                        })?);
+                        views.len() - 1
                     }
+                },
+            };
+            level_view.push(v);
+        }
+        for (l, lev) in spec.levels.iter().enumerate() {
+            let v = &mut views[level_view[l]];
+            match lev.kind {
+                LevelKind::Absolute(_) | LevelKind::Relative(_) if v.num.is_empty() => {
+                    v.num = v
+                        .dict
+                        .iter()
+                        .map(|s| s.parse::<f64>().unwrap_or(f64::NAN))
+                        .collect();
                 }
+                LevelKind::ArrayIntersect(_) if v.items.is_empty() => {
+                    v.items = v.dict.iter().map(|s| items(s)).collect();
+                }
+                LevelKind::Date(_) if v.day.is_empty() => {
+                    let mut out = Vec::with_capacity(v.dict.len());
+                    for (id, s) in v.dict.iter().enumerate() {
+                        match days(s) {
+                            Some(d) => out.push(d),
+                            // A view of the values (no parse_date) must hold dates only.
+                            None if v.expr.is_none() => {
+                                let (t, col, row) = where_is(
+                                    id as u32,
+                                    &a,
+                                    &b,
+                                    (intruder, ic.name()),
+                                    (released, rc.name()),
+                                );
+                                return Err(AttackError::Column {
+                                    file: t.source().display().to_string(),
+                                    name: col.to_string(),
+                                    message: format!(
+                                        "row {}: '{s}' is not a date YYYY-MM-DD (needed by a 'date' level; give format = \"…\" for another format)",
+                                        row + 1
+                                    ),
+                                });
+                            }
+                            None => out.push(i64::MIN),
+                        }
+                    }
+                    v.day = out;
+                }
+                _ => {}
             }
-            out
-        } else {
-            Vec::new()
-        };
-        let fuzzy = spec.levels.iter().any(|l| {
-            matches!(
-                l.kind,
-                LevelKind::JaroWinkler(_) | LevelKind::Levenshtein(_)
-            )
-        });
+        }
+        let fuzzy = spec
+            .levels
+            .iter()
+            .any(|l| l.kind.is_string_similarity() || l.on.is_some());
+        let mut bounds = vec![Bounds::default(); views.len()];
+        for (l, lev) in spec.levels.iter().enumerate() {
+            let b = &mut bounds[level_view[l]];
+            let lo = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.min(t)));
+            let hi = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.max(t)));
+            match lev.kind {
+                LevelKind::JaroWinkler(t) => {
+                    b.jw = lo(b.jw, strings::jaro_needed_for_jaro_winkler(t))
+                }
+                LevelKind::Jaro(t) => b.jaro = lo(b.jaro, t),
+                LevelKind::Levenshtein(t) => b.lev = hi(b.lev, t),
+                LevelKind::DamerauLevenshtein(t) => b.dl = hi(b.dl, t),
+                _ => {}
+            }
+        }
         Ok(Prepared {
             spec: spec.clone(),
             released_column: released_column.to_string(),
             a,
             b,
             dict,
-            num,
-            day,
+            views,
+            level_view,
             fuzzy,
+            bounds,
             reversed,
         })
     }
 
+    /// Whether level `l` holds for value ids `x`, `y` (a `columns-reversed` level never does
+    /// here: it reads more than the two values; [`level`](Self::level) applies it).
+    pub fn holds(&self, l: usize, x: u32, y: u32) -> bool {
+        self.holds_with(l, x, y, &mut Sims::default())
+    }
+
+    fn holds_with(&self, l: usize, x: u32, y: u32, sims: &mut Sims) -> bool {
+        let level = &self.spec.levels[l];
+        let view = self.level_view[l];
+        let v = &self.views[view];
+        let (vx, vy) = (v.id(x), v.id(y));
+        let miss = vx == MISSING || vy == MISSING;
+        let (a, b) = if miss {
+            ("", "")
+        } else {
+            (v.dict[vx as usize].as_str(), v.dict[vy as usize].as_str())
+        };
+        let bound = self.bounds[view];
+        // A distance beyond every threshold of the view is infinite here.
+        let distance = |d: Option<usize>| d.map_or(f64::INFINITY, |d| d as f64);
+        match level.kind {
+            LevelKind::Null => miss,
+            LevelKind::Else => true,
+            LevelKind::ColumnsReversed => false,
+            _ if miss => false,
+            LevelKind::Exact => vx == vy,
+            LevelKind::JaroWinkler(_)
+            | LevelKind::Jaro(_)
+            | LevelKind::Levenshtein(_)
+            | LevelKind::DamerauLevenshtein(_)
+                if vx == vy =>
+            {
+                true
+            }
+            LevelKind::JaroWinkler(t) => {
+                let need = bound.jw.unwrap_or(0.0);
+                sims.get(view, 0, || {
+                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                        -1.0
+                    } else {
+                        strings::jaro_winkler(a, b)
+                    }
+                }) >= t
+            }
+            LevelKind::Jaro(t) => {
+                let need = bound.jaro.unwrap_or(0.0);
+                sims.get(view, 1, || {
+                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                        -1.0
+                    } else {
+                        strings::jaro(a, b)
+                    }
+                }) >= t
+            }
+            LevelKind::Levenshtein(t) => {
+                let max = bound.lev.unwrap_or(t);
+                sims.get(view, 2, || {
+                    distance(strings::levenshtein_bounded(a, b, max))
+                }) <= t
+            }
+            LevelKind::DamerauLevenshtein(t) => {
+                let max = bound.dl.unwrap_or(t);
+                sims.get(view, 3, || {
+                    distance(strings::damerau_levenshtein_bounded(a, b, max))
+                }) <= t
+            }
+            LevelKind::Absolute(t) => {
+                let (p, q) = (v.num[vx as usize], v.num[vy as usize]);
+                (p - q).abs() <= t
+            }
+            LevelKind::Relative(t) => {
+                let (p, q) = (v.num[vx as usize], v.num[vy as usize]);
+                let den = p.abs().max(q.abs());
+                if den == 0.0 {
+                    true
+                } else {
+                    (p - q).abs() / den <= t
+                }
+            }
+            LevelKind::Date(t) => {
+                let (p, q) = (v.day[vx as usize], v.day[vy as usize]);
+                p != i64::MIN
+                    && q != i64::MIN
+                    && ((p - q).abs() as f64) <= t * metric_of(level).days()
+            }
+            LevelKind::ArrayIntersect(t) => {
+                (common_items(&v.items[vx as usize], &v.items[vy as usize]) as f64) >= t
+            }
+        }
+    }
+
     /// The level (index into the comparison's levels) of two value ids, `columns-reversed`
     /// levels skipped (they read more than the two values; [`level`](Self::level) applies them).
+    /// Each string measure is computed at most once per pair, however many levels test it.
     pub fn level_of_ids(&self, x: u32, y: u32) -> u8 {
-        let miss = x == MISSING || y == MISSING;
-        for (idx, level) in self.spec.levels.iter().enumerate() {
-            let hit = match level.kind {
-                LevelKind::Null => miss,
-                LevelKind::Else => true,
-                LevelKind::ColumnsReversed => false,
-                _ if miss => false,
-                LevelKind::Exact => x == y,
-                LevelKind::JaroWinkler(t) => {
-                    x == y
-                        || strings::jaro_winkler(&self.dict[x as usize], &self.dict[y as usize])
-                            >= t
-                }
-                LevelKind::Levenshtein(t) => {
-                    x == y
-                        || strings::levenshtein_within(
-                            &self.dict[x as usize],
-                            &self.dict[y as usize],
-                            t,
-                        )
-                }
-                LevelKind::Absolute(t) => {
-                    let (p, q) = (self.num[x as usize], self.num[y as usize]);
-                    (p - q).abs() <= t
-                }
-                LevelKind::Relative(t) => {
-                    let (p, q) = (self.num[x as usize], self.num[y as usize]);
-                    let den = p.abs().max(q.abs());
-                    if den == 0.0 {
-                        true
-                    } else {
-                        (p - q).abs() / den <= t
-                    }
-                }
-                LevelKind::Date(t) => {
-                    let (p, q) = (self.day[x as usize], self.day[y as usize]);
-                    ((p - q).abs() as f64) <= t
-                }
-            };
-            if hit {
+        let mut sims = Sims::default();
+        for idx in 0..self.spec.levels.len() {
+            if self.holds_with(idx, x, y, &mut sims) {
                 return idx as u8;
             }
         }
@@ -240,7 +461,7 @@ impl Prepared {
     #[inline]
     pub fn level(&self, i: usize, j: usize, memo: &mut foldhash::HashMap<u64, u8>) -> u8 {
         let (x, y) = (self.a[i], self.b[j]);
-        let base = if !self.fuzzy || x == y || x == MISSING || y == MISSING {
+        let base = if !self.fuzzy || x == MISSING || y == MISSING {
             self.level_of_ids(x, y)
         } else {
             let key = ((x as u64) << 32) | y as u64;
@@ -266,8 +487,8 @@ impl Prepared {
 
     /// The level once the `columns-reversed` levels are applied to the level `base` of the two
     /// values: the first reversed level before `base` that holds (intruder's value `x` equals the
-    /// released other column `y_other`, and the intruder's other column `x_other` equals the
-    /// released value `y`, none missing).
+    /// released other column `y_other`, and — when symmetrical — the intruder's other column
+    /// `x_other` equals the released value `y`, none missing).
     #[inline]
     pub fn apply_reversed(
         &self,
@@ -281,7 +502,7 @@ impl Prepared {
             if r.level as u8 >= base {
                 break;
             }
-            if x != MISSING && y != MISSING && xo != MISSING && x == yo && xo == y {
+            if reversed_holds(r.symmetrical, x, yo, y, xo) {
                 return r.level as u8;
             }
         }
@@ -290,24 +511,45 @@ impl Prepared {
 
     /// Index of the null level, if any.
     pub fn null_level(&self) -> Option<usize> {
-        self.spec
-            .levels
-            .iter()
-            .position(|l| l.kind == LevelKind::Null)
+        self.spec.null_level()
     }
 
-    /// Index of the exact level, if any.
+    /// Index of the exact level on the value itself (term frequencies adjust it), if any.
     pub fn exact_level(&self) -> Option<usize> {
-        self.spec
-            .levels
-            .iter()
-            .position(|l| l.kind == LevelKind::Exact)
+        self.spec.exact_level()
     }
 
     /// The text of a value id (`None` for missing).
     pub fn value(&self, id: u32) -> Option<&str> {
         (id != MISSING).then(|| self.dict[id as usize].as_str())
     }
+}
+
+/// Whether a `columns-reversed` level holds: the intruder's value `x` equals the released
+/// record's other column `y_other` (none missing) and, when symmetrical, the intruder's other
+/// column `x_other` equals the released value `y`.
+#[inline]
+pub fn reversed_holds(symmetrical: bool, x: u32, y_other: u32, y: u32, x_other: u32) -> bool {
+    if x == MISSING || y_other == MISSING || x != y_other {
+        return false;
+    }
+    !symmetrical || (y != MISSING && x_other != MISSING && x_other == y)
+}
+
+/// The view of expression `e` over the comparison's distinct values `dict`.
+fn derived_view(e: &Expr, dict: &[String]) -> Result<View, String> {
+    let compiled = e.compile()?;
+    let mut d = Dict::default();
+    let map = dict
+        .iter()
+        .map(|s| compiled.apply(s).map_or(MISSING, |t| d.id(&t)))
+        .collect();
+    Ok(View {
+        expr: Some(e.clone()),
+        map,
+        dict: d.values,
+        ..View::default()
+    })
 }
 
 /// Packs per-comparison levels (4 bits each) into one pattern code.

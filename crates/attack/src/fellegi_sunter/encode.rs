@@ -115,18 +115,12 @@ pub fn column_ids(col: &Column, dict: &mut Dict) -> Vec<u32> {
     }
 }
 
-/// A blocking term's value derived from a (trimmed) text; `None` when it has none.
-pub fn term_value(t: &str, term: &Term) -> Option<String> {
-    let out: String = match term {
-        Term::Column { .. } => t.to_string(),
-        Term::FirstLetter { .. } => t.chars().next()?.to_string(),
-        Term::Prefix { n, .. } => t.chars().take(*n).collect(),
-        Term::Year { .. } => {
-            let y: String = t.chars().take(4).collect();
-            y.parse::<i64>().ok()?.to_string()
-        }
-    };
-    (!out.is_empty()).then_some(out)
+/// A blocking term's value derived from a (trimmed) text on the intruder's side (`released`:
+/// the released side's expression); `None` when it has none.
+pub fn term_value(t: &str, term: &Term, released: bool) -> Option<String> {
+    let (a, b) = term.exprs();
+    let e = if released { b } else { a };
+    e.compile().ok()?.apply(t)
 }
 
 /// The keys of one blocking rule in both files.
@@ -149,27 +143,36 @@ fn term_ids(
     released_name: &dyn Fn(&str) -> String,
 ) -> Result<(Vec<u32>, Vec<u32>, u32), AttackError> {
     let ic = intruder.column(term.column())?;
-    let rc = released.column(&released_name(term.column()))?;
+    let rc = released.column(&released_name(term.released_column()))?;
+    let (ea, eb) = term.exprs();
+    let compile = |e: &super::expr::Expr| {
+        e.compile().map_err(|m| {
+            crate::error::ParamError::Unsupported(format!("blocking term '{}': {m}", term.label()))
+        })
+    };
+    let (ca, cb) = (compile(&ea)?, compile(&eb)?);
     let mut values = Dict::default();
     let (va, vb) = (column_ids(ic, &mut values), column_ids(rc, &mut values));
     let mut derived = Dict::default();
-    let of_value: Vec<u32> = values
-        .values
-        .iter()
-        .map(|v| term_value(v, term).map_or(NO_KEY, |s| derived.id(&s)))
-        .collect();
-    let map = |ids: Vec<u32>| -> Vec<u32> {
-        ids.into_iter()
-            .map(|v| {
-                if v == MISSING {
-                    NO_KEY
-                } else {
-                    of_value[v as usize]
-                }
-            })
+    let of_value = |c: &super::expr::Compiled, derived: &mut Dict| -> Vec<u32> {
+        values
+            .values
+            .iter()
+            .map(|v| c.apply(v).map_or(NO_KEY, |s| derived.id(&s)))
             .collect()
     };
-    Ok((map(va), map(vb), derived.len() as u32))
+    let of_a = of_value(&ca, &mut derived);
+    let of_b = if ea == eb {
+        of_a.clone()
+    } else {
+        of_value(&cb, &mut derived)
+    };
+    let map = |ids: Vec<u32>, of: &[u32]| -> Vec<u32> {
+        ids.into_iter()
+            .map(|v| if v == MISSING { NO_KEY } else { of[v as usize] })
+            .collect()
+    };
+    Ok((map(va, &of_a), map(vb, &of_b), derived.len() as u32))
 }
 
 /// The keys of every record of both files under one rule. A rule without terms gives every

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
-use super::compare::{MISSING, Prepared};
+use super::compare::{MISSING, Prepared, reversed_holds};
 use super::encode::{NO_KEY, RuleKeys};
 use super::predict;
 use super::spec::LevelKind;
@@ -41,6 +41,15 @@ pub const CHUNK_ROWS: usize = 512;
 
 /// The largest level table (cells, one byte each) kept for a comparison.
 const TABLE_CELLS_MAX: usize = 1 << 27;
+
+/// A level table up to this many cells is kept whatever the values' repetition: it stays in
+/// (or near) the cache. A larger one pays a cache miss on most cells it is asked for, which
+/// only repeated value pairs repay.
+const TABLE_CACHED_MAX: usize = 1 << 22;
+
+/// Values are taken as repeating (their pairs recur, a table or memo pays) when a file holds
+/// at least this many records per distinct value.
+const REUSE_RECORDS_PER_VALUE: usize = 8;
 
 /// Pattern counts are kept in an array when (rule sets × patterns) is at most this.
 const DENSE_COUNTS_MAX: u64 = 1 << 16;
@@ -85,6 +94,7 @@ impl Memos {
 struct ReversedField {
     comparison: usize,
     level: u8,
+    symmetrical: bool,
 }
 
 /// Released rows grouped by one rule's key, with a copy of their records in block order (a
@@ -267,6 +277,7 @@ impl<'p> Kernel<'p> {
                 p.reversed.iter().map(move |r| ReversedField {
                     comparison: c,
                     level: r.level as u8,
+                    symmetrical: r.symmetrical,
                 })
             })
             .collect();
@@ -418,7 +429,7 @@ impl<'p> Kernel<'p> {
             if out[c] > r.level {
                 let f = k + 2 * q;
                 let (xs, xo, ys, yo) = (ra[f], ra[f + 1], rb[f], rb[f + 1]);
-                if xs != MISSING && ys != MISSING && xo != MISSING && xs == yo && xo == ys {
+                if reversed_holds(r.symmetrical, xs, yo, ys, xo) {
                     out[c] = r.level;
                 }
             }
@@ -451,9 +462,14 @@ impl<'p> Kernel<'p> {
         out
     }
 
-    /// Per comparison and level, how many of the pairs `(i, j)` fall there.
-    pub fn level_counts(&self, pairs: &[(u32, u32)]) -> Vec<Vec<u64>> {
+    /// Per comparison and level, how many of the pairs `(i, j)` fall there; comparisons
+    /// with `wanted[c]` false are not compared (their counts stay 0).
+    pub fn level_counts(&self, pairs: &[(u32, u32)], wanted: &[bool]) -> Vec<Vec<u64>> {
         let k = self.levels.len();
+        let cols: Vec<usize> = (0..k).filter(|&c| wanted[c]).collect();
+        let reversed: Vec<usize> = (0..self.reversed.len())
+            .filter(|&q| wanted[self.reversed[q].comparison])
+            .collect();
         let zero = || -> Vec<u64> { vec![0u64; k * 16] };
         let flat = pairs
             .par_chunks(1 << 14)
@@ -462,13 +478,12 @@ impl<'p> Kernel<'p> {
                 |(mut acc, mut memos), chunk| {
                     let mut buf = [0u8; 16];
                     for &(i, j) in chunk {
-                        self.levels_of(
-                            self.row_a(i as usize),
-                            self.row_b(j as usize),
-                            &mut memos,
-                            &mut buf[..k],
-                        );
-                        for c in 0..k {
+                        let (ra, rb) = (self.row_a(i as usize), self.row_b(j as usize));
+                        for &c in &cols {
+                            buf[c] = self.level(c, ra[c], rb[c], &mut memos);
+                        }
+                        self.apply_reversed(ra, rb, &reversed, &mut buf);
+                        for &c in &cols {
                             acc[c * 16 + buf[c] as usize] += 1;
                         }
                     }
@@ -485,6 +500,102 @@ impl<'p> Kernel<'p> {
         (0..k)
             .map(|c| flat[c * 16..c * 16 + self.levels[c]].to_vec())
             .collect()
+    }
+
+    /// The `columns-reversed` levels `which` (indices into the reversed fields) applied to the
+    /// levels in `out`.
+    #[inline]
+    fn apply_reversed(&self, ra: &[u32], rb: &[u32], which: &[usize], out: &mut [u8]) {
+        let k = self.levels.len();
+        for &q in which {
+            let r = self.reversed[q];
+            let c = r.comparison;
+            if out[c] > r.level {
+                let f = k + 2 * q;
+                let (xs, xo, ys, yo) = (ra[f], ra[f + 1], rb[f], rb[f + 1]);
+                if reversed_holds(r.symmetrical, xs, yo, ys, xo) {
+                    out[c] = r.level;
+                }
+            }
+        }
+    }
+
+    /// The exact level counts of comparison `c` over every (intruder, released) record pair,
+    /// from the values' frequencies: `Σ_x Σ_y n_I(x) n_R(y) [level(x, y) = l]` over the
+    /// distinct values of each file. `None` when the comparison has a `columns-reversed` level
+    /// (its level reads other columns too) or when the distinct value pairs to compare exceed
+    /// `budget` (then sampling is cheaper). An exact-only comparison costs one pass over its
+    /// values; others compare each distinct value pair once (filling the comparison's level
+    /// table, which the candidate pairs then read).
+    pub fn exact_level_counts(&self, c: usize, budget: u64) -> Option<Vec<u64>> {
+        if self.reversed.iter().any(|r| r.comparison == c) {
+            return None;
+        }
+        let count = |rows: &[u32], n: usize| -> (Vec<u64>, u64) {
+            let mut v = vec![0u64; n];
+            let mut miss = 0u64;
+            for x in rows.chunks_exact(self.width).map(|r| r[c]) {
+                if x == MISSING {
+                    miss += 1;
+                } else {
+                    v[x as usize] += 1;
+                }
+            }
+            (v, miss)
+        };
+        let mut out = vec![0u64; self.levels[c]];
+        let (ni, nr) = (self.ni as u64, self.nr as u64);
+        match &self.matchers[c] {
+            Matcher::Exact { miss, eq, ne } => {
+                let n = self.prepared[c].dict.len();
+                let (ca, ma) = count(&self.a, n);
+                let (cb, mb) = count(&self.b, n);
+                let same: u64 = ca.iter().zip(&cb).map(|(x, y)| x * y).sum();
+                let present = (ni - ma) * (nr - mb);
+                out[*miss as usize] += ni * nr - present;
+                out[*eq as usize] += same;
+                out[*ne as usize] += present - same;
+            }
+            Matcher::Table {
+                miss, a_ids, b_ids, ..
+            } => {
+                let (na, nb) = (a_ids.len(), b_ids.len());
+                if (na as u64).saturating_mul(nb as u64) > budget {
+                    return None;
+                }
+                let (ca, ma) = count(&self.a, na);
+                let (cb, mb) = count(&self.b, nb);
+                out[*miss as usize] += ni * nr - (ni - ma) * (nr - mb);
+                let k = self.levels[c];
+                let sums = (0..na)
+                    .into_par_iter()
+                    .fold(
+                        || (vec![0u64; k], self.memos()),
+                        |(mut acc, mut memos), x| {
+                            for (y, &ny) in cb.iter().enumerate() {
+                                let l = self.level(c, x as u32, y as u32, &mut memos);
+                                acc[l as usize] += ca[x] * ny;
+                            }
+                            (acc, memos)
+                        },
+                    )
+                    .map(|x| x.0)
+                    .reduce(
+                        || vec![0u64; k],
+                        |mut x, y| {
+                            for (s, t) in x.iter_mut().zip(y) {
+                                *s += t;
+                            }
+                            x
+                        },
+                    );
+                for (o, s) in out.iter_mut().zip(sums) {
+                    *o += s;
+                }
+            }
+            Matcher::Direct { .. } | Matcher::Memo { .. } => return None,
+        }
+        Some(out)
     }
 
     fn acc(&self) -> Acc {
@@ -673,6 +784,11 @@ impl<'p> Kernel<'p> {
         }
     }
 
+    /// Records of the intruder's file.
+    pub fn ni(&self) -> usize {
+        self.ni
+    }
+
     /// Records of the released file.
     pub fn nr(&self) -> usize {
         self.nr
@@ -686,11 +802,12 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
     let first = |f: &dyn Fn(LevelKind) -> bool| -> u8 {
         kinds.iter().position(|&k| f(k)).unwrap_or(kinds.len() - 1) as u8
     };
-    if kinds.iter().all(|k| {
-        matches!(
-            k,
-            LevelKind::Null | LevelKind::Exact | LevelKind::Else | LevelKind::ColumnsReversed
-        )
+    if p.spec.levels.iter().all(|l| {
+        l.on.is_none()
+            && matches!(
+                l.kind,
+                LevelKind::Null | LevelKind::Exact | LevelKind::Else | LevelKind::ColumnsReversed
+            )
     }) {
         let eq = first(&|k| matches!(k, LevelKind::Exact | LevelKind::Else));
         let ne = first(&|k| k == LevelKind::Else);
@@ -727,7 +844,11 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
     let (xa, a_ids) = local(&p.a);
     let (xb, b_ids) = local(&p.b);
     let cells = a_ids.len().saturating_mul(b_ids.len());
-    if cells <= table_cells {
+    // Near-unique values (ids, dates of birth) recur in few pairs: their levels are computed
+    // directly rather than through a table whose cells would each cost a cache miss.
+    let reuse = p.a.len() >= REUSE_RECORDS_PER_VALUE * a_ids.len()
+        && p.b.len() >= REUSE_RECORDS_PER_VALUE * b_ids.len();
+    if cells <= table_cells && (cells <= TABLE_CACHED_MAX || reuse) {
         let nb = b_ids.len();
         let cells = (0..cells).map(|_| AtomicU8::new(0)).collect();
         return (
@@ -742,7 +863,7 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
             xb,
         );
     }
-    let m = if p.fuzzy {
+    let m = if p.fuzzy && reuse {
         Matcher::Memo { miss }
     } else {
         Matcher::Direct { miss }

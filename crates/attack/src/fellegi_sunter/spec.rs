@@ -2,12 +2,21 @@
 //! every problem reported at once, each with its key.
 //!
 //! ```toml
-//! # Pairs are compared when they agree on the postcode, OR on birth year and surname initial.
+//! # Pairs are compared when they agree on the postcode, OR on birth year and surname initial,
+//! # OR when first name and surname are swapped between the files.
 //! blocking = [
 //!   ["postcode"],
 //!   ["birth_year", "first_letter(surname)"],
+//!   ["l.first_name = r.surname", "l.surname = r.first_name"],
 //! ]
 //!
+//! # One line per comparison with a preset (Splink's comparison library) ...
+//! comparison = [
+//!   { column = "first_name", preset = "name", term_frequency = true },
+//!   { column = "dob", preset = "date_of_birth", format = "%Y%m%d" },
+//! ]
+//!
+//! # ... or the levels written out.
 //! [[comparison]]
 //! column = "surname"            # intruder's column; `released = "name"` if it differs
 //! term_frequency = true         # rare surnames weigh more on the exact level
@@ -16,7 +25,8 @@
 //!   { kind = "exact" },
 //!   { kind = "columns-reversed", column = "first_name" },  # surname ↔ first name swapped
 //!   { kind = "jaro-winkler", threshold = 0.92 },
-//!   { kind = "levenshtein", threshold = 2 },
+//!   { kind = "damerau-levenshtein", threshold = 2 },
+//!   { kind = "exact", on = "dmetaphone(surname)" },       # sounds alike
 //!   { kind = "else" },
 //! ]
 //!
@@ -25,16 +35,35 @@
 //! levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold = 1 }, { kind = "else", m = 0.01 }]
 //! ```
 //!
-//! Level kinds: `null`, `exact`, `jaro-winkler` (similarity ≥ t, t in [0, 1]), `levenshtein`
-//! (edit distance ≤ t), `absolute` (|x − y| ≤ t), `relative` (|x − y| / max(|x|, |y|) ≤ t,
-//! t in [0, 1]), `date` (dates `YYYY-MM-DD` at most t days apart), `columns-reversed` (the
-//! values of this column and of `column` are swapped between the files: intruder's this =
-//! released `column` and intruder's `column` = released this, none missing; Splink's
-//! `ColumnsReversedLevel`), `else` (last, required).
-//! A level may fix `m` and/or `u` (in (0, 1]); EM then leaves it alone. Blocking terms are a
-//! column, `first_letter(col)`, `prefix(col, n)` or `year(col)` (a date's year).
+//! Level kinds: `null`, `exact`, `jaro-winkler` (similarity ≥ t, t in [0, 1]), `jaro`
+//! (similarity ≥ t), `levenshtein` (edit distance ≤ t), `damerau-levenshtein` (edit distance
+//! with adjacent transpositions ≤ t, as DuckDB's `damerau_levenshtein`), `absolute`
+//! (|x − y| ≤ t), `relative` (|x − y| / max(|x|, |y|) ≤ t, t in [0, 1]), `date` (dates at most
+//! t `metric`s apart: `day` (default), `month` = 365.25/12 days, `year` = 365.25 days, as
+//! Splink's `AbsoluteDateDifferenceLevel`; dates `YYYY-MM-DD`, or in `format`, e.g.
+//! `"%Y%m%d"`, where a value that is not a date fails the level), `array-intersect` (at least t
+//! items in common; items of a set-valued column, or of a text separated by `|`),
+//! `columns-reversed` (the values of this column and of `column` are swapped between the
+//! files: intruder's this = released `column` and intruder's `column` = released this, none
+//! missing; `symmetrical = false`: only the first equality, Splink's default), `else` (last,
+//! required). A level may read the column through an expression, `on = "lower(surname)"`
+//! ([`expr`](super::expr): lower, upper, trim, substr, first_letter, prefix, year, soundex,
+//! dmetaphone, regex_extract, parse_date); a `null` level with `on` is null when the
+//! expression is (e.g. an invalid date). A level may fix `m` and/or `u` (in (0, 1]); EM then
+//! leaves it alone; `label` names it in reports.
+//!
+//! Presets (`preset = "…"` instead of `levels`; [`presets`](super::presets)): `exact`, `name`,
+//! `date_of_birth`, `postcode`, `email`, `damerau-levenshtein`, `levenshtein`, `jaro-winkler`,
+//! `jaro`, `array-intersect`, each the levels of the Splink comparison of the same name.
+//!
+//! Blocking terms are a column, an expression of a column (`first_letter(col)`,
+//! `prefix(col, n)`, `year(col)`, `substr(lower(col), 1, 3)`, `soundex(col)`, …) compared with
+//! the same expression of the released record, or `l.EXPR = r.EXPR` with a different column (or
+//! expression) on each side, as Splink writes a rule on swapped columns.
 
 use intruder_data::{Column, ColumnData, Kind, Table};
+
+use super::expr::{Expr, Side};
 
 /// A blocking term: a column's value or a value derived from it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -62,6 +91,15 @@ pub enum Term {
         /// Intruder column name.
         column: String,
     },
+    /// An expression of an intruder column equal to an expression of a released column
+    /// (`l.given_name = r.surname`, `soundex(surname)`); the released side's column is named
+    /// as in the intruder's file (the key map gives its released name).
+    Expr {
+        /// The intruder's side.
+        intruder: Expr,
+        /// The released side.
+        released: Expr,
+    },
 }
 
 impl Term {
@@ -72,40 +110,89 @@ impl Term {
             | Term::FirstLetter { column }
             | Term::Prefix { column, .. }
             | Term::Year { column } => column,
+            Term::Expr { intruder, .. } => &intruder.column,
         }
     }
 
-    /// Parses `col`, `first_letter(col)`, `prefix(col, n)`, `year(col)`.
+    /// The column the released side reads, named as in the intruder's file (the same as
+    /// [`column`](Self::column) except for a rule on swapped columns).
+    pub fn released_column(&self) -> &str {
+        match self {
+            Term::Expr { released, .. } => &released.column,
+            _ => self.column(),
+        }
+    }
+
+    /// The intruder's and the released side's expressions (without side prefixes).
+    pub fn exprs(&self) -> (Expr, Expr) {
+        let one = |f: Option<super::expr::Func>| {
+            let e = Expr::column(self.column());
+            match f {
+                Some(f) => e.then(f),
+                None => e,
+            }
+        };
+        use super::expr::Func;
+        let e = match self {
+            Term::Column { .. } => one(None),
+            Term::FirstLetter { .. } => one(Some(Func::FirstLetter)),
+            Term::Prefix { n, .. } => one(Some(Func::Prefix { n: *n })),
+            Term::Year { .. } => one(Some(Func::Year)),
+            Term::Expr { intruder, released } => {
+                let strip = |e: &Expr| Expr {
+                    side: None,
+                    ..e.clone()
+                };
+                return (strip(intruder), strip(released));
+            }
+        };
+        (e.clone(), e)
+    }
+
+    /// Parses `col`, `first_letter(col)`, `prefix(col, n)`, `year(col)`, any expression of a
+    /// column (`soundex(col)`), or `l.EXPR = r.EXPR`.
     pub fn parse(s: &str) -> Result<Term, String> {
         let s = s.trim();
         if s.is_empty() {
             return Err("empty term".into());
         }
-        let Some(open) = s.find('(') else {
-            return Ok(Term::Column { column: s.into() });
-        };
-        let Some(inner) = s[open + 1..].strip_suffix(')') else {
-            return Err(format!("'{s}': missing closing parenthesis"));
-        };
-        let f = s[..open].trim();
-        let args: Vec<&str> = inner.split(',').map(str::trim).collect();
-        let col = || -> Result<String, String> {
-            match args.first() {
-                Some(c) if !c.is_empty() => Ok(c.to_string()),
-                _ => Err(format!("'{s}': no column named")),
+        if let Some((left, right)) = split_equality(s) {
+            let (a, b) = (Expr::parse(left)?, Expr::parse(right)?);
+            let (intruder, released) = match (a.side, b.side) {
+                (Some(Side::Left), Some(Side::Right)) => (a, b),
+                (Some(Side::Right), Some(Side::Left)) => (b, a),
+                _ => {
+                    return Err(format!(
+                        "'{s}': an equality names the intruder's column with l. and the released one with r., e.g. l.given_name = r.surname"
+                    ));
+                }
+            };
+            for e in [&intruder, &released] {
+                e.compile().map_err(|m| format!("'{s}': {m}"))?;
             }
-        };
-        match (f, args.len()) {
-            ("first_letter", 1) => Ok(Term::FirstLetter { column: col()? }),
-            ("year", 1) => Ok(Term::Year { column: col()? }),
-            ("prefix", 2) => match args[1].parse::<usize>() {
-                Ok(n) if n > 0 => Ok(Term::Prefix { column: col()?, n }),
-                _ => Err(format!("'{s}': prefix length must be an integer ≥ 1")),
-            },
-            _ => Err(format!(
-                "'{s}': unknown term; expected a column, first_letter(col), prefix(col, n) or year(col)"
-            )),
+            return Ok(Term::Expr { intruder, released });
         }
+        let e = Expr::parse(s).map_err(|m| {
+            format!("{m} (a blocking term is a column, an expression of a column such as first_letter(col), prefix(col, n), year(col), soundex(col), or l.EXPR = r.EXPR)")
+        })?;
+        if e.side.is_some() {
+            return Err(format!(
+                "'{s}': l. and r. belong in an equality (l.a = r.b); write the column alone to compare it with itself"
+            ));
+        }
+        e.compile().map_err(|m| format!("'{s}': {m}"))?;
+        use super::expr::Func;
+        let column = e.column.clone();
+        Ok(match e.funcs.as_slice() {
+            [] => Term::Column { column },
+            [Func::FirstLetter] => Term::FirstLetter { column },
+            [Func::Prefix { n }] => Term::Prefix { column, n: *n },
+            [Func::Year] => Term::Year { column },
+            _ => Term::Expr {
+                intruder: e.clone(),
+                released: e,
+            },
+        })
     }
 
     /// The term as written in a specification.
@@ -115,8 +202,43 @@ impl Term {
             Term::FirstLetter { column } => format!("first_letter({column})"),
             Term::Prefix { column, n } => format!("prefix({column}, {n})"),
             Term::Year { column } => format!("year({column})"),
+            Term::Expr { intruder, released } if intruder == released => intruder.to_string(),
+            Term::Expr { intruder, released } => {
+                let side = |e: &Expr, s: Side| {
+                    Expr {
+                        side: Some(s),
+                        ..e.clone()
+                    }
+                    .to_string()
+                };
+                format!(
+                    "{} = {}",
+                    side(intruder, Side::Left),
+                    side(released, Side::Right)
+                )
+            }
         }
     }
+}
+
+/// `a = b` split at an `=` outside quotes and parentheses.
+fn split_equality(s: &str) -> Option<(&str, &str)> {
+    let (mut depth, mut quote) = (0i32, None::<char>);
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            (None, '=') if depth == 0 => {
+                let right = s[i + 1..].trim_start_matches('=');
+                return Some((&s[..i], right));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// One comparison level: a condition on a pair of values.
@@ -129,14 +251,22 @@ pub enum LevelKind {
     Exact,
     /// Jaro–Winkler similarity ≥ threshold (Winkler 1990; `strsim::jaro_winkler`).
     JaroWinkler(f64),
+    /// Jaro similarity ≥ threshold (`strsim::jaro`).
+    Jaro(f64),
     /// Levenshtein edit distance ≤ threshold (`strsim::levenshtein`).
     Levenshtein(f64),
+    /// Damerau–Levenshtein distance (insertions, deletions, substitutions and transpositions
+    /// of adjacent characters, unrestricted: `strsim::damerau_levenshtein`, DuckDB's
+    /// `damerau_levenshtein`) ≤ threshold.
+    DamerauLevenshtein(f64),
     /// |x − y| ≤ threshold.
     Absolute(f64),
     /// |x − y| / max(|x|, |y|) ≤ threshold.
     Relative(f64),
-    /// Dates at most threshold days apart.
+    /// Dates at most threshold days (or the level's [`DateMetric`]) apart.
     Date(f64),
+    /// At least threshold items in common (arrays: set-valued cells, items joined with `|`).
+    ArrayIntersect(f64),
     /// The comparison's column and the level's other column ([`Level::column`]) swapped
     /// between the files (both equal crosswise, none missing).
     ColumnsReversed,
@@ -151,17 +281,106 @@ impl LevelKind {
             LevelKind::Null => "null".into(),
             LevelKind::Exact => "exact".into(),
             LevelKind::JaroWinkler(t) => format!("jaro-winkler >= {t}"),
+            LevelKind::Jaro(t) => format!("jaro >= {t}"),
             LevelKind::Levenshtein(t) => format!("levenshtein <= {t}"),
+            LevelKind::DamerauLevenshtein(t) => format!("damerau-levenshtein <= {t}"),
             LevelKind::Absolute(t) => format!("|difference| <= {t}"),
             LevelKind::Relative(t) => format!("relative difference <= {t}"),
             LevelKind::Date(t) => format!("date within {t} days"),
+            LevelKind::ArrayIntersect(t) => format!("array intersection >= {t}"),
             LevelKind::ColumnsReversed => "columns reversed".into(),
             LevelKind::Else => "else".into(),
         }
     }
 
-    fn needs_numbers(&self) -> bool {
+    /// The kind's name in a specification.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LevelKind::Null => "null",
+            LevelKind::Exact => "exact",
+            LevelKind::JaroWinkler(_) => "jaro-winkler",
+            LevelKind::Jaro(_) => "jaro",
+            LevelKind::Levenshtein(_) => "levenshtein",
+            LevelKind::DamerauLevenshtein(_) => "damerau-levenshtein",
+            LevelKind::Absolute(_) => "absolute",
+            LevelKind::Relative(_) => "relative",
+            LevelKind::Date(_) => "date",
+            LevelKind::ArrayIntersect(_) => "array-intersect",
+            LevelKind::ColumnsReversed => "columns-reversed",
+            LevelKind::Else => "else",
+        }
+    }
+
+    /// The threshold, for kinds that take one.
+    pub fn threshold(&self) -> Option<f64> {
+        match *self {
+            LevelKind::JaroWinkler(t)
+            | LevelKind::Jaro(t)
+            | LevelKind::Levenshtein(t)
+            | LevelKind::DamerauLevenshtein(t)
+            | LevelKind::Absolute(t)
+            | LevelKind::Relative(t)
+            | LevelKind::Date(t)
+            | LevelKind::ArrayIntersect(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether the level compares two texts by a string similarity or distance.
+    pub fn is_string_similarity(&self) -> bool {
+        matches!(
+            self,
+            LevelKind::JaroWinkler(_)
+                | LevelKind::Jaro(_)
+                | LevelKind::Levenshtein(_)
+                | LevelKind::DamerauLevenshtein(_)
+                | LevelKind::ArrayIntersect(_)
+        )
+    }
+
+    pub(crate) fn needs_numbers(&self) -> bool {
         matches!(self, LevelKind::Absolute(_) | LevelKind::Relative(_))
+    }
+}
+
+/// The unit of a `date` level's threshold (Splink's `datetime_metrics`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DateMetric {
+    /// Days.
+    Day,
+    /// 365.25 / 12 = 30.4375 days (Splink's seconds per month divided by a day's).
+    Month,
+    /// 365.25 days.
+    Year,
+}
+
+impl DateMetric {
+    /// Days per unit.
+    pub fn days(self) -> f64 {
+        match self {
+            DateMetric::Day => 1.0,
+            DateMetric::Month => 365.25 / 12.0,
+            DateMetric::Year => 365.25,
+        }
+    }
+
+    /// The name in a specification.
+    pub fn name(self) -> &'static str {
+        match self {
+            DateMetric::Day => "day",
+            DateMetric::Month => "month",
+            DateMetric::Year => "year",
+        }
+    }
+
+    fn parse(s: &str) -> Result<DateMetric, String> {
+        match s {
+            "day" | "days" => Ok(DateMetric::Day),
+            "month" | "months" => Ok(DateMetric::Month),
+            "year" | "years" => Ok(DateMetric::Year),
+            _ => Err(format!("'{s}': expected day, month or year")),
+        }
     }
 }
 
@@ -177,6 +396,18 @@ pub struct Level {
     /// The other intruder column of a `columns-reversed` level (`None` for other kinds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<String>,
+    /// The expression of the comparison's column the level compares (`None`: the value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<Expr>,
+    /// The unit of a `date` level's threshold (`None`: days).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<DateMetric>,
+    /// A `columns-reversed` level: whether both crosswise equalities must hold (`None`: yes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symmetrical: Option<bool>,
+    /// The level's name in reports (`None`: from its condition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 impl Level {
@@ -187,6 +418,10 @@ impl Level {
             m: None,
             u: None,
             column: None,
+            on: None,
+            metric: None,
+            symmetrical: None,
+            label: None,
         }
     }
 
@@ -198,11 +433,47 @@ impl Level {
         }
     }
 
+    /// The level reading the expression `on` of the comparison's column.
+    pub fn on(mut self, on: Expr) -> Level {
+        self.on = Some(on);
+        self
+    }
+
+    /// The level named `label` in reports.
+    pub fn labelled(mut self, label: &str) -> Level {
+        self.label = Some(label.to_string());
+        self
+    }
+
+    /// Whether a `columns-reversed` level needs both crosswise equalities.
+    pub fn is_symmetrical(&self) -> bool {
+        self.symmetrical.unwrap_or(true)
+    }
+
     /// The level as a short label (`columns reversed with surname` names the other column).
     pub fn label(&self) -> String {
-        match (&self.kind, &self.column) {
-            (LevelKind::ColumnsReversed, Some(c)) => format!("columns reversed with {c}"),
-            (k, _) => k.label(),
+        if let Some(l) = &self.label {
+            return l.clone();
+        }
+        let base = match (&self.kind, &self.column, self.metric) {
+            (LevelKind::ColumnsReversed, Some(c), _) if self.is_symmetrical() => {
+                format!("columns reversed with {c}")
+            }
+            (LevelKind::ColumnsReversed, Some(c), _) => {
+                format!("columns reversed with {c} (one direction)")
+            }
+            (LevelKind::Date(t), _, Some(m)) if m != DateMetric::Day => {
+                format!(
+                    "date within {t} {}{}",
+                    m.name(),
+                    if *t == 1.0 { "" } else { "s" }
+                )
+            }
+            (k, _, _) => k.label(),
+        };
+        match &self.on {
+            Some(e) => format!("{base} on {e}"),
+            None => base,
         }
     }
 }
@@ -220,6 +491,20 @@ pub struct Comparison {
     pub levels: Vec<Level>,
 }
 
+impl Comparison {
+    /// Index of the null level on the value itself, if any.
+    pub fn null_level(&self) -> Option<usize> {
+        self.levels.iter().position(|l| l.kind == LevelKind::Null)
+    }
+
+    /// Index of the exact level on the value itself (the one term frequencies adjust), if any.
+    pub fn exact_level(&self) -> Option<usize> {
+        self.levels
+            .iter()
+            .position(|l| l.kind == LevelKind::Exact && l.on.is_none())
+    }
+}
+
 /// A linkage specification: blocking rules (OR-ed, each an AND of terms) and comparisons.
 ///
 /// A rule without terms pairs every record with every other (the cross product); the TOML
@@ -231,6 +516,31 @@ pub struct LinkageSpec {
     pub blocking: Vec<Vec<Term>>,
     /// Comparisons.
     pub comparisons: Vec<Comparison>,
+    /// Splink's training recipe (`None`: m by EM sessions on the blocking rules, λ by EM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<TrainingSpec>,
+}
+
+/// How the model is trained, as Splink's documented recipe writes it in code:
+///
+/// ```toml
+/// [training]
+/// # linker.training.estimate_parameters_using_expectation_maximisation(block_on(…)), one
+/// # session per rule: m of the comparisons on columns the rule does not read
+/// blocking = [["date_of_birth"], ["postcode"]]
+/// # linker.training.estimate_probability_two_random_records_match(rules, recall=0.8):
+/// # λ = pairs agreeing on any rule / recall / (n_I × n_R)
+/// deterministic = [["soc_sec_id"], ["given_name", "surname", "date_of_birth"]]
+/// recall = 0.8
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TrainingSpec {
+    /// One EM session per rule (empty: the blocking rules, each its session).
+    pub blocking: Vec<Vec<Term>>,
+    /// Deterministic rules giving λ (empty: λ by EM over the candidate pairs).
+    pub deterministic: Vec<Vec<Term>>,
+    /// The share of true matches the deterministic rules are taken to find, in (0, 1].
+    pub recall: Option<f64>,
 }
 
 /// The most blocking rules a specification may have (the rules a candidate pair agrees on are
@@ -252,29 +562,235 @@ pub struct SpecError {
 struct RawSpec {
     blocking: Option<Vec<Vec<String>>>,
     comparison: Option<Vec<RawComparison>>,
+    training: Option<RawTraining>,
 }
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawComparison {
-    column: Option<String>,
-    released: Option<String>,
-    term_frequency: Option<bool>,
-    levels: Option<Vec<RawLevel>>,
+struct RawTraining {
+    blocking: Option<Vec<Vec<String>>>,
+    deterministic: Option<Vec<Vec<String>>>,
+    recall: Option<f64>,
+}
+
+/// Parses rules of terms; problems go to `problems` under `key[r][t]`.
+fn read_rules(rules: &[Vec<String>], key: &str, problems: &mut Vec<String>) -> Vec<Vec<Term>> {
+    let mut out = Vec::new();
+    for (r, rule) in rules.iter().enumerate() {
+        if rule.is_empty() {
+            problems.push(format!("{key}[{r}]: empty rule; name at least one column"));
+        }
+        let mut terms = Vec::new();
+        for (t, s) in rule.iter().enumerate() {
+            match Term::parse(s) {
+                Ok(term) => terms.push(term),
+                Err(e) => problems.push(format!("{key}[{r}][{t}]: {e}")),
+            }
+        }
+        out.push(terms);
+    }
+    out
+}
+
+fn read_training(raw: RawTraining, problems: &mut Vec<String>) -> TrainingSpec {
+    let blocking = read_rules(
+        &raw.blocking.unwrap_or_default(),
+        "training.blocking",
+        problems,
+    );
+    let deterministic = read_rules(
+        &raw.deterministic.unwrap_or_default(),
+        "training.deterministic",
+        problems,
+    );
+    match raw.recall {
+        Some(r) if !(r > 0.0 && r <= 1.0) => {
+            problems.push(format!("training.recall: {r} is not a share in (0, 1]"))
+        }
+        Some(_) if deterministic.is_empty() => problems.push(
+            "training.recall: the recall of deterministic rules; give training.deterministic too"
+                .into(),
+        ),
+        None if !deterministic.is_empty() => problems.push(
+            "training.recall: missing; the share of true matches the deterministic rules find, e.g. recall = 0.8"
+                .into(),
+        ),
+        _ => {}
+    }
+    TrainingSpec {
+        blocking,
+        deterministic,
+        recall: raw.recall,
+    }
+}
+
+/// A comparison as written: levels, or a preset with its options.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawComparison {
+    pub column: Option<String>,
+    pub released: Option<String>,
+    pub term_frequency: Option<bool>,
+    pub levels: Option<Vec<RawLevel>>,
+    pub preset: Option<String>,
+    pub thresholds: Option<Vec<f64>>,
+    pub metrics: Option<Vec<String>>,
+    pub format: Option<String>,
+    pub invalid_as_null: Option<bool>,
+    pub dmetaphone: Option<bool>,
 }
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawLevel {
+pub(crate) struct RawLevel {
     kind: Option<String>,
     threshold: Option<f64>,
     m: Option<f64>,
     u: Option<f64>,
     column: Option<String>,
+    on: Option<String>,
+    metric: Option<String>,
+    format: Option<String>,
+    symmetrical: Option<bool>,
+    label: Option<String>,
 }
 
-fn prob_ok(p: f64) -> bool {
-    p.is_finite() && p > 0.0 && p <= 1.0
+/// The kinds a specification may name, in the order error messages list them.
+const KINDS: &str = "null, exact, jaro-winkler, jaro, levenshtein, damerau-levenshtein, absolute, relative, date, array-intersect, columns-reversed or else";
+
+/// Reads one level; problems go to `problems` under `lkey`. `column` is the comparison's.
+fn read_level(rl: RawLevel, lkey: &str, column: &str, problems: &mut Vec<String>) -> Option<Level> {
+    let t = rl.threshold;
+    let mut need = || -> f64 {
+        t.unwrap_or_else(|| {
+            problems.push(format!("{lkey}.threshold: missing"));
+            0.0
+        })
+    };
+    let kind = match rl.kind.as_deref() {
+        Some("null") => LevelKind::Null,
+        Some("exact") => LevelKind::Exact,
+        Some("else") => LevelKind::Else,
+        Some("jaro-winkler") => LevelKind::JaroWinkler(need()),
+        Some("jaro") => LevelKind::Jaro(need()),
+        Some("levenshtein") => LevelKind::Levenshtein(need()),
+        Some("damerau-levenshtein") => LevelKind::DamerauLevenshtein(need()),
+        Some("absolute") => LevelKind::Absolute(need()),
+        Some("relative") => LevelKind::Relative(need()),
+        Some("date") => LevelKind::Date(need()),
+        Some("array-intersect") => LevelKind::ArrayIntersect(need()),
+        Some("columns-reversed") => LevelKind::ColumnsReversed,
+        Some(other) => {
+            problems.push(format!(
+                "{lkey}.kind: unknown level '{other}'; expected {KINDS}"
+            ));
+            return None;
+        }
+        None => {
+            problems.push(format!("{lkey}.kind: missing"));
+            return None;
+        }
+    };
+    if t.is_some() && kind.threshold().is_none() {
+        problems.push(format!(
+            "{lkey}.threshold: a '{}' level takes no threshold",
+            kind.name()
+        ));
+    }
+    let mut on = match rl.on.as_deref().map(Expr::parse) {
+        Some(Ok(e)) => Some(e),
+        Some(Err(m)) => {
+            problems.push(format!("{lkey}.on: {m}"));
+            None
+        }
+        None => None,
+    };
+    if let Some(fmt) = rl.format {
+        if matches!(kind, LevelKind::Date(_) | LevelKind::Null) {
+            let inner = on.take().unwrap_or_else(|| Expr::column(column));
+            on = Some(inner.then(super::expr::Func::ParseDate { format: fmt }));
+        } else {
+            problems.push(format!(
+                "{lkey}.format: only a 'date' or 'null' level takes a date format"
+            ));
+        }
+    }
+    if let Some(e) = &on
+        && let Err(m) = e.compile()
+    {
+        problems.push(format!("{lkey}.on: {m}"));
+    }
+    let metric = match rl.metric.as_deref().map(DateMetric::parse) {
+        Some(Ok(m)) => Some(m),
+        Some(Err(m)) => {
+            problems.push(format!("{lkey}.metric: {m}"));
+            None
+        }
+        None => None,
+    };
+    Some(Level {
+        kind,
+        m: rl.m,
+        u: rl.u,
+        column: rl.column,
+        on,
+        metric,
+        symmetrical: rl.symmetrical,
+        label: rl.label,
+    })
+}
+
+/// Reads one comparison (levels written out, or a preset); problems go to `problems`.
+fn read_comparison(rc: RawComparison, key: &str, problems: &mut Vec<String>) -> Comparison {
+    let column = rc.column.clone().unwrap_or_else(|| {
+        problems.push(format!("{key}.column: missing"));
+        String::new()
+    });
+    // Splink's NameComparison and EmailComparison adjust their exact level by term
+    // frequencies unless told otherwise.
+    let term_frequency = rc
+        .term_frequency
+        .unwrap_or(matches!(rc.preset.as_deref(), Some("name" | "email")));
+    let levels = match (&rc.preset, rc.levels.is_some()) {
+        (Some(_), true) => {
+            problems.push(format!("{key}: give either levels or a preset, not both"));
+            Vec::new()
+        }
+        (Some(p), false) => match super::presets::levels(p, &column, &rc) {
+            Ok(l) => l,
+            Err(m) => {
+                problems.push(format!("{key}.{m}"));
+                Vec::new()
+            }
+        },
+        (None, _) => {
+            for (name, set) in [
+                ("thresholds", rc.thresholds.is_some()),
+                ("metrics", rc.metrics.is_some()),
+                ("format", rc.format.is_some()),
+                ("invalid_as_null", rc.invalid_as_null.is_some()),
+                ("dmetaphone", rc.dmetaphone.is_some()),
+            ] {
+                if set {
+                    problems.push(format!(
+                        "{key}.{name}: an option of a preset; give preset = \"…\" or put it on a level"
+                    ));
+                }
+            }
+            let mut levels = Vec::new();
+            for (l, rl) in rc.levels.unwrap_or_default().into_iter().enumerate() {
+                let lkey = format!("{key}.levels[{l}]");
+                levels.extend(read_level(rl, &lkey, &column, problems));
+            }
+            levels
+        }
+    };
+    Comparison {
+        column,
+        released: rc.released,
+        term_frequency,
+        levels,
+    }
 }
 
 impl LinkageSpec {
@@ -301,10 +817,6 @@ impl LinkageSpec {
     }
 
     fn from_raw(raw: RawSpec, source_name: &str) -> Result<LinkageSpec, SpecError> {
-        let err = |problems| SpecError {
-            source_name: source_name.into(),
-            problems,
-        };
         let mut problems = Vec::new();
         let mut blocking = Vec::new();
         match raw.blocking {
@@ -312,24 +824,9 @@ impl LinkageSpec {
                 "blocking: missing; give at least one rule, e.g. blocking = [[\"postcode\"]]"
                     .into(),
             ),
-            Some(rules) => {
-                for (r, rule) in rules.iter().enumerate() {
-                    if rule.is_empty() {
-                        problems.push(format!(
-                            "blocking[{r}]: empty rule; name at least one column"
-                        ));
-                    }
-                    let mut terms = Vec::new();
-                    for (t, s) in rule.iter().enumerate() {
-                        match Term::parse(s) {
-                            Ok(term) => terms.push(term),
-                            Err(e) => problems.push(format!("blocking[{r}][{t}]: {e}")),
-                        }
-                    }
-                    blocking.push(terms);
-                }
-            }
+            Some(rules) => blocking = read_rules(&rules, "blocking", &mut problems),
         }
+        let training = raw.training.map(|t| read_training(t, &mut problems));
         let mut comparisons = Vec::new();
         match raw.comparison {
             None => problems.push("comparison: missing; give at least one [[comparison]]".into()),
@@ -338,82 +835,27 @@ impl LinkageSpec {
             }
             Some(list) => {
                 for (c, rc) in list.into_iter().enumerate() {
-                    let key = format!("comparison[{c}]");
-                    let column = rc.column.unwrap_or_else(|| {
-                        problems.push(format!("{key}.column: missing"));
-                        String::new()
-                    });
-                    let mut levels = Vec::new();
-                    for (l, rl) in rc.levels.unwrap_or_default().into_iter().enumerate() {
-                        let lkey = format!("{key}.levels[{l}]");
-                        let t = rl.threshold;
-                        let need = |problems: &mut Vec<String>| -> f64 {
-                            match t {
-                                Some(t) => t,
-                                None => {
-                                    problems.push(format!("{lkey}.threshold: missing"));
-                                    0.0
-                                }
-                            }
-                        };
-                        let kind = match rl.kind.as_deref() {
-                            Some("null") => LevelKind::Null,
-                            Some("exact") => LevelKind::Exact,
-                            Some("else") => LevelKind::Else,
-                            Some("jaro-winkler") => LevelKind::JaroWinkler(need(&mut problems)),
-                            Some("levenshtein") => LevelKind::Levenshtein(need(&mut problems)),
-                            Some("absolute") => LevelKind::Absolute(need(&mut problems)),
-                            Some("relative") => LevelKind::Relative(need(&mut problems)),
-                            Some("date") => LevelKind::Date(need(&mut problems)),
-                            Some("columns-reversed") => LevelKind::ColumnsReversed,
-                            Some(other) => {
-                                problems.push(format!("{lkey}.kind: unknown level '{other}'; expected null, exact, jaro-winkler, levenshtein, absolute, relative, date, columns-reversed or else"));
-                                continue;
-                            }
-                            None => {
-                                problems.push(format!("{lkey}.kind: missing"));
-                                continue;
-                            }
-                        };
-                        if t.is_some()
-                            && matches!(
-                                kind,
-                                LevelKind::Null
-                                    | LevelKind::Exact
-                                    | LevelKind::Else
-                                    | LevelKind::ColumnsReversed
-                            )
-                        {
-                            problems.push(format!(
-                                "{lkey}.threshold: a '{}' level takes no threshold",
-                                kind.label()
-                            ));
-                        }
-                        levels.push(Level {
-                            kind,
-                            m: rl.m,
-                            u: rl.u,
-                            column: rl.column,
-                        });
-                    }
-                    comparisons.push(Comparison {
-                        column,
-                        released: rc.released,
-                        term_frequency: rc.term_frequency.unwrap_or(false),
-                        levels,
-                    });
+                    comparisons.push(read_comparison(
+                        rc,
+                        &format!("comparison[{c}]"),
+                        &mut problems,
+                    ));
                 }
             }
         }
         let spec = LinkageSpec {
             blocking,
             comparisons,
+            training,
         };
         problems.extend(spec.problems());
         if problems.is_empty() {
             Ok(spec)
         } else {
-            Err(err(problems))
+            Err(SpecError {
+                source_name: source_name.into(),
+                problems,
+            })
         }
     }
 
@@ -427,227 +869,39 @@ impl LinkageSpec {
         Self::from_toml(&text, &name)
     }
 
-    /// Problems found without the data (every one, with its key).
-    pub fn problems(&self) -> Vec<String> {
-        let mut p = Vec::new();
-        if self.blocking.is_empty() {
-            p.push("blocking: empty; give at least one rule".into());
-        }
-        if self.blocking.len() > MAX_RULES {
-            p.push(format!(
-                "blocking: {} rules given; at most {MAX_RULES} are supported",
-                self.blocking.len()
-            ));
-        }
-        if self.comparisons.is_empty() {
-            p.push("comparison: empty; give at least one comparison".into());
-        }
-        if self.comparisons.len() > 16 {
-            p.push(format!(
-                "comparison: {} comparisons given; at most 16 are supported",
-                self.comparisons.len()
-            ));
-        }
-        for (c, cmp) in self.comparisons.iter().enumerate() {
-            let key = format!("comparison[{c}]");
-            if let Some(prev) = self.comparisons[..c]
-                .iter()
-                .position(|o| o.column == cmp.column && !cmp.column.is_empty())
-            {
-                p.push(format!(
-                    "{key}.column: '{}' is already compared in comparison[{prev}]",
-                    cmp.column
-                ));
-            }
-            if cmp.levels.is_empty() {
-                p.push(format!(
-                    "{key}.levels: empty; end the list with an 'else' level"
-                ));
-                continue;
-            }
-            if cmp.levels.len() > 15 {
-                p.push(format!("{key}.levels: at most 15 levels are supported"));
-            }
-            match cmp.levels.iter().position(|l| l.kind == LevelKind::Else) {
-                None => p.push(format!(
-                    "{key}.levels: no 'else' level; end the list with {{ kind = \"else\" }}"
-                )),
-                Some(e) if e + 1 != cmp.levels.len() => {
-                    p.push(format!("{key}.levels[{e}]: 'else' must be the last level"))
-                }
-                _ => {}
-            }
-            if cmp
-                .levels
-                .iter()
-                .filter(|l| l.kind == LevelKind::Null)
-                .count()
-                > 1
-            {
-                p.push(format!("{key}.levels: more than one 'null' level"));
-            }
-            if cmp
-                .levels
-                .iter()
-                .filter(|l| l.kind != LevelKind::Null)
-                .count()
-                < 2
-            {
-                p.push(format!(
-                    "{key}.levels: at least two levels besides 'null' are needed (a condition and 'else')"
-                ));
-            }
-            if cmp.term_frequency && !cmp.levels.iter().any(|l| l.kind == LevelKind::Exact) {
-                p.push(format!(
-                    "{key}.term_frequency: the adjustment applies to the 'exact' level, and there is none"
-                ));
-            }
-            for (l, lev) in cmp.levels.iter().enumerate() {
-                let lkey = format!("{key}.levels[{l}]");
-                match (&lev.kind, &lev.column) {
-                    (LevelKind::ColumnsReversed, None) => p.push(format!(
-                        "{lkey}.column: missing; a columns-reversed level names the other column, e.g. column = \"surname\""
-                    )),
-                    (LevelKind::ColumnsReversed, Some(c)) if c.is_empty() || *c == cmp.column => {
-                        p.push(format!(
-                            "{lkey}.column: '{c}' must be another column than the comparison's ('{}')",
-                            cmp.column
-                        ))
-                    }
-                    (LevelKind::ColumnsReversed, Some(_)) | (_, None) => {}
-                    (k, Some(_)) => p.push(format!(
-                        "{lkey}.column: a '{}' level takes no column (only columns-reversed does)",
-                        k.label()
-                    )),
-                }
-                match lev.kind {
-                    LevelKind::JaroWinkler(t) | LevelKind::Relative(t)
-                        if !(t.is_finite() && (0.0..=1.0).contains(&t)) =>
-                    {
-                        p.push(format!("{lkey}.threshold: {t} is outside [0, 1]"))
-                    }
-                    LevelKind::Levenshtein(t) | LevelKind::Absolute(t) | LevelKind::Date(t)
-                        if !(t.is_finite() && t >= 0.0) =>
-                    {
-                        p.push(format!("{lkey}.threshold: {t} must be a finite number ≥ 0"))
-                    }
-                    _ => {}
-                }
-                for (name, v) in [("m", lev.m), ("u", lev.u)] {
-                    if let Some(v) = v {
-                        if lev.kind == LevelKind::Null {
-                            p.push(format!(
-                                "{lkey}.{name}: a null level has no {name} (its weight is 0)"
-                            ));
-                        } else if !prob_ok(v) {
-                            p.push(format!("{lkey}.{name}: {v} is not a probability in (0, 1]"));
-                        }
-                    }
-                }
-            }
-            for (name, fixed) in [
-                (
-                    "m",
-                    cmp.levels.iter().filter_map(|l| l.m).collect::<Vec<_>>(),
-                ),
-                (
-                    "u",
-                    cmp.levels.iter().filter_map(|l| l.u).collect::<Vec<_>>(),
-                ),
-            ] {
-                let s: f64 = fixed.iter().sum();
-                if s > 1.0 + 1e-9 {
-                    p.push(format!(
-                        "{key}.levels: the fixed {name} probabilities sum to {s} > 1"
-                    ));
-                }
-            }
-        }
-        p
-    }
-
-    /// Every problem against the two tables (unknown columns, numeric levels on text), plus the
-    /// problems of [`problems`](Self::problems), reported at once.
-    pub fn validate(
-        &self,
-        intruder: &Table,
-        released: &Table,
-        released_name: &dyn Fn(&str) -> String,
-    ) -> Result<(), SpecError> {
-        let mut p = self.problems();
-        let file = |t: &Table| t.source().display().to_string();
-        let check_col = |key: &str, t: &Table, name: &str, p: &mut Vec<String>| -> bool {
-            if name.is_empty() {
-                return false;
-            }
-            if t.position(name).is_some() {
-                true
-            } else {
-                p.push(format!(
-                    "{key}: no column '{name}' in {} (columns: {})",
-                    file(t),
-                    t.names().join(", ")
-                ));
-                false
+    /// Every intruder column the specification reads (comparisons, the other columns of
+    /// `columns-reversed` levels, then both sides of the blocking terms), each once.
+    pub fn columns(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |c: &str| {
+            if !c.is_empty() && !out.iter().any(|o| o == c) {
+                out.push(c.to_string());
             }
         };
-        for (c, cmp) in self.comparisons.iter().enumerate() {
-            let key = format!("comparison[{c}].column");
-            let rname = cmp
-                .released
-                .clone()
-                .unwrap_or_else(|| released_name(&cmp.column));
-            let ok_i = check_col(&key, intruder, &cmp.column, &mut p);
-            let ok_r = check_col(
-                &format!("comparison[{c}].released"),
-                released,
-                &rname,
-                &mut p,
-            );
-            if !(ok_i && ok_r) {
-                continue;
-            }
-            let cols = [
-                (intruder, intruder.column(&cmp.column)),
-                (released, released.column(&rname)),
-            ];
-            for (l, lev) in cmp.levels.iter().enumerate() {
-                if let (LevelKind::ColumnsReversed, Some(other)) = (&lev.kind, &lev.column) {
-                    let k = format!("comparison[{c}].levels[{l}].column");
-                    check_col(&k, intruder, other, &mut p);
-                    check_col(&k, released, &released_name(other), &mut p);
-                }
-            }
-            for (t, col) in cols {
-                let Ok(col) = col else { continue };
-                for (l, lev) in cmp.levels.iter().enumerate() {
-                    if lev.kind.needs_numbers() && !column_is_numeric(col) {
-                        p.push(format!(
-                            "comparison[{c}].levels[{l}]: '{}' compares numbers, but column '{}' of {} is {} with non-numeric values",
-                            lev.kind.label(),
-                            col.name(),
-                            file(t),
-                            col.kind()
-                        ));
-                    }
-                }
+        for c in &self.comparisons {
+            add(&c.column);
+        }
+        for l in self.comparisons.iter().flat_map(|c| &c.levels) {
+            if let Some(other) = &l.column {
+                add(other);
             }
         }
-        for (r, rule) in self.blocking.iter().enumerate() {
-            for (t, term) in rule.iter().enumerate() {
-                let key = format!("blocking[{r}][{t}]");
-                check_col(&key, intruder, term.column(), &mut p);
-                check_col(&key, released, &released_name(term.column()), &mut p);
-            }
+        let training = self.training.iter();
+        let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
+        for t in self.blocking.iter().chain(extra).flatten() {
+            add(t.column());
+            add(t.released_column());
         }
-        if p.is_empty() {
-            Ok(())
-        } else {
-            Err(SpecError {
-                source_name: "linkage specification".into(),
-                problems: p,
-            })
-        }
+        out
+    }
+
+    /// Every rule the specification holds: blocking, then training sessions, then
+    /// deterministic rules.
+    pub fn all_rules(&self) -> impl Iterator<Item = &Vec<Term>> {
+        let t = self.training.iter();
+        self.blocking
+            .iter()
+            .chain(t.flat_map(|t| t.blocking.iter().chain(&t.deterministic)))
     }
 
     /// A default specification for the keys: comparisons by column type (text: exact with
@@ -753,6 +1007,7 @@ impl LinkageSpec {
         Ok(LinkageSpec {
             blocking,
             comparisons,
+            training: None,
         })
     }
 }

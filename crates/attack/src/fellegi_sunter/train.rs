@@ -114,7 +114,10 @@ fn session(
     set: &Settings,
 ) -> (TrainingSession, Option<EmReport>, Vec<usize>) {
     let k = model.layout.levels.len();
-    let read: Vec<&str> = rule.iter().map(Term::column).collect();
+    let read: Vec<&str> = rule
+        .iter()
+        .flat_map(|t| [t.column(), t.released_column()])
+        .collect();
     let free: Vec<usize> = (0..k)
         .filter(|&c| !read.contains(&model.columns[c]))
         .collect();

@@ -34,7 +34,7 @@ pub(super) fn run_attacks(
         // The attack sees the intruder's key columns and the released table only.
         let knowledge = intruder.knowledge(keys)?;
         let linked = a.configured.attack.link(&knowledge, rel.table(), seed)?;
-        let (linkage, model) = (linked.linkage, linked.model.map(|m| m.to_json()));
+        let (linkage, mut model) = (linked.linkage, linked.model.map(|m| m.to_json()));
         let opts = EvalOptions::for_attack(
             &a.configured,
             Some(truth_ids.clone()),
@@ -44,6 +44,9 @@ pub(super) fn run_attacks(
             derive_seed(exp.seed, &run.key, &format!("ties-{}", a.name)),
         );
         let ev = evaluate(&linkage, intruder, rel, &opts)?;
+        if let Some(m) = &mut model {
+            crate::linkage::attach_threshold_curve(m, &ev.pr_curve);
+        }
         let rec = &ev.records;
         // The evaluator's rule for a declared link (`evaluate`): a chosen candidate whose best
         // score reaches the threshold; checked against its `declared` count below.
