@@ -13,3 +13,4 @@ mod risk_cli;
 mod risk_models_cli;
 mod run_cli;
 mod surface;
+mod verdicts_cli;

@@ -674,10 +674,8 @@ fn mask_impl(
         "log": log.record_numbers(),
         "cross_examination": checked,
     });
-    let mut warned = warnings_text(pipeline.warnings());
-    if let Some(x) = &checked {
-        warned.extend(x.warnings.iter().cloned());
-    }
+    // the check's own warnings travel in the log (Python warns with them by kind)
+    let warned = warnings_text(pipeline.warnings());
     Ok((table_of(&masked)?, json_text(&log_json), warned))
 }
 

@@ -94,8 +94,8 @@ pub use plot::{
     spans_decades,
 };
 pub use record::{
-    AttackOutcomes, AttackRecord, EvaluatorCounts, IntruderRecord, MaskingRecord, Metric, MetricId,
-    RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,
+    AttackOutcomes, AttackRecord, CheckRecord, CheckRuleRecord, EvaluatorCounts, IntruderRecord,
+    MaskingRecord, Metric, MetricId, RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,
 };
 pub use report::{HOW_TO_READ, INTERVALS_TEXT, Written, shown_in_report, write_reports};
 pub use spec::{

@@ -17,3 +17,4 @@ mod report_layout;
 mod reproducible;
 mod risk_measures;
 mod runner;
+mod verdicts;

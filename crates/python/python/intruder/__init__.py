@@ -306,7 +306,11 @@ def mask(
         None if check_keys is None else [str(k) for k in check_keys],
     )
     _warn(warned)
-    return _convert(table, _output_kind(output, data)), json.loads(log)
+    log = json.loads(log)
+    checked = log.get("cross_examination") or {}
+    for w in checked.get("warnings", []):
+        _warnings.warn(w, UserWarning, stacklevel=2)
+    return _convert(table, _output_kind(output, data)), log
 
 
 # --------------------------------------------------------------------------------------------
