@@ -936,32 +936,21 @@ pub fn weight_warnings(
     file: &str,
     population_size: Option<f64>,
 ) -> Vec<String> {
-    let mut out = Vec::new();
     let below: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] < 1.0).collect();
-    if let Some(&first) = below.first() {
-        let min = below
-            .iter()
-            .map(|&i| weights[i])
-            .fold(f64::INFINITY, f64::min);
-        out.push(format!(
-            "{file}: weight column '{name}': {} of {} weights are below 1 (the first on record {}: {}; the smallest {min}); a weight counts the population units a record stands for, so F_k (a sum of weights) and the individual, global and household risk estimated from it assume weights ≥ 1: rescale the weights to population units",
-            below.len(),
-            weights.len(),
-            first + 1,
-            weights[first],
-        ));
-    }
-    if let Some(big_n) = population_size {
-        let total: f64 = weights.iter().sum();
-        if big_n > 0.0 && ((total - big_n) / big_n).abs() > WEIGHT_TOTAL_TOLERANCE {
-            out.push(format!(
-                "{file}: weight column '{name}': the weights sum to {total}, but the population size given is {big_n} ({:+.1}%, more than {:.0}% off): the weights and the population size describe different populations; check both",
-                (total - big_n) / big_n * 100.0,
-                WEIGHT_TOTAL_TOLERANCE * 100.0,
-            ));
-        }
-    }
-    out
+    let facts = crate::external::WeightFacts {
+        name: name.to_string(),
+        below_one: below.first().map(|&first| {
+            let min = below
+                .iter()
+                .map(|&i| weights[i])
+                .fold(f64::INFINITY, f64::min);
+            (below.len(), first, weights[first], min)
+        }),
+        // Summed in record order.
+        total: weights.iter().sum(),
+        n: weights.len(),
+    };
+    crate::external::weight_facts_warnings(&facts, file, population_size)
 }
 
 /// Computes every frequency figure of `table` as `params` asks.
@@ -1434,7 +1423,7 @@ pub(crate) fn check_population(
 }
 
 /// The class figures of a histogram of class sizes.
-fn class_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> ClassSummary {
+pub(crate) fn class_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> ClassSummary {
     let n = n_total - sc.n_deleted;
     let t = params.unique_threshold;
     let su = sc.records_at_most(1);
@@ -1464,7 +1453,7 @@ fn class_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> ClassS
 }
 
 /// k-anonymity in records from the class sizes.
-fn k_anonymity_of(sc: &SizeCounts, k: u32) -> KAnonymitySummary {
+pub(crate) fn k_anonymity_of(sc: &SizeCounts, k: u32) -> KAnonymitySummary {
     KAnonymitySummary {
         k,
         below_k: sc.records_below(k),
@@ -1475,7 +1464,11 @@ fn k_anonymity_of(sc: &SizeCounts, k: u32) -> KAnonymitySummary {
 /// Individual risk 1/f_k without weights, from the class sizes: a class of size f holds f
 /// records of risk 1/f, so the expected re-identifications are the number of classes (counted
 /// exactly, not summed from 1/f per record).
-fn unweighted_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> WeightSummary {
+pub(crate) fn unweighted_summary(
+    sc: &SizeCounts,
+    n_total: usize,
+    params: &RiskParams,
+) -> WeightSummary {
     // Decreasing risk = increasing size; each level with its records.
     let levels: Vec<(f64, usize)> = sc
         .counts
@@ -1488,7 +1481,7 @@ fn unweighted_summary(sc: &SizeCounts, n_total: usize, params: &RiskParams) -> W
 
 /// Individual risk 1/n_match without weights (wildcard), from the histogram of n_match: the
 /// expected re-identifications are Σ (records with n_match = m) / m over the values m.
-fn n_match_risk_summary(
+pub(crate) fn n_match_risk_summary(
     hist: &[(u32, usize)],
     n_total: usize,
     params: &RiskParams,
@@ -1506,7 +1499,7 @@ fn n_match_risk_summary(
 }
 
 /// The wildcard figures from the histogram of n_match (`(m, records)` by increasing m).
-fn wildcard_summary_of(
+pub(crate) fn wildcard_summary_of(
     hist: &[(u32, usize)],
     n_total: usize,
     params: &RiskParams,
@@ -1533,7 +1526,7 @@ fn wildcard_summary_of(
 }
 
 /// k-anonymity in records from the histogram of n_match (sdcMicro's fk with missing keys).
-fn n_match_k_anonymity(hist: &[(u32, usize)], k: u32) -> KAnonymitySummary {
+pub(crate) fn n_match_k_anonymity(hist: &[(u32, usize)], k: u32) -> KAnonymitySummary {
     let count = |keep: &dyn Fn(u32) -> bool| -> usize {
         hist.iter()
             .filter(|&&(m, _)| keep(m))
@@ -1578,7 +1571,7 @@ fn n_match_summary(
 /// The risk figures from the risk levels (decreasing, each with its records), their sum (in
 /// record order where the risks are per record), the records that have a risk, and whether the
 /// risks came from weights.
-fn risk_levels_summary(
+pub(crate) fn risk_levels_summary(
     levels: &[(f64, usize)],
     sum: f64,
     counted: usize,
@@ -1614,7 +1607,7 @@ fn risk_levels_summary(
 }
 
 /// Bender's R, when its inputs are given.
-fn bender_r_of(
+pub(crate) fn bender_r_of(
     params: &RiskParams,
     class_summary: Option<&ClassSummary>,
     n_total: usize,

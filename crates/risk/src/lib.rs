@@ -38,6 +38,7 @@ mod assess;
 mod classes;
 pub mod closeness;
 mod error;
+pub mod external;
 mod keys;
 pub mod measures;
 pub mod population;

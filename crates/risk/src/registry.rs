@@ -115,6 +115,17 @@ pub trait RiskMeasure: Send + Sync + fmt::Debug {
         let _ = (keys, file, timings);
         None
     }
+    /// The parameters of a measure whose every figure comes from class or n_match counts
+    /// (frequency, individual), for an engine that counts elsewhere ([`crate::external`]);
+    /// `None` for the others.
+    fn counted(&self) -> Option<&RiskParams> {
+        None
+    }
+    /// This measure's outcome of an assessment made from counts ([`RiskMeasure::counted`];
+    /// no per-record figures).
+    fn outcome_of_counts(&self, a: Assessment) -> RiskOutcome {
+        outcome_of(a.summary.report(), a, false)
+    }
 }
 
 /// What a risk measure returns.
@@ -738,6 +749,9 @@ impl RiskMeasure for Frequency {
         let a = assess_parts(keys, file, &for_call(&self.params, false), timings)?;
         Some(a.map(|a| outcome_of(a.summary.report(), a, false)))
     }
+    fn counted(&self) -> Option<&RiskParams> {
+        Some(&self.params)
+    }
 }
 
 /// The figures of `a` named in `keep`, in report order.
@@ -851,6 +865,12 @@ impl RiskMeasure for Individual {
     ) -> Option<Result<RiskOutcome, RiskError>> {
         let a = assess_parts(keys, file, &for_call(&self.params, false), timings)?;
         Some(a.map(|a| outcome_of(self.report(&a), a, false)))
+    }
+    fn counted(&self) -> Option<&RiskParams> {
+        Some(&self.params)
+    }
+    fn outcome_of_counts(&self, a: Assessment) -> RiskOutcome {
+        outcome_of(self.report(&a), a, false)
     }
 }
 
