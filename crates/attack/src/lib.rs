@@ -103,7 +103,7 @@ pub use keys::{KeyMap, KeyPair};
 pub use kmeans::{KMeansAttack, KMeansParams};
 pub use knowledge::Knowledge;
 pub use link::FollowLink;
-pub use linkage::{Candidate, Candidates, Linkage};
+pub use linkage::{Candidate, Candidates, Linkage, ListCandidates, Lister};
 pub use nearest::{Nearest, NearestParams};
 pub use registry::{ATTACK_COMMON, ATTACKS, Common, Configured, configure, docs, find};
 

@@ -1,0 +1,176 @@
+//! One call per command, whatever the engine: the surfaces (command line, runner, Python)
+//! call these with a few lines, and `local` runs the toolkit's own engines exactly as the
+//! command line does without an engine.
+
+use std::path::{Path, PathBuf};
+
+use intruder_attack::{
+    Attack, ExactMatch, KeyMap, KeyPair, Knowledge, Linkage, Linked, MissingPolicy,
+};
+use intruder_data::{Dataset, Input, Table, load};
+use intruder_risk::{RiskMeasure, RiskOutcome};
+
+use crate::{Engine, EngineError, EngineSpec};
+
+/// The exact-key attack of one intruder file on one released file.
+#[derive(Debug, Clone)]
+pub struct ExactRequest {
+    /// The intruder's file.
+    pub intruder: PathBuf,
+    /// How to read it.
+    pub intruder_input: Input,
+    /// The released file.
+    pub released: PathBuf,
+    /// How to read it.
+    pub released_input: Input,
+    /// (intruder column, released column) of each key.
+    pub keys: Vec<(String, String)>,
+    /// The missing-value policy.
+    pub missing: MissingPolicy,
+    /// Candidates listed per intruder record (the smallest rows; c_i stays exact).
+    pub max_listed: usize,
+}
+
+impl ExactRequest {
+    /// The key map of the request.
+    pub fn key_map(&self) -> Result<KeyMap, EngineError> {
+        let pairs = self
+            .keys
+            .iter()
+            .map(|(i, r)| KeyPair {
+                intruder: i.clone(),
+                released: r.clone(),
+                recode: None,
+            })
+            .collect();
+        KeyMap::new(pairs).map_err(|e| EngineError::Attack(e.into()))
+    }
+}
+
+/// `measure` (frequency or individual) on the file `data` read as `input` says, on the engine
+/// of `spec`: the same outcome as the measure's own `assess` (no per-record figures).
+pub fn risk(
+    spec: &EngineSpec,
+    data: &Path,
+    input: &Input,
+    measure: &dyn RiskMeasure,
+) -> Result<RiskOutcome, EngineError> {
+    match &spec.engine {
+        Engine::Local => {
+            let ds = load(data, input)?;
+            Ok(measure.assess(&ds.table, false)?)
+        }
+        #[cfg(feature = "cluster")]
+        _ => crate::plans::risk(spec, data, input, measure),
+        #[cfg(not(feature = "cluster"))]
+        e => Err(EngineError::NotBuilt(e.label())),
+    }
+}
+
+/// The exact-key attack of `req` on the engine of `spec`: per intruder record, `c_i` and the
+/// smallest `max_listed` candidate rows, as [`ExactMatch`] links them.
+pub fn exact(spec: &EngineSpec, req: &ExactRequest) -> Result<Linkage, EngineError> {
+    match &spec.engine {
+        Engine::Local => {
+            let intruder = load(&req.intruder, &req.intruder_input)?;
+            let released = load(&req.released, &req.released_input)?;
+            let knowledge = Knowledge::new(&intruder.table, req.key_map()?)?;
+            let attack = ExactMatch {
+                missing: req.missing,
+                threshold: None,
+                max_listed: req.max_listed,
+            };
+            Ok(attack.link(&knowledge, &released.table, 0)?.linkage)
+        }
+        #[cfg(feature = "cluster")]
+        _ => crate::plans::exact(spec, req),
+        #[cfg(not(feature = "cluster"))]
+        e => Err(EngineError::NotBuilt(e.label())),
+    }
+}
+
+/// A table written to a temporary Parquet file, for an engine other than local to scan (the
+/// runner's and Python's tables live in memory).
+struct Written {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn write(spec: &EngineSpec, table: &Table) -> Result<Written, EngineError> {
+    if !crate::CLUSTER_BUILT {
+        return Err(EngineError::NotBuilt(spec.engine.label()));
+    }
+    if !matches!(spec.engine, Engine::DataFusion) {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: format!(
+                "{} is a table in memory: a cluster's executors read Parquet files on shared storage (run the command on a file instead)",
+                table.source().display()
+            ),
+        });
+    }
+    #[cfg(feature = "cluster")]
+    if let Some(c) = table
+        .columns()
+        .iter()
+        .find(|c| c.kind() == intruder_data::Kind::Set)
+    {
+        let label = table.source().display().to_string();
+        return Err(crate::plans::source::set_valued(spec, &label, c.name()));
+    }
+    let dir = tempfile::tempdir()
+        .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
+    let path = dir.path().join("table.parquet");
+    let ds = Dataset {
+        table: table.clone(),
+        truth: Vec::new(),
+    };
+    intruder_data::write_parquet(&path, &ds)?;
+    Ok(Written { path, _dir: dir })
+}
+
+/// [`risk`] of a table in memory (the runner's released file, a Python data frame): local
+/// assesses it; `datafusion` scans it from a temporary Parquet copy. Warnings name the
+/// table's source.
+pub fn risk_table(
+    spec: &EngineSpec,
+    table: &Table,
+    measure: &dyn RiskMeasure,
+) -> Result<RiskOutcome, EngineError> {
+    if spec.engine.is_local() {
+        return Ok(measure.assess(table, false)?);
+    }
+    let w = write(spec, table)?;
+    let mut out = risk(spec, &w.path, &Input::default(), measure)?;
+    let (tmp, real) = (
+        w.path.display().to_string(),
+        table.source().display().to_string(),
+    );
+    for x in &mut out.warnings {
+        *x = x.replace(&tmp, &real);
+    }
+    Ok(out)
+}
+
+/// An attack's linkage of a released table in memory by the intruder's knowledge: local runs
+/// the attack; `datafusion` runs the exact attack's plans on temporary Parquet copies.
+pub fn link_tables(
+    spec: &EngineSpec,
+    attack: &dyn Attack,
+    knowledge: &Knowledge,
+    released: &Table,
+    seed: u64,
+) -> Result<Linked, EngineError> {
+    if spec.engine.is_local() {
+        return Ok(attack.link(knowledge, released, seed)?);
+    }
+    let i = write(spec, knowledge.table())?;
+    let r = write(spec, released)?;
+    crate::link_on_engine(
+        spec,
+        attack,
+        knowledge.keys(),
+        (&i.path, &Input::default()),
+        (&r.path, &Input::default()),
+    )
+}

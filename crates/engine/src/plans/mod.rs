@@ -1,0 +1,146 @@
+//! The DataFusion plans, run in process or on a Ballista cluster (cargo feature `cluster`).
+//!
+//! - [`context`]: a `SessionContext` for the engine (DataFusion with its memory pool and
+//!   disk manager, or a Ballista client), with the toolkit's functions registered ([`udf`]).
+//! - [`source`]: a data file as a DataFrame whose missing cells are nulls as the toolkit's
+//!   reader makes them, with each record's row number.
+//! - [`risk`] and [`exact`]: the plans.
+
+pub mod blocking;
+pub mod exact;
+pub mod risk;
+pub mod source;
+pub mod udf;
+
+use std::num::NonZeroUsize;
+use std::path::Path;
+use std::sync::Arc;
+
+use datafusion::error::DataFusionError;
+use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
+use datafusion::execution::memory_pool::{FairSpillPool, TrackConsumersPool};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::session_state::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use intruder_attack::Linkage;
+use intruder_data::Input;
+use intruder_risk::{RiskMeasure, RiskOutcome};
+
+use crate::dispatch::ExactRequest;
+use crate::{Engine, EngineError, EngineSpec};
+
+/// The engine's error of a DataFusion or Ballista failure.
+pub(crate) fn run_error(spec: &EngineSpec, e: DataFusionError) -> EngineError {
+    let message = match &e {
+        DataFusionError::ResourcesExhausted(m) => format!(
+            "the memory limit was reached by an operator that cannot spill: {m} (raise --memory-limit)"
+        ),
+        _ => e.to_string(),
+    };
+    EngineError::Run {
+        engine: spec.engine.label(),
+        message,
+    }
+}
+
+/// A multi-threaded runtime for one command.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, EngineError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(16 << 20)
+        .build()
+        .map_err(|e| EngineError::Config(format!("cannot start the engine's threads: {e}")))
+}
+
+/// The session of `spec`'s engine, with the toolkit's functions registered.
+pub async fn context(spec: &EngineSpec) -> Result<SessionContext, EngineError> {
+    let ctx = match &spec.engine {
+        Engine::Local => {
+            return Err(EngineError::Config("the local engine runs no plans".into()));
+        }
+        Engine::DataFusion => {
+            let mut rt = RuntimeEnvBuilder::new();
+            if let Some(limit) = spec.memory_limit {
+                let pool = TrackConsumersPool::new(
+                    FairSpillPool::new(limit as usize),
+                    NonZeroUsize::new(5).expect("5 > 0"),
+                );
+                rt = rt.with_memory_pool(Arc::new(pool));
+            }
+            let mode = match &spec.spill_dir {
+                Some(d) => DiskManagerMode::Directories(vec![d.clone()]),
+                None => DiskManagerMode::OsTmpDirectory,
+            };
+            rt = rt.with_disk_manager_builder(DiskManagerBuilder::default().with_mode(mode));
+            let rt = rt.build_arc().map_err(|e| run_error(spec, e))?;
+            let config = SessionConfig::new()
+                .with_target_partitions(std::thread::available_parallelism().map_or(2, |n| n.get()))
+                // Sorts that spill need room to merge.
+                .with_sort_spill_reservation_bytes(16 << 20);
+            let state = SessionStateBuilder::new()
+                .with_default_features()
+                .with_config(config)
+                .with_runtime_env(rt)
+                .build();
+            SessionContext::new_with_state(state)
+        }
+        Engine::Ballista { host, port } => {
+            use ballista::prelude::{SessionConfigExt, SessionContextExt};
+            let config = SessionConfig::new_with_ballista().with_ballista_job_name("intruder");
+            let state = SessionStateBuilder::new()
+                .with_default_features()
+                .with_config(config)
+                .build();
+            SessionContext::remote_with_state(&format!("df://{host}:{port}"), state)
+                .await
+                .map_err(|e| run_error(spec, e))?
+        }
+    };
+    udf::register(&ctx);
+    Ok(ctx)
+}
+
+/// [`crate::risk`] on a DataFusion or Ballista engine.
+pub fn risk(
+    spec: &EngineSpec,
+    data: &Path,
+    input: &Input,
+    measure: &dyn RiskMeasure,
+) -> Result<RiskOutcome, EngineError> {
+    let params = measure.counted().ok_or_else(|| EngineError::Unsupported {
+        engine: spec.engine.label(),
+        what: format!(
+            "the {} measure runs on the local engine only (frequency and individual risk run as plans)",
+            measure.name()
+        ),
+    })?;
+    if let Some(what) = intruder_risk::external::counts_suffice(params) {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: format!("{what}: these run on the local engine only"),
+        });
+    }
+    let rt = runtime()?;
+    let a = rt.block_on(async {
+        let ctx = context(spec).await?;
+        risk::assess(spec, &ctx, data, input, params).await
+    })?;
+    Ok(measure.outcome_of_counts(a))
+}
+
+/// [`crate::exact`] on a DataFusion or Ballista engine.
+pub fn exact(spec: &EngineSpec, req: &ExactRequest) -> Result<Linkage, EngineError> {
+    req.key_map()?;
+    if !risk::row_numbers_reach_executors(spec) {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: "the exact attack lists candidates by row number (DataFusion's file_row_index()), which Ballista 55 cannot send to its executors (datafusion-proto 55.2 drops a Parquet scan's virtual columns: see docs/cluster.md); it runs on --engine local and --engine datafusion".into(),
+        });
+    }
+    let rt = runtime()?;
+    rt.block_on(async {
+        let ctx = context(spec).await?;
+        exact::link(spec, &ctx, req).await
+    })
+}

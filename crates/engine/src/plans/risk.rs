@@ -1,0 +1,569 @@
+//! Frequency and individual risk as plans: class sizes by `GROUP BY`, Mulder's wildcard
+//! `n_match` by missingness pattern, individual risk per class by the toolkit's formula (a
+//! UDF). Only counts reach the driver: the histogram of class sizes (or of `n_match`) and the
+//! distinct individual risks with their records; [`intruder_risk::external`] makes the
+//! figures from them with the local engine's own functions.
+
+use std::path::Path;
+
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
+use datafusion::dataframe::DataFrameWriteOptions;
+use datafusion::functions_aggregate::expr_fn::{count, count_distinct, max, min, sum};
+use datafusion::prelude::*;
+use datafusion::scalar::ScalarValue;
+
+use intruder_data::Input;
+use intruder_risk::external::{
+    ClassCounts, NMatchCounts, WeightFacts, assess_class_counts, assess_n_match_counts, check_file,
+    warnings,
+};
+use intruder_risk::{Assessment, Encoding, MissingPolicy, RiskError, RiskParams};
+
+use super::run_error;
+use super::source::scan;
+use super::udf::individual_risk;
+use crate::{Engine, EngineError, EngineSpec};
+
+/// The `k`-th key's column in plans.
+fn key(k: usize) -> String {
+    format!("k{k}")
+}
+
+/// Runs `df` and returns its batches.
+pub(crate) async fn collect(
+    spec: &EngineSpec,
+    df: DataFrame,
+) -> Result<Vec<RecordBatch>, EngineError> {
+    df.collect().await.map_err(|e| run_error(spec, e))
+}
+
+/// The value of row `i` of column `c` as an integer (counts are BIGINT; null is 0).
+pub(crate) fn int_at(b: &RecordBatch, c: &str, i: usize) -> i64 {
+    let a = b.column_by_name(c).expect("a column the plan names");
+    if a.is_null(i) {
+        return 0;
+    }
+    match a.data_type() {
+        DataType::Int64 => a.as_primitive::<Int64Type>().value(i),
+        DataType::UInt64 => a
+            .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+            .value(i) as i64,
+        DataType::Int32 => a
+            .as_primitive::<datafusion::arrow::datatypes::Int32Type>()
+            .value(i) as i64,
+        t => panic!("column {c} is {t}, not an integer"),
+    }
+}
+
+/// The value of row `i` of column `c` as a number (`None` when null).
+pub(crate) fn float_at(b: &RecordBatch, c: &str, i: usize) -> Option<f64> {
+    let a = b.column_by_name(c).expect("a column the plan names");
+    (!a.is_null(i)).then(|| a.as_primitive::<Float64Type>().value(i))
+}
+
+/// Every row of the batches.
+pub(crate) fn rows(batches: &[RecordBatch]) -> impl Iterator<Item = (&RecordBatch, usize)> {
+    batches
+        .iter()
+        .flat_map(|b| (0..b.num_rows()).map(move |i| (b, i)))
+}
+
+/// What the first pass learns of the file.
+struct Facts {
+    n_total: usize,
+    observed: Vec<usize>,
+    distinct: Vec<usize>,
+}
+
+/// The frequency figures of `data` as `params` asks (every figure [`counts_suffice`] allows;
+/// the caller has checked that).
+///
+/// [`counts_suffice`]: intruder_risk::external::counts_suffice
+pub async fn assess(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    data: &Path,
+    input: &Input,
+    params: &RiskParams,
+) -> Result<Assessment, EngineError> {
+    params.check()?;
+    let file = data.display().to_string();
+    let nk = params.keys.len();
+    let mut columns: Vec<(String, String)> = params
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(k, name)| (name.clone(), key(k)))
+        .collect();
+    if let Some(w) = &params.weight {
+        columns.push((w.clone(), "w".into()));
+    }
+    // Row numbers only name offending records; on Ballista they cannot be used at all
+    // (`row_numbers_reach_executors`), and the weight checks find those records in process.
+    let row = row_numbers_reach_executors(spec).then_some("row");
+    let src = scan(spec, ctx, data, input, &columns, row).await?;
+    let mut df = src.df;
+    if let Some(w) = &params.weight {
+        let t = df
+            .schema()
+            .field_with_unqualified_name("w")
+            .map_err(|e| run_error(spec, e))?
+            .data_type()
+            .clone();
+        if !t.is_numeric() {
+            return Err(RiskError::Column {
+                file: file.clone(),
+                column: w.clone(),
+                message: format!("is {t} but a weight must be numeric"),
+            }
+            .into());
+        }
+        df = df
+            .with_column("w", cast(col("w"), DataType::Float64))
+            .map_err(|e| run_error(spec, e))?;
+    }
+    let facts = facts(spec, &df, nk).await?;
+    check_file(&file, &params.keys, facts.n_total)?;
+    let weight_facts = match &params.weight {
+        Some(w) => {
+            let mut wf = weight_facts(spec, &df, w, &file, facts.n_total).await?;
+            if row.is_none() && (wf.bad > 0 || wf.facts.below_one.is_some()) {
+                // Where the offending records are: found by DataFusion in process (the file
+                // is read here only when a weight is missing, negative or below 1).
+                let local = EngineSpec {
+                    engine: Engine::DataFusion,
+                    memory_limit: None,
+                    spill_dir: spec.spill_dir.clone(),
+                };
+                let lctx = super::context(&local).await?;
+                let w_col = vec![(w.clone(), "w".to_string())];
+                let src = scan(&local, &lctx, data, input, &w_col, Some("row")).await?;
+                let ldf = src
+                    .df
+                    .with_column("w", cast(col("w"), DataType::Float64))
+                    .map_err(|e| run_error(spec, e))?;
+                wf = weight_facts(&local, &ldf, w, &file, facts.n_total).await?;
+            }
+            if let Some(e) = wf.error {
+                return Err(e.into());
+            }
+            Some(wf.facts)
+        }
+        None => None,
+    };
+    let weighted = params.weight.is_some();
+    let mut a = if params.missing == MissingPolicy::Wildcard {
+        let counts = n_match_counts(spec, ctx, df, nk, weighted, facts.n_total).await?;
+        assess_n_match_counts(counts, &file, params)?
+    } else {
+        let counts = class_counts(spec, df, nk, weighted, params.missing, &facts).await?;
+        assess_class_counts(counts, &file, params)?
+    };
+    a.warnings = warnings(
+        &file,
+        params,
+        facts.n_total,
+        &facts.observed,
+        weight_facts.as_ref(),
+    );
+    Ok(a)
+}
+
+/// Records, and per key the records observed and the distinct values.
+async fn facts(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Facts, EngineError> {
+    let mut aggs = vec![count(lit(1)).alias("n")];
+    for k in 0..nk {
+        aggs.push(count(col(key(k))).alias(format!("o{k}")));
+        aggs.push(count_distinct(col(key(k))).alias(format!("d{k}")));
+    }
+    let b = collect(
+        spec,
+        df.clone()
+            .aggregate(vec![], aggs)
+            .map_err(|e| run_error(spec, e))?,
+    )
+    .await?;
+    let b = &b[0];
+    Ok(Facts {
+        n_total: int_at(b, "n", 0) as usize,
+        observed: (0..nk)
+            .map(|k| int_at(b, &format!("o{k}"), 0) as usize)
+            .collect(),
+        distinct: (0..nk)
+            .map(|k| int_at(b, &format!("d{k}"), 0) as usize)
+            .collect(),
+    })
+}
+
+/// The weight column checked as the local engine checks it (every record a finite number ≥ 0;
+/// the first offending record named), and what its warnings need.
+async fn weight_facts(
+    spec: &EngineSpec,
+    df: &DataFrame,
+    name: &str,
+    file: &str,
+    n: usize,
+) -> Result<Weights, EngineError> {
+    let with_rows = df.schema().field_with_unqualified_name("row").is_ok();
+    let w = || col("w");
+    let bad = w().is_null().or(w().lt(lit(0.0))).or(w().gt(lit(f64::MAX)));
+    let below = w().lt(lit(1.0));
+    let row_if = |c: Expr| {
+        let row = match with_rows {
+            true => col("row"),
+            false => lit(0i64),
+        };
+        when(c, row)
+            .otherwise(lit(ScalarValue::Int64(None)))
+            .expect("a CASE with one branch")
+    };
+    let ones = |c: Expr| sum(when(c, lit(1i64)).otherwise(lit(0i64)).expect("CASE"));
+    let aggs = vec![
+        min(row_if(bad.clone())).alias("first_bad"),
+        min(row_if(below.clone())).alias("first_below"),
+        ones(below).alias("below"),
+        ones(bad).alias("bad"),
+        min(w()).alias("min"),
+        sum(w()).alias("total"),
+    ];
+    let b = collect(
+        spec,
+        df.clone()
+            .aggregate(vec![], aggs)
+            .map_err(|e| run_error(spec, e))?,
+    )
+    .await?;
+    let b = &b[0];
+    let at = |row: i64| async move {
+        let r = collect(
+            spec,
+            df.clone()
+                .filter(col("row").eq(lit(row)))
+                .map_err(|e| run_error(spec, e))?
+                .select(vec![col("w")])
+                .map_err(|e| run_error(spec, e))?,
+        )
+        .await?;
+        Ok::<Option<f64>, EngineError>(rows(&r).next().and_then(|(b, i)| float_at(b, "w", i)))
+    };
+    let err = |message: String| RiskError::Column {
+        file: file.into(),
+        column: name.into(),
+        message,
+    };
+    let bad = int_at(b, "bad", 0) as usize;
+    let mut error = None;
+    if with_rows && bad > 0 {
+        let row = int_at(b, "first_bad", 0);
+        error = Some(match at(row).await? {
+            None => err(format!(
+                "record {} has no weight; every record needs one",
+                row + 1
+            )),
+            Some(v) => err(format!(
+                "record {} has weight {v}; a weight must be a finite number ≥ 0",
+                row + 1
+            )),
+        });
+    }
+    let below_one = if b.column_by_name("first_below").expect("named").is_null(0) {
+        None
+    } else {
+        let first = int_at(b, "first_below", 0);
+        let value = match with_rows {
+            true => at(first).await?.unwrap_or(f64::NAN),
+            false => f64::NAN,
+        };
+        Some((
+            int_at(b, "below", 0) as usize,
+            first as usize,
+            value,
+            float_at(b, "min", 0).unwrap_or(f64::NAN),
+        ))
+    };
+    Ok(Weights {
+        facts: WeightFacts {
+            name: name.to_string(),
+            below_one,
+            total: float_at(b, "total", 0).unwrap_or(0.0),
+            n,
+        },
+        bad,
+        error,
+    })
+}
+
+/// A weight column's facts, its missing or negative weights, and the error naming the first
+/// (when the rows are known).
+struct Weights {
+    facts: WeightFacts,
+    bad: usize,
+    error: Option<RiskError>,
+}
+
+/// Whether each record's row number (DataFusion's `file_row_index()`) can be used on `spec`'s
+/// engine: in process yes; on Ballista no — datafusion-proto 55.2 rebuilds a Parquet scan's
+/// table schema from its file schema and partition columns only
+/// (`FileScanConfig::parse_table_schema_from_proto`, datafusion-datasource 55.2.0
+/// `file_scan_config/proto.rs`), so an executor cannot decode a scan that projects the row
+/// index ("Column index 6 out of bounds for projected expressions of length 6").
+pub(crate) fn row_numbers_reach_executors(spec: &EngineSpec) -> bool {
+    spec.engine == Engine::DataFusion
+}
+
+/// How the local engine codes the tuples: Dalenius' mixed radix when the key space fits in
+/// 64 bits (each key's distinct values, plus missing under as-value), else re-coding.
+fn encoding(distinct: &[usize], as_value: bool) -> Encoding {
+    let product = distinct
+        .iter()
+        .map(|&d| d as u64 + u64::from(as_value))
+        .try_fold(1u64, |p, r| p.checked_mul(r.max(1)));
+    match product {
+        Some(p) if p < u64::MAX => Encoding::MixedRadix,
+        _ => Encoding::Recoded,
+    }
+}
+
+/// The distinct individual risks of `df` (whose rows have `risk` and `records`) with their
+/// records, and the sum of the risks over the records.
+async fn risk_levels(
+    spec: &EngineSpec,
+    df: DataFrame,
+) -> Result<(Vec<(f64, usize)>, f64), EngineError> {
+    let b = collect(
+        spec,
+        df.aggregate(vec![col("risk")], vec![sum(col("records")).alias("r")])
+            .map_err(|e| run_error(spec, e))?,
+    )
+    .await?;
+    let levels: Vec<(f64, usize)> = rows(&b)
+        .map(|(b, i)| {
+            (
+                float_at(b, "risk", i).unwrap_or(0.0),
+                int_at(b, "r", i) as usize,
+            )
+        })
+        .collect();
+    // Summed by decreasing risk, then records: the same on any partitioning.
+    let mut sorted = levels.clone();
+    sorted.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let total = sorted.iter().map(|&(r, c)| r * c as f64).sum();
+    Ok((levels, total))
+}
+
+/// The histogram of `df`'s column `value`, each row counting `weight` records.
+async fn histogram(
+    spec: &EngineSpec,
+    df: DataFrame,
+    value: &str,
+    weight: Expr,
+) -> Result<Vec<(u32, usize)>, EngineError> {
+    let b = collect(
+        spec,
+        df.aggregate(vec![col(value)], vec![sum(weight).alias("c")])
+            .map_err(|e| run_error(spec, e))?,
+    )
+    .await?;
+    Ok(rows(&b)
+        .map(|(b, i)| (int_at(b, value, i) as u32, int_at(b, "c", i) as usize))
+        .collect())
+}
+
+/// Class sizes (and weighted sizes) under listwise or as-value.
+async fn class_counts(
+    spec: &EngineSpec,
+    df: DataFrame,
+    nk: usize,
+    weighted: bool,
+    policy: MissingPolicy,
+    facts: &Facts,
+) -> Result<ClassCounts, EngineError> {
+    let e = |e| run_error(spec, e);
+    let keys: Vec<Expr> = (0..nk).map(|k| col(key(k))).collect();
+    let mut base = df;
+    if policy == MissingPolicy::Listwise {
+        let complete = keys
+            .iter()
+            .map(|k| k.clone().is_not_null())
+            .reduce(Expr::and)
+            .expect("at least one key");
+        base = base.filter(complete).map_err(e)?;
+    }
+    let mut aggs = vec![count(lit(1)).alias("f")];
+    if weighted {
+        aggs.push(sum(col("w")).alias("big"));
+    }
+    let classes = base.aggregate(keys, aggs).map_err(e)?;
+    let sizes = histogram(spec, classes.clone(), "f", lit(1i64)).await?;
+    let counted: usize = sizes.iter().map(|&(f, c)| f as usize * c).sum();
+    let risk_levels = if weighted {
+        let r = classes
+            .select(vec![
+                individual_risk()
+                    .call(vec![col("f"), col("big")])
+                    .alias("risk"),
+                col("f").alias("records"),
+            ])
+            .map_err(e)?;
+        Some(risk_levels(spec, r).await?)
+    } else {
+        None
+    };
+    Ok(ClassCounts {
+        n_total: facts.n_total,
+        n_deleted: facts.n_total - counted,
+        sizes,
+        encoding: encoding(&facts.distinct, policy == MissingPolicy::AsValue),
+        risk_levels,
+    })
+}
+
+/// The missingness pattern of a row: bit `k` set when key `k` is observed.
+fn pattern(nk: usize) -> Expr {
+    (0..nk)
+        .map(|k| {
+            when(col(key(k)).is_not_null(), lit(1i64 << k))
+                .otherwise(lit(0i64))
+                .expect("a CASE with one branch")
+        })
+        .reduce(|a, b| a + b)
+        .expect("at least one key")
+}
+
+/// Mulder's n_match by missingness pattern: the distinct tuples (a missing value one more
+/// value) with their records; for each pattern P of a tuple and Q of the others, the records
+/// of Q grouped on the keys observed in both and joined to P's tuples; summed per tuple.
+async fn n_match_counts(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    df: DataFrame,
+    nk: usize,
+    weighted: bool,
+    n_total: usize,
+) -> Result<NMatchCounts, EngineError> {
+    let e = |e| run_error(spec, e);
+    let keys: Vec<Expr> = (0..nk).map(|k| col(key(k))).collect();
+    let mut aggs = vec![count(lit(1)).alias("cnt")];
+    if weighted {
+        aggs.push(sum(col("w")).alias("ws"));
+    }
+    let tuples = df
+        .aggregate(keys.clone(), aggs)
+        .map_err(e)?
+        .with_column("p", pattern(nk))
+        .map_err(e)?;
+    // In process the tuples are written once to the spill directory and read back, so each
+    // pattern pair reads them instead of the file (out of core either way).
+    let (tuples, _dir) = materialise(spec, ctx, tuples).await?;
+    let pb = collect(
+        spec,
+        tuples
+            .clone()
+            .aggregate(vec![col("p")], vec![])
+            .map_err(e)?,
+    )
+    .await?;
+    let mut patterns: Vec<i64> = rows(&pb).map(|(b, i)| int_at(b, "p", i)).collect();
+    patterns.sort_unstable();
+    let mut all: Option<DataFrame> = None;
+    for &p in &patterns {
+        let tp = tuples.clone().filter(col("p").eq(lit(p))).map_err(e)?;
+        for &q in &patterns {
+            let common: Vec<usize> = (0..nk).filter(|&k| p & q & (1 << k) != 0).collect();
+            let mut qaggs = vec![sum(col("cnt")).alias("m")];
+            if weighted {
+                qaggs.push(sum(col("ws")).alias("wm"));
+            }
+            let rq = tuples
+                .clone()
+                .filter(col("p").eq(lit(q)))
+                .map_err(e)?
+                .aggregate(common.iter().map(|&k| col(key(k))).collect(), qaggs)
+                .map_err(e)?;
+            let mut rsel: Vec<Expr> = common
+                .iter()
+                .map(|&k| col(key(k)).alias(format!("q{k}")))
+                .collect();
+            rsel.push(col("m"));
+            if weighted {
+                rsel.push(col("wm"));
+            }
+            let rq = rq.select(rsel).map_err(e)?;
+            let lcols: Vec<String> = common.iter().map(|&k| key(k)).collect();
+            let rcols: Vec<String> = common.iter().map(|&k| format!("q{k}")).collect();
+            let lrefs: Vec<&str> = lcols.iter().map(String::as_str).collect();
+            let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
+            let joined = tp
+                .clone()
+                .join(rq, JoinType::Inner, &lrefs, &rrefs, None)
+                .map_err(e)?;
+            let mut sel: Vec<Expr> = keys.clone();
+            sel.push(col("cnt"));
+            sel.push(col("m"));
+            if weighted {
+                sel.push(col("wm"));
+            }
+            let part = joined.select(sel).map_err(e)?;
+            all = Some(match all {
+                None => part,
+                Some(a) => a.union(part).map_err(e)?,
+            });
+        }
+    }
+    let all = all.ok_or_else(|| EngineError::Config("no records".into()))?;
+    let mut aggs = vec![max(col("cnt")).alias("records"), sum(col("m")).alias("nm")];
+    if weighted {
+        aggs.push(sum(col("wm")).alias("wnm"));
+    }
+    let per_tuple = all.aggregate(keys, aggs).map_err(e)?;
+    let hist = histogram(spec, per_tuple.clone(), "nm", col("records")).await?;
+    let risk_levels = if weighted {
+        let r = per_tuple
+            .select(vec![
+                individual_risk()
+                    .call(vec![col("nm"), col("wnm")])
+                    .alias("risk"),
+                col("records"),
+            ])
+            .map_err(e)?;
+        Some(risk_levels(spec, r).await?)
+    } else {
+        None
+    };
+    Ok(NMatchCounts {
+        n_total,
+        n_match: hist,
+        risk_levels,
+    })
+}
+
+/// In process: `df` written to a temporary Parquet directory (in the spill directory) and
+/// scanned from there, so later plans read it instead of recomputing it. On a cluster the
+/// plan is returned as it is (executors recompute it: no shared scratch space is assumed).
+async fn materialise(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    df: DataFrame,
+) -> Result<(DataFrame, Option<tempfile::TempDir>), EngineError> {
+    if spec.engine != Engine::DataFusion {
+        return Ok((df, None));
+    }
+    let dir = match &spec.spill_dir {
+        Some(d) => tempfile::tempdir_in(d),
+        None => tempfile::tempdir(),
+    }
+    .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
+    let path = dir.path().join("tuples");
+    let p = path
+        .to_str()
+        .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
+    df.write_parquet(p, DataFrameWriteOptions::new(), None)
+        .await
+        .map_err(|e| run_error(spec, e))?;
+    let back = ctx
+        .read_parquet(p, ParquetReadOptions::default())
+        .await
+        .map_err(|e| run_error(spec, e))?;
+    Ok((back, Some(dir)))
+}

@@ -1,0 +1,172 @@
+//! A data file as a DataFrame: the columns a plan reads, renamed, with missing cells as nulls
+//! the way the toolkit's reader makes them, and each record's row number.
+//!
+//! A Parquet file is scanned where it lies (in process, or by the executors of a cluster, which
+//! must see the same path: shared storage). Its text cells equal to a missing token (the
+//! column's in the schema, else `--missing-tokens`, else the schema's, else `""`, `NA`, `.`)
+//! and its NaN floats are missing, as the toolkit's reader reads them. Another format (CSV,
+//! Arrow IPC) is read by the toolkit's reader, written to a temporary Parquet file and scanned
+//! from there: in process only.
+//!
+//! The row number is DataFusion's `file_row_index()`, the record's offset in its file.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::prelude::*;
+
+use intruder_data::{DEFAULT_MISSING, Input, Kind, ReadOptions};
+
+use super::run_error;
+use crate::{Engine, EngineError, EngineSpec};
+
+/// A scanned file, and the temporary copy it may come from (removed when dropped).
+pub struct Source {
+    /// The columns asked for, renamed, then the row number when asked for.
+    pub df: DataFrame,
+    /// The file's name in messages.
+    pub label: String,
+    _temp: Option<tempfile::TempDir>,
+}
+
+/// Whether `path` starts with Parquet's magic bytes.
+fn is_parquet(path: &Path) -> Result<bool, EngineError> {
+    let mut f = std::fs::File::open(path).map_err(|e| {
+        EngineError::Data(intruder_data::DataError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })
+    })?;
+    let mut magic = [0u8; 4];
+    Ok(f.read_exact(&mut magic).is_ok() && &magic == b"PAR1")
+}
+
+/// The missing tokens of column `name` as the toolkit's reader takes them.
+fn tokens(opts: &ReadOptions, name: &str) -> Vec<String> {
+    let schema = opts.schema.as_ref();
+    schema
+        .and_then(|s| s.get(name))
+        .and_then(|c| c.missing.clone())
+        .or_else(|| opts.missing.clone())
+        .or_else(|| schema.and_then(|s| s.missing.clone()))
+        .unwrap_or_else(|| DEFAULT_MISSING.iter().map(|s| s.to_string()).collect())
+}
+
+/// `c` with its missing cells as nulls, by the column's type.
+fn normalised(c: Expr, dt: &DataType, tokens: &[String]) -> Expr {
+    let text = |e: Expr| tokens.iter().fold(e, |e, t| nullif(e, lit(t.as_str())));
+    match dt {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => text(c),
+        DataType::Dictionary(_, v)
+            if matches!(
+                v.as_ref(),
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            ) =>
+        {
+            text(cast(c, v.as_ref().clone()))
+        }
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => {
+            when(isnan(c.clone()), lit(datafusion::scalar::ScalarValue::Null))
+                .otherwise(c)
+                .expect("a CASE with one branch")
+        }
+        _ => c,
+    }
+}
+
+/// Set-valued keys match by overlap, which the plans do not express: refused.
+pub(crate) fn set_valued(spec: &EngineSpec, label: &str, name: &str) -> EngineError {
+    EngineError::Unsupported {
+        engine: spec.engine.label(),
+        what: format!(
+            "{label}: column '{name}' is set-valued; set-valued keys run on the local engine only"
+        ),
+    }
+}
+
+/// Scans `path` (read as `input` says): `columns` as `(file column, alias)`, then the row
+/// number as `row` when given.
+pub async fn scan(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    path: &Path,
+    input: &Input,
+    columns: &[(String, String)],
+    row: Option<&str>,
+) -> Result<Source, EngineError> {
+    let label = path.display().to_string();
+    let opts = input.read_options(path)?;
+    for (name, _) in columns {
+        let declared = opts
+            .schema
+            .as_ref()
+            .and_then(|s| s.get(name))
+            .is_some_and(|c| c.kind == Some(Kind::Set));
+        if declared || input.set_valued.contains(name) {
+            return Err(set_valued(spec, &label, name));
+        }
+    }
+    let (file, temp): (PathBuf, _) = if is_parquet(path)? {
+        (path.to_path_buf(), None)
+    } else {
+        if !matches!(spec.engine, Engine::DataFusion) {
+            return Err(EngineError::Unsupported {
+                engine: spec.engine.label(),
+                what: format!(
+                    "{label} is not a Parquet file: a cluster's executors read Parquet on shared storage (write the file as Parquet, e.g. with pandas' to_parquet, at a path every executor sees)"
+                ),
+            });
+        }
+        let ds = intruder_data::load(path, input)?;
+        for (name, _) in columns {
+            if ds.table.column(name).is_ok_and(|c| c.kind() == Kind::Set) {
+                return Err(set_valued(spec, &label, name));
+            }
+        }
+        let dir = tempfile::tempdir().map_err(|e| {
+            EngineError::Config(format!(
+                "cannot make a temporary directory for {label}: {e}"
+            ))
+        })?;
+        let copy = dir.path().join("data.parquet");
+        intruder_data::write_parquet(&copy, &ds)?;
+        (copy, Some(dir))
+    };
+    let file_str = file
+        .to_str()
+        .ok_or_else(|| EngineError::Config(format!("{label}: the path is not UTF-8")))?;
+    let df = ctx
+        .read_parquet(file_str, ParquetReadOptions::default())
+        .await
+        .map_err(|e| run_error(spec, e))?;
+    let schema = df.schema().clone();
+    let mut exprs = Vec::with_capacity(columns.len() + 1);
+    for (name, alias) in columns {
+        let field = schema.field_with_unqualified_name(name).map_err(|_| {
+            EngineError::Data(intruder_data::DataError::UnknownColumn {
+                file: path.to_path_buf(),
+                name: name.clone(),
+                hint: String::new(),
+                available: schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+        })?;
+        exprs.push(
+            normalised(ident(name), field.data_type(), &tokens(&opts, name)).alias(alias.as_str()),
+        );
+    }
+    if let Some(r) = row {
+        exprs.push(file_row_index().alias(r));
+    }
+    let df = df.select(exprs).map_err(|e| run_error(spec, e))?;
+    Ok(Source {
+        df,
+        label,
+        _temp: temp,
+    })
+}

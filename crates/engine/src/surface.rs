@@ -1,0 +1,90 @@
+//! What the surfaces share: the `--engine` and `--memory-limit` flags, and the attack call
+//! that runs an attack's linkage on the chosen engine.
+
+use std::path::Path;
+
+use intruder_attack::{Attack, KeyMap, Linked, MissingPolicy};
+use intruder_data::Input;
+
+use crate::{EngineError, EngineSpec, ExactRequest};
+
+/// `--engine` and `--memory-limit`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct EngineArgs {
+    /// Where the counting and matching run: local (the default: the toolkit's in-process
+    /// engines), datafusion (Apache DataFusion in process, spilling to disk past
+    /// --memory-limit), or ballista://HOST:PORT (an Apache Ballista cluster; see
+    /// docs/cluster.md). Frequency and individual risk and the exact attack run on every
+    /// engine with the same figures.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// DataFusion's memory pool (e.g. 4GiB): operators past it spill to disk (only with
+    /// --engine datafusion).
+    #[arg(long, value_name = "SIZE")]
+    pub memory_limit: Option<String>,
+}
+
+impl EngineArgs {
+    /// The engine asked for; `None` for the local engine (the surface's own path).
+    pub fn spec(&self) -> Result<Option<EngineSpec>, EngineError> {
+        let spec = EngineSpec::parse(self.engine.as_deref(), self.memory_limit.as_deref())?;
+        Ok((!spec.engine.is_local()).then_some(spec))
+    }
+}
+
+/// The linkage of `attack` (configured by the registry) run on `spec`'s engine: the exact
+/// attack as plans; any other attack is refused with a message naming what runs there.
+pub fn link_on_engine(
+    spec: &EngineSpec,
+    attack: &dyn Attack,
+    keys: &KeyMap,
+    intruder: (&Path, &Input),
+    released: (&Path, &Input),
+) -> Result<Linked, EngineError> {
+    if attack.name() != "exact" {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: format!(
+                "the {} attack runs on the local engine only (the exact attack runs as plans)",
+                attack.name()
+            ),
+        });
+    }
+    let params = attack.params();
+    let missing: MissingPolicy = params
+        .get("missing")
+        .and_then(|v| v.as_str())
+        .unwrap_or("listwise")
+        .parse()
+        .map_err(|e: String| EngineError::Config(e))?;
+    let max_listed = params
+        .get("max_listed")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(intruder_attack::exact::DEFAULT_MAX_LISTED as u64) as usize;
+    let req = ExactRequest {
+        intruder: intruder.0.to_path_buf(),
+        intruder_input: intruder.1.clone(),
+        released: released.0.to_path_buf(),
+        released_input: released.1.clone(),
+        keys: keys
+            .pairs()
+            .iter()
+            .map(|p| {
+                if p.recode.is_some() {
+                    Err(EngineError::Unsupported {
+                        engine: spec.engine.label(),
+                        what: format!(
+                            "key '{}' is recoded: recoded keys run on the local engine only",
+                            p.intruder
+                        ),
+                    })
+                } else {
+                    Ok((p.intruder.clone(), p.released.clone()))
+                }
+            })
+            .collect::<Result<_, _>>()?,
+        missing,
+        max_listed,
+    };
+    Ok(Linked::from(crate::exact(spec, &req)?))
+}

@@ -1,0 +1,181 @@
+//! A real Ballista cluster: the project's scheduler and two executors started as separate
+//! processes on 127.0.0.1, the plans run through them and compared with the local engine,
+//! then one executor killed in the middle of a run. Every process is stopped by the test.
+
+use std::path::Path;
+use std::time::Duration;
+
+use intruder_attack::MissingPolicy;
+use intruder_attack::fellegi_sunter::Term;
+use intruder_data::{Input, load};
+use intruder_engine::local_cluster::LocalCluster;
+use intruder_engine::plans::blocking::{BlockingRequest, candidate_pairs};
+use intruder_engine::{EngineSpec, ExactRequest, exact, risk};
+use intruder_risk::RiskParams;
+use intruder_risk::registry::{Frequency, Individual};
+
+use crate::common::{same_figures, survey};
+
+/// The cluster of the tests: the binaries cargo built for them.
+fn cluster(logs: &Path) -> LocalCluster {
+    let bins = Path::new(env!("CARGO_BIN_EXE_intruder-scheduler"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    LocalCluster::start(&bins, 2, logs).unwrap()
+}
+
+fn params(keys: &[&str], policy: intruder_risk::MissingPolicy) -> RiskParams {
+    let mut p = RiskParams::new(keys.iter().map(|s| s.to_string()).collect());
+    p.missing = policy;
+    p.per_record = false;
+    p
+}
+
+#[test]
+fn two_executors_give_the_local_figures_and_survive_or_report_a_lost_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let (_, released) = survey(dir.path(), "r", 4000, 21, true);
+    let (_, intruder) = survey(dir.path(), "i", 800, 22, false);
+    let mut cluster = cluster(logs.path());
+    let ballista = cluster.spec();
+    let local = EngineSpec::default();
+    let check = |r: Result<(), String>, cluster: &LocalCluster| {
+        if let Err(e) = r {
+            panic!("{e}\n{}", cluster.log_tails(15));
+        }
+    };
+
+    // Risk: every policy, weighted.
+    for policy in [
+        intruder_risk::MissingPolicy::Listwise,
+        intruder_risk::MissingPolicy::AsValue,
+        intruder_risk::MissingPolicy::Wildcard,
+    ] {
+        let mut p = params(&["region", "age", "sex", "job"], policy);
+        p.weight = Some("w".into());
+        for m in [
+            &Frequency { params: p.clone() } as &dyn intruder_risk::RiskMeasure,
+            &Individual { params: p.clone() },
+        ] {
+            let a = risk(&local, &released, &Input::default(), m).unwrap();
+            check(
+                risk(&ballista, &released, &Input::default(), m)
+                    .map(|b| {
+                        same_figures(
+                            &a.report.figures,
+                            &b.report.figures,
+                            &format!("ballista {policy:?}"),
+                        )
+                    })
+                    .map_err(|e| format!("ballista risk {policy:?}: {e}")),
+                &cluster,
+            );
+        }
+    }
+
+    // Exact: refused with the upstream reason (row numbers cannot reach the executors).
+    let req = ExactRequest {
+        intruder: intruder.clone(),
+        intruder_input: Input::default(),
+        released: released.clone(),
+        released_input: Input::default(),
+        keys: ["region", "age", "sex"]
+            .iter()
+            .map(|k| (k.to_string(), k.to_string()))
+            .collect(),
+        missing: MissingPolicy::Wildcard,
+        max_listed: 5,
+    };
+    let e = exact(&ballista, &req).unwrap_err().to_string();
+    assert!(
+        e.contains("file_row_index") && e.contains("--engine datafusion"),
+        "{e}"
+    );
+
+    // Blocking: the candidate pairs per rule through the cluster, as the local engine counts.
+    let rules: Vec<Vec<Term>> = [&["region", "age"][..], &["sex", "job"], &["age"]]
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| Term::Column {
+                    column: c.to_string(),
+                })
+                .collect()
+        })
+        .collect();
+    let i = load(&intruder, &Input::default()).unwrap();
+    let r = load(&released, &Input::default()).unwrap();
+    let want = intruder_attack::fellegi_sunter::blocking::candidate_pairs(
+        &i.table,
+        &r.table,
+        &rules,
+        &|c: &str| c.to_string(),
+    )
+    .unwrap();
+    let breq = BlockingRequest {
+        intruder: intruder.clone(),
+        intruder_input: Input::default(),
+        released: released.clone(),
+        released_input: Input::default(),
+        rules,
+        released_names: Vec::new(),
+    };
+    check(
+        candidate_pairs(&ballista, &breq, false)
+            .map(|(per_rule, _)| {
+                let want: Vec<u64> = want.per_rule.iter().map(|&n| n as u64).collect();
+                assert_eq!(per_rule, want, "ballista blocking");
+            })
+            .map_err(|e| format!("ballista blocking: {e}")),
+        &cluster,
+    );
+
+    // A lost executor: one is killed while a wildcard run (many joins) is under way. The run
+    // either fails with an error naming the engine, or completes with the local figures.
+    let (_, big) = survey(dir.path(), "big", 20_000, 23, false);
+    let m = Frequency {
+        params: params(
+            &["region", "age", "job"],
+            intruder_risk::MissingPolicy::Wildcard,
+        ),
+    };
+    let expected = risk(&local, &big, &Input::default(), &m).unwrap();
+    let spec = ballista.clone();
+    let big2 = big.clone();
+    let run = std::thread::spawn(move || {
+        let m = Frequency {
+            params: params(
+                &["region", "age", "job"],
+                intruder_risk::MissingPolicy::Wildcard,
+            ),
+        };
+        risk(&spec, &big2, &Input::default(), &m)
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    // The kill tells something only while the run is under way.
+    let in_flight = !run.is_finished();
+    assert!(cluster.kill_executor(1));
+    match run.join().unwrap() {
+        Ok(out) => {
+            same_figures(
+                &expected.report.figures,
+                &out.report.figures,
+                "after a lost executor",
+            );
+            eprintln!(
+                "the run completed with the local figures after a lost executor (killed in flight: {in_flight})"
+            );
+        }
+        Err(e) => {
+            let e = e.to_string();
+            assert!(
+                e.starts_with("--engine ballista://127.0.0.1:"),
+                "unclear error: {e}"
+            );
+            eprintln!("the run failed clearly after a lost executor: {e}");
+        }
+    }
+    drop(cluster);
+}

@@ -1,0 +1,156 @@
+//! Frequency and individual risk: local against datafusion.
+
+use intruder_data::Input;
+use intruder_engine::{EngineSpec, risk};
+use intruder_risk::registry::{Frequency, Individual};
+use intruder_risk::{MissingPolicy, RiskMeasure, RiskParams};
+
+use crate::common::{same_figures, survey};
+
+fn engines() -> (EngineSpec, EngineSpec) {
+    (
+        EngineSpec::default(),
+        EngineSpec::parse(Some("datafusion"), Some("256MiB")).unwrap(),
+    )
+}
+
+fn params(keys: &[&str], policy: MissingPolicy) -> RiskParams {
+    let mut p = RiskParams::new(keys.iter().map(|s| s.to_string()).collect());
+    p.missing = policy;
+    p.per_record = false;
+    p
+}
+
+fn both(m: &dyn RiskMeasure, file: &std::path::Path, what: &str) {
+    let (local, df) = engines();
+    let a = risk(&local, file, &Input::default(), m).unwrap();
+    let b = risk(&df, file, &Input::default(), m).unwrap();
+    same_figures(&a.report.figures, &b.report.figures, what);
+    assert_eq!(a.warnings, b.warnings, "{what}: warnings");
+}
+
+#[test]
+fn frequency_under_every_policy_matches_local() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, parquet) = survey(dir.path(), "s", 3000, 7, false);
+    for policy in [
+        MissingPolicy::Listwise,
+        MissingPolicy::AsValue,
+        MissingPolicy::Wildcard,
+    ] {
+        for keys in [
+            &["region", "age", "sex"][..],
+            &["region", "age", "sex", "job"],
+        ] {
+            let mut p = params(keys, policy);
+            p.population_size = Some(30_000.0);
+            let m = Frequency { params: p };
+            for file in [&csv, &parquet] {
+                both(&m, file, &format!("{policy:?} {keys:?} {}", file.display()));
+            }
+        }
+    }
+}
+
+#[test]
+fn individual_risk_from_weights_matches_local() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, parquet) = survey(dir.path(), "s", 2500, 11, true);
+    for policy in [
+        MissingPolicy::Listwise,
+        MissingPolicy::AsValue,
+        MissingPolicy::Wildcard,
+    ] {
+        let mut p = params(&["region", "age", "sex", "job"], policy);
+        p.weight = Some("w".into());
+        p.population_size = Some(40_000.0);
+        let m = Individual { params: p.clone() };
+        both(&m, &parquet, &format!("individual {policy:?}"));
+        let m = Frequency { params: p };
+        both(&m, &parquet, &format!("frequency weighted {policy:?}"));
+    }
+}
+
+/// METHODS.md example D (Mulder's Table 2): n_match is 3, 1, 5, 3, 3, 3.
+#[test]
+fn mulders_table_2_on_datafusion() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t2.csv");
+    std::fs::write(&f, "age,gender\n40,M\n36,F\n.,M\n40,.\n23,M\n23,M\n").unwrap();
+    let m = Frequency {
+        params: params(&["age", "gender"], MissingPolicy::Wildcard),
+    };
+    let (_, df) = engines();
+    let out = risk(&df, &f, &Input::default(), &m).unwrap();
+    let get = |n: &str| {
+        out.report
+            .figures
+            .iter()
+            .find(|x| x.name == n)
+            .unwrap_or_else(|| panic!("no figure {n}"))
+            .value
+            .clone()
+    };
+    assert_eq!(get("n_match_1"), serde_json::json!(1));
+    assert_eq!(get("n_match_le_5"), serde_json::json!(6));
+    // Σ 1/n_match = 1/3·4 + 1 + 1/5
+    let er = get("expected_reidentifications").as_f64().unwrap();
+    assert!((er - (4.0 / 3.0 + 1.0 + 0.2)).abs() < 1e-12, "{er}");
+}
+
+#[test]
+fn errors_name_the_file_and_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.csv");
+    std::fs::write(&f, "a,w\n1,2\n2,\n3,4\n").unwrap();
+    let mut p = params(&["a"], MissingPolicy::Listwise);
+    p.weight = Some("w".into());
+    let m = Individual { params: p };
+    let (local, df) = engines();
+    let a = risk(&local, &f, &Input::default(), &m)
+        .unwrap_err()
+        .to_string();
+    let b = risk(&df, &f, &Input::default(), &m)
+        .unwrap_err()
+        .to_string();
+    assert!(b.contains("record 2 has no weight"), "{b}");
+    assert_eq!(a, b);
+    let m = Frequency {
+        params: params(&["nope"], MissingPolicy::Listwise),
+    };
+    let b = risk(&df, &f, &Input::default(), &m)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        b.contains("no column named 'nope'") && b.contains("bad.csv"),
+        "{b}"
+    );
+    // What the counts cannot give is refused, not approximated.
+    let mut p = params(&["a"], MissingPolicy::Listwise);
+    p.sensitive = Some("w".into());
+    let b = risk(&df, &f, &Input::default(), &Frequency { params: p })
+        .unwrap_err()
+        .to_string();
+    assert!(b.contains("local engine only"), "{b}");
+}
+
+#[test]
+fn a_tiny_memory_limit_fails_clearly_or_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, parquet) = survey(dir.path(), "s", 4000, 3, false);
+    let m = Frequency {
+        params: params(&["region", "age", "sex", "job"], MissingPolicy::AsValue),
+    };
+    let local = risk(&EngineSpec::default(), &parquet, &Input::default(), &m).unwrap();
+    let tiny = EngineSpec::parse(Some("datafusion"), Some("64KiB")).unwrap();
+    match risk(&tiny, &parquet, &Input::default(), &m) {
+        Ok(out) => same_figures(&local.report.figures, &out.report.figures, "64 KiB"),
+        Err(e) => {
+            let e = e.to_string();
+            assert!(
+                e.contains("--engine datafusion") && e.to_lowercase().contains("memory"),
+                "{e}"
+            );
+        }
+    }
+}
