@@ -131,6 +131,8 @@ pub struct Args {
     pub charts: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub engine: intruder_engine::EngineArgs,
 }
 
 /// `a=x,b=y` items as a TOML table of strings (`numbers`: of numbers).

@@ -116,6 +116,14 @@ fn check_outputs(a: &Args, ipath: &Path, rpath: &Path) -> Result<()> {
     Ok(())
 }
 
+/// How both files are read, as [`load_files`] reads them.
+fn engine_inputs(a: &Args) -> (intruder_data::Input, intruder_data::Input) {
+    (
+        a.read.input(a.intruder_schema.as_deref()),
+        a.read.input(a.released_schema.as_deref()),
+    )
+}
+
 /// Reads both files; the truth columns named on the command line are read as ground truth
 /// (never seen by an attack).
 fn load_files(
@@ -250,9 +258,22 @@ pub fn run(a: Args) -> Result<()> {
     let restricted = twins.as_ref().map(|rows| released.table().take(rows));
     let attacked = restricted.as_ref().unwrap_or(released.table());
     let knowledge = intruder.knowledge(keys.clone())?;
-    let linked = timings.time("attack", || {
-        configured.attack.link(&knowledge, attacked, a.seed)
-    })?;
+    let linked = match a.engine.spec()? {
+        None => timings.time("attack", || {
+            configured.attack.link(&knowledge, attacked, a.seed)
+        })?,
+        Some(_) if twins.is_some() => bail!("twins_only runs on the local engine only"),
+        Some(spec) => timings.time("attack", || {
+            let (i, r) = engine_inputs(&a);
+            intruder_engine::link_on_engine(
+                &spec,
+                configured.attack.as_ref(),
+                &keys,
+                (&ipath, &i),
+                (&rpath, &r),
+            )
+        })?,
+    };
     let mut linkage = linked.linkage;
     let waterfall = match &linked.model {
         Some(model) => model_outputs(

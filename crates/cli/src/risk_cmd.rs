@@ -90,6 +90,8 @@ pub struct Args {
     /// from 1.
     #[arg(long, value_name = "OUT.csv")]
     pub per_record: Option<PathBuf>,
+    #[command(flatten)]
+    pub engine: intruder_engine::EngineArgs,
 }
 
 /// The parameter table: `--set` items, then every flag given (a key given both ways is an error).
@@ -260,12 +262,22 @@ pub fn run(args: Args) -> Result<()> {
     input.set_valued = args.set_valued.clone();
     let mut timings = Timings::new();
     let per_record = args.per_record.is_some();
+    if let Some(spec) = args.engine.spec()? {
+        if per_record {
+            bail!(
+                "--per-record runs on the local engine only (--engine {})",
+                spec.engine
+            );
+        }
+        let (measure, outcome) = engine_outcome(&spec, data, &input, &mut table)?;
+        return finish(&args, data, measure.as_ref(), outcome, &timings);
+    }
     let parted = if per_record {
         Parted::Neither
     } else {
         from_parts(data, &input, &table, &mut timings)?
     };
-    let (measure, mut outcome) = match parted {
+    let (measure, outcome) = match parted {
         Parted::Done(measure, outcome) => (measure, outcome),
         parted => {
             let (ds, columns) = match parted {
@@ -298,6 +310,42 @@ pub fn run(args: Args) -> Result<()> {
             (measure, outcome)
         }
     };
+    finish(&args, data, measure.as_ref(), outcome, &timings)
+}
+
+/// The measure configured from the file's columns (its roles filled in) and its outcome on
+/// an engine other than local (`intruder_engine::risk`).
+fn engine_outcome(
+    spec: &intruder_engine::EngineSpec,
+    data: &std::path::Path,
+    input: &intruder_data::Input,
+    table: &mut toml::Table,
+) -> Result<(Box<dyn RiskMeasure>, RiskOutcome)> {
+    let options = input.read_options(data)?;
+    let columns = match ColumnarFile::open(data, &options) {
+        Some(file) => file.columns(),
+        None => ColumnSet::of(&intruder_data::load(data, input)?),
+    };
+    fill_roles(table, &columns);
+    let ctx = ReadContext {
+        base_dir: None,
+        columns: Some(&columns),
+    };
+    let built = configure(table, "", ctx, &[]).map_err(|p| problems("intruder risk", p))?;
+    warn(&built.warnings);
+    let outcome = intruder_engine::risk(spec, data, input, built.method.as_ref())?;
+    Ok((built.method, outcome))
+}
+
+/// Writes the outcome: warnings, per-record figures, the report, the timings.
+fn finish(
+    args: &Args,
+    data: &std::path::Path,
+    measure: &dyn RiskMeasure,
+    mut outcome: RiskOutcome,
+    timings: &Timings,
+) -> Result<()> {
+    let mut timings = timings.clone();
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }

@@ -4,6 +4,8 @@
 
 mod attack_cli;
 mod common;
+#[cfg(feature = "cluster")]
+mod engines_cli;
 mod fellegi_sunter_cli;
 mod hostile;
 mod mask_cli;

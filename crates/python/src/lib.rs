@@ -481,6 +481,13 @@ fn risk_impl(
     per_record: bool,
 ) -> Result<RiskOut> {
     use intruder_risk::{RISK_COMMON, RISK_MEASURES, configure, fill_roles};
+    let engine = intruder_engine::EngineSpec::take_from(&mut table)?;
+    if per_record && !engine.engine.is_local() {
+        bail!(
+            "per_record runs on the local engine only (engine = {})",
+            engine.engine
+        );
+    }
     let roles = roles_of(
         &table,
         &[
@@ -490,7 +497,10 @@ fn risk_impl(
             ("group", Role::Group),
         ],
     );
-    if !per_record && let Some(out) = risk_from_codes(src, &table, schema, &roles)? {
+    if !per_record
+        && engine.engine.is_local()
+        && let Some(out) = risk_from_codes(src, &table, schema, &roles)?
+    {
         return Ok(out);
     }
     // Only the columns the measure reads are converted.
@@ -521,7 +531,10 @@ fn risk_impl(
             problems("intruder.risk()", p)
         }
     })?;
-    let outcome = built.method.assess(&ds.table, per_record)?;
+    let outcome = match engine.engine.is_local() {
+        true => built.method.assess(&ds.table, per_record)?,
+        false => intruder_engine::risk_table(&engine, &ds.table, built.method.as_ref())?,
+    };
     let records = if per_record {
         Some(ArrowTable::new(arrow_out::records_batch(&outcome.records)?))
     } else {
@@ -825,6 +838,7 @@ fn attack_impl(
 ) -> Result<AttackOut> {
     use intruder_attack::{ATTACK_COMMON, configure};
     use intruder_eval::{EvalOptions, evaluate, twin_rows};
+    let engine = intruder_engine::EngineSpec::take_from(&mut table)?;
     if !table.contains_key("method") {
         table.insert("method".into(), "exact".into());
     }
@@ -893,7 +907,19 @@ fn attack_impl(
     let restricted = twins.as_ref().map(|rows| released.table().take(rows));
     let attacked = restricted.as_ref().unwrap_or(released.table());
     let knowledge = intruder.knowledge(keys.clone())?;
-    let linked = configured.attack.link(&knowledge, attacked, seed)?;
+    if twins.is_some() && !engine.engine.is_local() {
+        bail!(
+            "twins_only runs on the local engine only (engine = {})",
+            engine.engine
+        );
+    }
+    let linked = intruder_engine::link_tables(
+        &engine,
+        configured.attack.as_ref(),
+        &knowledge,
+        attacked,
+        seed,
+    )?;
     let mut linkage = linked.linkage;
     if let Some(rows) = &twins {
         linkage.remap_rows(rows, released.nrows());

@@ -134,6 +134,9 @@ pub enum RunnerError {
         /// What is wrong.
         message: String,
     },
+    /// The engine of `[engine]` could not run a measure or an attack.
+    #[error(transparent)]
+    Engine(#[from] intruder_engine::EngineError),
     /// A run failed.
     #[error("setting '{setting}', replicate {replicate}: {message}")]
     Run {

@@ -33,7 +33,13 @@ pub(super) fn run_attacks(
         };
         // The attack sees the intruder's key columns and the released table only.
         let knowledge = intruder.knowledge(keys)?;
-        let linked = a.configured.attack.link(&knowledge, rel.table(), seed)?;
+        let linked = intruder_engine::link_tables(
+            &exp.engine,
+            a.configured.attack.as_ref(),
+            &knowledge,
+            rel.table(),
+            seed,
+        )?;
         let (linkage, mut model) = (linked.linkage, linked.model.map(|m| m.to_json()));
         let opts = EvalOptions::for_attack(
             &a.configured,

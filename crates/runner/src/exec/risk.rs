@@ -27,7 +27,7 @@ pub(super) fn run_risk(
                 )))
             })?,
         };
-        let outcome = r.measure.assess(table, false)?;
+        let outcome = intruder_engine::risk_table(&exp.engine, table, r.measure.as_ref())?;
         let mut report = outcome.report;
         // Warnings about the inputs (weights below 1, a weight total far from the population
         // size) travel with the figures they qualify.

@@ -176,6 +176,10 @@ pub struct Experiment {
     pub report: ReportSpec,
     /// Published values.
     pub published: Vec<Published>,
+    /// Where risk measures and the exact attack run (`[engine]`: name, memory_limit,
+    /// spill_dir; default local).
+    #[serde(skip)]
+    pub engine: intruder_engine::EngineSpec,
     /// The study of the `[longitudinal]` section, when declared.
     #[serde(rename = "longitudinal", skip_serializing_if = "Option::is_none")]
     pub study: Option<StudyBox>,
@@ -466,6 +470,13 @@ impl Experiment {
             Some(t) => crate::study::parse(t, &mut p),
             None => None,
         };
+        let engine = match top.table(&mut p, "engine") {
+            Some(t) => intruder_engine::EngineSpec::from_table(t).unwrap_or_else(|e| {
+                p.push("engine", e.to_string());
+                Default::default()
+            }),
+            None => Default::default(),
+        };
         let tiny = size("tiny", &mut top, &mut p);
         let paper = size("paper", &mut top, &mut p);
         top.finish(&mut p);
@@ -494,6 +505,7 @@ impl Experiment {
             report,
             published,
             study,
+            engine,
             tiny,
             paper,
             base_dir,
