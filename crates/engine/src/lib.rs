@@ -269,8 +269,10 @@ pub enum EngineError {
 pub const CLUSTER_BUILT: bool = cfg!(feature = "cluster");
 
 mod dispatch;
+mod request;
 mod surface;
-pub use dispatch::{ExactRequest, exact, link_tables, risk, risk_table};
+pub use dispatch::{exact, link_tables, risk, risk_table};
+pub use request::ExactRequest;
 pub use surface::{EngineArgs, link_on_engine};
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ fn two_executors_give_the_local_figures() {
     let logs = tempfile::tempdir().unwrap();
     let (_, released) = survey(dir.path(), "r", 4000, 21, true);
     let (_, intruder) = survey(dir.path(), "i", 800, 22, false);
-    let mut cluster = cluster(logs.path());
+    let cluster = cluster(logs.path());
     let ballista = cluster.spec();
     let local = EngineSpec::default();
     let check = |r: Result<(), String>, cluster: &LocalCluster| {

@@ -937,7 +937,7 @@ pub fn weight_warnings(
     population_size: Option<f64>,
 ) -> Vec<String> {
     let below: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] < 1.0).collect();
-    let facts = crate::external::WeightFacts {
+    let facts = WeightFacts {
         name: name.to_string(),
         below_one: below.first().map(|&first| {
             let min = below
@@ -950,7 +950,49 @@ pub fn weight_warnings(
         total: weights.iter().sum(),
         n: weights.len(),
     };
-    crate::external::weight_facts_warnings(&facts, file, population_size)
+    weight_facts_warnings(&facts, file, population_size)
+}
+
+/// What a weight column holds, for the warnings [`crate::assess`] gives about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightFacts {
+    /// The column's name.
+    pub name: String,
+    /// Weights below 1: how many, the first such record (0-based), its weight, and the
+    /// smallest.
+    pub below_one: Option<(usize, usize, f64, f64)>,
+    /// The sum of the weights.
+    pub total: f64,
+    /// Records.
+    pub n: usize,
+}
+
+/// The warnings about a weight column that [`weight_warnings`] gives, from its facts.
+pub fn weight_facts_warnings(
+    w: &WeightFacts,
+    file: &str,
+    population_size: Option<f64>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let name = &w.name;
+    if let Some((count, first, at_first, min)) = w.below_one {
+        out.push(format!(
+            "{file}: weight column '{name}': {count} of {} weights are below 1 (the first on record {}: {at_first}; the smallest {min}); a weight counts the population units a record stands for, so F_k (a sum of weights) and the individual, global and household risk estimated from it assume weights ≥ 1: rescale the weights to population units",
+            w.n,
+            first + 1,
+        ));
+    }
+    if let Some(big_n) = population_size {
+        let total = w.total;
+        if big_n > 0.0 && ((total - big_n) / big_n).abs() > WEIGHT_TOTAL_TOLERANCE {
+            out.push(format!(
+                "{file}: weight column '{name}': the weights sum to {total}, but the population size given is {big_n} ({:+.1}%, more than {:.0}% off): the weights and the population size describe different populations; check both",
+                (total - big_n) / big_n * 100.0,
+                WEIGHT_TOTAL_TOLERANCE * 100.0,
+            ));
+        }
+    }
+    out
 }
 
 /// Computes every frequency figure of `table` as `params` asks.

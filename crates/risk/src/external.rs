@@ -9,12 +9,12 @@
 //! keys are the caller's to refuse.
 
 use crate::Encoding;
-use crate::assess::WEIGHT_TOTAL_TOLERANCE;
 use crate::assess::{
     Assessment, RecordRisk, RiskParams, Summary, bender_r_of, check_population, class_summary,
     k_anonymity_of, n_match_k_anonymity, n_match_risk_summary, risk_levels_summary,
     unweighted_summary, wildcard_summary_of,
 };
+pub use crate::assess::{WeightFacts, weight_facts_warnings};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::sizes::SizeCounts;
@@ -46,20 +46,6 @@ pub struct NMatchCounts {
     /// With weights: (individual risk from n_match and its weighted count, records at that
     /// risk), in any order, and the sum of the risks over every record.
     pub risk_levels: Option<(Vec<(f64, usize)>, f64)>,
-}
-
-/// What a weight column holds, for the warnings [`crate::assess`] gives about it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WeightFacts {
-    /// The column's name.
-    pub name: String,
-    /// Weights below 1: how many, the first such record (0-based), its weight, and the
-    /// smallest.
-    pub below_one: Option<(usize, usize, f64, f64)>,
-    /// The sum of the weights.
-    pub total: f64,
-    /// Records.
-    pub n: usize,
 }
 
 /// `None` when the counts give every figure `params` asks for; otherwise what they do not
@@ -124,34 +110,6 @@ fn refuse(params: &RiskParams) -> Result<(), RiskError> {
         ))),
         None => Ok(()),
     }
-}
-
-/// The warnings about a weight column that [`crate::weight_warnings`] gives, from its facts.
-pub fn weight_facts_warnings(
-    w: &WeightFacts,
-    file: &str,
-    population_size: Option<f64>,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    let name = &w.name;
-    if let Some((count, first, at_first, min)) = w.below_one {
-        out.push(format!(
-            "{file}: weight column '{name}': {count} of {} weights are below 1 (the first on record {}: {at_first}; the smallest {min}); a weight counts the population units a record stands for, so F_k (a sum of weights) and the individual, global and household risk estimated from it assume weights ≥ 1: rescale the weights to population units",
-            w.n,
-            first + 1,
-        ));
-    }
-    if let Some(big_n) = population_size {
-        let total = w.total;
-        if big_n > 0.0 && ((total - big_n) / big_n).abs() > WEIGHT_TOTAL_TOLERANCE {
-            out.push(format!(
-                "{file}: weight column '{name}': the weights sum to {total}, but the population size given is {big_n} ({:+.1}%, more than {:.0}% off): the weights and the population size describe different populations; check both",
-                (total - big_n) / big_n * 100.0,
-                WEIGHT_TOTAL_TOLERANCE * 100.0,
-            ));
-        }
-    }
-    out
 }
 
 /// The warnings [`crate::assess`] gives from counts: weights below 1 or far from the

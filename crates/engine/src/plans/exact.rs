@@ -20,7 +20,7 @@ use intruder_attack::{Candidates, Linkage, ListCandidates, Lister, MissingPolicy
 use super::risk::{collect, int_at, rows};
 use super::source::{Source, scan};
 use super::{run_error, runtime};
-use crate::dispatch::ExactRequest;
+use crate::request::ExactRequest;
 use crate::{EngineError, EngineSpec};
 
 fn key(k: usize) -> String {

@@ -27,7 +27,7 @@ use intruder_attack::Linkage;
 use intruder_data::Input;
 use intruder_risk::{RiskMeasure, RiskOutcome};
 
-use crate::dispatch::ExactRequest;
+use crate::request::ExactRequest;
 use crate::{Engine, EngineError, EngineSpec};
 
 /// The engine's error of a DataFusion or Ballista failure.
