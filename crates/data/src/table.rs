@@ -62,6 +62,12 @@ impl Table {
         &self.source
     }
 
+    /// Names the table's source anew (messages and reports name it so): e.g. the experiment
+    /// runner names a file as the experiment does, whatever path it was read from.
+    pub fn relabel(&mut self, source: impl Into<PathBuf>) {
+        self.source = source.into();
+    }
+
     /// Number of rows.
     pub fn nrows(&self) -> usize {
         self.nrows

@@ -1191,6 +1191,15 @@ fn run_impl(
             .iter()
             .map(|w| format!("{}: {w}", path.display())),
     );
+    if !done.failed.failed.is_empty() {
+        bail!(
+            "{} of {} runs failed; the reports in {} cover the others and list the failures:\n{}",
+            done.failed.failed.len(),
+            done.plan.runs.len(),
+            done.out_dir.display(),
+            done.failed.failure_text(done.plan.runs.len())
+        );
+    }
     let results = done.out_dir.join("results.csv");
     let table = if results.is_file() {
         Some(table_of(&intruder_data::load(

@@ -167,7 +167,15 @@ fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {
                 }
                 other => other,
             };
-        loaded.map(Labelled::from_dataset)
+        // Named by its file name, as the reports name it: messages and stored runs do not
+        // depend on the directory the data were read from (an absolute, relative or symlinked
+        // path, a generator's output directory).
+        loaded.map(|mut ds| {
+            if let Some(name) = path.file_name() {
+                ds.table.relabel(name);
+            }
+            Labelled::from_dataset(ds)
+        })
     };
     let (rel_path, rel_schema) = &fs[0];
     let released = read(rel_path, rel_schema, &d.truth)?;

@@ -76,8 +76,8 @@ pub use aggregate::{
 pub use check::check_data;
 pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
-    ALIGNED, ExecOptions, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one, run_study,
-    study_id, study_path,
+    ALIGNED, ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, execute, load_runs, load_study,
+    run_one, run_study, study_id, study_path,
 };
 pub use glossary::{
     GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
@@ -90,8 +90,8 @@ pub use metrics::{
 pub use plan::{Plan, Run};
 pub use plot::{Figure, LabelEl, LegendEl, PointEl, Rect, pareto, place_labels, plots};
 pub use record::{
-    AttackOutcomes, AttackRecord, EvaluatorCounts, IntruderRecord, MaskingRecord, Metric, MetricId,
-    RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,
+    AttackOutcomes, AttackRecord, EvaluatorCounts, FailureRecord, IntruderRecord, MaskingRecord,
+    Metric, MetricId, RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,
 };
 pub use report::{HOW_TO_READ, INTERVALS_TEXT, Written, shown_in_report, write_reports};
 pub use spec::{
@@ -199,8 +199,12 @@ pub struct Done {
     /// The reports.
     pub written: Written,
     /// The evaluator's warnings of every run's attacks (executed now or stored), each once,
-    /// naming the run's setting, replicate and attack.
+    /// naming the run's setting, replicate and attack; and every attack or measure that failed
+    /// inside a run (its other outcomes kept), naming the setting, replicate and reason.
     pub warnings: Vec<String>,
+    /// Runs that failed as a whole (not stored; the reports cover the others). The caller
+    /// reports them as an error once the reports are written ([`Executed::failure_text`]).
+    pub failed: Executed,
 }
 
 /// The default output directory of an experiment.
@@ -265,9 +269,24 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
             progress: opts.progress,
         },
     )?;
+    if !plan.runs.is_empty() && executed.failed.len() == plan.runs.len() {
+        return Err(RunnerError::Invalid(executed.failure_text(plan.runs.len())));
+    }
+    // The reports cover every run that is stored; runs that failed as a whole are listed.
+    let failed_ids: std::collections::HashSet<&str> =
+        executed.failed.iter().map(|f| f.run.as_str()).collect();
+    let stored = Plan {
+        settings: plan.settings.clone(),
+        runs: plan
+            .runs
+            .iter()
+            .filter(|r| !failed_ids.contains(r.id.as_str()))
+            .cloned()
+            .collect(),
+    };
     let study_ran = run_study(exp, &fingerprint, &out, opts.force)?;
-    let runs = load_runs(&plan, &out)?;
-    let written = write_reports(exp, &plan, &runs, &fingerprint, &out)?;
+    let runs = load_runs(&stored, &out)?;
+    let written = write_reports(exp, &stored, &runs, &fingerprint, &out, &executed.failed)?;
     let mut warnings: Vec<String> = Vec::new();
     for run in &runs {
         for a in &run.attacks {
@@ -283,13 +302,27 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
                 }
             }
         }
+        for f in &run.failures {
+            let w = format!(
+                "setting '{}', replicate {}: {} failed (its figures are left out; the others are kept): {}",
+                run.setting,
+                run.replicate + 1,
+                f.what(),
+                f.message
+            );
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
     }
+    let executed_now = executed.executed;
     Ok(Done {
         out_dir: out,
         plan,
-        executed,
+        executed: executed_now,
         study_ran,
         written,
         warnings,
+        failed: executed,
     })
 }

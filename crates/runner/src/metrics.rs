@@ -542,6 +542,7 @@ mod tests {
             attacks: Vec::new(),
             risk: Vec::new(),
             utility: Vec::new(),
+            failures: Vec::new(),
         };
         let m = metrics(&run);
         let v = |k: &str| m.iter().find(|x| x.id.to_string() == k).unwrap().value;

@@ -10,6 +10,7 @@ mod layers;
 mod linkage_charts;
 mod longitudinal;
 mod paper_values;
+mod paths_and_failures;
 mod report_layout;
 mod reproducible;
 mod risk_measures;

@@ -49,7 +49,7 @@ pub use pmse::{Pmse, pmse};
 pub use registry::{
     CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, MomentsMeasure, PmseMeasure,
     UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, default_measures, docs, find,
-    measure_all, merge_reports, registry_markdown,
+    measure_all, measure_each, merge_reports, registry_markdown,
 };
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,
@@ -86,6 +86,14 @@ pub enum UtilityError {
     /// A model could not be fitted.
     #[error("{0}")]
     Model(String),
+    /// An error of one measure, naming it.
+    #[error("utility measure '{measure}': {source}")]
+    Measure {
+        /// The measure's registry name.
+        measure: String,
+        /// What went wrong.
+        source: Box<UtilityError>,
+    },
 }
 
 /// The values of a numeric variable (`NaN` when missing); an error names file, column and kind.

@@ -302,12 +302,28 @@ pub fn default_measures(
 
 /// Runs `measures` on the two tables; measures that compare records one to one get the
 /// original subset to `kept_rows` (each masked record's 0-based row in the original) when given.
+/// The first error is returned, naming its measure ([`UtilityError::Measure`]).
 pub fn measure_all(
     measures: &[Box<dyn UtilityMeasure>],
     original: &Table,
     masked: &Table,
     kept_rows: Option<&[usize]>,
 ) -> Result<Vec<Report>, UtilityError> {
+    measure_each(measures, original, masked, kept_rows)
+        .into_iter()
+        .collect()
+}
+
+/// [`measure_all`], one outcome per measure: a measure that fails (a column of the wrong kind
+/// after masking, a model that cannot be fitted) leaves the others' reports (the experiment
+/// runner records the failure with its setting and keeps the rest). Each error names its
+/// measure ([`UtilityError::Measure`]).
+pub fn measure_each(
+    measures: &[Box<dyn UtilityMeasure>],
+    original: &Table,
+    masked: &Table,
+    kept_rows: Option<&[usize]>,
+) -> Vec<Result<Report, UtilityError>> {
     let mut subset: Option<Table> = None;
     let mut out = Vec::with_capacity(measures.len());
     for m in measures {
@@ -315,9 +331,12 @@ pub fn measure_all(
             Some(rows) if m.one_to_one() => &*subset.get_or_insert_with(|| original.take(rows)),
             _ => original,
         };
-        out.push(m.measure(o, masked)?);
+        out.push(m.measure(o, masked).map_err(|e| UtilityError::Measure {
+            measure: m.name().to_string(),
+            source: Box::new(e),
+        }));
     }
-    Ok(out)
+    out
 }
 
 /// A number as JSON: `null` when not finite.
