@@ -142,10 +142,8 @@ pub fn run(a: Args) -> Result<()> {
         .input(a.released_schema.as_deref())
         .with_role(&rtruth, Role::Truth);
     let mut timings = Timings::new();
-    let intruder =
-        Labelled::from_dataset(intruder_data::load_timed(&ipath, &iinput, &mut timings)?);
-    let released =
-        Labelled::from_dataset(intruder_data::load_timed(&rpath, &rinput, &mut timings)?);
+    let intruder = Labelled::from_dataset(common::load(&ipath, &iinput, &mut timings)?);
+    let released = Labelled::from_dataset(common::load(&rpath, &rinput, &mut timings)?);
 
     // Keys: given, else the linkage specification's, else the schema's key columns.
     if configured.key_names(&[]).is_none() {
@@ -161,6 +159,11 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     let keys = configured.key_map(&[], &[])?;
+    // Every key either file lacks, or that is a truth column, at once.
+    let bad = intruder.check_keys(&released, &keys, "keys");
+    if !bad.is_empty() {
+        return Err(common::problems(surface, bad));
+    }
     let truth = truth_ids(&a, &intruder, &released);
     let sensitive = &configured.common.sensitive;
     match (sensitive, &a.sensitive_truth) {

@@ -25,7 +25,7 @@ pub fn read_timed(
     timings: &mut Timings,
 ) -> Result<Dataset, DataError> {
     let start = Instant::now();
-    let result = read_any(path, options);
+    let result = read_any(path, options).and_then(|ds| crate::read::no_records(path, ds));
     timings.add(Timings::READ, start.elapsed());
     result
 }

@@ -36,12 +36,17 @@ pub struct Input {
     pub schema: Option<PathBuf>,
     /// Field delimiter (overrides the schema's).
     pub delimiter: Option<u8>,
+    /// Decimal mark, `.` or `,` (overrides the schema's).
+    pub decimal: Option<u8>,
     /// Missing-value tokens (override the schema's).
     pub missing_tokens: Option<Vec<String>>,
     /// Roles set by the user (`--keys`, `--weight`, `truth = "pid"`): they win over the schema.
     pub roles: Vec<(String, Role)>,
     /// Columns declared set-valued by the user.
     pub set_valued: Vec<String>,
+    /// Roles naming a column the file lacks are skipped ([`ReadOptions::optional_overrides`]):
+    /// the caller reports every such name with its parameter.
+    pub optional_roles: bool,
 }
 
 impl Input {
@@ -71,7 +76,9 @@ impl Input {
             opts.schema = Some(Schema::from_file(&s)?);
         }
         opts.delimiter = self.delimiter;
+        opts.decimal = self.decimal;
         opts.missing = self.missing_tokens.clone();
+        opts.optional_overrides = self.optional_roles;
         for (name, role) in &self.roles {
             opts.override_spec(name).role = Some(*role);
         }

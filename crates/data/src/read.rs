@@ -12,6 +12,7 @@
 pub(crate) mod chunked;
 pub(crate) mod intern;
 pub(crate) mod onepass;
+pub(crate) mod sniff;
 pub(crate) mod textcheck;
 
 use std::io::Read;
@@ -33,14 +34,22 @@ pub(crate) const NUMERIC_SWITCH: usize = 1 << 16;
 /// (what a command line says, e.g. `--keys` sets the key role).
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Field delimiter (default: the schema's, else `,`).
+    /// Field delimiter (default: the schema's, else the one detected from the first lines:
+    /// `,`, `;`, tab or `|`).
     pub delimiter: Option<u8>,
+    /// Decimal mark of numbers, `.` or `,` (default: the schema's, else `,` when the delimiter
+    /// is not a comma and the first lines hold numbers such as `12,5` and none such as `12.5`).
+    pub decimal: Option<u8>,
     /// Missing tokens for every column (default: the schema's, else [`DEFAULT_MISSING`]).
     pub missing: Option<Vec<String>>,
     /// A declared schema.
     pub schema: Option<Schema>,
     /// Per-column overrides, applied field by field over the schema.
     pub overrides: Vec<(String, ColumnSpec)>,
+    /// Overrides that only set a role and name a column the file lacks are skipped instead of
+    /// refused: the caller checks those names itself (the command line's parameters, each
+    /// problem with its parameter and a did-you-mean, all at once).
+    pub optional_overrides: bool,
 }
 
 impl ReadOptions {
@@ -100,6 +109,45 @@ impl FileFormat {
             FileFormat::Csv
         }
     }
+}
+
+/// A file with a header (or a schema) but no record is refused by name: every command would
+/// otherwise fail later with a message about its columns (an empty column reads as
+/// categorical).
+pub(crate) fn no_records(path: &Path, ds: Dataset) -> Result<Dataset, DataError> {
+    let rows = match ds.truth.first() {
+        Some(t) if ds.table.ncols() == 0 => t.len(),
+        _ => ds.table.nrows(),
+    };
+    if rows > 0 {
+        return Ok(ds);
+    }
+    Err(DataError::Input {
+        location: crate::error::Location {
+            file: path.to_path_buf(),
+            line: None,
+            column: None,
+        },
+        message: format!(
+            "the file has no records: it names {} column{} ({}) but holds no data",
+            ds.table.ncols() + ds.truth.len(),
+            if ds.table.ncols() + ds.truth.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            ds.all_columns()
+                .take(8)
+                .map(|c| c.name().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+                + if ds.table.ncols() + ds.truth.len() > 8 {
+                    ", …"
+                } else {
+                    ""
+                }
+        ),
+    })
 }
 
 /// Reads CSV text from any reader; `label` names it in errors. The text is read whole, then

@@ -222,7 +222,13 @@ pub(crate) fn numeric_values(ds: &Dataset, name: &str) -> Result<Vec<f64>, Panel
         return Err(PanelError::Column {
             file: file(ds),
             column: name.to_string(),
-            message: format!("is {}; expected a numeric column", c.kind()),
+            message: format!(
+                "is {}; expected a numeric column{}",
+                c.kind(),
+                intruder_data::params::first_not_finite(c)
+                    .map(|(i, t)| format!(" (row {} holds '{t}', which is not a number)", i + 1))
+                    .unwrap_or_default()
+            ),
         });
     }
     Ok(values(c))

@@ -309,6 +309,7 @@ impl Source {
                         })
                         .collect(),
                     first_not_number: Vec::new(),
+                    levels: Vec::new(),
                 };
                 let ds = Dataset::split_truth(PathBuf::from(label), columns)?;
                 Ok((ds, set))
@@ -343,6 +344,7 @@ impl Source {
                 })
                 .collect(),
             first_not_number: Vec::new(),
+            levels: Vec::new(),
         }))
     }
 
@@ -639,6 +641,7 @@ fn mask_impl(
             .map(|c| (c.name().to_string(), c.kind(), c.role()))
             .collect(),
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,
@@ -1035,6 +1038,7 @@ fn utility_impl(
             .map(|c| (c.name().to_string(), c.kind(), c.role()))
             .collect(),
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,

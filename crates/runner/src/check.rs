@@ -36,6 +36,30 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
             out.push(problem(key, e));
         }
     }
+    // The evaluator matches each intruder record to the released record with its truth id.
+    if !exp.attacks.is_empty()
+        && let Some(c) = data.released.truth().column(&d.truth)
+    {
+        let mut seen: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(c.len());
+        for j in 0..c.len() {
+            if let Some(t) = c.text(j)
+                && let Some(prev) = seen.insert(t.to_string(), j)
+            {
+                out.push(problem(
+                    "data.truth",
+                    format!(
+                        "{}: column '{}': truth id '{t}' appears on rows {} and {}: the released file's ids must be unique (one record per person), since the attacks are scored by them",
+                        data.released.table().source().display(),
+                        d.truth,
+                        prev + 1,
+                        j + 1
+                    ),
+                ));
+                break;
+            }
+        }
+    }
     for (key, ds) in [
         ("data.released_where", &data.released),
         ("data.intruder_where", data.source()),
@@ -81,11 +105,11 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
             .map_or(k.clone(), |(_, b)| b.clone())
     };
     for k in &sc.keys {
-        if let Err(e) = source.check(k, ColumnNeed::Any) {
+        if let Err(e) = source.check_usable(k, ColumnNeed::Any) {
             out.push(problem("scenario.keys", e));
         }
         let r = released_name(k);
-        if let Err(e) = released.check(&r, ColumnNeed::Any) {
+        if let Err(e) = released.check_usable(&r, ColumnNeed::Any) {
             let path = if &r == k {
                 "scenario.keys".to_string()
             } else {
@@ -150,7 +174,7 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
     for (i, a) in exp.attacks.iter().enumerate() {
         let loc = format!("attack[{}]", i + 1);
         for k in &a.keys {
-            if let Err(e) = source.check(k, ColumnNeed::Any) {
+            if let Err(e) = source.check_usable(k, ColumnNeed::Any) {
                 out.push(problem(format!("{loc}.keys"), e));
             }
             let r = a
@@ -159,7 +183,7 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
                 .find(|(x, _)| x == k)
                 .map_or(k.clone(), |(_, y)| y.clone());
             for set in &after {
-                if let Err(e) = set.check(&r, ColumnNeed::Any) {
+                if let Err(e) = set.check_usable(&r, ColumnNeed::Any) {
                     out.push(problem(format!("{loc}.keys"), e));
                     break;
                 }
@@ -167,7 +191,7 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
         }
         if let Some(s) = &a.sensitive {
             for set in [&released, &source] {
-                if let Err(e) = set.check(s, ColumnNeed::Any) {
+                if let Err(e) = set.check_usable(s, ColumnNeed::Any) {
                     out.push(problem(format!("{loc}.sensitive"), e));
                 }
             }

@@ -49,7 +49,7 @@ pub use pmse::{Pmse, pmse};
 pub use registry::{
     CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, MomentsMeasure, PmseMeasure,
     UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, default_measures, docs, find,
-    measure_all, measure_each, merge_reports, registry_markdown,
+    left_out_measures, measure_all, measure_each, merge_reports, registry_markdown,
 };
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,
@@ -103,7 +103,13 @@ pub(crate) fn numeric(table: &Table, name: &str) -> Result<Vec<f64>, UtilityErro
         return Err(UtilityError::Column {
             file: table.source().display().to_string(),
             column: name.to_string(),
-            message: format!("is {}; this measure needs a numeric column", c.kind()),
+            message: format!(
+                "is {}{}; this measure needs a numeric column",
+                c.kind(),
+                intruder_data::params::first_not_finite(c)
+                    .map(|(i, t)| format!(" (row {} holds '{t}', which is not a number)", i + 1))
+                    .unwrap_or_default()
+            ),
         });
     }
     Ok(intruder_data::numeric::values(c))

@@ -300,6 +300,42 @@ pub fn default_measures(
     out.into_iter().map(str::to_string).collect()
 }
 
+/// Why [`default_measures`] leaves measures out, one sentence each naming the measures and the
+/// variables that keep them out (a categorical variable, records removed): what the command
+/// line prints as a note and Python raises as a warning, so that no measure disappears without
+/// a word.
+pub fn left_out_measures(
+    original: &Table,
+    variables: &[String],
+    same_records: bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let not_numeric: Vec<String> = variables
+        .iter()
+        .filter_map(|v| {
+            let c = original.column(v).ok()?;
+            (!c.kind().is_numeric()).then(|| {
+                let example = intruder_data::params::first_not_finite(c)
+                    .map(|(i, t)| format!(", row {} holds '{t}'", i + 1))
+                    .unwrap_or_default();
+                format!("'{v}' is {}{example}", c.kind())
+            })
+        })
+        .collect();
+    if !variables.is_empty() && !not_numeric.is_empty() {
+        out.push(format!(
+            "moments, correlations and il1s are left out: they need numeric variables, and {} (a decimal comma? give --decimal , ; a code? compare it with pmse)",
+            not_numeric.join("; ")
+        ));
+    } else if !variables.is_empty() && !same_records {
+        out.push(
+            "il1s is left out: the files hold different records (give the change log, --log, to compare each masked record with its original)"
+                .to_string(),
+        );
+    }
+    out
+}
+
 /// Runs `measures` on the two tables; measures that compare records one to one get the
 /// original subset to `kept_rows` (each masked record's 0-based row in the original) when given.
 /// The first error is returned, naming its measure ([`UtilityError::Measure`]).

@@ -240,6 +240,7 @@ mod imp {
                 file: self.path.display().to_string(),
                 columns,
                 first_not_number: Vec::new(),
+                levels: Vec::new(),
             }
         }
 

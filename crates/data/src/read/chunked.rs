@@ -91,6 +91,8 @@ pub(crate) struct Parsed {
     /// Rows of each chunk, in file order.
     pub(crate) chunk_rows: Vec<usize>,
     pub(crate) columns: Vec<Slot>,
+    /// The reader's notes ([`Dataset::notes`]).
+    pub(crate) notes: Vec<String>,
 }
 
 /// A column of [`Parsed`].
@@ -112,6 +114,7 @@ impl Parsed {
             cfg,
             plans,
             columns,
+            notes,
             ..
         } = self;
         let columns = columns
@@ -122,13 +125,39 @@ impl Parsed {
                 Slot::Held(parts) => finish_column(plan, parts, nrows, &cfg, &label),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Dataset::split_truth(label, columns)
+        let mut ds = Dataset::split_truth(label, columns)?;
+        ds.notes = notes;
+        Ok(ds)
     }
 }
 
 /// Parses CSV text in parallel with chunks of about `chunk_bytes`, finishing every column but
 /// those `hold` keeps as chunk builders.
 pub(crate) fn parse_with(
+    text: &[u8],
+    label: &Path,
+    options: &ReadOptions,
+    chunk_bytes: usize,
+    hold: &(dyn Fn(&ColPlan, &Parts) -> bool + Sync),
+) -> Result<Parse, DataError> {
+    // UTF-16 decoded; delimiter and decimal mark decided when not given (`sniff`).
+    let prepared = super::sniff::prepare(text, label, options)?;
+    let notes = prepared.notes.clone();
+    let parse = parse_prepared(&prepared.text, label, &prepared.options, chunk_bytes, hold)?;
+    Ok(match parse {
+        Parse::Ready(mut ds) => {
+            ds.notes = notes;
+            Parse::Ready(ds)
+        }
+        Parse::Chunks(mut parsed) => {
+            parsed.notes = notes;
+            Parse::Chunks(parsed)
+        }
+    })
+}
+
+/// [`parse_with`] of a text made ready by [`super::sniff::prepare`].
+fn parse_prepared(
     text: &[u8],
     label: &Path,
     options: &ReadOptions,
@@ -215,6 +244,7 @@ pub(crate) fn parse_with(
         plans,
         chunk_rows,
         columns,
+        notes: Vec::new(),
     }))
 }
 
