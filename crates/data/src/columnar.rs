@@ -199,7 +199,10 @@ mod imp {
             .iter()
             .zip(specs)
             .enumerate()
-            .map(|(j, (name, spec))| ColPlan::new(name, j + 1, spec, &cfg.file_missing))
+            .map(|(j, (name, spec))| {
+                let plan = ColPlan::new(name, j + 1, spec, &cfg.file_missing);
+                categories_stay(plan, schema.field(j).data_type(), &cfg)
+            })
             .collect();
         let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
         // Each column's arrays held by that column alone, so that they are freed as soon as
@@ -220,6 +223,16 @@ mod imp {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Dataset::split_truth(PathBuf::from(path), columns)
+    }
+
+    /// The plan of a column of Arrow type `t`: a dictionary whose kind is not declared is
+    /// categorical ([`ColPlan::as_categorical`]).
+    pub(crate) fn categories_stay(plan: ColPlan, t: &DataType, cfg: &Config) -> ColPlan {
+        if matches!(t, DataType::Dictionary(_, _)) && matches!(plan.plan, Plan::Infer) {
+            plan.as_categorical(&cfg.file_missing)
+        } else {
+            plan
+        }
     }
 
     fn is_int(t: &DataType) -> bool {

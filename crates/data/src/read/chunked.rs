@@ -667,6 +667,21 @@ impl ColPlan {
         }
     }
 
+    /// This plan for a column that arrives as categories (an Arrow dictionary: a pandas
+    /// category, a polars Categorical or Enum; a labelled variable of a statistical file) when
+    /// its kind was not declared: declared categorical, so that it stays categorical whatever
+    /// its labels look like (`1`, `2`, … are categories, not integers). Its levels are ordered
+    /// as for any declared categorical column without categories (numbers in numeric order,
+    /// else text order), so every reader and key path gives the same codes.
+    pub(crate) fn as_categorical(&self, file_missing: &[String]) -> Self {
+        if !matches!(self.plan, Plan::Infer) {
+            return ColPlan::new(&self.name, self.position, self.spec.clone(), file_missing);
+        }
+        let mut spec = self.spec.clone();
+        spec.kind = Some(Kind::Categorical);
+        ColPlan::new(&self.name, self.position, spec, file_missing)
+    }
+
     #[inline]
     pub(crate) fn is_missing(&self, field: &[u8], key: Key) -> bool {
         self.missing_keys
