@@ -46,8 +46,8 @@ pub struct ReadOptions {
     pub schema: Option<Schema>,
     /// Per-column overrides, applied field by field over the schema.
     pub overrides: Vec<(String, ColumnSpec)>,
-    /// Overrides that only set a role and name a column the file lacks are skipped instead of
-    /// refused: the caller checks those names itself (the command line's parameters, each
+    /// Overrides that only set a role (not the truth) and name a column the file lacks are
+    /// skipped instead of refused: the caller checks those names itself (the command line's parameters, each
     /// problem with its parameter and a did-you-mean, all at once).
     pub optional_overrides: bool,
 }

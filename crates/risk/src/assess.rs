@@ -409,6 +409,10 @@ pub struct WildcardSummary {
     pub theta: Option<f64>,
     /// Records with n_match ≤ the uniqueness threshold.
     pub uniques_at_threshold: usize,
+    /// The file's k under wildcard: the smallest n_match (`None` without records); what
+    /// `min_k` is under listwise and as-value, and sdcMicro's k-anonymity with `NA` matching
+    /// anything.
+    pub min_k: Option<u32>,
 }
 
 /// k-anonymity counts in records, on f_k (listwise, as-value) or n_match (wildcard).
@@ -683,6 +687,12 @@ impl Summary {
                 json!(w.uniques_at_threshold),
                 Unit::Count,
                 format!("records with n_match ≤ {t}"),
+            );
+            add(
+                "min_k",
+                json!(w.min_k),
+                Unit::Count,
+                "the file's k: the smallest n_match (missing matches anything, as sdcMicro's kAnon counts NA)".into(),
             );
         }
         let ka = &self.k_anonymity;
@@ -1494,6 +1504,7 @@ fn wildcard_summary_of(
             .population_size
             .and_then(|big_n| skinner_elliot_theta(count(1), n_match_2, n_total as f64 / big_n)),
         uniques_at_threshold: count(params.unique_threshold),
+        min_k: hist.iter().find(|&&(_, r)| r > 0).map(|&(m, _)| m),
     }
 }
 

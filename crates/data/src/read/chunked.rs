@@ -673,6 +673,7 @@ impl ColPlan {
     /// its labels look like (`1`, `2`, … are categories, not integers). Its levels are ordered
     /// as for any declared categorical column without categories (numbers in numeric order,
     /// else text order), so every reader and key path gives the same codes.
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
     pub(crate) fn as_categorical(&self, file_missing: &[String]) -> Self {
         if !matches!(self.plan, Plan::Infer) {
             return ColPlan::new(&self.name, self.position, self.spec.clone(), file_missing);

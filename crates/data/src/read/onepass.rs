@@ -255,12 +255,14 @@ pub(crate) fn column_specs(
             problems: unknown_in_schema,
         });
     }
-    // Optional overrides are those that only set a role (a declared kind, e.g. set-valued, is
-    // always checked).
+    // Optional overrides are those that only set a role other than the truth (a declared
+    // kind, e.g. set-valued, and a truth column are always checked).
     let absent: Vec<&str> = options
         .overrides
         .iter()
-        .filter(|(_, spec)| !(options.optional_overrides && spec.kind.is_none()))
+        .filter(|(_, spec)| {
+            !(options.optional_overrides && spec.kind.is_none() && spec.role != Some(Role::Truth))
+        })
         .map(|(n, _)| n.as_str())
         .filter(|n| !in_file.contains(n))
         .collect();

@@ -6,6 +6,9 @@ from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple,
 from ._intruder import ArrowTable as ArrowTable
 from ._intruder import IntruderError as IntruderError
 
+class IntruderWarning(UserWarning): ...
+class IntruderDeprecationWarning(IntruderWarning, FutureWarning): ...
+
 __version__: str
 
 #: A table: pandas or polars DataFrame, pyarrow Table or RecordBatch, any object with
