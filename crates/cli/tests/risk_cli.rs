@@ -1190,3 +1190,49 @@ fn per_record_parquet_holds_the_csv_figures() {
     assert_eq!(cells_of(&pq), std::fs::read_to_string(&csv).unwrap());
     assert_eq!(cells_of(&pq), cells_of(&csv));
 }
+
+/// Issue 38: SPSS, Stata and SAS files are read by content (feature `statfiles`): value labels
+/// as categories, user-missing codes as missing, so a key with a "don't know" code is deleted
+/// listwise as a missing cell; the codes of a SAS file are numbers.
+#[cfg(feature = "statfiles")]
+#[test]
+fn statistical_files_are_read_as_statistical_packages_mean_them() {
+    let fixtures = repo("crates/data/tests/fixtures/statfiles");
+    for name in ["survey.sav", "survey.dta"] {
+        let f = fixtures.join(name);
+        let r = json(&[
+            "risk",
+            "--data",
+            f.to_str().unwrap(),
+            "--keys",
+            "region,sex",
+        ]);
+        // Records 6 (user-missing region) and 12 (system-missing) are deleted listwise.
+        assert_eq!(r["n_total"], 12, "{name}");
+        assert_eq!(r["n_deleted"], 2, "{name}");
+        // (4, Male) is unique; (North, Male) ×3, (South, Male) ×2, (East, Female) ×2,
+        // (North, Female) ×1, (South, Female) ×1.
+        assert_eq!(r["sample_uniques"], 3, "{name}: {r}");
+    }
+    let sas = fixtures.join("survey.sas7bdat");
+    let r = json(&[
+        "risk",
+        "--data",
+        sas.to_str().unwrap(),
+        "--keys",
+        "region,sex",
+    ]);
+    // The code 9 is a value here: one record more.
+    assert_eq!(r["n_deleted"], 1);
+}
+
+/// Without the feature, a statistical file is refused with a message saying how to build.
+#[cfg(not(feature = "statfiles"))]
+#[test]
+fn statistical_files_need_the_feature() {
+    let f = repo("crates/data/tests/fixtures/statfiles/survey.dta");
+    fails(
+        &["risk", "--data", f.to_str().unwrap(), "--keys", "region"],
+        &["survey.dta", "Stata", "--features statfiles"],
+    );
+}

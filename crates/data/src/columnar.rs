@@ -61,6 +61,8 @@ pub fn write_parquet(path: &Path, data: &Dataset) -> Result<(), DataError> {
 mod parts;
 pub use parts::{ColumnarFile, ParquetKeys};
 
+#[cfg(feature = "statfiles")]
+pub(crate) use imp::from_batches;
 #[cfg(feature = "parquet")]
 pub(crate) use imp::read;
 #[cfg(feature = "parquet")]
@@ -169,7 +171,7 @@ mod imp {
         from_batches(path, &schema, batches, options)
     }
 
-    fn from_batches(
+    pub(crate) fn from_batches(
         path: &Path,
         schema: &ArrowSchema,
         batches: Vec<RecordBatch>,

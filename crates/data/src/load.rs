@@ -14,14 +14,26 @@ use crate::table::Dataset;
 use crate::timings::Timings;
 
 /// The schema conventionally beside a data file: `x.schema.toml` for `x.csv`, `x.csv.gz`,
-/// `x.tsv`, `x.parquet` or `x`.
+/// `x.tsv`, `x.parquet`, `x.arrow`, `x.sav`, `x.dta`, `x.sas7bdat` or `x`.
 pub fn schema_beside(data: &Path) -> PathBuf {
     let name = data
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let stem = [
-        ".csv.gz", ".tsv.gz", ".csv", ".tsv", ".txt", ".parquet", ".gz",
+        ".csv.gz",
+        ".tsv.gz",
+        ".csv",
+        ".tsv",
+        ".txt",
+        ".parquet",
+        ".gz",
+        ".arrow",
+        ".feather",
+        ".sav",
+        ".zsav",
+        ".dta",
+        ".sas7bdat",
     ]
     .iter()
     .find_map(|suffix| name.strip_suffix(suffix))
@@ -110,6 +122,9 @@ mod tests {
             ("d/x.csv", "d/x.schema.toml"),
             ("d/x.csv.gz", "d/x.schema.toml"),
             ("x.parquet", "x.schema.toml"),
+            ("d/survey.sav", "d/survey.schema.toml"),
+            ("survey.dta", "survey.schema.toml"),
+            ("survey.sas7bdat", "survey.schema.toml"),
             ("x", "x.schema.toml"),
         ] {
             assert_eq!(schema_beside(Path::new(data)), PathBuf::from(schema));

@@ -94,11 +94,25 @@ pub enum FileFormat {
     Parquet,
     /// Arrow IPC file (`ARROW1`).
     Arrow,
+    /// SPSS system file (`$FL2`, `$FL3`: `.sav`, `.zsav`).
+    Spss,
+    /// Stata data file (`.dta`, releases 104–119).
+    Stata,
+    /// SAS data set (`.sas7bdat`).
+    Sas,
 }
 
 impl FileFormat {
-    /// The format of a file starting with `head` (at least its first 6 bytes when it has them).
+    /// The format of a file starting with `head` (its first 32 bytes when it has them).
     pub fn sniff(head: &[u8]) -> FileFormat {
+        use crate::statfile::StatFormat;
+        if let Some(f) = StatFormat::sniff(head) {
+            return match f {
+                StatFormat::Spss => FileFormat::Spss,
+                StatFormat::Stata => FileFormat::Stata,
+                StatFormat::Sas => FileFormat::Sas,
+            };
+        }
         if head.starts_with(&[0x1f, 0x8b]) {
             FileFormat::Gzip
         } else if head.starts_with(b"PAR1") {

@@ -77,7 +77,7 @@ impl CsvFile {
         let Ok(map) = (unsafe { memmap2::Mmap::map(&file) }) else {
             return Ok(None);
         };
-        if FileFormat::sniff(&map[..map.len().min(8)]) != FileFormat::Csv {
+        if FileFormat::sniff(&map[..map.len().min(32)]) != FileFormat::Csv {
             return Ok(None);
         }
         let file = CsvFile::parse(&map, path, options, chunk_bytes(map.len()))?;
