@@ -105,13 +105,27 @@ pub enum FileFormat {
 impl FileFormat {
     /// The format of a file starting with `head` (its first 32 bytes when it has them).
     pub fn sniff(head: &[u8]) -> FileFormat {
-        use crate::statfile::StatFormat;
-        if let Some(f) = StatFormat::sniff(head) {
-            return match f {
-                StatFormat::Spss => FileFormat::Spss,
-                StatFormat::Stata => FileFormat::Stata,
-                StatFormat::Sas => FileFormat::Sas,
-            };
+        /// SAS7BDAT's 32-byte magic number.
+        const SAS_MAGIC: [u8; 32] = [
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0xea,
+            0x81, 0x60, 0xb3, 0x14, 0x11, 0xcf, 0xbd, 0x92, 0x08, 0x00, 0x09, 0xc7, 0x31, 0x8c,
+            0x18, 0x1f, 0x10, 0x11,
+        ];
+        if head.starts_with(b"$FL2") || head.starts_with(b"$FL3") {
+            return FileFormat::Spss;
+        }
+        if head.starts_with(b"<stata_dta>") {
+            return FileFormat::Stata;
+        }
+        // Stata releases 104–115: release byte, byte order (1 or 2), file type 1, a zero byte.
+        if let [release, order, 1, 0, ..] = head
+            && (104..=115).contains(release)
+            && matches!(order, 1 | 2)
+        {
+            return FileFormat::Stata;
+        }
+        if head.starts_with(&SAS_MAGIC) {
+            return FileFormat::Sas;
         }
         if head.starts_with(&[0x1f, 0x8b]) {
             FileFormat::Gzip

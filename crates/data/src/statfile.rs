@@ -27,7 +27,7 @@ use crate::error::{DataError, Location};
 use crate::read::ReadOptions;
 use crate::table::Dataset;
 
-/// The statistical formats, told by their first bytes.
+/// The statistical formats (told by their first bytes: [`crate::FileFormat::sniff`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum StatFormat {
     Spss,
@@ -35,34 +35,7 @@ pub(crate) enum StatFormat {
     Sas,
 }
 
-/// SAS7BDAT's 32-byte magic number.
-const SAS_MAGIC: [u8; 32] = [
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0xea, 0x81, 0x60,
-    0xb3, 0x14, 0x11, 0xcf, 0xbd, 0x92, 0x08, 0x00, 0x09, 0xc7, 0x31, 0x8c, 0x18, 0x1f, 0x10, 0x11,
-];
-
 impl StatFormat {
-    /// The format of a file starting with `head` (its first 32 bytes when it has them).
-    pub(crate) fn sniff(head: &[u8]) -> Option<StatFormat> {
-        if head.starts_with(b"$FL2") || head.starts_with(b"$FL3") {
-            return Some(StatFormat::Spss);
-        }
-        if head.starts_with(b"<stata_dta>") {
-            return Some(StatFormat::Stata);
-        }
-        // Releases 104–115: release byte, byte order (1 or 2), file type 1, a zero byte.
-        if let [release, order, 1, 0, ..] = head
-            && (104..=115).contains(release)
-            && matches!(order, 1 | 2)
-        {
-            return Some(StatFormat::Stata);
-        }
-        if head.starts_with(&SAS_MAGIC) {
-            return Some(StatFormat::Sas);
-        }
-        None
-    }
-
     #[cfg_attr(feature = "statfiles", allow(dead_code))]
     fn name(self) -> &'static str {
         match self {

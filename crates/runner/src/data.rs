@@ -131,15 +131,10 @@ pub fn load_data(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
 /// stored there are read; otherwise they are generated into a temporary directory that is
 /// removed afterwards (what a dry run does).
 pub fn load_data_readonly(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
-    let (DataSource::Generator { name, n, params }, Some(key)) =
-        (&exp.data.source, generator_key(exp))
-    else {
+    let DataSource::Generator { name, n, params } = &exp.data.source else {
         return load_from(exp, &exp.base_dir);
     };
-    let stored = out
-        .join("data")
-        .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
-    if stored.join(".complete").exists() {
+    if let Some(stored) = stored_generated(exp, out) {
         return load_from(exp, &stored);
     }
     let tmp = tempfile::tempdir().map_err(|source| RunnerError::Io {
@@ -148,6 +143,18 @@ pub fn load_data_readonly(exp: &Experiment, out: &Path) -> Result<Loaded, Runner
     })?;
     intruder_synth::run(name, *n, params, exp.seed, tmp.path())?;
     load_from(exp, tmp.path())
+}
+
+/// The directory of an experiment's generated data when it is stored complete under `out`.
+pub(crate) fn stored_generated(exp: &Experiment, out: &Path) -> Option<PathBuf> {
+    let (DataSource::Generator { name, .. }, Some(key)) = (&exp.data.source, generator_key(exp))
+    else {
+        return None;
+    };
+    let stored = out
+        .join("data")
+        .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
+    stored.join(".complete").exists().then_some(stored)
 }
 
 fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {

@@ -224,13 +224,17 @@ pub struct DryRun {
 }
 
 /// Validates an experiment against its data without running anything or writing under `out`:
-/// loads the data (generated ones into a temporary directory unless already stored), checks every column the experiment names (kinds included), and
-/// plans the runs. Every problem at once, as [`RunnerError::Spec`].
+/// checks every column the experiment names (kinds, and the levels a recode map names,
+/// included) against the files' columns — read from the data files, or for a generator whose
+/// data are not stored yet, its declared schemas, so that nothing is generated — and plans the
+/// runs. Every problem at once, as [`RunnerError::Spec`].
 pub fn dry_run(exp: &Experiment, out: &Path) -> Result<DryRun, RunnerError> {
     let fingerprint = fingerprint(exp)?;
     let plan = Plan::new(exp, &fingerprint).map_err(RunnerError::Invalid)?;
-    let data = load_data_readonly(exp, out)?;
-    let problems = check_data(exp, &plan, &data);
+    let problems = match check::declared_columns(exp, out)? {
+        Some(columns) => check::check_columns(exp, &plan, &columns),
+        None => check_data(exp, &plan, &load_data_readonly(exp, out)?),
+    };
     if !problems.is_empty() {
         return Err(RunnerError::Spec {
             path: exp.path.clone(),

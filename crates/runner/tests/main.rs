@@ -5,6 +5,7 @@
 mod attack_spec;
 mod data_params;
 mod defence_utility;
+mod dry_run;
 mod files_only;
 mod layers;
 mod linkage_charts;
