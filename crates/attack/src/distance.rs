@@ -1,4 +1,4 @@
-//! Distances between intruder and released records over the keys (METHODS.md §2.3), prepared
+//! Distances between intruder and released records over the keys (docs/METHODS.md §2.3), prepared
 //! once for `nearest` and `kmeans`.
 
 use intruder_data::keys::{KeyCodes, MISSING, PairSpec, SetMasks, encode_pair};

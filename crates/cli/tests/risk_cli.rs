@@ -99,7 +99,7 @@ fn schema_declares_the_keys() {
         "--data",
         repo("data/examples/workplace-survey.csv").to_str().unwrap(),
         "--schema",
-        repo("data/examples/workplace-survey.toml")
+        repo("data/examples/workplace-survey.schema.toml")
             .to_str()
             .unwrap(),
     ]);
@@ -739,7 +739,7 @@ fn list_shows_every_measure_and_its_parameters() {
 #[test]
 fn the_workplace_schema_declares_the_sensitive_column_too() {
     let f = repo("data/examples/workplace-survey.csv");
-    let s = repo("data/examples/workplace-survey.toml");
+    let s = repo("data/examples/workplace-survey.schema.toml");
     let by_schema = json(&[
         "risk",
         "--data",

@@ -1,6 +1,6 @@
 //! Local suppression: k-anonymity under the wildcard rule (property test on random small
 //! tables), no more suppressions than a simple baseline, sdcMicro's `francdat`, and the wildcard
-//! counter against the naive O(n²) definition (METHODS.md §1.2, worked example D).
+//! counter against the naive O(n²) definition (docs/METHODS.md §1.2, worked example D).
 
 use std::path::Path;
 

@@ -1057,6 +1057,46 @@ fn keys_suffice(params: &RiskParams) -> bool {
         && params.whole_sets.is_empty()
 }
 
+/// Warnings about the columns a measure reads that hold no observed value, by name: a key
+/// every record is missing (listwise deletes every record; otherwise it tells no record
+/// apart), a sensitive variable every record is missing (every class has ℓ = 0: nothing is
+/// measured). Such a file is legal but surely not what was meant.
+pub fn empty_column_warnings(
+    table: &Table,
+    keys: &[String],
+    sensitive: Option<&str>,
+) -> Vec<String> {
+    let file = table.source().display();
+    let empty = |name: &str| {
+        table
+            .column(name)
+            .is_ok_and(|c| c.len() > 0 && c.missing_count() == c.len())
+    };
+    let mut out = Vec::new();
+    let keys_empty: Vec<&str> = keys
+        .iter()
+        .map(String::as_str)
+        .filter(|k| empty(k))
+        .collect();
+    if !keys_empty.is_empty() {
+        out.push(format!(
+            "{file}: key column{} {} {} no observed value: every record is missing {} (listwise, every record is deleted; as-value and wildcard, {} no record apart) — are {} missing tokens, or the wrong column?",
+            if keys_empty.len() == 1 { "" } else { "s" },
+            keys_empty.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", "),
+            if keys_empty.len() == 1 { "has" } else { "have" },
+            if keys_empty.len() == 1 { "it" } else { "them" },
+            if keys_empty.len() == 1 { "it tells" } else { "they tell" },
+            if keys_empty.len() == 1 { "its values" } else { "their values" },
+        ));
+    }
+    if let Some(s) = sensitive.filter(|s| empty(s)) {
+        out.push(format!(
+            "{file}: sensitive column '{s}' has no observed value: every record is missing it, so every class has ℓ = 0 and nothing is measured — are its values missing tokens, or is it the wrong column?"
+        ));
+    }
+    out
+}
+
 /// Every frequency figure of coded keys ([`assess`] once the keys are coded).
 fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, RiskError> {
     let Coded {
@@ -1077,10 +1117,17 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
     };
     let kd_match = matching.as_ref().unwrap_or(&plain);
     check_population(params.population_size, n_total)?;
-    let warnings = match (&weights, params.weight.as_deref()) {
+    let mut warnings = match (&weights, params.weight.as_deref()) {
         (Some(w), Some(name)) => weight_warnings(w, name, &file, params.population_size),
         _ => Vec::new(),
     };
+    if let Some(t) = table {
+        warnings.extend(empty_column_warnings(
+            t,
+            &params.keys,
+            params.sensitive.as_deref(),
+        ));
+    }
 
     let class_policy = if wildcard {
         MissingPolicy::Listwise

@@ -1,4 +1,4 @@
-//! METHODS.md §1 worked examples A–D and sdcMicro's `freqCalc` case, with exact values.
+//! docs/METHODS.md §1 worked examples A–D and sdcMicro's `freqCalc` case, with exact values.
 
 use intruder_data::{Dataset, ReadOptions, Role, read_csv, read_csv_from};
 use intruder_risk::{
@@ -127,7 +127,8 @@ fn example_b_threshold_two() {
 #[test]
 fn example_c_workplace_survey() {
     let schema =
-        intruder_data::Schema::from_file(&repo("data/examples/workplace-survey.toml")).unwrap();
+        intruder_data::Schema::from_file(&repo("data/examples/workplace-survey.schema.toml"))
+            .unwrap();
     let opts = ReadOptions {
         schema: Some(schema),
         ..Default::default()
@@ -522,7 +523,8 @@ fn whole_sets_compare_answer_patterns_as_one_value() {
 #[test]
 fn slides_fifty_percent_sample_uniques_versus_population_uniques() {
     let schema =
-        intruder_data::Schema::from_file(&repo("data/examples/workplace-population.toml")).unwrap();
+        intruder_data::Schema::from_file(&repo("data/examples/workplace-population.schema.toml"))
+            .unwrap();
     let opts = ReadOptions {
         schema: Some(schema),
         ..Default::default()
