@@ -397,10 +397,18 @@ fn read_variables(r: &mut ParamReader, measure: &str, numeric: bool) -> Option<V
             if let Some(k) = cols.kind(name)
                 && !ColumnNeed::Numeric.accepts(k)
             {
+                let example = cols
+                    .first_not_number
+                    .iter()
+                    .find(|(n, _, _)| n == name)
+                    .map(|(_, row, text)| {
+                        format!(" (row {row} holds '{text}', which is not a number)")
+                    })
+                    .unwrap_or_default();
                 r.problem(
                     "variables",
                     format!(
-                        "{}: column '{name}' is {k}; {measure} needs numeric variables",
+                        "{}: column '{name}' is {k}{example}; {measure} needs numeric variables",
                         cols.file
                     ),
                 );

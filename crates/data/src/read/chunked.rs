@@ -1095,9 +1095,12 @@ fn check(ctx: &Ctx<'_>, chunks: &[ChunkOut], lines: Lines) -> Check {
                 RecLine::After(n) => 1 + nl_before + n,
             };
             let err = match (e.column, e.found) {
-                (None, Some(found)) => {
-                    onepass::field_count(ctx.label, line, ctx.plans.len(), found)
-                }
+                (None, Some(found)) => onepass::field_count(
+                    ctx.label,
+                    line,
+                    &ctx.plans.iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
+                    found,
+                ),
                 (Some(j), _) => DataError::Input {
                     location: Location {
                         file: ctx.label.to_path_buf(),

@@ -105,7 +105,7 @@ fn parse<R: Read>(
             if record.len() == 1 && record.get(0).is_some_and(<[u8]>::is_empty) {
                 continue;
             }
-            return Err(field_count(label, line, ncols, record.len()));
+            return Err(field_count(label, line, &names, record.len()));
         }
         for (b, field) in builders.iter_mut().zip(record.iter()) {
             b.push(field, line, label)?;
@@ -160,14 +160,17 @@ pub(crate) fn empty_file(label: &Path) -> DataError {
 }
 
 /// The error for a record whose number of fields differs from the header's.
-pub(crate) fn field_count(label: &Path, line: u64, ncols: usize, found: usize) -> DataError {
+pub(crate) fn field_count(label: &Path, line: u64, names: &[String], found: usize) -> DataError {
+    let ncols = names.len();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let hint = crate::params::one_column_hint(&refs);
     DataError::input(
         Location {
             file: label.to_path_buf(),
             line: Some(line),
             column: None,
         },
-        format!("expected {ncols} fields as in the header, found {found}"),
+        format!("expected {ncols} fields as in the header, found {found}{hint}"),
     )
 }
 
