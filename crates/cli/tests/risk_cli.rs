@@ -239,6 +239,9 @@ fn gzip_input_equals_plain_input() {
     let plain = std::fs::read(repo("data/examples/workplace-survey.csv")).unwrap();
     let mut gz = flate2_free_gzip(&plain);
     let f = temp_file(&dir, "w.csv.gz", &std::mem::take(&mut gz));
+    // The schema beside the file, as beside the plain one (`x.schema.toml` for `x.csv.gz`).
+    let schema = std::fs::read(repo("data/examples/workplace-survey.schema.toml")).unwrap();
+    temp_file(&dir, "w.schema.toml", &schema);
     let a = json(&["risk", "--data", &f, "--keys", "Gender,AgeGrp,EthnicGrp"]);
     let b = json(&[
         "risk",
@@ -439,10 +442,17 @@ fn missing_file_and_no_keys() {
         &["risk", "--data", "/nonexistent/x.csv", "--keys", "a"],
         &["/nonexistent/x.csv", "No such file"],
     );
+    // Without a schema beside it (the shipped one declares the keys) and without --keys.
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read(repo("data/examples/workplace-survey.csv")).unwrap();
+    let f = temp_file(&dir, "w.csv", &plain);
+    fails(&["risk", "--data", &f], &["no key variables"]);
+    // With the shipped schema beside the data, its keys are used.
     let f = repo("data/examples/workplace-survey.csv");
-    fails(
-        &["risk", "--data", f.to_str().unwrap()],
-        &["no key variables"],
+    let v = json(&["risk", "--data", f.to_str().unwrap()]);
+    assert_eq!(
+        v["keys"],
+        serde_json::json!(["Gender", "AgeGrp", "EthnicGrp"])
     );
 }
 
