@@ -158,9 +158,7 @@ fn comp_of(
             message: format!(
                 "is {} with labels that are not numbers{}: the Euclidean distance needs numeric codes; use the Gower metric for categorical keys, or category_codes = true",
                 ic.kind(),
-                intruder_data::params::first_not_finite(ic)
-                    .map(|(i, t)| format!(" (row {} holds '{t}')", i + 1))
-                    .unwrap_or_default()
+                intruder_data::params::not_a_number_note(ic)
             ),
         });
     }

@@ -164,9 +164,7 @@ pub fn resolve<'a>(
                 message: format!(
                     "'{}' holds values that are not numbers{}; give both files the same type (schema), or recode the key",
                     other.name(),
-                    intruder_data::params::first_not_finite(other)
-                        .map(|(i, t)| format!(" (row {} holds '{t}')", i + 1))
-                        .unwrap_or_default()
+                    intruder_data::params::not_a_number_note(other)
                 ),
             }))
         })?;

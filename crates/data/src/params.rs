@@ -553,6 +553,14 @@ pub(crate) fn column_levels(c: &crate::Column) -> Option<Vec<String>> {
     }
 }
 
+/// ` (row 3 holds 'abc', which is not a number)`: where a column refused as not numeric first
+/// holds a cell that is not a finite number, for messages; empty when every cell is one.
+pub fn not_a_number_note(c: &crate::Column) -> String {
+    first_not_finite(c)
+        .map(|(i, t)| format!(" (row {} holds '{t}', which is not a number)", i + 1))
+        .unwrap_or_default()
+}
+
 /// The first observed cell of `c` (0-based row, text) that does not read as a finite number.
 pub fn first_not_finite(c: &crate::Column) -> Option<(usize, String)> {
     (0..c.len()).find_map(|i| {

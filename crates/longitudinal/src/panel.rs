@@ -225,9 +225,7 @@ pub(crate) fn numeric_values(ds: &Dataset, name: &str) -> Result<Vec<f64>, Panel
             message: format!(
                 "is {}; expected a numeric column{}",
                 c.kind(),
-                intruder_data::params::first_not_finite(c)
-                    .map(|(i, t)| format!(" (row {} holds '{t}', which is not a number)", i + 1))
-                    .unwrap_or_default()
+                intruder_data::params::not_a_number_note(c)
             ),
         });
     }

@@ -106,9 +106,7 @@ pub(crate) fn numeric(table: &Table, name: &str) -> Result<Vec<f64>, UtilityErro
             message: format!(
                 "is {}{}; this measure needs a numeric column",
                 c.kind(),
-                intruder_data::params::first_not_finite(c)
-                    .map(|(i, t)| format!(" (row {} holds '{t}', which is not a number)", i + 1))
-                    .unwrap_or_default()
+                intruder_data::params::not_a_number_note(c)
             ),
         });
     }

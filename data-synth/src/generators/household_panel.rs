@@ -243,8 +243,9 @@ struct Wave2 {
 }
 
 impl HouseholdPanel {
-    /// The parameters' checks beyond their ranges.
-    fn check(&self, params: &Params) -> Result<(), SynthError> {
+    /// The sizes the parameters give, checked beyond their ranges: (n, wave-2 households,
+    /// split households, non-unique pairs, households that moved).
+    fn sizes(&self, params: &Params) -> Result<(usize, usize, usize, usize, usize), SynthError> {
         let n = params.usize("n");
         let wave2_n = (n as f64 * params.float("retention")).round() as usize;
         let split_n = (wave2_n as f64 * params.float("split")).round() as usize;
@@ -277,7 +278,7 @@ impl HouseholdPanel {
                     .collect(),
             });
         }
-        Ok(())
+        Ok((n, wave2_n, split_n, pairs, moved_n))
     }
 }
 
@@ -306,7 +307,7 @@ impl Generator for HouseholdPanel {
         PUBLISHED
     }
     fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
-        self.check(params)?;
+        self.sizes(params)?;
         let (s1, s2) = schemas(params.bool("links"));
         Ok(vec![
             ("household-wave1.csv".into(), s1),
@@ -319,14 +320,9 @@ impl Generator for HouseholdPanel {
         seed: u64,
         out_dir: &Path,
     ) -> Result<Vec<PathBuf>, SynthError> {
-        let n = params.usize("n");
-        let wave2_n = (n as f64 * params.float("retention")).round() as usize;
-        let split_n = (wave2_n as f64 * params.float("split")).round() as usize;
-        let pairs = (split_n as f64 * params.float("nonunique") / 2.0).round() as usize;
-        let moved_n = (split_n as f64 * params.float("moved")).round() as usize;
+        let (n, wave2_n, split_n, pairs, moved_n) = self.sizes(params)?;
         let split_w1 = split_n - pairs;
         let stay_n = wave2_n - split_n;
-        self.check(params)?;
         let links = params.bool("links");
         let (stay_sd, split_sd) = (
             params.float("wealth_change"),

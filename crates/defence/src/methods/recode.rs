@@ -193,12 +193,7 @@ impl GlobalRecode {
                 message: format!(
                     "is {}{}; 'breaks' need a numeric column (use 'map' for categories)",
                     col.kind(),
-                    intruder_data::params::first_not_finite(col)
-                        .map(|(i, t)| format!(
-                            " (row {} holds '{t}', which is not a number)",
-                            i + 1
-                        ))
-                        .unwrap_or_default()
+                    intruder_data::params::not_a_number_note(col)
                 ),
             });
         }
