@@ -163,6 +163,7 @@ impl Pipeline {
             match build_step(t, &path, step_ctx) {
                 Ok((step, mut warnings)) => {
                     if let Some(c) = &mut columns {
+                        forget_changed_values(&step.params, c);
                         step.defence.adjust_columns(c);
                     }
                     out.warnings.append(&mut warnings);
@@ -183,6 +184,7 @@ impl Pipeline {
     pub fn columns_after(&self, columns: &ColumnSet) -> ColumnSet {
         let mut c = columns.clone();
         for s in &self.steps {
+            forget_changed_values(&s.params, &mut c);
             s.defence.adjust_columns(&mut c);
         }
         c
@@ -339,6 +341,26 @@ fn key_path(prefix: &str, key: &str) -> String {
     } else {
         format!("{prefix}.{key}")
     }
+}
+
+/// Forgets the known values of the non-categorical columns a step transforms (its
+/// `variables`): rounding, top coding, noise or aggregation make other values, which a later
+/// recode map may name. A categorical column keeps its levels (a defence that changes them says
+/// so in `adjust_columns`).
+fn forget_changed_values(params: &toml::Table, c: &mut ColumnSet) {
+    let named: Vec<&str> = match params.get("variables").or_else(|| params.get("columns")) {
+        Some(toml::Value::String(s)) => vec![s.as_str()],
+        Some(toml::Value::Array(a)) => a.iter().filter_map(toml::Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let kinds: Vec<(String, intruder_data::Kind)> =
+        c.columns.iter().map(|(n, k, _)| (n.clone(), *k)).collect();
+    c.levels.retain(|(n, _)| {
+        !named.contains(&n.as_str())
+            || kinds
+                .iter()
+                .any(|(m, k)| m == n && *k == intruder_data::Kind::Categorical)
+    });
 }
 
 /// Reads one step table (with its `method`) at `path`.

@@ -251,6 +251,7 @@ fn columns() -> ColumnSet {
             ("income".into(), Kind::Float, Role::Sensitive),
         ],
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     }
 }
 
@@ -272,7 +273,7 @@ fn columns_are_checked_against_the_data_step_by_step() {
         "p.toml: 3 problems:",
         "step[1].variables: in.csv: no column named 'incme' (did you mean 'income'?); the columns are: age, sex, income",
         "step[1].variables: in.csv: column 'sex' is categorical; expected a numeric (integer or float) column",
-        "step[2].variables: in.csv: column 'income' is float; expected a column with discrete values (not float)",
+        "step[2].variables: in.csv: column 'income' is float; expected a categorical column",
     ] {
         assert!(e.contains(x), "missing «{x}» in:\n{e}");
     }

@@ -121,16 +121,56 @@ fn csv_escape(s: &str) -> String {
     }
 }
 
+/// What the failures section says.
+const FAILURES_TEXT: &str = "These attacks, measures and runs failed. Their figures are left out of every table and figure below; everything else was computed as usual. A run that failed as a whole is not stored and is tried again on the next `intruder run`.";
+
+/// The failures of the runs: runs that failed as a whole, then attacks and measures that failed
+/// inside a run; `None` when there are none.
+fn failures_table(runs: &[RunRecord], failed: &[crate::exec::FailedRun]) -> Option<TableData> {
+    let mut rows: Vec<Vec<String>> = failed
+        .iter()
+        .map(|f| {
+            vec![
+                f.setting.clone(),
+                (f.replicate + 1).to_string(),
+                "the whole run".into(),
+                f.message.clone(),
+            ]
+        })
+        .collect();
+    for r in runs {
+        for f in &r.failures {
+            rows.push(vec![
+                r.setting.clone(),
+                (r.replicate + 1).to_string(),
+                f.what(),
+                f.message.clone(),
+            ]);
+        }
+    }
+    (!rows.is_empty()).then(|| TableData {
+        title: "failures".into(),
+        header: ["setting", "replicate", "what failed", "reason"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    })
+}
+
 /// Writes `results.csv`, `results.json`, `summary.md`, the SVG plots and `report.html` under
 /// `out`. Everything is sorted by plan order, so the bytes depend only on the runs.
+/// Failures (runs that failed as a whole, attacks and measures that failed inside a run) are
+/// listed first.
 pub fn write_reports(
     exp: &Experiment,
     plan: &Plan,
     runs: &[RunRecord],
     fingerprint: &str,
     out: &Path,
+    failed: &[crate::exec::FailedRun],
 ) -> Result<Written, RunnerError> {
     let results = aggregate(plan, runs);
+    let failures = failures_table(runs, failed);
     let mut files = Vec::new();
 
     // results.csv: one row per run and metric.
@@ -228,6 +268,13 @@ pub fn write_reports(
         "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {replicates}. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n## How to read this report\n\n{}\n\n",
         exp.name, exp.description, exp.seed, HOW_TO_READ
     );
+    if let Some(t) = &failures {
+        md.push_str("## Failures\n\n");
+        md.push_str(FAILURES_TEXT);
+        md.push_str("\n\n");
+        md.push_str(&t.markdown());
+        md.push('\n');
+    }
     if let Some(t) = &headline {
         md.push_str("## Headline: correct re-identifications per target\n\n");
         md.push_str(HEADLINE_TEXT);
@@ -300,6 +347,13 @@ pub fn write_reports(
             esc(&f.1)
         )
     };
+    if let Some(t) = &failures {
+        html.push_str(&format!(
+            "<h2>Failures</h2>\n<p>{}</p>\n",
+            esc(FAILURES_TEXT)
+        ));
+        html.push_str(&wrap_table(&t.html()));
+    }
     if let Some(t) = &headline {
         html.push_str(&format!(
             "<h2>Headline: correct re-identifications per target</h2>\n<p>{}</p>\n",

@@ -94,7 +94,7 @@ const PARAMS: &[ParamSpec] = &[
         "categorical variables, perturbed independently",
     )
     .required()
-    .needs(ColumnNeed::Discrete),
+    .needs(ColumnNeed::Categorical),
     ParamSpec::new(
         "pd",
         ParamKind::Number,
