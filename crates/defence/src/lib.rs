@@ -98,6 +98,14 @@ pub trait Defence: fmt::Debug + Send + Sync {
     fn public_recoding(&self) -> bool {
         false
     }
+    /// For a public recoding chosen from the data (generalisation searches its levels): the
+    /// recoding its last run chose, applied to an intruder's `table` (their copy of the keys),
+    /// without the suppressions. `None` (the default): the method is repeated as it is
+    /// ([`Pipeline::intruder_view`] applies [`Defence::apply`] when
+    /// [`Defence::public_recoding`] holds).
+    fn public_view(&self, _table: &Table) -> Option<Result<Table, DefenceError>> {
+        None
+    }
 }
 
 /// The result of one defence.
@@ -109,6 +117,9 @@ pub struct Masked {
     pub kept_rows: Option<Vec<usize>>,
     /// Facts worth reporting (e.g. the group count of MDAV, the suppressions per key).
     pub notes: Vec<String>,
+    /// Structured facts for reports and JSON summaries (e.g. the levels a generalisation chose
+    /// and its Pareto frontier).
+    pub details: Option<serde_json::Value>,
 }
 
 impl Masked {
@@ -118,6 +129,7 @@ impl Masked {
             table,
             kept_rows: None,
             notes: Vec::new(),
+            details: None,
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct StepLog {
     pub columns: Vec<ColumnChange>,
     /// Facts reported by the method.
     pub notes: Vec<String>,
+    /// Structured facts reported by the method (e.g. the levels a generalisation chose).
+    pub details: Option<serde_json::Value>,
 }
 
 /// What a whole pipeline did.
@@ -97,6 +99,7 @@ impl ChangeLog {
                         "rows": one(&c.rows),
                     })).collect::<Vec<_>>(),
                     "notes": s.notes,
+                    "details": s.details,
                 })
             })
             .collect();
@@ -209,5 +212,6 @@ pub(crate) fn diff(
         columns_added,
         columns,
         notes,
+        details: None,
     }
 }

@@ -238,6 +238,10 @@ impl Pipeline {
     pub fn intruder_view(&self, table: &Table) -> Result<Table, DefenceError> {
         let mut t = table.clone();
         for step in &self.steps {
+            if let Some(view) = step.defence.public_view(&t) {
+                t = view?;
+                continue;
+            }
             if !step.defence.public_recoding() {
                 continue;
             }
@@ -267,7 +271,7 @@ impl Pipeline {
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
             rng.set_stream(i as u64);
             let masked = step.defence.apply(&current, &mut rng)?;
-            let log = diff(
+            let mut log = diff(
                 i + 1,
                 step.defence.method(),
                 &current,
@@ -276,6 +280,7 @@ impl Pipeline {
                 &origin,
                 masked.notes,
             );
+            log.details = masked.details;
             if let Some(k) = &masked.kept_rows {
                 origin = k.iter().map(|&r| origin[r]).collect();
             }
