@@ -28,6 +28,7 @@
 //! | `global-recode` | breaks for numbers, category maps for categories | sdcMicro `globalRecode` |
 //! | `top-bottom-code` | caps values above/below a threshold | sdcMicro `topBotCoding` |
 //! | `round` | rounds to a base | Hundepool et al. (2012) §3.4 |
+//! | `generalise` | full-domain generalisation along hierarchies, searched for the least loss under privacy models | ARX (Flash, Lightning; its quality models) |
 //! | `local-suppression` | suppresses key cells until k-anonymous (missing = wildcard) | sdcMicro `localSuppression`/`kAnon` |
 //! | `risk-suppression` | suppresses a key where individual risk exceeds a threshold | sdcMicro `localSupp`, `indivRisk` |
 //! | `remove-records` | removes records in classes below a size | Dalenius (1986) "destruction" |
@@ -142,6 +143,7 @@ pub static DEFENCES: &[Entry<dyn Defence>] = &[
     methods::round::ENTRY,
     methods::suppress::ENTRY,
     methods::suppress::RISK_ENTRY,
+    methods::generalise::ENTRY,
     methods::remove::ENTRY,
     methods::noise::ENTRY,
     methods::mdav::ENTRY,
