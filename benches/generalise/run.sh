@@ -2,7 +2,7 @@
 # Side by side with ARX on its own `adult` data and hierarchies: ARX 3.9 built from its
 # repository (javac, its own lib/ jars) and intruder's `generalise`, same data, same
 # hierarchies, k = 2, 5, 10, 2 % suppression, quality models loss, discernibility, entropy, aecs.
-# Writes benches/generalise/arx.jsonl, intruder.jsonl and prints the comparison (compare.py).
+# Writes benches/generalise/arx.jsonl, arx_subset.jsonl (ARX on adult_subset.csv), intruder.jsonl and prints the comparison (compare.py).
 #
 # Usage: benches/generalise/run.sh ARX_CHECKOUT [WARMUP REPEATS]
 #   ARX_CHECKOUT: a checkout of https://github.com/arx-deidentifier/arx (we used commit
@@ -43,6 +43,12 @@ javac -d "$BUILD/bench" -cp "$BUILD/classes:$CP" "$HERE/ArxAdult.java"
 
 java -cp "$BUILD/bench:$BUILD/classes:$CP" ArxAdult "$ARX/data" 2,5,10 loss,discernibility,entropy,aecs \
   0.02 "$WARMUP" "$REPEATS" > "$HERE/arx.jsonl"
+# the same on data/arx-adult/adult_subset.csv (the values the tests compare with), one run
+mkdir "$BUILD/subset"
+cp "$ROOT/data/arx-adult/adult_subset.csv" "$BUILD/subset/adult.csv"
+for h in "$ROOT"/data/arx-adult/hierarchies/*.csv; do cp "$h" "$BUILD/subset/adult_hierarchy_$(basename "$h")"; done
+java -cp "$BUILD/bench:$BUILD/classes:$CP" ArxAdult "$BUILD/subset" 2,5,10 loss,discernibility,entropy,aecs \
+  0.02 0 1 > "$HERE/arx_subset.jsonl"
 
 cd "$ROOT"
 cargo build --release -q -p intruder-benches --bin generalise_adult

@@ -539,6 +539,12 @@ impl<'a> Search<'a> {
         } else {
             self.heuristic_search();
         }
+        if self.best.is_none() && self.closest.is_none() {
+            // nothing was scored (every node breaks the monotone models): the top, which
+            // suppresses fewest, is the closest, and says which constraint fails
+            let top: Vec<u8> = self.radix.iter().map(|&r| (r - 1) as u8).collect();
+            self.evaluate(&top);
+        }
         let exhausted = optimal;
         Outcome {
             best: self.best,
