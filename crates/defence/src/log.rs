@@ -14,6 +14,8 @@ pub struct ColumnChange {
     pub suppressed: usize,
     /// The changed rows, as 0-based row indices into the pipeline's input.
     pub rows: Vec<usize>,
+    /// The suppressed rows among them.
+    pub suppressed_rows: Vec<usize>,
 }
 
 /// What one step did.
@@ -169,6 +171,7 @@ pub(crate) fn diff(
             changed: 0,
             suppressed: 0,
             rows: Vec::new(),
+            suppressed_rows: Vec::new(),
         };
         for (r, t) in touched.iter_mut().enumerate() {
             let i = row_in(r);
@@ -176,6 +179,7 @@ pub(crate) fn diff(
                 ch.changed += 1;
                 if !a.is_missing(i) && b.is_missing(r) {
                     ch.suppressed += 1;
+                    ch.suppressed_rows.push(origin[i]);
                 }
                 ch.rows.push(origin[i]);
                 *t = true;

@@ -290,14 +290,18 @@ impl Pipeline {
         let mut changed = vec![false; table.nrows()];
         let mut recoded = vec![false; table.nrows()];
         for (s, step) in steps.iter().zip(&self.steps) {
-            let mark = if step.defence.public_recoding() {
-                &mut recoded
-            } else {
-                &mut changed
-            };
+            let public = step.defence.public_recoding();
             for c in &s.columns {
                 for &r in &c.rows {
-                    mark[r] = true;
+                    if public {
+                        recoded[r] = true;
+                    } else {
+                        changed[r] = true;
+                    }
+                }
+                // a public recoding that also suppresses (generalisation) changes those records
+                for &r in &c.suppressed_rows {
+                    changed[r] = true;
                 }
             }
         }

@@ -159,6 +159,9 @@ fn under_all_a_lone_suppressed_record_rules_its_node_out() {
     let d = log.steps[0].details.clone().unwrap();
     assert_eq!(levels(&d), (1, 1));
     assert_eq!(d["suppressed"], 2);
+    // the recoding is public (every record recoded); the two suppressed records are changed
+    assert_eq!((log.records_recoded, log.records_changed), (7, 2));
+    assert_eq!(log.suppressions, 4);
     let age = texts(&out, "age");
     assert_eq!(age.iter().filter(|a| a.is_none()).count(), 2);
     assert_eq!(age[6], None, "record 7 is one of them");
