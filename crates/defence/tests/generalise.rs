@@ -9,6 +9,7 @@
 //! |---|---|---|---|---|---|---|---|
 //! | age | 21 | 22 | 23 | 31 | 32 | 33 | 41 |
 //! | sex | M | M | F | F | F | M | M |
+//! | disease | flu | flu | cold | flu | flu | flu | cold |
 //!
 //! Of the lattice's 6 nodes (age level, sex level), (0,0), (0,1) and (1,0) leave 7, 7 and 3
 //! records in classes below 2; (1,1) leaves one (record 7, alone in 40-44), (2,0) and (2,1)
@@ -35,11 +36,15 @@ use intruder_defence::{DefenceError, Pipeline};
 fn table() -> Table {
     let age: Vec<Option<i64>> = [21, 22, 23, 31, 32, 33, 41].map(Some).to_vec();
     let sex: Vec<Option<&str>> = ["M", "M", "F", "F", "F", "M", "M"].map(Some).to_vec();
+    let disease: Vec<Option<&str>> = ["flu", "flu", "cold", "flu", "flu", "flu", "cold"]
+        .map(Some)
+        .to_vec();
     Table::new(
         "seven",
         vec![
             Column::integer("age", Role::Key, &age),
             Column::categorical("sex", Role::Key, &sex, None).unwrap(),
+            Column::categorical("disease", Role::Sensitive, &disease, None).unwrap(),
         ],
     )
     .unwrap()
@@ -305,4 +310,47 @@ fn the_optimum_on_a_tenth_of_adult_equals_arxs() {
         runs += 1;
     }
     assert_eq!(runs, 12);
+}
+
+/// The models on `disease` (file: flu 5/7, cold 2/7), no k, at most 1 record suppressed,
+/// entropy as the metric (which prefers (1,1) when it is allowed):
+/// - distinct 2-diversity: at (1,1) 30-34 holds only flu (3 records): out; (2,0) has flu and
+///   cold in both classes: chosen.
+/// - t-closeness, equal distance: at (1,1) 20-24 (2 flu, 1 cold) is at ½(|2/3 − 5/7| +
+///   |1/3 − 2/7|) = 1/21, 30-34 (flu only) at 2/7, 40-44 (cold only) at 5/7; at (2,0) M is at
+///   1/28, F at 1/21. t = 0.3 suppresses record 7 alone at (1,1): chosen; t = 0.05 breaks 30-34
+///   (3 records): (2,0).
+/// - entropy 2-diversity: M (¾, ¼) has entropy 0.562, F (⅔, ⅓) 0.637, the whole file 0.598,
+///   all below ln 2 = 0.693: unsatisfiable, and the error names the model.
+#[test]
+fn l_diversity_and_t_closeness_worked_by_hand() {
+    let with = |model: &str| -> Result<serde_json::Value, DefenceError> {
+        let dir = hierarchies(AGE);
+        let text = step(
+            dir.path(),
+            &format!("metric = \"entropy\"\nprotect_against = \"listwise\"\nmodels = [{model}]"),
+        )
+        .replace("k = 2\n", "");
+        let (_, log) = Pipeline::from_toml(&text, "t.toml")?.run(&table(), 1)?;
+        Ok(log.steps[0].details.clone().unwrap())
+    };
+    let d =
+        with("{ model = \"l-diversity\", sensitive = \"disease\", l = 2, variant = \"distinct\" }")
+            .unwrap();
+    assert_eq!((levels(&d), d["suppressed"].as_u64()), ((2, 0), Some(0)));
+    let d =
+        with("{ model = \"t-closeness\", sensitive = \"disease\", t = 0.3, distance = \"equal\" }")
+            .unwrap();
+    assert_eq!((levels(&d), d["suppressed"].as_u64()), ((1, 1), Some(1)));
+    assert_eq!(d["score"].as_f64().unwrap(), 9.5097750043 + 6.8965969522);
+    let d = with(
+        "{ model = \"t-closeness\", sensitive = \"disease\", t = 0.05, distance = \"equal\" }",
+    )
+    .unwrap();
+    assert_eq!((levels(&d), d["suppressed"].as_u64()), ((2, 0), Some(0)));
+    let e =
+        with("{ model = \"l-diversity\", sensitive = \"disease\", l = 2, variant = \"entropy\" }")
+            .unwrap_err()
+            .to_string();
+    assert!(e.contains("entropy 2-diversity of 'disease'"), "{e}");
 }
