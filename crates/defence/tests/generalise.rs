@@ -354,3 +354,118 @@ fn l_diversity_and_t_closeness_worked_by_hand() {
             .to_string();
     assert!(e.contains("entropy 2-diversity of 'disease'"), "{e}");
 }
+
+/// The levels and suppressed records chosen under `entropy`, listwise, at most 1 suppressed, no
+/// k, with `extra` (models, attack constraints, search settings).
+fn entropy_with(extra: &str) -> Result<serde_json::Value, DefenceError> {
+    let dir = hierarchies(AGE);
+    let text = step(
+        dir.path(),
+        &format!("metric = \"entropy\"\nprotect_against = \"listwise\"\n{extra}"),
+    )
+    .replacen("k = 2\n", "", 1);
+    let (_, log) = Pipeline::from_toml(&text, "t.toml")?.run(&table(), 1)?;
+    Ok(log.steps[0].details.clone().unwrap())
+}
+
+fn chosen(extra: &str) -> ((u64, u64), u64) {
+    let d = entropy_with(extra).unwrap_or_else(|e| panic!("{extra}: {e}"));
+    (levels(&d), d["suppressed"].as_u64().unwrap())
+}
+
+/// Entropy prefers (1,1) (16.41) to (2,0) (19.65) to (2,1); each model below is worked on the
+/// classes of those nodes (file: flu 5/7, cold 2/7; at (1,1) 20-24 holds 2 flu + 1 cold, 30-34
+/// 3 flu, 40-44 1 cold; at (2,0) M 3 flu + 1 cold, F 2 flu + 1 cold). (1,0) and the nodes with
+/// age at 0 break every model below on at least 2 records.
+#[test]
+fn the_other_models_worked_by_hand() {
+    let m = |t: &str| format!("models = [{t}]");
+    // (α, k): 30-34 is all flu (share 1 > 0.75, 3 records); at (2,0) the largest share is ¾
+    let ak = "{ model = \"alpha-k-anonymity\", sensitive = \"disease\", alpha = 0.75, k = 2 }";
+    assert_eq!(chosen(&m(ak)), ((2, 0), 0));
+    // δ-disclosure: |log2(q/p)| < δ; 40-44 (cold only) is at log2(7/2) = 1.81, 30-34 at
+    // log2(7/5) = 0.485, (2,0)'s classes at most log2(7/6) = 0.222
+    let dd = |d: f64| {
+        format!("{{ model = \"delta-disclosure\", sensitive = \"disease\", delta = {d} }}")
+    };
+    assert_eq!(chosen(&m(&dd(1.0))), ((1, 1), 1));
+    assert_eq!(chosen(&m(&dd(0.4))), ((2, 0), 0));
+    // β-likeness (q − p)/p ≤ β: 40-44's cold at 2.5, 30-34's flu at 0.4; enhanced bounds flu by
+    // −ln(5/7) = 0.336, so 30-34 breaks it; (2,0)'s largest is F's cold at 1/6
+    let bl = |e: bool| {
+        format!(
+            "{{ model = \"beta-likeness\", sensitive = \"disease\", beta = 1, enhanced = {e} }}"
+        )
+    };
+    assert_eq!(chosen(&m(&bl(false))), ((1, 1), 1));
+    assert_eq!(chosen(&m(&bl(true))), ((2, 0), 0));
+    // k-map estimated with a sampling fraction of ½: a class of c records stands for 2c ≥ 3,
+    // so only 40-44 breaks at (1,1)
+    let km = "{ model = \"k-map\", k = 3, sampling_fraction = 0.5 }";
+    assert_eq!(chosen(&m(km)), ((1, 1), 1));
+    // recursive (c, 2)-diversity, r1 < c·(r2 + …): 20-24 has 2 < c·1; 30-34 and 40-44 one
+    // value; at (2,0) M has 3 < c·1 only for c > 3; the whole file (2,1) 5 < c·2 for c > 2.5
+    let rd = |c: f64| {
+        format!(
+            "{{ model = \"l-diversity\", sensitive = \"disease\", l = 2, variant = \"recursive\", c = {c} }}"
+        )
+    };
+    assert_eq!(chosen(&m(&rd(4.0))), ((2, 0), 0));
+    assert_eq!(chosen(&m(&rd(3.0))), ((2, 1), 0));
+    let e = entropy_with(&m(&rd(2.0))).unwrap_err().to_string();
+    assert!(e.contains("recursive (2, 2)-diversity of 'disease'"), "{e}");
+}
+
+/// δ-presence against a population holding the 7 records and a second 21/M, 31/F and 41/M:
+/// at (1,1) every class is ¾, ¾ or ½ of its population class; at (1,0) 23/F and 33/M are
+/// alone in theirs (δ = 1); at (0,·) 4 records are. δ ≤ 0.8 picks (1,1) with nothing
+/// suppressed.
+#[test]
+fn delta_presence_with_a_population_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let pop = dir.path().join("population.csv");
+    std::fs::write(
+        &pop,
+        "age,sex\n21,M\n22,M\n23,F\n31,F\n32,F\n33,M\n41,M\n21,M\n31,F\n41,M\n",
+    )
+    .unwrap();
+    let extra = format!(
+        "population = \"{}\"\nmodels = [{{ model = \"delta-presence\", delta_min = 0, delta_max = 0.8 }}]",
+        pop.display()
+    );
+    assert_eq!(chosen(&extra), ((1, 1), 0));
+    let d = entropy_with(&extra).unwrap();
+    assert_eq!(d["score"].as_f64().unwrap(), 9.5097750043 + 6.8965969522);
+    // δ_max = 0.7: (1,1)'s ¾ classes break (6 records); (2,0) has M 4/6, F 3/4
+    let e = entropy_with(&extra.replace("0.8", "0.7")).unwrap();
+    assert_eq!(levels(&e), (2, 1), "only the top, 7/10, is within 0.7");
+}
+
+/// An attack constraint alone: the exact listwise attack re-identifies one record per released
+/// class, so the rate is classes/7: (1,1) 3/7 = 0.43, (2,0) 2/7 = 0.29.
+#[test]
+fn an_attack_constraint_bounds_the_exact_attack() {
+    let ac = |r: f64| {
+        format!(
+            "attack_constraints = [{{ attack = \"exact\", rule = \"listwise\", max_rate = {r} }}]"
+        )
+    };
+    assert_eq!(chosen(&ac(0.5)), ((1, 1), 0));
+    let d = entropy_with(&ac(0.3)).unwrap();
+    assert_eq!(levels(&d), (2, 0));
+    let rate = d["rates"]["the exact listwise attack on age, sex"]
+        .as_f64()
+        .unwrap();
+    assert!((rate - 2.0 / 7.0).abs() < 1e-12, "{rate}");
+    let e = entropy_with(&ac(0.1)).unwrap_err().to_string();
+    assert!(e.contains("attack constraint"), "{e}");
+}
+
+/// The heuristic search (best first from the bottom, within a budget) says it is not known to
+/// be optimal; on this lattice it reaches the optimum.
+#[test]
+fn the_heuristic_search_is_labelled_as_such() {
+    let d = entropy_with("k = 2\nsearch = \"heuristic\"\nbudget = 6").unwrap();
+    assert_eq!(d["optimal"], false);
+    assert_eq!(levels(&d), (1, 1));
+}
