@@ -17,8 +17,10 @@
 //!    suppression (a more general node may suppress fewer records), so every candidate is
 //!    scored unless a lower bound rules it out: loss and entropy have bounds that need no
 //!    grouping (every record generalised, none suppressed), taken in increasing order until
-//!    the bound passes the best score; discernibility and AECS bound a node by the classes of
-//!    any node below it (`Σ|E|²`, `n / classes`), propagated up the lattice. Candidates are
+//!    the bound passes the best score; discernibility and AECS bound a node by the most
+//!    classes it can have, `c` (the product of its levels' label counts, at most the classes
+//!    of the original values): `n²/c` and `n/c` (static, so weak: these two metrics check many
+//!    more nodes than loss and entropy — BENCHMARKS.md §12). Candidates are
 //!    checked against every model (the non-monotone ones included), the rule of the intruder
 //!    the defence protects against, and the attack constraints.
 //!
