@@ -19,8 +19,9 @@
 //!    grouping (every record generalised, none suppressed), taken in increasing order until
 //!    the bound passes the best score; discernibility and AECS bound a node by the most
 //!    classes it can have, `c` (the product of its levels' label counts, at most the classes
-//!    of the original values): `n²/c` and `n/c` (static, so weak: these two metrics check many
-//!    more nodes than loss and entropy — BENCHMARKS.md §12). Candidates are
+//!    of the original values): `n²/c` and `n/c`; discernibility also by `Σ|E|²` of any node
+//!    checked below it (raised on every node above a node checked, when no blank class is
+//!    topped up). Candidates are
 //!    checked against every model (the non-monotone ones included), the rule of the intruder
 //!    the defence protects against, and the attack constraints.
 //!
@@ -42,7 +43,7 @@ use std::time::Instant;
 
 use super::classes::{AnyPacker, Group, Snapshot, project};
 use super::hierarchy::Coded;
-use super::metrics::{ClassView, Prepared};
+use super::metrics::{ClassView, Metric, Prepared};
 use super::models::{ClassFacts, FileFacts, Model};
 
 /// An attack the result must withstand: the toolkit's exact attack, by an intruder who knows
@@ -350,6 +351,7 @@ impl<'a> Search<'a> {
     pub fn evaluate(&mut self, levels: &[u8]) -> NodeResult {
         self.checked += 1;
         let snap = self.classes(levels);
+        self.raise_bounds(levels, &snap);
         self.score_snap(&snap)
     }
 
@@ -621,12 +623,47 @@ impl<'a> Search<'a> {
             .collect()
     }
 
+    /// Discernibility without a blank class to top up: every node above `levels` merges its
+    /// classes, and a merged or suppressed class costs at least the squares of its parts
+    /// (`(a + b)² ≥ a² + b²`, `n·|E| ≥ |E|²`), so `Σ|E|²` at `levels` bounds them all; raised
+    /// here on every node above.
+    fn raise_bounds(&mut self, levels: &[u8], snap: &Snapshot) {
+        if self.bounds.is_empty()
+            || self.metric.metric != Metric::Discernibility
+            || self.settings.blank_class_k.is_some()
+        {
+            return;
+        }
+        let b: f64 = snap.count.iter().map(|&c| (c as f64) * (c as f64)).sum();
+        let mut cur = levels.to_vec();
+        loop {
+            let i = self.encode(&cur);
+            if self.bounds[i] < b {
+                self.bounds[i] = b;
+            }
+            // the next level vector at or above `levels` (odometer, last key fastest)
+            let mut d = cur.len();
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                if (cur[d] as usize) + 1 < self.radix[d] {
+                    cur[d] += 1;
+                    break;
+                }
+                cur[d] = levels[d];
+            }
+        }
+    }
+
     /// Checks node `idx` against the monotone models, tagging it and the nodes it decides;
     /// a node that keeps them is scored. Returns whether it keeps them.
     fn check_monotone(&mut self, st: &mut State, idx: usize) -> bool {
         let levels = self.decode(idx);
         let snap = self.classes(&levels);
         self.checked += 1;
+        self.raise_bounds(&levels, &snap);
         if self.monotone_outliers(&snap) <= self.settings.limit {
             self.tag_closure(&mut st.tags, idx, 2, true);
             self.score_snap(&snap);
@@ -697,6 +734,9 @@ impl<'a> Search<'a> {
             if lb > self.best_score() {
                 break;
             }
+            if self.bounds[idx] > self.best_score() {
+                continue; // raised by a node below it (discernibility)
+            }
             if st.tags[idx] == 0 {
                 self.search_path(&mut st, idx, self.best_score());
             }
@@ -757,7 +797,6 @@ impl<'a> Search<'a> {
         if self.best.is_none() && !seen.contains(&top) {
             self.evaluate(&top);
         }
-        let _ = self.encode(&top);
     }
 }
 
