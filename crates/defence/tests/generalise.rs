@@ -469,3 +469,23 @@ fn the_heuristic_search_is_labelled_as_such() {
     assert_eq!(d["optimal"], false);
     assert_eq!(levels(&d), (1, 1));
 }
+
+/// t-closeness along a hierarchy of the sensitive variable (flu and cold both under
+/// `respiratory`, then `*`; height 2): moving mass between siblings costs ½ per unit. 30-34
+/// (flu only) is at ½ · 2/7 = 1/7 and 40-44 (cold only) at ½ · 5/7 = 5/14, against 2/7 and
+/// 5/7 with the equal distance. t = 0.2 keeps (1,1) with record 7 suppressed along the
+/// hierarchy, and rules it out with the equal distance (30-34's 3 records).
+#[test]
+fn t_closeness_along_a_hierarchy_worked_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path().join("disease.csv");
+    std::fs::write(&h, "flu;respiratory;*\ncold;respiratory;*\n").unwrap();
+    let tc = |distance: &str| {
+        format!(
+            "models = [{{ model = \"t-closeness\", sensitive = \"disease\", t = 0.2, distance = \"{distance}\", hierarchy = \"{}\" }}]",
+            h.display()
+        )
+    };
+    assert_eq!(chosen(&tc("hierarchical")), ((1, 1), 1));
+    assert_eq!(chosen(&tc("equal")).0, (2, 0));
+}
