@@ -240,6 +240,10 @@ impl Pipeline {
     pub fn intruder_view(&self, table: &Table) -> Result<Table, DefenceError> {
         let mut t = table.clone();
         for step in &self.steps {
+            if let Some(view) = step.defence.public_view(&t) {
+                t = view?;
+                continue;
+            }
             if !step.defence.public_recoding() {
                 continue;
             }
@@ -269,7 +273,7 @@ impl Pipeline {
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
             rng.set_stream(i as u64);
             let masked = step.defence.apply(&current, &mut rng)?;
-            let log = diff(
+            let mut log = diff(
                 i + 1,
                 step.defence.method(),
                 &current,
@@ -278,6 +282,7 @@ impl Pipeline {
                 &origin,
                 masked.notes,
             );
+            log.details = masked.details;
             if let Some(k) = &masked.kept_rows {
                 origin = k.iter().map(|&r| origin[r]).collect();
             }
@@ -287,14 +292,18 @@ impl Pipeline {
         let mut changed = vec![false; table.nrows()];
         let mut recoded = vec![false; table.nrows()];
         for (s, step) in steps.iter().zip(&self.steps) {
-            let mark = if step.defence.public_recoding() {
-                &mut recoded
-            } else {
-                &mut changed
-            };
+            let public = step.defence.public_recoding();
             for c in &s.columns {
                 for &r in &c.rows {
-                    mark[r] = true;
+                    if public {
+                        recoded[r] = true;
+                    } else {
+                        changed[r] = true;
+                    }
+                }
+                // a public recoding that also suppresses (generalisation) changes those records
+                for &r in &c.suppressed_rows {
+                    changed[r] = true;
                 }
             }
         }

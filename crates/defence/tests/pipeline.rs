@@ -110,6 +110,7 @@ fn every_method_runs_on_a_tiny_synthetic_file() {
         "method = \"round\"\nvariables = [\"y\"]\nbase = 5",
         "method = \"local-suppression\"\nkeys = [\"a\", \"b\"]\nk = 4",
         "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.2",
+        "method = \"generalise\"\nhierarchies = { a = { interval = [2] }, b = { mask = true } }\nk = 4",
         "method = \"remove-records\"\nkeys = [\"a\", \"b\"]\nk = 4",
         "method = \"noise\"\nvariables = [\"x\", \"y\"]\nnoise = 10\ncorrelated = true",
         "method = \"mdav\"\nvariables = [\"x\", \"y\"]\nk = 3",

@@ -438,6 +438,7 @@ impl Defence for Pram {
             table: out,
             kept_rows: None,
             notes,
+            details: None,
         })
     }
 }

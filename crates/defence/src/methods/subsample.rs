@@ -175,6 +175,7 @@ impl Defence for Subsample {
                 groups.len()
             )],
             kept_rows: Some(kept),
+            details: None,
         })
     }
 }

@@ -123,7 +123,7 @@ fn run_inner(
         }
     }
     // 3. Masking: the truth follows the defence's kept rows, whatever it did to the records.
-    let pipeline = setting.pipeline()?;
+    let pipeline = setting.pipeline_in(Some(&exp.base_dir))?;
     let (masked_table, log) = pipeline.run(
         data.released.table(),
         derive_seed(exp.seed, &run.key, "defence"),
