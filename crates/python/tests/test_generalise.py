@@ -24,7 +24,7 @@ def test_the_optimum_on_adult_equals_the_command_line(cli, tmp_path):
 
     df = pd.read_csv(ADULT / "adult_subset.csv", sep=";", dtype=str)
     _, log = intruder.mask(df, [step], seed=1)
-    d = log["log"]["steps"][0]["details"]
+    d = log["steps"][0]["details"]
     assert d["levels"] == {"age": 4, "education": 1, "marital-status": 1, "race": 0, "sex": 0}
     assert d["suppressed"] == 57 and d["rows"] == 3017 and d["optimal"] is True
     check = log["cross_examination"]["checks"][0]
@@ -55,7 +55,7 @@ def test_generated_hierarchies_band_and_mask():
     # at (age 1, zip 1) the classes are ([20, 30), 1305*) 2, ([20, 30), 1306*) 1,
     # ([30, 40), 1485*) 3, ([40, 50), 1485*) 1: two records suppressed, which form a blank
     # class of 2 (protect_against = all), within the limit ⌊0.3 · 7⌋ = 2
-    d = log["log"]["steps"][0]["details"]
+    d = log["steps"][0]["details"]
     assert d["levels"] == {"age": 1, "zip": 1} and d["suppressed"] == 2
     kept = [0, 2, 3, 4, 5]
     assert [masked["zip"][i] for i in kept] == ["1305*"] * 2 + ["1485*"] * 3
