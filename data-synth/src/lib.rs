@@ -65,6 +65,7 @@ pub const DATA_VERSION: u32 = 4;
 
 pub use error::SynthError;
 pub use params::{ParamKind, ParamSpec, Params, Range, Value};
+pub use schema::Schema;
 
 /// A synthetic-data generator.
 pub trait Generator: Sync {
@@ -80,6 +81,12 @@ pub trait Generator: Sync {
     fn params(&self) -> &'static [ParamSpec];
     /// Published figures the generator is calibrated to: (figure, published value).
     fn published(&self) -> &'static [(&'static str, &'static str)];
+    /// The files [`Generator::generate`] writes for `params` and `seed`, each with its
+    /// schema (names, types, roles, category levels), without generating anything: what
+    /// `intruder run --dry-run` checks an experiment against. The parameters are checked as
+    /// `generate` checks them.
+    fn schemas(&self, params: &Params, seed: u64) -> Result<Vec<(String, Schema)>, SynthError>;
+
     /// Write the data set into `out_dir`; returns the files written.
     fn generate(
         &self,
@@ -150,6 +157,19 @@ pub fn find(name: &str) -> Result<&'static dyn Generator, SynthError> {
                 .collect::<Vec<_>>()
                 .join(", "),
         })
+}
+
+/// Validates `n` and `sets` for generator `name` and returns the files it would write with
+/// their schemas ([`Generator::schemas`]), without generating.
+pub fn schemas(
+    name: &str,
+    n: Option<u64>,
+    sets: &[String],
+    seed: u64,
+) -> Result<Vec<(String, Schema)>, SynthError> {
+    let g = find(name)?;
+    let params = g.parse_params(n, sets)?;
+    g.schemas(&params, seed)
 }
 
 /// Convenience: validate `n` and `sets` for generator `name` and run it.

@@ -231,3 +231,62 @@ fn n_flag_sets_the_size() {
     let text = std::fs::read_to_string(dir.path().join("survey-panel.csv")).expect("csv");
     assert_eq!(text.lines().count(), 18);
 }
+
+/// Every generator declares the files it writes and their schemas without generating them (what
+/// `intruder run --dry-run` checks an experiment against), and declares exactly what it then
+/// writes: the same files, and each file's schema TOML written from the same schema.
+#[test]
+fn declared_schemas_are_the_schemas_written() {
+    use intruder_synth::Generator;
+    let cases: &[(&str, &[&str])] = &[
+        ("survey-panel", &["n=60"]),
+        ("household-panel", &["n=80"]),
+        ("household-panel", &["n=80", "links=true"]),
+        ("register-survey", &["n=50", "twins=10"]),
+        ("register-survey", &["n=50", "twins=10", "population=200"]),
+        ("census", &["n=300", "keys=4"]),
+        ("census", &["n=400000", "preset=drug-survey"]),
+        ("linkage-pair", &["n=40"]),
+    ];
+    for &(name, sets) in cases {
+        let g = intruder_synth::find(name).unwrap();
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let params = g.parse_params(None, &sets).unwrap();
+        let declared = intruder_synth::schemas(name, None, &sets, 7).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let files = g.generate(&params, 7, dir.path()).unwrap();
+        let csv: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .filter(|n| n.ends_with(".csv"))
+            .collect();
+        let names: Vec<String> = declared.iter().map(|(f, _)| f.clone()).collect();
+        assert_eq!(csv, names, "{name} {sets:?}: the files");
+        for (file, schema) in &declared {
+            let stem = file.trim_end_matches(".csv");
+            let written =
+                std::fs::read_to_string(dir.path().join(format!("{stem}.schema.toml"))).unwrap();
+            // The written TOML is the declared schema after its two comment lines.
+            let body: Vec<&str> = written.lines().filter(|l| !l.starts_with('#')).collect();
+            let want = schema.to_toml("", "");
+            let want: Vec<&str> = want.lines().filter(|l| !l.starts_with('#')).collect();
+            assert_eq!(body, want, "{name} {sets:?}: {file}");
+            let header = std::fs::read_to_string(dir.path().join(file)).unwrap();
+            assert_eq!(
+                header
+                    .lines()
+                    .next()
+                    .unwrap()
+                    .split(',')
+                    .collect::<Vec<_>>(),
+                schema.header(),
+                "{name}: {file} header"
+            );
+        }
+    }
+    // The parameters are checked as generating checks them.
+    let e = intruder_synth::schemas("linkage-pair", None, &["n=100".into(), "n_b=10".into()], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("do not fit in n_b=10"), "{e}");
+}

@@ -1,6 +1,6 @@
-//! Parameter types shared by several attacks: the missing-value policy (METHODS.md §1.2, the
+//! Parameter types shared by several attacks: the missing-value policy (docs/METHODS.md §1.2, the
 //! toolkit's one [`intruder_data::keys::MissingPolicy`]), the distances of `nearest` and `kmeans`
-//! (METHODS.md §2.3), and the declarations of the parameters they share in the registry
+//! (docs/METHODS.md §2.3), and the declarations of the parameters they share in the registry
 //! ([`crate::ATTACKS`]).
 
 use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
@@ -8,7 +8,7 @@ use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use crate::error::ParamError;
 use crate::keys::KeyMap;
 
-/// How missing key values are treated (METHODS.md §1.2): the one policy of the toolkit,
+/// How missing key values are treated (docs/METHODS.md §1.2): the one policy of the toolkit,
 /// shared with the risk measures.
 pub use intruder_data::keys::MissingPolicy;
 

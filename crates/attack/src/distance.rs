@@ -1,4 +1,4 @@
-//! Distances between intruder and released records over the keys (METHODS.md §2.3), prepared
+//! Distances between intruder and released records over the keys (docs/METHODS.md §2.3), prepared
 //! once for `nearest` and `kmeans`.
 
 use intruder_data::keys::{KeyCodes, MISSING, PairSpec, SetMasks, encode_pair};
@@ -156,8 +156,9 @@ fn comp_of(
             file: String::new(),
             name: key.pair.intruder.clone(),
             message: format!(
-                "is {} with labels that are not numbers: the Euclidean distance needs numeric codes; use the Gower metric for categorical keys, or category_codes = true",
-                ic.kind()
+                "is {} with labels that are not numbers{}: the Euclidean distance needs numeric codes; use the Gower metric for categorical keys, or category_codes = true",
+                ic.kind(),
+                intruder_data::params::not_a_number_note(ic)
             ),
         });
     }

@@ -1,7 +1,7 @@
 //! Exact key matching (Mitra et al. §3.1; Dalenius 1986; Mulder's n_match for missing values).
 //!
 //! The candidates of intruder record `i` are the released records equal to `i` on every key:
-//! `M_i`, with `c_i = |M_i|` (METHODS.md §2.1). Missing keys follow a [`MissingPolicy`]:
+//! `M_i`, with `c_i = |M_i|` (docs/METHODS.md §2.1). Missing keys follow a [`MissingPolicy`]:
 //! listwise (an intruder record missing a key has no candidates, a released record missing a key
 //! is never a candidate), as-value (missing equals missing only) or wildcard (missing matches
 //! anything, on either side). A set-valued cell matches a scalar that is one of its candidates
@@ -12,7 +12,7 @@
 //! ([`intruder_data::keys::encode_pairs`]) and the released records are indexed by their pattern
 //! of observed keys ([`PatternIndex`]): for an intruder pattern `P`, the records of a stored
 //! pattern `Q` that match agree with the query on the keys observed in both, `C = P ∩ Q`, so one
-//! hash table per `C` answers every query of pattern `P` (METHODS.md §1.2; a cross-join). Without
+//! hash table per `C` answers every query of pattern `P` (docs/METHODS.md §1.2; a cross-join). Without
 //! missing values that is one hash table over the full key tuple. Set-valued keys are matched by
 //! candidate masks beside the hashed projection.
 //!

@@ -162,8 +162,9 @@ pub fn resolve<'a>(
                 released_name: pair.released.clone(),
                 released_kind: rc.kind().to_string(),
                 message: format!(
-                    "'{}' holds values that are not numbers; give both files the same type (schema), or recode the key",
-                    other.name()
+                    "'{}' holds values that are not numbers{}; give both files the same type (schema), or recode the key",
+                    other.name(),
+                    intruder_data::params::not_a_number_note(other)
                 ),
             }))
         })?;

@@ -4,7 +4,7 @@
 //! over key variables. Every attack returns, for each intruder record, released candidates
 //! ranked by score (higher is better; ties share a rank), a [`Linkage`]. The evaluator — the
 //! only code of the toolkit that reads the ground truth, in crate `intruder-eval`, which this
-//! crate does not depend on — turns a linkage into the figures of METHODS.md §2: correct-match
+//! crate does not depend on — turns a linkage into the figures of docs/METHODS.md §2: correct-match
 //! rate, Mitra's expected identifications `Σ 1/c_i`, uniques, ranks, precision/recall, and
 //! attribute disclosure `A`.
 //!

@@ -6,7 +6,7 @@
 //! weighted per key: `d² = Σ_k w_k (x_k − y_k)²`) or Gower's distance for mixed types; text keys
 //! go through a string metric (Jaro–Winkler or normalized Levenshtein via `strsim`). The
 //! candidates kept are every released record tied at the smallest distance plus the next ones up
-//! to `top_k`, exact, never approximated (METHODS.md §2.3).
+//! to `top_k`, exact, never approximated (docs/METHODS.md §2.3).
 //!
 //! - **Twins only vs whole file.** Bender et al. searched among the 273 twins only (the intruder
 //!   knows who responded to both: about 10% of twins at the smallest distance) and among all

@@ -143,8 +143,8 @@ fn load_files(
         .read
         .input(a.released_schema.as_deref())
         .with_role(&rtruth, Role::Truth);
-    let intruder = Labelled::from_dataset(intruder_data::load_timed(ipath, &iinput, timings)?);
-    let released = Labelled::from_dataset(intruder_data::load_timed(rpath, &rinput, timings)?);
+    let intruder = Labelled::from_dataset(common::load(ipath, &iinput, timings)?);
+    let released = Labelled::from_dataset(common::load(rpath, &rinput, timings)?);
     Ok((intruder, released))
 }
 
@@ -232,6 +232,11 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     let keys = configured.key_map(&[], &[])?;
+    // Every key either file lacks, or that is a truth column, at once.
+    let bad = intruder.check_keys(&released, &keys, "keys");
+    if !bad.is_empty() {
+        return Err(common::problems(surface, bad));
+    }
     let truth = truth_ids(&a, &intruder, &released);
     let sensitive = &configured.common.sensitive;
     match (sensitive, &a.sensitive_truth) {

@@ -14,9 +14,14 @@ use intruder_data::{Input, Role, Timings, write_atomically};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ReadArgs {
     /// Field delimiter of the input files (one character; `tab` for a tab). Default: the
-    /// schema's, else `,`.
+    /// schema's, else detected from the first lines (`,`, `;`, tab or `|`; a note says so).
     #[arg(long, value_name = "C", value_parser = crate::delimiter::parse)]
     pub delimiter: Option<u8>,
+    /// Decimal mark of numbers in the input files: `.` or `,`. Default: the schema's, else `,`
+    /// when the delimiter is not a comma and the first lines hold numbers such as 12,5 (a note
+    /// says so), else `.`.
+    #[arg(long, value_name = "MARK", value_parser = crate::delimiter::parse_decimal)]
+    pub decimal: Option<u8>,
     /// Missing-value tokens, comma-separated (default: the schema's, else the empty field, NA
     /// and .).
     #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
@@ -29,12 +34,14 @@ impl ReadArgs {
         Input {
             schema: schema.map(Path::to_path_buf),
             delimiter: self.delimiter,
+            decimal: self.decimal,
             missing_tokens: self
                 .missing_tokens
                 .as_ref()
                 .map(|t| t.split(',').map(str::to_string).collect()),
             roles: Vec::new(),
             set_valued: Vec::new(),
+            optional_roles: false,
         }
     }
 }
@@ -211,6 +218,24 @@ fn canonical_target(p: &Path) -> Option<PathBuf> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     Some(std::fs::canonicalize(parent).ok()?.join(name))
+}
+
+/// Prints the reader's notes (a delimiter or decimal mark it detected) on standard error.
+pub fn notes(notes: &[String]) {
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+}
+
+/// Loads a data file as every command does, printing the reader's notes.
+pub fn load(
+    path: &Path,
+    input: &Input,
+    timings: &mut Timings,
+) -> Result<intruder_data::Dataset, intruder_data::DataError> {
+    let ds = intruder_data::load_timed(path, input, timings)?;
+    notes(&ds.notes);
+    Ok(ds)
 }
 
 /// Prints deprecation warnings on standard error.

@@ -1,4 +1,4 @@
-//! The `--delimiter` argument shared by the subcommands that read CSV files.
+//! The `--delimiter` and `--decimal` arguments shared by the subcommands that read CSV files.
 
 /// Parses `--delimiter`: one ASCII character, or `tab` (also `\t`) for a tab. Used as a clap
 /// `value_parser`, so every subcommand accepts and rejects the same values.
@@ -13,6 +13,15 @@ pub fn parse(d: &str) -> Result<u8, String> {
         s => Err(format!(
             "expected one ASCII character or 'tab', found '{s}'"
         )),
+    }
+}
+
+/// Parses `--decimal`: `.` or `,`.
+pub fn parse_decimal(d: &str) -> Result<u8, String> {
+    match d {
+        "." => Ok(b'.'),
+        "," => Ok(b','),
+        s => Err(format!("expected '.' or ',', found '{s}'")),
     }
 }
 

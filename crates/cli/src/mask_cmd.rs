@@ -8,7 +8,7 @@ use serde_json::json;
 
 use intruder_data::params::{self, ColumnSet, ReadContext};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
-use intruder_data::{Table, Timings, load_timed, write_atomically};
+use intruder_data::{Table, Timings, write_atomically};
 use intruder_defence::{ChangeLog, Pipeline, docs};
 use intruder_eval::{Labelled, cross_examine_run};
 
@@ -24,7 +24,7 @@ use crate::common::{self, DataArgs, FormatArg, MethodArgs};
 `log.kept_rows` lists, for each masked record, its record number in the input (`\"row_numbers\": \"1-based\"`); \
 `intruder utility --log` reads it.\n\n\
 Examples:\n  intruder mask --data in.csv --pipeline p.toml --seed 42 --out masked.csv --log log.json\n  \
-intruder mask --data in.csv --method local-suppression --set keys=age,sex,region --set k=3 --seed 1 --out masked.csv\n  \
+intruder mask --data in.csv --method local-suppression --keys age,sex,region --k 3 --seed 1 --out masked.csv\n  \
 intruder mask --data in.csv --method local-suppression --set k=3 --seed 1 --out masked.csv   # keys: the schema's key columns\n  \
 intruder mask --list"
 )]
@@ -39,6 +39,20 @@ pub struct Args {
     pub method: Option<String>,
     #[command(flatten)]
     pub params: MethodArgs,
+    /// Key variables of --method, comma-separated (as --set keys=…): local-suppression,
+    /// risk-suppression, remove-records. Default: the schema's key columns.
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub keys: Vec<String>,
+    /// The k of --method (as --set k=…): local-suppression, remove-records, mdav.
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    pub k: Option<i64>,
+    /// Sampling-weight column of --method (as --set weight=…): risk-suppression, subsample.
+    /// Default: the schema's weight column.
+    #[arg(long, value_name = "COL")]
+    pub weight: Option<String>,
+    /// Variables --method transforms, comma-separated (as --set variables=…).
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub variables: Vec<String>,
     /// Seed of every random step (required: the same seed and input give the same output).
     #[arg(long, required_unless_present = "list")]
     pub seed: Option<u64>,
@@ -164,6 +178,18 @@ fn summary(data: &Path, out: &Path, log: &ChangeLog) -> Report {
     r
 }
 
+/// The parameters of `--method`: the `--set` items, then the flags (a key given both ways is
+/// an error; a flag the method does not take is reported with the method's parameters, as an
+/// unknown `--set` key is).
+fn method_table(args: &Args) -> Result<toml::Table> {
+    let mut t = args.params.table()?;
+    common::flag_list(&mut t, "keys", &args.keys)?;
+    common::flag_opt(&mut t, "k", args.k)?;
+    common::flag_opt(&mut t, "weight", args.weight.clone())?;
+    common::flag_list(&mut t, "variables", &args.variables)?;
+    Ok(t)
+}
+
 /// Runs `intruder mask`.
 pub fn run(args: Args) -> Result<()> {
     if args.params.list {
@@ -178,14 +204,18 @@ pub fn run(args: Args) -> Result<()> {
     let (Some(seed), Some(out)) = (args.seed, &args.out) else {
         bail!("--seed and --out are required");
     };
-    if !args.params.set.is_empty() && args.method.is_none() {
+    let flags = !args.keys.is_empty()
+        || args.k.is_some()
+        || args.weight.is_some()
+        || !args.variables.is_empty();
+    if (!args.params.set.is_empty() || flags) && args.method.is_none() {
         bail!(
-            "--set applies to --method NAME; a pipeline file declares its parameters in its [[step]] tables"
+            "--set, --keys, --k, --weight and --variables apply to --method NAME; a pipeline file declares its parameters in its [[step]] tables"
         );
     }
     check_outputs(&args, data, out)?;
     let mut timings = Timings::new();
-    let ds = load_timed(data, &args.data.input(), &mut timings)?;
+    let ds = common::load(data, &args.data.input(), &mut timings)?;
     let columns = columns_of(&ds.table, data);
     let ctx = ReadContext {
         base_dir: None,
@@ -193,8 +223,8 @@ pub fn run(args: Args) -> Result<()> {
     };
     let pipeline = match (&args.pipeline, &args.method) {
         (Some(p), None) => Pipeline::from_file_with(p, ctx)?,
-        (None, Some(m)) => Pipeline::single_at(m, args.params.table()?, "", ctx)
-            .map_err(|p| common::problems(&format!("--method {m} --set"), p))?,
+        (None, Some(m)) => Pipeline::single_at(m, method_table(&args)?, "", ctx)
+            .map_err(|p| common::problems(&format!("--method {m} (--set and flags)"), p))?,
         _ => bail!(
             "give --pipeline FILE or --method NAME (with --set key=value); --list shows the methods"
         ),

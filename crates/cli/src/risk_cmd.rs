@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use intruder_data::params::{ColumnSet, ReadContext, list_text};
-use intruder_data::{ColumnarFile, CsvFile, Role, Timings, load_timed};
+use intruder_data::{ColumnarFile, CsvFile, Role, Timings};
 use intruder_risk::{
     DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure, configure_for_parts, docs, fill_roles,
 };
@@ -57,6 +57,10 @@ pub struct Args {
     /// Household (group) column (default: the schema's group column): household risk.
     #[arg(long, value_name = "COL")]
     pub group: Option<String>,
+    /// The k of the k-anonymity counts (parameter `k_anonymity`, default 5): records in
+    /// classes of size < k and ≤ k.
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    pub k: Option<i64>,
     /// Dalenius' uniqueness threshold: classes of size ≤ T count as unique (default 1).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub unique_threshold: Option<i64>,
@@ -105,6 +109,12 @@ fn parameters(args: &Args) -> Result<toml::Table> {
     flag_opt(&mut t, "weight", args.weight.clone())?;
     flag_opt(&mut t, "sensitive", args.sensitive.clone())?;
     flag_opt(&mut t, "group", args.group.clone())?;
+    if let Some(k) = args.k {
+        if t.contains_key("k_anonymity") {
+            bail!("'k_anonymity' is given both as --k and with --set k_anonymity=…; give it once");
+        }
+        flag(&mut t, "k_anonymity", k)?;
+    }
     flag_opt(&mut t, "unique_threshold", args.unique_threshold)?;
     flag_opt(&mut t, "population_uniques", args.population_uniques)?;
     flag_opt(&mut t, "intruder_share", args.intruder_share)?;
@@ -177,10 +187,12 @@ fn from_parts(
         && let Some(outcome) = built.method.assess_parts(&keys, &label, timings)
     {
         let outcome = outcome?;
+        crate::common::notes(csv.notes());
         warn(&built.warnings);
         return Ok(Parted::Done(built.method, outcome));
     }
     let ds = timings.time(Timings::READ, || csv.into_dataset())?;
+    crate::common::notes(&ds.notes);
     Ok(Parted::Table(ds, columns))
 }
 
@@ -260,6 +272,9 @@ pub fn run(args: Args) -> Result<()> {
         ],
     );
     input.set_valued = args.set_valued.clone();
+    // A name the file lacks is left to the parameters' check, which reports every one at once
+    // with its parameter and a did-you-mean.
+    input.optional_roles = true;
     let mut timings = Timings::new();
     let per_record = args.per_record.is_some();
     if let Some(spec) = args.engine.spec()? {
@@ -283,7 +298,7 @@ pub fn run(args: Args) -> Result<()> {
             let (ds, columns) = match parted {
                 Parted::Table(ds, columns) => (ds, columns),
                 _ => {
-                    let ds = load_timed(data, &input, &mut timings)?;
+                    let ds = crate::common::load(data, &input, &mut timings)?;
                     let columns = ColumnSet::of(&ds);
                     (ds, columns)
                 }

@@ -86,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for w in &done.warnings {
         eprintln!("warning: {}: {w}", args.file.display());
     }
-    let skipped = done.plan.runs.len() - done.executed;
+    let skipped = done.plan.runs.len() - done.executed - done.failed.failed.len();
     eprintln!(
         "{}: {} run{} executed, {} stored run{} reused, {:.1} s",
         exp.name,
@@ -133,6 +133,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("warning: {w}");
     }
     println!("\nreport: {}", done.out_dir.join("report.html").display());
+    if !done.failed.failed.is_empty() {
+        anyhow::bail!(
+            "{} of {} runs failed; the reports in {} cover the others and list the failures:\n{}",
+            done.failed.failed.len(),
+            done.plan.runs.len(),
+            done.out_dir.display(),
+            done.failed.failure_text(done.plan.runs.len())
+        );
+    }
     Ok(())
 }
 

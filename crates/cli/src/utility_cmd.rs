@@ -8,8 +8,10 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use intruder_data::params::{self, ColumnSet, FromParam, Problem, ReadContext};
-use intruder_data::{Input, Role, Table, Timings, load_timed};
-use intruder_utility::{configure, default_measures, docs, measure_all_recoded, merge_reports};
+use intruder_data::{Input, Role, Table, Timings};
+use intruder_utility::{
+    configure, default_measures, docs, left_out_measures, measure_all_recoded, merge_reports,
+};
 
 use crate::common::{self, MethodArgs, OutputArgs, ReadArgs};
 
@@ -130,7 +132,7 @@ fn pipeline_of_log(path: &Path) -> Result<Option<intruder_defence::Pipeline>> {
 
 fn read(path: &Path, args: &Args, timings: &mut Timings) -> Result<Table> {
     let input: Input = args.read.input(args.schema.as_deref());
-    Ok(load_timed(path, &input, timings)
+    Ok(common::load(path, &input, timings)
         .with_context(|| format!("reading {}", path.display()))?
         .table)
 }
@@ -227,6 +229,9 @@ pub fn run(args: Args) -> Result<()> {
             .and_then(|v| Vec::<String>::from_param(v).ok())
             .unwrap_or_default();
         let same = kept.as_ref().map_or(original.nrows(), Vec::len) == masked.nrows();
+        for n in left_out_measures(&original, &vars, same) {
+            eprintln!("note: {n}");
+        }
         default_measures(&original, &vars, same, table.contains_key("model"))
     } else {
         names

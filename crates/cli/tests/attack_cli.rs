@@ -24,7 +24,7 @@ fn intruder(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-/// METHODS.md example E (Mitra Fig. 2) through the CLI, with renamed keys and a separate truth
+/// docs/METHODS.md example E (Mitra Fig. 2) through the CLI, with renamed keys and a separate truth
 /// column name in each file.
 #[test]
 fn example_e_json_and_per_record() {

@@ -472,7 +472,8 @@ fn cases() -> Vec<Case> {
         risk_bytes("csv: BOM and header only", b"\xef\xbb\xbfa,b\n", "--keys a", &["d.csv", "no records"]),
         risk("csv: trailing delimiter in the header", "a,b,\n1,2,\n", "--keys a", &["d.csv", "column 3", "empty"]),
         risk_bytes("csv: NUL byte in a middle row", b"a,b\n1,2\n3,4\x005\n6,7\n", "--keys a,b", &["d.csv:3", "NUL"]),
-        risk("csv: tab-separated file read as commas", "a\tb\n1\t2\n", "--keys a", &["d.csv", "'a'"]),
+        risk("csv: tab-separated file, delimiter detected", "a\tb\n1\t2\n", "--keys a --format json", &["note: d.csv", "separated by tab", "\"n_total\": 1"]).ok(),
+        risk("csv: tab-separated file read as commas", "a\tb\n1\t2\n", "--keys a --delimiter ,", &["d.csv", "'a'", "try --delimiter tab"]),
         risk("csv: semicolon delimiter on a comma file", D, "--keys a --delimiter ;", &["d.csv", "'a'"]),
         risk("csv: key given twice", D, "--keys a,a", &["'a'"]),
         risk("csv: empty key name in the list", D, "--keys a,,b", &["''"]),
@@ -673,8 +674,65 @@ fn cases() -> Vec<Case> {
         case("overwrite: panel protect --out is wave2", "panel protect --wave1 d.csv --wave2 d2.csv --method swap --rho 0.1 --seed 1 --out ./d2.csv", &["--out", "input"]).d().file("d2.csv", D),
         case("overwrite: panel attack --per-record is wave1", "panel attack --wave1 d.csv --wave2 d2.csv --mode match --scenario 2 --per-record d.csv", &["--per-record", "input"]).d().file("d2.csv", D),
         case("overwrite: synth --out onto a file", "synth survey-panel --n 10 --out d.csv", &["d.csv"]).d(),
+        // ---------------------------------------------------------------- issue 38: data as users hold it
+        risk("i38: ';' file, delimiter detected and said", SEMI, "--keys urbrur,roof --format json", &["note: d.csv", "separated by ';'", "\"n_total\": 4"]).ok(),
+        risk("i38: ';' file read with --delimiter ,", SEMI, "--keys urbrur,roof --delimiter ,", &["d.csv:2", "expected 1 fields", "try --delimiter ';'"]),
+        risk("i38: ';' file without decimals read with --delimiter ,", "urbrur;roof\n1;2\n2;4\n", "--keys urbrur,roof --delimiter ,", &["d.csv", "no column named 'urbrur'", "try --delimiter ';'"]),
+        risk("i38: ';' file and decimal commas, numbers read", SEMI, "--keys urbrur --weight w --measure individual --format json", &["decimal comma", "'1200,5'", "\"n_total\": 4"]).ok(),
+        case("i38: utility on decimal commas keeps moments", "utility --original d.csv --masked d.csv --variables income,w --format json", &["mean_rel_diff_max", "il1s", "decimal comma"]).file("d.csv", SEMI).ok(),
+        case("i38: utility says which default measures it left out", "utility --original d.csv --masked d.csv --variables roof,income --format json", &["note:", "left out", "'roof' is categorical, row 1 holds 'tin'", "pmse"]).file("d.csv", "roof,income\ntin,1200\ntile,900\ntin,1500\nslate,700\n").ok(),
+        risk_bytes("i38: UTF-16 (Excel Unicode text) with records", &utf16("a\tb\r\n1\tx\r\n2\ty\r\n1\tx\r\n"), "--keys a,b --format json", &["\"n_total\": 3", "\"sample_uniques\": 1"]).ok(),
+        risk_bytes("i38: UTF-16 cut in the middle of a character", &utf16("a,b\n1,2\n")[..11], "--keys a", &["d.csv", "UTF-16", "odd"]),
+        risk("i38: header only, a numeric measure", "id,a,w\n", "--keys a --weight w --measure individual", &["d.csv", "no records", "id, a, w"]),
+        risk("i38: header only, beside a schema", "a,b\n", "--keys a", &["d.csv", "no records"]).file("d.schema.toml", "[columns.a]\ntype = \"categorical\"\n"),
+        attack("i38: truth is also a key", "", &["'id' is the ground truth", "--truth"]).argv(&["attack", "--intruder", "i.csv", "--released", "d.csv", "--keys", "a,id", "--truth", "id"]),
+        attack("i38: every unknown key of an attack at once", "", &["4 problems", "i.csv: no column named 'aa'", "d.csv: no column named 'bb'"]).argv(&["attack", "--intruder", "i.csv", "--released", "d.csv", "--keys", "aa,bb", "--truth", "id"]),
+        mask("i38: mask --keys and --k flags", "--method local-suppression --keys a,b --k 2", &["rows_out", "suppressions"]).ok(),
+        mask("i38: mask flag given twice", "--method local-suppression --keys a,b --k 2 --set k=3", &["'k'", "both"]),
+        mask("i38: mask flags without --method", "--pipeline p.toml --k 2", &["--k", "--method"]).file("p.toml", PIPE),
+        mask("i38: mask flag the method does not take", "--method noise --variables b --k 2 --set noise=5", &["k: unknown key", "noise"]),
+        risk("i38: three typos reported at once", "urbrur,roof,sex,weight\n1,2,1,10\n2,4,2,20\n", "--keys urbrur,rooof,Sex --weight weigth --measure individual", &["3 problems", "'rooof' (did you mean 'roof'?)", "'Sex' (did you mean 'sex'?)", "weight:", "'weigth' (did you mean 'weight'?)"]),
+        risk("i38: --k for the k-anonymity counts", D, "--keys a,b --k 2 --format json", &["\"records_fk_below_k\": 3", "\"records_fk_at_most_k\": 5"]).ok(),
+        risk("i38: all-missing sensitive column", "id,a,s\n1,x,\n2,y,NA\n3,x,\n", "--keys a --sensitive s", &["warning", "sensitive column 's' has no observed value"]).warn(),
+        exp_with("i38: dry run, PRAM on an integer column", "[[defence]]\nname = \"p\"\n[[defence.step]]\nmethod = \"pram\"\nvariables = [\"b\"]\n[[attack]]\nmethod = \"exact\"\n", &["defence[2].step[1].variables", "'b' is integer", "categorical"]),
+        exp_with("i38: dry run, a recode map naming no level", "[[defence]]\nname = \"r\"\n[[defence.step]]\nmethod = \"global-recode\"\nvariables = [\"a\"]\nmap = { x = \"X\", z = \"Z\" }\n[[attack]]\nmethod = \"exact\"\n", &["defence[2].step[1].map", "'z' is not a value of 'a'", "x, y"]),
+        exp_with("i38: dry run, a utility measure on a recoded column", "[[defence]]\nname = \"r\"\n[[defence.step]]\nmethod = \"global-recode\"\nvariables = [\"b\"]\nbreaks = [0, 2, 9]\n[[attack]]\nmethod = \"exact\"\n[utility]\nmeasures = [\"moments\"]\nvariables = [\"b\", \"w\"]\n", &["utility.variables", "'b' is categorical", "moments"]),
+        exp_with("i38: dry run, every problem of the file at once", "[[defence]]\nname = \"p\"\n[[defence.step]]\nmethod = \"pram\"\nvariables = [\"b\"]\n[[attack]]\nmethod = \"exact\"\nkeys = [\"a\", \"id\"]\n[utility]\nmeasures = [\"moments\"]\nvariables = [\"s\"]\n", &["3 problems", "categorical", "ground truth", "moments needs numeric"]),
+        case("i38: dry run of a 10,000,000-record generator generates nothing", "run e.toml --dry-run --out o", &["3 settings", "output: o (0 of 3 runs stored)"]).file("e.toml", BIG_GENERATOR).ok().mem(8192),
+        case("i38: a measure failing in one setting keeps the others", "run e.toml --out o", &["warning", "setting 'flat'", "utility measure 'ci-overlap' failed", "singular", "'x' is a linear combination"]).file("d.csv", REGRESSION).file("e.toml", ISOLATED).warn(),
+        case("i38: regression with money-scale predictors", "utility --original d.csv --masked d.csv --model y~a+b --measure ci-overlap --format json", &["ci_overlap_mean", "1.0"]).file("d.csv", MONEY).ok(),
+        case("i38: regression, aliased term named", "utility --original d.csv --masked d.csv --model y~x+z+xz --measure ci-overlap", &["singular", "'xz' is a linear combination", "NA"]).file("d.csv", REGRESSION),
+        case("i38: dalenius-census at the tiny size", "run e.toml --tiny --out o", &["destruction (k=4)", "report: o/report.html"]).file("e.toml", include_str!("../../../experiments/dalenius-census.toml")).ok().mem(8192),
+        case("i38: a damaged SPSS file", "risk --data s.sav --keys region", &["s.sav", "SPSS"]).bytes("s.sav", &include_bytes!("../../data/tests/fixtures/statfiles/survey.sav")[..300]),
+        case("i38: a damaged Stata file", "risk --data s.dta --keys region", &["s.dta", "Stata"]).bytes("s.dta", &include_bytes!("../../data/tests/fixtures/statfiles/survey.dta")[..300]),
+        case("i38: a damaged SAS file", "risk --data s.sas7bdat --keys region", &["s.sas7bdat", "SAS"]).bytes("s.sas7bdat", &include_bytes!("../../data/tests/fixtures/statfiles/survey.sas7bdat")[..600]),
+        case("i38: a numeric measure on text names the row and value", "utility --original d.csv --masked d.csv --variables s --measure il1s", &["'s'", "row 1 holds 'p'"]).d(),
     ]
 }
+
+/// `text` as UTF-16LE with its byte-order mark (Excel's "Unicode text").
+fn utf16(text: &str) -> Vec<u8> {
+    let mut out = vec![0xff, 0xfe];
+    for u in text.encode_utf16() {
+        out.extend(u.to_le_bytes());
+    }
+    out
+}
+
+/// A `;`-separated file with decimal commas, as spreadsheets in much of Europe save it.
+const SEMI: &str = "urbrur;roof;income;w\n1;2;1200,5;2,5\n2;4;900;3\n1;2;1500,25;2\n2;2;700,5;4\n";
+
+/// A census generator of 10,000,000 records with three settings.
+const BIG_GENERATOR: &str = "name = \"big\"\nseed = 3\nreplicates = 1\n[data]\ngenerator = \"census\"\nn = 10000000\nparams = { keys = 6 }\nreleased = \"sample.csv\"\nintruder = \"population.csv\"\ntruth = \"person_id\"\n[scenario]\nkeys = [\"k01\", \"k02\"]\nintruder_n = 100\n[[defence]]\nname = \"none\"\n[[defence]]\nname = \"recode\"\n[[defence.step]]\nmethod = \"global-recode\"\nvariables = [\"k01\"]\nmap = { \"0\" = \"a\" }\n[[defence]]\nname = \"pram\"\n[[defence.step]]\nmethod = \"pram\"\nvariables = [\"k03\"]\n[[attack]]\nmethod = \"exact\"\n";
+
+/// x, z and y = 1 + 2x − z + noise, with xz = x + z (rank deficient) and a truth id.
+const REGRESSION: &str = "id,k,x,z,xz,y\n1,a,1,4,5,0.1\n2,b,2,1,3,3.9\n3,a,3,5,8,1.2\n4,b,4,2,6,7.1\n5,a,5,3,8,8.0\n6,b,6,6,12,7.2\n7,a,7,1,8,13.9\n8,b,8,2,10,15.1\n";
+
+/// An experiment on `REGRESSION` where top-coding x at 0 makes `y ~ x` unfittable in one setting.
+const ISOLATED: &str = "name = \"iso\"\nseed = 1\nreplicates = 1\n[data]\nreleased = \"d.csv\"\ntruth = \"id\"\n[scenario]\nkeys = [\"k\"]\nknown = 0.5\n[[defence]]\nname = \"none\"\n[[defence]]\nname = \"flat\"\n[[defence.step]]\nmethod = \"top-bottom-code\"\nvariables = [\"x\"]\ntop = 0\n[[attack]]\nmethod = \"exact\"\n[utility]\nmeasures = [\"moments\", \"ci-overlap\"]\nvariables = [\"x\", \"y\"]\nmodel = \"y ~ x\"\n";
+
+/// Money-scale predictors (condition number about 1e8), as sdcMicro's testdata has them.
+const MONEY: &str = "a,b,y\n90929693,116258.5,57800000\n27338058,279345,25300000\n26524717,6547.5,4040000\n46820000,12.25,56000000\n11111111,900000.75,1200000\n52250000,45000,33000000\n";
 
 /// Every regular file under `dir` (symlinks as their link text) with its bytes.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -507,11 +507,28 @@ fn delimiter_flag_reads_a_file_without_schema() {
         }
         intruder(&a)
     };
+    // Without --delimiter the delimiter is detected from the first lines, and a note says so.
     let (ok, _, err) = run(None);
-    assert!(!ok, "without --delimiter the file has one column 'a|x'");
-    assert!(err.contains("no column named 'x'"), "{err}");
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("note:") && err.contains("separated by '|'"),
+        "{err}"
+    );
+    let detected = std::fs::read_to_string(&out).unwrap();
+    // Told another delimiter, the header is one column: the message suggests the right one.
+    let (ok, _, err) = run(Some(","));
+    assert!(!ok);
+    assert!(
+        err.contains("no column named 'x'") && err.contains("try --delimiter '|'"),
+        "{err}"
+    );
     let (ok, _, err) = run(Some("|"));
     assert!(ok, "{err}");
+    assert!(
+        !err.contains("note:"),
+        "a given delimiter is not noted: {err}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), detected);
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         "a,x\n1,0\n2,25\n3,25\n4,50\n"

@@ -99,7 +99,7 @@ fn schema_declares_the_keys() {
         "--data",
         repo("data/examples/workplace-survey.csv").to_str().unwrap(),
         "--schema",
-        repo("data/examples/workplace-survey.toml")
+        repo("data/examples/workplace-survey.schema.toml")
             .to_str()
             .unwrap(),
     ]);
@@ -239,6 +239,9 @@ fn gzip_input_equals_plain_input() {
     let plain = std::fs::read(repo("data/examples/workplace-survey.csv")).unwrap();
     let mut gz = flate2_free_gzip(&plain);
     let f = temp_file(&dir, "w.csv.gz", &std::mem::take(&mut gz));
+    // The schema beside the file, as beside the plain one (`x.schema.toml` for `x.csv.gz`).
+    let schema = std::fs::read(repo("data/examples/workplace-survey.schema.toml")).unwrap();
+    temp_file(&dir, "w.schema.toml", &schema);
     let a = json(&["risk", "--data", &f, "--keys", "Gender,AgeGrp,EthnicGrp"]);
     let b = json(&[
         "risk",
@@ -359,7 +362,7 @@ fn bad_input_key_entirely_missing() {
         assert!(
             err.contains("warning:")
                 && err.contains("allna.csv")
-                && err.contains("key 'b' is missing in every one of the 3 records"),
+                && err.contains("key column 'b' has no observed value"),
             "{err}"
         );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -460,10 +463,17 @@ fn missing_file_and_no_keys() {
         &["risk", "--data", "/nonexistent/x.csv", "--keys", "a"],
         &["/nonexistent/x.csv", "No such file"],
     );
+    // Without a schema beside it (the shipped one declares the keys) and without --keys.
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read(repo("data/examples/workplace-survey.csv")).unwrap();
+    let f = temp_file(&dir, "w.csv", &plain);
+    fails(&["risk", "--data", &f], &["no key variables"]);
+    // With the shipped schema beside the data, its keys are used.
     let f = repo("data/examples/workplace-survey.csv");
-    fails(
-        &["risk", "--data", f.to_str().unwrap()],
-        &["no key variables"],
+    let v = json(&["risk", "--data", f.to_str().unwrap()]);
+    assert_eq!(
+        v["keys"],
+        serde_json::json!(["Gender", "AgeGrp", "EthnicGrp"])
     );
 }
 
@@ -760,7 +770,7 @@ fn list_shows_every_measure_and_its_parameters() {
 #[test]
 fn the_workplace_schema_declares_the_sensitive_column_too() {
     let f = repo("data/examples/workplace-survey.csv");
-    let s = repo("data/examples/workplace-survey.toml");
+    let s = repo("data/examples/workplace-survey.schema.toml");
     let by_schema = json(&[
         "risk",
         "--data",
@@ -1210,4 +1220,50 @@ fn per_record_parquet_holds_the_csv_figures() {
     assert!(std::fs::read(&pq).unwrap().starts_with(b"PAR1"));
     assert_eq!(cells_of(&pq), std::fs::read_to_string(&csv).unwrap());
     assert_eq!(cells_of(&pq), cells_of(&csv));
+}
+
+/// Issue 38: SPSS, Stata and SAS files are read by content (feature `statfiles`): value labels
+/// as categories, user-missing codes as missing, so a key with a "don't know" code is deleted
+/// listwise as a missing cell; the codes of a SAS file are numbers.
+#[cfg(feature = "statfiles")]
+#[test]
+fn statistical_files_are_read_as_statistical_packages_mean_them() {
+    let fixtures = repo("crates/data/tests/fixtures/statfiles");
+    for name in ["survey.sav", "survey.dta"] {
+        let f = fixtures.join(name);
+        let r = json(&[
+            "risk",
+            "--data",
+            f.to_str().unwrap(),
+            "--keys",
+            "region,sex",
+        ]);
+        // Records 6 (user-missing region) and 12 (system-missing) are deleted listwise.
+        assert_eq!(r["n_total"], 12, "{name}");
+        assert_eq!(r["n_deleted"], 2, "{name}");
+        // (4, Male) is unique; (North, Male) ×3, (South, Male) ×2, (East, Female) ×2,
+        // (North, Female) ×1, (South, Female) ×1.
+        assert_eq!(r["sample_uniques"], 3, "{name}: {r}");
+    }
+    let sas = fixtures.join("survey.sas7bdat");
+    let r = json(&[
+        "risk",
+        "--data",
+        sas.to_str().unwrap(),
+        "--keys",
+        "region,sex",
+    ]);
+    // The code 9 is a value here: one record more.
+    assert_eq!(r["n_deleted"], 1);
+}
+
+/// Without the feature, a statistical file is refused with a message saying how to build.
+#[cfg(not(feature = "statfiles"))]
+#[test]
+fn statistical_files_need_the_feature() {
+    let f = repo("crates/data/tests/fixtures/statfiles/survey.dta");
+    fails(
+        &["risk", "--data", f.to_str().unwrap(), "--keys", "region"],
+        &["survey.dta", "Stata", "--features statfiles"],
+    );
 }

@@ -61,6 +61,8 @@ pub fn write_parquet(path: &Path, data: &Dataset) -> Result<(), DataError> {
 mod parts;
 pub use parts::{ColumnarFile, ParquetKeys};
 
+#[cfg(feature = "statfiles")]
+pub(crate) use imp::from_batches;
 #[cfg(feature = "parquet")]
 pub(crate) use imp::read;
 #[cfg(feature = "parquet")]
@@ -169,7 +171,7 @@ mod imp {
         from_batches(path, &schema, batches, options)
     }
 
-    fn from_batches(
+    pub(crate) fn from_batches(
         path: &Path,
         schema: &ArrowSchema,
         batches: Vec<RecordBatch>,
@@ -199,7 +201,10 @@ mod imp {
             .iter()
             .zip(specs)
             .enumerate()
-            .map(|(j, (name, spec))| ColPlan::new(name, j + 1, spec, &cfg.file_missing))
+            .map(|(j, (name, spec))| {
+                let plan = ColPlan::new(name, j + 1, spec, &cfg.file_missing);
+                categories_stay(plan, schema.field(j).data_type(), &cfg)
+            })
             .collect();
         let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
         // Each column's arrays held by that column alone, so that they are freed as soon as
@@ -220,6 +225,16 @@ mod imp {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Dataset::split_truth(PathBuf::from(path), columns)
+    }
+
+    /// The plan of a column of Arrow type `t`: a dictionary whose kind is not declared is
+    /// categorical ([`ColPlan::as_categorical`]).
+    pub(crate) fn categories_stay(plan: ColPlan, t: &DataType, cfg: &Config) -> ColPlan {
+        if matches!(t, DataType::Dictionary(_, _)) && matches!(plan.plan, Plan::Infer) {
+            plan.as_categorical(&cfg.file_missing)
+        } else {
+            plan
+        }
     }
 
     fn is_int(t: &DataType) -> bool {

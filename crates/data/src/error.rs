@@ -67,6 +67,18 @@ pub enum DataError {
         /// The available names, comma-separated.
         available: String,
     },
+    /// Several columns named by the user do not exist (all reported at once).
+    #[error("{file}: no columns named {}{hint}; the columns are: {available}", names.join(", "), file = .file.display())]
+    UnknownColumns {
+        /// The file the table came from.
+        file: PathBuf,
+        /// Each missing name, quoted, with its "did you mean" hint.
+        names: Vec<String>,
+        /// A hint about the header (a one-column header), or empty.
+        hint: String,
+        /// The available names, comma-separated.
+        available: String,
+    },
     /// A column exists but cannot be used as asked.
     #[error("{file}: column '{name}': {message}", file = .file.display())]
     Column {

@@ -1,5 +1,5 @@
 //! Data files in every format: reading tells the format by the file's first bytes (CSV, gzip
-//! CSV, Parquet, Arrow IPC), writing by the name (`.parquet` or CSV). The one module that knows
+//! CSV, Parquet, Arrow IPC, SPSS, Stata, SAS), writing by the name (`.parquet` or CSV). The one module that knows
 //! both the CSV reader/writer ([`crate::read`], [`crate::write`]) and the columnar formats
 //! ([`crate::columnar`]).
 
@@ -25,7 +25,7 @@ pub fn read_timed(
     timings: &mut Timings,
 ) -> Result<Dataset, DataError> {
     let start = Instant::now();
-    let result = read_any(path, options);
+    let result = read_any(path, options).and_then(|ds| crate::read::no_records(path, ds));
     timings.add(Timings::READ, start.elapsed());
     result
 }
@@ -36,7 +36,7 @@ fn read_any(path: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
         source,
     };
     let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut head = [0u8; 8];
+    let mut head = [0u8; 32];
     let mut got = 0;
     while got < head.len() {
         match file.read(&mut head[got..]) {
@@ -48,6 +48,11 @@ fn read_any(path: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
     }
     match FileFormat::sniff(&head[..got]) {
         FileFormat::Parquet | FileFormat::Arrow => crate::columnar::read(path, options),
+        FileFormat::Spss => crate::statfile::read(path, crate::statfile::StatFormat::Spss, options),
+        FileFormat::Stata => {
+            crate::statfile::read(path, crate::statfile::StatFormat::Stata, options)
+        }
+        FileFormat::Sas => crate::statfile::read(path, crate::statfile::StatFormat::Sas, options),
         FileFormat::Gzip => {
             let file = std::fs::File::open(path).map_err(io)?;
             let mut text = Vec::new();

@@ -15,8 +15,8 @@
 //!   "the first candidate" is well defined.
 //! - A schema ([`Schema`], TOML) declares types, roles, missing tokens and level order; what it
 //!   does not declare is inferred, and command-line overrides win over both.
-//! - Files are CSV (plain or gzip), Parquet or Arrow IPC (feature `parquet`), told apart by
-//!   their content. An engine that only counts key codes can skip the table: a Parquet file's
+//! - Files are CSV (plain or gzip), Parquet or Arrow IPC (feature `parquet`), SPSS, Stata or
+//!   SAS (feature `statfiles`), told apart by their content. An engine that only counts key codes can skip the table: a Parquet file's
 //!   integer keys and dictionary-encoded text keys are read one row group at a time
 //!   ([`ColumnarFile::keys`], a [`keys::PartedCodes`]), and a plain CSV file's inferred
 //!   integer keys are coded straight
@@ -51,6 +51,7 @@ pub mod params;
 mod read;
 pub mod report;
 mod schema;
+mod statfile;
 mod table;
 mod timings;
 pub mod write;

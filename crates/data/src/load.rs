@@ -14,14 +14,26 @@ use crate::table::Dataset;
 use crate::timings::Timings;
 
 /// The schema conventionally beside a data file: `x.schema.toml` for `x.csv`, `x.csv.gz`,
-/// `x.tsv`, `x.parquet` or `x`.
+/// `x.tsv`, `x.parquet`, `x.arrow`, `x.sav`, `x.dta`, `x.sas7bdat` or `x`.
 pub fn schema_beside(data: &Path) -> PathBuf {
     let name = data
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let stem = [
-        ".csv.gz", ".tsv.gz", ".csv", ".tsv", ".txt", ".parquet", ".gz",
+        ".csv.gz",
+        ".tsv.gz",
+        ".csv",
+        ".tsv",
+        ".txt",
+        ".parquet",
+        ".gz",
+        ".arrow",
+        ".feather",
+        ".sav",
+        ".zsav",
+        ".dta",
+        ".sas7bdat",
     ]
     .iter()
     .find_map(|suffix| name.strip_suffix(suffix))
@@ -36,12 +48,17 @@ pub struct Input {
     pub schema: Option<PathBuf>,
     /// Field delimiter (overrides the schema's).
     pub delimiter: Option<u8>,
+    /// Decimal mark, `.` or `,` (overrides the schema's).
+    pub decimal: Option<u8>,
     /// Missing-value tokens (override the schema's).
     pub missing_tokens: Option<Vec<String>>,
     /// Roles set by the user (`--keys`, `--weight`, `truth = "pid"`): they win over the schema.
     pub roles: Vec<(String, Role)>,
     /// Columns declared set-valued by the user.
     pub set_valued: Vec<String>,
+    /// Roles naming a column the file lacks are skipped ([`ReadOptions::optional_overrides`]):
+    /// the caller reports every such name with its parameter.
+    pub optional_roles: bool,
 }
 
 impl Input {
@@ -71,7 +88,9 @@ impl Input {
             opts.schema = Some(Schema::from_file(&s)?);
         }
         opts.delimiter = self.delimiter;
+        opts.decimal = self.decimal;
         opts.missing = self.missing_tokens.clone();
+        opts.optional_overrides = self.optional_roles;
         for (name, role) in &self.roles {
             opts.override_spec(name).role = Some(*role);
         }
@@ -103,6 +122,9 @@ mod tests {
             ("d/x.csv", "d/x.schema.toml"),
             ("d/x.csv.gz", "d/x.schema.toml"),
             ("x.parquet", "x.schema.toml"),
+            ("d/survey.sav", "d/survey.schema.toml"),
+            ("survey.dta", "survey.schema.toml"),
+            ("survey.sas7bdat", "survey.schema.toml"),
             ("x", "x.schema.toml"),
         ] {
             assert_eq!(schema_beside(Path::new(data)), PathBuf::from(schema));

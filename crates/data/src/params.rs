@@ -129,6 +129,9 @@ pub enum ColumnNeed {
     Numeric,
     /// A column with discrete values: categorical, integer, string or set-valued (not float).
     Discrete,
+    /// A categorical column (declared or inferred; an integer-coded variable needs
+    /// `type = "categorical"` in a schema, or a categorical dtype in Python).
+    Categorical,
 }
 
 impl ColumnNeed {
@@ -138,6 +141,7 @@ impl ColumnNeed {
             ColumnNeed::Any => true,
             ColumnNeed::Numeric => kind.is_numeric(),
             ColumnNeed::Discrete => kind != Kind::Float,
+            ColumnNeed::Categorical => kind == Kind::Categorical,
         }
     }
 
@@ -146,6 +150,9 @@ impl ColumnNeed {
             ColumnNeed::Any => "any column",
             ColumnNeed::Numeric => "a numeric (integer or float) column",
             ColumnNeed::Discrete => "a column with discrete values (not float)",
+            ColumnNeed::Categorical => {
+                "a categorical column (declare type = \"categorical\" in a schema, or pass a categorical column from Python)"
+            }
         }
     }
 }
@@ -408,6 +415,10 @@ pub struct ColumnSet {
     /// (its 1-based row and its text), so that a numeric need names the value ("NaN", "inf",
     /// "1e999", a word); empty when not known.
     pub first_not_number: Vec<(String, usize, String)>,
+    /// The values of discrete columns when known: a categorical column's levels, an integer
+    /// column's distinct values (up to [`ColumnSet::MAX_LEVELS`]), so that a recode map can be
+    /// checked against them before any work; empty when not known.
+    pub levels: Vec<(String, Vec<String>)>,
 }
 
 impl ColumnSet {
@@ -435,11 +446,44 @@ impl ColumnSet {
             .filter(|c| !c.kind().is_numeric())
             .filter_map(|c| first_not_finite(c).map(|(i, t)| (c.name().to_string(), i + 1, t)))
             .collect();
+        let levels = table
+            .columns()
+            .iter()
+            .filter_map(|c| column_levels(c).map(|l| (c.name().to_string(), l)))
+            .collect();
         ColumnSet {
             file: table.source().display().to_string(),
             columns,
             first_not_number,
+            levels,
         }
+    }
+
+    /// Integer columns with more distinct values than this have no levels in a column set.
+    pub const MAX_LEVELS: usize = 10_000;
+
+    /// The known values of column `name` ([`ColumnSet::levels`]).
+    pub fn levels_of(&self, name: &str) -> Option<&[String]> {
+        self.levels
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, l)| l.as_slice())
+    }
+
+    /// [`ColumnSet::check`], refusing a column with role truth: the ground truth is set apart
+    /// for the evaluator, so no attack, defence or measure reads it.
+    pub fn check_usable(&self, name: &str, need: ColumnNeed) -> Result<(), String> {
+        if self
+            .columns
+            .iter()
+            .any(|(n, _, r)| n == name && *r == Role::Truth)
+        {
+            return Err(format!(
+                "{}: column '{name}' is the ground truth (role truth: named as the truth, e.g. by --truth or truth = \"{name}\"); it is set apart for the evaluator, so no attack, defence or measure can read it: name another column, or another truth",
+                self.file
+            ));
+        }
+        self.check(name, need)
     }
 
     /// The kind of column `name`.
@@ -466,9 +510,10 @@ impl ColumnSet {
             None => {
                 let names: Vec<&str> = self.columns.iter().map(|(n, _, _)| n.as_str()).collect();
                 Err(format!(
-                    "{}: no column named '{name}'{}; the columns are: {}",
+                    "{}: no column named '{name}'{}{}; the columns are: {}",
                     self.file,
                     did_you_mean(name, names.iter().copied()),
+                    one_column_hint(&names),
                     names.join(", ")
                 ))
             }
@@ -485,6 +530,35 @@ impl ColumnSet {
             Some(_) => Ok(()),
         }
     }
+}
+
+/// The values of a discrete column as a column set knows them: a categorical column's levels,
+/// an integer column's distinct values in order (when at most [`ColumnSet::MAX_LEVELS`]).
+pub(crate) fn column_levels(c: &crate::Column) -> Option<Vec<String>> {
+    match c.data() {
+        crate::ColumnData::Categorical { levels, .. } => Some(levels.clone()),
+        crate::ColumnData::Integer(v) => {
+            let mut seen = std::collections::BTreeSet::new();
+            for (i, x) in v.iter().enumerate() {
+                if !c.is_missing(i) {
+                    seen.insert(*x);
+                    if seen.len() > ColumnSet::MAX_LEVELS {
+                        return None;
+                    }
+                }
+            }
+            Some(seen.into_iter().map(|x| x.to_string()).collect())
+        }
+        _ => None,
+    }
+}
+
+/// ` (row 3 holds 'abc', which is not a number)`: where a column refused as not numeric first
+/// holds a cell that is not a finite number, for messages; empty when every cell is one.
+pub fn not_a_number_note(c: &crate::Column) -> String {
+    first_not_finite(c)
+        .map(|(i, t)| format!(" (row {} holds '{t}', which is not a number)", i + 1))
+        .unwrap_or_default()
 }
 
 /// The first observed cell of `c` (0-based row, text) that does not read as a finite number.
@@ -858,7 +932,7 @@ impl<'a> ParamReader<'a> {
                 _ => Vec::new(),
             };
             for n in names {
-                if let Err(e) = cols.check(&n, spec.need) {
+                if let Err(e) = cols.check_usable(&n, spec.need) {
                     self.problem(key, e);
                     ok = false;
                 }
@@ -1039,6 +1113,40 @@ fn fmt_num(x: f64) -> String {
 
 fn range_phrase(r: &Range) -> String {
     format!("a value {r}")
+}
+
+/// The name of a delimiter in messages.
+pub(crate) fn delimiter_name(d: u8) -> String {
+    match d {
+        b'\t' => "tab".to_string(),
+        d => format!("'{}'", d as char),
+    }
+}
+
+/// When the columns are one column whose name holds another likely delimiter (a `;`-separated
+/// file read with `,`): ` (the header was read as one column; try --delimiter ';')`, else
+/// empty.
+pub fn one_column_hint(names: &[&str]) -> String {
+    let [only] = names else {
+        return String::new();
+    };
+    let best = [b';', b'\t', b'|', b',']
+        .into_iter()
+        .map(|d| (only.bytes().filter(|&b| b == d).count(), d))
+        .filter(|(n, _)| *n > 0)
+        .max_by_key(|(n, _)| *n);
+    match best {
+        Some((_, d)) => format!(
+            " (the header was read as one column: the file's delimiter seems to be {}; try --delimiter {}, or delimiter in a schema)",
+            delimiter_name(d),
+            if d == b'\t' {
+                "tab".to_string()
+            } else {
+                format!("'{}'", d as char)
+            }
+        ),
+        None => String::new(),
+    }
 }
 
 /// ` (did you mean 'x'?)` when a candidate is close to `name` (strsim: Damerau–Levenshtein
@@ -1483,6 +1591,7 @@ mod tests {
                 ("sex".into(), Kind::Categorical, Role::Key),
             ],
             first_not_number: vec![("sex".into(), 1, "M".into())],
+            levels: Vec::new(),
         };
         let ctx = ReadContext {
             base_dir: None,
@@ -1508,6 +1617,7 @@ mod tests {
                 ("b".into(), Kind::Integer, Role::Key),
             ],
             first_not_number: Vec::new(),
+            levels: Vec::new(),
         };
         let mut t: toml::Table = "keys = [\"a\"]".parse().unwrap();
         let filled = fill_from_roles(&mut t, &[SPECS], &cols);

@@ -12,6 +12,7 @@
 pub(crate) mod chunked;
 pub(crate) mod intern;
 pub(crate) mod onepass;
+pub(crate) mod sniff;
 pub(crate) mod textcheck;
 
 use std::io::Read;
@@ -33,14 +34,22 @@ pub(crate) const NUMERIC_SWITCH: usize = 1 << 16;
 /// (what a command line says, e.g. `--keys` sets the key role).
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Field delimiter (default: the schema's, else `,`).
+    /// Field delimiter (default: the schema's, else the one detected from the first lines:
+    /// `,`, `;`, tab or `|`).
     pub delimiter: Option<u8>,
+    /// Decimal mark of numbers, `.` or `,` (default: the schema's, else `,` when the delimiter
+    /// is not a comma and the first lines hold numbers such as `12,5` and none such as `12.5`).
+    pub decimal: Option<u8>,
     /// Missing tokens for every column (default: the schema's, else [`DEFAULT_MISSING`]).
     pub missing: Option<Vec<String>>,
     /// A declared schema.
     pub schema: Option<Schema>,
     /// Per-column overrides, applied field by field over the schema.
     pub overrides: Vec<(String, ColumnSpec)>,
+    /// Overrides that only set a role (not the truth) and name a column the file lacks are
+    /// skipped instead of refused: the caller checks those names itself (the command line's parameters, each
+    /// problem with its parameter and a did-you-mean, all at once).
+    pub optional_overrides: bool,
 }
 
 impl ReadOptions {
@@ -85,11 +94,39 @@ pub enum FileFormat {
     Parquet,
     /// Arrow IPC file (`ARROW1`).
     Arrow,
+    /// SPSS system file (`$FL2`, `$FL3`: `.sav`, `.zsav`).
+    Spss,
+    /// Stata data file (`.dta`, releases 104–119).
+    Stata,
+    /// SAS data set (`.sas7bdat`).
+    Sas,
 }
 
 impl FileFormat {
-    /// The format of a file starting with `head` (at least its first 6 bytes when it has them).
+    /// The format of a file starting with `head` (its first 32 bytes when it has them).
     pub fn sniff(head: &[u8]) -> FileFormat {
+        /// SAS7BDAT's 32-byte magic number.
+        const SAS_MAGIC: [u8; 32] = [
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0xea,
+            0x81, 0x60, 0xb3, 0x14, 0x11, 0xcf, 0xbd, 0x92, 0x08, 0x00, 0x09, 0xc7, 0x31, 0x8c,
+            0x18, 0x1f, 0x10, 0x11,
+        ];
+        if head.starts_with(b"$FL2") || head.starts_with(b"$FL3") {
+            return FileFormat::Spss;
+        }
+        if head.starts_with(b"<stata_dta>") {
+            return FileFormat::Stata;
+        }
+        // Stata releases 104–115: release byte, byte order (1 or 2), file type 1, a zero byte.
+        if let [release, order, 1, 0, ..] = head
+            && (104..=115).contains(release)
+            && matches!(order, 1 | 2)
+        {
+            return FileFormat::Stata;
+        }
+        if head.starts_with(&SAS_MAGIC) {
+            return FileFormat::Sas;
+        }
         if head.starts_with(&[0x1f, 0x8b]) {
             FileFormat::Gzip
         } else if head.starts_with(b"PAR1") {
@@ -100,6 +137,45 @@ impl FileFormat {
             FileFormat::Csv
         }
     }
+}
+
+/// A file with a header (or a schema) but no record is refused by name: every command would
+/// otherwise fail later with a message about its columns (an empty column reads as
+/// categorical).
+pub(crate) fn no_records(path: &Path, ds: Dataset) -> Result<Dataset, DataError> {
+    let rows = match ds.truth.first() {
+        Some(t) if ds.table.ncols() == 0 => t.len(),
+        _ => ds.table.nrows(),
+    };
+    if rows > 0 {
+        return Ok(ds);
+    }
+    Err(DataError::Input {
+        location: crate::error::Location {
+            file: path.to_path_buf(),
+            line: None,
+            column: None,
+        },
+        message: format!(
+            "the file has no records: it names {} column{} ({}) but holds no data",
+            ds.table.ncols() + ds.truth.len(),
+            if ds.table.ncols() + ds.truth.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            ds.all_columns()
+                .take(8)
+                .map(|c| c.name().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+                + if ds.table.ncols() + ds.truth.len() > 8 {
+                    ", …"
+                } else {
+                    ""
+                }
+        ),
+    })
 }
 
 /// Reads CSV text from any reader; `label` names it in errors. The text is read whole, then

@@ -1,7 +1,8 @@
 //! Schema files: declared types, roles, missing tokens and category order.
 //!
 //! ```toml
-//! delimiter = ","                 # optional; one ASCII character
+//! delimiter = ","                 # optional; one ASCII character (default: detected)
+//! decimal = "."                   # optional; "." or "," (default: detected)
 //! missing = ["", "NA", "."]       # optional; tokens read as missing in every column
 //! [columns.gender]
 //! type = "categorical"            # categorical | integer | float | string | set
@@ -24,6 +25,8 @@ use crate::error::DataError;
 pub struct Schema {
     /// Field delimiter.
     pub delimiter: Option<u8>,
+    /// Decimal mark of numbers (`.` or `,`).
+    pub decimal: Option<u8>,
     /// File-wide missing tokens.
     pub missing: Option<Vec<String>>,
     /// Column specifications in file order.
@@ -93,6 +96,11 @@ impl Schema {
                         "delimiter: expected one ASCII character, found {value}"
                     )),
                 },
+                "decimal" => match value.as_str() {
+                    Some(".") => schema.decimal = Some(b'.'),
+                    Some(",") => schema.decimal = Some(b','),
+                    _ => problems.push(format!("decimal: expected \".\" or \",\", found {value}")),
+                },
                 "missing" => match string_list(value) {
                     Some(v) => schema.missing = Some(v),
                     None => problems.push(format!(
@@ -118,7 +126,7 @@ impl Schema {
                     }
                 },
                 other => problems.push(format!(
-                    "{other}: unknown key; expected delimiter, missing or columns"
+                    "{other}: unknown key; expected delimiter, decimal, missing or columns"
                 )),
             }
         }
@@ -163,6 +171,9 @@ impl Schema {
                 (d as char).to_string()
             };
             out += &format!("delimiter = {}\n", q(&d));
+        }
+        if let Some(d) = self.decimal {
+            out += &format!("decimal = {}\n", q(&(d as char).to_string()));
         }
         if let Some(m) = &self.missing {
             out += &format!("missing = {}\n", list(m));

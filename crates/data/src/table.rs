@@ -62,6 +62,12 @@ impl Table {
         &self.source
     }
 
+    /// Names the table's source anew (messages and reports name it so): e.g. the experiment
+    /// runner names a file as the experiment does, whatever path it was read from.
+    pub fn relabel(&mut self, source: impl Into<PathBuf>) {
+        self.source = source.into();
+    }
+
     /// Number of rows.
     pub fn nrows(&self) -> usize {
         self.nrows
@@ -167,6 +173,10 @@ pub struct Dataset {
     /// The columns with role truth (true person ids, true original values), as many rows as
     /// the table.
     pub truth: Vec<Column>,
+    /// What the reader chose that the file and the user did not say (a delimiter or decimal
+    /// mark detected from the first lines), one sentence each naming the file: the command
+    /// line prints them as `note:`, Python raises them as warnings.
+    pub notes: Vec<String>,
 }
 
 impl Dataset {
@@ -190,6 +200,7 @@ impl Dataset {
         Ok(Dataset {
             table: Table::new(source, rest)?,
             truth,
+            notes: Vec::new(),
         })
     }
 
@@ -198,6 +209,7 @@ impl Dataset {
         Dataset {
             table: self.table.take(rows),
             truth: self.truth.iter().map(|c| c.take(rows)).collect(),
+            notes: self.notes.clone(),
         }
     }
 
@@ -243,7 +255,26 @@ pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> Dat
     DataError::UnknownColumn {
         file: source.to_path_buf(),
         name: name.to_string(),
-        hint: crate::params::did_you_mean(name, names.iter().copied()),
+        hint: crate::params::did_you_mean(name, names.iter().copied())
+            + &crate::params::one_column_hint(&names),
+        available: names.join(", "),
+    }
+}
+
+/// Every name of `absent` missing from `names`, each with its did-you-mean, in one error.
+pub(crate) fn unknown_columns(source: &Path, absent: &[&str], names: Vec<&str>) -> DataError {
+    DataError::UnknownColumns {
+        file: source.to_path_buf(),
+        names: absent
+            .iter()
+            .map(|n| {
+                format!(
+                    "'{n}'{}",
+                    crate::params::did_you_mean(n, names.iter().copied())
+                )
+            })
+            .collect(),
+        hint: crate::params::one_column_hint(&names),
         available: names.join(", "),
     }
 }

@@ -79,10 +79,11 @@ mod with_parquet {
         assert_eq!(back.table.column("sex").unwrap().role(), Role::Key);
         // Only the renamed file is left.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        // An empty table.
+        // An empty table is written whole, and reading it back says it has no records.
         let empty = ds.take(&[]);
         write_parquet(&p, &empty).unwrap();
-        assert_eq!(load(&p, &Input::default()).unwrap().table.nrows(), 0);
+        let e = load(&p, &Input::default()).unwrap_err().to_string();
+        assert!(e.contains("no records"), "{e}");
     }
 
     /// Files as other tools write them by default: Parquet compressed with zstd (Polars),
@@ -484,6 +485,47 @@ mod with_parquet {
         assert!(
             e.contains("row 2: expected a finite number, found inf"),
             "{e}"
+        );
+    }
+
+    /// Issue 38: a dictionary column whose labels look like numbers (pandas `astype("category")`
+    /// of codes, as sdcMicro's data sets are coded; a polars Enum of "1", "2") stays
+    /// categorical, its levels in numeric order; a declared kind still wins.
+    #[test]
+    fn dictionaries_of_numbers_stay_categorical() {
+        use arrow_array::types::Int8Type;
+        let dir = tempfile::tempdir().unwrap();
+        let ints = arrow_array::Int64Array::from(vec![2, 10, 1]);
+        let keys = arrow_array::Int8Array::from(vec![Some(0), Some(1), Some(2), None, Some(0)]);
+        let dict = DictionaryArray::<Int8Type>::try_new(keys, Arc::new(ints)).unwrap();
+        let text = ["4", "2", "4", "9", "2"]
+            .into_iter()
+            .collect::<DictionaryArray<Int8Type>>();
+        let p = ipc_file(
+            dir.path(),
+            vec![
+                ("roof", Arc::new(dict) as ArrayRef),
+                ("walls", Arc::new(text) as ArrayRef),
+            ],
+        );
+        let ds = load(&p, &Input::default()).unwrap();
+        let roof = ds.table.column("roof").unwrap();
+        assert_eq!(roof.kind(), intruder_data::Kind::Categorical);
+        assert_eq!(roof.levels().unwrap(), ["1", "2", "10"]);
+        assert!(roof.is_missing(3));
+        let walls = ds.table.column("walls").unwrap();
+        assert_eq!(walls.kind(), intruder_data::Kind::Categorical);
+        assert_eq!(walls.levels().unwrap(), ["2", "4", "9"]);
+        let schema = dir.path().join("s.toml");
+        std::fs::write(&schema, "[columns.walls]\ntype = \"integer\"\n").unwrap();
+        let declared = Input {
+            schema: Some(schema),
+            ..Input::default()
+        };
+        let ds = load(&p, &declared).unwrap();
+        assert_eq!(
+            ds.table.column("walls").unwrap().kind(),
+            intruder_data::Kind::Integer
         );
     }
 

@@ -6,4 +6,5 @@ mod columnar;
 mod csv_keys;
 mod parallel_read;
 mod read;
+mod statfiles;
 mod write_csv;

@@ -232,3 +232,91 @@ impl WithSource for intruder_data::Table {
 fn schema_spec_defaults_are_empty() {
     assert_eq!(ColumnSpec::default().kind, None);
 }
+
+/// Issue 38: a `;`-separated file with decimal commas, as spreadsheets in much of Europe save
+/// it, reads as numbers without flags; the choices are noted; a given delimiter or decimal
+/// mark wins.
+#[test]
+fn delimiter_and_decimal_comma_are_detected_and_noted() {
+    let text = "region;income;share\nnorth;1234,5;0,25\nsouth;99;-1,5\n";
+    let ds = read(text, &ReadOptions::default()).unwrap();
+    let t = &ds.table;
+    assert_eq!(t.names(), ["region", "income", "share"]);
+    assert_eq!(t.column("income").unwrap().kind(), Kind::Float);
+    assert_eq!(t.column("share").unwrap().as_f64(1), Some(-1.5));
+    assert_eq!(t.column("income").unwrap().as_f64(0), Some(1234.5));
+    assert_eq!(ds.notes.len(), 2, "{:?}", ds.notes);
+    assert!(ds.notes[0].contains("t.csv") && ds.notes[0].contains("';'"));
+    assert!(ds.notes[1].contains("decimal comma") && ds.notes[1].contains("'1234,5'"));
+    // The decimal mark given: the cells stay text.
+    let opts = ReadOptions {
+        decimal: Some(b'.'),
+        ..ReadOptions::default()
+    };
+    let ds = read(text, &opts).unwrap();
+    assert_eq!(ds.table.column("income").unwrap().kind(), Kind::Categorical);
+    assert_eq!(ds.notes.len(), 1);
+    // A comma-separated file is read as before, without a note.
+    let ds = read("a,b\n1,2.5\n", &ReadOptions::default()).unwrap();
+    assert!(ds.notes.is_empty());
+    assert_eq!(ds.table.column("b").unwrap().kind(), Kind::Float);
+}
+
+/// Excel's "Unicode text" is UTF-16 with a byte-order mark and tabs.
+#[test]
+fn utf16_files_are_decoded() {
+    for big_endian in [false, true] {
+        let text = "a\tb\r\n1\tx\r\n2\tÿ\r\n";
+        let mut bytes: Vec<u8> = if big_endian {
+            vec![0xfe, 0xff]
+        } else {
+            vec![0xff, 0xfe]
+        };
+        for u in text.encode_utf16() {
+            bytes.extend(if big_endian {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            });
+        }
+        let ds = read_csv_from(&bytes[..], "u.csv".as_ref(), &ReadOptions::default()).unwrap();
+        assert_eq!(ds.table.names(), ["a", "b"]);
+        assert_eq!(ds.table.column("b").unwrap().text(1).unwrap(), "ÿ");
+        assert_eq!(ds.table.column("a").unwrap().kind(), Kind::Integer);
+    }
+}
+
+#[test]
+fn a_header_without_records_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("h.csv");
+    std::fs::write(&p, "a,b,c\n").unwrap();
+    let e = read_csv(&p, &ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("h.csv") && e.contains("no records") && e.contains("a, b, c"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_unknown_column_is_named_at_once() {
+    let opts = ReadOptions::default()
+        .with_role(&["rooof", "Sex"], Role::Key)
+        .with_role(&["weigth"], Role::Weight);
+    let e = read("roof,sex,weight\n1,2,3\n", &opts)
+        .unwrap_err()
+        .to_string();
+    for x in [
+        "'rooof' (did you mean 'roof'?)",
+        "'Sex' (did you mean 'sex'?)",
+        "'weigth' (did you mean 'weight'?)",
+    ] {
+        assert!(e.contains(x), "{x} in {e}");
+    }
+    // Optional role overrides are left to the caller's check.
+    let mut opts = opts;
+    opts.optional_overrides = true;
+    assert!(read("roof,sex,weight\n1,2,3\n", &opts).is_ok());
+}

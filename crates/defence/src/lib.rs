@@ -28,6 +28,7 @@
 //! | `global-recode` | breaks for numbers, category maps for categories | sdcMicro `globalRecode` |
 //! | `top-bottom-code` | caps values above/below a threshold | sdcMicro `topBotCoding` |
 //! | `round` | rounds to a base | Hundepool et al. (2012) §3.4 |
+//! | `generalise` | full-domain generalisation along hierarchies, searched for the least loss under privacy models | ARX (Flash, Lightning; its quality models) |
 //! | `local-suppression` | suppresses key cells until k-anonymous (missing = wildcard) | sdcMicro `localSuppression`/`kAnon` |
 //! | `risk-suppression` | suppresses a key where individual risk exceeds a threshold | sdcMicro `localSupp`, `indivRisk` |
 //! | `remove-records` | removes records in classes below a size | Dalenius (1986) "destruction" |
@@ -98,6 +99,14 @@ pub trait Defence: fmt::Debug + Send + Sync {
     fn public_recoding(&self) -> bool {
         false
     }
+    /// For a public recoding chosen from the data (generalisation searches its levels): the
+    /// recoding its last run chose, applied to an intruder's `table` (their copy of the keys),
+    /// without the suppressions. `None` (the default): the method is repeated as it is
+    /// ([`Pipeline::intruder_view`] applies [`Defence::apply`] when
+    /// [`Defence::public_recoding`] holds).
+    fn public_view(&self, _table: &Table) -> Option<Result<Table, DefenceError>> {
+        None
+    }
 }
 
 /// The result of one defence.
@@ -109,6 +118,9 @@ pub struct Masked {
     pub kept_rows: Option<Vec<usize>>,
     /// Facts worth reporting (e.g. the group count of MDAV, the suppressions per key).
     pub notes: Vec<String>,
+    /// Structured facts for reports and JSON summaries (e.g. the levels a generalisation chose
+    /// and its Pareto frontier).
+    pub details: Option<serde_json::Value>,
 }
 
 impl Masked {
@@ -118,6 +130,7 @@ impl Masked {
             table,
             kept_rows: None,
             notes: Vec::new(),
+            details: None,
         }
     }
 }
@@ -130,6 +143,7 @@ pub static DEFENCES: &[Entry<dyn Defence>] = &[
     methods::round::ENTRY,
     methods::suppress::ENTRY,
     methods::suppress::RISK_ENTRY,
+    methods::generalise::ENTRY,
     methods::remove::ENTRY,
     methods::noise::ENTRY,
     methods::mdav::ENTRY,

@@ -14,6 +14,8 @@ pub struct ColumnChange {
     pub suppressed: usize,
     /// The changed rows, as 0-based row indices into the pipeline's input.
     pub rows: Vec<usize>,
+    /// The suppressed rows among them.
+    pub suppressed_rows: Vec<usize>,
 }
 
 /// What one step did.
@@ -41,6 +43,8 @@ pub struct StepLog {
     pub columns: Vec<ColumnChange>,
     /// Facts reported by the method.
     pub notes: Vec<String>,
+    /// Structured facts reported by the method (e.g. the levels a generalisation chose).
+    pub details: Option<serde_json::Value>,
 }
 
 /// What a whole pipeline did.
@@ -97,6 +101,7 @@ impl ChangeLog {
                         "rows": one(&c.rows),
                     })).collect::<Vec<_>>(),
                     "notes": s.notes,
+                    "details": s.details,
                 })
             })
             .collect();
@@ -166,6 +171,7 @@ pub(crate) fn diff(
             changed: 0,
             suppressed: 0,
             rows: Vec::new(),
+            suppressed_rows: Vec::new(),
         };
         for (r, t) in touched.iter_mut().enumerate() {
             let i = row_in(r);
@@ -173,6 +179,7 @@ pub(crate) fn diff(
                 ch.changed += 1;
                 if !a.is_missing(i) && b.is_missing(r) {
                     ch.suppressed += 1;
+                    ch.suppressed_rows.push(origin[i]);
                 }
                 ch.rows.push(origin[i]);
                 *t = true;
@@ -209,5 +216,6 @@ pub(crate) fn diff(
         columns_added,
         columns,
         notes,
+        details: None,
     }
 }

@@ -163,6 +163,7 @@ impl Pipeline {
             match build_step(t, &path, step_ctx) {
                 Ok((step, mut warnings)) => {
                     if let Some(c) = &mut columns {
+                        forget_changed_values(&step.params, c);
                         step.defence.adjust_columns(c);
                     }
                     out.warnings.append(&mut warnings);
@@ -183,6 +184,7 @@ impl Pipeline {
     pub fn columns_after(&self, columns: &ColumnSet) -> ColumnSet {
         let mut c = columns.clone();
         for s in &self.steps {
+            forget_changed_values(&s.params, &mut c);
             s.defence.adjust_columns(&mut c);
         }
         c
@@ -238,6 +240,10 @@ impl Pipeline {
     pub fn intruder_view(&self, table: &Table) -> Result<Table, DefenceError> {
         let mut t = table.clone();
         for step in &self.steps {
+            if let Some(view) = step.defence.public_view(&t) {
+                t = view?;
+                continue;
+            }
             if !step.defence.public_recoding() {
                 continue;
             }
@@ -267,7 +273,7 @@ impl Pipeline {
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
             rng.set_stream(i as u64);
             let masked = step.defence.apply(&current, &mut rng)?;
-            let log = diff(
+            let mut log = diff(
                 i + 1,
                 step.defence.method(),
                 &current,
@@ -276,6 +282,7 @@ impl Pipeline {
                 &origin,
                 masked.notes,
             );
+            log.details = masked.details;
             if let Some(k) = &masked.kept_rows {
                 origin = k.iter().map(|&r| origin[r]).collect();
             }
@@ -285,14 +292,18 @@ impl Pipeline {
         let mut changed = vec![false; table.nrows()];
         let mut recoded = vec![false; table.nrows()];
         for (s, step) in steps.iter().zip(&self.steps) {
-            let mark = if step.defence.public_recoding() {
-                &mut recoded
-            } else {
-                &mut changed
-            };
+            let public = step.defence.public_recoding();
             for c in &s.columns {
                 for &r in &c.rows {
-                    mark[r] = true;
+                    if public {
+                        recoded[r] = true;
+                    } else {
+                        changed[r] = true;
+                    }
+                }
+                // a public recoding that also suppresses (generalisation) changes those records
+                for &r in &c.suppressed_rows {
+                    changed[r] = true;
                 }
             }
         }
@@ -339,6 +350,26 @@ fn key_path(prefix: &str, key: &str) -> String {
     } else {
         format!("{prefix}.{key}")
     }
+}
+
+/// Forgets the known values of the non-categorical columns a step transforms (its
+/// `variables`): rounding, top coding, noise or aggregation make other values, which a later
+/// recode map may name. A categorical column keeps its levels (a defence that changes them says
+/// so in `adjust_columns`).
+fn forget_changed_values(params: &toml::Table, c: &mut ColumnSet) {
+    let named: Vec<&str> = match params.get("variables").or_else(|| params.get("columns")) {
+        Some(toml::Value::String(s)) => vec![s.as_str()],
+        Some(toml::Value::Array(a)) => a.iter().filter_map(toml::Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let kinds: Vec<(String, intruder_data::Kind)> =
+        c.columns.iter().map(|(n, k, _)| (n.clone(), *k)).collect();
+    c.levels.retain(|(n, _)| {
+        !named.contains(&n.as_str())
+            || kinds
+                .iter()
+                .any(|(m, k)| m == n && *k == intruder_data::Kind::Categorical)
+    });
 }
 
 /// Reads one step table (with its `method`) at `path`.

@@ -2,6 +2,7 @@
 //! link instead of one per file, for a shorter build and a smaller target directory.
 //! One file's tests: `cargo test -p intruder-defence --test integration FILE::`.
 
+mod generalise;
 mod mdav_naive;
 mod methods;
 mod pipeline;

@@ -110,6 +110,7 @@ fn every_method_runs_on_a_tiny_synthetic_file() {
         "method = \"round\"\nvariables = [\"y\"]\nbase = 5",
         "method = \"local-suppression\"\nkeys = [\"a\", \"b\"]\nk = 4",
         "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.2",
+        "method = \"generalise\"\nhierarchies = { a = { interval = [2] }, b = { mask = true } }\nk = 4",
         "method = \"remove-records\"\nkeys = [\"a\", \"b\"]\nk = 4",
         "method = \"noise\"\nvariables = [\"x\", \"y\"]\nnoise = 10\ncorrelated = true",
         "method = \"mdav\"\nvariables = [\"x\", \"y\"]\nk = 3",
@@ -251,6 +252,7 @@ fn columns() -> ColumnSet {
             ("income".into(), Kind::Float, Role::Sensitive),
         ],
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     }
 }
 
@@ -272,7 +274,7 @@ fn columns_are_checked_against_the_data_step_by_step() {
         "p.toml: 3 problems:",
         "step[1].variables: in.csv: no column named 'incme' (did you mean 'income'?); the columns are: age, sex, income",
         "step[1].variables: in.csv: column 'sex' is categorical; expected a numeric (integer or float) column",
-        "step[2].variables: in.csv: column 'income' is float; expected a column with discrete values (not float)",
+        "step[2].variables: in.csv: column 'income' is float; expected a categorical column",
     ] {
         assert!(e.contains(x), "missing «{x}» in:\n{e}");
     }

@@ -2,7 +2,7 @@
 //! random small tables against naive definitions of every rule and of a full-knowledge
 //! intruder), local minimality, no more suppressions than a simple baseline under the wildcard
 //! rule, sdcMicro's `francdat`, a hand-worked case of the wildcard rule gamed, and the wildcard
-//! counter against the naive O(n²) definition (METHODS.md §1.2, worked example D).
+//! counter against the naive O(n²) definition (docs/METHODS.md §1.2, worked example D).
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! The evaluator: the only code of the toolkit that reads the ground truth ([`Truth`]).
 //!
-//! It scores a [`Linkage`] (METHODS.md §2): twins are found by equal truth ids across the two
+//! It scores a [`Linkage`] (docs/METHODS.md §2): twins are found by equal truth ids across the two
 //! files; then per intruder record the tied best set `B_i` (size `c_i`), a seeded tie-break, the
 //! rank of the twin, and, with a sensitive variable, Mitra's attribute disclosure `p_i` and
 //! targeting score `r_i` (eqs. 1 and 3).

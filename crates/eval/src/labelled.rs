@@ -2,6 +2,7 @@
 //! with a defence's kept rows, twins only) is applied to both, so they cannot fall out of step.
 
 use intruder_attack::{AttackError, KeyMap, Knowledge};
+use intruder_data::params::{ColumnNeed, ColumnSet, Problem};
 use intruder_data::{Column, DataError, Dataset, Table};
 
 use crate::truth::Truth;
@@ -104,6 +105,7 @@ impl Labelled {
         Dataset {
             table: self.table,
             truth: self.truth.into_columns(),
+            notes: Vec::new(),
         }
     }
 
@@ -125,6 +127,37 @@ impl Labelled {
     /// The intruder's knowledge: the table projected on the intruder-side keys of `keys`.
     pub fn knowledge(&self, keys: KeyMap) -> Result<Knowledge, AttackError> {
         Knowledge::new(&self.table, keys)
+    }
+
+    /// Every problem of an attack's keys against the intruder's file (`self`) and the released
+    /// file, at once: a key either file lacks (with a did-you-mean), and a key that is a truth
+    /// column (set apart for the evaluator: named as such, not as a missing column). `path`
+    /// starts each problem (`keys`, `attack[1].keys`).
+    pub fn check_keys(&self, released: &Labelled, keys: &KeyMap, path: &str) -> Vec<Problem> {
+        let mut out = Vec::new();
+        for (side, file, name) in keys.pairs().iter().flat_map(|k| {
+            [
+                ("intruder's", self, k.intruder.as_str()),
+                ("released", released, k.released.as_str()),
+            ]
+        }) {
+            let set = ColumnSet::of_parts(file.table(), file.truth().columns());
+            if let Err(e) = set.check_usable(name, ColumnNeed::Any) {
+                let e = if file.truth().column(name).is_some() {
+                    format!("{e} (it is the {side} file's truth)")
+                } else {
+                    e
+                };
+                let p = Problem {
+                    path: path.to_string(),
+                    message: e,
+                };
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
     }
 
     /// The records `rows`, in that order, of table and truth.

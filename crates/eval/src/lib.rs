@@ -6,7 +6,7 @@
 //!   [`filter`] (`released_where` / `intruder_where`), [`mask`] (a defence's output with its
 //!   log's kept rows, so removed, sampled or reordered records keep their truth), [`twins_only`]
 //!   — changes both sides, so they cannot fall out of step.
-//! - [`evaluate()`]: scores an attack's [`Linkage`](intruder_attack::Linkage) (METHODS.md §2):
+//! - [`evaluate()`]: scores an attack's [`Linkage`](intruder_attack::Linkage) (docs/METHODS.md §2):
 //!   twins by equal truth ids, per intruder record the tied best set `B_i` (size `c_i`), a
 //!   seeded tie-break, the twin's rank, precision and recall at the attack's threshold, and
 //!   Mitra's attribute disclosure `p_i`, `A` and targeting score `r_i`.

@@ -1,4 +1,4 @@
-//! METHODS.md §2 worked examples E and F (Mitra et al., Figs. 2 and 3) and sdcMicro's
+//! docs/METHODS.md §2 worked examples E and F (Mitra et al., Figs. 2 and 3) and sdcMicro's
 //! `recordLinkage` cases, with exact values.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! The inter-wave attack (Mitra et al. §3.1; METHODS.md §2.6).
+//! The inter-wave attack (Mitra et al. §3.1; docs/METHODS.md §2.6).
 //!
 //! The member who left a split household knows `x_i` and `y_i^(1..T−1)`, so identifies the
 //! household in wave `T−1`; then either

@@ -1,6 +1,6 @@
 //! The longitudinal inter-wave attack on linked household panels and its two defences,
 //! propensity-score swapping and CART synthesis (Mitra, Blanchard, Dove, Tudor & Spicer,
-//! *Confidentiality challenges in releasing longitudinally linked data*, 2020; METHODS.md §2.6
+//! *Confidentiality challenges in releasing longitudinally linked data*, 2020; docs/METHODS.md §2.6
 //! and §3).
 //!
 //! | step | module | paper |
@@ -32,7 +32,7 @@
 //!   from their CART leaf". The waves are kept apart here so that exclusions and several splits
 //!   per household are handled once, in [`Panel`].
 //!
-//! # Example (worked example E, METHODS.md §2.1–2.2)
+//! # Example (worked example E, docs/METHODS.md §2.1–2.2)
 //! ```
 //! use intruder_data::{read_csv_from, ReadOptions};
 //! use intruder_longitudinal::{Mode, Panel, PanelSpec, Pool, PreparedAttack, Scenario};

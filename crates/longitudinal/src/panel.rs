@@ -222,7 +222,11 @@ pub(crate) fn numeric_values(ds: &Dataset, name: &str) -> Result<Vec<f64>, Panel
         return Err(PanelError::Column {
             file: file(ds),
             column: name.to_string(),
-            message: format!("is {}; expected a numeric column", c.kind()),
+            message: format!(
+                "is {}; expected a numeric column{}",
+                c.kind(),
+                intruder_data::params::not_a_number_note(c)
+            ),
         });
     }
     Ok(values(c))

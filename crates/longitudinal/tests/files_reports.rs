@@ -1,5 +1,5 @@
 //! What `intruder panel` does, as library calls: a panel read from wave files, the attack and
-//! its report (worked example E, METHODS.md §2.1–2.2, with exact figures), the per-record file,
+//! its report (worked example E, docs/METHODS.md §2.1–2.2, with exact figures), the per-record file,
 //! the altered last wave written and read back, and the study's tables.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Worked examples E and F (METHODS.md §2.1–2.2, Mitra Figs. 2–3), bad input, the invariants of
+//! Worked examples E and F (docs/METHODS.md §2.1–2.2, Mitra Figs. 2–3), bad input, the invariants of
 //! swapping and synthesis, and targeted vs random selection on the look-alike panel.
 // Config types are #[non_exhaustive]: outside their crate they are built from Default.
 #![allow(clippy::field_reassign_with_default)]

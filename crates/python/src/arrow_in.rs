@@ -50,6 +50,9 @@ pub struct ReadSpec {
     /// integers, floats or text the CSV reader would make of it. Equal values get equal codes
     /// exactly as they would under the CSV reader's type, so every count is the same.
     pub keys_as_codes: bool,
+    /// Roles (other than the truth) naming a column the table lacks are skipped: the caller's
+    /// parameter check reports every such name with its parameter and a did-you-mean.
+    pub optional_roles: bool,
 }
 
 /// The column names of a stream, checked as the CSV reader checks a header.
@@ -92,12 +95,39 @@ pub fn specs(fields: &[String], spec: &ReadSpec) -> Result<Vec<ColumnSpec>, Data
             problems: unknown,
         });
     }
-    for (n, _) in &spec.roles {
-        if !fields.contains(n) {
+    // Every role naming an absent column at once (unless the caller's parameter check reports
+    // them, each with its parameter: `optional_roles`).
+    // (A truth column is always checked here.)
+    let absent: Vec<&String> = spec
+        .roles
+        .iter()
+        .filter(|(_, r)| !spec.optional_roles || *r == Role::Truth)
+        .map(|(n, _)| n)
+        .filter(|n| !fields.contains(n))
+        .collect();
+    match absent[..] {
+        [] => {}
+        [n] => {
             return Err(DataError::UnknownColumn {
                 file: label.into(),
                 name: n.clone(),
                 hint: did_you_mean(n, fields.iter().map(String::as_str)),
+                available: fields.join(", "),
+            });
+        }
+        _ => {
+            return Err(DataError::UnknownColumns {
+                file: label.into(),
+                names: absent
+                    .iter()
+                    .map(|n| {
+                        format!(
+                            "'{n}'{}",
+                            did_you_mean(n, fields.iter().map(String::as_str))
+                        )
+                    })
+                    .collect(),
+                hint: String::new(),
                 available: fields.join(", "),
             });
         }
@@ -472,6 +502,11 @@ fn column(
     let weight = role == Role::Weight;
     let kind = if weight && spec.kind != Some(Kind::Integer) {
         Some(Kind::Float)
+    } else if spec.kind.is_none() && matches!(dtype, DataType::Dictionary(_, _)) {
+        // Categories stay categories (a pandas category, a polars Categorical or Enum, a
+        // pyarrow dictionary), whatever their labels look like: declared categorical, levels
+        // ordered as the CSV reader orders a declared categorical column.
+        Some(Kind::Categorical)
     } else {
         spec.kind
     };

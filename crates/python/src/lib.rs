@@ -230,6 +230,9 @@ impl Source {
             schema,
             roles: roles.to_vec(),
             keys_as_codes: false,
+            // A parameter naming an absent column is reported by the parameter check, every
+            // one at once with its parameter (the truth is checked here).
+            optional_roles: true,
         }))
     }
 
@@ -260,6 +263,7 @@ impl Source {
                     Some(SchemaArg::Parsed(s)) => {
                         let mut opts = ReadOptions {
                             schema: Some(s.clone()),
+                            optional_overrides: true,
                             ..ReadOptions::default()
                         };
                         for (n, r) in roles {
@@ -274,6 +278,7 @@ impl Source {
                                 _ => None,
                             },
                             roles: roles.to_vec(),
+                            optional_roles: true,
                             ..Input::default()
                         };
                         intruder_data::load(path, &input)?
@@ -309,6 +314,7 @@ impl Source {
                         })
                         .collect(),
                     first_not_number: Vec::new(),
+                    levels: Vec::new(),
                 };
                 let ds = Dataset::split_truth(PathBuf::from(label), columns)?;
                 Ok((ds, set))
@@ -343,6 +349,7 @@ impl Source {
                 })
                 .collect(),
             first_not_number: Vec::new(),
+            levels: Vec::new(),
         }))
     }
 
@@ -540,11 +547,12 @@ fn risk_impl(
     } else {
         None
     };
-    Ok((
-        json_text(&outcome.report.to_json()),
-        records,
-        warnings_text(&built.warnings),
-    ))
+    // Every warning of the command line: the reader's notes, deprecated names, the inputs'
+    // (weights below 1, a weight total far from the population size).
+    let mut warned = ds.notes.clone();
+    warned.extend(warnings_text(&built.warnings));
+    warned.extend(outcome.warnings.iter().cloned());
+    Ok((json_text(&outcome.report.to_json()), records, warned))
 }
 
 /// [`risk_impl`] without a table, when the measure needs only the key codes
@@ -604,11 +612,9 @@ fn risk_from_codes(
         return Ok(None);
     };
     let outcome = outcome?;
-    Ok(Some((
-        json_text(&outcome.report.to_json()),
-        None,
-        warnings_text(&built.warnings),
-    )))
+    let mut warned = warnings_text(&built.warnings);
+    warned.extend(outcome.warnings.iter().cloned());
+    Ok(Some((json_text(&outcome.report.to_json()), None, warned)))
 }
 
 /// Risk measures of one table: (summary JSON, per-record table, warnings).
@@ -644,16 +650,12 @@ fn mask_impl(
 ) -> Result<MaskOut> {
     use intruder_defence::Pipeline;
     let (ds, _) = src.load(schema, &[], None)?;
-    // The columns the first step sees (truth columns are not the defences').
+    let notes = ds.notes.clone();
+    // The columns the first step sees (truth columns are not the defences'), with the values
+    // of discrete columns (a recode map is checked against them).
     let columns = ColumnSet {
         file: src.label(),
-        columns: ds
-            .table
-            .columns()
-            .iter()
-            .map(|c| (c.name().to_string(), c.kind(), c.role()))
-            .collect(),
-        first_not_number: Vec::new(),
+        ..ColumnSet::of_parts(&ds.table, &[])
     };
     let ctx = ReadContext {
         base_dir: None,
@@ -680,15 +682,22 @@ fn mask_impl(
     let masked = intruder_eval::Labelled::from_dataset(ds)
         .mask(table, &log.kept_rows)?
         .into_dataset();
-    let log_json = json!({
+    // One flat object: the change log's figures (rows, cells, suppressions, kept_rows as
+    // 1-based record numbers, steps) beside the tool, the seed and the pipeline.
+    let mut log_json = json!({
         "tool": format!("intruder {}", env!("CARGO_PKG_VERSION")),
         "seed": seed,
         "pipeline": pipeline.steps.iter().map(|s| &s.params).collect::<Vec<_>>(),
-        "log": log.record_numbers(),
         "cross_examination": checked,
     });
+    if let (Some(o), Value::Object(figures)) = (log_json.as_object_mut(), log.record_numbers()) {
+        for (k, v) in figures {
+            o.entry(k).or_insert(v);
+        }
+    }
     // the check's own warnings travel in the log (Python warns with them by kind)
-    let warned = warnings_text(pipeline.warnings());
+    let mut warned = notes;
+    warned.extend(warnings_text(pipeline.warnings()));
     Ok((table_of(&masked)?, json_text(&log_json), warned))
 }
 
@@ -863,6 +872,12 @@ fn attack_impl(
         .collect();
     let (intruder, _) = isrc.load(ischema, &itruth, None)?;
     let (released, _) = rsrc.load(rschema, &rtruth, None)?;
+    let notes: Vec<String> = intruder
+        .notes
+        .iter()
+        .chain(&released.notes)
+        .cloned()
+        .collect();
     let (intruder, released) = (
         Labelled::from_dataset(intruder),
         Labelled::from_dataset(released),
@@ -876,6 +891,7 @@ fn attack_impl(
             configure(&table, "", ReadContext::default()).map_err(|p| problems(surface, p))?;
         warnings = warnings_text(&configured.warnings);
     }
+    warnings.splice(0..0, notes);
     if configured.key_names(&[]).is_none() {
         bail!(
             "no key variables: give keys=[…], or declare the role \"key\" for columns of {} (schema=)",
@@ -883,6 +899,11 @@ fn attack_impl(
         );
     }
     let keys = configured.key_map(&[], &[])?;
+    // Every key either table lacks, or that is a truth column, at once.
+    let bad = intruder.check_keys(&released, &keys, "keys");
+    if !bad.is_empty() {
+        return Err(problems(surface, bad));
+    }
     let truth = truth_ids(t, &intruder, &released);
     let sensitive = &configured.common.sensitive;
     match (sensitive, &t.sensitive_truth) {
@@ -1033,9 +1054,13 @@ fn utility_impl(
     log: Option<Value>,
     schema: &Option<SchemaArg>,
 ) -> Result<(String, Vec<String>)> {
-    use intruder_utility::{configure, default_measures, measure_all, merge_reports};
+    use intruder_utility::{
+        configure, default_measures, left_out_measures, measure_all, merge_reports,
+    };
     let (original, _) = osrc.load(schema, &[], None)?;
     let (masked, _) = msrc.load(schema, &[], None)?;
+    let mut warned: Vec<String> = original.notes.clone();
+    warned.extend(masked.notes.iter().cloned());
     let (original, masked): (Table, Table) = (original.table, masked.table);
     let kept = match &log {
         Some(l) => Some(kept_rows(l, original.nrows())?),
@@ -1064,6 +1089,7 @@ fn utility_impl(
             .and_then(|v| <Vec<String> as params::FromParam>::from_param(v).ok())
             .unwrap_or_default();
         let same = kept.as_ref().map_or(original.nrows(), Vec::len) == masked.nrows();
+        warned.extend(left_out_measures(&original, &vars, same));
         default_measures(&original, &vars, same, table.contains_key("model"))
     } else {
         names
@@ -1076,6 +1102,7 @@ fn utility_impl(
             .map(|c| (c.name().to_string(), c.kind(), c.role()))
             .collect(),
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,
@@ -1086,10 +1113,8 @@ fn utility_impl(
     let reports = measure_all(&configured.measures, &original, &masked, kept.as_deref())?;
     let mut report = merge_reports(String::new(), reports);
     report.details.insert("measures".into(), json!(names));
-    Ok((
-        json_text(&report.to_json()),
-        warnings_text(&configured.warnings),
-    ))
+    warned.extend(warnings_text(&configured.warnings));
+    Ok((json_text(&report.to_json()), warned))
 }
 
 /// What masking cost: (report JSON, warnings).
@@ -1232,6 +1257,15 @@ fn run_impl(
             .iter()
             .map(|w| format!("{}: {w}", path.display())),
     );
+    if !done.failed.failed.is_empty() {
+        bail!(
+            "{} of {} runs failed; the reports in {} cover the others and list the failures:\n{}",
+            done.failed.failed.len(),
+            done.plan.runs.len(),
+            done.out_dir.display(),
+            done.failed.failure_text(done.plan.runs.len())
+        );
+    }
     let results = done.out_dir.join("results.csv");
     let table = if results.is_file() {
         Some(table_of(&intruder_data::load(

@@ -2,6 +2,7 @@
 synth() writes the CLI's files, run() the CLI's results.csv; set-valued cells arrive as lists or
 as `a|b` text; the docstring examples run."""
 
+import ast
 import doctest
 import json
 import os
@@ -157,9 +158,29 @@ def test_docstring_examples_run(monkeypatch, tmp_path):
     assert result.failed == 0, result
 
 
+def _checked(block):
+    """A README block in which every top-level line `EXPRESSION   # VALUE`, whose VALUE reads
+    as a Python literal, asserts that the expression equals it."""
+    out, checks = [], 0
+    for line in block.splitlines():
+        m = re.match(r"^(\S.*?)\s+#\s+(.+)$", line)
+        if m and not line.startswith("#"):
+            try:
+                ast.parse(m[1], mode="eval")  # an expression, not a statement
+                want = ast.literal_eval(m[2])
+            except (ValueError, SyntaxError):
+                out.append(line)
+                continue
+            out.append(f"assert ({m[1]}) == {want!r}, ({m[1]!r}, {m[1]})")
+            checks += 1
+        else:
+            out.append(line)
+    return "\n".join(out), checks
+
+
 def test_readme_python_examples_run(monkeypatch):
     """The ```python blocks of the README's Python section and of the package README run as
-    written."""
+    written, and every value their comments show is the value they give."""
     monkeypatch.chdir(ROOT)
     text = (ROOT / "README.md").read_text()
     section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
@@ -167,8 +188,14 @@ def test_readme_python_examples_run(monkeypatch):
     assert len(blocks) >= 2
     package = (ROOT / "crates" / "python" / "README.md").read_text()
     blocks += re.findall(r"```python\n(.*?)```", package, re.S)
+    checks = 0
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
+        code, n = _checked(block)
+        checks += n
+        exec(compile(code, "README.md", "exec"), {})
+    # The values shown: sample uniques and the largest individual risk, min_k after
+    # suppression under wildcard, the index kept, PRAM on a category, the utility measures.
+    assert checks >= 6, checks
 
 
 def test_evaluator_warnings_are_python_warnings():
@@ -178,6 +205,6 @@ def test_evaluator_warnings_are_python_warnings():
 
     released = pa.table({"id": ["a", "b", "c"], "x": ["1", "2", "3"]})
     known = pa.table({"id": ["a", "b", "a"], "x": ["1", "2", "1"]})
-    with pytest.warns(FutureWarning, match=r"truth id 'a' appears on row 1 and again on row 3"):
+    with pytest.warns(intruder.IntruderWarning, match=r"truth id 'a' appears on row 1 and again on row 3"):
         r = intruder.attack(known, released, keys=["x"], truth="id")
     assert r.evaluation["correct_matches"] == 3

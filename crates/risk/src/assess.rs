@@ -14,8 +14,7 @@ use intruder_data::{ColumnData, Table, Timings};
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
 use crate::keys::{
-    KeyData, MissingPolicy, SetMatch, all_missing_warning, check_keys, check_names, check_rows,
-    key_data,
+    KeyData, MissingPolicy, SetMatch, check_keys, check_names, check_rows, key_data,
 };
 use crate::measures::{
     THETA_MIN_COUNT, bender_risk, household_risk, individual_risk, individual_risk_fractional,
@@ -429,6 +428,10 @@ pub struct WildcardSummary {
     pub uniques_at_threshold: usize,
     /// The rule for two records that both miss a key.
     pub incomplete_pairs: IncompletePairs,
+    /// The file's k under wildcard: the smallest n_match (`None` without records); what
+    /// `min_k` is under listwise and as-value, and sdcMicro's k-anonymity with `NA` matching
+    /// anything.
+    pub min_k: Option<u32>,
 }
 
 /// k-anonymity counts in records, on f_k (listwise, as-value) or n_match (wildcard).
@@ -712,6 +715,12 @@ impl Summary {
                     "two records that both miss a key never match (the rule of Mulder's printed Table 2)".into(),
                 );
             }
+            add(
+                "min_k",
+                json!(w.min_k),
+                Unit::Count,
+                "the file's k: the smallest n_match (missing matches anything, as sdcMicro's kAnon counts NA)".into(),
+            );
         }
         let ka = &self.k_anonymity;
         let on = if self.wildcard.is_some() {
@@ -1106,6 +1115,57 @@ fn keys_suffice(params: &RiskParams) -> bool {
         && params.whole_sets.is_empty()
 }
 
+/// Warnings about the columns a measure reads that hold no observed value, by name: a key
+/// every record is missing (listwise deletes every record; otherwise it tells no record
+/// apart), a sensitive variable every record is missing (every class has ℓ = 0: nothing is
+/// measured). Such a file is legal but surely not what was meant.
+pub fn empty_column_warnings(
+    table: &Table,
+    keys: &[String],
+    sensitive: Option<&str>,
+) -> Vec<String> {
+    let file = table.source().display().to_string();
+    let empty = |name: &str| {
+        table
+            .column(name)
+            .is_ok_and(|c| c.len() > 0 && c.missing_count() == c.len())
+    };
+    let keys_empty: Vec<&str> = keys
+        .iter()
+        .map(String::as_str)
+        .filter(|k| empty(k))
+        .collect();
+    let mut out: Vec<String> = empty_keys_warning(&file, &keys_empty).into_iter().collect();
+    if let Some(s) = sensitive.filter(|s| empty(s)) {
+        out.push(format!(
+            "{file}: sensitive column '{s}' has no observed value: every record is missing it, so every class has ℓ = 0 and nothing is measured — are its values missing tokens, or is it the wrong column?"
+        ));
+    }
+    out
+}
+
+/// The warning for key columns every record misses (`None` when there are none); the same
+/// words whether the keys came from a table or from key codes alone.
+fn empty_keys_warning(file: &str, keys_empty: &[&str]) -> Option<String> {
+    if keys_empty.is_empty() {
+        return None;
+    }
+    let one = keys_empty.len() == 1;
+    Some(format!(
+        "{file}: key column{} {} {} no observed value: every record is missing {} (listwise, every record is deleted; as-value and wildcard, {} no record apart) — are {} missing tokens, or the wrong column?",
+        if one { "" } else { "s" },
+        keys_empty
+            .iter()
+            .map(|k| format!("'{k}'"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if one { "has" } else { "have" },
+        if one { "it" } else { "them" },
+        if one { "it tells" } else { "they tell" },
+        if one { "its values" } else { "their values" },
+    ))
+}
+
 /// Every frequency figure of coded keys ([`assess`] once the keys are coded).
 fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, RiskError> {
     let Coded {
@@ -1130,10 +1190,19 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         (Some(w), Some(name)) => weight_warnings(w, name, &file, params.population_size),
         _ => Vec::new(),
     };
-    for (k, codes) in plain.codes.iter().enumerate() {
-        if n_total > 0 && codes.iter().all(|&c| c == MISSING) {
-            warnings.push(all_missing_warning(&file, &params.keys[k], n_total));
-        }
+    if let Some(t) = table {
+        warnings.extend(empty_column_warnings(
+            t,
+            &params.keys,
+            params.sensitive.as_deref(),
+        ));
+    } else if n_total > 0 {
+        // keys read as codes alone: the same warning from the codes
+        let keys_empty: Vec<&str> = (plain.codes.iter().zip(&params.keys))
+            .filter(|(codes, _)| codes.iter().all(|&c| c == MISSING))
+            .map(|(_, k)| k.as_str())
+            .collect();
+        warnings.extend(empty_keys_warning(&file, &keys_empty));
     }
 
     let class_policy = if wildcard {
@@ -1564,6 +1633,7 @@ pub(crate) fn wildcard_summary_of(
             .and_then(|big_n| skinner_elliot_theta(count(1), n_match_2, n_total as f64 / big_n)),
         uniques_at_threshold: count(params.unique_threshold),
         incomplete_pairs: params.incomplete_pairs,
+        min_k: hist.iter().find(|&&(_, r)| r > 0).map(|&(m, _)| m),
     }
 }
 

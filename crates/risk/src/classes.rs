@@ -1,4 +1,4 @@
-//! Equivalence classes on the key variables (METHODS.md §1.1) under the listwise and as-value
+//! Equivalence classes on the key variables (docs/METHODS.md §1.1) under the listwise and as-value
 //! policies.
 //!
 //! Each record's keys become one integer by Dalenius' mixed-radix (T2) code,

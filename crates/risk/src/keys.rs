@@ -49,16 +49,6 @@ pub(crate) fn check_rows(file: &str, n: usize) -> Result<(), RiskError> {
     Ok(())
 }
 
-/// The warning for a key column of `file` with no observed value among its `n` records (every
-/// cell suppressed, or a column that was never filled): it is counted as it stands — under
-/// listwise every record is left out, under as-value it is one category for all, under wildcard
-/// it matches every record — and the report says so.
-pub(crate) fn all_missing_warning(file: &str, column: &str, n: usize) -> String {
-    format!(
-        "{file}: key '{column}' is missing in every one of the {n} records: under listwise every record is left out, under as-value and wildcard it separates no record"
-    )
-}
-
 /// Checks `names` against `table`: the names ([`check_names`]), the records ([`check_rows`]),
 /// and that each column exists.
 pub(crate) fn check_keys(table: &Table, names: &[String]) -> Result<(), RiskError> {

@@ -1,4 +1,4 @@
-//! Frequency risk measures for microdata (METHODS.md §1): who is unique on the key variables,
+//! Frequency risk measures for microdata (docs/METHODS.md §1): who is unique on the key variables,
 //! under each missing-value policy, and how risky that is.
 //!
 //! - [`equivalence_classes`]: classes and f_k under `listwise` or `as-value`, with Dalenius'
@@ -24,7 +24,7 @@
 //! ```
 //! use intruder_data::{read_csv_from, ReadOptions};
 //! use intruder_risk::{assess, MissingPolicy, RiskParams};
-//! // Mulder's Table 2 (METHODS.md example D).
+//! // Mulder's Table 2 (docs/METHODS.md example D).
 //! let csv = "age,gender\n40,M\n36,F\n.,M\n40,.\n23,M\n23,M\n";
 //! let ds = read_csv_from(csv.as_bytes(), "t2.csv".as_ref(), &ReadOptions::default()).unwrap();
 //! let mut p = RiskParams::new(vec!["age".into(), "gender".into()]);

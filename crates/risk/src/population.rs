@@ -1,4 +1,4 @@
-//! Population uniqueness from a sample (METHODS.md §1.3): how many records are unique in the
+//! Population uniqueness from a sample (docs/METHODS.md §1.3): how many records are unique in the
 //! *population*, estimated from the sample's frequencies, and each sample unique's probability
 //! of being one.
 //!

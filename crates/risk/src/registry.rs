@@ -395,7 +395,7 @@ pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
     Entry {
         name: "frequency",
         summary: "equivalence classes, sample uniques, k ≤ 5/10, Pr(SU), θ, Bender's R, wildcard n_match; with weight, group and sensitive columns also individual, global and household risk and ℓ-diversity",
-        reference: "METHODS.md §1; Skinner & Elliot (2002) θ; Bender et al. (2001) R; Mulder's n_match; sdcMicro freqCalc, indivRisk, measure_hierarchical, ldiversity",
+        reference: "docs/METHODS.md §1; Skinner & Elliot (2002) θ; Bender et al. (2001) R; Mulder's n_match; sdcMicro freqCalc, indivRisk, measure_hierarchical, ldiversity",
         params: FREQUENCY_PARAMS,
         build: build_frequency,
     },
@@ -1069,6 +1069,7 @@ impl RiskMeasure for LDiversity {
         timings: &mut Timings,
     ) -> Result<RiskOutcome, RiskError> {
         let a = assess_timed(table, &self.params, timings)?;
+        let warnings = a.warnings.clone();
         let mut report = Report::new("ℓ-diversity");
         report.figures = keep_figures(
             &a,
@@ -1126,7 +1127,7 @@ impl RiskMeasure for LDiversity {
         Ok(RiskOutcome {
             report,
             records,
-            warnings: Vec::new(),
+            warnings,
         })
     }
 }
@@ -1177,7 +1178,11 @@ impl RiskMeasure for TClosenessMeasure {
             } else {
                 Records::default()
             },
-            warnings: Vec::new(),
+            warnings: crate::assess::empty_column_warnings(
+                table,
+                &self.params.keys,
+                Some(&self.params.sensitive),
+            ),
         })
     }
 }
@@ -1241,7 +1246,7 @@ impl RiskMeasure for Suda2Measure {
             } else {
                 Records::default()
             },
-            warnings: Vec::new(),
+            warnings: crate::assess::empty_column_warnings(table, &self.params.keys, None),
         })
     }
 }
@@ -1307,7 +1312,16 @@ impl RiskMeasure for Population {
             } else {
                 Records::default()
             },
-            warnings: pr.warnings.clone(),
+            warnings: pr
+                .warnings
+                .iter()
+                .cloned()
+                .chain(crate::assess::empty_column_warnings(
+                    table,
+                    &self.params.keys,
+                    None,
+                ))
+                .collect(),
         })
     }
 }

@@ -1,4 +1,4 @@
-//! SUDA2: special uniques and their minimal sample uniques (METHODS.md §1.3).
+//! SUDA2: special uniques and their minimal sample uniques (docs/METHODS.md §1.3).
 //!
 //! A *minimal sample unique* (MSU) of a record is a set of keys on which the record is unique in
 //! the file while it is unique on no proper subset (Elliot, Manning & Ford 2002, "A

@@ -1,5 +1,5 @@
 //! Mulder's n_match: for record j, the number of records r that agree with j on every key where
-//! both are observed (a missing value matches anything; METHODS.md §1.2).
+//! both are observed (a missing value matches anything; docs/METHODS.md §1.2).
 //!
 //! The naive count compares every pair, O(n²·|q|). Here:
 //! 1. Keys that are never missing in the file and not set-valued (F) must agree for any match,

@@ -483,9 +483,11 @@ fn wildcard_from_parts_gives_the_tables_errors() {
         .expect("the key codes suffice")
         .unwrap();
     assert_eq!(both.summary, assess(&t, &p).unwrap().summary);
+    // the same warning whether the keys came as codes or from the table
+    assert_eq!(both.warnings, assess(&t, &p).unwrap().warnings);
     assert_eq!(
         both.warnings,
-        vec!["holes: key 'b' is missing in every one of the 4 records: under listwise every record is left out, under as-value and wildcard it separates no record".to_string()]
+        vec!["holes: key column 'b' has no observed value: every record is missing it (listwise, every record is deleted; as-value and wildcard, it tells no record apart) — are its values missing tokens, or the wrong column?".to_string()]
     );
     let without_b = {
         let mut q = p.clone();

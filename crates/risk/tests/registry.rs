@@ -361,6 +361,7 @@ fn columns_are_checked_when_known() {
             ("hh".into(), Kind::Integer, Role::Group),
         ],
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,
@@ -387,6 +388,7 @@ fn schema_roles_fill_absent_parameters_and_given_ones_win() {
             ("s".into(), Kind::Categorical, Role::Sensitive),
         ],
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     };
     let mut t = toml::Table::new();
     let mut filled = fill_roles(&mut t, &cols);

@@ -351,7 +351,7 @@ const FRANCDAT_MISSING: &str = "Key1,Key2,Key3,Key4
 
 #[test]
 fn sdcmicro_rule_reproduces_sdcmicros_francdat_scores() {
-    // sdcMicro 5.8.1's suda2 scores on this file (METHODS.md §7): 0 3 0 0 6 2 8 0. By hand,
+    // sdcMicro 5.8.1's suda2 scores on this file (docs/METHODS.md §7): 0 3 0 0 6 2 8 0. By hand,
     // ATT = 4, w(1) = 6, w(2) = 2, w(3) = 1:
     // r2 (1,2,1,1): {Key1,Key3} (only r2 has 1,1 there) and {Key2,Key3,Key4} → 2 + 1 = 3;
     // r3 (1,2,NA,1): its only as-value MSU {Key3} holds its missing key → 0;

@@ -1,4 +1,4 @@
-//! METHODS.md §1 worked examples A–D and sdcMicro's `freqCalc` case, with exact values.
+//! docs/METHODS.md §1 worked examples A–D and sdcMicro's `freqCalc` case, with exact values.
 
 use intruder_data::params::ReadContext;
 use intruder_data::{Dataset, ReadOptions, Role, read_csv, read_csv_from};
@@ -220,7 +220,8 @@ fn dalenius_5_3_eight_records_processed_in_order() {
 #[test]
 fn example_c_workplace_survey() {
     let schema =
-        intruder_data::Schema::from_file(&repo("data/examples/workplace-survey.toml")).unwrap();
+        intruder_data::Schema::from_file(&repo("data/examples/workplace-survey.schema.toml"))
+            .unwrap();
     let opts = ReadOptions {
         schema: Some(schema),
         ..Default::default()
@@ -686,7 +687,8 @@ fn whole_sets_compare_answer_patterns_as_one_value() {
 #[test]
 fn slides_fifty_percent_sample_uniques_versus_population_uniques() {
     let schema =
-        intruder_data::Schema::from_file(&repo("data/examples/workplace-population.toml")).unwrap();
+        intruder_data::Schema::from_file(&repo("data/examples/workplace-population.schema.toml"))
+            .unwrap();
     let opts = ReadOptions {
         schema: Some(schema),
         ..Default::default()

@@ -114,7 +114,7 @@ pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
 }
 
 /// The headline figure of an attack: correct re-identifications per target (every record the
-/// intruder holds), METHODS.md §7.
+/// intruder holds), docs/METHODS.md §7.
 pub const HEADLINE: &str = "correct_per_target";
 
 /// The headline table: correct re-identifications per target, one row per setting, one column

@@ -18,22 +18,147 @@ fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
     }
 }
 
-/// Every problem of the experiment against its loaded data.
-pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> {
-    let mut out = Vec::new();
-    let of = |l: &intruder_eval::Labelled| ColumnSet::of_parts(l.table(), l.truth().columns());
-    let released = of(&data.released);
-    let source = of(data.source());
-    let population = data.population.as_ref().map(of);
-    let d = &exp.data;
+/// The columns of an experiment's files: read from the data, or declared by the generator that
+/// would write them ([`Columns::declared`], a dry run that generates nothing).
+#[derive(Debug, Clone)]
+pub(crate) struct Columns {
+    pub(crate) released: ColumnSet,
+    pub(crate) source: ColumnSet,
+    pub(crate) population: Option<ColumnSet>,
+}
 
-    // Truth columns (they carry the truth role after loading).
-    for (key, set, name) in [
-        ("data.truth", &released, &d.truth),
-        ("data.truth_intruder", &source, &d.truth_intruder),
-    ] {
-        if let Err(e) = set.check(name, ColumnNeed::Any) {
-            out.push(problem(key, e));
+impl Columns {
+    /// The columns of loaded data.
+    pub(crate) fn of(data: &Loaded) -> Columns {
+        let of = |l: &intruder_eval::Labelled| ColumnSet::of_parts(l.table(), l.truth().columns());
+        Columns {
+            released: of(&data.released),
+            source: of(data.source()),
+            population: data.population.as_ref().map(of),
+        }
+    }
+
+    /// The columns a generator declares for its files (names, kinds, roles, levels), with
+    /// the `[data]` truth columns given the truth role as loading gives it.
+    pub(crate) fn declared(
+        exp: &Experiment,
+        files: &[(String, intruder_synth::Schema)],
+    ) -> Result<Columns, crate::RunnerError> {
+        let d = &exp.data;
+        let set = |file: &str, truth: &str| -> Result<ColumnSet, crate::RunnerError> {
+            let Some((_, schema)) = files.iter().find(|(f, _)| f == file) else {
+                let names: Vec<&str> = files.iter().map(|(f, _)| f.as_str()).collect();
+                return Err(crate::RunnerError::Invalid(format!(
+                    "data: the generator writes no file '{file}'{}; it writes: {}",
+                    intruder_data::params::did_you_mean(file, names.iter().copied()),
+                    names.join(", ")
+                )));
+            };
+            Ok(declared_set(file, schema, truth))
+        };
+        Ok(Columns {
+            released: set(&d.released, &d.truth)?,
+            source: set(
+                d.intruder.as_deref().unwrap_or(&d.released),
+                &d.truth_intruder,
+            )?,
+            population: d
+                .population
+                .as_deref()
+                .map(|p| set(p, &d.truth))
+                .transpose()?,
+        })
+    }
+}
+
+/// A generator's declared schema as the column set of the file it writes.
+fn declared_set(file: &str, schema: &intruder_synth::Schema, truth: &str) -> ColumnSet {
+    use intruder_data::{Kind, Role};
+    use intruder_synth::schema::ColumnType;
+    let mut columns = Vec::new();
+    let mut levels = Vec::new();
+    for c in &schema.columns {
+        let kind = match c.ty {
+            ColumnType::Categorical => Kind::Categorical,
+            ColumnType::Integer => Kind::Integer,
+            ColumnType::Float => Kind::Float,
+            ColumnType::String => Kind::String,
+            ColumnType::Set => Kind::Set,
+        };
+        let role = if c.name == truth {
+            Role::Truth
+        } else {
+            c.role.as_str().parse().unwrap_or(Role::Other)
+        };
+        if let (Some(cats), Kind::Categorical) = (&c.categories, kind) {
+            levels.push((c.name.clone(), cats.clone()));
+        }
+        columns.push((c.name.clone(), kind, role));
+    }
+    // Truth columns last, as a loaded table lists them.
+    columns.sort_by_key(|(_, _, r)| *r == Role::Truth);
+    ColumnSet {
+        file: file.to_string(),
+        columns,
+        first_not_number: Vec::new(),
+        levels,
+    }
+}
+
+/// The columns of an experiment's data without reading or generating any: a generator's
+/// declared schemas ([`intruder_synth::Generator::schemas`]) when its data are not stored under
+/// `out` yet; `None` for files and stored data (read them).
+pub(crate) fn declared_columns(
+    exp: &Experiment,
+    out: &std::path::Path,
+) -> Result<Option<Columns>, crate::RunnerError> {
+    let crate::spec::DataSource::Generator { name, n, params } = &exp.data.source else {
+        return Ok(None);
+    };
+    if crate::data::stored_generated(exp, out).is_some() {
+        return Ok(None);
+    }
+    let files = intruder_synth::schemas(name, *n, params, exp.seed)?;
+    Columns::declared(exp, &files).map(Some)
+}
+
+/// Every problem of the experiment against its loaded data: its rows ([`check_rows`]) and
+/// its columns ([`check_columns`]).
+pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> {
+    let mut out = check_rows(exp, data);
+    out.extend(check_columns(exp, plan, &Columns::of(data)));
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.to_string()));
+    out
+}
+
+/// What only the records can tell: filters that leave no record, more known records than the
+/// source holds, duplicate truth ids in the released file.
+fn check_rows(exp: &Experiment, data: &Loaded) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let d = &exp.data;
+    // The evaluator matches each intruder record to the released record with its truth id.
+    if !exp.attacks.is_empty()
+        && let Some(c) = data.released.truth().column(&d.truth)
+    {
+        let mut seen: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(c.len());
+        for j in 0..c.len() {
+            if let Some(t) = c.text(j)
+                && let Some(prev) = seen.insert(t.to_string(), j)
+            {
+                out.push(problem(
+                    "data.truth",
+                    format!(
+                        "{}: column '{}': truth id '{t}' appears on rows {} and {}: the released file's ids must be unique (one record per person), since the attacks are scored by them",
+                        data.released.table().source().display(),
+                        d.truth,
+                        prev + 1,
+                        j + 1
+                    ),
+                ));
+                break;
+            }
         }
     }
     for (key, ds) in [
@@ -72,6 +197,40 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
         }
     }
 
+    out
+}
+
+/// Every problem of the experiment's columns: the truth columns, the scenario's keys in both
+/// files, the measurement-error steps, every defence setting, every attack, risk and utility
+/// measure — each column checked to exist with the kind (and a recode map's levels) its method
+/// needs.
+pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let (released, source) = (cols.released.clone(), cols.source.clone());
+    let population = cols.population.clone();
+    let d = &exp.data;
+
+    // Truth columns (they carry the truth role after loading).
+    for (key, set, name) in [
+        ("data.truth", &released, &d.truth),
+        ("data.truth_intruder", &source, &d.truth_intruder),
+    ] {
+        if let Err(e) = set.check(name, ColumnNeed::Any) {
+            out.push(problem(key, e));
+        }
+    }
+    // The columns the filters name.
+    for (key, set, filter) in [
+        ("data.released_where", &released, &d.released_where),
+        ("data.intruder_where", &source, &d.intruder_where),
+    ] {
+        for (name, _) in filter {
+            if let Err(e) = set.check(name, ColumnNeed::Any) {
+                out.push(problem(format!("{key}.{name}"), e));
+            }
+        }
+    }
+
     // The scenario's keys: intruder names in the source, released names in the released file.
     let sc = &exp.scenario;
     let released_name = |k: &String| {
@@ -81,11 +240,11 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
             .map_or(k.clone(), |(_, b)| b.clone())
     };
     for k in &sc.keys {
-        if let Err(e) = source.check(k, ColumnNeed::Any) {
+        if let Err(e) = source.check_usable(k, ColumnNeed::Any) {
             out.push(problem("scenario.keys", e));
         }
         let r = released_name(k);
-        if let Err(e) = released.check(&r, ColumnNeed::Any) {
+        if let Err(e) = released.check_usable(&r, ColumnNeed::Any) {
             let path = if &r == k {
                 "scenario.keys".to_string()
             } else {
@@ -150,7 +309,7 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
     for (i, a) in exp.attacks.iter().enumerate() {
         let loc = format!("attack[{}]", i + 1);
         for k in &a.keys {
-            if let Err(e) = source.check(k, ColumnNeed::Any) {
+            if let Err(e) = source.check_usable(k, ColumnNeed::Any) {
                 out.push(problem(format!("{loc}.keys"), e));
             }
             let r = a
@@ -159,7 +318,7 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
                 .find(|(x, _)| x == k)
                 .map_or(k.clone(), |(_, y)| y.clone());
             for set in &after {
-                if let Err(e) = set.check(&r, ColumnNeed::Any) {
+                if let Err(e) = set.check_usable(&r, ColumnNeed::Any) {
                     out.push(problem(format!("{loc}.keys"), e));
                     break;
                 }
@@ -167,7 +326,7 @@ pub fn check_data(exp: &Experiment, plan: &Plan, data: &Loaded) -> Vec<Problem> 
         }
         if let Some(s) = &a.sensitive {
             for set in [&released, &source] {
-                if let Err(e) = set.check(s, ColumnNeed::Any) {
+                if let Err(e) = set.check_usable(s, ColumnNeed::Any) {
                     out.push(problem(format!("{loc}.sensitive"), e));
                 }
             }

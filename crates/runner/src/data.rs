@@ -131,15 +131,10 @@ pub fn load_data(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
 /// stored there are read; otherwise they are generated into a temporary directory that is
 /// removed afterwards (what a dry run does).
 pub fn load_data_readonly(exp: &Experiment, out: &Path) -> Result<Loaded, RunnerError> {
-    let (DataSource::Generator { name, n, params }, Some(key)) =
-        (&exp.data.source, generator_key(exp))
-    else {
+    let DataSource::Generator { name, n, params } = &exp.data.source else {
         return load_from(exp, &exp.base_dir);
     };
-    let stored = out
-        .join("data")
-        .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
-    if stored.join(".complete").exists() {
+    if let Some(stored) = stored_generated(exp, out) {
         return load_from(exp, &stored);
     }
     let tmp = tempfile::tempdir().map_err(|source| RunnerError::Io {
@@ -148,6 +143,18 @@ pub fn load_data_readonly(exp: &Experiment, out: &Path) -> Result<Loaded, Runner
     })?;
     intruder_synth::run(name, *n, params, exp.seed, tmp.path())?;
     load_from(exp, tmp.path())
+}
+
+/// The directory of an experiment's generated data when it is stored complete under `out`.
+pub(crate) fn stored_generated(exp: &Experiment, out: &Path) -> Option<PathBuf> {
+    let (DataSource::Generator { name, .. }, Some(key)) = (&exp.data.source, generator_key(exp))
+    else {
+        return None;
+    };
+    let stored = out
+        .join("data")
+        .join(format!("{name}-{:016x}", fnv1a(key.as_bytes())));
+    stored.join(".complete").exists().then_some(stored)
 }
 
 fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {
@@ -167,7 +174,15 @@ fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {
                 }
                 other => other,
             };
-        loaded.map(Labelled::from_dataset)
+        // Named by its file name, as the reports name it: messages and stored runs do not
+        // depend on the directory the data were read from (an absolute, relative or symlinked
+        // path, a generator's output directory).
+        loaded.map(|mut ds| {
+            if let Some(name) = path.file_name() {
+                ds.table.relabel(name);
+            }
+            Labelled::from_dataset(ds)
+        })
     };
     let (rel_path, rel_schema) = &fs[0];
     let released = read(rel_path, rel_schema, &d.truth)?;

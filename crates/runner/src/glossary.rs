@@ -95,30 +95,30 @@ pub const MEASURE_FIGURES: &[(&str, &str, &str)] = &[
     (
         "rule_estimate",
         "population uniques (rule)",
-        "METHODS.md §1.3",
+        "docs/METHODS.md §1.3",
     ),
-    ("tau1", "population uniques τ₁", "METHODS.md §1.3"),
-    ("il1s", "IL1s", "METHODS.md §4"),
-    ("il1s_per_cell", "IL1s per cell", "METHODS.md §4"),
+    ("tau1", "population uniques τ₁", "docs/METHODS.md §1.3"),
+    ("il1s", "IL1s", "docs/METHODS.md §4"),
+    ("il1s_per_cell", "IL1s per cell", "docs/METHODS.md §4"),
     (
         "mean_rel_diff_max",
         "largest relative mean difference",
-        "METHODS.md §4",
+        "docs/METHODS.md §4",
     ),
     (
         "var_rel_diff_max",
         "largest relative variance difference",
-        "METHODS.md §4",
+        "docs/METHODS.md §4",
     ),
     (
         "cor_max_abs_diff",
         "largest correlation difference",
-        "METHODS.md §4",
+        "docs/METHODS.md §4",
     ),
     (
         "cor_mean_abs_diff",
         "mean correlation difference",
-        "METHODS.md §4",
+        "docs/METHODS.md §4",
     ),
     ("pmse", "pMSE", "Woo et al. (2009)"),
     (

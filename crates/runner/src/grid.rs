@@ -34,13 +34,25 @@ pub struct Setting {
 impl Setting {
     /// The pipeline of this setting (no steps = no masking).
     pub fn pipeline(&self) -> Result<intruder_defence::Pipeline, intruder_defence::DefenceError> {
-        self.pipeline_at("", ReadContext::default())
-            .map_err(|problems| {
-                intruder_defence::DefenceError::Params(intruder_data::params::ParamError {
-                    source_name: self.label.clone(),
-                    problems,
-                })
+        self.pipeline_in(None)
+    }
+
+    /// The pipeline of this setting, the paths its steps name (e.g. generalisation
+    /// hierarchies) relative to `base_dir` (the experiment file's directory).
+    pub fn pipeline_in(
+        &self,
+        base_dir: Option<&std::path::Path>,
+    ) -> Result<intruder_defence::Pipeline, intruder_defence::DefenceError> {
+        let ctx = ReadContext {
+            base_dir,
+            columns: None,
+        };
+        self.pipeline_at("", ctx).map_err(|problems| {
+            intruder_defence::DefenceError::Params(intruder_data::params::ParamError {
+                source_name: self.label.clone(),
+                problems,
             })
+        })
     }
 
     /// The pipeline of this setting, problems with paths under `prefix` (`defence[1].` gives

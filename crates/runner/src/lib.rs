@@ -77,8 +77,8 @@ pub use aggregate::{
 pub use check::check_data;
 pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
-    ExecOptions, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one, run_study, study_id,
-    study_path,
+    ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one,
+    run_study, study_id, study_path,
 };
 pub use glossary::{
     GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
@@ -94,8 +94,9 @@ pub use plot::{
     spans_decades,
 };
 pub use record::{
-    AttackOutcomes, AttackRecord, CheckRecord, CheckRuleRecord, EvaluatorCounts, IntruderRecord,
-    MaskingRecord, Metric, MetricId, RECORD_SCHEMA, RiskRecord, RunRecord, Scope, UtilityRecord,
+    AttackOutcomes, AttackRecord, CheckRecord, CheckRuleRecord, EvaluatorCounts, FailureRecord,
+    IntruderRecord, MaskingRecord, Metric, MetricId, RECORD_SCHEMA, RiskRecord, RunRecord, Scope,
+    UtilityRecord,
 };
 pub use report::{HOW_TO_READ, INTERVALS_TEXT, Written, shown_in_report, write_reports};
 pub use spec::{
@@ -206,8 +207,12 @@ pub struct Done {
     /// The reports.
     pub written: Written,
     /// The evaluator's warnings of every run's attacks (executed now or stored), each once,
-    /// naming the run's setting, replicate and attack.
+    /// naming the run's setting, replicate and attack; and every attack or measure that failed
+    /// inside a run (its other outcomes kept), naming the setting, replicate and reason.
     pub warnings: Vec<String>,
+    /// Runs that failed as a whole (not stored; the reports cover the others). The caller
+    /// reports them as an error once the reports are written ([`Executed::failure_text`]).
+    pub failed: Executed,
 }
 
 /// The default output directory of an experiment.
@@ -227,13 +232,17 @@ pub struct DryRun {
 }
 
 /// Validates an experiment against its data without running anything or writing under `out`:
-/// loads the data (generated ones into a temporary directory unless already stored), checks every column the experiment names (kinds included), and
-/// plans the runs. Every problem at once, as [`RunnerError::Spec`].
+/// checks every column the experiment names (kinds, and the levels a recode map names,
+/// included) against the files' columns — read from the data files, or for a generator whose
+/// data are not stored yet, its declared schemas, so that nothing is generated — and plans the
+/// runs. Every problem at once, as [`RunnerError::Spec`].
 pub fn dry_run(exp: &Experiment, out: &Path) -> Result<DryRun, RunnerError> {
     let fingerprint = fingerprint(exp)?;
     let plan = Plan::new(exp, &fingerprint).map_err(RunnerError::Invalid)?;
-    let data = load_data_readonly(exp, out)?;
-    let problems = check_data(exp, &plan, &data);
+    let problems = match check::declared_columns(exp, out)? {
+        Some(columns) => check::check_columns(exp, &plan, &columns),
+        None => check_data(exp, &plan, &load_data_readonly(exp, out)?),
+    };
     if !problems.is_empty() {
         return Err(RunnerError::Spec {
             path: exp.path.clone(),
@@ -272,9 +281,24 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
             progress: opts.progress,
         },
     )?;
+    if !plan.runs.is_empty() && executed.failed.len() == plan.runs.len() {
+        return Err(RunnerError::Invalid(executed.failure_text(plan.runs.len())));
+    }
+    // The reports cover every run that is stored; runs that failed as a whole are listed.
+    let failed_ids: std::collections::HashSet<&str> =
+        executed.failed.iter().map(|f| f.run.as_str()).collect();
+    let stored = Plan {
+        settings: plan.settings.clone(),
+        runs: plan
+            .runs
+            .iter()
+            .filter(|r| !failed_ids.contains(r.id.as_str()))
+            .cloned()
+            .collect(),
+    };
     let study_ran = run_study(exp, &fingerprint, &out, opts.force)?;
-    let runs = load_runs(&plan, &out)?;
-    let written = write_reports(exp, &plan, &runs, &fingerprint, &out)?;
+    let runs = load_runs(&stored, &out)?;
+    let written = write_reports(exp, &stored, &runs, &fingerprint, &out, &executed.failed)?;
     let mut warnings: Vec<String> = Vec::new();
     for run in &runs {
         for a in &run.attacks {
@@ -290,13 +314,27 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
                 }
             }
         }
+        for f in &run.failures {
+            let w = format!(
+                "setting '{}', replicate {}: {} failed (its figures are left out; the others are kept): {}",
+                run.setting,
+                run.replicate + 1,
+                f.what(),
+                f.message
+            );
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
     }
+    let executed_now = executed.executed;
     Ok(Done {
         out_dir: out,
         plan,
-        executed,
+        executed: executed_now,
         study_ran,
         written,
         warnings,
+        failed: executed,
     })
 }

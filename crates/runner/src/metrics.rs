@@ -145,7 +145,7 @@ fn report_metrics(report: &Report, scope: impl Fn() -> Scope) -> Vec<Metric> {
         .collect()
 }
 
-/// An attack's figures, recomputed from its per-record outcomes (METHODS.md §2 and §7): the
+/// An attack's figures, recomputed from its per-record outcomes (docs/METHODS.md §2 and §7): the
 /// intruder's targets (every record it holds), twins, correct matches per target and per twin,
 /// Mitra's `Σ 1/c_i` over records whose twin is among the tied best, `c_i = 1` and `c_i ≤ 2`
 /// counts, rank-1 and in-candidates rates, and the precision and recall of the declared links;
@@ -268,7 +268,7 @@ pub struct FigureDoc {
     pub name: &'static str,
     /// What it is, precisely.
     pub definition: &'static str,
-    /// Who uses it (paper, section), or the METHODS.md section that defines it.
+    /// Who uses it (paper, section), or the docs/METHODS.md section that defines it.
     pub reference: &'static str,
 }
 
@@ -296,7 +296,7 @@ pub const ATTACK_FIGURES: &[FigureDoc] = &[
         Unit::Count,
         "targets",
         "records the intruder holds (its targets), whether or not their person is in the release",
-        "METHODS.md §7",
+        "docs/METHODS.md §7",
     ),
     doc(
         "twins",
@@ -310,21 +310,21 @@ pub const ATTACK_FIGURES: &[FigureDoc] = &[
         Unit::Count,
         "targets with a candidate",
         "targets for which the attack listed at least one released record",
-        "METHODS.md §2",
+        "docs/METHODS.md §2",
     ),
     doc(
         "correct_matches",
         Unit::Count,
         "correct re-identifications",
         "targets whose chosen candidate (ties broken at random, seeded) is their twin",
-        "METHODS.md §2",
+        "docs/METHODS.md §2",
     ),
     doc(
         "correct_per_target",
         Unit::Proportion,
         "correct re-identifications per target",
         "correct re-identifications / targets: what the intruder achieves over everyone it holds",
-        "METHODS.md §7 (per target)",
+        "docs/METHODS.md §7 (per target)",
     ),
     doc(
         "correct_match_rate",
@@ -408,7 +408,7 @@ pub const ATTACK_FIGURES: &[FigureDoc] = &[
         Unit::Proportion,
         "precision of declared links",
         "correct declared links / declared links: how far the intruder can trust a link it declares",
-        "Fellegi & Sunter (1969); METHODS.md §7",
+        "Fellegi & Sunter (1969); docs/METHODS.md §7",
     ),
     doc(
         "recall",
@@ -422,7 +422,7 @@ pub const ATTACK_FIGURES: &[FigureDoc] = &[
         Unit::Proportion,
         "F1 of declared links",
         "harmonic mean of precision and recall",
-        "METHODS.md §2",
+        "docs/METHODS.md §2",
     ),
     doc(
         "attribute_A",
@@ -728,6 +728,7 @@ mod tests {
             risk: Vec::new(),
             utility: Vec::new(),
             checks: Vec::new(),
+            failures: Vec::new(),
         };
         let m = metrics(&run);
         let v = |k: &str| m.iter().find(|x| x.id.to_string() == k).unwrap().value;

@@ -67,7 +67,7 @@ impl Plan {
         let shared = serde_json::json!({
             "version": VERSION,
             "seed": exp.seed,
-            "data": exp.data,
+            "data": exp.data.identity(),
             "scenario": scenario,
             "attacks": exp.attacks,
             "risk": exp.risk,
@@ -116,8 +116,12 @@ impl Plan {
             self.settings.len(),
             if self.settings.len() == 1 { "" } else { "s" },
             exp.replicates,
-            self.runs.len(),
-            if self.runs.len() == 1 { "" } else { "s" },
+            self.settings.len() * exp.replicates as usize,
+            if self.settings.len() * exp.replicates as usize == 1 {
+                ""
+            } else {
+                "s"
+            },
         );
         match &exp.data.source {
             crate::spec::DataSource::Generator { name, n, params } => s.push_str(&format!(
@@ -128,11 +132,19 @@ impl Plan {
                 exp.data.released,
                 exp.data.intruder.as_deref().unwrap_or(&exp.data.released)
             )),
-            crate::spec::DataSource::Files => s.push_str(&format!(
-                "data: files, released {}, intruder from {}\n",
-                exp.data.released,
-                exp.data.intruder.as_deref().unwrap_or(&exp.data.released)
-            )),
+            crate::spec::DataSource::Files => {
+                // File names only: reports do not depend on how a path was written.
+                let name = |p: &str| {
+                    std::path::Path::new(p)
+                        .file_name()
+                        .map_or_else(|| p.to_string(), |n| n.to_string_lossy().into_owned())
+                };
+                s.push_str(&format!(
+                    "data: files, released {}, intruder from {}\n",
+                    name(&exp.data.released),
+                    name(exp.data.intruder.as_deref().unwrap_or(&exp.data.released))
+                ))
+            }
         }
         s.push_str(&format!(
             "scenario: keys {}; intruder knows {}; {} measurement-error step{}\n",

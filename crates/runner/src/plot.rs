@@ -106,6 +106,13 @@ impl Rect {
             && self.y + self.h <= o.y + o.h
     }
 
+    /// The distance from the point (`px`, `py`) to the rectangle (0 inside it).
+    fn distance(&self, px: f64, py: f64) -> f64 {
+        let dx = (self.x - px).max(0.0).max(px - (self.x + self.w));
+        let dy = (self.y - py).max(0.0).max(py - (self.y + self.h));
+        dx.hypot(dy)
+    }
+
     fn around(cx: f64, cy: f64, r: f64) -> Rect {
         Rect {
             x: cx - r,
@@ -913,9 +920,18 @@ pub fn place_labels(
 ) -> Vec<LabelEl> {
     let mut placed: Vec<LabelEl> = Vec::new();
     let h = FONT + 4.0;
-    for (px, py, text) in points {
+    for (i, (px, py, text)) in points.iter().enumerate() {
         let w = text_width(text) + 4.0;
-        let mut best: Option<(usize, Rect, bool)> = None;
+        // A label nearer another point than its own reads as that point's: a position with no
+        // overlap is preferred, then one where the label's own point is the nearest.
+        let ambiguous =
+            |r: &Rect| -> usize {
+                let own = r.distance(*px, *py);
+                usize::from(points.iter().enumerate().any(|(j, q)| {
+                    j != i && (q.0 != *px || q.1 != *py) && r.distance(q.0, q.1) < own
+                }))
+            };
+        let mut best: Option<((usize, usize), Rect, bool)> = None;
         'rings: for ring in 1..=8 {
             let d = MARKER_R + 3.0 + (ring - 1) as f64 * 14.0;
             let cands = [
@@ -933,12 +949,15 @@ pub fn place_labels(
                 if !r.inside(area) {
                     continue;
                 }
-                let hits = obstacles.iter().filter(|o| o.overlaps(&r)).count()
-                    + placed.iter().filter(|l| l.rect.overlaps(&r)).count();
+                let hits = (
+                    obstacles.iter().filter(|o| o.overlaps(&r)).count()
+                        + placed.iter().filter(|l| l.rect.overlaps(&r)).count(),
+                    ambiguous(&r),
+                );
                 if best.as_ref().is_none_or(|b| hits < b.0) {
                     best = Some((hits, r, ring > 1));
                 }
-                if hits == 0 {
+                if hits == (0, 0) {
                     break 'rings;
                 }
             }
@@ -1841,6 +1860,41 @@ mod tests {
             labels[6].rect.x + labels[6].rect.w <= 395.0,
             "the edge label goes left"
         );
+    }
+
+    #[test]
+    fn each_label_is_nearest_its_own_point() {
+        // The quickstart map's three k-anonymity settings: close together on a diagonal, where
+        // the first free position of k=5's label sat nearer k=3's point than its own.
+        let area = Rect {
+            x: 74.0,
+            y: 44.0,
+            w: 730.0,
+            h: 400.0,
+        };
+        let pts: Vec<(f64, f64, String)> = vec![
+            (211.0, 390.0, "k-anonymity (k=2)".into()),
+            (258.0, 428.0, "k-anonymity (k=3)".into()),
+            (299.0, 440.0, "k-anonymity (k=5)".into()),
+        ];
+        let obstacles: Vec<Rect> = pts
+            .iter()
+            .map(|p| Rect::around(p.0, p.1, MARKER_R + 1.0))
+            .collect();
+        let labels = place_labels(&area, &pts, &obstacles);
+        for (l, p) in labels.iter().zip(&pts) {
+            let own = l.rect.distance(p.0, p.1);
+            for q in &pts {
+                assert!(
+                    l.rect.distance(q.0, q.1) >= own,
+                    "{} at {:?} is nearer ({}, {}) than its own point",
+                    l.text,
+                    l.rect,
+                    q.0,
+                    q.1
+                );
+            }
+        }
     }
 
     #[test]

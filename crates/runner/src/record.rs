@@ -10,7 +10,8 @@ use intruder_data::report::{Report, Unit};
 /// The version of the stored-run schema, part of every run id ([`crate::Plan`]): a change to
 /// these structs bumps it, so runs stored under an older schema are not reused (they are rerun,
 /// with the same seeds: the run *key* does not include it). 2: per-record `declared` links.
-/// 3: the cross-examination (`checks`) and `masking.records_recoded`.
+/// 3: the cross-examination (`checks`), `masking.records_recoded`, and `failures`, the
+/// measures of a run that failed while the others' outcomes were kept.
 pub const RECORD_SCHEMA: u32 = 3;
 
 /// One run's raw outcome.
@@ -52,6 +53,34 @@ pub struct RunRecord {
     /// false` and in runs stored before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckRecord>,
+    /// The attacks and measures of this run that failed, with the reason; the others'
+    /// outcomes above are kept (a failed one is absent from them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<FailureRecord>,
+}
+
+/// An attack, risk measure or utility measure of a run that failed (a column of the wrong kind
+/// after masking, a model that cannot be fitted): recorded with the reason, while the run's
+/// other outcomes and the other settings' runs are kept and reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureRecord {
+    /// `attack`, `risk` or `utility`.
+    pub stage: String,
+    /// The attack's label, the risk measure's label or the utility measure's registry name.
+    pub name: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl FailureRecord {
+    /// `utility measure 'moments'`, `risk measure 'listwise'`, `attack 'exact'`.
+    pub fn what(&self) -> String {
+        match self.stage.as_str() {
+            "attack" => format!("attack '{}'", self.name),
+            stage => format!("{stage} measure '{}'", self.name),
+        }
+    }
 }
 
 /// One promise checked on a run's output, under every rule.

@@ -42,7 +42,7 @@ pub struct Written {
 pub const HOW_TO_READ: &str = "Each setting is one way of masking the released file (\"none\" releases it unmasked); each attack is one way an intruder links the records it holds (its targets) to the release. The headline figure is correct re-identifications per target: of every record the intruder holds, the share it re-identifies correctly. Per twin divides by the targets whose person is actually in the release (the right rate when the intruder knows who responded); subsampling lowers the per-target rate even when the per-twin rate stays put. Precision is the share of the links the intruder declares that are right: how far it can trust a match. The attacks' rates are pooled over the replicates; the 95% interval in brackets carries the variation between replicates (another masking, another intruder sample) — the wider of a t-interval from that variation and the Wilson interval of the pooled counts — and is the Wilson interval alone with one replicate; other figures (counts, scores, the masking's shares) are means over replicates with a 95% t-interval clipped to their range. The risk–utility map sets the headline risk against information loss, which counts records removed by subsampling or record removal as well as records changed. The glossary at the end defines every figure shown.";
 
 /// What the verdict section says.
-pub const VERDICT_TEXT: &str = "Every defence that promises k (local suppression, risk suppression, record removal, MDAV) states the intruder it protects against (protect_against: listwise, as-value, wildcard, or all of them). The toolkit cross-examines each promise on the whole release: an intruder who knows every original record (mapped through the published recodings) runs the exact attack under the listwise and the wildcard rule, and the release's classes are counted under the listwise, as-value and wildcard rules. A promise is contradicted when, under a rule it covers, a record sits in a class below k or the attack's expected rate exceeds 1/k; it holds only under the rule promised when another rule breaks it. Settings without a promise show the same figures on the scenario's keys.";
+pub const VERDICT_TEXT: &str = "Every defence that promises k (local suppression, risk suppression, record removal, MDAV, generalisation) states the intruder it protects against (protect_against: listwise, as-value, wildcard, or all of them). The toolkit cross-examines each promise on the whole release: an intruder who knows every original record (mapped through the published recodings) runs the exact attack under the listwise and the wildcard rule, and the release's classes are counted under the listwise, as-value and wildcard rules. A promise is contradicted when, under a rule it covers, a record sits in a class below k or the attack's expected rate exceeds 1/k; it holds only under the rule promised when another rule breaks it. Settings without a promise show the same figures on the scenario's keys.";
 
 /// What the headline section says.
 pub const HEADLINE_TEXT: &str = "The share of every record the intruder holds (its targets, whether or not their person was released) that the attack re-identifies correctly: the answer to the intruder's own question. The per-twin rate and the precision of declared links follow per attack below.";
@@ -121,16 +121,56 @@ fn csv_escape(s: &str) -> String {
     }
 }
 
+/// What the failures section says.
+const FAILURES_TEXT: &str = "These attacks, measures and runs failed. Their figures are left out of every table and figure below; everything else was computed as usual. A run that failed as a whole is not stored and is tried again on the next `intruder run`.";
+
+/// The failures of the runs: runs that failed as a whole, then attacks and measures that failed
+/// inside a run; `None` when there are none.
+fn failures_table(runs: &[RunRecord], failed: &[crate::exec::FailedRun]) -> Option<TableData> {
+    let mut rows: Vec<Vec<String>> = failed
+        .iter()
+        .map(|f| {
+            vec![
+                f.setting.clone(),
+                (f.replicate + 1).to_string(),
+                "the whole run".into(),
+                f.message.clone(),
+            ]
+        })
+        .collect();
+    for r in runs {
+        for f in &r.failures {
+            rows.push(vec![
+                r.setting.clone(),
+                (r.replicate + 1).to_string(),
+                f.what(),
+                f.message.clone(),
+            ]);
+        }
+    }
+    (!rows.is_empty()).then(|| TableData {
+        title: "failures".into(),
+        header: ["setting", "replicate", "what failed", "reason"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    })
+}
+
 /// Writes `results.csv`, `results.json`, `summary.md`, the SVG plots and `report.html` under
 /// `out`. Everything is sorted by plan order, so the bytes depend only on the runs.
+/// Failures (runs that failed as a whole, attacks and measures that failed inside a run) are
+/// listed first.
 pub fn write_reports(
     exp: &Experiment,
     plan: &Plan,
     runs: &[RunRecord],
     fingerprint: &str,
     out: &Path,
+    failed: &[crate::exec::FailedRun],
 ) -> Result<Written, RunnerError> {
     let results = aggregate(plan, runs);
+    let failures = failures_table(runs, failed);
     let mut files = Vec::new();
 
     // results.csv: one row per run and metric.
@@ -228,6 +268,13 @@ pub fn write_reports(
         "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {replicates}. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n## How to read this report\n\n{}\n\n",
         exp.name, exp.description, exp.seed, HOW_TO_READ
     );
+    if let Some(t) = &failures {
+        md.push_str("## Failures\n\n");
+        md.push_str(FAILURES_TEXT);
+        md.push_str("\n\n");
+        md.push_str(&t.markdown());
+        md.push('\n');
+    }
     if let Some(t) = &headline {
         md.push_str("## Headline: correct re-identifications per target\n\n");
         md.push_str(HEADLINE_TEXT);
@@ -300,6 +347,13 @@ pub fn write_reports(
             esc(&f.1)
         )
     };
+    if let Some(t) = &failures {
+        html.push_str(&format!(
+            "<h2>Failures</h2>\n<p>{}</p>\n",
+            esc(FAILURES_TEXT)
+        ));
+        html.push_str(&wrap_table(&t.html()));
+    }
     if let Some(t) = &headline {
         html.push_str(&format!(
             "<h2>Headline: correct re-identifications per target</h2>\n<p>{}</p>\n",

@@ -352,7 +352,7 @@ mod tests {
         use statrs::distribution::Beta;
         use statrs::distribution::ContinuousCDF as _;
         let mut rng = ChaCha20Rng::seed_from_u64(32);
-        let mut binomial = |n: u64, p: f64, rng: &mut ChaCha20Rng| -> f64 {
+        let binomial = |n: u64, p: f64, rng: &mut ChaCha20Rng| -> f64 {
             (0..n).filter(|_| rng.r#gen::<f64>() < p).count() as f64
         };
         let cases = [

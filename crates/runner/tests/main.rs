@@ -5,6 +5,7 @@
 mod attack_spec;
 mod data_params;
 mod defence_utility;
+mod dry_run;
 mod files_only;
 mod layers;
 mod linkage_charts;
@@ -13,6 +14,7 @@ mod mulder_theta;
 mod paper_claims;
 mod paper_tiny;
 mod paper_values;
+mod paths_and_failures;
 mod report_layout;
 mod reproducible;
 mod risk_measures;

@@ -59,8 +59,8 @@ pub use pmse::{Pmse, pmse};
 pub use registry::{
     CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, InformationLossMeasure,
     MomentsMeasure, PmseMeasure, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure,
-    default_measures, docs, find, measure_all, measure_all_recoded, merge_reports,
-    registry_markdown,
+    default_measures, docs, find, left_out_measures, measure_all, measure_all_recoded,
+    measure_each, merge_reports, registry_markdown,
 };
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,
@@ -97,6 +97,14 @@ pub enum UtilityError {
     /// A model could not be fitted.
     #[error("{0}")]
     Model(String),
+    /// An error of one measure, naming it.
+    #[error("utility measure '{measure}': {source}")]
+    Measure {
+        /// The measure's registry name.
+        measure: String,
+        /// What went wrong.
+        source: Box<UtilityError>,
+    },
 }
 
 /// The values of a numeric variable (`NaN` when missing); an error names file, column and kind.
@@ -106,7 +114,11 @@ pub(crate) fn numeric(table: &Table, name: &str) -> Result<Vec<f64>, UtilityErro
         return Err(UtilityError::Column {
             file: table.source().display().to_string(),
             column: name.to_string(),
-            message: format!("is {}; this measure needs a numeric column", c.kind()),
+            message: format!(
+                "is {}{}; this measure needs a numeric column",
+                c.kind(),
+                intruder_data::params::not_a_number_note(c)
+            ),
         });
     }
     Ok(intruder_data::numeric::values(c))

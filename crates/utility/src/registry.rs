@@ -329,8 +329,45 @@ pub fn default_measures(
     out.into_iter().map(str::to_string).collect()
 }
 
+/// Why [`default_measures`] leaves measures out, one sentence each naming the measures and the
+/// variables that keep them out (a categorical variable, records removed): what the command
+/// line prints as a note and Python raises as a warning, so that no measure disappears without
+/// a word.
+pub fn left_out_measures(
+    original: &Table,
+    variables: &[String],
+    same_records: bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let not_numeric: Vec<String> = variables
+        .iter()
+        .filter_map(|v| {
+            let c = original.column(v).ok()?;
+            (!c.kind().is_numeric()).then(|| {
+                let example = intruder_data::params::first_not_finite(c)
+                    .map(|(i, t)| format!(", row {} holds '{t}'", i + 1))
+                    .unwrap_or_default();
+                format!("'{v}' is {}{example}", c.kind())
+            })
+        })
+        .collect();
+    if !variables.is_empty() && !not_numeric.is_empty() {
+        out.push(format!(
+            "moments, correlations and il1s are left out: they need numeric variables, and {} (a decimal comma? give --decimal , ; a code? compare it with pmse)",
+            not_numeric.join("; ")
+        ));
+    } else if !variables.is_empty() && !same_records {
+        out.push(
+            "il1s is left out: the files hold different records (give the change log, --log, to compare each masked record with its original)"
+                .to_string(),
+        );
+    }
+    out
+}
+
 /// Runs `measures` on the two tables; measures that compare records one to one get the
 /// original subset to `kept_rows` (each masked record's 0-based row in the original) when given.
+/// The first error is returned, naming its measure ([`UtilityError::Measure`]).
 pub fn measure_all(
     measures: &[Box<dyn UtilityMeasure>],
     original: &Table,
@@ -352,6 +389,22 @@ pub fn measure_all_recoded(
     masked: &Table,
     kept_rows: Option<&[usize]>,
 ) -> Result<Vec<Report>, UtilityError> {
+    measure_each(measures, original, recoded, masked, kept_rows)
+        .into_iter()
+        .collect()
+}
+
+/// [`measure_all_recoded`], one outcome per measure: a measure that fails (a column of the
+/// wrong kind after masking, a model that cannot be fitted) leaves the others' reports (the
+/// experiment runner records the failure with its setting and keeps the rest). Each error names
+/// its measure ([`UtilityError::Measure`]).
+pub fn measure_each(
+    measures: &[Box<dyn UtilityMeasure>],
+    original: &Table,
+    recoded: Option<&Table>,
+    masked: &Table,
+    kept_rows: Option<&[usize]>,
+) -> Vec<Result<Report, UtilityError>> {
     let mut out = Vec::with_capacity(measures.len());
     for m in measures {
         let base = if m.raw_original() {
@@ -359,9 +412,18 @@ pub fn measure_all_recoded(
         } else {
             recoded.unwrap_or(original)
         };
-        out.push(m.measure_rows(base, masked, kept_rows)?);
+        out.push(
+            m.measure_rows(base, masked, kept_rows)
+                .map_err(|e| match e {
+                    e @ UtilityError::Measure { .. } => e,
+                    e => UtilityError::Measure {
+                        measure: m.name().to_string(),
+                        source: Box::new(e),
+                    },
+                }),
+        );
     }
-    Ok(out)
+    out
 }
 
 /// A number as JSON: `null` when not finite.
@@ -386,10 +448,18 @@ fn read_variables(r: &mut ParamReader, measure: &str, numeric: bool) -> Option<V
             if let Some(k) = cols.kind(name)
                 && !ColumnNeed::Numeric.accepts(k)
             {
+                let example = cols
+                    .first_not_number
+                    .iter()
+                    .find(|(n, _, _)| n == name)
+                    .map(|(_, row, text)| {
+                        format!(" (row {row} holds '{text}', which is not a number)")
+                    })
+                    .unwrap_or_default();
                 r.problem(
                     "variables",
                     format!(
-                        "{}: column '{name}' is {k}; {measure} needs numeric variables",
+                        "{}: column '{name}' is {k}{example}; {measure} needs numeric variables",
                         cols.file
                     ),
                 );

@@ -4,3 +4,4 @@
 
 mod measures;
 mod registry;
+mod regression_r;

@@ -247,6 +247,7 @@ fn columns_are_checked_against_the_data_when_known() {
             ("sex".into(), Kind::Categorical, Role::Key),
         ],
         first_not_number: Vec::new(),
+        levels: Vec::new(),
     };
     let ctx = ReadContext {
         base_dir: None,

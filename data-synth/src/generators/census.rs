@@ -240,6 +240,17 @@ impl Census {
     }
 }
 
+/// The schemas of the population and the sample: the truth id, the keys with their levels,
+/// and the sample's design weight.
+fn file_schemas(plan: &Plan) -> (Schema, Schema) {
+    let mut pop = Schema::new().col("person_id", ColumnType::Integer, Role::Truth);
+    for (name, labels) in plan.names.iter().zip(&plan.labels) {
+        pop = pop.cat(name, Role::Key, labels);
+    }
+    let sample = pop.clone().col("weight", ColumnType::Float, Role::Weight);
+    (pop, sample)
+}
+
 /// Scale an allocation to sum to `target` (largest remainders).
 fn scale_allocation(alloc: &[u64], target: u64) -> Vec<u64> {
     let total: u64 = alloc.iter().sum();
@@ -308,6 +319,13 @@ impl Generator for Census {
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
+    fn schemas(&self, params: &Params, seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        let (pop, sample) = file_schemas(&self.plan(params, seed)?);
+        Ok(vec![
+            ("population.csv".into(), pop),
+            ("sample.csv".into(), sample),
+        ])
+    }
     fn generate(
         &self,
         params: &Params,
@@ -316,14 +334,8 @@ impl Generator for Census {
     ) -> Result<Vec<PathBuf>, SynthError> {
         let plan = self.plan(params, seed)?;
         let mut out = OutputSet::new(out_dir)?;
-        let names: Vec<&str> = plan.names.iter().map(String::as_str).collect();
-        let mut pop_schema = Schema::new().col("person_id", ColumnType::Integer, Role::Truth);
-        for (name, labels) in names.iter().zip(&plan.labels) {
-            pop_schema = pop_schema.cat(name, Role::Key, labels);
-        }
-        let sample_schema = pop_schema
-            .clone()
-            .col("weight", ColumnType::Float, Role::Weight);
+        let (pop_schema, sample_schema) = file_schemas(&plan);
+        let names = &plan.names;
         let mut pop = out.create("population.csv")?;
         let mut smp = out.create("sample.csv")?;
         pop.header(&pop_schema.header())?;

@@ -242,36 +242,10 @@ struct Wave2 {
     h: Household,
 }
 
-impl Generator for HouseholdPanel {
-    fn name(&self) -> &'static str {
-        "household-panel"
-    }
-    fn summary(&self) -> &'static str {
-        "WAS-like two-wave household panel with split households and a releasable link"
-    }
-    fn reference(&self) -> &'static str {
-        "Mitra, Blanchard, Dove, Tudor & Spicer (2020), Wealth and Assets Survey waves 1-2 (§3, Table 1)"
-    }
-    fn description(&self) -> &'static str {
-        "WAS-like two-wave household panel (Mitra): wave-1 households with output area (53), \
-         accommodation (3), bedrooms (10), children (7), household type (10), reference \
-         person age and sex and total wealth (heavy-tailed); wave 2 after attrition, with \
-         households that split (a member left; some followed up twice), wealth strongly \
-         correlated across waves, an inheritance indicator depending on wealth decile, age and \
-         sex, and a releasable link id. Writes household-wave1.csv and household-wave2.csv."
-    }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-    fn published(&self) -> &'static [(&'static str, &'static str)] {
-        PUBLISHED
-    }
-    fn generate(
-        &self,
-        params: &Params,
-        seed: u64,
-        out_dir: &Path,
-    ) -> Result<Vec<PathBuf>, SynthError> {
+impl HouseholdPanel {
+    /// The sizes the parameters give, checked beyond their ranges: (n, wave-2 households,
+    /// split households, non-unique pairs, households that moved).
+    fn sizes(&self, params: &Params) -> Result<(usize, usize, usize, usize, usize), SynthError> {
         let n = params.usize("n");
         let wave2_n = (n as f64 * params.float("retention")).round() as usize;
         let split_n = (wave2_n as f64 * params.float("split")).round() as usize;
@@ -304,6 +278,51 @@ impl Generator for HouseholdPanel {
                     .collect(),
             });
         }
+        Ok((n, wave2_n, split_n, pairs, moved_n))
+    }
+}
+
+impl Generator for HouseholdPanel {
+    fn name(&self) -> &'static str {
+        "household-panel"
+    }
+    fn summary(&self) -> &'static str {
+        "WAS-like two-wave household panel with split households and a releasable link"
+    }
+    fn reference(&self) -> &'static str {
+        "Mitra, Blanchard, Dove, Tudor & Spicer (2020), Wealth and Assets Survey waves 1-2 (§3, Table 1)"
+    }
+    fn description(&self) -> &'static str {
+        "WAS-like two-wave household panel (Mitra): wave-1 households with output area (53), \
+         accommodation (3), bedrooms (10), children (7), household type (10), reference \
+         person age and sex and total wealth (heavy-tailed); wave 2 after attrition, with \
+         households that split (a member left; some followed up twice), wealth strongly \
+         correlated across waves, an inheritance indicator depending on wealth decile, age and \
+         sex, and a releasable link id. Writes household-wave1.csv and household-wave2.csv."
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+    fn published(&self) -> &'static [(&'static str, &'static str)] {
+        PUBLISHED
+    }
+    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        self.sizes(params)?;
+        let (s1, s2) = schemas(params.bool("links"));
+        Ok(vec![
+            ("household-wave1.csv".into(), s1),
+            ("household-wave2.csv".into(), s2),
+        ])
+    }
+    fn generate(
+        &self,
+        params: &Params,
+        seed: u64,
+        out_dir: &Path,
+    ) -> Result<Vec<PathBuf>, SynthError> {
+        let (n, wave2_n, split_n, pairs, moved_n) = self.sizes(params)?;
+        let split_w1 = split_n - pairs;
+        let stay_n = wave2_n - split_n;
         let links = params.bool("links");
         let (stay_sd, split_sd) = (
             params.float("wealth_change"),

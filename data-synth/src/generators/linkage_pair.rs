@@ -254,6 +254,24 @@ fn write(w: &mut CsvSink, rec: &str, id: &str, d: &Dirty) {
         .opt_str(d.occupation.map(|o| names::OCCUPATIONS[o]));
 }
 
+impl LinkagePair {
+    /// The persons in both files, checked to fit in file B.
+    fn common(&self, params: &Params) -> Result<usize, SynthError> {
+        let (n_a, n_b) = (params.usize("n"), params.usize("n_b"));
+        let common = (n_a as f64 * params.float("overlap")).round() as usize;
+        if common > n_b {
+            return Err(SynthError::params(
+                self.name(),
+                format!(
+                    "overlap={}: {common} shared persons do not fit in n_b={n_b}",
+                    params.float("overlap")
+                ),
+            ));
+        }
+        Ok(common)
+    }
+}
+
 impl Generator for LinkagePair {
     fn name(&self) -> &'static str {
         "linkage-pair"
@@ -277,6 +295,13 @@ impl Generator for LinkagePair {
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
+    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        self.common(params)?;
+        Ok(vec![
+            ("file-a.csv".into(), schema()),
+            ("file-b.csv".into(), schema()),
+        ])
+    }
     fn generate(
         &self,
         params: &Params,
@@ -285,16 +310,7 @@ impl Generator for LinkagePair {
     ) -> Result<Vec<PathBuf>, SynthError> {
         let n_a = params.usize("n");
         let n_b = params.usize("n_b");
-        let common = (n_a as f64 * params.float("overlap")).round() as usize;
-        if common > n_b {
-            return Err(SynthError::params(
-                self.name(),
-                format!(
-                    "overlap={}: {common} shared persons do not fit in n_b={n_b}",
-                    params.float("overlap")
-                ),
-            ));
-        }
+        let common = self.common(params)?;
         let pools = Pools::new();
         let mut r = rng(seed, 1);
         let mut cr = rng(seed, 2);

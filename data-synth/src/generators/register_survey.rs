@@ -378,6 +378,25 @@ fn earnings_class(v: u64) -> usize {
     }
 }
 
+impl RegisterSurvey {
+    /// The parameters' checks beyond their ranges.
+    fn check(&self, population: usize, total: usize) -> Result<(), SynthError> {
+        if population > 0 && population < total {
+            return Err(SynthError::Params {
+                generator: self.name().into(),
+                problems: vec![intruder_data::params::Problem {
+                    path: "population".into(),
+                    message: format!(
+                        "{population} persons cannot hold the register sample and its twins \
+                         (n + twins = {total}): expected 0 or at least {total}"
+                    ),
+                }],
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Generator for RegisterSurvey {
     fn name(&self) -> &'static str {
         "register-survey"
@@ -404,6 +423,19 @@ impl Generator for RegisterSurvey {
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
+    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        let population = params.usize("population");
+        let total = params.usize("n") + params.usize("twins");
+        self.check(population, total)?;
+        let mut files = vec!["register.csv", "survey.csv"];
+        if population > 0 {
+            files.push("population.csv");
+        }
+        Ok(files
+            .into_iter()
+            .map(|f| (f.to_string(), schema()))
+            .collect())
+    }
     fn generate(
         &self,
         params: &Params,
@@ -415,18 +447,7 @@ impl Generator for RegisterSurvey {
         let exact = params.float("exact_income");
         let population = params.usize("population");
         let total = n + twins;
-        if population > 0 && population < total {
-            return Err(SynthError::Params {
-                generator: self.name().into(),
-                problems: vec![intruder_data::params::Problem {
-                    path: "population".into(),
-                    message: format!(
-                        "{population} persons cannot hold the register sample and its twins \
-                         (n + twins = {total}): expected 0 or at least {total}"
-                    ),
-                }],
-            });
-        }
+        self.check(population, total)?;
         let mut r = rng(seed, 1);
         let mut sr = rng(seed, 2);
         // Occupation frequencies: Zipf over a seeded order of the codes.

@@ -210,6 +210,24 @@ const PUBLISHED: &[(&str, &str)] = &[
     ("month of birth: no estimate", "1.6% (173)"),
 ];
 
+impl SurveyPanel {
+    /// The parameters' checks beyond their ranges.
+    fn check(&self, params: &Params) -> Result<(), SynthError> {
+        let income_missing = params.float("income_missing");
+        let cat_missing = params.float("income_cat_missing");
+        if cat_missing > income_missing {
+            return Err(SynthError::params(
+                self.name(),
+                format!(
+                    "income_cat_missing={cat_missing} exceeds income_missing={income_missing}: \
+                     a missing income category implies a missing income"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Generator for SurveyPanel {
     fn name(&self) -> &'static str {
         "survey-panel"
@@ -233,23 +251,20 @@ impl Generator for SurveyPanel {
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
+    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        self.check(params)?;
+        Ok(vec![
+            ("survey-panel.csv".into(), data_schema()),
+            ("survey-panel-truth.csv".into(), truth_schema()),
+        ])
+    }
     fn generate(
         &self,
         params: &Params,
         seed: u64,
         out_dir: &Path,
     ) -> Result<Vec<PathBuf>, SynthError> {
-        let income_missing = params.float("income_missing");
-        let cat_missing = params.float("income_cat_missing");
-        if cat_missing > income_missing {
-            return Err(SynthError::params(
-                self.name(),
-                format!(
-                    "income_cat_missing={cat_missing} exceeds income_missing={income_missing}: \
-                     a missing income category implies a missing income"
-                ),
-            ));
-        }
+        self.check(params)?;
         let n = params.usize("n");
         let mut out = OutputSet::new(out_dir)?;
         let schema = data_schema();

@@ -1,5 +1,5 @@
 //! `intruder panel`: the inter-wave attack on linked household panels and its defences
-//! (crate `intruder-longitudinal`; Mitra, Blanchard, Dove, Tudor & Spicer 2020; METHODS.md
+//! (crate `intruder-longitudinal`; Mitra, Blanchard, Dove, Tudor & Spicer 2020; docs/METHODS.md
 //! §2.6 and §3). Argument parsing and rendering only: loading, attacking, altering and the
 //! reports are `intruder_longitudinal::{files, workflow, reports}`.
 //!

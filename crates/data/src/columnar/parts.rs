@@ -176,7 +176,10 @@ mod imp {
                 .iter()
                 .zip(specs)
                 .enumerate()
-                .map(|(j, (name, spec))| ColPlan::new(name, j + 1, spec, &cfg.file_missing))
+                .map(|(j, (name, spec))| {
+                    let plan = ColPlan::new(name, j + 1, spec, &cfg.file_missing);
+                    crate::columnar::imp::categories_stay(plan, fields[j].data_type(), &cfg)
+                })
                 .collect();
             Some(ColumnarFile {
                 path: path.to_path_buf(),
@@ -240,6 +243,7 @@ mod imp {
                 file: self.path.display().to_string(),
                 columns,
                 first_not_number: Vec::new(),
+                levels: Vec::new(),
             }
         }
 

@@ -1,4 +1,4 @@
-//! The missingness-pattern index (METHODS.md §1.2): which stored records agree with a query on
+//! The missingness-pattern index (docs/METHODS.md §1.2): which stored records agree with a query on
 //! every key observed in both, without comparing every pair.
 //!
 //! Stored entries are grouped by their pattern of observed keys `Q`. A query of pattern `P`
@@ -1279,7 +1279,7 @@ mod tests {
     use crate::{Column, Role};
 
     fn mulder() -> Keys {
-        // Mulder's Table 2 (METHODS.md example D).
+        // Mulder's Table 2 (docs/METHODS.md example D).
         let age = Column::integer(
             "age",
             Role::Key,

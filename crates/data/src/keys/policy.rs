@@ -1,10 +1,10 @@
 //! The missing-value policies and the set-valued matching rules, shared by the risk measures,
-//! the defences and the attacks (METHODS.md §1.2).
+//! the defences and the attacks (docs/METHODS.md §1.2).
 
 use std::fmt;
 use std::str::FromStr;
 
-/// How missing key values are treated (METHODS.md §1.2).
+/// How missing key values are treated (docs/METHODS.md §1.2).
 ///
 /// For counting (risk measures): listwise drops records missing a key before classes are
 /// counted; as-value makes missing one more category; wildcard lets a missing value match

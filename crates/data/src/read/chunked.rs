@@ -91,6 +91,8 @@ pub(crate) struct Parsed {
     /// Rows of each chunk, in file order.
     pub(crate) chunk_rows: Vec<usize>,
     pub(crate) columns: Vec<Slot>,
+    /// The reader's notes ([`Dataset::notes`]).
+    pub(crate) notes: Vec<String>,
 }
 
 /// A column of [`Parsed`].
@@ -112,6 +114,7 @@ impl Parsed {
             cfg,
             plans,
             columns,
+            notes,
             ..
         } = self;
         let columns = columns
@@ -122,13 +125,39 @@ impl Parsed {
                 Slot::Held(parts) => finish_column(plan, parts, nrows, &cfg, &label),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Dataset::split_truth(label, columns)
+        let mut ds = Dataset::split_truth(label, columns)?;
+        ds.notes = notes;
+        Ok(ds)
     }
 }
 
 /// Parses CSV text in parallel with chunks of about `chunk_bytes`, finishing every column but
 /// those `hold` keeps as chunk builders.
 pub(crate) fn parse_with(
+    text: &[u8],
+    label: &Path,
+    options: &ReadOptions,
+    chunk_bytes: usize,
+    hold: &(dyn Fn(&ColPlan, &Parts) -> bool + Sync),
+) -> Result<Parse, DataError> {
+    // UTF-16 decoded; delimiter and decimal mark decided when not given (`sniff`).
+    let prepared = super::sniff::prepare(text, label, options)?;
+    let notes = prepared.notes.clone();
+    let parse = parse_prepared(&prepared.text, label, &prepared.options, chunk_bytes, hold)?;
+    Ok(match parse {
+        Parse::Ready(mut ds) => {
+            ds.notes = notes;
+            Parse::Ready(ds)
+        }
+        Parse::Chunks(mut parsed) => {
+            parsed.notes = notes;
+            Parse::Chunks(parsed)
+        }
+    })
+}
+
+/// [`parse_with`] of a text made ready by [`super::sniff::prepare`].
+fn parse_prepared(
     text: &[u8],
     label: &Path,
     options: &ReadOptions,
@@ -215,6 +244,7 @@ pub(crate) fn parse_with(
         plans,
         chunk_rows,
         columns,
+        notes: Vec::new(),
     }))
 }
 
@@ -637,6 +667,22 @@ impl ColPlan {
         }
     }
 
+    /// This plan for a column that arrives as categories (an Arrow dictionary: a pandas
+    /// category, a polars Categorical or Enum; a labelled variable of a statistical file) when
+    /// its kind was not declared: declared categorical, so that it stays categorical whatever
+    /// its labels look like (`1`, `2`, … are categories, not integers). Its levels are ordered
+    /// as for any declared categorical column without categories (numbers in numeric order,
+    /// else text order), so every reader and key path gives the same codes.
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    pub(crate) fn as_categorical(&self, file_missing: &[String]) -> Self {
+        if !matches!(self.plan, Plan::Infer) {
+            return ColPlan::new(&self.name, self.position, self.spec.clone(), file_missing);
+        }
+        let mut spec = self.spec.clone();
+        spec.kind = Some(Kind::Categorical);
+        ColPlan::new(&self.name, self.position, spec, file_missing)
+    }
+
     #[inline]
     pub(crate) fn is_missing(&self, field: &[u8], key: Key) -> bool {
         self.missing_keys
@@ -1049,9 +1095,12 @@ fn check(ctx: &Ctx<'_>, chunks: &[ChunkOut], lines: Lines) -> Check {
                 RecLine::After(n) => 1 + nl_before + n,
             };
             let err = match (e.column, e.found) {
-                (None, Some(found)) => {
-                    onepass::field_count(ctx.label, line, ctx.plans.len(), found)
-                }
+                (None, Some(found)) => onepass::field_count(
+                    ctx.label,
+                    line,
+                    &ctx.plans.iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
+                    found,
+                ),
                 (Some(j), _) => DataError::Input {
                     location: Location {
                         file: ctx.label.to_path_buf(),

@@ -22,10 +22,30 @@ use crate::bitmap::Bitmap;
 use crate::column::{Column, ColumnData, Kind, Role};
 use crate::error::{DataError, Location};
 use crate::schema::ColumnSpec;
-use crate::table::{Dataset, unknown_column};
+use crate::table::{Dataset, unknown_column, unknown_columns};
 
 /// Reads CSV from any reader in one pass; `label` names it in errors.
 pub(crate) fn read<R: Read>(
+    mut reader: R,
+    label: &Path,
+    options: &ReadOptions,
+) -> Result<Dataset, DataError> {
+    // The text is decided on as the parallel reader decides it (`sniff`): read whole first.
+    let mut text = Vec::new();
+    reader
+        .read_to_end(&mut text)
+        .map_err(|source| DataError::Io {
+            path: label.to_path_buf(),
+            source,
+        })?;
+    let prepared = super::sniff::prepare(&text, label, options)?;
+    let mut ds = read_prepared(&prepared.text[..], label, &prepared.options)?;
+    ds.notes = prepared.notes;
+    Ok(ds)
+}
+
+/// [`read`] of a text made ready by [`super::sniff::prepare`].
+fn read_prepared<R: Read>(
     reader: R,
     label: &Path,
     options: &ReadOptions,
@@ -85,7 +105,7 @@ fn parse<R: Read>(
             if record.len() == 1 && record.get(0).is_some_and(<[u8]>::is_empty) {
                 continue;
             }
-            return Err(field_count(label, line, ncols, record.len()));
+            return Err(field_count(label, line, &names, record.len()));
         }
         for (b, field) in builders.iter_mut().zip(record.iter()) {
             b.push(field, line, label)?;
@@ -140,14 +160,17 @@ pub(crate) fn empty_file(label: &Path) -> DataError {
 }
 
 /// The error for a record whose number of fields differs from the header's.
-pub(crate) fn field_count(label: &Path, line: u64, ncols: usize, found: usize) -> DataError {
+pub(crate) fn field_count(label: &Path, line: u64, names: &[String], found: usize) -> DataError {
+    let ncols = names.len();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let hint = crate::params::one_column_hint(&refs);
     DataError::input(
         Location {
             file: label.to_path_buf(),
             line: Some(line),
             column: None,
         },
-        format!("expected {ncols} fields as in the header, found {found}"),
+        format!("expected {ncols} fields as in the header, found {found}{hint}"),
     )
 }
 
@@ -235,10 +258,21 @@ pub(crate) fn column_specs(
             problems: unknown_in_schema,
         });
     }
-    for (n, _) in &options.overrides {
-        if !in_file.contains(n.as_str()) {
-            return Err(unknown_column(label, n, name_refs));
-        }
+    // Optional overrides are those that only set a role other than the truth (a declared
+    // kind, e.g. set-valued, and a truth column are always checked).
+    let absent: Vec<&str> = options
+        .overrides
+        .iter()
+        .filter(|(_, spec)| {
+            !(options.optional_overrides && spec.kind.is_none() && spec.role != Some(Role::Truth))
+        })
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !in_file.contains(n))
+        .collect();
+    match absent[..] {
+        [] => {}
+        [one] => return Err(unknown_column(label, one, name_refs)),
+        _ => return Err(unknown_columns(label, &absent, name_refs)),
     }
     // The first declaration of a name wins, as a linear search finds it.
     let mut declared: std::collections::HashMap<&str, &ColumnSpec> =

@@ -375,6 +375,7 @@ impl Defence for Mdav {
             table: out,
             kept_rows: None,
             notes: vec![format!("{} groups of at least {}", groups.len(), self.k)],
+            details: None,
         })
     }
 }

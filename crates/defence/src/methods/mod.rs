@@ -1,6 +1,7 @@
 //! The masking methods, one module each; each exposes its parameter type (public fields, read
 //! and validated by its registry entry `METHOD`) implementing [`crate::Defence`].
 
+pub mod generalise;
 pub mod mdav;
 pub mod noise;
 pub mod pram;

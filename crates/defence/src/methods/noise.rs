@@ -203,6 +203,7 @@ impl Defence for Noise {
                 "noise covariance = {alpha} × data covariance ({} complete records)",
                 m
             )],
+            details: None,
         })
     }
 }

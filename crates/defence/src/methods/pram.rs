@@ -94,7 +94,7 @@ const PARAMS: &[ParamSpec] = &[
         "categorical variables, perturbed independently",
     )
     .required()
-    .needs(ColumnNeed::Discrete),
+    .needs(ColumnNeed::Categorical),
     ParamSpec::new(
         "pd",
         ParamKind::Number,
@@ -438,6 +438,7 @@ impl Defence for Pram {
             table: out,
             kept_rows: None,
             notes,
+            details: None,
         })
     }
 }

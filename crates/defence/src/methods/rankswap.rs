@@ -170,6 +170,7 @@ impl Defence for RankSwap {
             table: out,
             kept_rows: None,
             notes,
+            details: None,
         })
     }
 }

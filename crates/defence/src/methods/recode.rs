@@ -118,6 +118,40 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
     if labels.is_some() && !r.has("breaks") {
         r.problem("labels", "only applies with 'breaks'");
     }
+    // With the data's columns known (a dry run, a command about to run): breaks need numeric
+    // variables, and every label a map names must be one of each variable's values.
+    if let (Some(vars), Some(cols)) = (&variables, r.context().columns) {
+        for v in vars {
+            let Some(kind) = cols.kind(v) else { continue };
+            if breaks.is_some() && !kind.is_numeric() {
+                r.problem(
+                    "breaks",
+                    format!(
+                        "{}: column '{v}' is {kind}; 'breaks' need a numeric column (use 'map' for categories)",
+                        cols.file
+                    ),
+                );
+            }
+            if let (Some(m), Some(levels)) = (&map, cols.levels_of(v)) {
+                for k in m.keys().filter(|k| !levels.contains(k)) {
+                    let shown: Vec<&str> = levels.iter().take(30).map(String::as_str).collect();
+                    r.problem(
+                        "map",
+                        format!(
+                            "{}: '{k}' is not a value of '{v}'{}; its values are: {}{}",
+                            cols.file,
+                            intruder_data::params::did_you_mean(
+                                k,
+                                levels.iter().map(String::as_str)
+                            ),
+                            shown.join(", "),
+                            if levels.len() > 30 { ", …" } else { "" }
+                        ),
+                    );
+                }
+            }
+        }
+    }
     if !r.ok() {
         return None;
     }
@@ -157,8 +191,9 @@ impl GlobalRecode {
                 method: NAME,
                 column: name.into(),
                 message: format!(
-                    "is {}; 'breaks' need a numeric column (use 'map' for categories)",
-                    col.kind()
+                    "is {}{}; 'breaks' need a numeric column (use 'map' for categories)",
+                    col.kind(),
+                    intruder_data::params::not_a_number_note(col)
                 ),
             });
         }
@@ -279,11 +314,32 @@ impl Defence for GlobalRecode {
         Ok(Masked::same_rows(out))
     }
 
-    /// The recoded variables are categorical.
+    /// The recoded variables are categorical: their values are the interval labels, or the
+    /// mapped labels of the values known before.
     fn adjust_columns(&self, columns: &mut ColumnSet) {
         for (name, kind, _) in &mut columns.columns {
             if self.variables.contains(name) {
                 *kind = Kind::Categorical;
+            }
+        }
+        for v in &self.variables {
+            let after: Option<Vec<String>> = match (&self.breaks, &self.map) {
+                (Some(b), _) if b.len() >= 2 => Some(self.interval_labels(b)),
+                (_, Some(m)) => columns.levels_of(v).map(|lv| {
+                    let mut out: Vec<String> = Vec::new();
+                    for l in lv {
+                        let t = m.get(l).unwrap_or(l);
+                        if !out.contains(t) {
+                            out.push(t.clone());
+                        }
+                    }
+                    out
+                }),
+                _ => None,
+            };
+            columns.levels.retain(|(n, _)| n != v);
+            if let Some(l) = after {
+                columns.levels.push((v.clone(), l));
             }
         }
     }

@@ -107,6 +107,7 @@ impl Defence for RemoveRecords {
                 format!("protect_against = {}", self.protect_against),
             ],
             kept_rows: Some(kept),
+            details: None,
         })
     }
 

@@ -1,5 +1,5 @@
 //! Subsampling (the role of sampling in disclosure risk: Skinner, Marsh, Openshaw & Wymer 1994;
-//! METHODS.md §1.3): a simple random sample without replacement, of a `fraction` or a `size`,
+//! docs/METHODS.md §1.3): a simple random sample without replacement, of a `fraction` or a `size`,
 //! optionally stratified (n_h = round(fraction · N_h), at least 1 per non-empty stratum). The
 //! design weight N_h / n_h is written to the `weight` column: multiplied into it when it exists
 //! (a weight of a weight), added as a float column with role weight otherwise. Kept rows stay in
@@ -54,7 +54,7 @@ const PARAMS: &[ParamSpec] = &[
 pub const ENTRY: Entry<dyn Defence> = Entry {
     name: NAME,
     summary: "simple random (stratified) subsample with design weights",
-    reference: "Skinner et al. (1994); METHODS.md §1.3",
+    reference: "Skinner et al. (1994); docs/METHODS.md §1.3",
     params: PARAMS,
     build,
 };
@@ -175,6 +175,7 @@ impl Defence for Subsample {
                 groups.len()
             )],
             kept_rows: Some(kept),
+            details: None,
         })
     }
 }

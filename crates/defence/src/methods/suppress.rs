@@ -299,6 +299,7 @@ impl Defence for LocalSuppression {
             table: out,
             kept_rows: None,
             notes,
+            details: None,
         })
     }
 
@@ -484,6 +485,7 @@ impl Defence for RiskSuppression {
             table: out,
             kept_rows: None,
             notes,
+            details: None,
         })
     }
 

@@ -8,7 +8,11 @@ lists them), read by the same code as ``intruder risk``, ``intruder mask``, ``in
 Tables go in and out through the Arrow PyCapsule interface (``__arrow_c_stream__``): a pandas,
 polars or pyarrow table is read without a file in between, and results come back as the kind of
 table that was passed (pandas in, pandas out). A data file path is read as the command line
-reads it. Errors raise :class:`IntruderError` (a ``ValueError``) with the command line's message.
+reads it. Errors raise :class:`IntruderError` (a ``ValueError``) with the command line's message;
+what the command line prints as ``warning:`` or ``note:`` (weights below 1, a delimiter it
+detected, a measure it left out, a deprecated name) is raised with ``warnings.warn`` as an
+:class:`IntruderWarning`, whatever the input (a DataFrame or a file path). Per-record results of a
+pandas input keep its index.
 
 Example::
 
@@ -31,7 +35,9 @@ from ._intruder import ArrowTable, IntruderError
 __all__ = [
     "ArrowTable",
     "AttackResult",
+    "IntruderDeprecationWarning",
     "IntruderError",
+    "IntruderWarning",
     "RiskResult",
     "RunResult",
     "attack",
@@ -45,6 +51,20 @@ __all__ = [
 ]
 
 __version__ = _intruder.__version__
+
+
+
+class IntruderWarning(UserWarning):
+    """What the toolkit warns about or notes on the inputs — the command line's ``warning:`` and
+    ``note:`` lines: weights below 1, a weight total far from the population size, intruder
+    records sharing a truth id, a delimiter or decimal comma detected in a file, a utility
+    measure left out, an attack or measure that failed in one setting of an experiment. Filter
+    them with ``warnings.simplefilter("ignore", intruder.IntruderWarning)``."""
+
+
+class IntruderDeprecationWarning(IntruderWarning, FutureWarning):
+    """An old parameter name that still works for one release (use the new one)."""
+
 
 _FAMILIES = ("attack", "defence", "risk", "utility", "generator")
 _OUTPUTS = ("pandas", "polars", "pyarrow", "arrow")
@@ -149,7 +169,29 @@ def _output_kind(output: Optional[str], *tables: Any) -> str:
 
 def _warn(messages: Sequence[str]) -> None:
     for m in messages:
-        _warnings.warn(m, FutureWarning, stacklevel=3)
+        category = IntruderDeprecationWarning if "is deprecated" in m else IntruderWarning
+        _warnings.warn(m, category, stacklevel=3)
+
+
+def _pandas_index(table: Any) -> Any:
+    """The index of a pandas input (``None`` for any other kind of table)."""
+    if type(table).__module__.split(".")[0] == "pandas" and hasattr(table, "index"):
+        return table.index
+    return None
+
+
+def _with_index(result: Any, index: Any, rows: Optional[Sequence[int]] = None) -> Any:
+    """A pandas result with the input's index: row ``i`` of the result is row ``rows[i]``
+    (1-based) of the input, or row ``i`` itself."""
+    if index is None or type(result).__module__.split(".")[0] != "pandas":
+        return result
+    if rows is None:
+        if len(result) != len(index):
+            return result
+        result.index = index
+    else:
+        result.index = index[[r - 1 for r in rows]]
+    return result
 
 
 def _params(**params: Any) -> Dict[str, Any]:
@@ -194,7 +236,7 @@ def methods(family: str) -> List[Dict[str, Any]]:
 class RiskResult:
     """What :func:`risk` returns: ``summary`` (the figures of ``intruder risk --format json``)
     and ``per_record`` (a table with ``row``, 1-based, and the measure's per-record columns, when
-    asked for with ``per_record=True``)."""
+    asked for with ``per_record=True``; from a pandas input it keeps the input's index)."""
 
     __slots__ = ("summary", "per_record")
 
@@ -253,7 +295,8 @@ def risk(
     )
     _warn(warned)
     kind = _output_kind(output, data)
-    return RiskResult(json.loads(summary), _convert(records, kind) if per_record else None)
+    records = _with_index(_convert(records, kind), _pandas_index(data)) if per_record else None
+    return RiskResult(json.loads(summary), records)
 
 
 # --------------------------------------------------------------------------------------------
@@ -275,8 +318,10 @@ def mask(
     ``steps`` is a list of dicts, each a pipeline step: ``{"method": "local-suppression",
     "keys": [...], "k": 3}`` (the methods and their parameters: ``methods("defence")``). Every
     random step draws from ``seed``. Returns ``(masked_table, log)``: the masked table (truth
-    columns pass through, subset with the records) and the change log of ``intruder mask --log``
-    (``log["log"]["kept_rows"]`` are 1-based rows of the input; :func:`utility` reads it).
+    columns pass through, subset with the records; from a pandas input it keeps the index of the
+    records kept) and the change log as one flat dict — ``rows_in``, ``rows_out``,
+    ``cells_changed``, ``suppressions``, ``records_changed``, ``kept_rows`` (1-based rows of the
+    input; :func:`utility` reads them), ``steps`` (the same per step), ``pipeline``, ``seed``.
 
     Unless ``check=False``, every promise of the pipeline (k on the keys of local suppression,
     risk suppression, record removal, MDAV; ``protect_against`` names the rule) is
@@ -289,11 +334,14 @@ def mask(
     Example::
 
         >>> import pandas as pd, intruder
-        >>> df = pd.DataFrame({"age": ["20s", "20s", "30s"], "sex": ["F", "F", "M"]})
+        >>> df = pd.DataFrame({"age": ["20s", "20s", "30s", "30s", "30s"],
+        ...                    "sex": ["F", "F", "M", "M", "F"]})
         >>> masked, log = intruder.mask(df, [{"method": "local-suppression",
         ...     "keys": ["age", "sex"], "k": 2}], seed=1)
-        >>> log["log"]["suppressions"], masked["age"].isna().tolist()
-        (2, [False, False, True])
+        >>> log["suppressions"], masked["age"].isna().tolist()
+        (3, [True, True, False, False, True])
+        >>> log["cross_examination"]["checks"][0]["verdict"]
+        'holds'
     """
     if isinstance(steps, Mapping):
         steps = [steps]
@@ -309,8 +357,11 @@ def mask(
     log = json.loads(log)
     checked = log.get("cross_examination") or {}
     for w in checked.get("warnings", []):
-        _warnings.warn(w, UserWarning, stacklevel=2)
-    return _convert(table, _output_kind(output, data)), log
+        _warnings.warn(w, IntruderWarning, stacklevel=2)
+    masked = _with_index(
+        _convert(table, _output_kind(output, data)), _pandas_index(data), log.get("kept_rows")
+    )
+    return masked, log
 
 
 # --------------------------------------------------------------------------------------------
@@ -320,8 +371,10 @@ def mask(
 class AttackResult:
     """What :func:`attack` returns: ``evaluation`` (the figures of ``intruder attack --format
     json``), ``candidates`` (one row per ranked candidate: ``intruder_row``, ``released_row``,
-    both 1-based, ``rank`` and ``score``, higher is better) and ``per_record`` (one row per
-    intruder record, as ``intruder attack --per-record``)."""
+    both 1-based, ``rank`` and ``score``, higher is better; from pandas inputs also
+    ``intruder_index`` and ``released_index``, the inputs' index of each) and ``per_record``
+    (one row per intruder record, as ``intruder attack --per-record``; from a pandas input it
+    keeps the intruder table's index)."""
 
     __slots__ = ("evaluation", "candidates", "per_record")
 
@@ -389,8 +442,16 @@ def attack(
     )
     _warn(warned)
     kind = _output_kind(output, intruder, released)
+    candidates = _convert(candidates, kind)
+    known, rel = _pandas_index(intruder), _pandas_index(released)
+    if type(candidates).__module__.split(".")[0] == "pandas":
+        # The input's index of each candidate pair (its rows are 1-based row numbers).
+        if known is not None:
+            candidates["intruder_index"] = known[candidates["intruder_row"] - 1]
+        if rel is not None:
+            candidates["released_index"] = rel[candidates["released_row"] - 1]
     return AttackResult(
-        json.loads(evaluation), _convert(candidates, kind), _convert(records, kind)
+        json.loads(evaluation), candidates, _with_index(_convert(records, kind), known)
     )
 
 

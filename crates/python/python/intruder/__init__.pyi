@@ -6,6 +6,9 @@ from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple,
 from ._intruder import ArrowTable as ArrowTable
 from ._intruder import IntruderError as IntruderError
 
+class IntruderWarning(UserWarning): ...
+class IntruderDeprecationWarning(IntruderWarning, FutureWarning): ...
+
 __version__: str
 
 #: A table: pandas or polars DataFrame, pyarrow Table or RecordBatch, any object with
@@ -46,6 +49,8 @@ def mask(
     seed: int,
     schema: SchemaLike = None,
     output: Optional[Output] = None,
+    check: bool = True,
+    check_keys: Optional[Sequence[str]] = None,
 ) -> Tuple[Any, Dict[str, Any]]: ...
 
 class AttackResult:

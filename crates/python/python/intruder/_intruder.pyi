@@ -25,7 +25,12 @@ def risk(
     per_record: bool = False,
 ) -> Tuple[str, Optional[ArrowTable], List[str]]: ...
 def mask(
-    data: Any, steps: List[Dict[str, Any]], seed: int, schema: Any = None
+    data: Any,
+    steps: List[Dict[str, Any]],
+    seed: int,
+    schema: Any = None,
+    check: bool = True,
+    check_keys: Optional[List[str]] = None,
 ) -> Tuple[ArrowTable, str, List[str]]: ...
 def attack(
     intruder: Any,

@@ -7,21 +7,22 @@ use super::ORIGINAL_SUFFIX;
 use crate::RunnerError;
 use crate::hash::derive_seed;
 use crate::plan::Run;
-use crate::record::{AttackOutcomes, AttackRecord, EvaluatorCounts};
-use crate::spec::Experiment;
+use crate::record::{AttackOutcomes, AttackRecord, EvaluatorCounts, FailureRecord};
+use crate::spec::{AttackSpec, Experiment};
 
 pub(super) fn run_attacks(
     exp: &Experiment,
     run: &Run,
     intruder: &Labelled,
     masked: &Labelled,
+    failures: &mut Vec<FailureRecord>,
 ) -> Result<Vec<AttackRecord>, RunnerError> {
     let truth_ids = TruthIds {
         intruder: exp.data.truth_intruder.clone(),
         released: exp.data.truth.clone(),
     };
     let mut attacks = Vec::new();
-    for a in &exp.attacks {
+    let one = |a: &AttackSpec| -> Result<AttackRecord, RunnerError> {
         let seed = derive_seed(exp.seed, &run.key, &format!("attack-{}", a.name));
         let keys = KeyMap::with_map(&a.keys, &a.key_map)?;
         let twins;
@@ -77,7 +78,7 @@ pub(super) fn run_attacks(
             declared,
             p: rec.iter().map(|r| r.p).collect(),
         };
-        attacks.push(AttackRecord {
+        Ok(AttackRecord {
             name: a.name.clone(),
             method: a.method.clone(),
             released_records: rel.nrows(),
@@ -100,7 +101,18 @@ pub(super) fn run_attacks(
             records,
             model,
             warnings: ev.warnings.clone(),
-        });
+        })
+    };
+    // An attack that fails is recorded and the others kept.
+    for a in &exp.attacks {
+        match one(a) {
+            Ok(r) => attacks.push(r),
+            Err(e) => failures.push(FailureRecord {
+                stage: "attack".into(),
+                name: a.name.clone(),
+                message: e.to_string(),
+            }),
+        }
     }
     Ok(attacks)
 }

@@ -123,7 +123,7 @@ fn run_inner(
         }
     }
     // 3. Masking: the truth follows the defence's kept rows, whatever it did to the records.
-    let pipeline = setting.pipeline()?;
+    let pipeline = setting.pipeline_in(Some(&exp.base_dir))?;
     let (masked_table, log) = pipeline.run(
         data.released.table(),
         derive_seed(exp.seed, &run.key, "defence"),
@@ -159,16 +159,17 @@ fn run_inner(
         records_changed: log.records_changed,
         records_recoded: log.records_recoded,
     };
-    // 4. Attacks.
-    let attacks = attack::run_attacks(exp, run, &intruder, &masked)?;
-    // 5. Risk.
+    // 4. Attacks, 5. risk, 6. utility: one that fails is recorded, the others kept.
+    let mut failures = Vec::new();
+    let attacks = attack::run_attacks(exp, run, &intruder, &masked, &mut failures)?;
     let risk = risk::run_risk(
         exp,
         masked.table(),
         src.table(),
         data.population.as_ref().map(|p| p.table()),
+        &mut failures,
     )?;
-    // 6. Utility.
+    // utility compares on the released scale: the original through the public recodings
     let recoded = pipeline.intruder_view(data.released.table())?;
     let utility = utility::run_utility(
         exp,
@@ -176,6 +177,7 @@ fn run_inner(
         &recoded,
         masked.table(),
         &log.kept_rows,
+        &mut failures,
     )?;
     Ok(RunRecord {
         run: run.id.clone(),
@@ -201,6 +203,7 @@ fn run_inner(
         risk,
         utility,
         checks,
+        failures,
     })
 }
 
@@ -215,14 +218,59 @@ pub struct ExecOptions {
     pub progress: bool,
 }
 
-/// Runs every run of `plan` not yet stored under `out/runs/` (all with `force`); returns how
-/// many ran.
+/// A run that failed as a whole (its masking or its measurement error could not be applied):
+/// it is not stored, and the reports cover the other runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedRun {
+    /// The run's stored-run id.
+    pub run: String,
+    /// The setting's label.
+    pub setting: String,
+    /// 0-based replicate.
+    pub replicate: u32,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// What [`execute`] did.
+#[derive(Debug, Clone, Default)]
+pub struct Executed {
+    /// Runs executed and stored now.
+    pub executed: usize,
+    /// Runs that failed as a whole (not stored), in plan order.
+    pub failed: Vec<FailedRun>,
+}
+
+impl Executed {
+    /// The failures as one text: each distinct reason once, with the settings and replicates
+    /// it hit (of `total` runs).
+    pub fn failure_text(&self, total: usize) -> String {
+        let mut errors: Vec<(String, Vec<(String, u32)>)> = Vec::new();
+        for f in &self.failed {
+            let at = (f.setting.clone(), f.replicate);
+            match errors.iter_mut().find(|(m, _)| *m == f.message) {
+                Some((_, list)) => list.push(at),
+                None => errors.push((f.message.clone(), vec![at])),
+            }
+        }
+        errors
+            .into_iter()
+            .map(|(msg, at)| format!("{msg}\n    (in {})", where_failed(&at, total)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Runs every run of `plan` not yet stored under `out/runs/` (all with `force`). A run that
+/// fails as a whole is not stored and is returned in [`Executed::failed`]: the other runs are
+/// executed and stored all the same. An attack or measure that fails inside a run is recorded
+/// in the run ([`crate::FailureRecord`]) and the run stored.
 pub fn execute(
     exp: &Experiment,
     plan: &Plan,
     out: &Path,
     opts: &ExecOptions,
-) -> Result<usize, RunnerError> {
+) -> Result<Executed, RunnerError> {
     let runs_dir = out.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|source| RunnerError::Io {
         path: runs_dir.clone(),
@@ -234,7 +282,7 @@ pub fn execute(
         .filter(|r| opts.force || !runs_dir.join(format!("{}.json", r.id)).exists())
         .collect();
     if pending.is_empty() {
-        return Ok(0);
+        return Ok(Executed::default());
     }
     let data = crate::data::load_data(exp, out)?;
     // Every column the experiment names is checked against the data before any run.
@@ -279,30 +327,22 @@ pub fn execute(
             .collect()
     });
     bar.finish_and_clear();
-    // A failure is reported once with the settings and replicates it hit.
-    let mut errors: Vec<(String, Vec<(String, u32)>)> = Vec::new();
+    let mut done = Executed::default();
     for (run, r) in pending.iter().zip(results) {
-        if let Err(e) = r {
-            let msg = match e {
-                RunnerError::Run { message, .. } => message,
-                other => other.to_string(),
-            };
-            let at = (plan.settings[run.setting].label.clone(), run.replicate);
-            match errors.iter_mut().find(|(m, _)| *m == msg) {
-                Some((_, list)) => list.push(at),
-                None => errors.push((msg, vec![at])),
-            }
+        match r {
+            Ok(()) => done.executed += 1,
+            Err(e) => done.failed.push(FailedRun {
+                run: run.id.clone(),
+                setting: plan.settings[run.setting].label.clone(),
+                replicate: run.replicate,
+                message: match e {
+                    RunnerError::Run { message, .. } => message,
+                    other => other.to_string(),
+                },
+            }),
         }
     }
-    if !errors.is_empty() {
-        let total = plan.runs.len();
-        let text: Vec<String> = errors
-            .into_iter()
-            .map(|(msg, at)| format!("{msg}\n    (in {})", where_failed(&at, total)))
-            .collect();
-        return Err(RunnerError::Invalid(text.join("\n")));
-    }
-    Ok(pending.len())
+    Ok(done)
 }
 
 /// Where a failure happened, for its message: every run, or the settings with their replicates.

@@ -5,7 +5,7 @@
 use intruder_data::Table;
 
 use crate::RunnerError;
-use crate::record::RiskRecord;
+use crate::record::{FailureRecord, RiskRecord};
 use crate::spec::{Experiment, RiskFile};
 
 pub(super) fn run_risk(
@@ -13,6 +13,7 @@ pub(super) fn run_risk(
     masked: &Table,
     source: &Table,
     population: Option<&Table>,
+    failures: &mut Vec<FailureRecord>,
 ) -> Result<Vec<RiskRecord>, RunnerError> {
     let mut risk = Vec::new();
     for r in &exp.risk {
@@ -27,7 +28,18 @@ pub(super) fn run_risk(
                 )))
             })?,
         };
-        let outcome = intruder_engine::risk_table(&exp.engine, table, r.measure.as_ref())?;
+        // A measure that fails is recorded and the others kept.
+        let outcome = match intruder_engine::risk_table(&exp.engine, table, r.measure.as_ref()) {
+            Ok(o) => o,
+            Err(e) => {
+                failures.push(FailureRecord {
+                    stage: "risk".into(),
+                    name: r.name.clone(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
         let mut report = outcome.report;
         // Warnings about the inputs (weights below 1, a weight total far from the population
         // size) travel with the figures they qualify.

@@ -4,15 +4,18 @@
 use intruder_data::Table;
 
 use crate::RunnerError;
-use crate::record::UtilityRecord;
+use crate::record::{FailureRecord, UtilityRecord};
 use crate::spec::Experiment;
 
+/// Every utility measure: the reports of those that ran, and a failure for each that did not
+/// (the others are kept).
 pub(super) fn run_utility(
     exp: &Experiment,
     orig: &Table,
     recoded: &Table,
     masked: &Table,
     kept_rows: &[usize],
+    failures: &mut Vec<FailureRecord>,
 ) -> Result<Vec<UtilityRecord>, RunnerError> {
     let u = &exp.utility;
     if u.measures.is_empty() {
@@ -28,20 +31,29 @@ pub(super) fn run_utility(
         )
     })?;
     // compared on the released scale: the original through the release's public recodings
-    let reports = intruder_utility::measure_all_recoded(
+    let reports = intruder_utility::measure_each(
         &configured.measures,
         orig,
         Some(recoded),
         masked,
         Some(kept_rows),
-    )?;
-    Ok(configured
-        .measures
-        .iter()
-        .zip(reports)
-        .map(|(m, report)| UtilityRecord {
-            measure: m.name().to_string(),
-            report,
-        })
-        .collect())
+    );
+    let mut out = Vec::new();
+    for (m, report) in configured.measures.iter().zip(reports) {
+        match report {
+            Ok(report) => out.push(UtilityRecord {
+                measure: m.name().to_string(),
+                report,
+            }),
+            Err(e) => failures.push(FailureRecord {
+                stage: "utility".into(),
+                name: m.name().to_string(),
+                message: match e {
+                    intruder_utility::UtilityError::Measure { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                },
+            }),
+        }
+    }
+    Ok(out)
 }

@@ -23,23 +23,32 @@ pub enum DataSource {
     Files,
 }
 
-/// The data section.
+/// The data section. Serialized (into `results.json` and the run keys) with each file named
+/// by its file name only, so that reports do not depend on how a path was written; the run
+/// keys, from which every seed derives, leave files out altogether ([`DataSpec::identity`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DataSpec {
     /// Generator or files.
     pub source: DataSource,
     /// The released file (a file name of the generator's output, or a path).
+    #[serde(serialize_with = "file_name")]
     pub released: String,
     /// The file the intruder's records are drawn from (default: the released file, before
     /// masking).
+    #[serde(serialize_with = "opt_file_name")]
     pub intruder: Option<String>,
     /// A further file that risk measures can read whole (`[[risk]] file = "population"`), e.g.
     /// the population the released sample was drawn from; never masked, never attacked.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "opt_file_name"
+    )]
     pub population: Option<String>,
     /// Schema of the released file (files only; default `<file stem>.schema.toml` when present).
+    #[serde(serialize_with = "opt_file_name")]
     pub released_schema: Option<String>,
     /// Schema of the intruder's source file (files only).
+    #[serde(serialize_with = "opt_file_name")]
     pub intruder_schema: Option<String>,
     /// True person id in the released file (a column with role truth).
     pub truth: String,
@@ -50,6 +59,52 @@ pub struct DataSpec {
     pub released_where: Vec<(String, String)>,
     /// The same for the intruder's source file.
     pub intruder_where: Vec<(String, String)>,
+}
+
+/// The last component of a path as written (`../d/x.csv` → `x.csv`).
+fn base_name(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn file_name<S: serde::Serializer>(path: &str, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&base_name(path))
+}
+
+fn opt_file_name<S: serde::Serializer>(path: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(p) => s.serialize_some(&base_name(p)),
+        None => s.serialize_none(),
+    }
+}
+
+impl DataSpec {
+    /// What the run keys (hence every seed) hash of the data section: the generator and its
+    /// output files' names, or for files everything but where they are — the data's content is
+    /// in the stored-run ids instead ([`crate::fingerprint`]). So the same experiment with its
+    /// data named by an absolute, a relative or a symlinked path gives the same seeds and
+    /// byte-identical results.
+    pub fn identity(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        if matches!(self.source, DataSource::Files)
+            && let Some(o) = v.as_object_mut()
+        {
+            for k in [
+                "released",
+                "intruder",
+                "population",
+                "released_schema",
+                "intruder_schema",
+            ] {
+                o.remove(k);
+            }
+            let separate = |f: &Option<String>| f.as_ref().is_some_and(|f| *f != self.released);
+            o.insert("separate_intruder".into(), separate(&self.intruder).into());
+            o.insert("population".into(), self.population.is_some().into());
+        }
+        v
+    }
 }
 
 pub(crate) fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {

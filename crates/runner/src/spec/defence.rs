@@ -10,6 +10,7 @@ pub(crate) fn parse_defence(
     t: &Table,
     i: usize,
     released_keys: &[String],
+    base_dir: Option<&std::path::Path>,
     p: &mut Problems,
 ) -> Option<DefenceSpec> {
     let loc = format!("defence[{}]", i + 1);
@@ -48,7 +49,11 @@ pub(crate) fn parse_defence(
     match expand_defence(&spec) {
         Ok(settings) => {
             for st in &settings {
-                match st.pipeline_at(&format!("{loc}."), Default::default()) {
+                let ctx = intruder_data::params::ReadContext {
+                    base_dir,
+                    columns: None,
+                };
+                match st.pipeline_at(&format!("{loc}."), ctx) {
                     Err(problems) => {
                         for x in problems {
                             let m = if settings.len() > 1 {

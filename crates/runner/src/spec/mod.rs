@@ -295,7 +295,7 @@ impl Experiment {
 
         let mut defences = Vec::new();
         for (i, t) in top.tables(&mut p, "defence").into_iter().enumerate() {
-            if let Some(d) = defence::parse_defence(t, i, &released_keys, &mut p) {
+            if let Some(d) = defence::parse_defence(t, i, &released_keys, path.parent(), &mut p) {
                 defences.push(d);
             }
         }

@@ -77,10 +77,27 @@ impl CsvFile {
         let Ok(map) = (unsafe { memmap2::Mmap::map(&file) }) else {
             return Ok(None);
         };
-        if FileFormat::sniff(&map[..map.len().min(8)]) != FileFormat::Csv {
+        if FileFormat::sniff(&map[..map.len().min(32)]) != FileFormat::Csv {
             return Ok(None);
         }
-        CsvFile::parse(&map, path, options, chunk_bytes(map.len())).map(Some)
+        let file = CsvFile::parse(&map, path, options, chunk_bytes(map.len()))?;
+        let rows = match &file.parse {
+            Parse::Ready(ds) => ds.table.nrows(),
+            Parse::Chunks(p) => p.nrows(),
+        };
+        if rows == 0 {
+            // The table reader's error for a file without records.
+            return crate::read::no_records(path, file.into_dataset()?).map(|_| None);
+        }
+        Ok(Some(file))
+    }
+
+    /// What the reader chose that the file and the user did not say ([`Dataset::notes`]).
+    pub fn notes(&self) -> &[String] {
+        match &self.parse {
+            Parse::Ready(ds) => &ds.notes,
+            Parse::Chunks(p) => &p.notes,
+        }
     }
 
     /// Parses CSV text in chunks of about `chunk_bytes`; `label` names it in errors.
@@ -114,7 +131,28 @@ impl CsvFile {
         let mut truth = Vec::new();
         let mut first_not_number = Vec::new();
         let mut truth_not_number = Vec::new();
+        let mut levels = Vec::new();
         for (plan, slot) in parsed.plans.iter().zip(&parsed.columns) {
+            if plan.role != Role::Truth {
+                let known = match slot {
+                    Slot::Done(c) => crate::params::column_levels(c),
+                    // The distinct integers of the chunks' dictionaries, as the table's column
+                    // would give them.
+                    Slot::Held(parts) => {
+                        let mut seen = std::collections::BTreeSet::new();
+                        for (c, _) in parts {
+                            if let ColChunk::Infer(inf) = c {
+                                seen.extend(inf.ints.iter().flatten().copied());
+                            }
+                        }
+                        (seen.len() <= ColumnSet::MAX_LEVELS)
+                            .then(|| seen.into_iter().map(|x| x.to_string()).collect())
+                    }
+                };
+                if let Some(l) = known {
+                    levels.push((plan.name.clone(), l));
+                }
+            }
             let (kind, not_number) = match slot {
                 Slot::Held(_) => (Kind::Integer, None),
                 Slot::Done(c) => (
@@ -139,6 +177,7 @@ impl CsvFile {
             file: parsed.label.display().to_string(),
             columns,
             first_not_number,
+            levels,
         }
     }
 

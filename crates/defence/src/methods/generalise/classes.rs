@@ -1,0 +1,451 @@
+//! Equivalence classes of a transformation, computed by rolling up the classes of a less
+//! general one: the records are grouped once on their original values (the *bottom* of the
+//! lattice), and the classes of a transformation are the classes of any transformation below it
+//! with each code lifted to the higher level and equal tuples merged. Cost: one hash operation per
+//! class of the source, not per record.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::Hash;
+
+use foldhash::fast::FixedState;
+
+use super::hierarchy::Coded;
+use super::models::{Hist, merge_hist};
+
+/// The classes of one transformation.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// The level of each key.
+    pub levels: Vec<u8>,
+    /// Class-major codes (`codes[c * dims + d]`).
+    pub codes: Vec<u32>,
+    /// Records of the file per class.
+    pub count: Vec<u32>,
+    /// Records of the population table per class (empty without a population table).
+    pub pcount: Vec<u64>,
+    /// `hists[a][c]`: the class's histogram of sensitive variable `a`.
+    pub hists: Vec<Vec<Hist>>,
+}
+
+impl Snapshot {
+    /// Number of classes.
+    pub fn len(&self) -> usize {
+        self.count.len()
+    }
+
+    /// Whether there is no class.
+    pub fn is_empty(&self) -> bool {
+        self.count.is_empty()
+    }
+
+    /// Memory held, in 32-bit words (for the cache's budget).
+    pub fn words(&self) -> usize {
+        self.codes.len()
+            + self.count.len()
+            + 2 * self.pcount.len()
+            + self
+                .hists
+                .iter()
+                .flatten()
+                .map(|h| 2 * h.len() + 6)
+                .sum::<usize>()
+    }
+}
+
+/// How a tuple of codes becomes a hash key.
+pub trait Packer: Sync {
+    /// The key.
+    type K: Hash + Eq + Clone + Send;
+    /// The key of `codes`.
+    fn key(&self, codes: &[u32]) -> Self::K;
+}
+
+/// Codes packed into one 64-bit word.
+pub struct Pack64 {
+    shift: Vec<u32>,
+}
+
+/// Codes packed into one 128-bit word.
+pub struct Pack128 {
+    shift: Vec<u32>,
+}
+
+/// The codes themselves.
+pub struct Wide;
+
+impl Packer for Pack64 {
+    type K = u64;
+    #[inline]
+    fn key(&self, codes: &[u32]) -> u64 {
+        codes
+            .iter()
+            .zip(&self.shift)
+            .fold(0, |k, (&c, &s)| k | (c as u64) << s)
+    }
+}
+
+impl Packer for Pack128 {
+    type K = u128;
+    #[inline]
+    fn key(&self, codes: &[u32]) -> u128 {
+        codes
+            .iter()
+            .zip(&self.shift)
+            .fold(0, |k, (&c, &s)| k | (c as u128) << s)
+    }
+}
+
+impl Packer for Wide {
+    type K = Box<[u32]>;
+    fn key(&self, codes: &[u32]) -> Box<[u32]> {
+        codes.into()
+    }
+}
+
+/// The packer that fits codes below `card` per key.
+pub enum AnyPacker {
+    /// ≤ 64 bits.
+    P64(Pack64),
+    /// ≤ 128 bits.
+    P128(Pack128),
+    /// Wider.
+    Wide(Wide),
+}
+
+impl AnyPacker {
+    /// For codes below `card[d]` at every level of key `d`.
+    pub fn new(card: &[usize]) -> AnyPacker {
+        let mut shift = Vec::with_capacity(card.len());
+        let mut s = 0u32;
+        for &c in card {
+            shift.push(s);
+            s += 64 - (c.max(1) as u64).leading_zeros();
+        }
+        if s <= 64 {
+            AnyPacker::P64(Pack64 { shift })
+        } else if s <= 128 {
+            AnyPacker::P128(Pack128 { shift })
+        } else {
+            AnyPacker::Wide(Wide)
+        }
+    }
+}
+
+/// Largest number of tuples numbered in a table rather than hashed.
+const DENSE_MAX: usize = 1 << 22;
+
+/// The scratch table of dense roll-ups: per tuple number, the stamp of the roll-up that last
+/// used it and the class it was given.
+#[derive(Default)]
+struct DenseTable {
+    stamp: Vec<u32>,
+    slot: Vec<u32>,
+    epoch: u32,
+}
+
+thread_local! {
+    static DENSE: std::cell::RefCell<DenseTable> = std::cell::RefCell::new(DenseTable::default());
+}
+
+/// A tuple's number in the mixed radix of the target's cardinalities, with the table it indexes.
+struct Dense<'t> {
+    radix: Vec<usize>,
+    table: std::cell::RefCell<&'t mut DenseTable>,
+}
+
+impl<'t> Dense<'t> {
+    fn new(radix: &[usize], table: &'t mut DenseTable, space: usize) -> Dense<'t> {
+        if table.stamp.len() < space {
+            table.stamp.resize(space, 0);
+            table.slot.resize(space, 0);
+        }
+        table.epoch = table.epoch.wrapping_add(1);
+        if table.epoch == 0 {
+            table.stamp.iter_mut().for_each(|s| *s = 0);
+            table.epoch = 1;
+        }
+        Dense {
+            radix: radix.to_vec(),
+            table: std::cell::RefCell::new(table),
+        }
+    }
+
+    #[inline]
+    fn number(&self, codes: &[u32]) -> usize {
+        codes
+            .iter()
+            .zip(&self.radix)
+            .fold(0, |i, (&c, &r)| i * r + c as usize)
+    }
+}
+
+/// Finds or files a class by its key.
+trait Index<K> {
+    /// The class of `key`, or `None` after filing `next` under it.
+    fn find_or_insert(&mut self, key: K, next: u32) -> Option<u32>;
+}
+
+struct Hashed<K>(HashMap<K, u32, FixedState>);
+
+impl<K: Hash + Eq> Index<K> for Hashed<K> {
+    #[inline]
+    fn find_or_insert(&mut self, key: K, next: u32) -> Option<u32> {
+        match self.0.entry(key) {
+            Entry::Occupied(e) => Some(*e.get()),
+            Entry::Vacant(v) => {
+                v.insert(next);
+                None
+            }
+        }
+    }
+}
+
+/// A key maker with the index it fills.
+trait Keyed {
+    /// The key.
+    type K;
+    /// The index.
+    type I: Index<Self::K>;
+    /// A new, empty index for about `n` classes.
+    fn index(&self, n: usize) -> Self::I;
+    /// The key of `codes`.
+    fn make(&self, codes: &[u32]) -> Self::K;
+}
+
+impl<P: Packer> Keyed for &P {
+    type K = P::K;
+    type I = Hashed<P::K>;
+    fn index(&self, n: usize) -> Hashed<P::K> {
+        let mut m = HashMap::default();
+        m.reserve(n);
+        Hashed(m)
+    }
+    #[inline]
+    fn make(&self, codes: &[u32]) -> P::K {
+        self.key(codes)
+    }
+}
+
+struct DenseIndex<'a, 't>(&'a Dense<'t>);
+
+impl Index<usize> for DenseIndex<'_, '_> {
+    #[inline]
+    fn find_or_insert(&mut self, key: usize, next: u32) -> Option<u32> {
+        let mut t = self.0.table.borrow_mut();
+        let e = t.epoch;
+        if t.stamp[key] == e {
+            Some(t.slot[key])
+        } else {
+            t.stamp[key] = e;
+            t.slot[key] = next;
+            None
+        }
+    }
+}
+
+impl<'d, 't> Keyed for &'d Dense<'t> {
+    type K = usize;
+    type I = DenseIndex<'d, 't>;
+    fn index(&self, _n: usize) -> DenseIndex<'d, 't> {
+        DenseIndex(self)
+    }
+    #[inline]
+    fn make(&self, codes: &[u32]) -> usize {
+        self.number(codes)
+    }
+}
+
+/// Records grouped into classes with their sensitive codes and population membership.
+pub struct Group<'a> {
+    /// The keys' hierarchies.
+    pub dims: &'a [Coded],
+    /// Whether classes carry population counts.
+    pub population: bool,
+    /// Number of sensitive variables.
+    pub sensitive: usize,
+}
+
+impl Group<'_> {
+    /// The classes of the tuples `leaf` (row-major, one tuple of level-0 codes per record),
+    /// each record counted in the file (`in_file`) or the population, with its sensitive codes
+    /// (`sens[a][r]`); and the class of each record.
+    pub fn bottom(
+        &self,
+        packer: &AnyPacker,
+        leaf: &[u32],
+        in_file: &[bool],
+        sens: &[Vec<u32>],
+    ) -> (Snapshot, Vec<u32>) {
+        match packer {
+            AnyPacker::P64(p) => self.bottom_with(p, leaf, in_file, sens),
+            AnyPacker::P128(p) => self.bottom_with(p, leaf, in_file, sens),
+            AnyPacker::Wide(p) => self.bottom_with(p, leaf, in_file, sens),
+        }
+    }
+
+    fn empty(&self, levels: &[u8]) -> Snapshot {
+        Snapshot {
+            levels: levels.to_vec(),
+            hists: vec![Vec::new(); self.sensitive],
+            ..Snapshot::default()
+        }
+    }
+
+    fn bottom_with<P: Packer>(
+        &self,
+        packer: &P,
+        leaf: &[u32],
+        in_file: &[bool],
+        sens: &[Vec<u32>],
+    ) -> (Snapshot, Vec<u32>) {
+        let dims = self.dims.len();
+        let records = in_file.len();
+        let mut out = self.empty(&vec![0; dims]);
+        let mut index: HashMap<P::K, u32, FixedState> = HashMap::default();
+        let mut class_of = Vec::with_capacity(records);
+        for r in 0..records {
+            let codes = &leaf[r * dims..(r + 1) * dims];
+            let c = match index.entry(packer.key(codes)) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(v) => {
+                    let c = out.count.len() as u32;
+                    v.insert(c);
+                    out.codes.extend_from_slice(codes);
+                    out.count.push(0);
+                    if self.population {
+                        out.pcount.push(0);
+                    }
+                    for h in out.hists.iter_mut() {
+                        h.push(Vec::new());
+                    }
+                    c
+                }
+            } as usize;
+            if in_file[r] {
+                out.count[c] += 1;
+                for (a, s) in sens.iter().enumerate() {
+                    merge_hist(&mut out.hists[a][c], &[(s[r], 1)]);
+                }
+            } else {
+                out.pcount[c] += 1;
+            }
+            class_of.push(c as u32);
+        }
+        (out, class_of)
+    }
+
+    /// The classes of transformation `tgt` from those of `src` (every level of `src` at or
+    /// below `tgt`), and, when asked, the class of `tgt` of each class of `src`. When the
+    /// tuples of `tgt` are few enough to number (`Π card ≤ 2²²` and at most 64 per source
+    /// class), classes are found by their number in a table instead of a hash.
+    pub fn roll_up(
+        &self,
+        packer: &AnyPacker,
+        src: &Snapshot,
+        tgt: &[u8],
+        want_map: bool,
+    ) -> (Snapshot, Option<Vec<u32>>) {
+        let space = self
+            .dims
+            .iter()
+            .zip(tgt)
+            .try_fold(1usize, |acc, (c, &l)| acc.checked_mul(c.card(l as usize)));
+        if let Some(space) = space
+            && space <= DENSE_MAX
+            && space <= 64 * src.len().max(1024)
+        {
+            let radix: Vec<usize> = self
+                .dims
+                .iter()
+                .zip(tgt)
+                .map(|(c, &l)| c.card(l as usize))
+                .collect();
+            return DENSE.with(|d| {
+                let mut d = d.borrow_mut();
+                let p = Dense::new(&radix, &mut d, space);
+                self.roll_up_with(&p, src, tgt, want_map)
+            });
+        }
+        match packer {
+            AnyPacker::P64(p) => self.roll_up_with(p, src, tgt, want_map),
+            AnyPacker::P128(p) => self.roll_up_with(p, src, tgt, want_map),
+            AnyPacker::Wide(p) => self.roll_up_with(p, src, tgt, want_map),
+        }
+    }
+
+    fn roll_up_with<P: Keyed>(
+        &self,
+        packer: P,
+        src: &Snapshot,
+        tgt: &[u8],
+        want_map: bool,
+    ) -> (Snapshot, Option<Vec<u32>>) {
+        let dims = self.dims.len();
+        let mut out = self.empty(tgt);
+        let mut index = packer.index(src.len() / 4 + 16);
+        let mut map = want_map.then(|| Vec::with_capacity(src.len()));
+        let mut buf = vec![0u32; dims];
+        // keys whose level changes, with their lifting tables: the others keep their codes
+        let moved: Vec<(usize, &[u32])> = (0..dims)
+            .filter(|&d| src.levels[d] != tgt[d])
+            .map(|d| {
+                let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
+                (d, self.dims[d].up[a][b - a].as_slice())
+            })
+            .collect();
+        for c in 0..src.len() {
+            buf.copy_from_slice(&src.codes[c * dims..(c + 1) * dims]);
+            for &(d, up) in &moved {
+                buf[d] = up[buf[d] as usize];
+            }
+            let next = out.count.len() as u32;
+            let t = match index.find_or_insert(packer.make(&buf), next) {
+                Some(t) => {
+                    let t = t as usize;
+                    out.count[t] += src.count[c];
+                    if self.population {
+                        out.pcount[t] += src.pcount[c];
+                    }
+                    for a in 0..self.sensitive {
+                        let (h, s) = (&mut out.hists[a], &src.hists[a]);
+                        merge_hist(&mut h[t], &s[c]);
+                    }
+                    t
+                }
+                None => {
+                    out.codes.extend_from_slice(&buf);
+                    out.count.push(src.count[c]);
+                    if self.population {
+                        out.pcount.push(src.pcount[c]);
+                    }
+                    for a in 0..self.sensitive {
+                        out.hists[a].push(src.hists[a][c].clone());
+                    }
+                    next as usize
+                }
+            };
+            if let Some(m) = map.as_mut() {
+                m.push(t as u32);
+            }
+        }
+        (out, map)
+    }
+}
+
+/// Groups the classes of `snap` on a subset of keys (`keys`): for each class, its projected
+/// group, and the number of groups.
+pub fn project(snap: &Snapshot, dims: usize, keys: &[usize]) -> (Vec<u32>, usize) {
+    if keys.len() == dims {
+        return ((0..snap.len() as u32).collect(), snap.len());
+    }
+    let mut index: HashMap<Vec<u32>, u32, FixedState> = HashMap::default();
+    let mut out = Vec::with_capacity(snap.len());
+    for c in 0..snap.len() {
+        let k: Vec<u32> = keys.iter().map(|&d| snap.codes[c * dims + d]).collect();
+        let next = index.len() as u32;
+        out.push(*index.entry(k).or_insert(next));
+    }
+    let n = index.len();
+    (out, n)
+}
