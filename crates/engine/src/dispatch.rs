@@ -88,6 +88,7 @@ fn write(spec: &EngineSpec, table: &Table) -> Result<Written, EngineError> {
     let ds = Dataset {
         table: table.clone(),
         truth: Vec::new(),
+        notes: Vec::new(),
     };
     intruder_data::write_parquet(&path, &ds)?;
     Ok(Written { path, _dir: dir })

@@ -1146,7 +1146,7 @@ pub fn empty_column_warnings(
 
 /// The warning for key columns every record misses (`None` when there are none); the same
 /// words whether the keys came from a table or from key codes alone.
-fn empty_keys_warning(file: &str, keys_empty: &[&str]) -> Option<String> {
+pub(crate) fn empty_keys_warning(file: &str, keys_empty: &[&str]) -> Option<String> {
     if keys_empty.is_empty() {
         return None;
     }

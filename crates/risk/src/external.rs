@@ -125,14 +125,14 @@ pub fn warnings(
     let mut out = weights.map_or_else(Vec::new, |w| {
         weight_facts_warnings(w, file, params.population_size)
     });
-    for (k, &observed) in observed_per_key.iter().enumerate() {
-        if n_total > 0 && observed == 0 {
-            out.push(crate::keys::all_missing_warning(
-                file,
-                &params.keys[k],
-                n_total,
-            ));
-        }
+    if n_total > 0 {
+        let empty: Vec<&str> = observed_per_key
+            .iter()
+            .zip(&params.keys)
+            .filter(|&(&observed, _)| observed == 0)
+            .map(|(_, k)| k.as_str())
+            .collect();
+        out.extend(crate::assess::empty_keys_warning(file, &empty));
     }
     out
 }
