@@ -237,7 +237,6 @@ fn n_flag_sets_the_size() {
 /// writes: the same files, and each file's schema TOML written from the same schema.
 #[test]
 fn declared_schemas_are_the_schemas_written() {
-    use intruder_synth::Generator;
     let cases: &[(&str, &[&str])] = &[
         ("survey-panel", &["n=60"]),
         ("household-panel", &["n=80"]),

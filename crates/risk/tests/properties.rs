@@ -468,14 +468,6 @@ fn wildcard_from_parts_gives_the_tables_errors() {
         .map(|n| KeyCodes::of(t.column(n).unwrap(), SetCoding::Whole))
         .collect();
     let parted = Parted::new(&codes, &[1, 4], 2, None);
-    let message = |p: &RiskParams| {
-        let from_parts = assess_parts(&parted, "holes", p, &mut intruder_data::Timings::new())
-            .expect("the key codes suffice")
-            .unwrap_err()
-            .to_string();
-        assert_eq!(from_parts, assess(&t, p).unwrap_err().to_string());
-        from_parts
-    };
     let mut p = RiskParams::new(vec!["a".into(), "b".into()]);
     p.missing = MissingPolicy::Wildcard;
     p.per_record = false;
