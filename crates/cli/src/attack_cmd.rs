@@ -181,6 +181,24 @@ fn model_outputs(
 }
 
 /// Runs `intruder attack`.
+/// What the attack is scored on: the truth ids, a sensitive variable with its true values, or
+/// both; a sensitive variable and its truth come together.
+fn check_scoring(a: &Args, has_truth: bool, sensitive: Option<&str>) -> Result<()> {
+    match (sensitive, &a.sensitive_truth) {
+        (Some(s), None) => bail!(
+            "sensitive = '{s}' needs --sensitive-truth COL: the intruder file's column with the true value"
+        ),
+        (None, Some(_)) => bail!("--sensitive-truth needs --sensitive COL (the released variable)"),
+        _ => {}
+    }
+    if !has_truth && sensitive.is_none() {
+        bail!(
+            "nothing to score: give the truth ids (--truth or --truth-intruder/--truth-released; a schema's truth column shared by both files is used alone) and/or --sensitive with --sensitive-truth"
+        );
+    }
+    Ok(())
+}
+
 pub fn run(a: Args) -> Result<()> {
     if a.params.list {
         print!(
@@ -238,19 +256,7 @@ pub fn run(a: Args) -> Result<()> {
         return Err(common::problems(surface, bad));
     }
     let truth = truth_ids(&a, &intruder, &released);
-    let sensitive = &configured.common.sensitive;
-    match (sensitive, &a.sensitive_truth) {
-        (Some(s), None) => bail!(
-            "sensitive = '{s}' needs --sensitive-truth COL: the intruder file's column with the true value"
-        ),
-        (None, Some(_)) => bail!("--sensitive-truth needs --sensitive COL (the released variable)"),
-        _ => {}
-    }
-    if truth.is_none() && sensitive.is_none() {
-        bail!(
-            "nothing to score: give the truth ids (--truth or --truth-intruder/--truth-released; a schema's truth column shared by both files is used alone) and/or --sensitive with --sensitive-truth"
-        );
-    }
+    check_scoring(&a, truth.is_some(), configured.common.sensitive.as_deref())?;
 
     // Twins only: the released rows with a twin, selected with the truth before the attack.
     let twins: Option<Vec<usize>> = match (&truth, configured.common.twins_only) {
