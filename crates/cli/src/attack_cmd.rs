@@ -5,36 +5,20 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use intruder_attack::{ATTACK_COMMON, Waterfall, configure, docs};
-use intruder_data::params::{self, ColumnSet, ReadContext};
-use intruder_data::{Role, Table, Timings, schema_beside};
-use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate, twin_rows, write_per_record};
+use intruder::Surface;
+use intruder::attack::{
+    AttackRequest, AttackRun, Placement, TruthNames, attack, configure, explain_pair,
+};
+use intruder_attack::{Waterfall, docs};
+use intruder_data::params;
+use intruder_data::{Input, Role, Table, Timings, schema_beside};
+use intruder_eval::{Labelled, write_per_record};
 use intruder_runner::linkage;
 use serde_json::Value;
 
 pub use crate::attack_args::Args;
 use crate::attack_args::parameter_table;
 use crate::common::{self, refuse_output_file, refuse_overwrite};
-
-/// The truth ids: the flags, else the single truth column both files share.
-fn truth_ids(a: &Args, intruder: &Labelled, released: &Labelled) -> Option<TruthIds> {
-    let names = |d: &Labelled| -> Vec<String> {
-        let cols = d.truth().columns().iter().map(|c| c.name().to_string());
-        cols.filter(|n| Some(n) != a.sensitive_truth.as_ref())
-            .collect()
-    };
-    let (i, r) = (names(intruder), names(released));
-    fn refs(v: &[String]) -> Vec<&str> {
-        v.iter().map(String::as_str).collect()
-    }
-    TruthIds::choose(
-        a.truth.as_deref(),
-        a.truth_intruder.as_deref(),
-        a.truth_released.as_deref(),
-        &refs(&i),
-        &refs(&r),
-    )
-}
 
 /// The name of row `row` of `t`: its first identifier column, else the 1-based row number of
 /// `rows[row]` (the file's row when the released table was restricted to twins).
@@ -124,25 +108,31 @@ fn engine_inputs(a: &Args) -> (intruder_data::Input, intruder_data::Input) {
     )
 }
 
+/// The truth columns named on the command line.
+fn truth_names(a: &Args) -> TruthNames {
+    TruthNames {
+        truth: a.truth.clone(),
+        truth_intruder: a.truth_intruder.clone(),
+        truth_released: a.truth_released.clone(),
+        sensitive_truth: a.sensitive_truth.clone(),
+    }
+}
+
 /// Reads both files; the truth columns named on the command line are read as ground truth
 /// (never seen by an attack).
 fn load_files(
     a: &Args,
-    ipath: &Path,
-    rpath: &Path,
+    (ipath, rpath): (&Path, &Path),
+    (iinput, rinput): (&Input, &Input),
     timings: &mut Timings,
 ) -> Result<(Labelled, Labelled)> {
-    let mut itruth: Vec<&String> = a.truth.iter().chain(&a.truth_intruder).collect();
-    itruth.extend(&a.sensitive_truth);
-    let rtruth: Vec<&String> = a.truth.iter().chain(&a.truth_released).collect();
-    let iinput = a
-        .read
-        .input(a.intruder_schema.as_deref())
-        .with_role(&itruth, Role::Truth);
-    let rinput = a
-        .read
-        .input(a.released_schema.as_deref())
-        .with_role(&rtruth, Role::Truth);
+    let names = truth_names(a);
+    let iinput = iinput
+        .clone()
+        .with_role(&names.intruder_columns(), Role::Truth);
+    let rinput = rinput
+        .clone()
+        .with_role(&names.released_columns(), Role::Truth);
     let intruder = Labelled::from_dataset(common::load(ipath, &iinput, timings)?);
     let released = Labelled::from_dataset(common::load(rpath, &rinput, timings)?);
     Ok((intruder, released))
@@ -152,53 +142,32 @@ fn load_files(
 /// `--explain-pair` (released row numbered in the whole file even with twins only).
 fn model_outputs(
     a: &Args,
-    model: &dyn intruder_attack::LinkModel,
-    (intruder, attacked): (&Table, &Table),
-    twins: Option<&[usize]>,
+    run: &AttackRun,
+    (intruder, released): (&Labelled, &Labelled),
     explain: Option<(usize, usize)>,
 ) -> Result<Option<Waterfall>> {
+    let Some(model) = &run.model else {
+        return Ok(None);
+    };
     if let Some(p) = &a.pairs_out {
-        let (iid, rid) = (row_id(intruder, None), row_id(attacked, twins));
+        let attacked = run.attacked(released);
+        let (iid, rid) = (
+            row_id(intruder.table(), None),
+            row_id(attacked, run.twins.as_deref()),
+        );
         model.write_pairs(p, &iid, &rid, a.pairs_floor)?;
     }
     if let Some(p) = &a.model_out {
         let text = serde_json::to_string_pretty(&model.to_json())? + "\n";
         intruder_data::write_atomically(p, |w| std::io::Write::write_all(w, text.as_bytes()))?;
     }
-    let Some((i, j)) = explain else {
-        return Ok(None);
-    };
-    let j = match twins {
-        Some(rows) => rows.iter().position(|&r| r == j).with_context(|| {
-            format!(
-                "--explain-pair: released row {} is not searched with twins_only",
-                j + 1
-            )
-        })?,
-        None => j,
-    };
-    Ok(Some(model.explain_pair(i, j)?))
+    match explain {
+        Some(pair) => explain_pair(run, pair).context("--explain-pair"),
+        None => Ok(None),
+    }
 }
 
 /// Runs `intruder attack`.
-/// What the attack is scored on: the truth ids, a sensitive variable with its true values, or
-/// both; a sensitive variable and its truth come together.
-fn check_scoring(a: &Args, has_truth: bool, sensitive: Option<&str>) -> Result<()> {
-    match (sensitive, &a.sensitive_truth) {
-        (Some(s), None) => bail!(
-            "sensitive = '{s}' needs --sensitive-truth COL: the intruder file's column with the true value"
-        ),
-        (None, Some(_)) => bail!("--sensitive-truth needs --sensitive COL (the released variable)"),
-        _ => {}
-    }
-    if !has_truth && sensitive.is_none() {
-        bail!(
-            "nothing to score: give the truth ids (--truth or --truth-intruder/--truth-released; a schema's truth column shared by both files is used alone) and/or --sensitive with --sensitive-truth"
-        );
-    }
-    Ok(())
-}
-
 pub fn run(a: Args) -> Result<()> {
     if a.params.list {
         print!(
@@ -216,10 +185,9 @@ pub fn run(a: Args) -> Result<()> {
         .map(common::row_pair)
         .transpose()?;
     // Every parameter problem at once, before any data is read.
-    let mut table = parameter_table(&a)?;
-    let surface = "intruder attack (--set and flags)";
-    let mut configured =
-        configure(&table, "", ReadContext::default()).map_err(|p| common::problems(surface, p))?;
+    let params = parameter_table(&a)?;
+    let surface_name = "intruder attack (--set and flags)";
+    let configured = configure(&params, surface_name)?;
     common::warn(&configured.warnings);
     if !configured.attack.fits_model()
         && (a.pairs_out.is_some()
@@ -234,101 +202,45 @@ pub fn run(a: Args) -> Result<()> {
     }
     check_outputs(&a, &ipath, &rpath)?;
     let mut timings = Timings::new();
-    let (intruder, released) = load_files(&a, &ipath, &rpath, &mut timings)?;
-
-    // Keys: given, else the linkage specification's, else the schema's key columns.
-    if configured.key_names(&[]).is_none() {
-        let columns = ColumnSet::of_parts(intruder.table(), intruder.truth().columns());
-        params::fill_from_roles(&mut table, &[ATTACK_COMMON], &columns);
-        configured = configure(&table, "", ReadContext::default())
-            .map_err(|p| common::problems(surface, p))?;
-    }
-    if configured.key_names(&[]).is_none() {
-        bail!(
-            "no key variables: give --keys (or --set keys=…), or declare role = \"key\" columns in the schema of {}",
-            ipath.display()
-        );
-    }
-    let keys = configured.key_map(&[], &[])?;
-    // Every key either file lacks, or that is a truth column, at once.
-    let bad = intruder.check_keys(&released, &keys, "keys");
-    if !bad.is_empty() {
-        return Err(common::problems(surface, bad));
-    }
-    let truth = truth_ids(&a, &intruder, &released);
-    check_scoring(&a, truth.is_some(), configured.common.sensitive.as_deref())?;
-
-    // Twins only: the released rows with a twin, selected with the truth before the attack.
-    let twins: Option<Vec<usize>> = match (&truth, configured.common.twins_only) {
-        (Some(t), true) => Some(twin_rows(&intruder, &released, t)?),
-        (None, true) => bail!(
-            "twins_only needs the truth ids (--truth, or --truth-intruder and --truth-released)"
-        ),
-        _ => None,
+    let inputs = engine_inputs(&a);
+    let (intruder, released) =
+        load_files(&a, (&ipath, &rpath), (&inputs.0, &inputs.1), &mut timings)?;
+    let placement = match a.engine.spec()? {
+        None => Placement::Local,
+        Some(spec) => Placement::Engine {
+            spec,
+            files: Some([(&ipath, &inputs.0), (&rpath, &inputs.1)]),
+        },
     };
-    let restricted = twins.as_ref().map(|rows| released.table().take(rows));
-    let attacked = restricted.as_ref().unwrap_or(released.table());
-    let knowledge = intruder.knowledge(keys.clone())?;
-    let linked = match a.engine.spec()? {
-        None => timings.time("attack", || {
-            configured.attack.link(&knowledge, attacked, a.seed)
-        })?,
-        Some(_) if twins.is_some() => bail!("twins_only runs on the local engine only"),
-        Some(spec) => timings.time("attack", || {
-            let (i, r) = engine_inputs(&a);
-            intruder_engine::link_on_engine(
-                &spec,
-                configured.attack.as_ref(),
-                &keys,
-                (&ipath, &i),
-                (&rpath, &r),
-            )
-        })?,
+    let request = AttackRequest {
+        params,
+        configured,
+        truth: truth_names(&a),
+        seed: a.seed,
+        placement,
+        surface: Surface::Cli,
+        surface_name,
+        intruder_label: ipath.display().to_string(),
     };
-    let mut linkage = linked.linkage;
-    let waterfall = match &linked.model {
-        Some(model) => model_outputs(
-            &a,
-            model.as_ref(),
-            (intruder.table(), attacked),
-            twins.as_deref(),
-            explain,
-        )?,
-        None => None,
-    };
-    if let Some(rows) = &twins {
-        linkage.remap_rows(rows, released.nrows());
-    }
-    let opts = EvalOptions::for_attack(&configured, truth, a.sensitive_truth.clone(), a.seed);
-    let mut ev = timings.time("evaluate", || {
-        evaluate(&linkage, &intruder, &released, &opts)
-    })?;
+    let run = attack(request, &intruder, &released, &mut timings)?;
+    let ev = &run.evaluation;
     for w in &ev.warnings {
         eprintln!("warning: {w}");
     }
-    if let Some(rows) = &twins {
-        ev.notes
-            .push(("twins_only_released_records".into(), rows.len() as f64));
-    }
-    if let (Some(dir), Some(model)) = (&a.charts, &linked.model) {
+    let waterfall = model_outputs(&a, &run, (&intruder, &released), explain)?;
+    if let (Some(dir), Some(model)) = (&a.charts, &run.model) {
         write_charts(dir, &model.to_json(), &ev.pr_curve, waterfall.as_ref())?;
     }
     if let Some(p) = &a.per_record {
-        timings.time(Timings::WRITE, || write_per_record(p, &ev, None))?;
+        timings.time(Timings::WRITE, || write_per_record(p, ev, None))?;
     }
-
-    let mut report = ev.report(format!(
+    let mut report = run.report(format!(
         "intruder attack — {} on {} / {}",
-        configured.name(),
+        run.configured.name(),
         ipath.display(),
         rpath.display()
-    ));
-    let d = &mut report.details;
-    d.insert("config".into(), configured.resolved(Some(&keys)));
-    d.insert("keys".into(), serde_json::to_value(&keys)?);
-    d.insert("twins_only".into(), configured.common.twins_only.into());
-    if let Some(m) = &linked.model {
-        d.insert("model".into(), m.to_json());
+    ))?;
+    if let Some(m) = &run.model {
         report.notes.push(m.to_text());
     }
     if let Some(w) = &waterfall {

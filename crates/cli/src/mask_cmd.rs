@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use intruder_data::params::{self, ColumnSet, ReadContext};
+use intruder::mask::{Check, columns_of, mask};
+use intruder_data::params::{self, ReadContext};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
-use intruder_data::{Table, Timings, write_atomically};
+use intruder_data::{Timings, write_atomically};
 use intruder_defence::{ChangeLog, Pipeline, docs};
-use intruder_eval::{Labelled, cross_examine_run};
 
 use crate::common::{self, DataArgs, FormatArg, MethodArgs};
 
@@ -83,13 +83,6 @@ pub struct Args {
 }
 
 /// The columns the first step sees (truth columns are not the defences').
-fn columns_of(table: &Table, file: &Path) -> ColumnSet {
-    ColumnSet {
-        file: file.display().to_string(),
-        ..ColumnSet::of_parts(table, &[])
-    }
-}
-
 /// Refuses writing over an input or writing the log over the masked file.
 fn check_outputs(args: &Args, data: &Path, out: &Path) -> Result<()> {
     // the data, its schema (named or beside it) and the pipeline file
@@ -216,7 +209,7 @@ pub fn run(args: Args) -> Result<()> {
     check_outputs(&args, data, out)?;
     let mut timings = Timings::new();
     let ds = common::load(data, &args.data.input(), &mut timings)?;
-    let columns = columns_of(&ds.table, data);
+    let columns = columns_of(&ds.table, &data.display().to_string());
     let ctx = ReadContext {
         base_dir: None,
         columns: Some(&columns),
@@ -230,42 +223,23 @@ pub fn run(args: Args) -> Result<()> {
         ),
     };
     common::warn(pipeline.warnings());
-    let (table, log) = timings
-        .time("mask", || pipeline.run(&ds.table, seed))
-        .with_context(|| format!("masking {}", data.display()))?;
-    let check = if args.no_check {
-        None
-    } else {
-        Some(timings.time("check", || {
-            cross_examine_run(
-                &pipeline,
-                &ds.table,
-                &table,
-                &log,
-                args.check_keys.as_deref(),
-            )
-        })?)
+    let check = match args.no_check {
+        true => Check::Off,
+        false => Check::On {
+            keys: args.check_keys.as_deref(),
+        },
     };
-    // The truth columns follow the kept rows, whatever the pipeline did to the records.
-    let masked = Labelled::from_dataset(ds)
-        .mask(table, &log.kept_rows)?
-        .into_dataset();
+    let label = data.display().to_string();
+    let masked = mask(ds, &pipeline, seed, check, &label, &mut timings)?;
     let log_json = args
         .log
         .as_ref()
         .map(|_| {
-            serde_json::to_string_pretty(&json!({
-                "tool": format!("intruder {}", env!("CARGO_PKG_VERSION")),
-                "input": data.display().to_string(),
-                "output": out.display().to_string(),
-                "seed": seed,
-                "pipeline": pipeline.steps.iter().map(|s| &s.params).collect::<Vec<_>>(),
-                "log": log.record_numbers(),
-            }))
+            serde_json::to_string_pretty(&masked.log_file_json(&label, &out.display().to_string()))
         })
         .transpose()?;
     timings
-        .time(Timings::WRITE, || masked.write_file(out))
+        .time(Timings::WRITE, || masked.dataset.write_file(out))
         .with_context(|| format!("writing {}", out.display()))?;
     if let (Some(path), Some(text)) = (&args.log, log_json) {
         write_atomically(path, |w| {
@@ -274,7 +248,8 @@ pub fn run(args: Args) -> Result<()> {
         })
         .with_context(|| format!("writing {}", path.display()))?;
     }
-    let mut report = summary(data, out, &log);
+    let (log, check) = (&masked.log, &masked.cross_examination);
+    let mut report = summary(data, out, log);
     match &check {
         Some(x) if !x.checks.is_empty() => {
             x.add_to(&mut report);

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use intruder_data::params::{self, ColumnSet, FromParam, Problem, ReadContext};
-use intruder_data::{Input, Role, Table, Timings};
-use intruder_utility::{
-    configure, default_measures, docs, left_out_measures, measure_all_recoded, merge_reports,
-};
+use intruder::Surface;
+use intruder::utility::{LogInput, UtilityRequest, utility};
+use intruder_data::params;
+use intruder_data::{Input, Table, Timings};
+use intruder_utility::docs;
 
 use crate::common::{self, MethodArgs, OutputArgs, ReadArgs};
 
@@ -68,66 +68,16 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-/// The 0-based rows of the original kept in the masked file, from a change log: 1-based record
-/// numbers (`"row_numbers": "1-based"`), or 0-based rows in logs written by intruder 0.1.0.
-fn kept_rows(path: &Path, n: usize) -> Result<Vec<usize>> {
+/// The change log of `intruder mask --log`, read as JSON.
+fn read_log(path: &Path) -> Result<LogInput> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: Value =
+    let value: Value =
         serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    let log = v.get("log").unwrap_or(&v);
-    let rows = log
-        .get("kept_rows")
-        .and_then(Value::as_array)
-        .with_context(|| {
-            format!(
-                "{}: no log.kept_rows (expected the output of intruder mask --log)",
-                path.display()
-            )
-        })?;
-    let first = match log.get("row_numbers") {
-        Some(Value::String(s)) if s == "1-based" => 1,
-        None => 0,
-        Some(other) => bail!(
-            "{}: log.row_numbers is {other}; expected \"1-based\"",
-            path.display()
-        ),
-    };
-    rows.iter()
-        .enumerate()
-        .map(|(i, r)| match r.as_u64() {
-            Some(r) if r >= first && ((r - first) as usize) < n => Ok((r - first) as usize),
-            _ => bail!(
-                "{}: kept_rows[{}] = {r} is not a record of the original ({} to {})",
-                path.display(),
-                i + 1,
-                first,
-                n as u64 + first - 1
-            ),
-        })
-        .collect()
-}
-
-/// The pipeline recorded in a change log (`"pipeline"`: its steps' parameters), whose public
-/// recodings map the original onto the released scale. `None` for a log without steps.
-fn pipeline_of_log(path: &Path) -> Result<Option<intruder_defence::Pipeline>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    let Some(steps) = v.get("pipeline").and_then(Value::as_array) else {
-        return Ok(None);
-    };
-    let tables: Vec<toml::Table> = steps
-        .iter()
-        .map(|s| {
-            toml::Table::try_from(s)
-                .with_context(|| format!("{}: a pipeline step is not a table", path.display()))
-        })
-        .collect::<Result<_>>()?;
-    let p = intruder_defence::Pipeline::from_steps(&tables, "", Default::default())
-        .map_err(|p| common::problems(&format!("{} pipeline", path.display()), p))?;
-    Ok(Some(p))
+    Ok(LogInput {
+        value,
+        label: path.display().to_string(),
+    })
 }
 
 fn read(path: &Path, args: &Args, timings: &mut Timings) -> Result<Table> {
@@ -135,30 +85,6 @@ fn read(path: &Path, args: &Args, timings: &mut Timings) -> Result<Table> {
     Ok(common::load(path, &input, timings)
         .with_context(|| format!("reading {}", path.display()))?
         .table)
-}
-
-/// Old measure names still accepted.
-fn measure_names(given: &[String]) -> (Vec<String>, Vec<Problem>) {
-    let mut warnings = Vec::new();
-    let mut out: Vec<String> = Vec::new();
-    for m in given {
-        let name = match m.as_str() {
-            "means" | "variances" => {
-                warnings.push(Problem {
-                    path: "--measure".into(),
-                    message: format!(
-                        "'{m}' is deprecated: use 'moments' (the old name is accepted until the next release)"
-                    ),
-                });
-                "moments".to_string()
-            }
-            _ => m.clone(),
-        };
-        if !out.contains(&name) {
-            out.push(name);
-        }
-    }
-    (out, warnings)
 }
 
 /// Runs `intruder utility`.
@@ -187,88 +113,36 @@ pub fn run(args: Args) -> Result<()> {
     let mut timings = Timings::new();
     let original = read(orig_path, &args, &mut timings)?;
     let masked = read(masked_path, &args, &mut timings)?;
-    let kept = match &args.log {
-        Some(log) => Some(kept_rows(log, original.nrows())?),
-        None => None,
+    let request = UtilityRequest {
+        params: table,
+        measures: args.measure.clone(),
+        log: args.log.as_deref().map(read_log).transpose()?,
+        surface: Surface::Cli,
+        surface_name: "--variables/--measure/--model/--set",
+        original_label: orig_path.display().to_string(),
     };
-    // with the masking's log, the original is also read on the released scale: its public
-    // recodings applied, so that a recoded category is not a changed one
-    let recoded = match &args.log {
-        Some(log) => match pipeline_of_log(log)? {
-            Some(p) => Some(p.intruder_view(&original)?),
-            None => None,
-        },
-        None => None,
-    };
-    let (names, mut warnings) = measure_names(&args.measure);
-    let only_model = !names.is_empty() && names.iter().all(|m| m == "ci-overlap");
-    if !table.contains_key("variables") && !only_model {
-        let from_schema: Vec<String> = original
-            .columns()
-            .iter()
-            .filter(|c| matches!(c.role(), Role::Key | Role::Sensitive))
-            .map(|c| c.name().to_string())
-            .collect();
-        if !from_schema.is_empty() {
-            eprintln!(
-                "note: variables from the roles key and sensitive of {}'s schema: {}",
-                orig_path.display(),
-                from_schema.join(", ")
-            );
-            common::flag_list(&mut table, "variables", &from_schema)?;
-        } else if names.is_empty() && !table.contains_key("model") {
-            bail!(
-                "give --variables COLS (the schema of {} declares no key or sensitive column)",
-                orig_path.display()
-            );
-        }
-    }
-    let names = if names.is_empty() {
-        let vars: Vec<String> = table
-            .get("variables")
-            .and_then(|v| Vec::<String>::from_param(v).ok())
-            .unwrap_or_default();
-        let same = kept.as_ref().map_or(original.nrows(), Vec::len) == masked.nrows();
-        for n in left_out_measures(&original, &vars, same) {
-            eprintln!("note: {n}");
-        }
-        default_measures(&original, &vars, same, table.contains_key("model"))
-    } else {
-        names
-    };
-    let columns = ColumnSet {
-        file: orig_path.display().to_string(),
-        ..ColumnSet::of_parts(&original, &[])
-    };
-    let ctx = ReadContext {
-        base_dir: None,
-        columns: Some(&columns),
-    };
-    let configured = configure(&names, &table, "", ctx, &[])
-        .map_err(|p| common::problems("--variables/--measure/--model/--set", p))?;
-    warnings.extend(configured.warnings);
-    common::warn(&warnings);
-    let reports = timings.time("utility", || {
-        measure_all_recoded(
-            &configured.measures,
-            &original,
-            recoded.as_ref(),
-            &masked,
-            kept.as_deref(),
-        )
-    })?;
-    let mut report = merge_reports(
-        format!(
-            "utility of {} against {}{}",
-            masked_path.display(),
+    let run = utility(&original, &masked, request, &mut timings)?;
+    if let Some(vars) = &run.variables_from_roles {
+        eprintln!(
+            "note: variables from the roles key and sensitive of {}'s schema: {}",
             orig_path.display(),
-            if kept.is_some() {
-                " (il1s on the kept records)"
-            } else {
-                ""
-            }
-        ),
-        reports,
+            vars.join(", ")
+        );
+    }
+    for n in &run.left_out {
+        eprintln!("note: {n}");
+    }
+    common::warn(&run.warnings);
+    let mut report = run.report;
+    report.title = format!(
+        "utility of {} against {}{}",
+        masked_path.display(),
+        orig_path.display(),
+        if run.kept {
+            " (il1s on the kept records)"
+        } else {
+            ""
+        }
     );
     report
         .details
@@ -276,7 +150,9 @@ pub fn run(args: Args) -> Result<()> {
     report
         .details
         .insert("masked".into(), json!(masked_path.display().to_string()));
-    report.details.insert("measures".into(), json!(names));
+    report
+        .details
+        .insert("measures".into(), json!(run.measures));
     timings.time(Timings::WRITE, || args.output.emit(&report))?;
     common::print_timings(args.output.timings, &timings);
     Ok(())

@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
 use serde_json::{Value, json};
 
+use intruder::attack::TruthNames;
 use intruder_data::params::{
     self, ColumnSet, MethodDoc, ParamError, ParamKind, ParamSpec, Problem, ReadContext,
 };
@@ -648,57 +649,35 @@ fn mask_impl(
     check: bool,
     check_keys: Option<Vec<String>>,
 ) -> Result<MaskOut> {
-    use intruder_defence::Pipeline;
+    use intruder::mask::{Check, mask, pipeline_of_steps};
     let (ds, _) = src.load(schema, &[], None)?;
-    let notes = ds.notes.clone();
-    // The columns the first step sees (truth columns are not the defences'), with the values
-    // of discrete columns (a recode map is checked against them).
-    let columns = ColumnSet {
-        file: src.label(),
-        ..ColumnSet::of_parts(&ds.table, &[])
-    };
-    let ctx = ReadContext {
-        base_dir: None,
-        columns: Some(&columns),
-    };
-    let pipeline =
-        Pipeline::from_steps(&steps, "", ctx).map_err(|p| problems("intruder.mask() steps", p))?;
-    let (table, log) = pipeline
-        .run(&ds.table, seed)
-        .with_context(|| format!("masking {}", src.label()))?;
-    // Every promise of the pipeline, cross-examined by the exact attack (as `intruder mask`).
-    let checked = if check {
-        Some(intruder_eval::cross_examine_run(
-            &pipeline,
-            &ds.table,
-            &table,
-            &log,
-            check_keys.as_deref(),
-        )?)
-    } else {
-        None
-    };
-    // The truth columns follow the kept rows, whatever the pipeline did to the records.
-    let masked = intruder_eval::Labelled::from_dataset(ds)
-        .mask(table, &log.kept_rows)?
-        .into_dataset();
-    // One flat object: the change log's figures (rows, cells, suppressions, kept_rows as
-    // 1-based record numbers, steps) beside the tool, the seed and the pipeline.
-    let mut log_json = json!({
-        "tool": format!("intruder {}", env!("CARGO_PKG_VERSION")),
-        "seed": seed,
-        "pipeline": pipeline.steps.iter().map(|s| &s.params).collect::<Vec<_>>(),
-        "cross_examination": checked,
-    });
-    if let (Some(o), Value::Object(figures)) = (log_json.as_object_mut(), log.record_numbers()) {
-        for (k, v) in figures {
-            o.entry(k).or_insert(v);
-        }
-    }
-    // the check's own warnings travel in the log (Python warns with them by kind)
-    let mut warned = notes;
+    let label = src.label();
+    let pipeline = pipeline_of_steps(&steps, &ds.table, &label, "intruder.mask() steps")?;
+    let mut warned = ds.notes.clone();
     warned.extend(warnings_text(pipeline.warnings()));
-    Ok((table_of(&masked)?, json_text(&log_json), warned))
+    // Every promise of the pipeline, cross-examined by the exact attack (as `intruder mask`).
+    let check = match check {
+        true => Check::On {
+            keys: check_keys.as_deref(),
+        },
+        false => Check::Off,
+    };
+    let masked = mask(
+        ds,
+        &pipeline,
+        seed,
+        check,
+        &label,
+        &mut intruder_data::Timings::new(),
+    )?;
+    // One flat object: the change log's figures (rows, cells, suppressions, kept_rows as
+    // 1-based record numbers, steps) beside the tool, the seed, the pipeline and the
+    // cross-examination (Python warns with its warnings by kind).
+    Ok((
+        table_of(&masked.dataset)?,
+        json_text(&masked.log_flat_json()),
+        warned,
+    ))
 }
 
 /// A pipeline of defences: (masked table, change log JSON, warnings).
@@ -733,38 +712,7 @@ fn mask(
 // ---------------------------------------------------------------------------------------------
 // attack()
 
-/// The truth ids and the sensitive truth column named by the caller.
-struct TruthArgs {
-    truth: Option<String>,
-    truth_intruder: Option<String>,
-    truth_released: Option<String>,
-    sensitive_truth: Option<String>,
-}
-
 type AttackOut = (String, ArrowTable, ArrowTable, Vec<String>);
-
-fn truth_ids(
-    a: &TruthArgs,
-    intruder: &Labelled,
-    released: &Labelled,
-) -> Option<intruder_eval::TruthIds> {
-    let names = |d: &Labelled| -> Vec<String> {
-        let cols = d.truth().columns().iter().map(|c| c.name().to_string());
-        cols.filter(|n| Some(n) != a.sensitive_truth.as_ref())
-            .collect()
-    };
-    let (i, r) = (names(intruder), names(released));
-    fn refs(v: &[String]) -> Vec<&str> {
-        v.iter().map(String::as_str).collect()
-    }
-    intruder_eval::TruthIds::choose(
-        a.truth.as_deref(),
-        a.truth_intruder.as_deref(),
-        a.truth_released.as_deref(),
-        &refs(&i),
-        &refs(&r),
-    )
-}
 
 fn candidates_batch(linkage: &intruder_attack::Linkage) -> Result<RecordBatch> {
     let (mut irow, mut rrow, mut rank, mut score) =
@@ -835,44 +783,27 @@ fn evaluation_batch(ev: &intruder_eval::Evaluation) -> Result<RecordBatch> {
     Ok(arrow_out::batch(fields, arrays, r.len())?)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn attack_impl(
-    isrc: &Source,
-    rsrc: &Source,
-    mut table: toml::Table,
-    t: &TruthArgs,
+    (isrc, ischema): (&Source, &Option<SchemaArg>),
+    (rsrc, rschema): (&Source, &Option<SchemaArg>),
+    mut params: toml::Table,
+    truth: TruthNames,
     seed: u64,
-    ischema: &Option<SchemaArg>,
-    rschema: &Option<SchemaArg>,
 ) -> Result<AttackOut> {
-    use intruder_attack::{ATTACK_COMMON, configure};
-    use intruder_eval::{EvalOptions, evaluate, twin_rows};
-    let engine = intruder_engine::EngineSpec::take_from(&mut table)?;
-    if !table.contains_key("method") {
-        table.insert("method".into(), "exact".into());
+    use intruder::attack::{AttackRequest, Placement, attack, configure};
+    let engine = intruder_engine::EngineSpec::take_from(&mut params)?;
+    if !params.contains_key("method") {
+        params.insert("method".into(), "exact".into());
     }
-    let surface = "intruder.attack()";
-    let mut configured =
-        configure(&table, "", ReadContext::default()).map_err(|p| problems(surface, p))?;
-    let mut warnings = warnings_text(&configured.warnings);
+    let surface_name = "intruder.attack()";
+    let configured = configure(&params, surface_name)?;
     // Truth columns named by the caller are read as ground truth (never seen by an attack).
-    let mut itruth: Vec<(String, Role)> = t
-        .truth
-        .iter()
-        .chain(&t.truth_intruder)
-        .chain(&t.sensitive_truth)
-        .map(|n| (n.clone(), Role::Truth))
-        .collect();
-    itruth.dedup();
-    let rtruth: Vec<(String, Role)> = t
-        .truth
-        .iter()
-        .chain(&t.truth_released)
-        .map(|n| (n.clone(), Role::Truth))
-        .collect();
-    let (intruder, _) = isrc.load(ischema, &itruth, None)?;
-    let (released, _) = rsrc.load(rschema, &rtruth, None)?;
-    let notes: Vec<String> = intruder
+    let as_truth = |names: Vec<String>| -> Vec<(String, Role)> {
+        names.into_iter().map(|n| (n, Role::Truth)).collect()
+    };
+    let (intruder, _) = isrc.load(ischema, &as_truth(truth.intruder_columns()), None)?;
+    let (released, _) = rsrc.load(rschema, &as_truth(truth.released_columns()), None)?;
+    let mut warnings: Vec<String> = intruder
         .notes
         .iter()
         .chain(&released.notes)
@@ -882,90 +813,33 @@ fn attack_impl(
         Labelled::from_dataset(intruder),
         Labelled::from_dataset(released),
     );
-
-    // Keys: given, else the linkage specification's, else the schema's key columns.
-    if configured.key_names(&[]).is_none() {
-        let columns = ColumnSet::of_parts(intruder.table(), intruder.truth().columns());
-        params::fill_from_roles(&mut table, &[ATTACK_COMMON], &columns);
-        configured =
-            configure(&table, "", ReadContext::default()).map_err(|p| problems(surface, p))?;
-        warnings = warnings_text(&configured.warnings);
-    }
-    warnings.splice(0..0, notes);
-    if configured.key_names(&[]).is_none() {
-        bail!(
-            "no key variables: give keys=[…], or declare the role \"key\" for columns of {} (schema=)",
-            isrc.label()
-        );
-    }
-    let keys = configured.key_map(&[], &[])?;
-    // Every key either table lacks, or that is a truth column, at once.
-    let bad = intruder.check_keys(&released, &keys, "keys");
-    if !bad.is_empty() {
-        return Err(problems(surface, bad));
-    }
-    let truth = truth_ids(t, &intruder, &released);
-    let sensitive = &configured.common.sensitive;
-    match (sensitive, &t.sensitive_truth) {
-        (Some(s), None) => bail!(
-            "sensitive = '{s}' needs sensitive_truth=COL: the intruder table's column with the true value"
-        ),
-        (None, Some(_)) => bail!("sensitive_truth needs sensitive=COL (the released variable)"),
-        _ => {}
-    }
-    if truth.is_none() && sensitive.is_none() {
-        bail!(
-            "nothing to score: give the truth ids (truth= or truth_intruder= with truth_released=; a schema's truth column shared by both tables is used alone) and/or sensitive= with sensitive_truth="
-        );
-    }
-    let twins: Option<Vec<usize>> = match (&truth, configured.common.twins_only) {
-        (Some(tr), true) => Some(twin_rows(&intruder, &released, tr)?),
-        (None, true) => {
-            bail!("twins_only needs the truth ids (truth=, or truth_intruder= and truth_released=)")
-        }
-        _ => None,
-    };
-    let restricted = twins.as_ref().map(|rows| released.table().take(rows));
-    let attacked = restricted.as_ref().unwrap_or(released.table());
-    let knowledge = intruder.knowledge(keys.clone())?;
-    if twins.is_some() && !engine.engine.is_local() {
-        bail!(
-            "twins_only runs on the local engine only (engine = {})",
-            engine.engine
-        );
-    }
-    let linked = intruder_engine::link_tables(
-        &engine,
-        configured.attack.as_ref(),
-        &knowledge,
-        attacked,
+    let request = AttackRequest {
+        params,
+        configured,
+        truth,
         seed,
+        placement: Placement::of(Some(engine)),
+        surface: intruder::Surface::Python,
+        surface_name,
+        intruder_label: isrc.label(),
+    };
+    let run = attack(
+        request,
+        &intruder,
+        &released,
+        &mut intruder_data::Timings::new(),
     )?;
-    let mut linkage = linked.linkage;
-    if let Some(rows) = &twins {
-        linkage.remap_rows(rows, released.nrows());
-    }
-    let opts = EvalOptions::for_attack(&configured, truth, t.sensitive_truth.clone(), seed);
-    let mut ev = evaluate(&linkage, &intruder, &released, &opts)?;
+    warnings.extend(warnings_text(&run.configured.warnings));
     // The evaluator's warnings about the inputs, as `intruder attack` prints them.
-    warnings.extend(ev.warnings.iter().cloned());
-    if let Some(rows) = &twins {
-        ev.notes
-            .push(("twins_only_released_records".into(), rows.len() as f64));
-    }
-    let mut report = ev.report(String::new());
-    let d = &mut report.details;
-    d.insert("config".into(), configured.resolved(Some(&keys)));
-    d.insert("keys".into(), serde_json::to_value(&keys)?);
-    d.insert("twins_only".into(), configured.common.twins_only.into());
-    if let Some(m) = &linked.model {
-        d.insert("model".into(), m.to_json());
-    }
-    d.insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
+    warnings.extend(run.evaluation.warnings.iter().cloned());
+    let mut report = run.report(String::new())?;
+    report
+        .details
+        .insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
     Ok((
         json_text(&report.to_json()),
-        ArrowTable::new(candidates_batch(&linkage)?),
-        ArrowTable::new(evaluation_batch(&ev)?),
+        ArrowTable::new(candidates_batch(&run.linkage)?),
+        ArrowTable::new(evaluation_batch(&run.evaluation)?),
         warnings,
     ))
 }
@@ -990,28 +864,19 @@ fn attack(
     intruder_schema: Option<&Bound<'_, PyAny>>,
     released_schema: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<AttackOut> {
-    if truth.is_some() && (truth_intruder.is_some() || truth_released.is_some()) {
-        return Err(IntruderError::new_err(
-            "give truth= (one column in both tables) or truth_intruder= with truth_released=, not both",
-        ));
-    }
-    if truth_intruder.is_some() != truth_released.is_some() {
-        return Err(IntruderError::new_err(
-            "truth_intruder= and truth_released= go together",
-        ));
-    }
-    let isrc = source(intruder, "intruder")?;
-    let rsrc = source(released, "released")?;
-    let table = params_table(params)?;
-    let ischema = schema_arg(intruder_schema)?;
-    let rschema = schema_arg(released_schema)?;
-    let t = TruthArgs {
+    let truth = TruthNames {
         truth,
         truth_intruder,
         truth_released,
         sensitive_truth,
     };
-    let out = py.detach(|| attack_impl(&isrc, &rsrc, table, &t, seed, &ischema, &rschema));
+    truth.check(intruder::Surface::Python).map_err(to_py)?;
+    let isrc = source(intruder, "intruder")?;
+    let rsrc = source(released, "released")?;
+    let table = params_table(params)?;
+    let ischema = schema_arg(intruder_schema)?;
+    let rschema = schema_arg(released_schema)?;
+    let out = py.detach(|| attack_impl((&isrc, &ischema), (&rsrc, &rschema), table, truth, seed));
     drop((isrc, rsrc));
     out.map_err(to_py)
 }
@@ -1019,101 +884,42 @@ fn attack(
 // ---------------------------------------------------------------------------------------------
 // utility()
 
-/// The kept records of a change log (`intruder mask --log`, or `mask()`'s log): 0-based rows of
-/// the original.
-fn kept_rows(log: &Value, n: usize) -> Result<Vec<usize>> {
-    let log = log.get("log").unwrap_or(log);
-    let rows = log
-        .get("kept_rows")
-        .and_then(Value::as_array)
-        .context("log: no log.kept_rows (expected the log of intruder.mask())")?;
-    let first = match log.get("row_numbers") {
-        Some(Value::String(s)) if s == "1-based" => 1,
-        None => 0,
-        Some(other) => bail!("log: log.row_numbers is {other}; expected \"1-based\""),
-    };
-    rows.iter()
-        .enumerate()
-        .map(|(i, r)| match r.as_u64() {
-            Some(r) if r >= first && ((r - first) as usize) < n => Ok((r - first) as usize),
-            _ => bail!(
-                "log: kept_rows[{}] = {r} is not a record of the original ({} to {})",
-                i + 1,
-                first,
-                n as u64 + first - 1
-            ),
-        })
-        .collect()
-}
-
 fn utility_impl(
     osrc: &Source,
     msrc: &Source,
-    mut table: toml::Table,
+    table: toml::Table,
     names: Vec<String>,
     log: Option<Value>,
     schema: &Option<SchemaArg>,
 ) -> Result<(String, Vec<String>)> {
-    use intruder_utility::{
-        configure, default_measures, left_out_measures, measure_all, merge_reports,
-    };
+    use intruder::utility::{LogInput, UtilityRequest, utility};
     let (original, _) = osrc.load(schema, &[], None)?;
     let (masked, _) = msrc.load(schema, &[], None)?;
     let mut warned: Vec<String> = original.notes.clone();
     warned.extend(masked.notes.iter().cloned());
-    let (original, masked): (Table, Table) = (original.table, masked.table);
-    let kept = match &log {
-        Some(l) => Some(kept_rows(l, original.nrows())?),
-        None => None,
+    let request = UtilityRequest {
+        params: table,
+        measures: names,
+        log: log.map(|value| LogInput {
+            value,
+            label: "log".into(),
+        }),
+        surface: intruder::Surface::Python,
+        surface_name: "intruder.utility()",
+        original_label: osrc.label(),
     };
-    let only_model = !names.is_empty() && names.iter().all(|m| m == "ci-overlap");
-    if !table.contains_key("variables") && !only_model {
-        let from_schema: Vec<toml::Value> = original
-            .columns()
-            .iter()
-            .filter(|c| matches!(c.role(), Role::Key | Role::Sensitive))
-            .map(|c| toml::Value::String(c.name().to_string()))
-            .collect();
-        if !from_schema.is_empty() {
-            table.insert("variables".into(), toml::Value::Array(from_schema));
-        } else if names.is_empty() && !table.contains_key("model") {
-            bail!(
-                "give variables=[…] (no column of {} has the role key or sensitive)",
-                osrc.label()
-            );
-        }
-    }
-    let names = if names.is_empty() {
-        let vars: Vec<String> = table
-            .get("variables")
-            .and_then(|v| <Vec<String> as params::FromParam>::from_param(v).ok())
-            .unwrap_or_default();
-        let same = kept.as_ref().map_or(original.nrows(), Vec::len) == masked.nrows();
-        warned.extend(left_out_measures(&original, &vars, same));
-        default_measures(&original, &vars, same, table.contains_key("model"))
-    } else {
-        names
-    };
-    let columns = ColumnSet {
-        file: osrc.label(),
-        columns: original
-            .columns()
-            .iter()
-            .map(|c| (c.name().to_string(), c.kind(), c.role()))
-            .collect(),
-        first_not_number: Vec::new(),
-        levels: Vec::new(),
-    };
-    let ctx = ReadContext {
-        base_dir: None,
-        columns: Some(&columns),
-    };
-    let configured =
-        configure(&names, &table, "", ctx, &[]).map_err(|p| problems("intruder.utility()", p))?;
-    let reports = measure_all(&configured.measures, &original, &masked, kept.as_deref())?;
-    let mut report = merge_reports(String::new(), reports);
-    report.details.insert("measures".into(), json!(names));
-    warned.extend(warnings_text(&configured.warnings));
+    let run = utility(
+        &original.table,
+        &masked.table,
+        request,
+        &mut intruder_data::Timings::new(),
+    )?;
+    warned.extend(run.left_out.iter().cloned());
+    warned.extend(warnings_text(&run.warnings));
+    let mut report = run.report;
+    report
+        .details
+        .insert("measures".into(), json!(run.measures));
     Ok((json_text(&report.to_json()), warned))
 }
 

@@ -1,0 +1,65 @@
+//! The intruder toolkit as one library: the orchestration every surface shares.
+//!
+//! The command line (`intruder attack`, `intruder mask`, `intruder utility`) and the Python
+//! package (`intruder.attack()`, `intruder.mask()`, `intruder.utility()`) call these functions;
+//! they only convert their inputs (files, data frames, flags, keyword arguments) and render the
+//! results (text, JSON, Arrow tables). What a run does — which keys an attack uses when none are
+//! given, which truth columns identify a person, which released records a "twins only" search
+//! keeps, where the linkage runs, how a masked table carries its truth, which utility measures
+//! apply and on which scale — is decided here, once.
+//!
+//! The layers, from the bottom (see `docs/ARCHITECTURE.md`):
+//! - `intruder-data`: tables, parameters, reports, reading and writing files;
+//! - the method crates `intruder-risk`, `intruder-attack`, `intruder-defence`,
+//!   `intruder-utility`: each a registry of methods, none able to see the ground truth;
+//! - `intruder-eval`: the ground truth (`Labelled`) and the evaluator, the only crate that
+//!   scores an attack;
+//! - this crate: one call per task ([`attack::attack`], [`mask::mask`], [`utility::utility`]);
+//! - the surfaces: `intruder-cli`, `intruder-python`, the experiment runner.
+//!
+//! Messages name the caller's own arguments: a [`Surface`] says how the command line
+//! (`--truth`) or Python (`truth=`) spells them.
+
+pub mod attack;
+pub mod mask;
+pub mod utility;
+
+/// Who calls: how the messages spell the caller's arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// The command line: `--truth-intruder`.
+    Cli,
+    /// The Python package: `truth_intruder=`.
+    Python,
+}
+
+impl Surface {
+    /// How this surface spells the argument `name` (a parameter name with underscores).
+    pub fn arg(self, name: &str) -> String {
+        match self {
+            Surface::Cli => format!("--{}", name.replace('_', "-")),
+            Surface::Python => format!("{name}="),
+        }
+    }
+
+    /// How this surface spells a list argument `name` when asking for it.
+    pub fn list_arg(self, name: &str) -> String {
+        match self {
+            Surface::Cli => format!("--{} (or --set {name}=…)", name.replace('_', "-")),
+            Surface::Python => format!("{name}=[…]"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Surface;
+
+    #[test]
+    fn each_surface_spells_arguments_its_own_way() {
+        assert_eq!(Surface::Cli.arg("truth_intruder"), "--truth-intruder");
+        assert_eq!(Surface::Python.arg("truth_intruder"), "truth_intruder=");
+        assert_eq!(Surface::Cli.list_arg("keys"), "--keys (or --set keys=…)");
+        assert_eq!(Surface::Python.list_arg("keys"), "keys=[…]");
+    }
+}
