@@ -115,7 +115,7 @@ fn quickstart_tiny_runs_with_expected_shape() {
             if figure == "precision" {
                 // undefined (left out) in a run where the attack declares no link: at the tiny
                 // size, k = 5 leaves the exact attacks nothing to link in some replicates
-                assert!(n <= 16 && n >= 12, "{metric}: {n} runs");
+                assert!((12..=16).contains(&n), "{metric}: {n} runs");
             } else {
                 assert_eq!(n, 16, "{metric} once per run");
             }

@@ -91,3 +91,39 @@ def test_the_check_can_be_skipped_and_given_keys(postcode_file):
     # and the recoded records are not "changed"
     assert log["records_changed"] == 0
     assert log["records_recoded"] > 0
+
+
+def test_utility_reads_a_public_recoding_on_the_released_scale(cli_json, tmp_path):
+    """A recoded category is not a changed one: given the change log, utility() maps the
+    original through the log's public recodings before comparing (as `intruder utility --log`;
+    before the facade, Python compared labels and told the two files apart)."""
+    import pandas as pd
+
+    letters = ["a", "b", "c", "d"]
+    original = pd.DataFrame(
+        {
+            "water": [letters[i % 4] for i in range(40)],
+            "income": [float(10 * i) for i in range(40)],
+        }
+    )
+    recode = {
+        "method": "global-recode",
+        "variables": ["water"],
+        "map": {"a": "piped", "b": "piped", "c": "other", "d": "other"},
+    }
+    masked, log = intruder.mask(original, [recode], seed=1, check=False)
+    assert sorted(set(masked["water"])) == ["other", "piped"]
+    by_label = intruder.utility(original, masked, variables=["water"], measures="pmse")
+    on_scale = intruder.utility(original, masked, variables=["water"], measures="pmse", log=log)
+    assert by_label["pmse"] > 0.2
+    assert on_scale["pmse"] == 0.0
+    # the same figures as the command line given the same files and log
+    o, m, lg = tmp_path / "o.csv", tmp_path / "m.csv", tmp_path / "log.json"
+    original.to_csv(o, index=False)
+    masked.to_csv(m, index=False)
+    lg.write_text(json.dumps(log))
+    expected = cli_json(
+        "utility", "--original", o, "--masked", m, "--log", lg,
+        "--variables", "water", "--measure", "pmse",
+    )
+    assert expected["pmse"] == on_scale["pmse"]
