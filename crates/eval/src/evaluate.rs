@@ -11,6 +11,7 @@ use std::path::Path;
 use intruder_attack::{AttackError, Candidate, Candidates, Configured, Linkage, ParamError};
 use intruder_data::numeric::stores_numbers;
 use intruder_data::report::{Figure, Report, Unit};
+use intruder_data::{Column, Table};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
@@ -198,6 +199,16 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
+/// A count as a figure's value.
+fn count(x: usize) -> Value {
+    Value::from(x)
+}
+
+/// An optional number as a figure's value (null when absent).
+fn optional(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, Value::from)
+}
+
 /// Scores `linkage` against the ground truth. `intruder`/`released` are the labelled tables
 /// the attack was run on (their row counts must match the linkage).
 pub fn evaluate(
@@ -206,8 +217,41 @@ pub fn evaluate(
     released: &Labelled,
     opts: &EvalOptions,
 ) -> Result<Evaluation, AttackError> {
-    let (intruder_truth, released_truth) = (intruder.truth(), released.truth());
-    let (intruder, released) = (intruder.table(), released.table());
+    check_inputs(linkage, intruder.table(), released.table(), opts)?;
+    let (twin, warnings) = twins(intruder, released, opts)?;
+    let sens = sensitive_columns(intruder, released, opts)?;
+    let mut ev = Evaluation::unscored(linkage, released.table().nrows(), &twin, opts, warnings);
+    let (links, attribute) = score_records(&mut ev, linkage, &twin, sens.as_ref(), opts.seed)?;
+    ev.correct_match_rate = ratio(ev.correct_matches, ev.twins);
+    ev.rank1_rate = ratio(ev.rank1, ev.twins);
+    ev.top5_rate = ratio(ev.top5, ev.twins);
+    ev.in_candidates_rate = ratio(ev.in_candidates, ev.twins);
+    precision_recall(&mut ev, links, linkage, opts);
+    if let Some(s) = &sens {
+        let AttributeTally {
+            p_sum,
+            p_n,
+            a_count,
+        } = attribute;
+        ev.attribute_a = Some(a_count);
+        ev.attribute = Some(AttributeReport {
+            variable: s.spec.released.clone(),
+            tolerance: s.spec.tolerance,
+            records: p_n,
+            attribute_a: a_count,
+            mean_p: if p_n > 0 { p_sum / p_n as f64 } else { 0.0 },
+        });
+    }
+    Ok(ev)
+}
+
+/// Checks the sensitive variable's tolerance and that the linkage was made on these tables.
+fn check_inputs(
+    linkage: &Linkage,
+    intruder: &Table,
+    released: &Table,
+    opts: &EvalOptions,
+) -> Result<(), AttackError> {
     if let Some(s) = &opts.sensitive
         && !(s.tolerance.is_finite() && s.tolerance > 0.0)
     {
@@ -222,104 +266,230 @@ pub fn evaluate(
             released.nrows()
         )));
     }
-    let ni = intruder.nrows();
-    // Twins by equal truth ids.
-    let mut twin: Vec<Option<usize>> = vec![None; ni];
+    Ok(())
+}
+
+/// The released row of each intruder record's twin (equal truth ids; none without truth ids),
+/// and a warning when intruder records share an id.
+fn twins(
+    intruder: &Labelled,
+    released: &Labelled,
+    opts: &EvalOptions,
+) -> Result<(Vec<Option<usize>>, Vec<String>), AttackError> {
+    let (intruder_truth, released_truth) = (intruder.truth(), released.truth());
+    let (intruder, released) = (intruder.table(), released.table());
+    let mut twin: Vec<Option<usize>> = vec![None; intruder.nrows()];
     let mut warnings: Vec<String> = Vec::new();
     if let Some(ids) = &opts.truth {
         let ic = intruder_truth.require(intruder, &ids.intruder)?;
         let rc = released_truth.require(released, &ids.released)?;
-        let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rc.len());
-        for j in 0..rc.len() {
-            if let Some(t) = rc.text(j)
-                && let Some(prev) = by_id.insert(t.to_string(), j)
-            {
-                return Err(AttackError::Column {
-                    file: released.source().display().to_string(),
-                    name: ids.released.clone(),
-                    message: format!(
-                        "truth id '{t}' appears on rows {} and {}: ids must be unique",
-                        prev + 1,
-                        j + 1
-                    ),
-                });
-            }
-        }
-        // Two intruder records with one id are each scored against the released record with
-        // that id: legitimate when a unit splits (a household in two wave-2 households, Mitra's
-        // design), a slip when every intruder record should be one person — so a warning.
-        let mut seen: HashMap<String, usize> = HashMap::with_capacity(ic.len());
-        let mut shared = 0usize;
-        let mut first_shared: Option<(String, usize, usize)> = None;
-        for i in 0..ic.len() {
-            if let Some(t) = ic.text(i)
-                && let Some(prev) = seen.insert(t.to_string(), i)
-            {
-                if shared == 0 {
-                    first_shared = Some((t.to_string(), prev + 1, i + 1));
-                }
-                shared += 1;
-            }
-        }
-        if let Some((t, a, b)) = &first_shared {
-            warnings.push(format!(
-                "{}: column '{}': truth id '{t}' appears on row {a} and again on row {b} ({shared} intruder record{} share{} an id with an earlier one): each is scored against the released record with that id, as when a household splits between waves; if every intruder record is one person, the ids are wrong",
-                intruder.source().display(),
-                ids.intruder,
-                if shared == 1 { "" } else { "s" },
-                if shared == 1 { "s" } else { "" },
-            ));
-        }
-        drop(seen);
+        let by_id = released_rows_by_id(rc, released, &ids.released)?;
+        warnings.extend(shared_id_warning(ic, intruder, &ids.intruder));
         for (i, t) in twin.iter_mut().enumerate() {
             *t = ic.text(i).and_then(|v| by_id.get(v.as_ref()).copied());
         }
     }
-    // Attribute disclosure inputs.
-    let sens = match &opts.sensitive {
-        Some(s) => {
-            let yc = released.column(&s.released)?;
-            let tc = intruder_truth.require(intruder, &s.truth)?;
-            let num = stores_numbers(yc) && stores_numbers(tc);
-            Some((s, yc, tc, num))
-        }
-        None => None,
-    };
+    Ok((twin, warnings))
+}
 
-    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    let mut ev = Evaluation {
-        method: linkage.method.clone(),
-        intruder_records: ni,
-        released_records: released.nrows(),
-        twins: twin.iter().filter(|t| t.is_some()).count(),
-        with_candidates: 0,
-        correct_matches: 0,
-        correct_match_rate: None,
-        ties_broken: 0,
-        correct_by_tie_break: 0,
-        expected_correct: 0.0,
-        unique_correct: 0,
-        le2_correct: 0,
-        rank1: 0,
-        top5: 0,
-        in_candidates: 0,
-        rank1_rate: None,
-        top5_rate: None,
-        in_candidates_rate: None,
-        declared: 0,
-        threshold: opts.threshold,
-        precision: None,
-        recall: None,
-        f1: None,
-        pr_curve: Vec::new(),
-        attribute_a: None,
-        attribute: None,
-        seed: opts.seed,
-        notes: linkage.notes.clone(),
-        warnings,
-        records: Vec::with_capacity(ni),
+/// The released row of each truth id of column `rc` (called `name`) of `released`; an error
+/// when an id appears twice.
+fn released_rows_by_id(
+    rc: &Column,
+    released: &Table,
+    name: &str,
+) -> Result<HashMap<String, usize>, AttackError> {
+    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rc.len());
+    for j in 0..rc.len() {
+        if let Some(t) = rc.text(j)
+            && let Some(prev) = by_id.insert(t.to_string(), j)
+        {
+            return Err(AttackError::Column {
+                file: released.source().display().to_string(),
+                name: name.to_string(),
+                message: format!(
+                    "truth id '{t}' appears on rows {} and {}: ids must be unique",
+                    prev + 1,
+                    j + 1
+                ),
+            });
+        }
+    }
+    Ok(by_id)
+}
+
+/// The warning when intruder records share a truth id of column `ic` (called `name`) of
+/// `intruder`, naming the first shared id.
+fn shared_id_warning(ic: &Column, intruder: &Table, name: &str) -> Option<String> {
+    // Two intruder records with one id are each scored against the released record with
+    // that id: legitimate when a unit splits (a household in two wave-2 households, Mitra's
+    // design), a slip when every intruder record should be one person — so a warning.
+    let mut seen: HashMap<String, usize> = HashMap::with_capacity(ic.len());
+    let mut shared = 0usize;
+    let mut first_shared: Option<(String, usize, usize)> = None;
+    for i in 0..ic.len() {
+        if let Some(t) = ic.text(i)
+            && let Some(prev) = seen.insert(t.to_string(), i)
+        {
+            if shared == 0 {
+                first_shared = Some((t.to_string(), prev + 1, i + 1));
+            }
+            shared += 1;
+        }
+    }
+    first_shared.map(|(t, a, b)| {
+        format!(
+            "{}: column '{}': truth id '{t}' appears on row {a} and again on row {b} ({shared} intruder record{} share{} an id with an earlier one): each is scored against the released record with that id, as when a household splits between waves; if every intruder record is one person, the ids are wrong",
+            intruder.source().display(),
+            name,
+            if shared == 1 { "" } else { "s" },
+            if shared == 1 { "s" } else { "" },
+        )
+    })
+}
+
+/// The columns attribute disclosure compares: the released sensitive values `y_j` and the
+/// intruder's true values `y_i`.
+struct SensitiveColumns<'a> {
+    /// The sensitive variable asked for.
+    spec: &'a Sensitive,
+    /// `y_j`, of the released file.
+    released: &'a Column,
+    /// `y_i`, a truth column of the intruder's file.
+    truth: &'a Column,
+    /// Both hold numbers: compared within the tolerance (else as equal text).
+    numeric: bool,
+}
+
+/// The columns of the sensitive variable, when one is scored.
+fn sensitive_columns<'a>(
+    intruder: &'a Labelled,
+    released: &'a Labelled,
+    opts: &'a EvalOptions,
+) -> Result<Option<SensitiveColumns<'a>>, AttackError> {
+    let Some(s) = &opts.sensitive else {
+        return Ok(None);
     };
-    let (mut p_sum, mut p_n, mut a_count) = (0.0f64, 0usize, 0usize);
+    let yc = released.table().column(&s.released)?;
+    let tc = intruder.truth().require(intruder.table(), &s.truth)?;
+    Ok(Some(SensitiveColumns {
+        spec: s,
+        released: yc,
+        truth: tc,
+        numeric: stores_numbers(yc) && stores_numbers(tc),
+    }))
+}
+
+impl SensitiveColumns<'_> {
+    /// Mitra's `p_i` (the share of the tied best set `best` within tolerance of intruder record
+    /// `i`'s true value) and `r_i` (the mean relative distance; numeric variables only).
+    fn disclosure(&self, i: usize, best: &[Candidate]) -> (f64, Option<f64>) {
+        let (s, yc, tc) = (self.spec, self.released, self.truth);
+        let c = best.len();
+        let (mut within, mut rel_sum, mut rel_n) = (0usize, 0.0f64, 0usize);
+        for cand in best {
+            let j = cand.row;
+            if yc.is_missing(j) {
+                continue;
+            }
+            if self.numeric {
+                let (yi, yj) = (
+                    tc.as_f64(i).unwrap_or(f64::NAN),
+                    yc.as_f64(j).unwrap_or(f64::NAN),
+                );
+                let rel = if yi != 0.0 {
+                    (yj - yi).abs() / yi.abs()
+                } else if yj == 0.0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                };
+                within += usize::from(rel < s.tolerance);
+                rel_sum += rel;
+                rel_n += 1;
+            } else {
+                within += usize::from(yc.text(j) == tc.text(i));
+            }
+        }
+        let pi = if c == 0 {
+            0.0
+        } else {
+            within as f64 / c as f64
+        };
+        let r = (self.numeric && rel_n > 0).then(|| rel_sum / rel_n as f64);
+        (pi, r)
+    }
+}
+
+/// Mitra's `p_i` summed over the intruder records with a true value.
+#[derive(Debug, Default)]
+struct AttributeTally {
+    /// Σ p_i.
+    p_sum: f64,
+    /// Records scored.
+    p_n: usize,
+    /// `A = #{i : p_i ≥ 0.5}`.
+    a_count: usize,
+}
+
+impl Evaluation {
+    /// The evaluation of `linkage` before any record is scored: the counts at zero, the rates
+    /// and attribute figures unset.
+    fn unscored(
+        linkage: &Linkage,
+        released_records: usize,
+        twin: &[Option<usize>],
+        opts: &EvalOptions,
+        warnings: Vec<String>,
+    ) -> Evaluation {
+        let ni = linkage.records.len();
+        Evaluation {
+            method: linkage.method.clone(),
+            intruder_records: ni,
+            released_records,
+            twins: twin.iter().filter(|t| t.is_some()).count(),
+            with_candidates: 0,
+            correct_matches: 0,
+            correct_match_rate: None,
+            ties_broken: 0,
+            correct_by_tie_break: 0,
+            expected_correct: 0.0,
+            unique_correct: 0,
+            le2_correct: 0,
+            rank1: 0,
+            top5: 0,
+            in_candidates: 0,
+            rank1_rate: None,
+            top5_rate: None,
+            in_candidates_rate: None,
+            declared: 0,
+            threshold: opts.threshold,
+            precision: None,
+            recall: None,
+            f1: None,
+            pr_curve: Vec::new(),
+            attribute_a: None,
+            attribute: None,
+            seed: opts.seed,
+            notes: linkage.notes.clone(),
+            warnings,
+            records: Vec::with_capacity(ni),
+        }
+    }
+}
+
+/// Scores every intruder record in order (ties broken with one stream seeded `seed`), adding
+/// to the counts of `ev` and its per-record results; returns the declared links (best score,
+/// correct) and the attribute-disclosure tally.
+fn score_records(
+    ev: &mut Evaluation,
+    linkage: &Linkage,
+    twin: &[Option<usize>],
+    sens: Option<&SensitiveColumns>,
+    seed: u64,
+) -> Result<(Vec<(f64, bool)>, AttributeTally), AttackError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut attribute = AttributeTally::default();
     let mut links: Vec<(f64, bool)> = Vec::new();
     let mut whole = WholeLists::new(linkage)?;
     for (i, listed) in linkage.records.iter().enumerate() {
@@ -330,104 +500,91 @@ pub fn evaluate(
         } else {
             listed
         };
-        let best = cands.best();
-        let c = best.len();
-        if !cands.is_empty() {
-            ev.with_candidates += 1;
-        }
-        let chosen = match c {
-            0 => None,
-            1 => Some(best[0].row),
-            _ => {
-                ev.ties_broken += 1;
-                Some(best[rng.gen_range(0..c)].row)
-            }
-        };
-        let best_score = best.first().map_or(f64::NAN, |b| b.score);
-        let t = twin[i];
-        let correct = t.is_some() && chosen == t;
-        let twin_rank = t.and_then(|t| cands.list.iter().find(|x| x.row == t).map(|x| x.rank));
-        if correct {
-            ev.correct_matches += 1;
-            if c > 1 {
-                ev.correct_by_tie_break += 1;
-            }
-        }
-        if twin_rank == Some(1) {
-            ev.expected_correct += 1.0 / c as f64;
-            ev.unique_correct += usize::from(c == 1);
-            ev.le2_correct += usize::from(c <= 2);
-        }
-        if let Some(r) = twin_rank {
-            ev.in_candidates += 1;
-            ev.rank1 += usize::from(r == 1);
-            ev.top5 += usize::from(r <= 5);
-        }
-        if chosen.is_some() {
-            links.push((best_score, correct));
+        let mut record = score_record(ev, i, cands, twin[i], &mut rng);
+        if record.chosen_row.is_some() {
+            links.push((record.best_score, record.correct));
         }
         // Mitra's p_i and r_i over the tied best set M_i.
-        let (mut p, mut r) = (None, None);
-        if let Some((s, yc, tc, num)) = &sens
-            && !tc.is_missing(i)
+        if let Some(s) = sens
+            && !s.truth.is_missing(i)
         {
-            let (mut within, mut rel_sum, mut rel_n) = (0usize, 0.0f64, 0usize);
-            for cand in best {
-                let j = cand.row;
-                if yc.is_missing(j) {
-                    continue;
-                }
-                if *num {
-                    let (yi, yj) = (
-                        tc.as_f64(i).unwrap_or(f64::NAN),
-                        yc.as_f64(j).unwrap_or(f64::NAN),
-                    );
-                    let rel = if yi != 0.0 {
-                        (yj - yi).abs() / yi.abs()
-                    } else if yj == 0.0 {
-                        0.0
-                    } else {
-                        f64::INFINITY
-                    };
-                    within += usize::from(rel < s.tolerance);
-                    rel_sum += rel;
-                    rel_n += 1;
-                } else {
-                    within += usize::from(yc.text(j) == tc.text(i));
-                }
-            }
-            let pi = if c == 0 {
-                0.0
-            } else {
-                within as f64 / c as f64
-            };
-            p = Some(pi);
-            if *num && rel_n > 0 {
-                r = Some(rel_sum / rel_n as f64);
-            }
-            p_sum += pi;
-            p_n += 1;
-            a_count += usize::from(pi >= 0.5);
+            let (pi, r) = s.disclosure(i, cands.best());
+            record.p = Some(pi);
+            record.r = r;
+            attribute.p_sum += pi;
+            attribute.p_n += 1;
+            attribute.a_count += usize::from(pi >= 0.5);
         }
-        ev.records.push(RecordResult {
-            intruder_row: i,
-            twin_row: t,
-            candidates: cands.list.len(),
-            best_ties: c,
-            best_score,
-            chosen_row: chosen,
-            correct,
-            twin_rank,
-            p,
-            r,
-        });
+        ev.records.push(record);
     }
-    ev.correct_match_rate = ratio(ev.correct_matches, ev.twins);
-    ev.rank1_rate = ratio(ev.rank1, ev.twins);
-    ev.top5_rate = ratio(ev.top5, ev.twins);
-    ev.in_candidates_rate = ratio(ev.in_candidates, ev.twins);
+    Ok((links, attribute))
+}
 
-    // Precision / recall over declared links, and the curve.
+/// Scores intruder record `i`'s candidates against its twin: the row chosen (a tie broken with
+/// `rng`), whether it is the twin and the twin's rank, added to the counts of `ev`; `p` and `r`
+/// are left unset.
+fn score_record(
+    ev: &mut Evaluation,
+    i: usize,
+    cands: &Candidates,
+    twin: Option<usize>,
+    rng: &mut ChaCha8Rng,
+) -> RecordResult {
+    let best = cands.best();
+    let c = best.len();
+    if !cands.is_empty() {
+        ev.with_candidates += 1;
+    }
+    let chosen = match c {
+        0 => None,
+        1 => Some(best[0].row),
+        _ => {
+            ev.ties_broken += 1;
+            Some(best[rng.gen_range(0..c)].row)
+        }
+    };
+    let best_score = best.first().map_or(f64::NAN, |b| b.score);
+    let t = twin;
+    let correct = t.is_some() && chosen == t;
+    let twin_rank = t.and_then(|t| cands.list.iter().find(|x| x.row == t).map(|x| x.rank));
+    if correct {
+        ev.correct_matches += 1;
+        if c > 1 {
+            ev.correct_by_tie_break += 1;
+        }
+    }
+    if twin_rank == Some(1) {
+        ev.expected_correct += 1.0 / c as f64;
+        ev.unique_correct += usize::from(c == 1);
+        ev.le2_correct += usize::from(c <= 2);
+    }
+    if let Some(r) = twin_rank {
+        ev.in_candidates += 1;
+        ev.rank1 += usize::from(r == 1);
+        ev.top5 += usize::from(r <= 5);
+    }
+    RecordResult {
+        intruder_row: i,
+        twin_row: t,
+        candidates: cands.list.len(),
+        best_ties: c,
+        best_score,
+        chosen_row: chosen,
+        correct,
+        twin_rank,
+        p: None,
+        r: None,
+    }
+}
+
+/// Precision, recall and F1 of the links declared at the threshold, and the precision–recall
+/// curve of a scored attack; `links` are (best score, correct) of each record with a chosen row.
+fn precision_recall(
+    ev: &mut Evaluation,
+    mut links: Vec<(f64, bool)>,
+    linkage: &Linkage,
+    opts: &EvalOptions,
+) {
     links.sort_by(|a, b| b.0.total_cmp(&a.0));
     let thr = opts.threshold.unwrap_or(f64::NEG_INFINITY);
     let declared: Vec<&(f64, bool)> = links.iter().filter(|l| l.0 >= thr).collect();
@@ -455,17 +612,6 @@ pub fn evaluate(
             }
         }
     }
-    if let Some((s, ..)) = &sens {
-        ev.attribute_a = Some(a_count);
-        ev.attribute = Some(AttributeReport {
-            variable: s.released.clone(),
-            tolerance: s.tolerance,
-            records: p_n,
-            attribute_a: a_count,
-            mean_p: if p_n > 0 { p_sum / p_n as f64 } else { 0.0 },
-        });
-    }
-    Ok(ev)
 }
 
 /// Candidate rows read at a time for records listed in part: the evaluator's memory for them.
@@ -576,8 +722,8 @@ pub fn write_per_record(
     ev: &Evaluation,
     released_rows: Option<&[usize]>,
 ) -> Result<(), AttackError> {
+    use intruder_data::Role;
     use intruder_data::write::{Cells, FloatStyle, write_csv};
-    use intruder_data::{Column, Role, Table};
     const HEADER: [&str; 10] = [
         "intruder_row",
         "twin_row",
@@ -658,8 +804,24 @@ impl Evaluation {
         let mut fig = |name: &str, value: Value, unit: Unit, meaning: String| {
             r.push(Figure::new(name, value, unit, meaning));
         };
-        let n = |x: usize| Value::from(x);
-        let f = |x: Option<f64>| x.map_or(Value::Null, Value::from);
+        self.match_figures(&mut fig);
+        self.rank_figures(&mut fig);
+        self.declared_figures(&mut fig);
+        self.attribute_figures(&mut fig);
+        fn to<T: serde::Serialize>(x: &T) -> Value {
+            serde_json::to_value(x).unwrap_or(Value::Null)
+        }
+        r.details.insert("pr_curve".into(), to(&self.pr_curve));
+        r.details.insert("attribute".into(), to(&self.attribute));
+        r.details.insert("notes".into(), to(&self.notes));
+        if let Some(text) = self.notes_text() {
+            r.notes.push(text);
+        }
+        r
+    }
+
+    /// Adds the figures of the matches: records, twins, correct matches and tie-breaks.
+    fn match_figures(&self, fig: &mut impl FnMut(&str, Value, Unit, String)) {
         fig(
             "method",
             self.method.clone().into(),
@@ -668,37 +830,37 @@ impl Evaluation {
         );
         fig(
             "intruder_records",
-            n(self.intruder_records),
+            count(self.intruder_records),
             Unit::Count,
             "records in the intruder's file".into(),
         );
         fig(
             "released_records",
-            n(self.released_records),
+            count(self.released_records),
             Unit::Count,
             "records in the released file".into(),
         );
         fig(
             "twins",
-            n(self.twins),
+            count(self.twins),
             Unit::Count,
             "intruder records whose person is in the released file".into(),
         );
         fig(
             "with_candidates",
-            n(self.with_candidates),
+            count(self.with_candidates),
             Unit::Count,
             "intruder records the attack proposed any candidate for".into(),
         );
         fig(
             "correct_matches",
-            n(self.correct_matches),
+            count(self.correct_matches),
             Unit::Count,
             "twins whose chosen candidate is the twin".into(),
         );
         fig(
             "correct_match_rate",
-            f(self.correct_match_rate),
+            optional(self.correct_match_rate),
             Unit::Proportion,
             format!(
                 "share of twins whose chosen candidate is the twin ({} of {})",
@@ -707,7 +869,7 @@ impl Evaluation {
         );
         fig(
             "ties_broken",
-            n(self.ties_broken),
+            count(self.ties_broken),
             Unit::Count,
             format!(
                 "records whose best was tied, chosen at random with seed {}",
@@ -716,10 +878,14 @@ impl Evaluation {
         );
         fig(
             "correct_by_tie_break",
-            n(self.correct_by_tie_break),
+            count(self.correct_by_tie_break),
             Unit::Count,
             "correct matches that came from such a draw".into(),
         );
+    }
+
+    /// Adds the figures of the tied best sets and of the twins' ranks.
+    fn rank_figures(&self, fig: &mut impl FnMut(&str, Value, Unit, String)) {
         fig(
             "expected_correct",
             self.expected_correct.into(),
@@ -728,82 +894,90 @@ impl Evaluation {
         );
         fig(
             "unique_correct",
-            n(self.unique_correct),
+            count(self.unique_correct),
             Unit::Count,
             "records with c_i = 1 and the twin in it".into(),
         );
         fig(
             "le2_correct",
-            n(self.le2_correct),
+            count(self.le2_correct),
             Unit::Count,
             "records with c_i ≤ 2 and the twin in it".into(),
         );
         fig(
             "rank1",
-            n(self.rank1),
+            count(self.rank1),
             Unit::Count,
             "twins at rank 1, tied or not".into(),
         );
         fig(
             "top5",
-            n(self.top5),
+            count(self.top5),
             Unit::Count,
             "twins ranked 1 to 5".into(),
         );
         fig(
             "in_candidates",
-            n(self.in_candidates),
+            count(self.in_candidates),
             Unit::Count,
             "twins listed at any rank (k-means: assigned to the twin's cluster)".into(),
         );
         fig(
             "rank1_rate",
-            f(self.rank1_rate),
+            optional(self.rank1_rate),
             Unit::Proportion,
             "rank1 / twins".into(),
         );
         fig(
             "top5_rate",
-            f(self.top5_rate),
+            optional(self.top5_rate),
             Unit::Proportion,
             "top5 / twins".into(),
         );
         fig(
             "in_candidates_rate",
-            f(self.in_candidates_rate),
+            optional(self.in_candidates_rate),
             Unit::Proportion,
             "in_candidates / twins".into(),
         );
+    }
+
+    /// Adds the figures of the links declared at the threshold: precision, recall and F1.
+    fn declared_figures(&self, fig: &mut impl FnMut(&str, Value, Unit, String)) {
         fig(
             "declared",
-            n(self.declared),
+            count(self.declared),
             Unit::Count,
             "links declared (records whose best score reaches the threshold)".into(),
         );
         fig(
             "threshold",
-            f(self.threshold),
+            optional(self.threshold),
             Unit::Score,
             "the score at which links are declared (none: every best candidate)".into(),
         );
         fig(
             "precision",
-            f(self.precision),
+            optional(self.precision),
             Unit::Proportion,
             format!("correct among the {} declared links", self.declared),
         );
         fig(
             "recall",
-            f(self.recall),
+            optional(self.recall),
             Unit::Proportion,
             "correct declared links among the twins".into(),
         );
         fig(
             "f1",
-            f(self.f1),
+            optional(self.f1),
             Unit::Proportion,
             "harmonic mean of precision and recall".into(),
         );
+    }
+
+    /// Adds the attribute-disclosure figures and the tie-break seed.
+    fn attribute_figures(&self, fig: &mut impl FnMut(&str, Value, Unit, String)) {
         fig(
             "attribute_A",
             self.attribute_a.map_or(Value::Null, Value::from),
@@ -830,26 +1004,24 @@ impl Evaluation {
             Unit::Label,
             "seed of the tie-break".into(),
         );
-        fn to<T: serde::Serialize>(x: &T) -> Value {
-            serde_json::to_value(x).unwrap_or(Value::Null)
+    }
+
+    /// The attack's notes as a text block, aligned on their names (`None` without notes).
+    fn notes_text(&self) -> Option<String> {
+        if self.notes.is_empty() {
+            return None;
         }
-        r.details.insert("pr_curve".into(), to(&self.pr_curve));
-        r.details.insert("attribute".into(), to(&self.attribute));
-        r.details.insert("notes".into(), to(&self.notes));
-        if !self.notes.is_empty() {
-            let w = self
-                .notes
-                .iter()
-                .map(|(k, _)| k.chars().count())
-                .max()
-                .unwrap_or(0);
-            let mut text = String::from("reported by the attack:\n");
-            for (k, v) in &self.notes {
-                text.push_str(&format!("  {k:<w$}  {}\n", format_note(k, *v)));
-            }
-            r.notes.push(text);
+        let w = self
+            .notes
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut text = String::from("reported by the attack:\n");
+        for (k, v) in &self.notes {
+            text.push_str(&format!("  {k:<w$}  {}\n", format_note(k, *v)));
         }
-        r
+        Some(text)
     }
 }
 

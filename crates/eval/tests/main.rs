@@ -7,6 +7,7 @@ mod dependencies;
 mod errors_and_truth;
 mod fellegi_sunter;
 mod fellegi_sunter_weak_keys;
+mod function_length;
 mod labelled;
 mod listed_in_part;
 mod registry;

@@ -18,6 +18,8 @@
 //! - Mixtures: of the selected, `round(swap_share · k)` drawn at random are swapped, the rest
 //!   synthesised.
 
+use std::collections::HashMap;
+
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -306,31 +308,62 @@ pub fn protect(
     }
     let y0 = panel.sensitive_last();
     let mut y = y0.clone();
-    // Selection.
-    let selected: Vec<usize> = match params.rho {
-        None => match params.selection {
-            Selection::Targeted => targeted_order(targets, risk),
-            Selection::Random => {
-                let mut v = targets.to_vec();
-                v.shuffle(&mut rng(params.seed, 1));
-                v
-            }
-        },
-        Some(rho) => {
-            let k = (rho * targets.len() as f64).round() as usize;
-            let mut order = match params.selection {
-                Selection::Targeted => targeted_order(targets, risk),
-                Selection::Random => {
-                    let mut v = targets.to_vec();
-                    v.shuffle(&mut rng(params.seed, 1));
-                    v
-                }
-            };
-            order.truncate(k);
-            order
+    let selected = select(targets, risk, params);
+    let (to_swap, to_synth) = swapped_and_synthesised(&selected, params);
+    // Swapping.
+    let mut swaps = Vec::new();
+    if !to_swap.is_empty() {
+        let (donors, score) = swap_partners(panel, models, &selected, &y0, params)?;
+        swaps = nearest_partners(&to_swap, &donors, &score)?;
+        for &(s, d) in &swaps {
+            y[s] = y0[d];
+            y[d] = y0[s];
+        }
+    }
+    // Synthesis.
+    let mut draws = Vec::new();
+    let mut leaves = 0;
+    if !to_synth.is_empty() {
+        let tree = models
+            .tree
+            .as_ref()
+            .ok_or_else(|| PanelError::Model("the synthesis tree was not fitted".into()))?;
+        leaves = tree.leaves();
+        draws = synthesis_draws(models, tree, &to_synth, params)?;
+        for &(s, from) in &draws {
+            y[s] = y0[from];
+        }
+    }
+    Ok(Protected {
+        y,
+        selected,
+        swaps,
+        draws,
+        leaves,
+    })
+}
+
+/// The wave-`T` rows selected for alteration, in selection order: every target, or the first
+/// `round(rho · n₁)`, riskiest first or in a seeded random order.
+fn select(targets: &[usize], risk: &[Option<f64>], params: &ProtectParams) -> Vec<usize> {
+    let mut order = match params.selection {
+        Selection::Targeted => targeted_order(targets, risk),
+        Selection::Random => {
+            let mut v = targets.to_vec();
+            v.shuffle(&mut rng(params.seed, 1));
+            v
         }
     };
-    // Which are swapped, which synthesised.
+    if let Some(rho) = params.rho {
+        let k = (rho * targets.len() as f64).round() as usize;
+        order.truncate(k);
+    }
+    order
+}
+
+/// The selected rows to swap (`round(swap_share · k)` of them, drawn at random unless all or
+/// none) and those to synthesise, each in selection order.
+fn swapped_and_synthesised(selected: &[usize], params: &ProtectParams) -> (Vec<usize>, Vec<usize>) {
     let k = selected.len();
     let n_swap = (params.swap_share * k as f64).round() as usize;
     let mut is_swap = vec![false; k];
@@ -351,116 +384,117 @@ pub fn protect(
         .filter(|&j| !is_swap[j])
         .map(|j| selected[j])
         .collect();
-    // Swapping.
-    let mut swaps = Vec::new();
-    if !to_swap.is_empty() {
-        let n = y.len();
-        let (donors, score): (Vec<usize>, Vec<f64>) = match params.rho {
-            None => {
-                let e = models.split_score.as_ref().ok_or_else(|| {
-                    PanelError::Model("the split propensity model was not fitted".into())
+    (to_swap, to_synth)
+}
+
+/// The households swap partners are drawn from and the propensity score they are matched on:
+/// the non-split households of every wave on the split propensity when every split household
+/// is altered, else the unselected split households on [`ProtectParams::partner_score`].
+fn swap_partners(
+    panel: &Panel,
+    models: &Models,
+    selected: &[usize],
+    y0: &[f64],
+    params: &ProtectParams,
+) -> Result<(Vec<usize>, Vec<f64>), PanelError> {
+    let targets = panel.targets();
+    let n = y0.len();
+    let not_fitted = || PanelError::Model("the split propensity model was not fitted".into());
+    if params.rho.is_none() {
+        let e = models.split_score.as_ref().ok_or_else(not_fitted)?;
+        let donors = models
+            .population
+            .iter()
+            .copied()
+            .filter(|&i| !panel.is_split(i) && !y0[i].is_nan())
+            .collect();
+        return Ok((donors, e.clone()));
+    }
+    let mut chosen = vec![false; n];
+    for &s in selected {
+        chosen[s] = true;
+    }
+    let donors: Vec<usize> = targets.iter().copied().filter(|&i| !chosen[i]).collect();
+    let score = match params.partner_score {
+        PartnerScore::Split => models.split_score.clone().ok_or_else(not_fitted)?,
+        PartnerScore::Selection => selection_propensity(panel, &chosen, params)?,
+    };
+    Ok((donors, score))
+}
+
+/// The propensity of being selected (`Z*`) within the split group, on wave-`T` rows (NaN
+/// outside the group); `chosen` marks the selected rows.
+fn selection_propensity(
+    panel: &Panel,
+    chosen: &[bool],
+    params: &ProtectParams,
+) -> Result<Vec<f64>, PanelError> {
+    let targets = panel.targets();
+    let all_waves: Vec<usize> = (1..=panel.t()).collect();
+    let (_, cols) = design(
+        panel,
+        targets,
+        &params.covariates,
+        &all_waves,
+        params.transform,
+    )?;
+    let z: Vec<bool> = targets.iter().map(|&i| chosen[i]).collect();
+    let e = propensity(&cols, &z)?;
+    let mut full = vec![f64::NAN; chosen.len()];
+    for (j, &i) in targets.iter().enumerate() {
+        full[i] = e[j];
+    }
+    Ok(full)
+}
+
+/// For each row of `to_synth`, in order, the row whose value it draws from its leaf of `tree`
+/// (one seeded stream for every draw).
+fn synthesis_draws(
+    models: &Models,
+    tree: &LeafTree,
+    to_synth: &[usize],
+    params: &ProtectParams,
+) -> Result<Vec<(usize, usize)>, PanelError> {
+    let mut draws = Vec::with_capacity(to_synth.len());
+    let mut r = rng(params.seed, 3);
+    // Bayesian-bootstrap weights of a leaf (cumulative), drawn when first needed.
+    let mut boot: HashMap<usize, Vec<f64>> = HashMap::new();
+    for &s in to_synth {
+        let k = models.pos[s].ok_or_else(|| {
+            PanelError::Model(format!(
+                "wave-T row {} is not in the tree's population",
+                s + 1
+            ))
+        })?;
+        let m = tree.members(tree.leaf_of(k));
+        let from = match params.donors {
+            Donors::LeafWithoutSelf if m.len() > 1 => {
+                // Draw among the others: an index in 0..len−1, shifted past k's own.
+                let own = m.iter().position(|&x| x == k).ok_or_else(|| {
+                    PanelError::Model("a household is missing from its own leaf".into())
                 })?;
-                let donors = models
-                    .population
-                    .iter()
-                    .copied()
-                    .filter(|&i| !panel.is_split(i) && !y0[i].is_nan())
-                    .collect();
-                (donors, e.clone())
+                let j = r.gen_range(0..m.len() - 1);
+                models.population[m[if j >= own { j + 1 } else { j }]]
             }
-            Some(_) => {
-                let mut chosen = vec![false; n];
-                for &s in &selected {
-                    chosen[s] = true;
-                }
-                let donors: Vec<usize> = targets.iter().copied().filter(|&i| !chosen[i]).collect();
-                let score = match params.partner_score {
-                    PartnerScore::Split => models.split_score.clone().ok_or_else(|| {
-                        PanelError::Model("the split propensity model was not fitted".into())
-                    })?,
-                    PartnerScore::Selection => {
-                        let all_waves: Vec<usize> = (1..=panel.t()).collect();
-                        let (_, cols) = design(
-                            panel,
-                            targets,
-                            &params.covariates,
-                            &all_waves,
-                            params.transform,
-                        )?;
-                        let z: Vec<bool> = targets.iter().map(|&i| chosen[i]).collect();
-                        let e = propensity(&cols, &z)?;
-                        let mut full = vec![f64::NAN; n];
-                        for (j, &i) in targets.iter().enumerate() {
-                            full[i] = e[j];
-                        }
-                        full
-                    }
-                };
-                (donors, score)
+            Donors::LeafBootstrap => {
+                let cum = boot.entry(tree.leaf_of(k)).or_insert_with(|| {
+                    // Normalised Exp(1) draws are Dirichlet(1, …, 1).
+                    let mut acc = 0.0;
+                    m.iter()
+                        .map(|_| {
+                            acc += -(1.0 - r.r#gen::<f64>()).ln();
+                            acc
+                        })
+                        .collect()
+                });
+                let total = cum.last().copied().unwrap_or(0.0);
+                let u = r.r#gen::<f64>() * total;
+                let j = cum.partition_point(|&c| c <= u).min(m.len() - 1);
+                models.population[m[j]]
             }
+            _ => models.population[m[r.gen_range(0..m.len())]],
         };
-        swaps = nearest_partners(&to_swap, &donors, &score)?;
-        for &(s, d) in &swaps {
-            y[s] = y0[d];
-            y[d] = y0[s];
-        }
+        draws.push((s, from));
     }
-    // Synthesis.
-    let mut draws = Vec::new();
-    let mut leaves = 0;
-    if !to_synth.is_empty() {
-        let tree = models
-            .tree
-            .as_ref()
-            .ok_or_else(|| PanelError::Model("the synthesis tree was not fitted".into()))?;
-        leaves = tree.leaves();
-        let mut r = rng(params.seed, 3);
-        // Bayesian-bootstrap weights of a leaf (cumulative), drawn when first needed.
-        let mut boot: std::collections::HashMap<usize, Vec<f64>> = std::collections::HashMap::new();
-        for &s in &to_synth {
-            let k = models.pos[s].ok_or_else(|| {
-                PanelError::Model(format!(
-                    "wave-T row {} is not in the tree's population",
-                    s + 1
-                ))
-            })?;
-            let m = tree.members(tree.leaf_of(k));
-            let from = match params.donors {
-                Donors::LeafWithoutSelf if m.len() > 1 => {
-                    // Draw among the others: an index in 0..len−1, shifted past k's own.
-                    let own = m.iter().position(|&x| x == k).ok_or_else(|| {
-                        PanelError::Model("a household is missing from its own leaf".into())
-                    })?;
-                    let j = r.gen_range(0..m.len() - 1);
-                    models.population[m[if j >= own { j + 1 } else { j }]]
-                }
-                Donors::LeafBootstrap => {
-                    let cum = boot.entry(tree.leaf_of(k)).or_insert_with(|| {
-                        // Normalised Exp(1) draws are Dirichlet(1, …, 1).
-                        let mut acc = 0.0;
-                        m.iter()
-                            .map(|_| {
-                                acc += -(1.0 - r.r#gen::<f64>()).ln();
-                                acc
-                            })
-                            .collect()
-                    });
-                    let total = cum.last().copied().unwrap_or(0.0);
-                    let u = r.r#gen::<f64>() * total;
-                    let j = cum.partition_point(|&c| c <= u).min(m.len() - 1);
-                    models.population[m[j]]
-                }
-                _ => models.population[m[r.gen_range(0..m.len())]],
-            };
-            y[s] = y0[from];
-            draws.push((s, from));
-        }
-    }
-    Ok(Protected {
-        y,
-        selected,
-        swaps,
-        draws,
-        leaves,
-    })
+    Ok(draws)
 }

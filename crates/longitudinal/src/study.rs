@@ -151,6 +151,7 @@ pub struct StudyResult {
     pub params: StudyParams,
 }
 
+/// One protection of the study: what to alter, how, and which attack scores it.
 struct Job {
     figure: &'static str,
     scenario: usize,
@@ -164,22 +165,7 @@ struct Job {
 pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, PanelError> {
     params.check()?;
     let y0 = panel.sensitive_last();
-    let mut attacks = Vec::new();
-    for s in &params.scenarios {
-        attacks.push(PreparedAttack::new(panel, s, Mode::Match, params.pool)?);
-    }
-    let link = match &panel.spec().released_link {
-        Some(_) => Some(PreparedAttack::new(
-            panel,
-            &Scenario {
-                name: "links".into(),
-                keys: vec![],
-            },
-            Mode::Link,
-            params.pool,
-        )?),
-        None => None,
-    };
+    let (attacks, link) = prepare_attacks(panel, params)?;
     let mut baseline = Vec::new();
     for a in attacks.iter().chain(link.iter()) {
         baseline.push(a.score(&y0, params.tolerance)?);
@@ -200,9 +186,66 @@ pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, Pan
         seed: params.seeds[0],
     };
     let models = Models::fit(panel, &base, true, true)?;
+    let study = Study {
+        panel,
+        params,
+        attacks: &attacks,
+        link: link.as_ref(),
+        risks: &risks,
+        models: &models,
+        base: &base,
+    };
+    let outcomes: Vec<Result<JobOutcome, PanelError>> = jobs(params, attacks.len())
+        .par_iter()
+        .map(|job| study.run(job))
+        .collect();
+    let mut rows = Vec::new();
+    let mut utility = Vec::new();
+    for o in outcomes {
+        let (r, u) = o?;
+        rows.extend(r);
+        utility.extend(u);
+    }
+    Ok(StudyResult {
+        panel: panel.summary().clone(),
+        exclusions: panel.exclusions().iter().map(|e| e.to_string()).collect(),
+        baseline,
+        rows,
+        utility,
+        params: params.clone(),
+    })
+}
+
+/// The matching attack of each scenario, and the link attack when the panel releases links.
+fn prepare_attacks(
+    panel: &Panel,
+    params: &StudyParams,
+) -> Result<(Vec<PreparedAttack>, Option<PreparedAttack>), PanelError> {
+    let mut attacks = Vec::new();
+    for s in &params.scenarios {
+        attacks.push(PreparedAttack::new(panel, s, Mode::Match, params.pool)?);
+    }
+    let link = match &panel.spec().released_link {
+        Some(_) => Some(PreparedAttack::new(
+            panel,
+            &Scenario {
+                name: "links".into(),
+                keys: vec![],
+            },
+            Mode::Link,
+            params.pool,
+        )?),
+        None => None,
+    };
+    Ok((attacks, link))
+}
+
+/// Every protection to run, in the order of the result's rows: per seed, per scenario and
+/// proportion Figs. 4 and 5 (targeted and random) and Fig. 6 (each share), then Table 1.
+fn jobs(params: &StudyParams, scenarios: usize) -> Vec<Job> {
     let mut jobs = Vec::new();
     for &seed in &params.seeds {
-        for sc in 0..attacks.len() {
+        for sc in 0..scenarios {
             for &rho in &params.rhos {
                 for sel in [Selection::Targeted, Selection::Random] {
                     jobs.push(Job {
@@ -245,84 +288,93 @@ pub fn run_study(panel: &Panel, params: &StudyParams) -> Result<StudyResult, Pan
             });
         }
     }
-    let method = |share: f64| {
-        if share == 1.0 {
-            "swap"
-        } else if share == 0.0 {
-            "synth"
-        } else {
-            "mix"
-        }
-    };
-    #[allow(clippy::type_complexity)]
-    let outcomes: Vec<Result<(Vec<StudyRow>, Option<StudyUtility>), PanelError>> = jobs
-        .par_iter()
-        .map(|job| {
-            let p = ProtectParams {
-                rho: job.rho,
-                selection: job.selection,
-                swap_share: job.share,
-                seed: job.seed,
-                ..base.clone()
-            };
-            let no_risk = vec![None; panel.targets().len()];
-            let risk = if job.scenario == usize::MAX {
-                &no_risk
-            } else {
-                &risks[job.scenario]
-            };
-            let prot = protect(panel, &models, risk, &p)?;
-            let row = |a: &AttackReport, scenario: &str| StudyRow {
-                figure: job.figure.into(),
-                scenario: scenario.into(),
-                mode: a.mode.clone(),
-                method: method(job.share).into(),
-                selection: job.selection.as_str().into(),
-                rho: job.rho,
-                swap_share: job.share,
-                seed: job.seed,
-                attribute_a: a.attribute_a,
-                mean_p: a.mean_p,
-            };
-            let mut rows = Vec::new();
-            if job.scenario == usize::MAX {
-                for (s, a) in params.scenarios.iter().zip(&attacks) {
-                    rows.push(row(&a.score(&prot.y, params.tolerance)?, &s.name));
-                }
-                if let Some(l) = &link {
-                    rows.push(row(&l.score(&prot.y, params.tolerance)?, "links"));
-                }
-                let util = match &params.utility {
-                    Some(m) => Some(StudyUtility {
-                        method: method(job.share).into(),
-                        seed: job.seed,
-                        overlap: inheritance_overlap(panel, &prot.y, m)?,
-                    }),
-                    None => None,
-                };
-                Ok((rows, util))
-            } else {
-                let a = attacks[job.scenario].score(&prot.y, params.tolerance)?;
-                rows.push(row(&a, &params.scenarios[job.scenario].name));
-                Ok((rows, None))
-            }
-        })
-        .collect();
-    let mut rows = Vec::new();
-    let mut utility = Vec::new();
-    for o in outcomes {
-        let (r, u) = o?;
-        rows.extend(r);
-        utility.extend(u);
+    jobs
+}
+
+/// The method of a protection that swaps `share` of the altered households.
+fn method(share: f64) -> &'static str {
+    if share == 1.0 {
+        "swap"
+    } else if share == 0.0 {
+        "synth"
+    } else {
+        "mix"
     }
-    Ok(StudyResult {
-        panel: panel.summary().clone(),
-        exclusions: panel.exclusions().iter().map(|e| e.to_string()).collect(),
-        baseline,
-        rows,
-        utility,
-        params: params.clone(),
-    })
+}
+
+/// The rows and the utility comparison (Table 1 only) of one job.
+type JobOutcome = (Vec<StudyRow>, Option<StudyUtility>);
+
+/// What every job of a study reads: the panel, the prepared attacks, their baseline risks and
+/// the fitted models.
+struct Study<'a> {
+    panel: &'a Panel,
+    params: &'a StudyParams,
+    /// The matching attack of each scenario.
+    attacks: &'a [PreparedAttack],
+    /// The link attack, when the panel releases links.
+    link: Option<&'a PreparedAttack>,
+    /// `r_i` of each scenario's targets on the original data.
+    risks: &'a [Vec<Option<f64>>],
+    models: &'a Models,
+    /// The protection parameters every job starts from.
+    base: &'a ProtectParams,
+}
+
+impl Study<'_> {
+    /// Protects the panel as `job` says and scores the release: with its scenario's attack, or
+    /// (Table 1) with every attack and the utility comparison.
+    fn run(&self, job: &Job) -> Result<JobOutcome, PanelError> {
+        let (panel, params) = (self.panel, self.params);
+        let p = ProtectParams {
+            rho: job.rho,
+            selection: job.selection,
+            swap_share: job.share,
+            seed: job.seed,
+            ..self.base.clone()
+        };
+        let no_risk = vec![None; panel.targets().len()];
+        let risk = if job.scenario == usize::MAX {
+            &no_risk
+        } else {
+            &self.risks[job.scenario]
+        };
+        let prot = protect(panel, self.models, risk, &p)?;
+        let row = |a: &AttackReport, scenario: &str| StudyRow {
+            figure: job.figure.into(),
+            scenario: scenario.into(),
+            mode: a.mode.clone(),
+            method: method(job.share).into(),
+            selection: job.selection.as_str().into(),
+            rho: job.rho,
+            swap_share: job.share,
+            seed: job.seed,
+            attribute_a: a.attribute_a,
+            mean_p: a.mean_p,
+        };
+        let mut rows = Vec::new();
+        if job.scenario == usize::MAX {
+            for (s, a) in params.scenarios.iter().zip(self.attacks) {
+                rows.push(row(&a.score(&prot.y, params.tolerance)?, &s.name));
+            }
+            if let Some(l) = self.link {
+                rows.push(row(&l.score(&prot.y, params.tolerance)?, "links"));
+            }
+            let util = match &params.utility {
+                Some(m) => Some(StudyUtility {
+                    method: method(job.share).into(),
+                    seed: job.seed,
+                    overlap: inheritance_overlap(panel, &prot.y, m)?,
+                }),
+                None => None,
+            };
+            Ok((rows, util))
+        } else {
+            let a = self.attacks[job.scenario].score(&prot.y, params.tolerance)?;
+            rows.push(row(&a, &params.scenarios[job.scenario].name));
+            Ok((rows, None))
+        }
+    }
 }
 
 /// Mitra et al. (2020), §3.1 and Table 1: the published figures of the WAS study, shown beside

@@ -552,260 +552,18 @@ impl Summary {
         );
         let t = self.unique_threshold;
         if let Some(c) = &self.classes {
-            add(
-                "n_deleted",
-                json!(c.n_deleted),
-                Unit::Count,
-                "records dropped for a missing key (listwise)".into(),
-            );
-            add("n", json!(c.n), Unit::Count, "records counted".into());
-            add(
-                "sample_uniques",
-                json!(c.sample_uniques),
-                Unit::Count,
-                "records alone in their class (k = 1)".into(),
-            );
-            add(
-                "k_le_5",
-                json!(c.k_le_5),
-                Unit::Count,
-                "records in classes of size ≤ 5".into(),
-            );
-            add(
-                "k_le_10",
-                json!(c.k_le_10),
-                Unit::Count,
-                "records in classes of size ≤ 10".into(),
-            );
-            add(
-                "records_k_le_5",
-                json!(c.k_le_5),
-                Unit::Count,
-                "records in classes of size ≤ 5 (= k_le_5)".into(),
-            );
-            add(
-                "records_k_le_10",
-                json!(c.k_le_10),
-                Unit::Count,
-                "records in classes of size ≤ 10 (= k_le_10)".into(),
-            );
-            add(
-                "classes_k_le_5",
-                json!(c.classes_k_le_5),
-                Unit::Count,
-                "classes (not records) of size ≤ 5, as Mulder's Table 3 counts".into(),
-            );
-            add(
-                "classes_k_le_10",
-                json!(c.classes_k_le_10),
-                Unit::Count,
-                "classes (not records) of size ≤ 10, as Mulder's Table 3 counts".into(),
-            );
-            add(
-                "pr_su_new",
-                json!(c.pr_su_new),
-                Unit::Proportion,
-                "share of counted records that are unique (uniques / n)".into(),
-            );
-            add(
-                "pr_su_full",
-                json!(c.pr_su_full),
-                Unit::Proportion,
-                "share of all records that are unique (uniques / n_total)".into(),
-            );
-            add(
-                "min_k",
-                json!(c.min_k),
-                Unit::Count,
-                "the file's k: size of the smallest class".into(),
-            );
-            add(
-                "classes",
-                json!(c.classes),
-                Unit::Count,
-                "number of equivalence classes".into(),
-            );
-            add(
-                "pairs",
-                json!(c.pairs),
-                Unit::Count,
-                "number of classes of size 2".into(),
-            );
-            add(
-                "theta",
-                json!(c.theta),
-                Unit::Proportion,
-                "Skinner–Elliot θ: chance a unique match is correct (needs N)".into(),
-            );
-            add(
-                "theta_reliable",
-                json!(c.theta_reliable),
-                Unit::Label,
-                format!(
-                    "θ rests on at least {THETA_MIN_COUNT} uniques and {THETA_MIN_COUNT} pairs"
-                ),
-            );
-            add(
-                "uniques_at_threshold",
-                json!(c.uniques_at_threshold),
-                Unit::Count,
-                format!("records in classes of size ≤ {t}"),
-            );
-            add(
-                "classes_at_threshold",
-                json!(c.classes_at_threshold),
-                Unit::Count,
-                format!("classes (not records) of size ≤ {t}"),
-            );
-            add("encoding", json!(match c.encoding {
-                    Encoding::MixedRadix => "mixed-radix",
-                    Encoding::Recoded => "recoded",
-                }), Unit::Label, "how key tuples were coded (Dalenius' mixed radix in 64 bits, else exact re-coding)".into());
+            class_size_figures(c, &mut add);
+            class_uniqueness_figures(c, t, &mut add);
         }
         if let Some(w) = &self.wildcard {
-            add(
-                "n_match_1",
-                json!(w.n_match_1),
-                Unit::Count,
-                "records matching no other record (missing matches anything)".into(),
-            );
-            add(
-                "n_match_le_5",
-                json!(w.n_match_le_5),
-                Unit::Count,
-                "records matching ≤ 5 records, themselves included".into(),
-            );
-            add(
-                "n_match_le_10",
-                json!(w.n_match_le_10),
-                Unit::Count,
-                "records matching ≤ 10 records, themselves included".into(),
-            );
-            add(
-                "pr_su",
-                json!(w.pr_su),
-                Unit::Proportion,
-                "share of records with n_match = 1".into(),
-            );
-            add(
-                "n_match_2",
-                json!(w.n_match_2),
-                Unit::Count,
-                "records matching exactly one other record".into(),
-            );
-            if w.theta.is_some() {
-                add(
-                    "theta",
-                    json!(w.theta),
-                    Unit::Proportion,
-                    "Skinner–Elliot θ from n_match (n₁ = records with n_match = 1, n₂ = records with n_match = 2, as Mulder's Table 4; needs N)".into(),
-                );
-            }
-            add(
-                "uniques_at_threshold",
-                json!(w.uniques_at_threshold),
-                Unit::Count,
-                format!("records with n_match ≤ {t}"),
-            );
-            if w.incomplete_pairs == IncompletePairs::Never {
-                add(
-                    "incomplete_pairs",
-                    json!(w.incomplete_pairs.as_str()),
-                    Unit::Label,
-                    "two records that both miss a key never match (the rule of Mulder's printed Table 2)".into(),
-                );
-            }
-            add(
-                "min_k",
-                json!(w.min_k),
-                Unit::Count,
-                "the file's k: the smallest n_match (missing matches anything, as sdcMicro's kAnon counts NA)".into(),
-            );
+            wildcard_figures(w, t, &mut add);
         }
-        let ka = &self.k_anonymity;
-        let on = if self.wildcard.is_some() {
-            "n_match"
-        } else {
-            "f_k"
-        };
-        add(
-            "records_fk_below_k",
-            json!(ka.below_k),
-            Unit::Count,
-            format!(
-                "records with {on} < {} (sdcMicro's observations violating {}-anonymity)",
-                ka.k, ka.k
-            ),
-        );
-        add(
-            "records_fk_at_most_k",
-            json!(ka.at_most_k),
-            Unit::Count,
-            format!("records with {on} ≤ {}", ka.k),
-        );
+        k_anonymity_figures(&self.k_anonymity, self.wildcard.is_some(), &mut add);
         if let Some(w) = &self.weights {
-            add(
-                "expected_reidentifications",
-                json!(w.expected_reidentifications),
-                Unit::Score,
-                if w.weighted {
-                    "Σ individual risk: expected number of re-identifications".into()
-                } else {
-                    "Σ 1/f_k (no weights): expected number of re-identifications, sdcMicro's global_risk_ER without w".into()
-                },
-            );
-            add(
-                "global_risk",
-                json!(w.global_risk),
-                Unit::Proportion,
-                match w.denominator {
-                    GlobalRiskDenominator::Counted => {
-                        "expected re-identifications per counted record".into()
-                    }
-                    GlobalRiskDenominator::All => {
-                        "expected re-identifications per record of the file (sdcMicro)".into()
-                    }
-                },
-            );
-            add(
-                "max_individual_risk",
-                json!(w.max_individual_risk),
-                Unit::Proportion,
-                "largest individual risk".into(),
-            );
-            add(
-                "global_threshold",
-                json!(w.global_threshold),
-                Unit::Proportion,
-                format!(
-                    "sdcMicro's risk threshold for a maximal global risk of {} (null where sdcMicro gives NA)",
-                    w.max_global_risk
-                ),
-            );
-            add(
-                "records_above_threshold",
-                json!(w.records_above_threshold),
-                Unit::Count,
-                "records whose individual risk exceeds global_threshold".into(),
-            );
+            weight_figures(w, &mut add);
         }
         if let Some(h) = &self.household {
-            let over = match h.denominator {
-                GlobalRiskDenominator::Counted => "counted record",
-                GlobalRiskDenominator::All => "record of the file (sdcMicro)",
-            };
-            add(
-                "household_expected_reidentifications",
-                json!(h.expected_reidentifications),
-                Unit::Score,
-                format!("Σ over each {over} of its household's risk 1 − Π(1 − r_i)"),
-            );
-            add(
-                "household_global_risk",
-                json!(h.global_risk),
-                Unit::Proportion,
-                format!("mean household risk per {over}"),
-            );
+            household_figures(h, &mut add);
         }
         if let Some(d) = &self.diversity {
             add(
@@ -841,6 +599,287 @@ impl Summary {
                 .collect(),
         )
     }
+}
+
+/// Adds the class-size figures (listwise or as-value): records and classes at each size.
+fn class_size_figures(c: &ClassSummary, add: &mut impl FnMut(&str, Value, Unit, String)) {
+    add(
+        "n_deleted",
+        json!(c.n_deleted),
+        Unit::Count,
+        "records dropped for a missing key (listwise)".into(),
+    );
+    add("n", json!(c.n), Unit::Count, "records counted".into());
+    add(
+        "sample_uniques",
+        json!(c.sample_uniques),
+        Unit::Count,
+        "records alone in their class (k = 1)".into(),
+    );
+    add(
+        "k_le_5",
+        json!(c.k_le_5),
+        Unit::Count,
+        "records in classes of size ≤ 5".into(),
+    );
+    add(
+        "k_le_10",
+        json!(c.k_le_10),
+        Unit::Count,
+        "records in classes of size ≤ 10".into(),
+    );
+    add(
+        "records_k_le_5",
+        json!(c.k_le_5),
+        Unit::Count,
+        "records in classes of size ≤ 5 (= k_le_5)".into(),
+    );
+    add(
+        "records_k_le_10",
+        json!(c.k_le_10),
+        Unit::Count,
+        "records in classes of size ≤ 10 (= k_le_10)".into(),
+    );
+    add(
+        "classes_k_le_5",
+        json!(c.classes_k_le_5),
+        Unit::Count,
+        "classes (not records) of size ≤ 5, as Mulder's Table 3 counts".into(),
+    );
+    add(
+        "classes_k_le_10",
+        json!(c.classes_k_le_10),
+        Unit::Count,
+        "classes (not records) of size ≤ 10, as Mulder's Table 3 counts".into(),
+    );
+}
+
+/// Adds the uniqueness figures of the classes (listwise or as-value): shares of uniques, the
+/// file's k, θ and the records at the uniqueness threshold `t`.
+fn class_uniqueness_figures(
+    c: &ClassSummary,
+    t: u32,
+    add: &mut impl FnMut(&str, Value, Unit, String),
+) {
+    add(
+        "pr_su_new",
+        json!(c.pr_su_new),
+        Unit::Proportion,
+        "share of counted records that are unique (uniques / n)".into(),
+    );
+    add(
+        "pr_su_full",
+        json!(c.pr_su_full),
+        Unit::Proportion,
+        "share of all records that are unique (uniques / n_total)".into(),
+    );
+    add(
+        "min_k",
+        json!(c.min_k),
+        Unit::Count,
+        "the file's k: size of the smallest class".into(),
+    );
+    add(
+        "classes",
+        json!(c.classes),
+        Unit::Count,
+        "number of equivalence classes".into(),
+    );
+    add(
+        "pairs",
+        json!(c.pairs),
+        Unit::Count,
+        "number of classes of size 2".into(),
+    );
+    add(
+        "theta",
+        json!(c.theta),
+        Unit::Proportion,
+        "Skinner–Elliot θ: chance a unique match is correct (needs N)".into(),
+    );
+    add(
+        "theta_reliable",
+        json!(c.theta_reliable),
+        Unit::Label,
+        format!("θ rests on at least {THETA_MIN_COUNT} uniques and {THETA_MIN_COUNT} pairs"),
+    );
+    add(
+        "uniques_at_threshold",
+        json!(c.uniques_at_threshold),
+        Unit::Count,
+        format!("records in classes of size ≤ {t}"),
+    );
+    add(
+        "classes_at_threshold",
+        json!(c.classes_at_threshold),
+        Unit::Count,
+        format!("classes (not records) of size ≤ {t}"),
+    );
+    add(
+        "encoding",
+        json!(match c.encoding {
+            Encoding::MixedRadix => "mixed-radix",
+            Encoding::Recoded => "recoded",
+        }),
+        Unit::Label,
+        "how key tuples were coded (Dalenius' mixed radix in 64 bits, else exact re-coding)".into(),
+    );
+}
+
+/// Adds the wildcard figures: records by n_match, θ and the records at the uniqueness threshold
+/// `t`.
+fn wildcard_figures(w: &WildcardSummary, t: u32, add: &mut impl FnMut(&str, Value, Unit, String)) {
+    add(
+        "n_match_1",
+        json!(w.n_match_1),
+        Unit::Count,
+        "records matching no other record (missing matches anything)".into(),
+    );
+    add(
+        "n_match_le_5",
+        json!(w.n_match_le_5),
+        Unit::Count,
+        "records matching ≤ 5 records, themselves included".into(),
+    );
+    add(
+        "n_match_le_10",
+        json!(w.n_match_le_10),
+        Unit::Count,
+        "records matching ≤ 10 records, themselves included".into(),
+    );
+    add(
+        "pr_su",
+        json!(w.pr_su),
+        Unit::Proportion,
+        "share of records with n_match = 1".into(),
+    );
+    add(
+        "n_match_2",
+        json!(w.n_match_2),
+        Unit::Count,
+        "records matching exactly one other record".into(),
+    );
+    if w.theta.is_some() {
+        add(
+            "theta",
+            json!(w.theta),
+            Unit::Proportion,
+            "Skinner–Elliot θ from n_match (n₁ = records with n_match = 1, n₂ = records with n_match = 2, as Mulder's Table 4; needs N)".into(),
+        );
+    }
+    add(
+        "uniques_at_threshold",
+        json!(w.uniques_at_threshold),
+        Unit::Count,
+        format!("records with n_match ≤ {t}"),
+    );
+    if w.incomplete_pairs == IncompletePairs::Never {
+        add(
+            "incomplete_pairs",
+            json!(w.incomplete_pairs.as_str()),
+            Unit::Label,
+            "two records that both miss a key never match (the rule of Mulder's printed Table 2)"
+                .into(),
+        );
+    }
+    add(
+        "min_k",
+        json!(w.min_k),
+        Unit::Count,
+        "the file's k: the smallest n_match (missing matches anything, as sdcMicro's kAnon counts NA)".into(),
+    );
+}
+
+/// Adds the k-anonymity counts, on n_match under wildcard (`on_n_match`), else on f_k.
+fn k_anonymity_figures(
+    ka: &KAnonymitySummary,
+    on_n_match: bool,
+    add: &mut impl FnMut(&str, Value, Unit, String),
+) {
+    let on = if on_n_match { "n_match" } else { "f_k" };
+    add(
+        "records_fk_below_k",
+        json!(ka.below_k),
+        Unit::Count,
+        format!(
+            "records with {on} < {} (sdcMicro's observations violating {}-anonymity)",
+            ka.k, ka.k
+        ),
+    );
+    add(
+        "records_fk_at_most_k",
+        json!(ka.at_most_k),
+        Unit::Count,
+        format!("records with {on} ≤ {}", ka.k),
+    );
+}
+
+/// Adds the individual and global risk figures and sdcMicro's risk threshold.
+fn weight_figures(w: &WeightSummary, add: &mut impl FnMut(&str, Value, Unit, String)) {
+    add(
+        "expected_reidentifications",
+        json!(w.expected_reidentifications),
+        Unit::Score,
+        if w.weighted {
+            "Σ individual risk: expected number of re-identifications".into()
+        } else {
+            "Σ 1/f_k (no weights): expected number of re-identifications, sdcMicro's global_risk_ER without w".into()
+        },
+    );
+    add(
+        "global_risk",
+        json!(w.global_risk),
+        Unit::Proportion,
+        match w.denominator {
+            GlobalRiskDenominator::Counted => {
+                "expected re-identifications per counted record".into()
+            }
+            GlobalRiskDenominator::All => {
+                "expected re-identifications per record of the file (sdcMicro)".into()
+            }
+        },
+    );
+    add(
+        "max_individual_risk",
+        json!(w.max_individual_risk),
+        Unit::Proportion,
+        "largest individual risk".into(),
+    );
+    add(
+        "global_threshold",
+        json!(w.global_threshold),
+        Unit::Proportion,
+        format!(
+            "sdcMicro's risk threshold for a maximal global risk of {} (null where sdcMicro gives NA)",
+            w.max_global_risk
+        ),
+    );
+    add(
+        "records_above_threshold",
+        json!(w.records_above_threshold),
+        Unit::Count,
+        "records whose individual risk exceeds global_threshold".into(),
+    );
+}
+
+/// Adds the household risk figures.
+fn household_figures(h: &HouseholdSummary, add: &mut impl FnMut(&str, Value, Unit, String)) {
+    let over = match h.denominator {
+        GlobalRiskDenominator::Counted => "counted record",
+        GlobalRiskDenominator::All => "record of the file (sdcMicro)",
+    };
+    add(
+        "household_expected_reidentifications",
+        json!(h.expected_reidentifications),
+        Unit::Score,
+        format!("Σ over each {over} of its household's risk 1 − Π(1 − r_i)"),
+    );
+    add(
+        "household_global_risk",
+        json!(h.global_risk),
+        Unit::Proportion,
+        format!("mean household risk per {over}"),
+    );
 }
 
 impl Summary {
@@ -1177,17 +1216,72 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         file,
     } = coded;
     let n_total = plain.n;
-    let wildcard = params.missing == MissingPolicy::Wildcard;
-    let column = |name: &str| -> Result<&intruder_data::Column, RiskError> {
-        let table = table.ok_or_else(|| {
-            RiskError::Param(format!("column '{name}' is needed but no table was read"))
-        })?;
-        Ok(table.column(name)?)
-    };
-    let kd_match = matching.as_ref().unwrap_or(&plain);
     check_population(params.population_size, n_total)?;
-    let mut warnings = match (&weights, params.weight.as_deref()) {
-        (Some(w), Some(name)) => weight_warnings(w, name, &file, params.population_size),
+    let warnings = coded_warnings(&plain, weights.as_deref(), table, &file, params);
+    let counts = count_keys(plain, matched, matching, weights.as_deref(), params);
+    let (class_summary, wildcard_summary) = frequency_summaries(&counts, n_total, params)?;
+    let k_anonymity = k_anonymity_summary(&counts, n_total, params)?;
+    let risks = individual_risks(&counts, weights.as_deref(), n_total, params)?;
+    let (household, household_summary) = household_risks(table, &risks, n_total, &file, params)?;
+    let diversity = sensitive_diversity(table, counts.classes.as_ref(), params)?;
+    let bender_r = bender_r_of(params, class_summary.as_ref(), n_total, &file)?;
+
+    Ok(Assessment {
+        summary: Summary {
+            policy: params.missing,
+            keys: params.keys.clone(),
+            n_total,
+            unique_threshold: params.unique_threshold,
+            classes: class_summary,
+            wildcard: wildcard_summary,
+            k_anonymity,
+            weights: risks.summary,
+            household: household_summary,
+            diversity: diversity.summary,
+            bender_r,
+        },
+        records: RecordRisk {
+            k: counts.k,
+            n_match: counts.nm.map(|m| m.n_match),
+            individual_risk: risks.individual,
+            weighted_k: risks.weighted_k,
+            n_match_alpha: counts.alpha_counts.map(|(f, _)| f),
+            household_risk: household,
+            l_distinct: diversity.l_distinct,
+            l_entropy: diversity.l_entropy,
+            recursive_cl: diversity.recursive_cl,
+        },
+        warnings,
+    })
+}
+
+/// The column `name` of the table, an error when the keys were read as codes alone.
+fn named_column<'t>(
+    table: Option<&'t Table>,
+    name: &str,
+) -> Result<&'t intruder_data::Column, RiskError> {
+    let table = table.ok_or_else(|| {
+        RiskError::Param(format!("column '{name}' is needed but no table was read"))
+    })?;
+    Ok(table.column(name)?)
+}
+
+/// The error of a figure that needs the classes when they were not counted.
+fn no_classes() -> RiskError {
+    RiskError::Param("the classes were not counted".into())
+}
+
+/// The warnings of an assessment: weights that do not look like sampling weights, and key or
+/// sensitive columns with no observed value.
+fn coded_warnings(
+    plain: &KeyData,
+    weights: Option<&[f64]>,
+    table: Option<&Table>,
+    file: &str,
+    params: &RiskParams,
+) -> Vec<String> {
+    let mut warnings = match (weights, params.weight.as_deref()) {
+        (Some(w), Some(name)) => weight_warnings(w, name, file, params.population_size),
         _ => Vec::new(),
     };
     if let Some(t) = table {
@@ -1196,15 +1290,45 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
             &params.keys,
             params.sensitive.as_deref(),
         ));
-    } else if n_total > 0 {
+    } else if plain.n > 0 {
         // keys read as codes alone: the same warning from the codes
         let keys_empty: Vec<&str> = (plain.codes.iter().zip(&params.keys))
             .filter(|(codes, _)| codes.iter().all(|&c| c == MISSING))
             .map(|(_, k)| k.as_str())
             .collect();
-        warnings.extend(empty_keys_warning(&file, &keys_empty));
+        warnings.extend(empty_keys_warning(file, &keys_empty));
     }
+    warnings
+}
 
+/// What counting the coded keys gives: the classes, n_match, sdcMicro's counts with alpha and
+/// the histograms the figures come from.
+struct KeyCounts {
+    /// The classes (listwise under wildcard), when a figure needs them.
+    classes: Option<Classes>,
+    /// The per-record k: only for the per-record figures (k-anonymity comes from the sizes).
+    k: Vec<Option<u32>>,
+    /// The histogram of class sizes, outside wildcard.
+    sizes: Option<SizeCounts>,
+    /// n_match, under wildcard or when asked for.
+    nm: Option<NMatch>,
+    /// sdcMicro's freqCalc counts with alpha: fractional f_k and F_k under wildcard.
+    alpha_counts: Option<(Vec<f64>, Option<Vec<f64>>)>,
+    /// The histogram of n_match, under wildcard.
+    n_match_hist: Option<Vec<(u32, usize)>>,
+}
+
+/// Counts the coded keys as `params` asks, then frees the key codes.
+fn count_keys(
+    plain: KeyData,
+    matched: Option<NMatch>,
+    matching: Option<KeyData>,
+    weights: Option<&[f64]>,
+    params: &RiskParams,
+) -> KeyCounts {
+    let n_total = plain.n;
+    let wildcard = params.missing == MissingPolicy::Wildcard;
+    let kd_match = matching.as_ref().unwrap_or(&plain);
     let class_policy = if wildcard {
         MissingPolicy::Listwise
     } else {
@@ -1218,7 +1342,6 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         Some(c) if params.per_record => (0..n_total).map(|i| c.k(i)).collect(),
         _ => Vec::new(),
     };
-    let no_classes = || RiskError::Param("the classes were not counted".into());
     // Every class figure comes from the histogram of class sizes, as in [`assess_codes`].
     let sizes = classes
         .as_ref()
@@ -1230,14 +1353,13 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
     );
     let nm: Option<NMatch> = matched.or_else(|| {
         (wildcard || params.with_n_match)
-            .then(|| n_match_rule(kd_match, params.incomplete_pairs, weights.as_deref()))
+            .then(|| n_match_rule(kd_match, params.incomplete_pairs, weights))
     });
-    let t = params.unique_threshold;
     // sdcMicro's freqCalc counts with alpha: fractional f_k and F_k under wildcard.
     let alpha_counts: Option<(Vec<f64>, Option<Vec<f64>>)> = match params.wildcard_alpha {
         Some(a) if wildcard => {
             let exact = classes_of(&plain, MissingPolicy::AsValue);
-            Some(freqcalc_alpha(kd_match, &exact, weights.as_deref(), a))
+            Some(freqcalc_alpha(kd_match, &exact, weights, a))
         }
         _ => None,
     };
@@ -1250,27 +1372,51 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
         .as_ref()
         .filter(|_| wildcard)
         .map(|nm| histogram(nm.n_match.iter().copied()));
-    let (class_summary, wildcard_summary) = if let Some(h) = &n_match_hist {
-        (None, Some(wildcard_summary_of(h, n_total, params)))
+    KeyCounts {
+        classes,
+        k,
+        sizes,
+        nm,
+        alpha_counts,
+        n_match_hist,
+    }
+}
+
+/// The class figures (listwise, as-value) or the wildcard figures, from their histograms.
+fn frequency_summaries(
+    counts: &KeyCounts,
+    n_total: usize,
+    params: &RiskParams,
+) -> Result<(Option<ClassSummary>, Option<WildcardSummary>), RiskError> {
+    if let Some(h) = &counts.n_match_hist {
+        Ok((None, Some(wildcard_summary_of(h, n_total, params))))
     } else {
-        let sc = sizes
+        let sc = counts
+            .sizes
             .as_ref()
             .ok_or_else(|| RiskError::Param("no class sizes".into()))?;
-        (Some(class_summary(sc, n_total, params)), None)
-    };
+        Ok((Some(class_summary(sc, n_total, params)), None))
+    }
+}
 
-    // k-anonymity in records: on n_match under wildcard (sdcMicro's fk with NA keys), else f_k.
+/// k-anonymity in records: on n_match under wildcard (sdcMicro's fk with NA keys), else f_k.
+fn k_anonymity_summary(
+    counts: &KeyCounts,
+    n_total: usize,
+    params: &RiskParams,
+) -> Result<KAnonymitySummary, RiskError> {
+    let wildcard = params.missing == MissingPolicy::Wildcard;
     let ka = params.k_anonymity;
-    let k_anonymity = match (&alpha_counts, &nm, wildcard) {
-        (None, _, false) if let Some(sc) = &sizes => k_anonymity_of(sc, ka),
+    Ok(match (&counts.alpha_counts, &counts.nm, wildcard) {
+        (None, _, false) if let Some(sc) = &counts.sizes => k_anonymity_of(sc, ka),
         (Some((f, _)), _, _) => KAnonymitySummary {
             k: ka,
             below_k: f.iter().filter(|&&x| x < f64::from(ka)).count(),
             at_most_k: f.iter().filter(|&&x| x <= f64::from(ka)).count(),
         },
-        (None, Some(_), true) if let Some(h) = &n_match_hist => n_match_k_anonymity(h, ka),
+        (None, Some(_), true) if let Some(h) = &counts.n_match_hist => n_match_k_anonymity(h, ka),
         _ => {
-            let classes = classes.as_ref().ok_or_else(no_classes)?;
+            let classes = counts.classes.as_ref().ok_or_else(no_classes)?;
             let k = |i: usize| classes.k(i);
             KAnonymitySummary {
                 k: ka,
@@ -1282,33 +1428,131 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
                     .count(),
             }
         }
-    };
+    })
+}
 
+/// Individual risk per record (when the per-record figures or household risk need it) and
+/// the individual and global risk figures.
+struct Risks {
+    /// Individual risk per record; empty when not needed.
+    individual: Vec<Option<f64>>,
+    /// F_k with weights, per record.
+    weighted_k: Option<Vec<Option<f64>>>,
+    /// The records with an individual risk: what global risk divides by under `Counted`.
+    counted: usize,
+    /// The individual and global risk figures.
+    summary: Option<WeightSummary>,
+}
+
+/// Individual risk, per record and summed: from a histogram where one gives the figures, else
+/// from each class's risk (listwise, as-value) or each record's n_match (wildcard).
+fn individual_risks(
+    counts: &KeyCounts,
+    weights: Option<&[f64]>,
+    n_total: usize,
+    params: &RiskParams,
+) -> Result<Risks, RiskError> {
+    let wildcard = params.missing == MissingPolicy::Wildcard;
+    let classes = counts.classes.as_ref();
     // Individual risk 1/f without weights comes from a histogram (of the class sizes, or of
     // n_match under wildcard) on every path, so the figures do not depend on per_record.
-    let from_histogram = match (&weights, &sizes, &alpha_counts, &n_match_hist) {
+    let from_histogram = match (
+        weights,
+        &counts.sizes,
+        &counts.alpha_counts,
+        &counts.n_match_hist,
+    ) {
         (None, Some(sc), _, _) => Some(unweighted_summary(sc, n_total, params)),
         (None, None, None, Some(h)) => Some(n_match_risk_summary(h, n_total, params)),
         _ => None,
     };
     // The per-record risks: for the per-record figures and the household risk, and under
     // wildcard for the summary when no histogram gives it.
-    let need_records = params.per_record || params.group.is_some();
-    let need_individual = need_records || (wildcard && from_histogram.is_none());
+    let records = params.per_record || params.group.is_some();
+    let need = RisksNeeded {
+        records,
+        individual: records || (wildcard && from_histogram.is_none()),
+    };
     // Outside wildcard every record of a class has its class's risk: computed once per class,
     // the summary comes from the classes (the same sums, in record order, and the same levels
     // as from the per-record risks) and the per-record risks only when asked for.
-    let class_risks: Option<ClassRisks> = match &classes {
-        Some(c) if !wildcard && (need_records || from_histogram.is_none()) => {
-            Some(ClassRisks::of(c, weights.as_deref()))
+    let class_risks: Option<ClassRisks> = match classes {
+        Some(c) if !wildcard && (need.records || from_histogram.is_none()) => {
+            Some(ClassRisks::of(c, weights))
         }
         _ => None,
     };
-
     // Under wildcard every record has a risk (n_match ≥ 1): made once, as plain numbers, and
     // made per-record options only for the per-record figures.
-    let wild_risks: Option<Vec<f64>> = match (&alpha_counts, &nm) {
-        _ if !(wildcard && need_individual) => None,
+    let wild_risks: Option<Vec<f64>> = if wildcard && need.individual {
+        wildcard_risks(counts, n_total)
+    } else {
+        None
+    };
+    let (individual, weighted_k) =
+        per_record_risks(counts, class_risks.as_ref(), wild_risks.as_deref(), need)?;
+    let counted = match classes {
+        Some(c) if !wildcard => n_total - c.n_deleted,
+        _ if wild_risks.is_some() => n_total,
+        _ => individual.iter().filter(|r| r.is_some()).count(),
+    };
+    let summary = if let Some(w) = from_histogram {
+        Some(w)
+    } else if let (Some(cr), Some(classes)) = (&class_risks, classes) {
+        Some(cr.summary(classes, params, weights.is_some()))
+    } else {
+        let from_records: Vec<f64>;
+        let risks: &[f64] = match &wild_risks {
+            Some(r) => r,
+            None => {
+                from_records = individual.iter().flatten().copied().collect();
+                &from_records
+            }
+        };
+        Some(record_risks_summary(
+            risks,
+            counted,
+            n_total,
+            params,
+            weights.is_some(),
+        ))
+    };
+    drop(wild_risks);
+    Ok(Risks {
+        individual,
+        weighted_k,
+        counted,
+        summary,
+    })
+}
+
+/// The individual and global risk figures of the records' `risks` (summed in record order).
+fn record_risks_summary(
+    risks: &[f64],
+    counted: usize,
+    n_total: usize,
+    params: &RiskParams,
+    weighted: bool,
+) -> WeightSummary {
+    // Summed in record order.
+    let sum: f64 = risks.iter().sum();
+    risk_levels_summary(&levels_of(risks), sum, counted, n_total, params, weighted)
+}
+
+/// Which per-record risks an assessment needs.
+#[derive(Debug, Clone, Copy)]
+struct RisksNeeded {
+    /// The per-record risks are reported or feed household risk.
+    records: bool,
+    /// Individual risks are computed record by record (for the above, or under wildcard for
+    /// the summary when no histogram gives it).
+    individual: bool,
+}
+
+/// The individual risk of every record under wildcard, from sdcMicro's alpha counts or n_match
+/// (with F_k when weighted).
+fn wildcard_risks(counts: &KeyCounts, n_total: usize) -> Option<Vec<f64>> {
+    match (&counts.alpha_counts, &counts.nm) {
         (Some((f, big)), _) => Some(
             (0..n_total)
                 .into_par_iter()
@@ -1331,25 +1575,35 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
                 .collect(),
         ),
         _ => None,
-    };
+    }
+}
+
+/// Individual risk per record, and F_k with weights per record.
+type PerRecordRisks = (Vec<Option<f64>>, Option<Vec<Option<f64>>>);
+
+/// Individual risk, and F_k with weights, per record (empty when not needed).
+fn per_record_risks(
+    counts: &KeyCounts,
+    class_risks: Option<&ClassRisks>,
+    wild_risks: Option<&[f64]>,
+    need: RisksNeeded,
+) -> Result<PerRecordRisks, RiskError> {
     // F_k with weights under wildcard.
-    let wild_big: Option<&[f64]> = match (&alpha_counts, &nm) {
+    let wild_big: Option<&[f64]> = match (&counts.alpha_counts, &counts.nm) {
         (Some((_, big)), _) => big.as_deref(),
         (None, Some(nm)) => nm.weighted.as_deref(),
         _ => None,
     };
-
-    // Individual risk, and F_k with weights, per record.
-    let (individual, weighted_k): (Vec<Option<f64>>, Option<Vec<Option<f64>>>) = match &wild_risks {
-        _ if !need_individual => (Vec::new(), None),
-        Some(r) if need_records => (
+    Ok(match wild_risks {
+        _ if !need.individual => (Vec::new(), None),
+        Some(r) if need.records => (
             r.par_iter().map(|&x| Some(x)).collect(),
             wild_big.map(|b| b.par_iter().map(|&x| Some(x)).collect()),
         ),
         Some(_) => (Vec::new(), None),
         None => {
-            let classes = classes.as_ref().ok_or_else(no_classes)?;
-            let cr = class_risks.as_ref().ok_or_else(no_classes)?;
+            let classes = counts.classes.as_ref().ok_or_else(no_classes)?;
+            let cr = class_risks.ok_or_else(no_classes)?;
             let per_class = |v: &[f64]| -> Vec<Option<f64>> {
                 classes
                     .class_of
@@ -1359,164 +1613,145 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
             };
             (per_class(&cr.risk), cr.big.as_deref().map(per_class))
         }
-    };
-    let counted = match &classes {
-        Some(c) if !wildcard => n_total - c.n_deleted,
-        _ if wild_risks.is_some() => n_total,
-        _ => individual.iter().filter(|r| r.is_some()).count(),
-    };
-    let weight_summary = if let Some(w) = from_histogram {
-        Some(w)
-    } else if let (Some(cr), Some(classes)) = (&class_risks, &classes) {
-        Some(cr.summary(classes, params, weights.is_some()))
-    } else {
-        let from_records: Vec<f64>;
-        let risks: &[f64] = match &wild_risks {
-            Some(r) => r,
-            None => {
-                from_records = individual.iter().flatten().copied().collect();
-                &from_records
-            }
-        };
-        // Summed in record order.
-        let sum: f64 = risks.iter().sum();
-        Some(risk_levels_summary(
-            &levels_of(risks),
-            sum,
-            counted,
-            n_total,
-            params,
-            weights.is_some(),
-        ))
-    };
-    drop(wild_risks);
+    })
+}
 
-    let household = params
-        .group
-        .as_deref()
-        .map(|g| -> Result<(Vec<f64>, usize), RiskError> {
-            let col = column(g)?;
-            if col.missing_count() > 0 {
-                let row = (0..n_total).find(|&i| col.is_missing(i)).unwrap_or(0);
-                return Err(RiskError::Column {
-                    file: file.clone(),
-                    column: g.into(),
-                    message: format!(
-                        "record {} has no household id; every record needs one",
-                        row + 1
-                    ),
-                });
-            }
-            let d = KeyCodes::dense(col, SetCoding::Whole);
-            let mut seen = vec![false; d.card as usize];
-            for &c in &d.codes {
-                if let Some(x) = seen.get_mut(c as usize) {
-                    *x = true;
-                }
-            }
-            let households = seen.iter().filter(|&&x| x).count();
-            Ok((household_risk(&individual, &d.codes), households))
-        })
-        .transpose()?;
-    let household_summary = household.as_ref().map(|(h, households)| {
-        // Counted: the records with an individual risk (under listwise the complete ones; a
-        // record deleted there still shares its household's risk, but is not summed). All:
-        // every record, as sdcMicro's measure_hierarchical.
-        let (sum, denominator): (f64, usize) = match params.global_risk_denominator {
-            GlobalRiskDenominator::Counted => (
-                h.iter()
-                    .zip(&individual)
-                    .filter(|(_, r)| r.is_some())
-                    .map(|(x, _)| x)
-                    .sum(),
-                counted,
+/// Household risk per record and its figures, when a group column is given.
+fn household_risks(
+    table: Option<&Table>,
+    risks: &Risks,
+    n_total: usize,
+    file: &str,
+    params: &RiskParams,
+) -> Result<(Option<Vec<f64>>, Option<HouseholdSummary>), RiskError> {
+    let Some(g) = params.group.as_deref() else {
+        return Ok((None, None));
+    };
+    let col = named_column(table, g)?;
+    if col.missing_count() > 0 {
+        let row = (0..n_total).find(|&i| col.is_missing(i)).unwrap_or(0);
+        return Err(RiskError::Column {
+            file: file.to_string(),
+            column: g.into(),
+            message: format!(
+                "record {} has no household id; every record needs one",
+                row + 1
             ),
-            GlobalRiskDenominator::All => (h.iter().sum(), n_total),
-        };
-        HouseholdSummary {
-            expected_reidentifications: sum,
-            global_risk: if denominator > 0 {
-                sum / denominator as f64
-            } else {
-                0.0
-            },
-            denominator: params.global_risk_denominator,
-            households: *households,
-            max_risk: h.iter().copied().fold(0.0, f64::max),
+        });
+    }
+    let d = KeyCodes::dense(col, SetCoding::Whole);
+    let mut seen = vec![false; d.card as usize];
+    for &c in &d.codes {
+        if let Some(x) = seen.get_mut(c as usize) {
+            *x = true;
         }
-    });
-    let household = household.map(|(h, _)| h);
+    }
+    let households = seen.iter().filter(|&&x| x).count();
+    let h = household_risk(&risks.individual, &d.codes);
+    let summary = household_summary(&h, households, risks, n_total, params);
+    Ok((Some(h), Some(summary)))
+}
 
-    let mut recursive_cl: Option<Vec<Option<u32>>> = None;
-    let (l_distinct, l_entropy, diversity) = match params.sensitive.as_deref() {
-        None => (None, None, None),
-        Some(s) => {
-            let col = column(s)?;
-            let d = KeyCodes::dense(col, SetCoding::Whole);
-            let sens: Vec<Option<u32>> = d
-                .codes
-                .iter()
-                .map(|&c| (c != MISSING).then_some(c))
-                .collect();
-            let classes = classes.as_ref().ok_or_else(no_classes)?;
-            let (distinct, entropy) = l_diversity(&classes.class_of, classes.sizes.len(), &sens);
-            let per: Vec<Option<u32>> = classes
-                .class_of
-                .iter()
-                .map(|&c| (c != DELETED).then(|| distinct[c as usize]))
-                .collect();
-            let summary = (!distinct.is_empty()).then(|| DiversitySummary {
-                l_distinct_min: distinct.iter().copied().min().unwrap_or(0),
-                l_entropy_min: entropy.iter().copied().fold(f64::INFINITY, f64::min),
-                classes_l1: distinct.iter().filter(|&&l| l == 1).count(),
-                records_l1: per.iter().filter(|l| **l == Some(1)).count(),
-            });
-            let per_entropy: Vec<Option<f64>> = classes
-                .class_of
-                .iter()
-                .map(|&c| (c != DELETED).then(|| entropy[c as usize]))
-                .collect();
-            recursive_cl = params.recursive_cl.map(|(c, l)| {
-                let ok =
-                    recursive_cl_diversity(&classes.class_of, classes.sizes.len(), &sens, c, l);
-                classes
-                    .class_of
-                    .iter()
-                    .map(|&k| (k != DELETED).then(|| u32::from(ok[k as usize])))
-                    .collect::<Vec<Option<u32>>>()
-            });
-            (Some(per), Some(per_entropy), summary)
-        }
+/// The household figures from each record's household risk `h`.
+fn household_summary(
+    h: &[f64],
+    households: usize,
+    risks: &Risks,
+    n_total: usize,
+    params: &RiskParams,
+) -> HouseholdSummary {
+    // Counted: the records with an individual risk (under listwise the complete ones; a
+    // record deleted there still shares its household's risk, but is not summed). All:
+    // every record, as sdcMicro's measure_hierarchical.
+    let (sum, denominator): (f64, usize) = match params.global_risk_denominator {
+        GlobalRiskDenominator::Counted => (
+            h.iter()
+                .zip(&risks.individual)
+                .filter(|(_, r)| r.is_some())
+                .map(|(x, _)| x)
+                .sum(),
+            risks.counted,
+        ),
+        GlobalRiskDenominator::All => (h.iter().sum(), n_total),
     };
-
-    let bender_r = bender_r_of(params, class_summary.as_ref(), n_total, &file)?;
-
-    Ok(Assessment {
-        summary: Summary {
-            policy: params.missing,
-            keys: params.keys.clone(),
-            n_total,
-            unique_threshold: t,
-            classes: class_summary,
-            wildcard: wildcard_summary,
-            k_anonymity,
-            weights: weight_summary,
-            household: household_summary,
-            diversity,
-            bender_r,
+    HouseholdSummary {
+        expected_reidentifications: sum,
+        global_risk: if denominator > 0 {
+            sum / denominator as f64
+        } else {
+            0.0
         },
-        records: RecordRisk {
-            k,
-            n_match: nm.map(|m| m.n_match),
-            individual_risk: individual,
-            weighted_k,
-            n_match_alpha: alpha_counts.map(|(f, _)| f),
-            household_risk: household,
-            l_distinct,
-            l_entropy,
-            recursive_cl,
-        },
-        warnings,
+        denominator: params.global_risk_denominator,
+        households,
+        max_risk: h.iter().copied().fold(0.0, f64::max),
+    }
+}
+
+/// ℓ-diversity of the sensitive column, per record and over the classes, and recursive
+/// (c, ℓ)-diversity; all `None` without a sensitive column.
+struct Diversity {
+    /// Distinct ℓ of each record's class.
+    l_distinct: Option<Vec<Option<u32>>>,
+    /// Entropy ℓ of each record's class.
+    l_entropy: Option<Vec<Option<f64>>>,
+    /// The file's figures.
+    summary: Option<DiversitySummary>,
+    /// Whether each record's class is recursive (c, ℓ)-diverse (1) or not (0).
+    recursive_cl: Option<Vec<Option<u32>>>,
+}
+
+/// ℓ-diversity of the sensitive column over `classes`, when a sensitive column is given.
+fn sensitive_diversity(
+    table: Option<&Table>,
+    classes: Option<&Classes>,
+    params: &RiskParams,
+) -> Result<Diversity, RiskError> {
+    let Some(s) = params.sensitive.as_deref() else {
+        return Ok(Diversity {
+            l_distinct: None,
+            l_entropy: None,
+            summary: None,
+            recursive_cl: None,
+        });
+    };
+    let col = named_column(table, s)?;
+    let d = KeyCodes::dense(col, SetCoding::Whole);
+    let sens: Vec<Option<u32>> = d
+        .codes
+        .iter()
+        .map(|&c| (c != MISSING).then_some(c))
+        .collect();
+    let classes = classes.ok_or_else(no_classes)?;
+    let (distinct, entropy) = l_diversity(&classes.class_of, classes.sizes.len(), &sens);
+    let per: Vec<Option<u32>> = classes
+        .class_of
+        .iter()
+        .map(|&c| (c != DELETED).then(|| distinct[c as usize]))
+        .collect();
+    let summary = (!distinct.is_empty()).then(|| DiversitySummary {
+        l_distinct_min: distinct.iter().copied().min().unwrap_or(0),
+        l_entropy_min: entropy.iter().copied().fold(f64::INFINITY, f64::min),
+        classes_l1: distinct.iter().filter(|&&l| l == 1).count(),
+        records_l1: per.iter().filter(|l| **l == Some(1)).count(),
+    });
+    let per_entropy: Vec<Option<f64>> = classes
+        .class_of
+        .iter()
+        .map(|&c| (c != DELETED).then(|| entropy[c as usize]))
+        .collect();
+    let recursive_cl = params.recursive_cl.map(|(c, l)| {
+        let ok = recursive_cl_diversity(&classes.class_of, classes.sizes.len(), &sens, c, l);
+        classes
+            .class_of
+            .iter()
+            .map(|&k| (k != DELETED).then(|| u32::from(ok[k as usize])))
+            .collect::<Vec<Option<u32>>>()
+    });
+    Ok(Diversity {
+        l_distinct: Some(per),
+        l_entropy: Some(per_entropy),
+        summary,
+        recursive_cl,
     })
 }
 

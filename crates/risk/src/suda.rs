@@ -83,11 +83,11 @@ use intruder_data::Table;
 use intruder_data::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
 use serde_json::{Value, json};
 
-use crate::classes::{DELETED, classes_of};
+use crate::classes::{Classes, DELETED, classes_of};
 use crate::error::RiskError;
 use intruder_data::keys::tuple_ids;
 
-use crate::keys::{MISSING, MissingPolicy, SetMatch, key_data};
+use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch, key_data};
 
 /// Default upper bound on the search's worst-case work (records × key subsets visited) before
 /// [`suda2`] refuses to start.
@@ -487,6 +487,51 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
     let att = params.keys.len();
     let m = params.max_msu_size.unwrap_or(att).min(att);
     let n = table.nrows();
+    check_cost(n, att, m, params)?;
+    let kd = key_data(table, &params.keys, params.set_match, false)?;
+    let classes = classes_of(&kd, params.missing);
+    let as_value = params.missing == MissingPolicy::AsValue;
+    let tuples = Tuples::of(&kd, &classes, as_value);
+    // sdcMicro's rule: a record keeps only the MSUs free of its missing keys (under as-value
+    // the missing code is 0).
+    let drop_missing = params.drop_msus_with_missing && as_value;
+    let msus = tuple_msus(&tuples, m, drop_missing);
+    let weights: Vec<f64> = (0..=att).map(|k| msu_weight(k, att, m)).collect();
+    let mut msus_by_size = vec![0u64; m];
+    for &mk in &msus.masks {
+        msus_by_size[mk.count_ones() as usize - 1] += 1;
+    }
+    let scores = record_scores(&tuples, &msus, &classes, &weights);
+    let dis = dis_scores(&scores.score, &tuples.mult, att, params.dis_fraction);
+    let credits = Credits::of(&tuples, &msus, &weights, &kd.card);
+    let key_contributions = credits.key_contributions(&scores.tuple_score, &tuples.mult);
+    let level_contributions =
+        level_contributions(table, params, &tuples, &classes, &credits, drop_missing)?;
+
+    Ok(Suda2 {
+        keys: params.keys.clone(),
+        policy: params.missing,
+        drop_msus_with_missing: drop_missing,
+        max_msu_size: m,
+        n_total: n,
+        n_deleted: classes.n_deleted,
+        sample_uniques: dis.sample_uniques,
+        pair_records: dis.pair_records,
+        dis: dis.dis,
+        dis_fraction: params.dis_fraction,
+        score: scores.score,
+        dis_score: dis.dis_score,
+        msu_offsets: scores.msu_offsets,
+        msu_masks: scores.msu_masks,
+        msus_by_size,
+        key_contributions,
+        level_contributions,
+    })
+}
+
+/// Refuses a search whose estimated work ([`suda2_cost`]) is over the parameters' limit,
+/// suggesting an MSU size that fits.
+fn check_cost(n: usize, att: usize, m: usize, params: &Suda2Params) -> Result<(), RiskError> {
     let cost = suda2_cost(n, att, m);
     if cost > params.cost_limit {
         let fit = (1..=m)
@@ -505,43 +550,99 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
             params.cost_limit
         )));
     }
-    let kd = key_data(table, &params.keys, params.set_match, false)?;
-    let classes = classes_of(&kd, params.missing);
+    Ok(())
+}
 
-    // Distinct tuples: class id = tuple id; multiplicity = class size.
-    let nt = classes.sizes.len();
-    let mut rep = vec![u32::MAX; nt];
-    for (i, &c) in classes.class_of.iter().enumerate() {
-        if c != DELETED && rep[c as usize] == u32::MAX {
-            rep[c as usize] = i as u32;
+/// The digit of key code `c` in a tuple: 0 for missing, the code shifted by one under
+/// as-value (where 0 is missing's own value).
+fn key_digit(c: u32, as_value: bool) -> u32 {
+    if c == MISSING {
+        0
+    } else {
+        c + u32::from(as_value)
+    }
+}
+
+/// The distinct key tuples of a file (class id = tuple id before renumbering; multiplicity =
+/// class size), renumbered in lexicographic order of their values in search order.
+struct Tuples {
+    /// `perm[i]` is the key searched i-th.
+    perm: Vec<usize>,
+    /// A record carrying each tuple.
+    rep: Vec<u32>,
+    /// Records carrying each tuple.
+    mult: Vec<u32>,
+    /// The tuple of each class.
+    tuple_of_class: Vec<u32>,
+    /// `vals[v][t]`: the digit ([`key_digit`]) of key `v` (the caller's order) in tuple `t`.
+    vals: Vec<Vec<u32>>,
+}
+
+impl Tuples {
+    /// The tuples of `classes` of the keys `kd`.
+    fn of(kd: &KeyData, classes: &Classes, as_value: bool) -> Tuples {
+        // Distinct tuples: class id = tuple id; multiplicity = class size.
+        let nt = classes.sizes.len();
+        let mut rep = vec![u32::MAX; nt];
+        for (i, &c) in classes.class_of.iter().enumerate() {
+            if c != DELETED && rep[c as usize] == u32::MAX {
+                rep[c as usize] = i as u32;
+            }
+        }
+        let perm = search_order(kd, &rep, as_value);
+        let order = lexicographic_order(kd, &rep, &perm, as_value);
+        let mut tuple_of_class = vec![0u32; nt];
+        for (k, &c) in order.iter().enumerate() {
+            tuple_of_class[c as usize] = k as u32;
+        }
+        let rep: Vec<u32> = order.iter().map(|&c| rep[c as usize]).collect();
+        let mult: Vec<u32> = order.iter().map(|&c| classes.sizes[c as usize]).collect();
+        let vals: Vec<Vec<u32>> = kd
+            .codes
+            .iter()
+            .map(|codes| {
+                rep.iter()
+                    .map(|&r| key_digit(codes[r as usize], as_value))
+                    .collect()
+            })
+            .collect();
+        Tuples {
+            perm,
+            rep,
+            mult,
+            tuple_of_class,
+            vals,
         }
     }
-    let as_value = params.missing == MissingPolicy::AsValue;
-    let digit = |c: u32| {
-        if c == MISSING {
-            0
-        } else {
-            c + u32::from(as_value)
-        }
-    };
-    // The search runs over the keys by decreasing number of categories (high-cardinality keys
-    // first split classes early, so fewer records stay in the partitions); `perm[i]` is the
-    // key searched i-th. Tuples are renumbered in lexicographic order of their values in that
-    // key order (LSD counting sort).
+}
+
+/// The order the search runs over the keys: by decreasing number of categories among the
+/// tuples (high-cardinality keys first split classes early, so fewer records stay in the
+/// partitions), ties by key; `rep` holds a record of each tuple.
+fn search_order(kd: &KeyData, rep: &[u32], as_value: bool) -> Vec<usize> {
+    let digit = |c: u32| key_digit(c, as_value);
     let distinct: Vec<usize> = kd
         .codes
         .iter()
         .zip(&kd.card)
         .map(|(codes, &card)| {
             let mut seen = vec![false; card as usize + 2];
-            for &r in &rep {
+            for &r in rep {
                 seen[digit(codes[r as usize]) as usize] = true;
             }
             seen.iter().filter(|&&b| b).count()
         })
         .collect();
-    let mut perm: Vec<usize> = (0..att).collect();
+    let mut perm: Vec<usize> = (0..kd.codes.len()).collect();
     perm.sort_by_key(|&v| (std::cmp::Reverse(distinct[v]), v));
+    perm
+}
+
+/// The tuples (by class id) in lexicographic order of their values with the keys in `perm`'s
+/// order (LSD counting sort); `rep` holds a record of each tuple.
+fn lexicographic_order(kd: &KeyData, rep: &[u32], perm: &[usize], as_value: bool) -> Vec<u32> {
+    let digit = |c: u32| key_digit(c, as_value);
+    let nt = rep.len();
     let mut order: Vec<u32> = (0..nt as u32).collect();
     for &v in perm.iter().rev() {
         let (codes, card) = (&kd.codes[v], kd.card[v]);
@@ -560,49 +661,73 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         }
         order = next;
     }
-    let mut tuple_of_class = vec![0u32; nt];
-    for (k, &c) in order.iter().enumerate() {
-        tuple_of_class[c as usize] = k as u32;
+    order
+}
+
+/// The MSUs of every tuple as key masks (bit `v` = key `v` in the caller's order), by size then
+/// mask.
+struct TupleMsus {
+    /// Every tuple's MSUs, one after the other.
+    masks: Vec<u64>,
+    /// The MSUs of tuple `t` are `masks[off[t]..off[t + 1]]`.
+    off: Vec<u64>,
+}
+
+impl TupleMsus {
+    /// The MSUs of tuple `t`.
+    fn of(&self, t: usize) -> &[u64] {
+        &self.masks[self.off[t] as usize..self.off[t + 1] as usize]
     }
-    let rep: Vec<u32> = order.iter().map(|&c| rep[c as usize]).collect();
-    let mult: Vec<u32> = order.iter().map(|&c| classes.sizes[c as usize]).collect();
-    let mult = &mult;
-    let tuple = |i: usize| tuple_of_class[classes.class_of[i] as usize] as usize;
-    let vals: Vec<Vec<u32>> = kd
-        .codes
-        .iter()
-        .map(|codes| rep.iter().map(|&r| digit(codes[r as usize])).collect())
-        .collect();
-    let searched: Vec<Vec<u32>> = perm.iter().map(|&v| vals[v].clone()).collect();
-    let (cand_off, mut cands) = search(&searched, mult, m);
+}
+
+/// Searches the MSUs of the tuples up to size `m`: the minimal candidates of each tuple, in
+/// the caller's key order, without those holding one of the tuple's missing keys when
+/// `drop_missing`.
+fn tuple_msus(tuples: &Tuples, m: usize, drop_missing: bool) -> TupleMsus {
+    let (att, nt) = (tuples.vals.len(), tuples.mult.len());
+    let vals = &tuples.vals;
+    let searched: Vec<Vec<u32>> = tuples.perm.iter().map(|&v| vals[v].clone()).collect();
+    let (cand_off, mut cands) = search(&searched, &tuples.mult, m);
     drop(searched);
-    // Per tuple, in parallel: back to the caller's key order, sorted by size then mask, and
-    // the minimal candidates (the MSUs) moved to the front of the tuple's slice.
+    let kept_len = minimal_candidates(&mut cands, &cand_off, &tuples.perm);
+    let mut per_tuple_off = vec![0u64; nt + 1];
+    let mut masks: Vec<u64> = Vec::with_capacity(kept_len.iter().sum());
+    for t in 0..nt {
+        let start = cand_off[t] as usize;
+        let kept = &cands[start..start + kept_len[t]];
+        if drop_missing {
+            let missing = (0..att)
+                .filter(|&v| vals[v][t] == 0)
+                .fold(0u64, |m, v| m | 1 << v);
+            masks.extend(kept.iter().copied().filter(|&mk| mk & missing == 0));
+        } else {
+            masks.extend_from_slice(kept);
+        }
+        per_tuple_off[t + 1] = masks.len() as u64;
+    }
+    drop(cands);
+    TupleMsus {
+        masks,
+        off: per_tuple_off,
+    }
+}
+
+/// Per tuple, in parallel: the candidates `cands[cand_off[t]..cand_off[t + 1]]` back in the
+/// caller's key order, sorted by size then mask, and the minimal ones (the MSUs) moved to the
+/// front of the tuple's slice; returns how many each tuple keeps.
+fn minimal_candidates(cands: &mut [u64], cand_off: &[u64], perm: &[usize]) -> Vec<usize> {
+    let nt = cand_off.len() - 1;
     let mut groups: Vec<&mut [u64]> = Vec::with_capacity(nt);
     {
-        let mut rest = cands.as_mut_slice();
+        let mut rest = cands;
         for t in 0..nt {
             let (head, tail) = rest.split_at_mut((cand_off[t + 1] - cand_off[t]) as usize);
             groups.push(head);
             rest = tail;
         }
     }
-    // Bit i of a searched mask is key perm[i]: one lookup table per byte of the mask.
-    let remap: Vec<[u64; 256]> = (0..att.div_ceil(8))
-        .map(|b| {
-            let mut table = [0u64; 256];
-            for (x, out) in table.iter_mut().enumerate() {
-                for bit in 0..8 {
-                    let i = 8 * b + bit;
-                    if x >> bit & 1 == 1 && i < att {
-                        *out |= 1 << perm[i];
-                    }
-                }
-            }
-            table
-        })
-        .collect();
-    let kept_len: Vec<usize> = groups
+    let remap = mask_remap(perm);
+    groups
         .par_iter_mut()
         .map(|g| {
             for mk in g.iter_mut() {
@@ -623,36 +748,49 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
             }
             kept
         })
-        .collect();
-    drop(groups);
-    let mut per_tuple_off = vec![0u64; nt + 1];
-    let mut masks: Vec<u64> = Vec::with_capacity(kept_len.iter().sum());
-    // sdcMicro's rule: a record keeps only the MSUs free of its missing keys (under as-value
-    // the missing code is 0).
-    let drop_missing = params.drop_msus_with_missing && as_value;
-    for t in 0..nt {
-        let start = cand_off[t] as usize;
-        let kept = &cands[start..start + kept_len[t]];
-        if drop_missing {
-            let missing = (0..att)
-                .filter(|&v| vals[v][t] == 0)
-                .fold(0u64, |m, v| m | 1 << v);
-            masks.extend(kept.iter().copied().filter(|&mk| mk & missing == 0));
-        } else {
-            masks.extend_from_slice(kept);
-        }
-        per_tuple_off[t + 1] = masks.len() as u64;
-    }
-    drop(cands);
+        .collect()
+}
 
-    let weights: Vec<f64> = (0..=att).map(|k| msu_weight(k, att, m)).collect();
-    let mut msus_by_size = vec![0u64; m];
-    for &mk in &masks {
-        msus_by_size[mk.count_ones() as usize - 1] += 1;
-    }
+/// Bit i of a searched mask is key perm[i]: one lookup table per byte of the mask, giving the
+/// byte's bits in the caller's key order.
+fn mask_remap(perm: &[usize]) -> Vec<[u64; 256]> {
+    let att = perm.len();
+    (0..att.div_ceil(8))
+        .map(|b| {
+            let mut table = [0u64; 256];
+            for (x, out) in table.iter_mut().enumerate() {
+                for bit in 0..8 {
+                    let i = 8 * b + bit;
+                    if x >> bit & 1 == 1 && i < att {
+                        *out |= 1 << perm[i];
+                    }
+                }
+            }
+            table
+        })
+        .collect()
+}
+
+/// The SUDA scores of the tuples and the records, and each record's MSUs.
+struct Scores {
+    /// Score of each tuple (Σ of its MSUs' weights).
+    tuple_score: Vec<f64>,
+    /// Score of each record (`None`: not counted; 0 unless the record is unique).
+    score: Vec<Option<f64>>,
+    /// The MSUs of record `i` are `msu_masks[msu_offsets[i]..msu_offsets[i + 1]]`.
+    msu_offsets: Vec<u64>,
+    /// Every unique record's MSUs, one after the other.
+    msu_masks: Vec<u64>,
+}
+
+/// Scores the tuples and the records with the MSU weights `weights` (by MSU size).
+fn record_scores(tuples: &Tuples, msus: &TupleMsus, classes: &Classes, weights: &[f64]) -> Scores {
+    let (nt, n) = (tuples.mult.len(), classes.class_of.len());
+    let mult = &tuples.mult;
+    let tuple = |i: usize| tuples.tuple_of_class[classes.class_of[i] as usize] as usize;
     let tuple_score: Vec<f64> = (0..nt)
         .map(|t| {
-            masks[per_tuple_off[t] as usize..per_tuple_off[t + 1] as usize]
+            msus.of(t)
                 .iter()
                 // From +0: an empty f64 sum is −0, which would print as "-0" for a unique record
                 // whose every MSU held a missing key.
@@ -663,7 +801,7 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
     // Per record.
     let mut msu_offsets = Vec::with_capacity(n + 1);
     msu_offsets.push(0u64);
-    let mut msu_masks = Vec::with_capacity(masks.len());
+    let mut msu_masks = Vec::with_capacity(msus.masks.len());
     let mut score = Vec::with_capacity(n);
     for (i, &c) in classes.class_of.iter().enumerate() {
         if c == DELETED {
@@ -671,18 +809,37 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
         } else {
             let t = tuple(i);
             if mult[t] == 1 {
-                msu_masks.extend_from_slice(
-                    &masks[per_tuple_off[t] as usize..per_tuple_off[t + 1] as usize],
-                );
+                msu_masks.extend_from_slice(msus.of(t));
             }
             score.push(Some(if mult[t] == 1 { tuple_score[t] } else { 0.0 }));
         }
         msu_offsets.push(msu_masks.len() as u64);
     }
+    Scores {
+        tuple_score,
+        score,
+        msu_offsets,
+        msu_masks,
+    }
+}
 
+/// The DIS probability of the file and the DIS-SUDA score of each record.
+struct Dis {
+    /// Sample-unique records (U).
+    sample_uniques: usize,
+    /// Records in classes of size 2 (P).
+    pair_records: usize,
+    /// `U·f / (U·f + P·(1−f))`; `None` without uniques or pairs.
+    dis: Option<f64>,
+    /// Each record's DIS-SUDA score.
+    dis_score: Vec<Option<f64>>,
+}
+
+/// The DIS probability with fraction `f` and the DIS-SUDA scores of records scored `score`
+/// over `att` keys; `mult` holds the tuples' multiplicities.
+fn dis_scores(score: &[Option<f64>], mult: &[u32], att: usize, f: f64) -> Dis {
     let u = mult.iter().filter(|&&s| s == 1).count();
     let pairs = 2 * mult.iter().filter(|&&s| s == 2).count();
-    let f = params.dis_fraction;
     let dis = (u + pairs > 0).then(|| u as f64 * f / (u as f64 * f + pairs as f64 * (1.0 - f)));
     let q = 1.0 + (8.0 - att as f64) / 20.0;
     let adj: f64 = score
@@ -703,48 +860,92 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
             })
         })
         .collect();
+    Dis {
+        sample_uniques: u,
+        pair_records: pairs,
+        dis,
+        dis_score,
+    }
+}
 
-    // Contributions.
-    let mut credit_total = vec![0.0f64; att];
-    let mut credit_level: Vec<Vec<f64>> =
-        kd.card.iter().map(|&c| vec![0.0; c as usize + 1]).collect();
-    for t in 0..nt {
-        if mult[t] != 1 {
-            continue;
-        }
-        for &mk in &masks[per_tuple_off[t] as usize..per_tuple_off[t + 1] as usize] {
-            let w = weights[mk.count_ones() as usize];
-            for v in 0..att {
-                if mk >> v & 1 == 1 {
-                    credit_total[v] += w;
-                    credit_level[v][vals[v][t] as usize] += w;
+/// The weights the unique tuples' MSUs credit to each key and to each level of each key.
+struct Credits {
+    /// Credit of each key.
+    total: Vec<f64>,
+    /// `level[v][x]`: credit of digit `x` of key `v`.
+    level: Vec<Vec<f64>>,
+}
+
+impl Credits {
+    /// The credits of the MSUs of the unique tuples, with MSU weights `weights` (by size) and
+    /// `card` categories per key.
+    fn of(tuples: &Tuples, msus: &TupleMsus, weights: &[f64], card: &[u32]) -> Credits {
+        let (att, nt) = (tuples.vals.len(), tuples.mult.len());
+        let (mult, vals) = (&tuples.mult, &tuples.vals);
+        let mut credit_total = vec![0.0f64; att];
+        let mut credit_level: Vec<Vec<f64>> =
+            card.iter().map(|&c| vec![0.0; c as usize + 1]).collect();
+        for t in 0..nt {
+            if mult[t] != 1 {
+                continue;
+            }
+            for &mk in msus.of(t) {
+                let w = weights[mk.count_ones() as usize];
+                for v in 0..att {
+                    if mk >> v & 1 == 1 {
+                        credit_total[v] += w;
+                        credit_level[v][vals[v][t] as usize] += w;
+                    }
                 }
             }
         }
+        Credits {
+            total: credit_total,
+            level: credit_level,
+        }
     }
-    let total_score: f64 = tuple_score
-        .iter()
-        .zip(mult)
-        .filter(|(_, m)| **m == 1)
-        .map(|(s, _)| s)
-        .sum();
-    let key_contributions = credit_total
-        .iter()
-        .map(|&c| {
-            if total_score > 0.0 {
-                100.0 * c / total_score
-            } else {
-                0.0
-            }
-        })
-        .collect();
+
+    /// Percent of the total score of the unique tuples credited to each key.
+    fn key_contributions(&self, tuple_score: &[f64], mult: &[u32]) -> Vec<f64> {
+        let total_score: f64 = tuple_score
+            .iter()
+            .zip(mult)
+            .filter(|(_, m)| **m == 1)
+            .map(|(s, _)| s)
+            .sum();
+        self.total
+            .iter()
+            .map(|&c| {
+                if total_score > 0.0 {
+                    100.0 * c / total_score
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    }
+}
+
+/// Percent of each key's credit given to each of its levels, labelled from the table, levels
+/// in natural order (sdcMicro's `attribute_level_contributions`).
+fn level_contributions(
+    table: &Table,
+    params: &Suda2Params,
+    tuples: &Tuples,
+    classes: &Classes,
+    credits: &Credits,
+    drop_missing: bool,
+) -> Result<Vec<LevelContribution>, RiskError> {
+    let (credit_total, credit_level) = (&credits.total, &credits.level);
+    let vals = &tuples.vals;
+    let tuple = |i: usize| tuples.tuple_of_class[classes.class_of[i] as usize] as usize;
     let mut level_contributions = Vec::new();
     for (v, name) in params.keys.iter().enumerate() {
         let col = table.column(name)?;
         // Label of each code: from a record carrying it.
         let mut label: Vec<Option<String>> = vec![None; credit_level[v].len()];
         let mut seen = vec![false; credit_level[v].len()];
-        for &r in &rep {
+        for &r in &tuples.rep {
             let code = vals[v][tuple(r as usize)] as usize;
             if drop_missing && code == 0 {
                 continue;
@@ -779,26 +980,7 @@ pub fn suda2(table: &Table, params: &Suda2Params) -> Result<Suda2, RiskError> {
             });
         }
     }
-
-    Ok(Suda2 {
-        keys: params.keys.clone(),
-        policy: params.missing,
-        drop_msus_with_missing: drop_missing,
-        max_msu_size: m,
-        n_total: n,
-        n_deleted: classes.n_deleted,
-        sample_uniques: u,
-        pair_records: pairs,
-        dis,
-        dis_fraction: f,
-        score,
-        dis_score,
-        msu_offsets,
-        msu_masks,
-        msus_by_size,
-        key_contributions,
-        level_contributions,
-    })
+    Ok(level_contributions)
 }
 
 /// Numbers in numeric order, then text.

@@ -339,44 +339,114 @@ fn fit_with(
     terms: &[Term],
     positive: &Option<String>,
 ) -> Result<Fit, UtilityError> {
-    let y_all = response(table, formula, family, positive)?;
-    let (rows, keep) = design(table, terms)?;
-    let mut names = vec!["(Intercept)".to_string()];
-    names.extend(design_names(terms));
-    let p = names.len();
-    let mut y = Vec::new();
-    let mut used: Vec<&Vec<f64>> = Vec::new();
-    for (r, &i) in rows.iter().zip(&keep) {
-        if !y_all[i].is_nan() {
-            used.push(r);
-            y.push(y_all[i]);
+    let mut d = Design::of(table, formula, family, terms, positive)?;
+    let Estimates { beta, cov, q } = match family {
+        Family::Linear => d.fit_linear()?,
+        Family::Logistic => d.fit_logistic()?,
+    };
+    let se: Vec<f64> = cov.iter().map(|v| v.sqrt()).collect();
+    Ok(Fit {
+        lower: beta.iter().zip(&se).map(|(b, s)| b - q * s).collect(),
+        upper: beta.iter().zip(&se).map(|(b, s)| b + q * s).collect(),
+        names: d.names,
+        estimate: beta,
+        std_error: se,
+        n: d.n,
+        dropped: table.nrows() - d.n,
+    })
+}
+
+/// The complete records of a model's design and response, and what its messages name.
+struct Design {
+    /// Column-major design of the complete records, the intercept first (taken by a linear fit).
+    x: Vec<f64>,
+    /// The response of the complete records.
+    y: Vec<f64>,
+    /// Complete records.
+    n: usize,
+    /// Coefficients.
+    p: usize,
+    /// The coefficients' names, the intercept first.
+    names: Vec<String>,
+    /// The file's name in messages.
+    file: String,
+    /// The formula in messages (`y ~ x1 + x2`).
+    model: String,
+}
+
+/// A fit's coefficients, their variances (scaled) and the quantile of the 95% intervals, in
+/// the design's column order.
+struct Estimates {
+    /// The coefficients.
+    beta: Vec<f64>,
+    /// Their variances (σ̂²-scaled for a linear model).
+    cov: Vec<f64>,
+    /// The quantile of the intervals: Student's t (linear) or the normal (logistic).
+    q: f64,
+}
+
+impl Design {
+    /// The design of `formula` over the records of `table` with a response and every
+    /// predictor; an error when there are no more records than coefficients.
+    fn of(
+        table: &Table,
+        formula: &Formula,
+        family: Family,
+        terms: &[Term],
+        positive: &Option<String>,
+    ) -> Result<Design, UtilityError> {
+        let y_all = response(table, formula, family, positive)?;
+        let (rows, keep) = design(table, terms)?;
+        let mut names = vec!["(Intercept)".to_string()];
+        names.extend(design_names(terms));
+        let p = names.len();
+        let mut y = Vec::new();
+        let mut used: Vec<&Vec<f64>> = Vec::new();
+        for (r, &i) in rows.iter().zip(&keep) {
+            if !y_all[i].is_nan() {
+                used.push(r);
+                y.push(y_all[i]);
+            }
         }
-    }
-    let n = y.len();
-    let file = table.source().display().to_string();
-    let model = || format!("{} ~ {}", formula.response, formula.predictors.join(" + "));
-    if n <= p {
-        return Err(UtilityError::Model(format!(
-            "{file}: {n} complete records for {p} coefficients of '{}'",
-            model()
-        )));
-    }
-    // Column-major design with the intercept first.
-    let mut x = vec![1.0; n * p];
-    for (i, r) in used.iter().enumerate() {
-        for (j, v) in r.iter().enumerate() {
-            x[(j + 1) * n + i] = *v;
+        let n = y.len();
+        let file = table.source().display().to_string();
+        let model = format!("{} ~ {}", formula.response, formula.predictors.join(" + "));
+        if n <= p {
+            return Err(UtilityError::Model(format!(
+                "{file}: {n} complete records for {p} coefficients of '{model}'"
+            )));
         }
+        // Column-major design with the intercept first.
+        let mut x = vec![1.0; n * p];
+        for (i, r) in used.iter().enumerate() {
+            for (j, v) in r.iter().enumerate() {
+                x[(j + 1) * n + i] = *v;
+            }
+        }
+        Ok(Design {
+            x,
+            y,
+            n,
+            p,
+            names,
+            file,
+            model,
+        })
     }
-    let rank_deficient = |qr: &Qr| {
+
+    /// The error of a design whose rank (`qr`) is below its number of coefficients, naming the
+    /// aliased terms.
+    fn rank_deficient(&self, qr: &Qr) -> UtilityError {
         let aliased: Vec<String> = qr.pivot[qr.rank..]
             .iter()
-            .map(|&j| format!("'{}'", names[j]))
+            .map(|&j| format!("'{}'", self.names[j]))
             .collect();
         UtilityError::Model(format!(
-            "{file}: the design of '{}' is singular: its rank is {} for {p} coefficients; {} {} a linear combination of the terms before {} (R's lm and glm report {} as NA, \"not defined because of singularities\"): a constant or collinear predictor, or a category absent from this file",
-            model(),
+            "{}: the design of '{}' is singular: its rank is {} for {} coefficients; {} {} a linear combination of the terms before {} (R's lm and glm report {} as NA, \"not defined because of singularities\"): a constant or collinear predictor, or a category absent from this file",
+            self.file,
+            self.model,
             qr.rank,
+            self.p,
             aliased.join(", "),
             if aliased.len() == 1 { "is" } else { "are" },
             if aliased.len() == 1 { "it" } else { "them" },
@@ -386,119 +456,126 @@ fn fit_with(
                 "their coefficients"
             },
         ))
-    };
-    // Coefficients, unscaled variances and the scale (σ̂² or 1) in the original column order.
-    let unpivot = |qr: &Qr, b: &[f64], v: &[f64]| {
+    }
+
+    /// The error of a logistic fit that went wrong, saying `why`.
+    fn not_converged(&self, why: &str) -> UtilityError {
+        UtilityError::Model(format!(
+            "{}: the logistic model '{}' {why} (the response may be perfectly separated by a predictor)",
+            self.file, self.model
+        ))
+    }
+
+    /// Least squares as R's `lm.fit`, with 95% intervals from Student's t; takes the design.
+    fn fit_linear(&mut self) -> Result<Estimates, UtilityError> {
+        let (n, p) = (self.n, self.p);
+        let qr = Qr::new(std::mem::take(&mut self.x), n, p, LM_TOL);
+        if qr.rank < p {
+            return Err(self.rank_deficient(&qr));
+        }
+        let qty = qr.qty(&self.y);
+        let b = qr.coef(&qty);
+        let rss: f64 = qty[qr.rank..].iter().map(|v| v * v).sum();
+        let s2 = rss / (n - qr.rank) as f64;
+        // Coefficients and unscaled variances in the original column order.
+        let v = qr.unscaled_variances();
         let mut beta = vec![0.0; p];
         let mut var = vec![0.0; p];
         for (pos, &j) in qr.pivot[..qr.rank].iter().enumerate() {
             beta[j] = b[pos];
             var[j] = v[pos];
         }
-        (beta, var)
-    };
-    let (beta, cov, q) = match family {
-        Family::Linear => {
-            let qr = Qr::new(x, n, p, LM_TOL);
-            if qr.rank < p {
-                return Err(rank_deficient(&qr));
-            }
-            let qty = qr.qty(&y);
-            let b = qr.coef(&qty);
-            let rss: f64 = qty[qr.rank..].iter().map(|v| v * v).sum();
-            let s2 = rss / (n - qr.rank) as f64;
-            let (beta, var) = unpivot(&qr, &b, &qr.unscaled_variances());
-            let cov: Vec<f64> = var.iter().map(|v| s2 * v).collect();
-            let t = StudentsT::new(0.0, 1.0, (n - qr.rank) as f64)
-                .map_err(|e| UtilityError::Model(e.to_string()))?;
-            (beta, cov, t.inverse_cdf(0.975))
+        let cov: Vec<f64> = var.iter().map(|v| s2 * v).collect();
+        let t = StudentsT::new(0.0, 1.0, (n - qr.rank) as f64)
+            .map_err(|e| UtilityError::Model(e.to_string()))?;
+        Ok(Estimates {
+            beta,
+            cov,
+            q: t.inverse_cdf(0.975),
+        })
+    }
+
+    /// Maximum likelihood as R's `glm.fit` for `binomial()`, with 95% Wald intervals.
+    fn fit_logistic(&self) -> Result<Estimates, UtilityError> {
+        let p = self.p;
+        let (start, qr, mu) = self.irls()?;
+        if qr.rank < p {
+            return Err(self.rank_deficient(&qr));
         }
-        Family::Logistic => {
-            let not_converged = |why: &str| {
-                UtilityError::Model(format!(
-                    "{file}: the logistic model '{}' {why} (the response may be perfectly separated by a predictor)",
-                    model()
-                ))
-            };
-            // binomial()$initialize with unit weights, then glm.fit's iterations.
-            let mu0: Vec<f64> = y.iter().map(|&yi| (yi + 0.5) / 2.0).collect();
-            let mut eta: Vec<f64> = mu0.iter().map(|&m| (m / (1.0 - m)).ln()).collect();
-            let mut mu: Vec<f64> = eta.iter().map(|&e| logit_linkinv(e)).collect();
-            let mut dev_old = binomial_deviance(&y, &mu);
-            let mut start = vec![0.0; p];
-            let mut last: Option<Qr> = None;
-            let mut converged = false;
-            for _ in 0..GLM_MAXIT {
-                let mu_eta: Vec<f64> = eta.iter().map(|&e| logit_mu_eta(e)).collect();
-                let z: Vec<f64> = (0..n)
-                    .map(|i| eta[i] + (y[i] - mu[i]) / mu_eta[i])
-                    .collect();
-                let w: Vec<f64> = (0..n)
-                    .map(|i| (mu_eta[i] * mu_eta[i] / (mu[i] * (1.0 - mu[i]))).sqrt())
-                    .collect();
-                let mut xw = x.clone();
-                for j in 0..p {
-                    for i in 0..n {
-                        xw[j * n + i] *= w[i];
-                    }
+        // R's warning "fitted probabilities numerically 0 or 1 occurred".
+        let eps = 10.0 * f64::EPSILON;
+        if mu.iter().any(|&m| m > 1.0 - eps || m < eps) {
+            return Err(self.not_converged("has fitted probabilities numerically 0 or 1"));
+        }
+        let v = qr.unscaled_variances();
+        let mut cov = vec![0.0; p];
+        for (pos, &j) in qr.pivot[..qr.rank].iter().enumerate() {
+            cov[j] = v[pos];
+        }
+        let z = Normal::standard().inverse_cdf(0.975);
+        Ok(Estimates {
+            beta: start,
+            cov,
+            q: z,
+        })
+    }
+
+    /// `glm.fit`'s iterations from `binomial()$initialize` with unit weights: the coefficients,
+    /// the last step's QR and the fitted probabilities.
+    fn irls(&self) -> Result<(Vec<f64>, Qr, Vec<f64>), UtilityError> {
+        let (x, y, n, p) = (&self.x, &self.y, self.n, self.p);
+        // binomial()$initialize with unit weights, then glm.fit's iterations.
+        let mu0: Vec<f64> = y.iter().map(|&yi| (yi + 0.5) / 2.0).collect();
+        let mut eta: Vec<f64> = mu0.iter().map(|&m| (m / (1.0 - m)).ln()).collect();
+        let mut mu: Vec<f64> = eta.iter().map(|&e| logit_linkinv(e)).collect();
+        let mut dev_old = binomial_deviance(y, &mu);
+        let mut start = vec![0.0; p];
+        let mut last: Option<Qr> = None;
+        let mut converged = false;
+        for _ in 0..GLM_MAXIT {
+            let mu_eta: Vec<f64> = eta.iter().map(|&e| logit_mu_eta(e)).collect();
+            let z: Vec<f64> = (0..n)
+                .map(|i| eta[i] + (y[i] - mu[i]) / mu_eta[i])
+                .collect();
+            let w: Vec<f64> = (0..n)
+                .map(|i| (mu_eta[i] * mu_eta[i] / (mu[i] * (1.0 - mu[i]))).sqrt())
+                .collect();
+            let mut xw = x.clone();
+            for j in 0..p {
+                for i in 0..n {
+                    xw[j * n + i] *= w[i];
                 }
-                let zw: Vec<f64> = z.iter().zip(&w).map(|(a, b)| a * b).collect();
-                let qr = Qr::new(xw, n, p, (1e-7f64).min(GLM_EPSILON / 1000.0));
-                let b = qr.coef(&qr.qty(&zw));
-                // Aliased columns keep a coefficient of 0, as Cdqrls leaves them.
-                start = vec![0.0; p];
-                for (pos, &j) in qr.pivot[..qr.rank].iter().enumerate() {
-                    start[j] = b[pos];
-                }
-                if start.iter().any(|b| !b.is_finite()) {
-                    return Err(not_converged("has non-finite coefficients"));
-                }
-                eta = linear_predictor(&x, n, &start);
-                mu = eta.iter().map(|&e| logit_linkinv(e)).collect();
-                let dev = binomial_deviance(&y, &mu);
-                last = Some(qr);
-                if !dev.is_finite() {
-                    return Err(not_converged("has a non-finite deviance"));
-                }
-                if (dev - dev_old).abs() / (dev.abs() + 0.1) < GLM_EPSILON {
-                    converged = true;
-                    break;
-                }
-                dev_old = dev;
             }
-            if !converged {
-                return Err(not_converged(&format!(
-                    "did not converge in {GLM_MAXIT} iterations"
-                )));
-            }
-            let qr = last.expect("at least one iteration");
-            if qr.rank < p {
-                return Err(rank_deficient(&qr));
-            }
-            // R's warning "fitted probabilities numerically 0 or 1 occurred".
-            let eps = 10.0 * f64::EPSILON;
-            if mu.iter().any(|&m| m > 1.0 - eps || m < eps) {
-                return Err(not_converged("has fitted probabilities numerically 0 or 1"));
-            }
-            let v = qr.unscaled_variances();
-            let mut cov = vec![0.0; p];
+            let zw: Vec<f64> = z.iter().zip(&w).map(|(a, b)| a * b).collect();
+            let qr = Qr::new(xw, n, p, (1e-7f64).min(GLM_EPSILON / 1000.0));
+            let b = qr.coef(&qr.qty(&zw));
+            // Aliased columns keep a coefficient of 0, as Cdqrls leaves them.
+            start = vec![0.0; p];
             for (pos, &j) in qr.pivot[..qr.rank].iter().enumerate() {
-                cov[j] = v[pos];
+                start[j] = b[pos];
             }
-            let z = Normal::standard().inverse_cdf(0.975);
-            (start, cov, z)
+            if start.iter().any(|b| !b.is_finite()) {
+                return Err(self.not_converged("has non-finite coefficients"));
+            }
+            eta = linear_predictor(x, n, &start);
+            mu = eta.iter().map(|&e| logit_linkinv(e)).collect();
+            let dev = binomial_deviance(y, &mu);
+            last = Some(qr);
+            if !dev.is_finite() {
+                return Err(self.not_converged("has a non-finite deviance"));
+            }
+            if (dev - dev_old).abs() / (dev.abs() + 0.1) < GLM_EPSILON {
+                converged = true;
+                break;
+            }
+            dev_old = dev;
         }
-    };
-    let se: Vec<f64> = cov.iter().map(|v| v.sqrt()).collect();
-    Ok(Fit {
-        lower: beta.iter().zip(&se).map(|(b, s)| b - q * s).collect(),
-        upper: beta.iter().zip(&se).map(|(b, s)| b + q * s).collect(),
-        names,
-        estimate: beta,
-        std_error: se,
-        n,
-        dropped: table.nrows() - n,
-    })
+        if !converged {
+            return Err(self.not_converged(&format!("did not converge in {GLM_MAXIT} iterations")));
+        }
+        let qr = last.expect("at least one iteration");
+        Ok((start, qr, mu))
+    }
 }
 
 fn positive_level(

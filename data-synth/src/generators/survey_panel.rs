@@ -438,6 +438,7 @@ fn not_working_share() -> f64 {
     p
 }
 
+/// One simulated respondent, every value drawn from `r` in a fixed order.
 fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
     let bands = AGE_BANDS;
     let b = bands[pick(r, &bands.map(|b| b.2))];
@@ -451,11 +452,59 @@ fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
     let occupation = pick(r, &w);
     let working = WORKING.contains(&occupation);
 
-    // Education level (0 low, 1 middle, 2 high): younger cohorts are more educated.
+    let (level, education_fields) = education_of(r, age);
+    let main_field = education_fields[0];
+    // Profession (only for people in work) depends on education level and field.
+    let profession = working.then(|| profession_of(r, level, main_field));
+    let net_income = net_income_of(r, age, female, occupation, level, profession);
+
+    let origin = pick(r, &[0.78, 0.05, 0.06, 0.06, 0.05]);
+    let nonwestern = matches!(origin, 2 | 4);
+    let children = children_of(r, age, nonwestern);
+    let religion = religion_of(r, age, nonwestern);
+    let languages = languages_of(r, age, origin, lang_scale);
+    let social_media = social_media_of(r, age, profession);
+    let urbanisation = pick(r, &[0.18, 0.26, 0.21, 0.2, 0.15]);
+    Person {
+        birth_year,
+        birth_month,
+        birth_day,
+        female,
+        occupation,
+        profession,
+        education_fields,
+        net_income,
+        origin,
+        children,
+        religion,
+        languages,
+        social_media,
+        urbanisation,
+    }
+}
+
+/// Education level (0 low, 1 middle, 2 high: younger cohorts are more educated) and one to
+/// three education fields, sorted.
+fn education_of<R: Rng>(r: &mut R, age: u32) -> (usize, Vec<usize>) {
     let high = if age < 45 { 0.33 } else { 0.24 };
     let low = if age >= 65 { 0.45 } else { 0.28 };
     let level = pick(r, &[low, 1.0 - low - high, high]);
-    let field_w: [f64; 17] = match level {
+    let field_w = field_weights(level);
+    let n_fields = 1 + pick(r, &[0.88, 0.10, 0.02]);
+    let mut education_fields = Vec::with_capacity(n_fields);
+    while education_fields.len() < n_fields {
+        let f = pick(r, &field_w);
+        if !education_fields.contains(&f) {
+            education_fields.push(f);
+        }
+    }
+    education_fields.sort_unstable();
+    (level, education_fields)
+}
+
+/// Weights of the education fields at an education level.
+fn field_weights(level: usize) -> [f64; 17] {
+    match level {
         0 => [
             0.25, 0.02, 0.01, 0.01, 0.1, 0.0, 0.02, 0.02, 0.2, 0.05, 0.1, 0.06, 0.07, 0.07, 0.02,
             0.0, 0.03,
@@ -468,39 +517,39 @@ fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
             0.02, 0.1, 0.07, 0.04, 0.15, 0.06, 0.1, 0.07, 0.1, 0.02, 0.1, 0.01, 0.01, 0.0, 0.01,
             0.07, 0.02,
         ],
-    };
-    let n_fields = 1 + pick(r, &[0.88, 0.10, 0.02]);
-    let mut education_fields = Vec::with_capacity(n_fields);
-    while education_fields.len() < n_fields {
-        let f = pick(r, &field_w);
-        if !education_fields.contains(&f) {
-            education_fields.push(f);
-        }
     }
-    education_fields.sort_unstable();
-    let main_field = education_fields[0];
+}
 
-    // Profession (only for people in work) depends on education level and field.
-    let profession = working.then(|| {
-        let mut pw: [f64; 9] = match level {
-            0 => [0.0, 0.01, 0.02, 0.05, 0.2, 0.2, 0.25, 0.22, 0.05],
-            1 => [0.02, 0.03, 0.15, 0.12, 0.3, 0.18, 0.12, 0.05, 0.03],
-            _ => [0.35, 0.15, 0.3, 0.08, 0.1, 0.02, 0.0, 0.0, 0.0],
-        };
-        if matches!(main_field, 8 | 11 | 12 | 13) && level < 2 {
-            pw[5] += 0.3;
-            pw[6] += 0.1;
-        }
-        if main_field == 9 {
-            pw[8] += 0.4;
-        }
-        if matches!(main_field, 1 | 5 | 10 | 15) {
-            pw[2] += 0.2;
-        }
-        pick(r, &pw)
-    });
+/// The profession of someone in work, from their education level and main field.
+fn profession_of<R: Rng>(r: &mut R, level: usize, main_field: usize) -> usize {
+    let mut pw: [f64; 9] = match level {
+        0 => [0.0, 0.01, 0.02, 0.05, 0.2, 0.2, 0.25, 0.22, 0.05],
+        1 => [0.02, 0.03, 0.15, 0.12, 0.3, 0.18, 0.12, 0.05, 0.03],
+        _ => [0.35, 0.15, 0.3, 0.08, 0.1, 0.02, 0.0, 0.0, 0.0],
+    };
+    if matches!(main_field, 8 | 11 | 12 | 13) && level < 2 {
+        pw[5] += 0.3;
+        pw[6] += 0.1;
+    }
+    if main_field == 9 {
+        pw[8] += 0.4;
+    }
+    if matches!(main_field, 1 | 5 | 10 | 15) {
+        pw[2] += 0.2;
+    }
+    pick(r, &pw)
+}
 
-    // Net monthly income depends on occupation, age, gender, education and profession.
+/// Net monthly income, from occupation, age, gender, education level and profession.
+fn net_income_of<R: Rng>(
+    r: &mut R,
+    age: u32,
+    female: bool,
+    occupation: usize,
+    level: usize,
+    profession: Option<usize>,
+) -> u64 {
+    let working = WORKING.contains(&occupation);
     let base = [
         2000.0, 1500.0, 2600.0, 1100.0, 900.0, 1100.0, 350.0, 300.0, 1500.0, 1200.0, 900.0, 800.0,
         900.0,
@@ -514,15 +563,15 @@ fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
         mult *= [1.45, 1.5, 1.15, 1.1, 0.95, 0.9, 0.85, 0.75, 0.9][p];
     }
     let zero_income = matches!(occupation, 6 | 7) && chance(r, 0.3);
-    let net_income = if zero_income {
+    if zero_income {
         0
     } else {
         (base * mult * (0.35 * normal(r)).exp()).round().max(1.0) as u64
-    };
+    }
+}
 
-    let origin = pick(r, &[0.78, 0.05, 0.06, 0.06, 0.05]);
-    let nonwestern = matches!(origin, 2 | 4);
-
+/// Number of children (at most 6), from age and origin.
+fn children_of<R: Rng>(r: &mut R, age: u32, nonwestern: bool) -> u64 {
     let mean_children = match age {
         16..=24 => 0.05,
         25..=34 => 0.8,
@@ -531,11 +580,14 @@ fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
         55..=64 => 0.3,
         _ => 0.03,
     } * if nonwestern { 1.3 } else { 1.0 };
-    let children = Poisson::new(mean_children)
+    Poisson::new(mean_children)
         .map(|d| d.sample(r) as u64)
         .unwrap_or(0)
-        .min(6);
+        .min(6)
+}
 
+/// Religion, from age and origin.
+fn religion_of<R: Rng>(r: &mut R, age: u32, nonwestern: bool) -> usize {
     let mut rw = [
         0.42, 0.24, 0.09, 0.06, 0.03, 0.04, 0.05, 0.003, 0.01, 0.01, 0.02,
     ];
@@ -546,8 +598,13 @@ fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
         rw[6] = 0.5;
         rw[8] = 0.06;
     }
-    let religion = pick(r, &rw);
+    pick(r, &rw)
+}
 
+/// Languages grown up speaking (at least one), from age and origin; every language but Dutch
+/// is `lang_scale` times as likely.
+fn languages_of<R: Rng>(r: &mut R, age: u32, origin: usize, lang_scale: f64) -> Vec<usize> {
+    let nonwestern = matches!(origin, 2 | 4);
     let mut languages = Vec::new();
     let lang_p = [
         if nonwestern { 0.45 } else { 0.96 },
@@ -573,7 +630,11 @@ fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
     if languages.is_empty() {
         languages.push(if nonwestern { 8 } else { 0 });
     }
+    languages
+}
 
+/// Social-network profiles (`none` when no profile), from age and profession.
+fn social_media_of<R: Rng>(r: &mut R, age: u32, profession: Option<usize>) -> Vec<usize> {
     let a = f64::from(age);
     let mut social_media = Vec::new();
     if chance(r, (0.85 - 0.012 * (a - 18.0)).clamp(0.05, 0.9)) {
@@ -593,24 +654,7 @@ fn person<R: Rng>(r: &mut R, lang_scale: f64) -> Person {
     if social_media.is_empty() {
         social_media.push(3);
     }
-
-    let urbanisation = pick(r, &[0.18, 0.26, 0.21, 0.2, 0.15]);
-    Person {
-        birth_year,
-        birth_month,
-        birth_day,
-        female,
-        occupation,
-        profession,
-        education_fields,
-        net_income,
-        origin,
-        children,
-        religion,
-        languages,
-        social_media,
-        urbanisation,
-    }
+    social_media
 }
 
 /// Membership and monthly fill-ins of one respondent.
