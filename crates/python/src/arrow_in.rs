@@ -538,279 +538,364 @@ fn column(
     let direct_float = (is_float(&dtype) || is_int(&dtype)) && kind == Some(Kind::Float)
         || is_float(&dtype) && kind.is_none();
     if direct_int {
-        let mut v = vec![0i64; nrows];
-        let mut missing = Bitmap::new(nrows);
-        let mut base = 0;
-        let mut problem: Option<(usize, String)> = None;
-        for a in arrays {
-            for_ints(a.as_ref(), |i, x| match x {
-                Some(x) if weight && x < 0 => {
-                    problem.get_or_insert((
-                        base + i,
-                        format!("weight '{x}' is negative; expected a weight ≥ 0"),
-                    ));
-                }
-                Some(x) => v[base + i] = x,
-                None if a.is_valid(i) => {
-                    problem.get_or_insert((base + i, "the integer does not fit 64 bits".into()));
-                }
-                None => missing.set(base + i),
-            });
-            base += a.len();
-        }
-        if let Some((row, m)) = problem {
-            return Err(at.err(Some(row), m));
-        }
+        let (v, missing) = integers_read_directly(at, arrays, nrows, weight)?;
         return Column::new(name, role, ColumnData::Integer(v), missing);
     }
     if direct_float {
-        let mut v = vec![f64::NAN; nrows];
-        let mut missing = Bitmap::new(nrows);
-        let mut base = 0;
-        let mut problem: Option<(usize, String)> = None;
-        let mut check = |row: usize, x: Option<f64>, v: &mut [f64], missing: &mut Bitmap| match x {
-            Some(x) if x.is_nan() => missing.set(row),
-            Some(x) if !x.is_finite() || (weight && x < 0.0) => {
-                problem.get_or_insert((
-                    row,
-                    format!(
-                        "expected a finite number{}, found {x}",
-                        if weight { " ≥ 0" } else { "" }
-                    ),
-                ));
-            }
-            Some(x) => v[row] = x,
-            None => missing.set(row),
-        };
-        for a in arrays {
-            if is_int(a.data_type()) {
-                for_ints(a.as_ref(), |i, x| {
-                    check(base + i, x.map(|x| x as f64), &mut v, &mut missing)
-                });
-            } else {
-                for_floats(a.as_ref(), |i, x| check(base + i, x, &mut v, &mut missing));
-            }
-            base += a.len();
-        }
-        if let Some((row, m)) = problem {
-            return Err(at.err(Some(row), m));
-        }
+        let (v, missing) = floats_read_directly(at, arrays, nrows, weight)?;
         return Column::new(name, role, ColumnData::Float(v), missing);
     }
     // Everything else through the distinct values.
-    let mut d = Distinct::default();
-    let mut codes = Vec::with_capacity(nrows);
-    for a in arrays {
-        ids(a.as_ref(), &mut d, &mut codes, at)?;
-    }
-    let missing_value: Vec<bool> = d
-        .values
-        .iter()
-        .map(|v| tokens.iter().any(|t| t.as_bytes() == &v[..]))
-        .collect();
-    // Missing cells get NONE, and the values actually present are marked.
-    let mut used = vec![false; d.values.len()];
-    let mut missing = Bitmap::new(nrows);
-    for (i, c) in codes.iter_mut().enumerate() {
-        if *c != NONE && missing_value[*c as usize] {
-            *c = NONE;
-        }
-        if *c == NONE {
-            missing.set(i);
-        } else {
-            used[*c as usize] = true;
-        }
-    }
-    let first_row = |v: u32| codes.iter().position(|&c| c == v);
-    let present: Vec<u32> = (0..d.values.len() as u32)
-        .filter(|&v| used[v as usize])
-        .collect();
-    let parsed = parse_used(&d, &used);
-    let all_int = present.iter().all(|&v| parsed[v as usize].0.is_some());
-    let all_num = present.iter().all(|&v| parsed[v as usize].1.is_some());
-    let per_row = |table: &dyn Fn(u32) -> Option<i64>| -> Vec<i64> {
-        codes
-            .iter()
-            .map(|&c| if c == NONE { 0 } else { table(c).unwrap_or(0) })
-            .collect()
-    };
-    if counted && kind.is_none() && !present.is_empty() {
-        let (levels, remap) = if all_int {
-            number_levels(&present, |v| parsed[v as usize].0.map(Num::Int))
-        } else if all_num {
-            number_levels(&present, |v| parsed[v as usize].1.map(Num::Float))
-        } else {
-            // Text (the CSV reader's strings or categories): every distinct text is a level.
-            level_order(at, &d, &present, None, &first_row)?
-        };
-        return Column::new(name, role, categorical(codes, levels, &remap), missing);
+    let mut cells = Cells::read(at, arrays, nrows, &tokens)?;
+    if counted && kind.is_none() && !cells.present.is_empty() {
+        let data = cells.inferred_levels(at)?;
+        return Column::new(name, role, data, cells.missing);
     }
     let data = match kind {
-        None => {
-            let non_missing = nrows - missing.count_ones();
-            let distinct = present.len();
-            if distinct > 0 && all_int {
-                ColumnData::Integer(per_row(&|c| parsed[c as usize].0))
-            } else if distinct > 0 && all_num {
-                ColumnData::Float(
-                    codes
-                        .iter()
-                        .map(|&c| {
-                            if c == NONE {
-                                f64::NAN
-                            } else {
-                                parsed[c as usize].1.unwrap_or(f64::NAN)
-                            }
-                        })
-                        .collect(),
-                )
-            } else if distinct > 1000 && distinct * 2 > non_missing {
-                ColumnData::String(
-                    codes
-                        .iter()
-                        .map(|&c| {
-                            if c == NONE {
-                                String::new()
-                            } else {
-                                d.text(c).to_string()
-                            }
-                        })
-                        .collect(),
-                )
+        None => cells.inferred_data(at)?,
+        Some(Kind::Categorical) => cells.categories(at, spec.categories.as_deref())?,
+        Some(Kind::Integer) => cells.declared_integers(at, weight)?,
+        Some(Kind::Float) => cells.declared_floats(at, weight)?,
+        Some(Kind::String) => cells.strings(),
+        Some(Kind::Set) => cells.sets(at, &spec)?,
+    };
+    Column::new(name, role, data, cells.missing)
+}
+
+/// An integer column read straight from Arrow integers (a negative weight, or an unsigned
+/// integer past 64 bits, is an error naming its row).
+fn integers_read_directly(
+    at: &At,
+    arrays: &[&ArrayRef],
+    nrows: usize,
+    weight: bool,
+) -> Result<(Vec<i64>, Bitmap), DataError> {
+    let mut v = vec![0i64; nrows];
+    let mut missing = Bitmap::new(nrows);
+    let mut base = 0;
+    let mut problem: Option<(usize, String)> = None;
+    for a in arrays {
+        for_ints(a.as_ref(), |i, x| match x {
+            Some(x) if weight && x < 0 => {
+                problem.get_or_insert((
+                    base + i,
+                    format!("weight '{x}' is negative; expected a weight ≥ 0"),
+                ));
+            }
+            Some(x) => v[base + i] = x,
+            None if a.is_valid(i) => {
+                problem.get_or_insert((base + i, "the integer does not fit 64 bits".into()));
+            }
+            None => missing.set(base + i),
+        });
+        base += a.len();
+    }
+    match problem {
+        Some((row, m)) => Err(at.err(Some(row), m)),
+        None => Ok((v, missing)),
+    }
+}
+
+/// A float column read straight from Arrow floats or integers (NaN is missing; an infinite
+/// value, or a negative weight, is an error naming its row).
+fn floats_read_directly(
+    at: &At,
+    arrays: &[&ArrayRef],
+    nrows: usize,
+    weight: bool,
+) -> Result<(Vec<f64>, Bitmap), DataError> {
+    let mut v = vec![f64::NAN; nrows];
+    let mut missing = Bitmap::new(nrows);
+    let mut base = 0;
+    let mut problem: Option<(usize, String)> = None;
+    let mut check = |row: usize, x: Option<f64>, v: &mut [f64], missing: &mut Bitmap| match x {
+        Some(x) if x.is_nan() => missing.set(row),
+        Some(x) if !x.is_finite() || (weight && x < 0.0) => {
+            problem.get_or_insert((
+                row,
+                format!(
+                    "expected a finite number{}, found {x}",
+                    if weight { " ≥ 0" } else { "" }
+                ),
+            ));
+        }
+        Some(x) => v[row] = x,
+        None => missing.set(row),
+    };
+    for a in arrays {
+        if is_int(a.data_type()) {
+            for_ints(a.as_ref(), |i, x| {
+                check(base + i, x.map(|x| x as f64), &mut v, &mut missing)
+            });
+        } else {
+            for_floats(a.as_ref(), |i, x| check(base + i, x, &mut v, &mut missing));
+        }
+        base += a.len();
+    }
+    match problem {
+        Some((row, m)) => Err(at.err(Some(row), m)),
+        None => Ok((v, missing)),
+    }
+}
+
+/// A column's cells as codes of their distinct texts: missing cells (nulls and the missing
+/// tokens) coded `NONE`, the values present, and each present value read as a number.
+struct Cells {
+    distinct: Distinct,
+    codes: Vec<u32>,
+    missing: Bitmap,
+    present: Vec<u32>,
+    parsed: Vec<(Option<i64>, Option<f64>)>,
+    nrows: usize,
+}
+
+impl Cells {
+    /// Codes every cell of `arrays` by its text; a cell equal to one of `tokens` is missing.
+    fn read(
+        at: &At,
+        arrays: &[&ArrayRef],
+        nrows: usize,
+        tokens: &[String],
+    ) -> Result<Cells, DataError> {
+        let mut d = Distinct::default();
+        let mut codes = Vec::with_capacity(nrows);
+        for a in arrays {
+            ids(a.as_ref(), &mut d, &mut codes, at)?;
+        }
+        let missing_value: Vec<bool> = d
+            .values
+            .iter()
+            .map(|v| tokens.iter().any(|t| t.as_bytes() == &v[..]))
+            .collect();
+        // Missing cells get NONE, and the values actually present are marked.
+        let mut used = vec![false; d.values.len()];
+        let mut missing = Bitmap::new(nrows);
+        for (i, c) in codes.iter_mut().enumerate() {
+            if *c != NONE && missing_value[*c as usize] {
+                *c = NONE;
+            }
+            if *c == NONE {
+                missing.set(i);
             } else {
-                let (levels, remap) = level_order(at, &d, &present, None, &first_row)?;
-                categorical(codes, levels, &remap)
+                used[*c as usize] = true;
             }
         }
-        Some(Kind::Categorical) => {
-            let declared = spec.categories.as_deref();
-            let (levels, remap) = level_order(at, &d, &present, declared, &first_row)?;
-            categorical(codes, levels, &remap)
-        }
-        Some(Kind::Integer) => {
-            let mut ints = vec![0i64; d.values.len()];
-            for &v in &present {
-                let t = d.text(v).trim();
-                let x = t.parse::<i64>().ok().or_else(|| {
-                    t.parse::<f64>()
-                        .ok()
-                        .filter(|x| x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e15)
-                        .map(|x| x as i64)
-                });
-                match x {
-                    Some(i) if weight && i < 0 => {
-                        return Err(at.err(
-                            first_row(v),
-                            format!("weight '{}' is negative; expected a weight ≥ 0", d.text(v)),
-                        ));
-                    }
-                    Some(i) => ints[v as usize] = i,
-                    None => {
-                        return Err(at.err(
-                            first_row(v),
-                            format!("expected an integer, found '{}'", d.text(v)),
-                        ));
-                    }
+        let present: Vec<u32> = (0..d.values.len() as u32)
+            .filter(|&v| used[v as usize])
+            .collect();
+        let parsed = parse_used(&d, &used);
+        Ok(Cells {
+            distinct: d,
+            codes,
+            missing,
+            present,
+            parsed,
+            nrows,
+        })
+    }
+
+    /// The first row holding value `v` (for messages).
+    fn first_row(&self) -> impl Fn(u32) -> Option<usize> + '_ {
+        |v| self.codes.iter().position(|&c| c == v)
+    }
+
+    /// Whether every present value reads as an integer.
+    fn all_int(&self) -> bool {
+        self.present
+            .iter()
+            .all(|&v| self.parsed[v as usize].0.is_some())
+    }
+
+    /// Whether every present value reads as a number.
+    fn all_num(&self) -> bool {
+        self.present
+            .iter()
+            .all(|&v| self.parsed[v as usize].1.is_some())
+    }
+
+    /// A value per row from a value per distinct text (0 for missing cells).
+    fn per_row<T: Copy>(&self, missing: T, table: impl Fn(u32) -> T) -> Vec<T> {
+        self.codes
+            .iter()
+            .map(|&c| if c == NONE { missing } else { table(c) })
+            .collect()
+    }
+
+    /// The cells as categories in the CSV reader's level order (`declared`, else numeric,
+    /// else text); the codes move into the column.
+    fn categories(
+        &mut self,
+        at: &At,
+        declared: Option<&[String]>,
+    ) -> Result<ColumnData, DataError> {
+        let (levels, remap) = level_order(
+            at,
+            &self.distinct,
+            &self.present,
+            declared,
+            &self.first_row(),
+        )?;
+        Ok(categorical(std::mem::take(&mut self.codes), levels, &remap))
+    }
+
+    /// A key column counted by its levels, as the CSV reader infers them: integers, else
+    /// numbers in numeric order, else every distinct text.
+    fn inferred_levels(&mut self, at: &At) -> Result<ColumnData, DataError> {
+        let parsed = &self.parsed;
+        let (levels, remap) = if self.all_int() {
+            number_levels(&self.present, |v| parsed[v as usize].0.map(Num::Int))
+        } else if self.all_num() {
+            number_levels(&self.present, |v| parsed[v as usize].1.map(Num::Float))
+        } else {
+            // Text (the CSV reader's strings or categories): every distinct text is a level.
+            return self.categories(at, None);
+        };
+        Ok(categorical(std::mem::take(&mut self.codes), levels, &remap))
+    }
+
+    /// The column's data with no declared kind, inferred as the CSV reader infers it:
+    /// integers, numbers, free text (over 1,000 distinct values, most of them unique), else
+    /// categories.
+    fn inferred_data(&mut self, at: &At) -> Result<ColumnData, DataError> {
+        let non_missing = self.nrows - self.missing.count_ones();
+        let distinct = self.present.len();
+        let parsed = &self.parsed;
+        Ok(if distinct > 0 && self.all_int() {
+            ColumnData::Integer(self.per_row(0, |c| parsed[c as usize].0.unwrap_or(0)))
+        } else if distinct > 0 && self.all_num() {
+            ColumnData::Float(self.per_row(f64::NAN, |c| parsed[c as usize].1.unwrap_or(f64::NAN)))
+        } else if distinct > 1000 && distinct * 2 > non_missing {
+            self.strings()
+        } else {
+            self.categories(at, None)?
+        })
+    }
+
+    /// The column declared integer: each present text an integer (or a whole number).
+    fn declared_integers(&self, at: &At, weight: bool) -> Result<ColumnData, DataError> {
+        let d = &self.distinct;
+        let first_row = self.first_row();
+        let mut ints = vec![0i64; d.values.len()];
+        for &v in &self.present {
+            let t = d.text(v).trim();
+            let x = t.parse::<i64>().ok().or_else(|| {
+                t.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e15)
+                    .map(|x| x as i64)
+            });
+            match x {
+                Some(i) if weight && i < 0 => {
+                    return Err(at.err(
+                        first_row(v),
+                        format!("weight '{}' is negative; expected a weight ≥ 0", d.text(v)),
+                    ));
+                }
+                Some(i) => ints[v as usize] = i,
+                None => {
+                    return Err(at.err(
+                        first_row(v),
+                        format!("expected an integer, found '{}'", d.text(v)),
+                    ));
                 }
             }
-            ColumnData::Integer(per_row(&|c| Some(ints[c as usize])))
         }
-        Some(Kind::Float) => {
-            let mut nums = vec![0f64; d.values.len()];
-            for &v in &present {
-                let text = d.text(v);
-                match text.trim().parse::<f64>() {
-                    Ok(x) if !x.is_finite() => {
-                        return Err(at.err(
-                            first_row(v),
-                            format!("expected a finite number, found '{text}'"),
-                        ));
-                    }
-                    Ok(x) if weight && x < 0.0 => {
-                        return Err(at.err(
-                            first_row(v),
-                            format!("weight '{text}' is negative; expected a weight ≥ 0"),
-                        ));
-                    }
-                    Ok(x) => nums[v as usize] = x,
-                    Err(_) => {
-                        let what = if weight {
-                            "a weight (a number ≥ 0)"
-                        } else {
-                            "a number"
-                        };
-                        return Err(
-                            at.err(first_row(v), format!("expected {what}, found '{text}'"))
-                        );
-                    }
+        Ok(ColumnData::Integer(self.per_row(0, |c| ints[c as usize])))
+    }
+
+    /// The column declared float: each present text a finite number (≥ 0 for a weight).
+    fn declared_floats(&self, at: &At, weight: bool) -> Result<ColumnData, DataError> {
+        let d = &self.distinct;
+        let first_row = self.first_row();
+        let mut nums = vec![0f64; d.values.len()];
+        for &v in &self.present {
+            let text = d.text(v);
+            match text.trim().parse::<f64>() {
+                Ok(x) if !x.is_finite() => {
+                    return Err(at.err(
+                        first_row(v),
+                        format!("expected a finite number, found '{text}'"),
+                    ));
+                }
+                Ok(x) if weight && x < 0.0 => {
+                    return Err(at.err(
+                        first_row(v),
+                        format!("weight '{text}' is negative; expected a weight ≥ 0"),
+                    ));
+                }
+                Ok(x) => nums[v as usize] = x,
+                Err(_) => {
+                    let what = if weight {
+                        "a weight (a number ≥ 0)"
+                    } else {
+                        "a number"
+                    };
+                    return Err(at.err(first_row(v), format!("expected {what}, found '{text}'")));
                 }
             }
-            ColumnData::Float(
-                codes
-                    .iter()
-                    .map(|&c| {
-                        if c == NONE {
-                            f64::NAN
-                        } else {
-                            nums[c as usize]
-                        }
-                    })
-                    .collect(),
-            )
         }
-        Some(Kind::String) => ColumnData::String(
-            codes
+        Ok(ColumnData::Float(
+            self.per_row(f64::NAN, |c| nums[c as usize]),
+        ))
+    }
+
+    /// The cells as free text (missing cells empty).
+    fn strings(&self) -> ColumnData {
+        ColumnData::String(
+            self.codes
                 .iter()
                 .map(|&c| {
                     if c == NONE {
                         String::new()
                     } else {
-                        d.text(c).to_string()
+                        self.distinct.text(c).to_string()
                     }
                 })
                 .collect(),
-        ),
-        Some(Kind::Set) => {
-            // Text cells split at the separator.
-            let sep = spec.separator.clone().unwrap_or_else(|| "|".into());
-            let mut parts = Distinct::default();
-            let mut cells: Vec<Vec<u32>> = vec![Vec::new(); d.values.len()];
-            for &v in &present {
-                let text = d.text(v);
-                let cell = &mut cells[v as usize];
-                for part in text.split(sep.as_str()) {
-                    if part.is_empty() {
-                        return Err(at.err(
-                            first_row(v),
-                            format!(
-                                "empty candidate in set-valued cell '{text}'; expected values separated by '{sep}'"
-                            ),
-                        ));
-                    }
-                    let p = parts.id(part.as_bytes());
-                    if !cell.contains(&p) {
-                        cell.push(p);
-                    }
+        )
+    }
+
+    /// The column declared set-valued: each text split at the separator into candidates.
+    fn sets(&self, at: &At, spec: &ColumnSpec) -> Result<ColumnData, DataError> {
+        let d = &self.distinct;
+        let first_row = self.first_row();
+        let sep = spec.separator.clone().unwrap_or_else(|| "|".into());
+        let mut parts = Distinct::default();
+        let mut cells: Vec<Vec<u32>> = vec![Vec::new(); d.values.len()];
+        for &v in &self.present {
+            let text = d.text(v);
+            let cell = &mut cells[v as usize];
+            for part in text.split(sep.as_str()) {
+                if part.is_empty() {
+                    return Err(at.err(
+                        first_row(v),
+                        format!(
+                            "empty candidate in set-valued cell '{text}'; expected values separated by '{sep}'"
+                        ),
+                    ));
+                }
+                let p = parts.id(part.as_bytes());
+                if !cell.contains(&p) {
+                    cell.push(p);
                 }
             }
-            let rows = codes.iter().map(|&c| {
-                if c == NONE {
-                    &[][..]
-                } else {
-                    &cells[c as usize][..]
-                }
-            });
-            set_data(
-                at,
-                &parts,
-                rows,
-                nrows,
-                spec.categories.as_deref(),
-                &first_row,
-            )?
         }
-    };
-    Column::new(name, role, data, missing)
+        let rows = self.codes.iter().map(|&c| {
+            if c == NONE {
+                &[][..]
+            } else {
+                &cells[c as usize][..]
+            }
+        });
+        set_data(
+            at,
+            &parts,
+            rows,
+            self.nrows,
+            spec.categories.as_deref(),
+            &first_row,
+        )
+    }
 }
 
 /// Level order of the CSV reader: declared order, else numeric order when every level is a
