@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use intruder_data::params::{self, Problem};
 use intruder_data::report::{Format, Report};
-use intruder_data::{Input, Role, Timings, write_atomically};
+use intruder_data::{Input, Timings, write_atomically};
 
 /// How to read input files (shared by every command that reads data).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -280,22 +280,6 @@ pub fn flag_list(table: &mut toml::Table, key: &str, values: &[String]) -> Resul
         key,
         toml::Value::Array(values.iter().cloned().map(toml::Value::String).collect()),
     )
-}
-
-/// The roles named by column parameters of a table (so a file read for a method gets them).
-pub fn roles_of(table: &toml::Table, keys: &[(&str, Role)]) -> Vec<(String, Role)> {
-    let mut out = Vec::new();
-    for (k, role) in keys {
-        match table.get(*k) {
-            Some(toml::Value::String(s)) => out.push((s.clone(), *role)),
-            Some(toml::Value::Array(a)) => out.extend(
-                a.iter()
-                    .filter_map(|v| v.as_str().map(|s| (s.to_string(), *role))),
-            ),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// Parses `--explain-pair INTRUDER_ROW,RELEASED_ROW` (1-based rows) into 0-based rows.

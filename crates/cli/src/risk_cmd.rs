@@ -5,15 +5,15 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use intruder_data::params::{ColumnSet, ReadContext, list_text};
-use intruder_data::{ColumnarFile, CsvFile, Role, Timings};
-use intruder_risk::{
-    DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure, configure_for_parts, docs, fill_roles,
-};
+use intruder::Surface;
+use intruder::risk::{configure, roles_named};
+use intruder_data::params::{ColumnSet, list_text};
+use intruder_data::{ColumnarFile, CsvFile, Timings};
+use intruder_risk::{DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure_for_parts, docs};
 
 use crate::common::{
-    DataArgs, MethodArgs, OutputArgs, flag, flag_list, flag_opt, print_timings, problems,
-    refuse_output_file, roles_of, warn,
+    DataArgs, MethodArgs, OutputArgs, flag, flag_list, flag_opt, print_timings, refuse_output_file,
+    warn,
 };
 
 /// Disclosure risk of one file: frequency risk (classes, uniques, n_match, θ, individual,
@@ -262,15 +262,7 @@ pub fn run(args: Args) -> Result<()> {
             refuse_output_file(out, &inputs, flag)?;
         }
     }
-    input.roles = roles_of(
-        &table,
-        &[
-            ("keys", Role::Key),
-            ("weight", Role::Weight),
-            ("sensitive", Role::Sensitive),
-            ("group", Role::Group),
-        ],
-    );
+    input.roles = roles_named(&table);
     input.set_valued = args.set_valued.clone();
     // A name the file lacks is left to the parameters' check, which reports every one at once
     // with its parameter and a did-you-mean.
@@ -303,22 +295,8 @@ pub fn run(args: Args) -> Result<()> {
                     (ds, columns)
                 }
             };
-            fill_roles(&mut table, &columns);
-            let ctx = ReadContext {
-                base_dir: None,
-                columns: Some(&columns),
-            };
-            let built = configure(&table, "", ctx, &[]).map_err(|p| {
-                if !table.contains_key("keys") && p.len() == 1 && p[0].path == "keys" {
-                    anyhow::anyhow!(
-                        "{}: no key variables: name them with --keys a,b,c or declare role = \"key\" in a schema (--schema, or {} beside the data)",
-                        data.display(),
-                        intruder_data::schema_beside(data).display()
-                    )
-                } else {
-                    problems("intruder risk", p)
-                }
-            })?;
+            let label = data.display().to_string();
+            let built = configure(&mut table, &columns, Surface::Cli, "intruder risk", &label)?;
             warn(&built.warnings);
             let measure = built.method;
             let outcome = measure.assess_timed(&ds.table, per_record, &mut timings)?;
@@ -341,12 +319,8 @@ fn engine_outcome(
         Some(file) => file.columns(),
         None => ColumnSet::of(&intruder_data::load(data, input)?),
     };
-    fill_roles(table, &columns);
-    let ctx = ReadContext {
-        base_dir: None,
-        columns: Some(&columns),
-    };
-    let built = configure(table, "", ctx, &[]).map_err(|p| problems("intruder risk", p))?;
+    let label = data.display().to_string();
+    let built = configure(table, &columns, Surface::Cli, "intruder risk", &label)?;
     warn(&built.warnings);
     let outcome = intruder_engine::risk(spec, data, input, built.method.as_ref())?;
     Ok((built.method, outcome))

@@ -14,7 +14,8 @@
 //!   `intruder-utility`: each a registry of methods, none able to see the ground truth;
 //! - `intruder-eval`: the ground truth (`Labelled`) and the evaluator, the only crate that
 //!   scores an attack;
-//! - this crate: one call per task ([`attack::attack`], [`mask::mask`], [`utility::utility`]);
+//! - this crate: one call per task ([`attack::attack`], [`mask::mask`], [`utility::utility`];
+//!   for risk, the roles a read gives and the measure's configuration, [`risk`]);
 //! - the surfaces: `intruder-cli`, `intruder-python`, the experiment runner.
 //!
 //! Messages name the caller's own arguments: a [`Surface`] says how the command line
@@ -22,6 +23,7 @@
 
 pub mod attack;
 pub mod mask;
+pub mod risk;
 pub mod utility;
 
 /// Who calls: how the messages spell the caller's arguments.

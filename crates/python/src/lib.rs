@@ -22,10 +22,8 @@ use pyo3::types::{PyCapsule, PyDict, PyList};
 use serde_json::{Value, json};
 
 use intruder::attack::TruthNames;
-use intruder_data::params::{
-    self, ColumnSet, MethodDoc, ParamError, ParamKind, ParamSpec, Problem, ReadContext,
-};
-use intruder_data::{Dataset, Input, Kind, ReadOptions, Role, Schema, Table, read_csv};
+use intruder_data::params::{self, ColumnSet, MethodDoc, ParamKind, ParamSpec, Problem};
+use intruder_data::{Dataset, Input, Kind, ReadOptions, Role, Schema, read_csv};
 use intruder_eval::Labelled;
 
 mod arrow_in;
@@ -41,13 +39,6 @@ create_exception!(
 
 fn to_py(e: anyhow::Error) -> PyErr {
     IntruderError::new_err(format!("{e:#}"))
-}
-
-fn problems(source: &str, problems: Vec<Problem>) -> anyhow::Error {
-    anyhow::Error::new(ParamError {
-        source_name: source.to_string(),
-        problems,
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -362,22 +353,6 @@ impl Source {
     }
 }
 
-/// The roles named by column parameters (so a table read for a method gets them).
-fn roles_of(table: &toml::Table, keys: &[(&str, Role)]) -> Vec<(String, Role)> {
-    let mut out = Vec::new();
-    for (k, role) in keys {
-        match table.get(*k) {
-            Some(toml::Value::String(s)) => out.push((s.clone(), *role)),
-            Some(toml::Value::Array(a)) => out.extend(
-                a.iter()
-                    .filter_map(|v| v.as_str().map(|s| (s.to_string(), *role))),
-            ),
-            _ => {}
-        }
-    }
-    out
-}
-
 /// Every column named by a column parameter of `specs` in `table`.
 fn named_columns(table: &toml::Table, specs: &[&[ParamSpec]]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -488,7 +463,7 @@ fn risk_impl(
     schema: &Option<SchemaArg>,
     per_record: bool,
 ) -> Result<RiskOut> {
-    use intruder_risk::{RISK_COMMON, RISK_MEASURES, configure, fill_roles};
+    use intruder_risk::{RISK_COMMON, RISK_MEASURES, fill_roles};
     let engine = intruder_engine::EngineSpec::take_from(&mut table)?;
     if per_record && !engine.engine.is_local() {
         bail!(
@@ -496,15 +471,7 @@ fn risk_impl(
             engine.engine
         );
     }
-    let roles = roles_of(
-        &table,
-        &[
-            ("keys", Role::Key),
-            ("weight", Role::Weight),
-            ("sensitive", Role::Sensitive),
-            ("group", Role::Group),
-        ],
-    );
+    let roles = intruder::risk::roles_named(&table);
     if !per_record
         && engine.engine.is_local()
         && let Some(out) = risk_from_codes(src, &table, schema, &roles)?
@@ -524,21 +491,13 @@ fn risk_impl(
     };
     // Risk measures only count and match the keys: read them as codes.
     let (ds, columns) = src.load_as(schema, &roles, only.as_deref(), true)?;
-    fill_roles(&mut table, &columns);
-    let ctx = ReadContext {
-        base_dir: None,
-        columns: Some(&columns),
-    };
-    let built = configure(&table, "", ctx, &[]).map_err(|p| {
-        if !table.contains_key("keys") && p.len() == 1 && p[0].path == "keys" {
-            anyhow!(
-                "{}: no key variables: name them with keys=[…] or declare the role \"key\" in schema=",
-                src.label()
-            )
-        } else {
-            problems("intruder.risk()", p)
-        }
-    })?;
+    let built = intruder::risk::configure(
+        &mut table,
+        &columns,
+        intruder::Surface::Python,
+        "intruder.risk()",
+        &src.label(),
+    )?;
     let outcome = match engine.engine.is_local() {
         true => built.method.assess(&ds.table, per_record)?,
         false => intruder_engine::risk_table(&engine, &ds.table, built.method.as_ref())?,
