@@ -80,8 +80,8 @@ mod imp {
         UInt8Type, UInt16Type, UInt32Type, UInt64Type,
     };
     use arrow_array::{
-        Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, Float64Array, Int64Array,
-        RecordBatch, StringArray, UInt32Array,
+        AnyDictionaryArray, Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, Float64Array,
+        Int64Array, RecordBatch, StringArray, UInt32Array,
     };
     use arrow_buffer::{ArrowNativeType, NullBuffer};
     use arrow_schema::{DataType, Field, Schema as ArrowSchema};
@@ -409,14 +409,13 @@ mod imp {
         nrows: usize,
         cfg: &Config,
     ) -> Result<Column, DataError> {
-        let at = || Some(format!("'{}' ({})", plan.name, plan.position));
         let dtype = arrays
             .first()
             .map_or(DataType::Null, |a| a.data_type().clone());
         if !readable(&dtype) {
             return Err(input_error(
                 path,
-                at(),
+                column_at(plan),
                 format!(
                     "Arrow type {dtype} is not read; expected text, dictionary-encoded text, \
                      integers, floats or booleans"
@@ -428,166 +427,249 @@ mod imp {
         let direct_float = (is_float(&dtype) && matches!(plan.plan, Plan::Infer | Plan::Float))
             || (is_int(&dtype) && matches!(plan.plan, Plan::Float));
         if (direct_int || direct_float) && (nulls < nrows || !matches!(plan.plan, Plan::Infer)) {
-            let mut missing = Bitmap::new(nrows);
-            let mut row = 0;
-            if direct_int {
-                let mut v = Vec::with_capacity(nrows);
-                for a in arrays {
-                    let too_wide = int_type!(a.data_type(), ints_into(a.as_ref(), &mut v));
-                    if let Some(i) = too_wide {
-                        return Err(input_error(
-                            path,
-                            at(),
-                            format!("row {}: the integer does not fit 64 bits", row + i + 1),
-                        ));
-                    }
-                    for_nulls(a.as_ref(), |i| {
-                        v[row + i] = 0;
-                        missing.set(row + i);
-                    });
-                    row += a.len();
-                }
-                if plan.weight
-                    && let Some(i) = (0..nrows).find(|&i| v[i] < 0)
-                {
-                    return Err(input_error(
-                        path,
-                        at(),
-                        format!(
-                            "row {}: weight '{}' is negative; expected a weight ≥ 0",
-                            i + 1,
-                            v[i]
-                        ),
-                    ));
-                }
-                return Column::new(
-                    plan.name.clone(),
-                    plan.role,
-                    ColumnData::Integer(v),
-                    missing,
-                );
-            }
-            let mut v: Vec<f64> = Vec::with_capacity(nrows);
-            for a in arrays {
-                let a = a.as_ref();
-                match a.data_type() {
-                    DataType::Float16 => v.extend(
-                        a.as_primitive::<Float16Type>()
-                            .values()
-                            .iter()
-                            .map(|x| x.to_f64()),
-                    ),
-                    DataType::Float32 => v.extend(
-                        a.as_primitive::<Float32Type>()
-                            .values()
-                            .iter()
-                            .map(|&x| x as f64),
-                    ),
-                    DataType::Float64 => {
-                        v.extend_from_slice(a.as_primitive::<Float64Type>().values())
-                    }
-                    // Integers declared floats.
-                    DataType::UInt64 => v.extend(
-                        a.as_primitive::<UInt64Type>()
-                            .values()
-                            .iter()
-                            .map(|&x| x as f64),
-                    ),
-                    t => {
-                        let mut ints = Vec::with_capacity(a.len());
-                        int_type!(t, ints_into(a, &mut ints));
-                        v.extend(ints.iter().map(|&x| x as f64));
-                    }
-                }
-                for_nulls(a, |i| v[row + i] = f64::NAN);
-                row += a.len();
-            }
-            for (i, &x) in v.iter().enumerate() {
-                if x.is_nan() {
-                    missing.set(i);
-                } else if !x.is_finite() || (plan.weight && x < 0.0) {
-                    return Err(input_error(
-                        path,
-                        at(),
-                        format!(
-                            "row {}: expected a finite number{}, found {x}",
-                            i + 1,
-                            if plan.weight { " ≥ 0" } else { "" }
-                        ),
-                    ));
-                }
-            }
-            return Column::new(plan.name.clone(), plan.role, ColumnData::Float(v), missing);
+            return if direct_int {
+                integer_column(path, plan, arrays, nrows)
+            } else {
+                float_column(path, plan, arrays, nrows)
+            };
         }
         // Text, dictionaries, booleans, and numbers declared otherwise: the CSV builders.
         let mut parts = Vec::with_capacity(arrays.len());
         let mut field = Vec::new();
         let mut row = 0;
         for a in arrays {
-            let mut col: ColChunk = plan.builder();
-            let mut bits = Bits::default();
-            let cell = |field: &[u8], null: bool| {
-                let key = Key::of(field);
-                (key, null || plan.is_missing(field, key))
+            let mut builder = ChunkBuilder {
+                path,
+                plan,
+                col: plan.builder(),
+                bits: Bits::default(),
+                row: &mut row,
             };
-            let mut push = |field: &[u8], (key, missing): (Key, bool)| {
-                bits.push(missing);
-                row += 1;
-                col.push(plan, field, key, missing)
-                    .map_err(|m| input_error(path, at(), format!("row {row}: {m}")))
-            };
-            if let Some(d) = a.as_any_dictionary_opt() {
-                // Each dictionary value's text once (a null value is a missing cell), then
-                // each cell's through its key.
-                let values = d.values();
-                let texts: Vec<(Vec<u8>, (Key, bool))> = (0..values.len())
-                    .map(|k| {
-                        let mut t = Vec::new();
-                        let null = values.is_null(k);
-                        if !null {
-                            text_at(values.as_ref(), k, &mut t);
-                        }
-                        let c = cell(&t, null);
-                        (t, c)
-                    })
-                    .collect();
-                let null_cell = (Vec::new(), cell(b"", true));
-                let nulls = a.nulls();
-                for (i, &k) in d.normalized_keys().iter().enumerate() {
-                    let (text, c) = if nulls.is_some_and(|n| n.is_null(i)) {
-                        &null_cell
-                    } else {
-                        &texts[k]
-                    };
-                    push(text, *c)?;
-                }
-            } else {
-                // Text arrays typed once; other arrays (booleans, numbers declared otherwise,
-                // nulls) cell by cell.
-                let mut push_cell = |text: &[u8], null: bool| push(text, cell(text, null));
-                let mut push_text =
-                    |v: Option<&str>| push_cell(v.unwrap_or_default().as_bytes(), v.is_none());
-                match a.data_type() {
-                    DataType::Utf8 => a.as_string::<i32>().iter().try_for_each(&mut push_text)?,
-                    DataType::LargeUtf8 => {
-                        a.as_string::<i64>().iter().try_for_each(&mut push_text)?
+            match a.as_any_dictionary_opt() {
+                Some(d) => builder.dictionary_cells(a.as_ref(), d)?,
+                None => builder.plain_cells(a.as_ref(), &dtype, &mut field)?,
+            }
+            parts.push((builder.col, builder.bits));
+        }
+        finish_column(plan, parts, nrows, cfg, path)
+    }
+
+    /// Where a column's errors point: its name and position.
+    fn column_at(plan: &ColPlan) -> Option<String> {
+        Some(format!("'{}' ({})", plan.name, plan.position))
+    }
+
+    /// An integer column read directly from Arrow integer arrays (nulls are missing; a weight
+    /// must not be negative).
+    fn integer_column(
+        path: &Path,
+        plan: &ColPlan,
+        arrays: &[&ArrayRef],
+        nrows: usize,
+    ) -> Result<Column, DataError> {
+        let mut missing = Bitmap::new(nrows);
+        let mut row = 0;
+        let mut v = Vec::with_capacity(nrows);
+        for a in arrays {
+            let too_wide = int_type!(a.data_type(), ints_into(a.as_ref(), &mut v));
+            if let Some(i) = too_wide {
+                return Err(input_error(
+                    path,
+                    column_at(plan),
+                    format!("row {}: the integer does not fit 64 bits", row + i + 1),
+                ));
+            }
+            for_nulls(a.as_ref(), |i| {
+                v[row + i] = 0;
+                missing.set(row + i);
+            });
+            row += a.len();
+        }
+        if plan.weight
+            && let Some(i) = (0..nrows).find(|&i| v[i] < 0)
+        {
+            return Err(input_error(
+                path,
+                column_at(plan),
+                format!(
+                    "row {}: weight '{}' is negative; expected a weight ≥ 0",
+                    i + 1,
+                    v[i]
+                ),
+            ));
+        }
+        Column::new(
+            plan.name.clone(),
+            plan.role,
+            ColumnData::Integer(v),
+            missing,
+        )
+    }
+
+    /// A float column read directly from Arrow float arrays, or integer arrays declared floats
+    /// (nulls and NaN are missing; other values must be finite, and a weight not negative).
+    fn float_column(
+        path: &Path,
+        plan: &ColPlan,
+        arrays: &[&ArrayRef],
+        nrows: usize,
+    ) -> Result<Column, DataError> {
+        let mut missing = Bitmap::new(nrows);
+        let mut row = 0;
+        let mut v: Vec<f64> = Vec::with_capacity(nrows);
+        for a in arrays {
+            let a = a.as_ref();
+            floats_into(a, &mut v);
+            for_nulls(a, |i| v[row + i] = f64::NAN);
+            row += a.len();
+        }
+        for (i, &x) in v.iter().enumerate() {
+            if x.is_nan() {
+                missing.set(i);
+            } else if !x.is_finite() || (plan.weight && x < 0.0) {
+                return Err(input_error(
+                    path,
+                    column_at(plan),
+                    format!(
+                        "row {}: expected a finite number{}, found {x}",
+                        i + 1,
+                        if plan.weight { " ≥ 0" } else { "" }
+                    ),
+                ));
+            }
+        }
+        Column::new(plan.name.clone(), plan.role, ColumnData::Float(v), missing)
+    }
+
+    /// Appends the values of a float array, or an integer array declared floats, to `v` (one
+    /// per cell, whatever a null slot holds).
+    fn floats_into(a: &dyn Array, v: &mut Vec<f64>) {
+        match a.data_type() {
+            DataType::Float16 => v.extend(
+                a.as_primitive::<Float16Type>()
+                    .values()
+                    .iter()
+                    .map(|x| x.to_f64()),
+            ),
+            DataType::Float32 => v.extend(
+                a.as_primitive::<Float32Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as f64),
+            ),
+            DataType::Float64 => v.extend_from_slice(a.as_primitive::<Float64Type>().values()),
+            // Integers declared floats.
+            DataType::UInt64 => v.extend(
+                a.as_primitive::<UInt64Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as f64),
+            ),
+            t => {
+                let mut ints = Vec::with_capacity(a.len());
+                int_type!(t, ints_into(a, &mut ints));
+                v.extend(ints.iter().map(|&x| x as f64));
+            }
+        }
+    }
+
+    /// A cell's interned key and whether it is missing (null, or a missing token of `plan`).
+    #[inline]
+    fn cell(plan: &ColPlan, field: &[u8], null: bool) -> (Key, bool) {
+        let key = Key::of(field);
+        (key, null || plan.is_missing(field, key))
+    }
+
+    /// One Arrow array's cells going through the CSV reader's column builder: the chunk being
+    /// built, its missing bits, and the row count shared by the column's arrays.
+    struct ChunkBuilder<'a> {
+        /// The file (for errors).
+        path: &'a Path,
+        /// The column's plan.
+        plan: &'a ColPlan,
+        /// The chunk being built.
+        col: ColChunk,
+        /// Its missing bits.
+        bits: Bits,
+        /// Rows read so far over the column's arrays.
+        row: &'a mut usize,
+    }
+
+    impl ChunkBuilder<'_> {
+        /// Adds one cell (its text, key and whether it is missing).
+        #[inline]
+        fn push(&mut self, field: &[u8], (key, missing): (Key, bool)) -> Result<(), DataError> {
+            self.bits.push(missing);
+            *self.row += 1;
+            let row = *self.row;
+            self.col.push(self.plan, field, key, missing).map_err(|m| {
+                input_error(self.path, column_at(self.plan), format!("row {row}: {m}"))
+            })
+        }
+
+        /// Adds the cells of dictionary array `a` (`d`): each dictionary value's text once (a
+        /// null value is a missing cell), then each cell's through its key.
+        fn dictionary_cells(
+            &mut self,
+            a: &dyn Array,
+            d: &dyn AnyDictionaryArray,
+        ) -> Result<(), DataError> {
+            let plan = self.plan;
+            let values = d.values();
+            let texts: Vec<(Vec<u8>, (Key, bool))> = (0..values.len())
+                .map(|k| {
+                    let mut t = Vec::new();
+                    let null = values.is_null(k);
+                    if !null {
+                        text_at(values.as_ref(), k, &mut t);
                     }
-                    DataType::Utf8View => a.as_string_view().iter().try_for_each(&mut push_text)?,
-                    _ => {
-                        for i in 0..a.len() {
-                            field.clear();
-                            let null = a.is_null(i) || matches!(dtype, DataType::Null);
-                            if !null {
-                                text_at(a.as_ref(), i, &mut field);
-                            }
-                            push_cell(&field, null)?;
+                    let c = cell(plan, &t, null);
+                    (t, c)
+                })
+                .collect();
+            let null_cell = (Vec::new(), cell(plan, b"", true));
+            let nulls = a.nulls();
+            for (i, &k) in d.normalized_keys().iter().enumerate() {
+                let (text, c) = if nulls.is_some_and(|n| n.is_null(i)) {
+                    &null_cell
+                } else {
+                    &texts[k]
+                };
+                self.push(text, *c)?;
+            }
+            Ok(())
+        }
+
+        /// Adds the cells of a non-dictionary array `a` (the column's type `dtype`): text
+        /// arrays typed once; other arrays (booleans, numbers declared otherwise, nulls) cell
+        /// by cell through `field`.
+        fn plain_cells(
+            &mut self,
+            a: &dyn Array,
+            dtype: &DataType,
+            field: &mut Vec<u8>,
+        ) -> Result<(), DataError> {
+            let plan = self.plan;
+            let mut push_cell = |text: &[u8], null: bool| self.push(text, cell(plan, text, null));
+            let mut push_text =
+                |v: Option<&str>| push_cell(v.unwrap_or_default().as_bytes(), v.is_none());
+            match a.data_type() {
+                DataType::Utf8 => a.as_string::<i32>().iter().try_for_each(&mut push_text)?,
+                DataType::LargeUtf8 => a.as_string::<i64>().iter().try_for_each(&mut push_text)?,
+                DataType::Utf8View => a.as_string_view().iter().try_for_each(&mut push_text)?,
+                _ => {
+                    for i in 0..a.len() {
+                        field.clear();
+                        let null = a.is_null(i) || matches!(dtype, DataType::Null);
+                        if !null {
+                            text_at(a, i, field);
                         }
+                        push_cell(field.as_slice(), null)?;
                     }
                 }
             }
-            parts.push((col, bits));
+            Ok(())
         }
-        finish_column(plan, parts, nrows, cfg, path)
     }
 
     /// Writes columns as Parquet with `schema` in the metadata, whole or not at all.

@@ -206,23 +206,35 @@ fn check_rows(exp: &Experiment, data: &Loaded) -> Vec<Problem> {
 /// needs.
 pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Vec<Problem> {
     let mut out = Vec::new();
-    let (released, source) = (cols.released.clone(), cols.source.clone());
-    let population = cols.population.clone();
-    let d = &exp.data;
+    check_data_columns(exp, cols, &mut out);
+    check_scenario_keys(exp, cols, &mut out);
+    check_error_steps(exp, &cols.source, &mut out);
+    let after = check_settings(exp, plan, &cols.released, &mut out);
+    check_attacks(exp, cols, &after, &mut out);
+    check_risks(exp, cols, &after, &mut out);
+    check_utility(exp, &cols.released, &after, &mut out);
+    // The same problem found for several files is reported once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.to_string()));
+    out
+}
 
-    // Truth columns (they carry the truth role after loading).
+/// Checks the `[data]` truth columns (they carry the truth role after loading) and the
+/// columns its filters name.
+fn check_data_columns(exp: &Experiment, cols: &Columns, out: &mut Vec<Problem>) {
+    let (released, source) = (&cols.released, &cols.source);
+    let d = &exp.data;
     for (key, set, name) in [
-        ("data.truth", &released, &d.truth),
-        ("data.truth_intruder", &source, &d.truth_intruder),
+        ("data.truth", released, &d.truth),
+        ("data.truth_intruder", source, &d.truth_intruder),
     ] {
         if let Err(e) = set.check(name, ColumnNeed::Any) {
             out.push(problem(key, e));
         }
     }
-    // The columns the filters name.
     for (key, set, filter) in [
-        ("data.released_where", &released, &d.released_where),
-        ("data.intruder_where", &source, &d.intruder_where),
+        ("data.released_where", released, &d.released_where),
+        ("data.intruder_where", source, &d.intruder_where),
     ] {
         for (name, _) in filter {
             if let Err(e) = set.check(name, ColumnNeed::Any) {
@@ -230,8 +242,11 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
             }
         }
     }
+}
 
-    // The scenario's keys: intruder names in the source, released names in the released file.
+/// Checks the scenario's keys: intruder names in the source, released names in the released
+/// file.
+fn check_scenario_keys(exp: &Experiment, cols: &Columns, out: &mut Vec<Problem>) {
     let sc = &exp.scenario;
     let released_name = |k: &String| {
         sc.key_map
@@ -240,11 +255,11 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
             .map_or(k.clone(), |(_, b)| b.clone())
     };
     for k in &sc.keys {
-        if let Err(e) = source.check_usable(k, ColumnNeed::Any) {
+        if let Err(e) = cols.source.check_usable(k, ColumnNeed::Any) {
             out.push(problem("scenario.keys", e));
         }
         let r = released_name(k);
-        if let Err(e) = released.check_usable(&r, ColumnNeed::Any) {
+        if let Err(e) = cols.released.check_usable(&r, ColumnNeed::Any) {
             let path = if &r == k {
                 "scenario.keys".to_string()
             } else {
@@ -253,13 +268,15 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
             out.push(problem(path, e));
         }
     }
+}
 
-    // Measurement error on the intruder's copy.
-    for (i, step) in sc.error.iter().enumerate() {
+/// Checks the measurement-error steps on the intruder's copy against the source's columns.
+fn check_error_steps(exp: &Experiment, source: &ColumnSet, out: &mut Vec<Problem>) {
+    for (i, step) in exp.scenario.error.iter().enumerate() {
         let loc = format!("scenario.error[{}]", i + 1);
         let ctx = ReadContext {
             base_dir: Some(&exp.base_dir),
-            columns: Some(&source),
+            columns: Some(source),
         };
         let mut params = step.params.clone();
         params.remove("method");
@@ -274,8 +291,17 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
             out.extend(p);
         }
     }
+}
 
-    // Every defence setting, and the released file's columns after it (for the measures).
+/// Checks every defence setting against the released file's columns (each problem once);
+/// the released file's columns after each valid setting (the released columns themselves
+/// when none is valid), for the measures.
+fn check_settings(
+    exp: &Experiment,
+    plan: &Plan,
+    released: &ColumnSet,
+    out: &mut Vec<Problem>,
+) -> Vec<ColumnSet> {
     let mut after: Vec<ColumnSet> = Vec::new();
     let mut reported = std::collections::HashSet::new();
     for st in &plan.settings {
@@ -286,10 +312,10 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
             .unwrap_or(0);
         let ctx = ReadContext {
             base_dir: Some(&exp.base_dir),
-            columns: Some(&released),
+            columns: Some(released),
         };
         match st.pipeline_at(&format!("defence[{}].", di + 1), ctx) {
-            Ok(p) => after.push(p.columns_after(&released)),
+            Ok(p) => after.push(p.columns_after(released)),
             Err(ps) => {
                 for p in ps {
                     let text = p.to_string();
@@ -303,9 +329,14 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
     if after.is_empty() {
         after.push(released.clone());
     }
+    after
+}
 
-    // Attacks: keys in both files, the sensitive variable in the released file (and in the
-    // source, whose original value the evaluator scores against).
+/// Checks the attacks: keys in both files (in the released file after every setting), the
+/// sensitive variable in the released file and in the source, whose original value the
+/// evaluator scores against.
+fn check_attacks(exp: &Experiment, cols: &Columns, after: &[ColumnSet], out: &mut Vec<Problem>) {
+    let (released, source) = (&cols.released, &cols.source);
     for (i, a) in exp.attacks.iter().enumerate() {
         let loc = format!("attack[{}]", i + 1);
         for k in &a.keys {
@@ -317,7 +348,7 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
                 .iter()
                 .find(|(x, _)| x == k)
                 .map_or(k.clone(), |(_, y)| y.clone());
-            for set in &after {
+            for set in after {
                 if let Err(e) = set.check_usable(&r, ColumnNeed::Any) {
                     out.push(problem(format!("{loc}.keys"), e));
                     break;
@@ -325,21 +356,24 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
             }
         }
         if let Some(s) = &a.sensitive {
-            for set in [&released, &source] {
+            for set in [released, source] {
                 if let Err(e) = set.check_usable(s, ColumnNeed::Any) {
                     out.push(problem(format!("{loc}.sensitive"), e));
                 }
             }
         }
     }
+}
 
-    // Risk measures: every parameter re-read against the columns of the file they assess.
+/// Checks the risk measures: every parameter re-read against the columns of the file they
+/// assess (the released file after every setting, the source or the population).
+fn check_risks(exp: &Experiment, cols: &Columns, after: &[ColumnSet], out: &mut Vec<Problem>) {
     for (i, r) in exp.risk.iter().enumerate() {
         let loc = format!("risk[{}]", i + 1);
         let sets: Vec<&ColumnSet> = match r.file {
             RiskFile::Released => after.iter().collect(),
-            RiskFile::Source => vec![&source],
-            RiskFile::Population => match &population {
+            RiskFile::Source => vec![&cols.source],
+            RiskFile::Population => match &cols.population {
                 Some(p) => vec![p],
                 None => {
                     out.push(problem(
@@ -361,25 +395,28 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
             }
         }
     }
+}
 
-    // Utility measures: the original's columns, and the released file's after each setting.
+/// Checks the utility measures against the original's columns and the released file's after
+/// each setting.
+fn check_utility(
+    exp: &Experiment,
+    released: &ColumnSet,
+    after: &[ColumnSet],
+    out: &mut Vec<Problem>,
+) {
     let u = &exp.utility;
-    if !u.measures.is_empty() {
-        for set in std::iter::once(&released).chain(after.iter()) {
-            let ctx = ReadContext {
-                base_dir: Some(&exp.base_dir),
-                columns: Some(set),
-            };
-            if let Err(ps) =
-                intruder_utility::configure(&u.measures, &u.table(), "utility", ctx, &[])
-            {
-                out.extend(ps);
-                break;
-            }
+    if u.measures.is_empty() {
+        return;
+    }
+    for set in std::iter::once(released).chain(after.iter()) {
+        let ctx = ReadContext {
+            base_dir: Some(&exp.base_dir),
+            columns: Some(set),
+        };
+        if let Err(ps) = intruder_utility::configure(&u.measures, &u.table(), "utility", ctx, &[]) {
+            out.extend(ps);
+            break;
         }
     }
-    // The same problem found for several files is reported once.
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(p.to_string()));
-    out
 }

@@ -1018,6 +1018,57 @@ pub fn map_plot(
     };
     let width = area.x + area.w + 24.0 + lw + 12.0;
     let height = top + area.h + 58.0;
+    let (x, y) = map_axes(&area, pts, (&x_title, x_unit), (&y_title, y_unit));
+    let marks = MapMarks::place(
+        pts,
+        &groups,
+        (&area, &x, &y),
+        (&x_title, x_unit),
+        (&y_title, y_unit),
+    );
+    let frontier = pareto(&marks.raw)
+        .into_iter()
+        .map(|i| (sx(&area, &x, marks.raw[i].0), sy(&area, &y, marks.raw[i].1)))
+        .collect();
+    let obstacles: Vec<Rect> = marks
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(PointEl::rect))
+        .collect();
+    let labels = place_labels(&area, &marks.labelled, &obstacles);
+    Figure {
+        file,
+        caption,
+        title,
+        width,
+        height,
+        area,
+        x,
+        y,
+        series: marks.series,
+        refs: Vec::new(),
+        frontier,
+        labels,
+        legend: Some(LegendEl {
+            rect: Rect {
+                x: area.x + area.w + 24.0,
+                y: area.y,
+                w: lw,
+                h: lh,
+            },
+            items,
+        }),
+    }
+}
+
+/// The risk–utility map's axes placed on `area`: loss across (with room on the right for
+/// labels), risk up; each logarithmic when its means span more than two decades.
+fn map_axes(
+    area: &Rect,
+    pts: &[MapPoint],
+    (x_title, x_unit): (&str, Unit),
+    (y_title, y_unit): (&str, Unit),
+) -> (Axis, Axis) {
     let range = |f: &dyn Fn(&MapPoint) -> [f64; 3]| {
         pts.iter()
             .flat_map(f)
@@ -1042,7 +1093,7 @@ pub fn map_plot(
     // axis, a factor of 1.6).
     let mut x = if x_log {
         log_axis(
-            x_title.clone(),
+            x_title.to_string(),
             positive_min(&|p| [p.loss.mean, p.loss.lo, p.loss.hi]),
             x1 * 1.6,
             x_unit,
@@ -1050,7 +1101,7 @@ pub fn map_plot(
         )
     } else {
         value_axis(
-            x_title.clone(),
+            x_title.to_string(),
             x0,
             x1 + (x1 - x0.min(0.0)) * 0.2,
             x_unit,
@@ -1059,89 +1110,86 @@ pub fn map_plot(
     };
     let mut y = if y_log {
         log_axis(
-            y_title.clone(),
+            y_title.to_string(),
             positive_min(&|p| [p.risk.mean, p.risk.lo, p.risk.hi]),
             y1,
             y_unit,
             false,
         )
     } else {
-        value_axis(y_title.clone(), y0, y1, y_unit, true)
+        value_axis(y_title.to_string(), y0, y1, y_unit, true)
     };
-    place_x(&area, &mut x);
-    place_y(&area, &mut y);
-    let mut series: Vec<SeriesEl> = groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| SeriesEl {
-            name: g.clone(),
-            style: style(i),
-            line: false,
-            points: Vec::new(),
-        })
-        .collect();
-    let mut labelled = Vec::new();
-    let mut raw = Vec::new();
-    for p in pts {
-        let gi = groups.iter().position(|g| *g == p.group).unwrap_or(0);
-        if !(p.loss.mean.is_finite() && p.risk.mean.is_finite()) {
-            raw.push((f64::NAN, f64::NAN));
-            continue;
+    place_x(area, &mut x);
+    place_y(area, &mut y);
+    (x, y)
+}
+
+/// The risk–utility map's points placed on its axes.
+struct MapMarks {
+    /// One series per defence (group), its points with interval bars and hover text.
+    series: Vec<SeriesEl>,
+    /// Each drawn point's position and label, for label placement.
+    labelled: Vec<(f64, f64, String)>,
+    /// Each point's (loss, risk) (NaN when not drawn), for the Pareto frontier.
+    raw: Vec<(f64, f64)>,
+}
+
+impl MapMarks {
+    /// Places `pts` on the data area and its axes, one series per group of `groups`; the
+    /// axes' titles and units go into the hover text.
+    fn place(
+        pts: &[MapPoint],
+        groups: &[String],
+        (area, x, y): (&Rect, &Axis, &Axis),
+        (x_title, x_unit): (&str, Unit),
+        (y_title, y_unit): (&str, Unit),
+    ) -> MapMarks {
+        let mut series: Vec<SeriesEl> = groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| SeriesEl {
+                name: g.clone(),
+                style: style(i),
+                line: false,
+                points: Vec::new(),
+            })
+            .collect();
+        let mut labelled = Vec::new();
+        let mut raw = Vec::new();
+        for p in pts {
+            let gi = groups.iter().position(|g| *g == p.group).unwrap_or(0);
+            if !(p.loss.mean.is_finite() && p.risk.mean.is_finite()) {
+                raw.push((f64::NAN, f64::NAN));
+                continue;
+            }
+            let (px, py) = (sx(area, x, p.loss.mean), sy(area, y, p.risk.mean));
+            raw.push((p.loss.mean, p.risk.mean));
+            series[gi].points.push(PointEl {
+                x: px,
+                y: py,
+                series: gi,
+                ybar: p
+                    .risk
+                    .has_interval()
+                    .then(|| (sy(area, y, p.risk.lo), sy(area, y, p.risk.hi))),
+                xbar: p
+                    .loss
+                    .has_interval()
+                    .then(|| (sx(area, x, p.loss.lo), sx(area, x, p.loss.hi))),
+                hover: format!(
+                    "{}\n{y_title}: {}\n{x_title}: {}",
+                    p.label,
+                    crate::stats::cell_unit(Some(p.risk), y_unit),
+                    crate::stats::cell_unit(Some(p.loss), x_unit)
+                ),
+            });
+            labelled.push((px, py, p.label.clone()));
         }
-        let (px, py) = (sx(&area, &x, p.loss.mean), sy(&area, &y, p.risk.mean));
-        raw.push((p.loss.mean, p.risk.mean));
-        series[gi].points.push(PointEl {
-            x: px,
-            y: py,
-            series: gi,
-            ybar: p
-                .risk
-                .has_interval()
-                .then(|| (sy(&area, &y, p.risk.lo), sy(&area, &y, p.risk.hi))),
-            xbar: p
-                .loss
-                .has_interval()
-                .then(|| (sx(&area, &x, p.loss.lo), sx(&area, &x, p.loss.hi))),
-            hover: format!(
-                "{}\n{y_title}: {}\n{x_title}: {}",
-                p.label,
-                crate::stats::cell_unit(Some(p.risk), y_unit),
-                crate::stats::cell_unit(Some(p.loss), x_unit)
-            ),
-        });
-        labelled.push((px, py, p.label.clone()));
-    }
-    let frontier = pareto(&raw)
-        .into_iter()
-        .map(|i| (sx(&area, &x, raw[i].0), sy(&area, &y, raw[i].1)))
-        .collect();
-    let obstacles: Vec<Rect> = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(PointEl::rect))
-        .collect();
-    let labels = place_labels(&area, &labelled, &obstacles);
-    Figure {
-        file,
-        caption,
-        title,
-        width,
-        height,
-        area,
-        x,
-        y,
-        series,
-        refs: Vec::new(),
-        frontier,
-        labels,
-        legend: Some(LegendEl {
-            rect: Rect {
-                x: area.x + area.w + 24.0,
-                y: area.y,
-                w: lw,
-                h: lh,
-            },
-            items,
-        }),
+        MapMarks {
+            series,
+            labelled,
+            raw,
+        }
     }
 }
 
@@ -1233,7 +1281,20 @@ impl Figure {
             &self.title,
             r#" font-size="15" font-weight="bold""#,
         ));
-        // Grid and ticks.
+        s.push_str(&self.axes_svg());
+        s.push_str(&self.refs_svg());
+        s.push_str(&self.frontier_svg());
+        s.push_str(&self.series_svg());
+        s.push_str(&self.labels_svg());
+        s.push_str(&self.legend_svg());
+        s.push_str("</svg>\n");
+        s
+    }
+
+    /// The grid, the ticks with their labels, the data area's frame and the axis titles.
+    fn axes_svg(&self) -> String {
+        let a = &self.area;
+        let mut s = String::new();
         let dot = self.y.title.is_empty();
         for t in &self.x.ticks {
             s.push_str(&line(t.px, a.y, t.px, a.y + a.h, "#e6e6e6", ""));
@@ -1270,7 +1331,13 @@ impl Figure {
                 &format!(r#" transform="rotate(-90 {cx:.1} {cy:.1})""#),
             ));
         }
-        // Reference lines.
+        s
+    }
+
+    /// The dashed reference lines, each with its hover text and value label.
+    fn refs_svg(&self) -> String {
+        let a = &self.area;
+        let mut s = String::new();
         for r in &self.refs {
             let l = if r.horizontal {
                 line(a.x, r.at, a.x + a.w, r.at, r.color, "")
@@ -1298,19 +1365,28 @@ impl Figure {
                 esc(&r.hover)
             ));
         }
-        // Frontier.
-        if self.frontier.len() >= 2 {
-            let pts: Vec<String> = self
-                .frontier
-                .iter()
-                .map(|(x, y)| format!("{x:.1},{y:.1}"))
-                .collect();
-            s.push_str(&format!(
-                r##"<polyline points="{}" fill="none" stroke="#888" stroke-width="1.5"><title>Pareto frontier</title></polyline>"##,
-                pts.join(" ")
-            ));
+        s
+    }
+
+    /// The Pareto frontier as a grey polyline (empty with fewer than two points).
+    fn frontier_svg(&self) -> String {
+        if self.frontier.len() < 2 {
+            return String::new();
         }
-        // Series: lines, bars with caps, markers with hover text.
+        let pts: Vec<String> = self
+            .frontier
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        format!(
+            r##"<polyline points="{}" fill="none" stroke="#888" stroke-width="1.5"><title>Pareto frontier</title></polyline>"##,
+            pts.join(" ")
+        )
+    }
+
+    /// The series: lines, bars with caps, markers with hover text.
+    fn series_svg(&self) -> String {
+        let mut s = String::new();
         for se in &self.series {
             let c = se.style.color;
             if se.line && se.points.len() >= 2 {
@@ -1341,7 +1417,12 @@ impl Figure {
                 s.push_str("</g>");
             }
         }
-        // Labels and leader lines.
+        s
+    }
+
+    /// The point labels, with leader lines to the points they were moved away from.
+    fn labels_svg(&self) -> String {
+        let mut s = String::new();
         for l in &self.labels {
             if l.leader {
                 let r = &l.rect;
@@ -1364,46 +1445,55 @@ impl Figure {
                 "",
             ));
         }
-        // Legend.
-        if let Some(lg) = &self.legend {
-            let r = &lg.rect;
-            s.push_str(&format!(
-                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="white" stroke="#bbb"/>"##,
-                r.x, r.y, r.w, r.h
-            ));
-            for (i, (sw, t)) in lg.items.iter().enumerate() {
-                let y = r.y + 14.0 + i as f64 * 18.0;
-                let x = r.x + 8.0;
-                match sw {
-                    Swatch::Series(st, with_line) => {
-                        if *with_line {
-                            s.push_str(&line(x, y, x + 22.0, y, st.color, r#" stroke-width="2""#));
-                        }
-                        s.push_str(&marker_svg(st.marker, x + 11.0, y, st.color));
-                    }
-                    Swatch::Dashed => s.push_str(&line(
-                        x,
-                        y,
-                        x + 22.0,
-                        y,
-                        "#444",
-                        r#" stroke-dasharray="6 4""#,
-                    )),
-                    Swatch::Frontier => {
-                        s.push_str(&line(x, y, x + 22.0, y, "#888", r#" stroke-width="1.5""#))
-                    }
-                    Swatch::Interval => {
-                        s.push_str(&line(x + 2.0, y, x + 20.0, y, "#444", ""));
-                        s.push_str(&line(x + 2.0, y - CAP, x + 2.0, y + CAP, "#444", ""));
-                        s.push_str(&line(x + 20.0, y - CAP, x + 20.0, y + CAP, "#444", ""));
-                    }
-                }
-                s.push_str(&text(x + 30.0, y + 4.0, "start", t, ""));
-            }
-        }
-        s.push_str("</svg>\n");
         s
     }
+
+    /// The legend: its box, and per entry its swatch and text (empty without a legend).
+    fn legend_svg(&self) -> String {
+        let Some(lg) = &self.legend else {
+            return String::new();
+        };
+        let r = &lg.rect;
+        let mut s = format!(
+            r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="white" stroke="#bbb"/>"##,
+            r.x, r.y, r.w, r.h
+        );
+        for (i, (sw, t)) in lg.items.iter().enumerate() {
+            let y = r.y + 14.0 + i as f64 * 18.0;
+            let x = r.x + 8.0;
+            s.push_str(&swatch_svg(sw, x, y));
+            s.push_str(&text(x + 30.0, y + 4.0, "start", t, ""));
+        }
+        s
+    }
+}
+
+/// A legend entry's swatch with its left end at (`x`, `y`).
+fn swatch_svg(sw: &Swatch, x: f64, y: f64) -> String {
+    let mut s = String::new();
+    match sw {
+        Swatch::Series(st, with_line) => {
+            if *with_line {
+                s.push_str(&line(x, y, x + 22.0, y, st.color, r#" stroke-width="2""#));
+            }
+            s.push_str(&marker_svg(st.marker, x + 11.0, y, st.color));
+        }
+        Swatch::Dashed => s.push_str(&line(
+            x,
+            y,
+            x + 22.0,
+            y,
+            "#444",
+            r#" stroke-dasharray="6 4""#,
+        )),
+        Swatch::Frontier => s.push_str(&line(x, y, x + 22.0, y, "#888", r#" stroke-width="1.5""#)),
+        Swatch::Interval => {
+            s.push_str(&line(x + 2.0, y, x + 20.0, y, "#444", ""));
+            s.push_str(&line(x + 2.0, y - CAP, x + 2.0, y + CAP, "#444", ""));
+            s.push_str(&line(x + 20.0, y - CAP, x + 20.0, y + CAP, "#444", ""));
+        }
+    }
+    s
 }
 
 fn file_part(s: &str) -> String {
@@ -1498,11 +1588,53 @@ pub fn plots(
     plan: &Plan,
     results: &[SettingResult],
 ) -> Result<Vec<Figure>, RunnerError> {
+    let inputs = PlotInputs {
+        exp,
+        plan,
+        results,
+        labels: results.iter().map(|s| s.label.clone()).collect(),
+        reference: unmasked(plan),
+    };
     let mut out = Vec::new();
-    let labels: Vec<String> = results.iter().map(|s| s.label.clone()).collect();
-    let reference = unmasked(plan);
     // 1. The headline: per target, every attack.
-    if !exp.attacks.is_empty() && !results.is_empty() {
+    out.extend(inputs.headline());
+    // 2. Per attack: per target, per twin, precision of declared links.
+    for a in &exp.attacks {
+        out.extend(inputs.attack(a));
+    }
+    // 3. Risk against each numeric grid parameter of each defence.
+    let metrics = plot_metrics(exp);
+    for d in &exp.defences {
+        out.extend(inputs.against_parameters(d, &metrics));
+    }
+    // 4. The risk–utility map.
+    out.extend(inputs.risk_utility());
+    Ok(out)
+}
+
+/// What an experiment's figures are drawn from: the experiment, its plan, the aggregated
+/// results, the settings' labels and the unmasked setting.
+struct PlotInputs<'a> {
+    /// The experiment.
+    exp: &'a Experiment,
+    /// Its plan.
+    plan: &'a Plan,
+    /// The results per setting, in plan order.
+    results: &'a [SettingResult],
+    /// The settings' labels, in plan order.
+    labels: Vec<String>,
+    /// The unmasked setting, if the plan has one.
+    reference: Option<usize>,
+}
+
+impl<'a> PlotInputs<'a> {
+    /// The headline dot plot: correct re-identifications per target of every attack, by
+    /// setting; `None` without attacks or values.
+    fn headline(&self) -> Option<Figure> {
+        let (exp, results) = (self.exp, self.results);
+        if exp.attacks.is_empty() || results.is_empty() {
+            return None;
+        }
         let series: Vec<DotSeries> = exp
             .attacks
             .iter()
@@ -1514,25 +1646,29 @@ pub fn plots(
                     .collect(),
             })
             .collect();
-        if series.iter().any(|s| s.stats.iter().any(Option::is_some)) {
-            out.push(dot_plot(
-                "reidentification-per-target.svg".into(),
-                format!(
-                    "{}: correct re-identifications per target — the share of every record the intruder holds that it re-identifies correctly — by setting and attack; bars: {}; dashed: the unmasked value",
-                    exp.name,
-                    bars_caption(exp.replicates)
-                ),
-                "Correct re-identifications per target".into(),
-                "correct re-identifications per target (share of the intruder's records)".into(),
-                Unit::Proportion,
-                &labels,
-                &series,
-                reference,
-            ));
+        if !series.iter().any(|s| s.stats.iter().any(Option::is_some)) {
+            return None;
         }
+        Some(dot_plot(
+            "reidentification-per-target.svg".into(),
+            format!(
+                "{}: correct re-identifications per target — the share of every record the intruder holds that it re-identifies correctly — by setting and attack; bars: {}; dashed: the unmasked value",
+                exp.name,
+                bars_caption(exp.replicates)
+            ),
+            "Correct re-identifications per target".into(),
+            "correct re-identifications per target (share of the intruder's records)".into(),
+            Unit::Proportion,
+            &self.labels,
+            &series,
+            self.reference,
+        ))
     }
-    // 2. Per attack: per target, per twin, precision of declared links.
-    for a in &exp.attacks {
+
+    /// Attack `a`'s dot plot: per target, per twin and the precision of its declared links,
+    /// by setting; `None` without values.
+    fn attack(&self, a: &crate::spec::AttackSpec) -> Option<Figure> {
+        let exp = self.exp;
         let figs = [HEADLINE, "correct_match_rate", "precision"];
         let series: Vec<DotSeries> = figs
             .iter()
@@ -1540,14 +1676,14 @@ pub fn plots(
                 let id = format!("{}.{f}", a.name);
                 DotSeries {
                     name: figure_name(exp, &id),
-                    stats: results.iter().map(|s| s.get(&id)).collect(),
+                    stats: self.results.iter().map(|s| s.get(&id)).collect(),
                 }
             })
             .collect();
         if !series.iter().any(|s| s.stats.iter().any(Option::is_some)) {
-            continue;
+            return None;
         }
-        out.push(dot_plot(
+        Some(dot_plot(
             format!("attack-{}.svg", file_part(&a.name)),
             format!(
                 "{}: attack {}{} — correct re-identifications per target (every record the intruder holds), per twin (targets whose person is in the release) and the precision of its declared links; bars: {}; dashed: the unmasked values",
@@ -1563,14 +1699,16 @@ pub fn plots(
             format!("Attack {}: the intruder's success three ways", a.name),
             "share".into(),
             Unit::Proportion,
-            &labels,
+            &self.labels,
             &series,
-            reference,
-        ));
+            self.reference,
+        ))
     }
-    // 3. Risk against each numeric grid parameter of each defence.
-    let metrics = plot_metrics(exp);
-    for d in &exp.defences {
+
+    /// Defence `d`'s line plots: `metrics` against each of its numeric grid parameters (none
+    /// when the defence has fewer than two settings).
+    fn against_parameters(&self, d: &crate::grid::DefenceSpec, metrics: &[String]) -> Vec<Figure> {
+        let plan = self.plan;
         let idx: Vec<usize> = plan
             .settings
             .iter()
@@ -1579,13 +1717,14 @@ pub fn plots(
             .map(|(i, _)| i)
             .collect();
         if idx.len() < 2 {
-            continue;
+            return Vec::new();
         }
         let names: Vec<String> = plan.settings[idx[0]]
             .params
             .iter()
             .map(|(k, _)| k.clone())
             .collect();
+        let mut out = Vec::new();
         for pname in &names {
             if !idx
                 .iter()
@@ -1593,76 +1732,112 @@ pub fn plots(
             {
                 continue;
             }
-            let mut series: Vec<LineSeries> = Vec::new();
-            for m in &metrics {
-                for &i in &idx {
-                    let s = &plan.settings[i];
-                    let Some(st) = results[i].get(m) else {
-                        continue;
-                    };
-                    let others: Vec<String> = s
-                        .params
-                        .iter()
-                        .filter(|(k, _)| k != pname)
-                        .map(|(k, v)| format!("{}={v}", k.rsplit('.').next().unwrap_or(k)))
-                        .collect();
-                    let base = if metrics.len() == 1 {
-                        figure_name(exp, m)
-                    } else {
-                        match crate::glossary::kind(exp, m) {
-                            Some(crate::glossary::Kind::Attack(a, _))
-                                if metrics.iter().all(|x| x.ends_with(HEADLINE)) =>
-                            {
-                                a.to_string()
-                            }
-                            _ => human_name(exp, m),
-                        }
-                    };
-                    let key = if others.is_empty() {
-                        base
-                    } else {
-                        format!("{base} ({})", others.join(", "))
-                    };
-                    let x = s.param_f64(pname).unwrap_or(f64::NAN);
-                    match series.iter_mut().find(|l| l.name == key) {
-                        Some(l) => l.points.push((x, st, s.label.clone())),
-                        None => series.push(LineSeries {
-                            name: key,
-                            points: vec![(x, st, s.label.clone())],
-                            reference: reference.and_then(|r| results[r].get(m)),
-                        }),
-                    }
-                }
-            }
+            let series = self.parameter_series(&idx, pname, metrics);
             if series.is_empty() {
                 continue;
             }
-            let short = pname.rsplit('.').next().unwrap_or(pname);
-            let unit = unit_of(results, &metrics[0]);
-            let same_unit = metrics.iter().all(|m| unit_of(results, m) == unit);
-            let y_title = if metrics.iter().all(|m| m.ends_with(HEADLINE)) {
-                "correct re-identifications per target".to_string()
-            } else if metrics.len() == 1 {
-                human_name(exp, &metrics[0])
-            } else {
-                "disclosure risk".to_string()
-            };
-            out.push(line_plot(
-                format!("risk-vs-{}-{}.svg", file_part(&d.name), file_part(short)),
-                format!(
-                    "{}: {y_title} against {short} (defence {}); bars: 95% intervals; dashed: the unmasked value in the series' colour",
-                    exp.name, d.name
-                ),
-                format!("{} — {y_title} against {short}", d.name),
-                format!("{short} ({pname})"),
-                y_title.clone(),
-                if same_unit { unit } else { Unit::Score },
-                &series,
-            ));
+            out.push(self.parameter_plot(d, pname, metrics, &series));
+        }
+        out
+    }
+
+    /// The lines of `metrics` against grid parameter `pname` over the settings `idx`: one per
+    /// metric and combination of the other parameters.
+    fn parameter_series(
+        &self,
+        idx: &[usize],
+        pname: &str,
+        metrics: &[String],
+    ) -> Vec<LineSeries<'a>> {
+        let results = self.results;
+        let mut series: Vec<LineSeries> = Vec::new();
+        for m in metrics {
+            for &i in idx {
+                let s = &self.plan.settings[i];
+                let Some(st) = results[i].get(m) else {
+                    continue;
+                };
+                let others: Vec<String> = s
+                    .params
+                    .iter()
+                    .filter(|(k, _)| k != pname)
+                    .map(|(k, v)| format!("{}={v}", k.rsplit('.').next().unwrap_or(k)))
+                    .collect();
+                let base = self.series_name(m, metrics);
+                let key = if others.is_empty() {
+                    base
+                } else {
+                    format!("{base} ({})", others.join(", "))
+                };
+                let x = s.param_f64(pname).unwrap_or(f64::NAN);
+                match series.iter_mut().find(|l| l.name == key) {
+                    Some(l) => l.points.push((x, st, s.label.clone())),
+                    None => series.push(LineSeries {
+                        name: key,
+                        points: vec![(x, st, s.label.clone())],
+                        reference: self.reference.and_then(|r| results[r].get(m)),
+                    }),
+                }
+            }
+        }
+        series
+    }
+
+    /// The legend name of metric `m` among `metrics`: its figure name when it is alone, the
+    /// attack's name when every metric is a headline, else its human name.
+    fn series_name(&self, m: &str, metrics: &[String]) -> String {
+        let exp = self.exp;
+        if metrics.len() == 1 {
+            figure_name(exp, m)
+        } else {
+            match crate::glossary::kind(exp, m) {
+                Some(crate::glossary::Kind::Attack(a, _))
+                    if metrics.iter().all(|x| x.ends_with(HEADLINE)) =>
+                {
+                    a.to_string()
+                }
+                _ => human_name(exp, m),
+            }
         }
     }
-    // 4. The risk–utility map.
-    if let (Some(risk), Some(loss)) = (map_risk(exp), map_loss(exp, results)) {
+
+    /// The line plot of `series` (of `metrics`) against defence `d`'s grid parameter `pname`.
+    fn parameter_plot(
+        &self,
+        d: &crate::grid::DefenceSpec,
+        pname: &str,
+        metrics: &[String],
+        series: &[LineSeries],
+    ) -> Figure {
+        let (exp, results) = (self.exp, self.results);
+        let short = pname.rsplit('.').next().unwrap_or(pname);
+        let unit = unit_of(results, &metrics[0]);
+        let same_unit = metrics.iter().all(|m| unit_of(results, m) == unit);
+        let y_title = if metrics.iter().all(|m| m.ends_with(HEADLINE)) {
+            "correct re-identifications per target".to_string()
+        } else if metrics.len() == 1 {
+            human_name(exp, &metrics[0])
+        } else {
+            "disclosure risk".to_string()
+        };
+        line_plot(
+            format!("risk-vs-{}-{}.svg", file_part(&d.name), file_part(short)),
+            format!(
+                "{}: {y_title} against {short} (defence {}); bars: 95% intervals; dashed: the unmasked value in the series' colour",
+                exp.name, d.name
+            ),
+            format!("{} — {y_title} against {short}", d.name),
+            format!("{short} ({pname})"),
+            y_title.clone(),
+            if same_unit { unit } else { Unit::Score },
+            series,
+        )
+    }
+
+    /// The risk–utility map; `None` without both axes or with fewer than two settings on it.
+    fn risk_utility(&self) -> Option<Figure> {
+        let (exp, results) = (self.exp, self.results);
+        let (risk, loss) = (map_risk(exp)?, map_loss(exp, results)?);
         let pts: Vec<MapPoint> = results
             .iter()
             .filter_map(|s| {
@@ -1674,27 +1849,27 @@ pub fn plots(
                 })
             })
             .collect();
-        if pts.len() >= 2 {
-            let (rn, ln) = (human_name(exp, &risk), human_name(exp, &loss));
-            let lead = if risk.ends_with(HEADLINE) {
-                " (the headline figure: per target, every record the intruder holds)"
-            } else {
-                ""
-            };
-            out.push(map_plot(
-                "risk-utility.svg".into(),
-                format!(
-                    "{}: risk–utility map — disclosure risk, {rn}{lead}, against information loss, {ln}; one point per defence setting; bars: 95% intervals; grey line: the Pareto frontier (settings no other beats on both)",
-                    exp.name
-                ),
-                "Risk–utility map".into(),
-                (ln, unit_of(results, &loss)),
-                (rn, unit_of(results, &risk)),
-                &pts,
-            ));
+        if pts.len() < 2 {
+            return None;
         }
+        let (rn, ln) = (human_name(exp, &risk), human_name(exp, &loss));
+        let lead = if risk.ends_with(HEADLINE) {
+            " (the headline figure: per target, every record the intruder holds)"
+        } else {
+            ""
+        };
+        Some(map_plot(
+            "risk-utility.svg".into(),
+            format!(
+                "{}: risk–utility map — disclosure risk, {rn}{lead}, against information loss, {ln}; one point per defence setting; bars: 95% intervals; grey line: the Pareto frontier (settings no other beats on both)",
+                exp.name
+            ),
+            "Risk–utility map".into(),
+            (ln, unit_of(results, &loss)),
+            (rn, unit_of(results, &risk)),
+            &pts,
+        ))
     }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -173,7 +173,89 @@ pub fn write_reports(
     let failures = failures_table(runs, failed);
     let mut files = Vec::new();
 
-    // results.csv: one row per run and metric.
+    let p = out.join("results.csv");
+    write_text(&p, &results_csv(plan, runs))?;
+    files.push(p);
+    let p = out.join("results.json");
+    let json = results_json(exp, &results);
+    write_text(&p, &(serde_json::to_string_pretty(&json)? + "\n"))?;
+    files.push(p);
+
+    // Figures.
+    let figures = plot::plots(exp, plan, &results)?;
+    let mut plots: Vec<Svg> = figures
+        .iter()
+        .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
+        .collect();
+    plots.extend(crate::linkage::report_charts(plan, runs));
+    write_svgs(out, &plots, &mut files)?;
+
+    // The glossary: every metric a table, a figure or an axis shows.
+    let shown = shown_in_report(exp, &results);
+    let entries = glossary(exp, runs, &shown);
+
+    let headline = headline_table(exp, &results);
+    let (verdict, verdict_warnings) = match verdict_table(exp, plan, runs, &results) {
+        Some((t, w)) => (Some(t), w),
+        None => (None, Vec::new()),
+    };
+    let tables = summary_tables(exp, &results);
+    let published = published_table(exp, &results);
+    let (study_tables, study_plots) = study_parts(exp, fingerprint, out)?;
+    write_svgs(out, &study_plots, &mut files)?;
+    let parts = ReportParts {
+        exp,
+        fingerprint,
+        failures,
+        headline,
+        verdict: verdict.as_ref(),
+        verdict_warnings: &verdict_warnings,
+        plots: &plots,
+        tables,
+        published,
+        study_plots,
+        study_tables,
+        glossary: glossary_table(&entries),
+        plan_text: plan.describe(exp),
+        replicates: format!(
+            "{} replicate{} per setting",
+            exp.replicates,
+            if exp.replicates == 1 { "" } else { "s" }
+        ),
+    };
+
+    let p = out.join("summary.md");
+    write_text(&p, &parts.markdown())?;
+    files.push(p);
+    let p = out.join("report.html");
+    write_text(&p, &parts.html())?;
+    files.push(p);
+
+    Ok(Written {
+        files,
+        results,
+        plots,
+        glossary: entries,
+        verdict,
+        verdict_warnings,
+    })
+}
+
+/// An SVG figure as written: (file name, caption, svg text).
+type Svg = (String, String, String);
+
+/// Writes each SVG under `out` and adds its path to `files`.
+fn write_svgs(out: &Path, svgs: &[Svg], files: &mut Vec<PathBuf>) -> Result<(), RunnerError> {
+    for (name, _, svg) in svgs {
+        let p = out.join(name);
+        write_text(&p, svg)?;
+        files.push(p);
+    }
+    Ok(())
+}
+
+/// `results.csv`: one row per run and metric, in plan order.
+fn results_csv(plan: &Plan, runs: &[RunRecord]) -> String {
     let mut csv = String::from("run,setting,defence,params,replicate,metric,value\n");
     for (run, rec) in plan.runs.iter().zip(runs) {
         let s = &plan.settings[run.setting];
@@ -196,12 +278,13 @@ pub fn write_reports(
             ));
         }
     }
-    let p = out.join("results.csv");
-    write_text(&p, &csv)?;
-    files.push(p);
+    csv
+}
 
-    // results.json
-    let json = json!({
+/// `results.json`: the experiment, the toolkit version, the resolved configuration and the
+/// per-setting results.
+fn results_json(exp: &Experiment, results: &[SettingResult]) -> serde_json::Value {
+    json!({
         "experiment": exp.name,
         "description": exp.description,
         "version": VERSION,
@@ -209,216 +292,229 @@ pub fn write_reports(
         "replicates": exp.replicates,
         "config": exp,
         "settings": results,
-    });
-    let p = out.join("results.json");
-    write_text(&p, &(serde_json::to_string_pretty(&json)? + "\n"))?;
-    files.push(p);
+    })
+}
 
-    // Figures.
-    let figures = plot::plots(exp, plan, &results)?;
-    let mut plots: Vec<(String, String, String)> = figures
+/// The longitudinal study's tables and figures from its stored result (none without a study).
+fn study_parts(
+    exp: &Experiment,
+    fingerprint: &str,
+    out: &Path,
+) -> Result<(Vec<TableData>, Vec<Svg>), RunnerError> {
+    let Some(st) = &exp.study else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let r = crate::exec::load_study(exp, &**st, fingerprint, out)?;
+    let figs: Vec<Svg> = st
+        .plots(&r)
         .iter()
+        .map(plot::study_plot)
         .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
         .collect();
-    plots.extend(crate::linkage::report_charts(plan, runs));
-    for (name, _, svg) in &plots {
-        let p = out.join(name);
-        write_text(&p, svg)?;
-        files.push(p);
-    }
+    Ok((st.tables(&r), figs))
+}
 
-    // The glossary: every metric a table, a figure or an axis shows.
-    let shown = shown_in_report(exp, &results);
-    let entries = glossary(exp, runs, &shown);
+/// What `summary.md` and `report.html` show, in the order they show it.
+struct ReportParts<'a> {
+    /// The experiment.
+    exp: &'a Experiment,
+    /// The plan's fingerprint (names the study's stored result).
+    fingerprint: &'a str,
+    /// The failures, when some run, attack or measure failed.
+    failures: Option<TableData>,
+    /// The headline table.
+    headline: Option<TableData>,
+    /// The verdict table, when runs were cross-examined.
+    verdict: Option<&'a TableData>,
+    /// The cross-examinations' warnings.
+    verdict_warnings: &'a [String],
+    /// The experiment's figures.
+    plots: &'a [Svg],
+    /// The summary tables.
+    tables: Vec<TableData>,
+    /// The published values beside ours.
+    published: Option<TableData>,
+    /// The longitudinal study's figures.
+    study_plots: Vec<Svg>,
+    /// The longitudinal study's tables.
+    study_tables: Vec<TableData>,
+    /// The glossary of every figure shown.
+    glossary: TableData,
+    /// The plan, described.
+    plan_text: String,
+    /// "n replicate(s) per setting".
+    replicates: String,
+}
 
-    let headline = headline_table(exp, &results);
-    let (verdict, verdict_warnings) = match verdict_table(exp, plan, runs, &results) {
-        Some((t, w)) => (Some(t), w),
-        None => (None, Vec::new()),
-    };
-    let tables = summary_tables(exp, &results);
-    let published = published_table(exp, &results);
-    let (study_tables, study_plots) = match &exp.study {
-        Some(st) => {
-            let r = crate::exec::load_study(exp, &**st, fingerprint, out)?;
-            let figs: Vec<(String, String, String)> = st
-                .plots(&r)
-                .iter()
-                .map(plot::study_plot)
-                .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
-                .collect();
-            (st.tables(&r), figs)
+/// A figure as an HTML `<figure>`: the SVG inline (without its XML prologue) and its caption.
+fn figure_html(f: &Svg) -> String {
+    let body = f.2.find("<svg").map_or(f.2.as_str(), |i| &f.2[i..]);
+    format!(
+        "<figure>{body}<figcaption>{}</figcaption></figure>\n",
+        esc(&f.1)
+    )
+}
+
+impl ReportParts<'_> {
+    /// `summary.md`.
+    fn markdown(&self) -> String {
+        let exp = self.exp;
+        let mut md = format!(
+            "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {}. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n## How to read this report\n\n{}\n\n",
+            exp.name, exp.description, exp.seed, self.replicates, HOW_TO_READ
+        );
+        md.push_str(&self.findings_markdown());
+        md.push_str("## Figures\n\n");
+        for (name, caption, _) in self.plots {
+            md.push_str(&format!("![{caption}]({name})\n\n"));
         }
-        None => (Vec::new(), Vec::new()),
-    };
-    for (name, _, svg) in &study_plots {
-        let p = out.join(name);
-        write_text(&p, svg)?;
-        files.push(p);
-    }
-    let plan_text = plan.describe(exp);
-    let replicates = format!(
-        "{} replicate{} per setting",
-        exp.replicates,
-        if exp.replicates == 1 { "" } else { "s" }
-    );
-
-    // summary.md
-    let mut md = format!(
-        "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {replicates}. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n## How to read this report\n\n{}\n\n",
-        exp.name, exp.description, exp.seed, HOW_TO_READ
-    );
-    if let Some(t) = &failures {
-        md.push_str("## Failures\n\n");
-        md.push_str(FAILURES_TEXT);
-        md.push_str("\n\n");
-        md.push_str(&t.markdown());
-        md.push('\n');
-    }
-    if let Some(t) = &headline {
-        md.push_str("## Headline: correct re-identifications per target\n\n");
-        md.push_str(HEADLINE_TEXT);
-        md.push_str("\n\n");
-        md.push_str(&t.markdown());
-        md.push('\n');
-    }
-    if let Some(t) = &verdict {
-        md.push_str("## Verdict: promises against the attacks\n\n");
-        md.push_str(VERDICT_TEXT);
-        md.push_str("\n\n");
-        md.push_str(&t.markdown());
-        md.push('\n');
-        for w in &verdict_warnings {
-            md.push_str(&format!("- warning: {w}\n"));
-        }
-        if !verdict_warnings.is_empty() {
+        md.push_str("## Tables\n\n");
+        for t in &self.tables {
+            md.push_str(&t.markdown());
             md.push('\n');
         }
-    }
-    md.push_str("## Figures\n\n");
-    for (name, caption, _) in &plots {
-        md.push_str(&format!("![{caption}]({name})\n\n"));
-    }
-    md.push_str("## Tables\n\n");
-    for t in &tables {
-        md.push_str(&t.markdown());
-        md.push('\n');
-    }
-    if let Some(t) = &published {
-        md.push_str(&t.markdown());
-        md.push('\n');
-    }
-    if let Some(st) = &exp.study {
-        md.push_str(&format!(
-            "## Longitudinal study ({})\n\nRaw result: `longitudinal/{}.json`.\n\n",
-            st.name(),
-            crate::exec::study_id(exp, &**st, fingerprint)
-        ));
-    }
-    for (name, caption, _) in &study_plots {
-        md.push_str(&format!("![{caption}]({name})\n\n"));
-    }
-    for t in &study_tables {
-        md.push_str(&t.markdown());
-        md.push('\n');
-    }
-    md.push_str("## Glossary\n\n");
-    md.push_str(&glossary_table(&entries).markdown());
-    md.push_str(&format!(
-        "\n{INTERVALS_TEXT}\n\n## Plan\n\n```text\n{plan_text}```\n"
-    ));
-    let p = out.join("summary.md");
-    write_text(&p, &md)?;
-    files.push(p);
-
-    // report.html (self-contained: SVGs inline).
-    let mut html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{0}</title><style>{CSS}</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n<p class=\"meta\">Toolkit {VERSION}, seed {2}, {3}. Raw runs: <code>runs/</code>; every figure per run: <code>results.csv</code>.</p>\n<h2>How to read this report</h2>\n<p>{4}</p>\n",
-        esc(&exp.name),
-        esc(&exp.description),
-        exp.seed,
-        replicates,
-        esc(HOW_TO_READ)
-    );
-    let figure_html = |f: &(String, String, String)| {
-        let body = f.2.find("<svg").map_or(f.2.as_str(), |i| &f.2[i..]);
-        format!(
-            "<figure>{body}<figcaption>{}</figcaption></figure>\n",
-            esc(&f.1)
-        )
-    };
-    if let Some(t) = &failures {
-        html.push_str(&format!(
-            "<h2>Failures</h2>\n<p>{}</p>\n",
-            esc(FAILURES_TEXT)
-        ));
-        html.push_str(&wrap_table(&t.html()));
-    }
-    if let Some(t) = &headline {
-        html.push_str(&format!(
-            "<h2>Headline: correct re-identifications per target</h2>\n<p>{}</p>\n",
-            esc(HEADLINE_TEXT)
-        ));
-        html.push_str(&wrap_table(&t.html()));
-    }
-    if let Some(t) = &verdict {
-        html.push_str(&format!(
-            "<h2>Verdict: promises against the attacks</h2>\n<p>{}</p>\n",
-            esc(VERDICT_TEXT)
-        ));
-        html.push_str(&wrap_table(&t.html()));
-        if !verdict_warnings.is_empty() {
-            html.push_str("<ul class=\"warn\">\n");
-            for w in &verdict_warnings {
-                html.push_str(&format!("<li>warning: {}</li>\n", esc(w)));
-            }
-            html.push_str("</ul>\n");
+        if let Some(t) = &self.published {
+            md.push_str(&t.markdown());
+            md.push('\n');
         }
-    }
-    html.push_str("<h2>Figures</h2>\n");
-    for f in &plots {
-        html.push_str(&figure_html(f));
-    }
-    html.push_str("<h2>Tables</h2>\n");
-    for t in &tables {
-        html.push_str(&wrap_table(&t.html()));
-    }
-    if let Some(t) = &published {
-        html.push_str(&wrap_table(&t.html()));
-    }
-    if let Some(st) = &exp.study {
-        html.push_str(&format!(
-            "<h2>Longitudinal study ({})</h2>\n",
-            esc(st.name())
+        if let Some(st) = &exp.study {
+            md.push_str(&format!(
+                "## Longitudinal study ({})\n\nRaw result: `longitudinal/{}.json`.\n\n",
+                st.name(),
+                crate::exec::study_id(exp, &**st, self.fingerprint)
+            ));
+        }
+        for (name, caption, _) in &self.study_plots {
+            md.push_str(&format!("![{caption}]({name})\n\n"));
+        }
+        for t in &self.study_tables {
+            md.push_str(&t.markdown());
+            md.push('\n');
+        }
+        md.push_str("## Glossary\n\n");
+        md.push_str(&self.glossary.markdown());
+        md.push_str(&format!(
+            "\n{INTERVALS_TEXT}\n\n## Plan\n\n```text\n{}```\n",
+            self.plan_text
         ));
+        md
     }
-    for f in &study_plots {
-        html.push_str(&figure_html(f));
-    }
-    for t in &study_tables {
-        html.push_str(&wrap_table(&t.html()));
-    }
-    html.push_str("<h2>Glossary</h2>\n");
-    html.push_str(&wrap_table(&glossary_table(&entries).html().replacen(
-        "<table>",
-        "<table class=\"gl\">",
-        1,
-    )));
-    html.push_str(&format!("<p>{}</p>\n", esc(INTERVALS_TEXT)));
-    html.push_str(&format!(
-        "<h2>Plan</h2>\n<pre class=\"plan\">{}</pre>\n</body></html>\n",
-        esc(&plan_text)
-    ));
-    let p = out.join("report.html");
-    write_text(&p, &html)?;
-    files.push(p);
 
-    Ok(Written {
-        files,
-        results,
-        plots,
-        glossary: entries,
-        verdict,
-        verdict_warnings,
-    })
+    /// The markdown sections before the figures: failures, headline, verdict (each when
+    /// there is one).
+    fn findings_markdown(&self) -> String {
+        let mut md = String::new();
+        if let Some(t) = &self.failures {
+            md.push_str("## Failures\n\n");
+            md.push_str(FAILURES_TEXT);
+            md.push_str("\n\n");
+            md.push_str(&t.markdown());
+            md.push('\n');
+        }
+        if let Some(t) = &self.headline {
+            md.push_str("## Headline: correct re-identifications per target\n\n");
+            md.push_str(HEADLINE_TEXT);
+            md.push_str("\n\n");
+            md.push_str(&t.markdown());
+            md.push('\n');
+        }
+        if let Some(t) = self.verdict {
+            md.push_str("## Verdict: promises against the attacks\n\n");
+            md.push_str(VERDICT_TEXT);
+            md.push_str("\n\n");
+            md.push_str(&t.markdown());
+            md.push('\n');
+            for w in self.verdict_warnings {
+                md.push_str(&format!("- warning: {w}\n"));
+            }
+            if !self.verdict_warnings.is_empty() {
+                md.push('\n');
+            }
+        }
+        md
+    }
+
+    /// `report.html`, self-contained (SVGs inline).
+    fn html(&self) -> String {
+        let exp = self.exp;
+        let mut html = format!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{0}</title><style>{CSS}</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n<p class=\"meta\">Toolkit {VERSION}, seed {2}, {3}. Raw runs: <code>runs/</code>; every figure per run: <code>results.csv</code>.</p>\n<h2>How to read this report</h2>\n<p>{4}</p>\n",
+            esc(&exp.name),
+            esc(&exp.description),
+            exp.seed,
+            self.replicates,
+            esc(HOW_TO_READ)
+        );
+        html.push_str(&self.findings_html());
+        html.push_str("<h2>Figures</h2>\n");
+        for f in self.plots {
+            html.push_str(&figure_html(f));
+        }
+        html.push_str("<h2>Tables</h2>\n");
+        for t in &self.tables {
+            html.push_str(&wrap_table(&t.html()));
+        }
+        if let Some(t) = &self.published {
+            html.push_str(&wrap_table(&t.html()));
+        }
+        if let Some(st) = &exp.study {
+            html.push_str(&format!(
+                "<h2>Longitudinal study ({})</h2>\n",
+                esc(st.name())
+            ));
+        }
+        for f in &self.study_plots {
+            html.push_str(&figure_html(f));
+        }
+        for t in &self.study_tables {
+            html.push_str(&wrap_table(&t.html()));
+        }
+        html.push_str("<h2>Glossary</h2>\n");
+        html.push_str(&wrap_table(&self.glossary.html().replacen(
+            "<table>",
+            "<table class=\"gl\">",
+            1,
+        )));
+        html.push_str(&format!("<p>{}</p>\n", esc(INTERVALS_TEXT)));
+        html.push_str(&format!(
+            "<h2>Plan</h2>\n<pre class=\"plan\">{}</pre>\n</body></html>\n",
+            esc(&self.plan_text)
+        ));
+        html
+    }
+
+    /// The HTML sections before the figures: failures, headline, verdict (each when there is
+    /// one).
+    fn findings_html(&self) -> String {
+        let mut html = String::new();
+        if let Some(t) = &self.failures {
+            html.push_str(&format!(
+                "<h2>Failures</h2>\n<p>{}</p>\n",
+                esc(FAILURES_TEXT)
+            ));
+            html.push_str(&wrap_table(&t.html()));
+        }
+        if let Some(t) = &self.headline {
+            html.push_str(&format!(
+                "<h2>Headline: correct re-identifications per target</h2>\n<p>{}</p>\n",
+                esc(HEADLINE_TEXT)
+            ));
+            html.push_str(&wrap_table(&t.html()));
+        }
+        if let Some(t) = self.verdict {
+            html.push_str(&format!(
+                "<h2>Verdict: promises against the attacks</h2>\n<p>{}</p>\n",
+                esc(VERDICT_TEXT)
+            ));
+            html.push_str(&wrap_table(&t.html()));
+            if !self.verdict_warnings.is_empty() {
+                html.push_str("<ul class=\"warn\">\n");
+                for w in self.verdict_warnings {
+                    html.push_str(&format!("<li>warning: {}</li>\n", esc(w)));
+                }
+                html.push_str("</ul>\n");
+            }
+        }
+        html
+    }
 }

@@ -225,266 +225,44 @@ impl Experiment {
         })?;
         let mut p = Problems::default();
         let mut top = Section::new(&doc, "");
-        let name = top.string(&mut p, "name");
-        if name.is_none() && !doc.contains_key("name") {
-            p.push("name", "is required (results go to results/<name>/)");
-        }
-        if let Some(n) = &name
-            && (n.is_empty()
-                || !n
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        {
-            p.push(
-                "name",
-                format!("'{n}': expected letters, digits, '-' or '_' (it names a directory)"),
-            );
-        }
-        let description = top.string(&mut p, "description").unwrap_or_default();
-        let seed = top.uint(&mut p, "seed");
-        if seed.is_none() && !doc.contains_key("seed") {
-            p.push(
-                "seed",
-                "is required: every random step derives its seed from it",
-            );
-        }
-        let replicates = top.uint(&mut p, "replicates").unwrap_or(1);
-        if !(1..=100_000).contains(&replicates) {
-            p.push(
-                "replicates",
-                format!("expected 1..=100000, found {replicates}"),
-            );
-        }
-
-        let data = match top.table(&mut p, "data") {
-            Some(t) => data::parse_data(t, &mut p),
-            None => {
-                if !doc.contains_key("data") {
-                    p.push("data", "a [data] section is required");
-                }
-                None
-            }
-        };
-        let scenario = match top.table(&mut p, "scenario") {
-            Some(t) => scenario::parse_scenario(t, &mut p),
-            None => {
-                if !doc.contains_key("scenario") {
-                    p.push("scenario", "a [scenario] section with the keys is required");
-                }
-                None
-            }
-        };
-        let keys = scenario
-            .as_ref()
-            .map(|s| s.keys.clone())
-            .unwrap_or_default();
-        let released_keys: Vec<String> = scenario
-            .as_ref()
-            .map(|s| {
-                s.keys
-                    .iter()
-                    .map(|k| {
-                        s.key_map
-                            .iter()
-                            .find(|(a, _)| a == k)
-                            .map_or(k.clone(), |(_, b)| b.clone())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-
-        let mut defences = Vec::new();
-        for (i, t) in top.tables(&mut p, "defence").into_iter().enumerate() {
-            if let Some(d) = defence::parse_defence(t, i, &released_keys, path.parent(), &mut p) {
-                defences.push(d);
-            }
-        }
-        if defences.is_empty() && !doc.contains_key("defence") {
-            p.push(
-                "defence",
-                "at least one [[defence]] is required (one without steps means no masking)",
-            );
-        }
-        for (i, d) in defences.iter().enumerate() {
-            if defences[..i].iter().any(|e| e.name == d.name) {
-                p.push(
-                    &format!("defence[{}].name", i + 1),
-                    format!("'{}' is used twice", d.name),
-                );
-            }
-        }
-
-        let key_map = scenario
-            .as_ref()
-            .map(|s| s.key_map.clone())
-            .unwrap_or_default();
+        let header = read_header(&mut top, &mut p);
+        let data = read_data(&mut top, &mut p);
+        let scenario = read_scenario(&mut top, &mut p);
+        let released_keys = released_keys(scenario.as_ref());
+        let defences = read_defences(&mut top, &mut p, &released_keys, path.parent());
         let base_dir = path
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
-        let mut attacks = Vec::new();
-        for (i, t) in top.tables(&mut p, "attack").into_iter().enumerate() {
-            if let Some(a) = attack::parse_attack(t, i, &keys, &key_map, &base_dir, &mut p) {
-                attacks.push(a);
-            }
-        }
-        for (i, a) in attacks.iter().enumerate() {
-            if attacks[..i].iter().any(|b| b.name == a.name) {
-                p.push(
-                    &format!("attack[{}].name", i + 1),
-                    format!("'{}' is used twice; give each attack its own name", a.name),
-                );
-            }
-        }
-
-        let mut risk: Vec<RiskSpec> = Vec::new();
-        let ctx = intruder_data::params::ReadContext {
-            base_dir: path.parent(),
-            columns: None,
-        };
-        for (i, t) in top.tables(&mut p, "risk").into_iter().enumerate() {
-            if let Some(r) = risk::parse_risk(t, i, &released_keys, ctx, &mut p) {
-                if risk.iter().any(|o| o.name == r.name) {
-                    p.push(
-                        &format!("risk[{}].name", i + 1),
-                        format!(
-                            "'{}' is used twice; give each [[risk]] its own name (metrics are risk.<name>.<figure>)",
-                            r.name
-                        ),
-                    );
-                }
-                risk.push(r);
-            }
-        }
+        let attacks = read_attacks(&mut top, &mut p, scenario.as_ref(), &base_dir);
+        let risk = read_risks(&mut top, &mut p, &released_keys, path.parent());
         if attacks.is_empty() && risk.is_empty() {
             p.push(
                 "",
                 "nothing to measure: declare at least one [[attack]] or [[risk]]",
             );
         }
-
         let utility = match top.table(&mut p, "utility") {
             Some(t) => utility::parse_utility(t, &mut p),
             None => UtilitySpec::default(),
         };
-
-        let report = match top.table(&mut p, "report") {
-            Some(t) => {
-                let mut s = Section::new(t, "report");
-                let r = ReportSpec {
-                    metrics: s.strings(&mut p, "metrics").unwrap_or_default(),
-                    risk: s.string(&mut p, "risk"),
-                    loss: s.string(&mut p, "loss"),
-                    plot: s.strings(&mut p, "plot").unwrap_or_default(),
-                };
-                s.finish(&mut p);
-                r
-            }
-            None => ReportSpec {
-                metrics: Vec::new(),
-                risk: None,
-                loss: None,
-                plot: Vec::new(),
-            },
-        };
-
-        // The [report] names against what the plan produces: an attack's figures, masking and
-        // intruder figures, a declared risk measure's, utility figures when measured.
-        {
-            let attack_names: Vec<&str> = attacks.iter().map(|a| a.name.as_str()).collect();
-            let risk_names: Vec<&str> = risk.iter().map(|r| r.name.as_str()).collect();
-            let named = |k: &str, names: Vec<String>| -> Vec<(String, String)> {
-                names.into_iter().map(|n| (k.to_string(), n)).collect()
-            };
-            let mut all = named("report.metrics", report.metrics.clone());
-            all.extend(named("report.plot", report.plot.clone()));
-            all.extend(named("report.risk", report.risk.iter().cloned().collect()));
-            all.extend(named("report.loss", report.loss.iter().cloned().collect()));
-            for (key, m) in all {
-                if let Err(e) = check_metric(&m, &attack_names, &risk_names) {
-                    p.push(&key, format!("'{m}' {e}"));
-                }
-            }
-        }
-
-        let mut published = Vec::new();
-        for (i, t) in top.tables(&mut p, "published").into_iter().enumerate() {
-            let mut s = Section::new(t, format!("published[{}]", i + 1));
-            let setting = s.string(&mut p, "setting");
-            let metric = s.string(&mut p, "metric");
-            let value = s.number(&mut p, "value");
-            let source = s.string(&mut p, "source").unwrap_or_default();
-            let note = s.string(&mut p, "note").unwrap_or_default();
-            let tolerance = s.number(&mut p, "tolerance");
-            let tolerance_abs = s.number(&mut p, "tolerance_abs");
-            for (k, v) in [("tolerance", tolerance), ("tolerance_abs", tolerance_abs)] {
-                if let Some(v) = v
-                    && !(v.is_finite() && v >= 0.0)
-                {
-                    p.push(&s.key(k), format!("expected a number ≥ 0, found {v}"));
-                }
-            }
-            for (k, present) in [
-                ("setting", setting.is_some()),
-                ("metric", metric.is_some()),
-                ("value", value.is_some()),
-            ] {
-                if !present && !t.contains_key(k) {
-                    p.push(&s.key(k), "is required");
-                }
-            }
-            s.finish(&mut p);
-            if let (Some(setting), Some(metric), Some(value)) = (setting, metric, value) {
-                published.push(Published {
-                    setting,
-                    metric,
-                    value,
-                    source,
-                    note,
-                    tolerance,
-                    tolerance_abs,
-                });
-            }
-        }
-
-        let size = |k: &'static str, top: &mut Section, p: &mut Problems| -> Size {
-            match top.table(p, k) {
-                Some(t) => {
-                    let mut s = Section::new(t, k);
-                    let out = Size {
-                        n: s.uint(p, "n"),
-                        replicates: s.uint(p, "replicates").map(|r| r.clamp(1, 100_000) as u32),
-                        intruder_n: s.uint(p, "intruder_n"),
-                        seeds: s.uints(p, "seeds"),
-                    };
-                    if out.seeds.as_ref().is_some_and(Vec::is_empty) {
-                        p.push(&s.key("seeds"), "list at least one seed");
-                    }
-                    s.finish(p);
-                    out
-                }
-                None => Size::default(),
-            }
-        };
+        let report = read_report(&mut top, &mut p);
+        check_report_metrics(&report, &attacks, &risk, &mut p);
+        let published = read_published(&mut top, &mut p);
         let study = match top.table(&mut p, "longitudinal") {
             Some(t) => crate::study::parse(t, &mut p),
             None => None,
         };
-        let engine = match top.table(&mut p, "engine") {
-            Some(t) => intruder_engine::EngineSpec::from_table(t).unwrap_or_else(|e| {
-                p.push("engine", e.to_string());
-                Default::default()
-            }),
-            None => Default::default(),
-        };
-        let tiny = size("tiny", &mut top, &mut p);
-        let paper = size("paper", &mut top, &mut p);
+        let engine = read_engine(&mut top, &mut p);
+        let tiny = read_size("tiny", &mut top, &mut p);
+        let paper = read_size("paper", &mut top, &mut p);
         top.finish(&mut p);
 
         if !p.list.is_empty() {
             return Err(fail(p.list));
         }
-        let (Some(name), Some(seed), Some(data), Some(scenario)) = (name, seed, data, scenario)
+        let (Some(name), Some(seed), Some(data), Some(scenario)) =
+            (header.name, header.seed, data, scenario)
         else {
             return Err(fail(vec![Problem {
                 path: String::new(),
@@ -493,9 +271,9 @@ impl Experiment {
         };
         Ok(Experiment {
             name,
-            description,
+            description: header.description,
             seed,
-            replicates: replicates as u32,
+            replicates: header.replicates as u32,
             data,
             scenario,
             defences,
@@ -554,5 +332,316 @@ impl Experiment {
             m.push("utility.il1s".into());
         }
         m
+    }
+}
+
+/// The top-level keys of an experiment file: its name, description, seed and replicates.
+struct Header {
+    /// `name` (required; it names the results directory).
+    name: Option<String>,
+    /// `description` (default empty).
+    description: String,
+    /// `seed` (required).
+    seed: Option<u64>,
+    /// `replicates` (default 1; checked to lie in 1..=100000).
+    replicates: u64,
+}
+
+/// Reads the top-level `name`, `description`, `seed` and `replicates`, recording what is
+/// missing or malformed.
+fn read_header(top: &mut Section<'_>, p: &mut Problems) -> Header {
+    let doc = top.table;
+    let name = top.string(p, "name");
+    if name.is_none() && !doc.contains_key("name") {
+        p.push("name", "is required (results go to results/<name>/)");
+    }
+    if let Some(n) = &name
+        && (n.is_empty()
+            || !n
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    {
+        p.push(
+            "name",
+            format!("'{n}': expected letters, digits, '-' or '_' (it names a directory)"),
+        );
+    }
+    let description = top.string(p, "description").unwrap_or_default();
+    let seed = top.uint(p, "seed");
+    if seed.is_none() && !doc.contains_key("seed") {
+        p.push(
+            "seed",
+            "is required: every random step derives its seed from it",
+        );
+    }
+    let replicates = top.uint(p, "replicates").unwrap_or(1);
+    if !(1..=100_000).contains(&replicates) {
+        p.push(
+            "replicates",
+            format!("expected 1..=100000, found {replicates}"),
+        );
+    }
+    Header {
+        name,
+        description,
+        seed,
+        replicates,
+    }
+}
+
+/// Reads the required `[data]` section.
+fn read_data(top: &mut Section<'_>, p: &mut Problems) -> Option<DataSpec> {
+    match top.table(p, "data") {
+        Some(t) => data::parse_data(t, p),
+        None => {
+            if !top.table.contains_key("data") {
+                p.push("data", "a [data] section is required");
+            }
+            None
+        }
+    }
+}
+
+/// Reads the required `[scenario]` section.
+fn read_scenario(top: &mut Section<'_>, p: &mut Problems) -> Option<Scenario> {
+    match top.table(p, "scenario") {
+        Some(t) => scenario::parse_scenario(t, p),
+        None => {
+            if !top.table.contains_key("scenario") {
+                p.push("scenario", "a [scenario] section with the keys is required");
+            }
+            None
+        }
+    }
+}
+
+/// The scenario's keys as the released file names them (through its key map); empty without
+/// a scenario.
+fn released_keys(scenario: Option<&Scenario>) -> Vec<String> {
+    scenario
+        .map(|s| {
+            s.keys
+                .iter()
+                .map(|k| {
+                    s.key_map
+                        .iter()
+                        .find(|(a, _)| a == k)
+                        .map_or(k.clone(), |(_, b)| b.clone())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Reads the `[[defence]]` tables: at least one is required, and their names must differ.
+fn read_defences(
+    top: &mut Section<'_>,
+    p: &mut Problems,
+    released_keys: &[String],
+    dir: Option<&Path>,
+) -> Vec<DefenceSpec> {
+    let mut defences = Vec::new();
+    for (i, t) in top.tables(p, "defence").into_iter().enumerate() {
+        if let Some(d) = defence::parse_defence(t, i, released_keys, dir, p) {
+            defences.push(d);
+        }
+    }
+    if defences.is_empty() && !top.table.contains_key("defence") {
+        p.push(
+            "defence",
+            "at least one [[defence]] is required (one without steps means no masking)",
+        );
+    }
+    for (i, d) in defences.iter().enumerate() {
+        if defences[..i].iter().any(|e| e.name == d.name) {
+            p.push(
+                &format!("defence[{}].name", i + 1),
+                format!("'{}' is used twice", d.name),
+            );
+        }
+    }
+    defences
+}
+
+/// Reads the `[[attack]]` tables (the scenario's keys and key map are their defaults); their
+/// names must differ.
+fn read_attacks(
+    top: &mut Section<'_>,
+    p: &mut Problems,
+    scenario: Option<&Scenario>,
+    base_dir: &Path,
+) -> Vec<AttackSpec> {
+    let keys = scenario.map(|s| s.keys.clone()).unwrap_or_default();
+    let key_map = scenario.map(|s| s.key_map.clone()).unwrap_or_default();
+    let mut attacks = Vec::new();
+    for (i, t) in top.tables(p, "attack").into_iter().enumerate() {
+        if let Some(a) = attack::parse_attack(t, i, &keys, &key_map, base_dir, p) {
+            attacks.push(a);
+        }
+    }
+    for (i, a) in attacks.iter().enumerate() {
+        if attacks[..i].iter().any(|b| b.name == a.name) {
+            p.push(
+                &format!("attack[{}].name", i + 1),
+                format!("'{}' is used twice; give each attack its own name", a.name),
+            );
+        }
+    }
+    attacks
+}
+
+/// Reads the `[[risk]]` tables; their names must differ (they name the metrics).
+fn read_risks(
+    top: &mut Section<'_>,
+    p: &mut Problems,
+    released_keys: &[String],
+    dir: Option<&Path>,
+) -> Vec<RiskSpec> {
+    let mut risk: Vec<RiskSpec> = Vec::new();
+    let ctx = intruder_data::params::ReadContext {
+        base_dir: dir,
+        columns: None,
+    };
+    for (i, t) in top.tables(p, "risk").into_iter().enumerate() {
+        if let Some(r) = risk::parse_risk(t, i, released_keys, ctx, p) {
+            if risk.iter().any(|o| o.name == r.name) {
+                p.push(
+                    &format!("risk[{}].name", i + 1),
+                    format!(
+                        "'{}' is used twice; give each [[risk]] its own name (metrics are risk.<name>.<figure>)",
+                        r.name
+                    ),
+                );
+            }
+            risk.push(r);
+        }
+    }
+    risk
+}
+
+/// Reads the `[report]` section (every list empty and no axis when absent).
+fn read_report(top: &mut Section<'_>, p: &mut Problems) -> ReportSpec {
+    match top.table(p, "report") {
+        Some(t) => {
+            let mut s = Section::new(t, "report");
+            let r = ReportSpec {
+                metrics: s.strings(p, "metrics").unwrap_or_default(),
+                risk: s.string(p, "risk"),
+                loss: s.string(p, "loss"),
+                plot: s.strings(p, "plot").unwrap_or_default(),
+            };
+            s.finish(p);
+            r
+        }
+        None => ReportSpec {
+            metrics: Vec::new(),
+            risk: None,
+            loss: None,
+            plot: Vec::new(),
+        },
+    }
+}
+
+/// Checks the `[report]` names against what the plan produces: an attack's figures, masking
+/// and intruder figures, a declared risk measure's, utility figures when measured.
+fn check_report_metrics(
+    report: &ReportSpec,
+    attacks: &[AttackSpec],
+    risk: &[RiskSpec],
+    p: &mut Problems,
+) {
+    let attack_names: Vec<&str> = attacks.iter().map(|a| a.name.as_str()).collect();
+    let risk_names: Vec<&str> = risk.iter().map(|r| r.name.as_str()).collect();
+    let named = |k: &str, names: Vec<String>| -> Vec<(String, String)> {
+        names.into_iter().map(|n| (k.to_string(), n)).collect()
+    };
+    let mut all = named("report.metrics", report.metrics.clone());
+    all.extend(named("report.plot", report.plot.clone()));
+    all.extend(named("report.risk", report.risk.iter().cloned().collect()));
+    all.extend(named("report.loss", report.loss.iter().cloned().collect()));
+    for (key, m) in all {
+        if let Err(e) = check_metric(&m, &attack_names, &risk_names) {
+            p.push(&key, format!("'{m}' {e}"));
+        }
+    }
+}
+
+/// Reads the `[[published]]` tables.
+fn read_published(top: &mut Section<'_>, p: &mut Problems) -> Vec<Published> {
+    top.tables(p, "published")
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, t)| read_published_value(t, i, p))
+        .collect()
+}
+
+/// Reads `[[published]]` number `i` (0-based); `None` when a required key is missing.
+fn read_published_value(t: &Table, i: usize, p: &mut Problems) -> Option<Published> {
+    let mut s = Section::new(t, format!("published[{}]", i + 1));
+    let setting = s.string(p, "setting");
+    let metric = s.string(p, "metric");
+    let value = s.number(p, "value");
+    let source = s.string(p, "source").unwrap_or_default();
+    let note = s.string(p, "note").unwrap_or_default();
+    let tolerance = s.number(p, "tolerance");
+    let tolerance_abs = s.number(p, "tolerance_abs");
+    for (k, v) in [("tolerance", tolerance), ("tolerance_abs", tolerance_abs)] {
+        if let Some(v) = v
+            && !(v.is_finite() && v >= 0.0)
+        {
+            p.push(&s.key(k), format!("expected a number ≥ 0, found {v}"));
+        }
+    }
+    for (k, present) in [
+        ("setting", setting.is_some()),
+        ("metric", metric.is_some()),
+        ("value", value.is_some()),
+    ] {
+        if !present && !t.contains_key(k) {
+            p.push(&s.key(k), "is required");
+        }
+    }
+    s.finish(p);
+    let (setting, metric, value) = (setting?, metric?, value?);
+    Some(Published {
+        setting,
+        metric,
+        value,
+        source,
+        note,
+        tolerance,
+        tolerance_abs,
+    })
+}
+
+/// Reads a size class (`[tiny]` or `[paper]`, named by `k`); no overrides when absent.
+fn read_size(k: &'static str, top: &mut Section<'_>, p: &mut Problems) -> Size {
+    match top.table(p, k) {
+        Some(t) => {
+            let mut s = Section::new(t, k);
+            let out = Size {
+                n: s.uint(p, "n"),
+                replicates: s.uint(p, "replicates").map(|r| r.clamp(1, 100_000) as u32),
+                intruder_n: s.uint(p, "intruder_n"),
+                seeds: s.uints(p, "seeds"),
+            };
+            if out.seeds.as_ref().is_some_and(Vec::is_empty) {
+                p.push(&s.key("seeds"), "list at least one seed");
+            }
+            s.finish(p);
+            out
+        }
+        None => Size::default(),
+    }
+}
+
+/// Reads the `[engine]` section (the local engine when absent or invalid).
+fn read_engine(top: &mut Section<'_>, p: &mut Problems) -> intruder_engine::EngineSpec {
+    match top.table(p, "engine") {
+        Some(t) => intruder_engine::EngineSpec::from_table(t).unwrap_or_else(|e| {
+            p.push("engine", e.to_string());
+            Default::default()
+        }),
+        None => Default::default(),
     }
 }

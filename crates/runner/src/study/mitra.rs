@@ -448,20 +448,68 @@ const SHARE: (f64, f64) = (0.0, 1.0);
 /// Fig. 4, Fig. 5, Fig. 6, Table 1 (with published values) and the utility comparison. Cells
 /// are the mean over seeds with its 95% t-interval in brackets when there are several seeds.
 fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
-    let empty = Vec::new();
-    let rows = r["rows"].as_array().unwrap_or(&empty);
     let seeds = l.params.seeds.len();
-    let over = if seeds > 1 {
-        format!("mean over {seeds} seeds [95% interval]")
-    } else {
-        "one seed".to_string()
+    let t = StudyTables {
+        l,
+        r,
+        rows: r["rows"].as_array().map_or(&[][..], Vec::as_slice),
+        over: if seeds > 1 {
+            format!("mean over {seeds} seeds [95% interval]")
+        } else {
+            "one seed".to_string()
+        },
     };
     let mut out = Vec::new();
+    out.extend(t.panel());
+    out.push(t.baseline());
+    let scenarios = t.scenarios();
+    let study_scen: Vec<&String> = scenarios
+        .iter()
+        .filter(|s| l.params.scenarios.iter().any(|x| &x.name == *s))
+        .collect();
+    for (fig, what) in [
+        ("fig4", "Fig. 4: propensity-score swapping"),
+        ("fig5", "Fig. 5: CART synthesis"),
+    ] {
+        out.push(t.by_rho(fig, what, &study_scen));
+    }
+    out.extend(t.mixtures(&study_scen));
+    let t1_scen = t.table1_scenarios(&scenarios);
+    out.push(t.table1(&t1_scen));
+    out.extend(t.synthesis_grid(&t1_scen));
+    out.extend(t.utility());
+    out
+}
 
-    // The panel.
-    if let Some(o) = r["panel"].as_object() {
+/// What every table of the study is computed from: the spec, the stored result, its rows and
+/// the cells' description (one seed, or the mean over several).
+struct StudyTables<'a> {
+    /// The study's spec.
+    l: &'a LongitudinalSpec,
+    /// The stored raw result.
+    r: &'a Value,
+    /// The result's rows (one per figure, scenario, setting and seed).
+    rows: &'a [Value],
+    /// What a cell shows ("one seed" or "mean over n seeds [95% interval]").
+    over: String,
+}
+
+/// A baseline figure's column name.
+fn baseline_label(f: &str) -> &str {
+    match f {
+        "unique_correct" => "c_i = 1",
+        "le2_correct" => "c_i ≤ 2",
+        "expected_correct" => "Σ 1/c_i",
+        other => other,
+    }
+}
+
+impl StudyTables<'_> {
+    /// The panel's figures, when the result has them.
+    fn panel(&self) -> Option<TableData> {
+        let o = self.r["panel"].as_object()?;
         let mut t = TableData {
-            title: format!("Longitudinal panel ({})", l.waves.join(", ")),
+            title: format!("Longitudinal panel ({})", self.l.waves.join(", ")),
             header: vec!["figure".into(), "value".into()],
             rows: Vec::new(),
         };
@@ -470,108 +518,104 @@ fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
                 t.rows.push(vec![k.replace('_', " "), fmt(x)]);
             }
         }
-        out.push(t);
+        Some(t)
     }
 
-    // Baseline.
-    let pb = &l.published.baseline;
-    let pub_figs: Vec<&str> = BASELINE_FIGURES
+    /// The baseline: the inter-wave attack on the original last wave, with the published
+    /// values beside it.
+    fn baseline(&self) -> TableData {
+        let l = self.l;
+        let pb = &l.published.baseline;
+        let pub_figs: Vec<&str> = BASELINE_FIGURES
+            .iter()
+            .copied()
+            .filter(|f| pb.iter().any(|(x, _, _)| x == f))
+            .collect();
+        let mut header: Vec<String> = [
+            "attack",
+            "mode",
+            "targets",
+            "found",
+            "c_i = 1",
+            "c_i ≤ 2",
+            "Σ 1/c_i",
+            "A",
+        ]
         .iter()
-        .copied()
-        .filter(|f| pb.iter().any(|(x, _, _)| x == f))
+        .map(|s| s.to_string())
         .collect();
-    let mut header: Vec<String> = [
-        "attack",
-        "mode",
-        "targets",
-        "found",
-        "c_i = 1",
-        "c_i ≤ 2",
-        "Σ 1/c_i",
-        "A",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    fn label(f: &str) -> &str {
-        match f {
-            "unique_correct" => "c_i = 1",
-            "le2_correct" => "c_i ≤ 2",
-            "expected_correct" => "Σ 1/c_i",
-            other => other,
-        }
-    }
-    for f in &pub_figs {
-        header.push(format!("{} (published)", label(f)));
-    }
-    let mut t = TableData {
-        title: format!(
-            "Longitudinal baseline: the inter-wave attack on the original last wave{}",
-            if l.published.source.is_empty() || pub_figs.is_empty() {
-                String::new()
-            } else {
-                format!("; published: {}", l.published.source)
-            }
-        ),
-        header,
-        rows: Vec::new(),
-    };
-    for b in r["baseline"].as_array().unwrap_or(&empty) {
-        let sc = b["scenario"].as_str().unwrap_or("");
-        let num = |k: &str| b[k].as_f64().map_or("–".into(), fmt);
-        let mut row = vec![
-            sc.to_string(),
-            b["mode"].as_str().unwrap_or("").to_string(),
-            num("targets"),
-            num("found"),
-            num("unique_correct"),
-            num("le2_correct"),
-            num("expected_correct"),
-            num("A"),
-        ];
         for f in &pub_figs {
-            row.push(LongitudinalPublished::get(pb, f, sc).map_or("–".into(), fmt));
+            header.push(format!("{} (published)", baseline_label(f)));
         }
-        t.rows.push(row);
-    }
-    out.push(t);
-
-    // Scenarios in the order of the rows.
-    let mut scenarios: Vec<String> = Vec::new();
-    for x in rows {
-        if let Some(s) = x["scenario"].as_str()
-            && !scenarios.iter().any(|y| y == s)
-        {
-            scenarios.push(s.to_string());
+        let mut t = TableData {
+            title: format!(
+                "Longitudinal baseline: the inter-wave attack on the original last wave{}",
+                if l.published.source.is_empty() || pub_figs.is_empty() {
+                    String::new()
+                } else {
+                    format!("; published: {}", l.published.source)
+                }
+            ),
+            header,
+            rows: Vec::new(),
+        };
+        for b in self.r["baseline"].as_array().into_iter().flatten() {
+            let sc = b["scenario"].as_str().unwrap_or("");
+            let num = |k: &str| b[k].as_f64().map_or("–".into(), fmt);
+            let mut row = vec![
+                sc.to_string(),
+                b["mode"].as_str().unwrap_or("").to_string(),
+                num("targets"),
+                num("found"),
+                num("unique_correct"),
+                num("le2_correct"),
+                num("expected_correct"),
+                num("A"),
+            ];
+            for f in &pub_figs {
+                row.push(LongitudinalPublished::get(pb, f, sc).map_or("–".into(), fmt));
+            }
+            t.rows.push(row);
         }
+        t
     }
-    let study_scen: Vec<&String> = scenarios
-        .iter()
-        .filter(|s| l.params.scenarios.iter().any(|x| &x.name == *s))
-        .collect();
 
-    // Figs. 4 and 5.
-    for (fig, what) in [
-        ("fig4", "Fig. 4: propensity-score swapping"),
-        ("fig5", "Fig. 5: CART synthesis"),
-    ] {
+    /// The scenarios in the order of the rows.
+    fn scenarios(&self) -> Vec<String> {
+        let mut scenarios: Vec<String> = Vec::new();
+        for x in self.rows {
+            if let Some(s) = x["scenario"].as_str()
+                && !scenarios.iter().any(|y| y == s)
+            {
+                scenarios.push(s.to_string());
+            }
+        }
+        scenarios
+    }
+
+    /// Fig. 4 or 5 (`fig`, titled `what`): A by proportion altered ρ, targeted and random, per
+    /// scenario.
+    fn by_rho(&self, fig: &str, what: &str, study_scen: &[&String]) -> TableData {
         let mut header = vec!["ρ".to_string()];
-        for s in &study_scen {
+        for s in study_scen {
             for sel in ["targeted", "random"] {
                 header.push(format!("{s} {sel}"));
             }
         }
         let mut t = TableData {
-            title: format!("{what}, attribute disclosure A by proportion altered ρ ({over})"),
+            title: format!(
+                "{what}, attribute disclosure A by proportion altered ρ ({})",
+                self.over
+            ),
             header,
             rows: Vec::new(),
         };
-        for &rho in &l.params.rhos {
+        for &rho in &self.l.params.rhos {
             let mut row = vec![format!("{rho:.2}")];
-            for s in &study_scen {
+            for s in study_scen {
                 for sel in ["targeted", "random"] {
                     row.push(stat_cell(
-                        a_values(rows, |x| {
+                        a_values(self.rows, |x| {
                             x["figure"] == fig
                                 && x["scenario"] == s.as_str()
                                 && x["selection"] == sel
@@ -583,30 +627,36 @@ fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
             }
             t.rows.push(row);
         }
-        out.push(t);
+        t
     }
 
-    // Fig. 6.
-    if !l.params.shares.is_empty() {
+    /// Fig. 6: mixtures of swapping and synthesis, A by ρ and share swapped; `None` without
+    /// shares.
+    fn mixtures(&self, study_scen: &[&String]) -> Option<TableData> {
+        let shares = &self.l.params.shares;
+        if shares.is_empty() {
+            return None;
+        }
         let mut header = vec!["ρ".to_string()];
-        for s in &study_scen {
-            for &sh in &l.params.shares {
+        for s in study_scen {
+            for &sh in shares {
                 header.push(format!("{s}, swap share {sh:.2}"));
             }
         }
         let mut t = TableData {
             title: format!(
-                "Fig. 6: mixtures of swapping and synthesis (targeted), A by ρ and share swapped ({over})"
+                "Fig. 6: mixtures of swapping and synthesis (targeted), A by ρ and share swapped ({})",
+                self.over
             ),
             header,
             rows: Vec::new(),
         };
-        for &rho in &l.params.rhos {
+        for &rho in &self.l.params.rhos {
             let mut row = vec![format!("{rho:.2}")];
-            for s in &study_scen {
-                for &sh in &l.params.shares {
+            for s in study_scen {
+                for &sh in shares {
                     row.push(stat_cell(
-                        a_values(rows, |x| {
+                        a_values(self.rows, |x| {
                             x["figure"] == "fig6"
                                 && x["scenario"] == s.as_str()
                                 && close(x["rho"].as_f64(), Some(rho))
@@ -618,81 +668,95 @@ fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
             }
             t.rows.push(row);
         }
-        out.push(t);
+        Some(t)
     }
 
-    // Table 1.
-    let pt = &l.published.table1;
-    let t1_scen: Vec<&String> = scenarios
-        .iter()
-        .filter(|s| {
-            rows.iter()
-                .any(|x| x["figure"] == "table1" && x["scenario"] == s.as_str())
-        })
-        .collect();
-    let mut header = vec!["method".to_string()];
-    for s in &t1_scen {
-        header.push(s.to_string());
-        if pt.iter().any(|(_, x, _)| x == *s) {
-            header.push(format!("{s} (published)"));
-        }
+    /// The scenarios that have Table 1 rows, in the order of `scenarios`.
+    fn table1_scenarios<'s>(&self, scenarios: &'s [String]) -> Vec<&'s String> {
+        scenarios
+            .iter()
+            .filter(|s| {
+                self.rows
+                    .iter()
+                    .any(|x| x["figure"] == "table1" && x["scenario"] == s.as_str())
+            })
+            .collect()
     }
-    let mut t = TableData {
-        title: format!(
-            "Table 1: every split household altered, A ({over}){}",
-            if l.published.source.is_empty() || pt.is_empty() {
-                String::new()
-            } else {
-                format!("; published: {}", l.published.source)
-            }
-        ),
-        header,
-        rows: Vec::new(),
-    };
-    for (m, name) in [("swap", "swapping"), ("synth", "synthesis")] {
-        let mut row = vec![name.to_string()];
-        for s in &t1_scen {
-            row.push(stat_cell(
-                a_values(rows, |x| {
-                    x["figure"] == "table1" && x["scenario"] == s.as_str() && x["method"] == m
-                }),
-                COUNT,
-            ));
+
+    /// Table 1: every split household altered, A per method and scenario, with the published
+    /// values beside it.
+    fn table1(&self, t1_scen: &[&String]) -> TableData {
+        let l = self.l;
+        let pt = &l.published.table1;
+        let mut header = vec!["method".to_string()];
+        for s in t1_scen {
+            header.push(s.to_string());
             if pt.iter().any(|(_, x, _)| x == *s) {
-                row.push(LongitudinalPublished::get(pt, m, s).map_or("–".into(), fmt));
+                header.push(format!("{s} (published)"));
             }
         }
-        t.rows.push(row);
+        let mut t = TableData {
+            title: format!(
+                "Table 1: every split household altered, A ({}){}",
+                self.over,
+                if l.published.source.is_empty() || pt.is_empty() {
+                    String::new()
+                } else {
+                    format!("; published: {}", l.published.source)
+                }
+            ),
+            header,
+            rows: Vec::new(),
+        };
+        for (m, name) in [("swap", "swapping"), ("synth", "synthesis")] {
+            let mut row = vec![name.to_string()];
+            for s in t1_scen {
+                row.push(stat_cell(
+                    a_values(self.rows, |x| {
+                        x["figure"] == "table1" && x["scenario"] == s.as_str() && x["method"] == m
+                    }),
+                    COUNT,
+                ));
+                if pt.iter().any(|(_, x, _)| x == *s) {
+                    row.push(LongitudinalPublished::get(pt, m, s).map_or("–".into(), fmt));
+                }
+            }
+            t.rows.push(row);
+        }
+        t
     }
-    out.push(t);
 
-    // The synthesis grid.
-    let grid = r["synthesis_grid"].as_array().unwrap_or(&empty);
-    if !grid.is_empty() {
-        let cols: Vec<&String> = t1_scen.clone();
+    /// Table 1's synthesis by CART minimum leaf and donor pool; `None` without a synthesis
+    /// grid.
+    fn synthesis_grid(&self, cols: &[&String]) -> Option<TableData> {
+        let grid = self.r["synthesis_grid"]
+            .as_array()
+            .filter(|g| !g.is_empty())?;
+        let pt = &self.l.published.table1;
         let mut header = vec!["minimum leaf".to_string(), "donors".to_string()];
         header.extend(cols.iter().map(|s| s.to_string()));
         let mut t = TableData {
             title: format!(
-                "Table 1's synthesis (every split household synthesised) by CART minimum leaf and donor pool, A ({over})"
+                "Table 1's synthesis (every split household synthesised) by CART minimum leaf and donor pool, A ({})",
+                self.over
             ),
             header,
             rows: Vec::new(),
         };
         if !pt.is_empty() {
             let mut row = vec!["(published)".to_string(), String::new()];
-            for s in &cols {
+            for s in cols {
                 row.push(LongitudinalPublished::get(pt, "synth", s).map_or("–".into(), fmt));
             }
             t.rows.push(row);
         }
         for g in grid {
-            let grows = g["rows"].as_array().unwrap_or(&empty);
+            let grows = g["rows"].as_array().map_or(&[][..], Vec::as_slice);
             let mut row = vec![
                 g["min_leaf"].as_u64().map_or("–".into(), |x| x.to_string()),
                 g["donors"].as_str().unwrap_or("").to_string(),
             ];
-            for s in &cols {
+            for s in cols {
                 row.push(stat_cell(
                     a_values(grows, |x| x["scenario"] == s.as_str()),
                     COUNT,
@@ -700,15 +764,17 @@ fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
             }
             t.rows.push(row);
         }
-        out.push(t);
+        Some(t)
     }
 
-    // Utility.
-    let util = r["utility"].as_array().unwrap_or(&empty);
-    if !util.is_empty() {
+    /// The utility comparison (Fig. 7): the inheritance model's CI overlap per method; `None`
+    /// without utility results.
+    fn utility(&self) -> Option<TableData> {
+        let util = self.r["utility"].as_array().filter(|u| !u.is_empty())?;
         let mut t = TableData {
             title: format!(
-                "Utility (Fig. 7): 95% CI overlap of the inheritance model, original vs altered last wave, every split household altered ({over})"
+                "Utility (Fig. 7): 95% CI overlap of the inheritance model, original vs altered last wave, every split household altered ({})",
+                self.over
             ),
             header: vec![
                 "method".into(),
@@ -742,9 +808,8 @@ fn longitudinal_tables(l: &LongitudinalSpec, r: &Value) -> Vec<TableData> {
                 stat_cell(lowest, SHARE),
             ]);
         }
-        out.push(t);
+        Some(t)
     }
-    out
 }
 
 /// Runs the study on the wave files of `dir`: the raw result.
