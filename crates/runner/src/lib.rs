@@ -55,6 +55,7 @@ mod glossary;
 mod grid;
 mod hash;
 pub mod linkage;
+mod markup;
 mod metrics;
 mod plan;
 mod plot;

@@ -13,6 +13,7 @@
 //! Here and not in the attack crate so the CLI (`intruder attack --charts`) and the runner's
 //! report share one drawing code with the other figures (the CLI depends on the runner).
 
+use crate::markup::escape as esc;
 use intruder_attack::Waterfall;
 use serde::Deserialize;
 
@@ -927,13 +928,6 @@ pub fn report_charts(
         }
     }
     out
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 impl Chart {

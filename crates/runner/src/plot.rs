@@ -21,6 +21,7 @@
 //! values (hover text in a browser). Text widths are estimated (0.6 em per character, wider
 //! than most sans-serif glyphs), so the boxes tested are at least as large as the text drawn.
 
+use crate::markup::escape as esc;
 use intruder_data::report::Unit;
 
 use crate::RunnerError;
@@ -1191,13 +1192,6 @@ impl MapMarks {
             raw,
         }
     }
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 fn marker_svg(m: Marker, x: f64, y: f64, color: &str) -> String {

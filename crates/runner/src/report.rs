@@ -13,12 +13,13 @@ use crate::aggregate::{
 };
 use crate::glossary::{GlossaryEntry, glossary, unit_name};
 use crate::hash::VERSION;
+use crate::markup::escape as esc;
 use crate::metrics::metrics;
 use crate::plan::Plan;
 use crate::plot;
 use crate::record::RunRecord;
 use crate::spec::Experiment;
-use crate::table::{TableData, esc};
+use crate::table::TableData;
 
 /// Files written by [`write_reports`].
 #[derive(Debug, Clone)]

@@ -1,6 +1,8 @@
 //! A rendered table (caption, header, cells) shared by the summary, the report and the studies;
 //! markdown and HTML.
 
+use crate::markup::escape as esc;
+
 /// A rendered table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableData {
@@ -91,13 +93,6 @@ fn html_cell(c: &str) -> String {
         ),
         _ => esc(c),
     }
-}
-
-/// HTML-escapes text.
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
