@@ -320,8 +320,19 @@ impl Pipeline {
             kept_rows: origin,
             steps,
         };
+        current.relabel(masked_label(table.source()));
         Ok((current, log))
     }
+}
+
+/// The label of a masked table: the input's file name and "(masked)", never the input's path
+/// (a method handed the masked table cannot re-read the unmasked file, nor its truth, from it).
+pub fn masked_label(input: &std::path::Path) -> String {
+    let name = input.file_name().map_or_else(
+        || input.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("{name} (masked)")
 }
 
 /// The columns a step transforms: its `variables`, or the old name `columns` (a single name is a

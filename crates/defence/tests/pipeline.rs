@@ -168,6 +168,20 @@ fn truth_is_subset_with_the_kept_rows() {
 }
 
 #[test]
+fn a_masked_table_is_labelled_anew_never_with_the_unmasked_files_path() {
+    let a: Vec<Option<i64>> = (0..6).map(|i| Some(i % 3)).collect();
+    let ds = Dataset::split_truth(
+        "/srv/census/people.csv",
+        vec![Column::integer("a", Role::Key, &a)],
+    )
+    .unwrap();
+    let p = Pipeline::from_toml("[[step]]\nmethod = \"subsample\"\nfraction = 0.5\n", "p").unwrap();
+    let (m, _) = p.run(&ds.table, 1).unwrap();
+    assert_eq!(m.source().to_str(), Some("people.csv (masked)"));
+    assert_eq!(ds.table.source().to_str(), Some("/srv/census/people.csv"));
+}
+
+#[test]
 fn readme_method_table_matches_the_registry() {
     let readme = include_str!("../README.md");
     let table = markdown_table(&docs());
