@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use intruder_data::Table;
 use intruder_data::keys::{Keys, PatternIndex};
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::config::{MISSING, MissingPolicy, THRESHOLD};
 use crate::error::AttackError;
@@ -66,6 +66,15 @@ pub(crate) const MAX_LISTED: ParamSpec = ParamSpec::new(
 
 /// The parameters of `exact` in the registry.
 pub(crate) static PARAMS: &[ParamSpec] = &[MISSING, THRESHOLD, MAX_LISTED];
+
+/// The registry entry (`ATTACKS`).
+pub const ENTRY: Entry<dyn Attack> = Entry {
+    name: "exact",
+    summary: "exact key matching: candidates equal on every key (missing listwise, as-value or wildcard; sets by overlap)",
+    reference: "Mitra et al. 2020, §3.1; Dalenius 1986; Mulder et al. (n_match)",
+    params: PARAMS,
+    build: ExactMatch::build,
+};
 
 impl ExactMatch {
     /// The attack with a missing-value policy (no threshold, [`DEFAULT_MAX_LISTED`]).

@@ -21,7 +21,7 @@
 //! [`nearest`](crate::nearest) (weights enter as `sqrt(w)` scaling of the coordinates).
 
 use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use linfa::DatasetBase;
 use linfa::traits::{Fit, Predict};
 use linfa_clustering::{KMeans, KMeansInit};
@@ -62,6 +62,15 @@ pub(crate) static PARAMS: &[ParamSpec] = &[
     .within(Range::at_least(1.0)),
     THRESHOLD,
 ];
+
+/// The registry entry (`ATTACKS`).
+pub const ENTRY: Entry<dyn Attack> = Entry {
+    name: "kmeans",
+    summary: "k-means cluster re-identification: intruder records as centres, released records assigned to the nearest",
+    reference: "Bender, Brand & Bacher 2001 (cluster analysis)",
+    params: PARAMS,
+    build: KMeansAttack::build,
+};
 
 /// k-means cluster re-identification; see the [module docs](self).
 #[derive(Debug, Clone)]

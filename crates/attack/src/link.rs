@@ -9,7 +9,7 @@
 //! `p_i = 2/3` without links, `0` with the link).
 
 use intruder_data::Table;
-use intruder_data::params::{ParamReader, ParamSpec};
+use intruder_data::params::{Entry, ParamReader, ParamSpec};
 
 use crate::config::MissingPolicy;
 use crate::error::{AttackError, ParamError};
@@ -24,6 +24,15 @@ pub struct FollowLink;
 /// The parameters of `link` in the registry: none beyond the common ones (its one key is the
 /// link id; every candidate scores 1, so no threshold).
 pub(crate) static PARAMS: &[ParamSpec] = &[];
+
+/// The registry entry (`ATTACKS`).
+pub const ENTRY: Entry<dyn Attack> = Entry {
+    name: "link",
+    summary: "follow a released link id column (the 'links released' mode); its one key is the link id",
+    reference: "Mitra et al. 2020, §3 (links released)",
+    params: PARAMS,
+    build: FollowLink::build,
+};
 
 impl FollowLink {
     /// Reads the (no) parameters.

@@ -23,7 +23,7 @@
 //!   SIMD kernel of [`crate::knn`]; other combinations use a straightforward parallel scan.
 
 use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use rayon::prelude::*;
 
 use crate::config::{
@@ -83,6 +83,15 @@ pub(crate) static PARAMS: &[ParamSpec] = &[
     .default_value("false"),
     THRESHOLD,
 ];
+
+/// The registry entry (`ATTACKS`).
+pub const ENTRY: Entry<dyn Attack> = Entry {
+    name: "nearest",
+    summary: "nearest-neighbour distance linkage: Euclidean (raw/z-scored, weighted) or Gower, strings via Jaro-Winkler/Levenshtein; optional one-to-one",
+    reference: "Bender, Brand & Bacher 2001 (distance criterion); sdcMicro recordLinkage",
+    params: PARAMS,
+    build: Nearest::build,
+};
 
 /// Nearest-neighbour distance linkage; see the [module docs](self).
 #[derive(Debug, Clone)]

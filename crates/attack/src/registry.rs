@@ -53,43 +53,13 @@ pub static ATTACK_COMMON: &[ParamSpec] = &[
     .within(Range::POSITIVE),
 ];
 
-/// Every attack, in the order `--list` shows them.
+/// Every attack, in the order `--list` shows them: one line per attack, each module's `ENTRY`.
 pub static ATTACKS: &[Entry<dyn Attack>] = &[
-    Entry {
-        name: "exact",
-        summary: "exact key matching: candidates equal on every key (missing listwise, as-value or wildcard; sets by overlap)",
-        reference: "Mitra et al. 2020, §3.1; Dalenius 1986; Mulder et al. (n_match)",
-        params: exact::PARAMS,
-        build: exact::ExactMatch::build,
-    },
-    Entry {
-        name: "nearest",
-        summary: "nearest-neighbour distance linkage: Euclidean (raw/z-scored, weighted) or Gower, strings via Jaro-Winkler/Levenshtein; optional one-to-one",
-        reference: "Bender, Brand & Bacher 2001 (distance criterion); sdcMicro recordLinkage",
-        params: nearest::PARAMS,
-        build: nearest::Nearest::build,
-    },
-    Entry {
-        name: "kmeans",
-        summary: "k-means cluster re-identification: intruder records as centres, released records assigned to the nearest",
-        reference: "Bender, Brand & Bacher 2001 (cluster analysis)",
-        params: kmeans::PARAMS,
-        build: kmeans::KMeansAttack::build,
-    },
-    Entry {
-        name: "link",
-        summary: "follow a released link id column (the 'links released' mode); its one key is the link id",
-        reference: "Mitra et al. 2020, §3 (links released)",
-        params: link::PARAMS,
-        build: link::FollowLink::build,
-    },
-    Entry {
-        name: "fellegi-sunter",
-        summary: "Fellegi-Sunter probabilistic linkage: blocking, comparison levels, u by random pairs, m and lambda by EM, term frequencies, one-to-one",
-        reference: "Fellegi & Sunter 1969; Winkler 1988/1989 (EM, term frequencies); Splink",
-        params: fellegi_sunter::PARAMS,
-        build: fellegi_sunter::FellegiSunter::build,
-    },
+    exact::ENTRY,
+    nearest::ENTRY,
+    kmeans::ENTRY,
+    link::ENTRY,
+    fellegi_sunter::ENTRY,
 ];
 
 /// The documentation of every attack (for `--list`, the README and Python).

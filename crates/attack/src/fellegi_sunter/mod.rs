@@ -111,7 +111,7 @@ pub use train::TrainingSession;
 use std::path::Path;
 
 use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::error::{AttackError, ParamError};
 use crate::keys::KeyMap;
@@ -377,6 +377,15 @@ pub(crate) static PARAMS: &[ParamSpec] = &[
     )
     .default_value("per-rule"),
 ];
+
+/// The registry entry (`ATTACKS`).
+pub const ENTRY: Entry<dyn Attack> = Entry {
+    name: "fellegi-sunter",
+    summary: "Fellegi-Sunter probabilistic linkage: blocking, comparison levels, u by random pairs, m and lambda by EM, term frequencies, one-to-one",
+    reference: "Fellegi & Sunter 1969; Winkler 1988/1989 (EM, term frequencies); Splink",
+    params: PARAMS,
+    build: FellegiSunter::build,
+};
 
 impl FsParams {
     /// Reads the parameters declared in [`PARAMS`]; problems inside a linkage specification come
