@@ -8,7 +8,7 @@
 //! keeps, where the linkage runs, how a masked table carries its truth, which utility measures
 //! apply and on which scale — is decided here, once.
 //!
-//! The layers, from the bottom (see `docs/ARCHITECTURE.md`):
+//! The layers, from the bottom (see `ARCHITECTURE.md` at the workspace's root):
 //! - `intruder-data`: tables, parameters, reports, reading and writing files;
 //! - the method crates `intruder-risk`, `intruder-attack`, `intruder-defence`,
 //!   `intruder-utility`: each a registry of methods, none able to see the ground truth;
@@ -16,10 +16,44 @@
 //!   scores an attack;
 //! - this crate: one call per task ([`attack::attack`], [`mask::mask`], [`utility::utility`];
 //!   for risk, the roles a read gives and the measure's configuration, [`risk`]);
-//! - the surfaces: `intruder-cli`, `intruder-python`, the experiment runner.
+//! - the surfaces: `intruder-cli` and `intruder-python` (the experiment runner still runs its
+//!   own loop over the grid).
 //!
 //! Messages name the caller's own arguments: a [`Surface`] says how the command line
 //! (`--truth`) or Python (`truth=`) spells them.
+//!
+//! # Example: an exact-key attack scored against the truth
+//!
+//! ```
+//! use intruder::Surface;
+//! use intruder::attack::{AttackRequest, Placement, TruthNames, attack, configure};
+//! use intruder_data::{ReadOptions, Role, Timings, read_csv_from};
+//! use intruder_eval::Labelled;
+//!
+//! // The intruder knows area and sex of four people; the release holds them and one more.
+//! let read = |csv: &str| {
+//!     let opts = ReadOptions::default().with_role(&["pid"], Role::Truth);
+//!     Labelled::from_dataset(read_csv_from(csv.as_bytes(), "t.csv".as_ref(), &opts).unwrap())
+//! };
+//! let intruder = read("pid,area,sex\np1,1,m\np2,1,f\np3,1,f\np4,2,m\n");
+//! let released = read("pid,area,sex\np4,2,m\np3,1,f\np5,2,f\np1,1,m\np2,1,f\n");
+//! let params = toml::toml! { method = "exact"
+//! keys = ["area", "sex"] };
+//! let request = AttackRequest {
+//!     configured: configure(&params, "example")?,
+//!     params,
+//!     truth: TruthNames { truth: Some("pid".into()), ..TruthNames::default() },
+//!     seed: 1,
+//!     placement: Placement::Local,
+//!     surface: Surface::Cli,
+//!     surface_name: "example",
+//!     intruder_label: "intruder".into(),
+//! };
+//! let run = attack(request, &intruder, &released, &mut Timings::new())?;
+//! // p1 and p4 are unique on (area, sex): two sure re-identifications.
+//! assert_eq!(run.evaluation.unique_correct, 2);
+//! # anyhow::Ok(())
+//! ```
 
 pub mod attack;
 pub mod mask;
