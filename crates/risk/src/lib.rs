@@ -41,6 +41,7 @@ mod error;
 pub mod external;
 mod keys;
 pub mod measures;
+mod methods;
 pub mod population;
 pub mod registry;
 pub mod sizes;

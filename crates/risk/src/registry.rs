@@ -26,7 +26,7 @@
 
 use std::fmt;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use intruder_data::params::{
     Built, ColumnNeed, ColumnSet, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem,
@@ -41,7 +41,11 @@ use crate::assess::{
 };
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
-use crate::keys::{MissingPolicy, SetMatch};
+use crate::keys::MissingPolicy;
+use crate::methods::shared::{
+    ALPHA, GLOBAL_RISK_DENOMINATOR, GROUP, MAX_GLOBAL_RISK, SENSITIVE, WEIGHT, checked, for_call,
+    keep_figures, needs_classes, no_weights, outcome_of, read_common, risk_params,
+};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
 use crate::suda::{Suda2Params, suda2};
 use crate::wildcard::IncompletePairs;
@@ -169,13 +173,6 @@ const POPULATION_SIZE: ParamSpec = ParamSpec::new(
     "population size N: the sampling fraction π = n/N",
 )
 .within(Range::POSITIVE);
-const WEIGHT: ParamSpec = ParamSpec::new(
-    "weight",
-    ParamKind::Column,
-    "sampling-weight column: individual risk as sdcMicro's indivRisk (Benedetti–Franconi) and global risk; without it individual risk is 1/f_k. Weights below 1, and a total more than 10% away from a given population_size, are warned about (a weight counts population units)",
-)
-.from_role(Role::Weight)
-.needs(ColumnNeed::Numeric);
 const K_ANONYMITY: ParamSpec = ParamSpec::new(
     "k_anonymity",
     ParamKind::Integer,
@@ -183,37 +180,6 @@ const K_ANONYMITY: ParamSpec = ParamSpec::new(
 )
 .default_value("5")
 .within(Range::at_least(1.0));
-const GLOBAL_RISK_DENOMINATOR: ParamSpec = ParamSpec::new(
-    "global_risk_denominator",
-    ParamKind::Choice(&["counted", "all"]),
-    "what global risk divides the expected re-identifications by: counted (the records counted; under listwise only the complete ones) or all (every record, as sdcMicro's measure_risk global_risk = global_risk_ER / nrow); with a group column household_global_risk sums and divides over the same records",
-)
-.default_value("counted");
-const MAX_GLOBAL_RISK: ParamSpec = ParamSpec::new(
-    "max_global_risk",
-    ParamKind::Number,
-    "sdcMicro's measure_risk max_global_risk: global_threshold is the individual-risk level above which records must change for the global risk to fall below it (sdcMicro's measure_threshold); records_above_threshold counts them",
-)
-.default_value("0.01")
-.within(Range::OPEN_UNIT);
-const ALPHA: ParamSpec = ParamSpec::new(
-    "alpha",
-    ParamKind::Number,
-    "sdcMicro's freqCalc alpha (wildcard policy only): a wildcard match with a record missing a key counts α instead of 1 in f_k and F_k (per record: n_match_alpha). sdcMicro's rule: a complete record counts its class at 1 and matching incomplete records at α (with ≥ 2 keys not those missing every key); an incomplete one its exact tuple and matching complete records at 1, other matching incomplete records at α; a record missing every key counts the whole file. Unset: Mulder's n_match (every match 1)",
-)
-.within(Range::closed(0.0, 1.0));
-const SENSITIVE: ParamSpec = ParamSpec::new(
-    "sensitive",
-    ParamKind::Column,
-    "sensitive column: distinct and entropy ℓ-diversity within the classes",
-)
-.from_role(Role::Sensitive);
-const GROUP: ParamSpec = ParamSpec::new(
-    "group",
-    ParamKind::Column,
-    "household (group) column: household risk 1 − Π(1 − r_i) over its members",
-)
-.from_role(Role::Group);
 
 static FREQUENCY_PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
@@ -551,65 +517,6 @@ pub fn configure(
     }
 }
 
-/// The common parameters.
-struct Common {
-    keys: Option<Vec<String>>,
-    missing: MissingPolicy,
-    set_match: SetMatch,
-}
-
-fn read_common(r: &mut ParamReader) -> Common {
-    let keys = r.require::<Vec<String>>("keys");
-    if let Some(k) = &keys
-        && k.is_empty()
-    {
-        r.problem("keys", "is empty: name at least one key variable");
-    }
-    let missing = r.choice::<MissingPolicy>("missing").unwrap_or_default();
-    let set_match = r.choice::<SetMatch>("set_match").unwrap_or_default();
-    Common {
-        keys,
-        missing,
-        set_match,
-    }
-}
-
-/// Records a policy other than listwise or as-value as a problem of `measure`.
-fn needs_classes(r: &mut ParamReader, c: &Common, measure: &str) {
-    if c.missing == MissingPolicy::Wildcard {
-        r.problem(
-            "missing",
-            format!("{measure} needs equivalence classes: use listwise or as-value, not wildcard"),
-        );
-    }
-}
-
-/// Runs the library's own check once the parameters read cleanly (every range is checked
-/// before, so this is a safety net), recording its failure.
-fn checked<T>(
-    r: &mut ParamReader,
-    value: T,
-    check: impl FnOnce(&T) -> Result<(), RiskError>,
-) -> Option<T> {
-    if !r.ok() {
-        return None;
-    }
-    match check(&value) {
-        Ok(()) => Some(value),
-        Err(e) => {
-            r.table_problem(e);
-            None
-        }
-    }
-}
-
-fn risk_params(c: Common) -> Option<RiskParams> {
-    let mut p = RiskParams::new(c.keys?);
-    p.missing = c.missing;
-    p.set_match = c.set_match;
-    Some(p)
-}
-
 /// Frequency risk: every figure of [`assess`](crate::assess()).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frequency {
@@ -682,28 +589,6 @@ fn build_frequency(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
         .map(|params| Box::new(Frequency { params }) as Box<dyn RiskMeasure>)
 }
 
-/// `params` for one call of [`assess`]-based measures: n_match and the per-record figures
-/// when they are asked for.
-fn for_call(params: &RiskParams, per_record: bool) -> RiskParams {
-    let mut p = params.clone();
-    p.with_n_match |= per_record;
-    p.per_record = per_record;
-    p
-}
-
-/// The outcome of an assessment under `report`: its per-record figures when asked for.
-fn outcome_of(report: Report, a: Assessment, per_record: bool) -> RiskOutcome {
-    RiskOutcome {
-        report,
-        records: if per_record {
-            a.records.into_records()
-        } else {
-            Records::default()
-        },
-        warnings: a.warnings,
-    }
-}
-
 impl RiskMeasure for Frequency {
     fn name(&self) -> &'static str {
         "frequency"
@@ -754,15 +639,6 @@ impl RiskMeasure for Frequency {
     }
 }
 
-/// The figures of `a` named in `keep`, in report order.
-fn keep_figures(a: &Assessment, keep: &[&str]) -> Vec<Figure> {
-    a.summary
-        .figures()
-        .into_iter()
-        .filter(|f| keep.contains(&f.name.as_str()))
-        .collect()
-}
-
 /// Individual risk from sampling weights (sdcMicro's `indivRisk`), global risk, and household
 /// risk with a group column.
 #[derive(Debug, Clone, PartialEq)]
@@ -808,15 +684,6 @@ const INDIVIDUAL_FIGURES: &[&str] = &[
     "household_expected_reidentifications",
     "household_global_risk",
 ];
-
-fn no_weights() -> Figure {
-    Figure::new(
-        "weights",
-        Value::Null,
-        Unit::Label,
-        "no weight column given: individual risk is 1/f_k",
-    )
-}
 
 impl RiskMeasure for Individual {
     fn name(&self) -> &'static str {

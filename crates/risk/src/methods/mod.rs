@@ -1,0 +1,6 @@
+//! The risk measures, one module each: its parameters (`PARAMS`), its [`crate::RiskMeasure`]
+//! adapter, the function building that adapter from a [`intruder_data::params::ParamReader`]
+//! and its registry entry `ENTRY`, listed once in [`crate::RISK_MEASURES`]. What several
+//! measures share is in `shared`.
+
+pub(crate) mod shared;
