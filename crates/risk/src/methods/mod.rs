@@ -3,4 +3,6 @@
 //! and its registry entry `ENTRY`, listed once in [`crate::RISK_MEASURES`]. What several
 //! measures share is in `shared`.
 
+pub mod frequency;
+pub mod individual;
 pub(crate) mod shared;

@@ -166,3 +166,9 @@ pub(crate) fn no_weights() -> Figure {
         "no weight column given: individual risk is 1/f_k",
     )
 }
+
+/// The default the parameter `name` of `specs` documents.
+#[cfg(test)]
+pub(crate) fn default_of(specs: &[ParamSpec], name: &str) -> &'static str {
+    specs.iter().find(|s| s.name == name).unwrap().default
+}
