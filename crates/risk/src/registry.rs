@@ -26,26 +26,23 @@
 
 use std::fmt;
 
-use serde_json::json;
-
 use intruder_data::params::{
     Built, ColumnNeed, ColumnSet, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem,
     Range, ReadContext, fill_from_roles, find,
 };
-use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
+use intruder_data::report::{Records, Report};
 use intruder_data::{Role, Table, Timings};
 
-use crate::assess::{Assessment, GlobalRiskDenominator, RiskParams, assess_timed};
+use crate::assess::{Assessment, RiskParams};
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::methods;
 pub use crate::methods::frequency::Frequency;
+pub use crate::methods::household::Household;
 pub use crate::methods::individual::Individual;
-use crate::methods::shared::{
-    GROUP, SENSITIVE, WEIGHT, checked, keep_figures, needs_classes, no_weights, outcome_of,
-    read_common, risk_params,
-};
+pub use crate::methods::l_diversity::LDiversity;
+use crate::methods::shared::{checked, needs_classes, outcome_of, read_common};
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
 use crate::suda::{Suda2Params, suda2};
 use intruder_data::keys::{CodeSource, PartedCodes};
@@ -172,33 +169,6 @@ const POPULATION_SIZE: ParamSpec = ParamSpec::new(
     "population size N: the sampling fraction π = n/N",
 )
 .within(Range::POSITIVE);
-static HOUSEHOLD_PARAMS: &[ParamSpec] = &[
-    GROUP.required(),
-    WEIGHT,
-    ParamSpec::new(
-        "global_risk_denominator",
-        ParamKind::Choice(&["counted", "all"]),
-        "what household_global_risk sums over and divides by: counted (the records counted; under listwise only the complete ones) or all (every record, as sdcMicro's measure_hierarchical); also the individual global risk's denominator",
-    )
-    .default_value("counted"),
-];
-
-static L_DIVERSITY_PARAMS: &[ParamSpec] = &[
-    SENSITIVE.required(),
-    ParamSpec::new(
-        "recursive_c",
-        ParamKind::Number,
-        "c of recursive (c, ℓ)-diversity (Machanavajjhala et al. 2007, Def. 4.1: r_1 < c·(r_ℓ + … + r_m)); with recursive_l, per record recursive_cl_diverse (1/0). sdcMicro's ldiversity has no recursive variant",
-    )
-    .within(Range::POSITIVE),
-    ParamSpec::new(
-        "recursive_l",
-        ParamKind::Integer,
-        "ℓ of recursive (c, ℓ)-diversity (with recursive_c)",
-    )
-    .within(Range::at_least(1.0)),
-];
-
 static T_CLOSENESS_PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "sensitive",
@@ -284,20 +254,8 @@ static POPULATION_PARAMS: &[ParamSpec] = &[
 pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
     methods::frequency::ENTRY,
     methods::individual::ENTRY,
-    Entry {
-        name: "household",
-        summary: "household risk 1 − Π(1 − r_i) over each household's members, from individual risk",
-        reference: "sdcMicro measure_hierarchical",
-        params: HOUSEHOLD_PARAMS,
-        build: build_household,
-    },
-    Entry {
-        name: "l-diversity",
-        summary: "distinct and entropy ℓ-diversity of a sensitive variable within the key classes",
-        reference: "Machanavajjhala et al. (2007); sdcMicro ldiversity",
-        params: L_DIVERSITY_PARAMS,
-        build: build_l_diversity,
-    },
+    methods::household::ENTRY,
+    methods::l_diversity::ENTRY,
     Entry {
         name: "t-closeness",
         summary: "t-closeness: Earth Mover's Distance between each key class's distribution of a sensitive variable and the file's (equal or ordered ground distance)",
@@ -426,252 +384,6 @@ pub fn configure(
             message: format!("risk measure '{}' could not be configured", entry.name),
         }]),
         _ => Err(outcome.problems),
-    }
-}
-
-/// Household risk: 1 − Π(1 − r_i) over each household's members (sdcMicro's
-/// `measure_hierarchical`), from individual risk (weighted, or 1/f_k).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Household {
-    /// The checked parameters (`group` is set).
-    pub params: RiskParams,
-}
-
-fn build_household(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
-    let c = read_common(r);
-    let group = r.require::<String>("group");
-    let weight = r.get::<String>("weight");
-    let denominator = r.choice::<GlobalRiskDenominator>("global_risk_denominator");
-    let mut p = risk_params(c)?;
-    p.group = Some(group?);
-    p.weight = weight;
-    if let Some(d) = denominator {
-        p.global_risk_denominator = d;
-    }
-    checked(r, p, RiskParams::check)
-        .map(|params| Box::new(Household { params }) as Box<dyn RiskMeasure>)
-}
-
-impl RiskMeasure for Household {
-    fn name(&self) -> &'static str {
-        "household"
-    }
-    fn keys(&self) -> &[String] {
-        &self.params.keys
-    }
-    fn policy(&self) -> MissingPolicy {
-        self.params.missing
-    }
-    fn headline(&self) -> &'static str {
-        "household_global_risk"
-    }
-    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        self.assess_timed(table, per_record, &mut Timings::new())
-    }
-    fn assess_timed(
-        &self,
-        table: &Table,
-        per_record: bool,
-        timings: &mut Timings,
-    ) -> Result<RiskOutcome, RiskError> {
-        let a = assess_timed(table, &self.params, timings)?;
-        let mut report = Report::new("household risk");
-        report.figures = keep_figures(
-            &a,
-            &[
-                "policy",
-                "keys",
-                "n_total",
-                "n_deleted",
-                "n",
-                "sample_uniques",
-                "expected_reidentifications",
-                "global_risk",
-                "max_individual_risk",
-            ],
-        );
-        if self.params.weight.is_none() {
-            report.push(no_weights());
-        }
-        let h = a
-            .summary
-            .household
-            .as_ref()
-            .ok_or_else(|| RiskError::Param("household risk was not computed".into()))?;
-        let over = match h.denominator {
-            GlobalRiskDenominator::Counted => "counted record",
-            GlobalRiskDenominator::All => "record of the file (sdcMicro)",
-        };
-        report.push(Figure::new(
-            "group",
-            json!(self.params.group),
-            Unit::Label,
-            "the household (group) column",
-        ));
-        report.push(Figure::new(
-            "households",
-            json!(h.households),
-            Unit::Count,
-            "number of households",
-        ));
-        report.push(Figure::new(
-            "household_expected_reidentifications",
-            json!(h.expected_reidentifications),
-            Unit::Score,
-            format!("Σ over each {over} of its household's risk 1 − Π(1 − r_i)"),
-        ));
-        report.push(Figure::new(
-            "household_global_risk",
-            json!(h.global_risk),
-            Unit::Proportion,
-            format!("mean household risk per {over}"),
-        ));
-        report.push(Figure::new(
-            "household_max_risk",
-            json!(h.max_risk),
-            Unit::Proportion,
-            "largest household risk",
-        ));
-        let warnings = a.warnings.clone();
-        let records = if per_record {
-            let r = a.records;
-            let mut out = Records::new(r.k.len());
-            for (name, values) in [
-                ("k", RecordValues::from(r.k)),
-                ("individual_risk", r.individual_risk.into()),
-                (
-                    "household_risk",
-                    r.household_risk.unwrap_or_default().into(),
-                ),
-            ] {
-                out.push(name, values).map_err(RiskError::Param)?;
-            }
-            out
-        } else {
-            Records::default()
-        };
-        Ok(RiskOutcome {
-            report,
-            records,
-            warnings,
-        })
-    }
-}
-
-/// ℓ-diversity of a sensitive variable within the key classes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LDiversity {
-    /// The checked parameters (`sensitive` is set).
-    pub params: RiskParams,
-}
-
-fn build_l_diversity(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
-    let c = read_common(r);
-    let sensitive = r.require::<String>("sensitive");
-    let rc = r.get::<f64>("recursive_c");
-    let rl = r.get::<u32>("recursive_l");
-    if r.has("recursive_c") != r.has("recursive_l") {
-        let missing = if r.has("recursive_c") {
-            "recursive_l"
-        } else {
-            "recursive_c"
-        };
-        r.problem(
-            missing,
-            "recursive (c, ℓ)-diversity needs both recursive_c and recursive_l",
-        );
-    }
-    needs_classes(r, &c, "ℓ-diversity");
-    let mut p = risk_params(c)?;
-    p.recursive_cl = rc.zip(rl);
-    p.sensitive = Some(sensitive?);
-    checked(r, p, RiskParams::check)
-        .map(|params| Box::new(LDiversity { params }) as Box<dyn RiskMeasure>)
-}
-
-impl RiskMeasure for LDiversity {
-    fn name(&self) -> &'static str {
-        "l-diversity"
-    }
-    fn keys(&self) -> &[String] {
-        &self.params.keys
-    }
-    fn policy(&self) -> MissingPolicy {
-        self.params.missing
-    }
-    fn headline(&self) -> &'static str {
-        "l_distinct_min"
-    }
-    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        self.assess_timed(table, per_record, &mut Timings::new())
-    }
-    fn assess_timed(
-        &self,
-        table: &Table,
-        per_record: bool,
-        timings: &mut Timings,
-    ) -> Result<RiskOutcome, RiskError> {
-        let a = assess_timed(table, &self.params, timings)?;
-        let warnings = a.warnings.clone();
-        let mut report = Report::new("ℓ-diversity");
-        report.figures = keep_figures(
-            &a,
-            &["policy", "keys", "n_total", "n_deleted", "n", "classes"],
-        );
-        report.push(Figure::new(
-            "sensitive",
-            json!(self.params.sensitive),
-            Unit::Label,
-            "the sensitive column",
-        ));
-        let d = a.summary.diversity.as_ref();
-        report.push(Figure::new(
-            "l_distinct_min",
-            json!(d.map(|d| d.l_distinct_min)),
-            Unit::Count,
-            "fewest distinct sensitive values in a class",
-        ));
-        report.push(Figure::new(
-            "l_entropy_min",
-            json!(d.map(|d| d.l_entropy_min)),
-            Unit::Score,
-            "smallest entropy ℓ (exp of entropy) of a class",
-        ));
-        report.push(Figure::new(
-            "classes_l_distinct_1",
-            json!(d.map(|d| d.classes_l1)),
-            Unit::Count,
-            "classes whose records all share one sensitive value (attribute disclosure)",
-        ));
-        report.push(Figure::new(
-            "records_l_distinct_1",
-            json!(d.map(|d| d.records_l1)),
-            Unit::Count,
-            "records in those classes: their keys disclose the sensitive value",
-        ));
-        let records = if per_record {
-            let r = a.records;
-            let mut out = Records::new(r.k.len());
-            for (name, values) in [
-                ("k", RecordValues::from(r.k)),
-                ("l_distinct", r.l_distinct.unwrap_or_default().into()),
-                ("l_entropy", r.l_entropy.unwrap_or_default().into()),
-            ] {
-                out.push(name, values).map_err(RiskError::Param)?;
-            }
-            if let Some(rc) = r.recursive_cl {
-                out.push("recursive_cl_diverse", RecordValues::from(rc))
-                    .map_err(RiskError::Param)?;
-            }
-            out
-        } else {
-            Records::default()
-        };
-        Ok(RiskOutcome {
-            report,
-            records,
-            warnings,
-        })
     }
 }
 

@@ -4,5 +4,7 @@
 //! measures share is in `shared`.
 
 pub mod frequency;
+pub mod household;
 pub mod individual;
+pub mod l_diversity;
 pub(crate) mod shared;
