@@ -34,7 +34,6 @@ use intruder_data::report::{Records, Report};
 use intruder_data::{Role, Table, Timings};
 
 use crate::assess::{Assessment, RiskParams};
-use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::methods;
@@ -43,8 +42,9 @@ pub use crate::methods::household::Household;
 pub use crate::methods::individual::Individual;
 pub use crate::methods::l_diversity::LDiversity;
 use crate::methods::shared::{checked, needs_classes, outcome_of, read_common};
+pub use crate::methods::suda2::Suda2Measure;
+pub use crate::methods::t_closeness::TClosenessMeasure;
 use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
-use crate::suda::{Suda2Params, suda2};
 use intruder_data::keys::{CodeSource, PartedCodes};
 
 /// A configured risk measure: checked parameters, ready to run on any table.
@@ -169,57 +169,6 @@ const POPULATION_SIZE: ParamSpec = ParamSpec::new(
     "population size N: the sampling fraction π = n/N",
 )
 .within(Range::POSITIVE);
-static T_CLOSENESS_PARAMS: &[ParamSpec] = &[
-    ParamSpec::new(
-        "sensitive",
-        ParamKind::Column,
-        "sensitive column: the EMD between its distribution in each class and in the file",
-    )
-    .required()
-    .from_role(Role::Sensitive),
-    ParamSpec::new(
-        "distance",
-        ParamKind::Choice(&["auto", "equal", "ordered"]),
-        "ground distance: equal (unordered categories, EMD = ½ Σ|p_i − q_i|), ordered (numbers, or categories in their level order, over the m distinct values: EMD = 1/(m − 1) Σ_i |Σ_{j≤i}(p_j − q_j)|), auto (ordered for integer and float columns, equal otherwise)",
-    )
-    .default_value("auto"),
-    ParamSpec::new(
-        "t",
-        ParamKind::Number,
-        "threshold t: count the classes (and their records) whose EMD exceeds t, i.e. are not t-close; per record above_t",
-    )
-    .within(Range::closed(0.0, 1.0)),
-];
-
-static SUDA2_PARAMS: &[ParamSpec] = &[
-    ParamSpec::new(
-        "max_msu_size",
-        ParamKind::Integer,
-        "largest MSU size searched (default: every size, as sdcMicro)",
-    )
-    .within(Range::at_least(1.0)),
-    ParamSpec::new(
-        "dis_fraction",
-        ParamKind::Number,
-        "sampling fraction f of the DIS probability (sdcMicro's DisFraction)",
-    )
-    .default_value("0.01")
-    .within(Range::OPEN_UNIT),
-    ParamSpec::new(
-        "cost_limit",
-        ParamKind::Number,
-        "refuse searches whose worst case (records × key subsets) exceeds this many steps",
-    )
-    .default_value("2e11")
-    .within(Range::POSITIVE),
-    ParamSpec::new(
-        "drop_msus_with_missing",
-        ParamKind::Bool,
-        "sdcMicro's suda2 rule for missing keys (needs missing = as-value): a record's MSUs are its as-value MSUs minus those containing a key it is missing; U and P (for DIS) are counted with missing as a value",
-    )
-    .default_value("false"),
-];
-
 static POPULATION_PARAMS: &[ParamSpec] = &[
     POPULATION_SIZE,
     ParamSpec::new(
@@ -256,20 +205,8 @@ pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
     methods::individual::ENTRY,
     methods::household::ENTRY,
     methods::l_diversity::ENTRY,
-    Entry {
-        name: "t-closeness",
-        summary: "t-closeness: Earth Mover's Distance between each key class's distribution of a sensitive variable and the file's (equal or ordered ground distance)",
-        reference: "Li, Li & Venkatasubramanian (2007); ARX",
-        params: T_CLOSENESS_PARAMS,
-        build: build_t_closeness,
-    },
-    Entry {
-        name: "suda2",
-        summary: "SUDA2 minimal sample uniques, SUDA and DIS-SUDA scores, key and category contributions",
-        reference: "Elliot, Manning & Ford (2002); Manning, Haglin & Keane (2008); sdcMicro suda2",
-        params: SUDA2_PARAMS,
-        build: build_suda2,
-    },
+    methods::t_closeness::ENTRY,
+    methods::suda2::ENTRY,
     Entry {
         name: "population",
         summary: "population uniques estimated from the sample: Zayatz, Pitman, SNB, Dankar et al.'s rule, log-linear τ₁ and τ₂",
@@ -387,125 +324,6 @@ pub fn configure(
     }
 }
 
-/// t-closeness of a sensitive variable within the key classes ([`t_closeness`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TClosenessMeasure {
-    /// The checked parameters.
-    pub params: TClosenessParams,
-}
-
-fn build_t_closeness(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
-    let c = read_common(r);
-    let sensitive = r.require::<String>("sensitive");
-    let distance = r.choice::<GroundDistance>("distance");
-    let t = r.get::<f64>("t");
-    needs_classes(r, &c, "t-closeness");
-    let mut p = TClosenessParams::new(c.keys?, sensitive?);
-    p.missing = c.missing;
-    p.set_match = c.set_match;
-    if let Some(d) = distance {
-        p.distance = d;
-    }
-    p.t = t;
-    checked(r, p, TClosenessParams::check)
-        .map(|params| Box::new(TClosenessMeasure { params }) as Box<dyn RiskMeasure>)
-}
-
-impl RiskMeasure for TClosenessMeasure {
-    fn name(&self) -> &'static str {
-        "t-closeness"
-    }
-    fn keys(&self) -> &[String] {
-        &self.params.keys
-    }
-    fn policy(&self) -> MissingPolicy {
-        self.params.missing
-    }
-    fn headline(&self) -> &'static str {
-        "t_max"
-    }
-    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        let tc = t_closeness(table, &self.params)?;
-        Ok(RiskOutcome {
-            report: tc.report(),
-            records: if per_record {
-                tc.records()?
-            } else {
-                Records::default()
-            },
-            warnings: crate::assess::empty_column_warnings(
-                table,
-                &self.params.keys,
-                Some(&self.params.sensitive),
-            ),
-        })
-    }
-}
-
-/// SUDA2 special uniques ([`suda2`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Suda2Measure {
-    /// The checked parameters.
-    pub params: Suda2Params,
-}
-
-fn build_suda2(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
-    let c = read_common(r);
-    let max_msu_size = r.get::<usize>("max_msu_size");
-    let dis_fraction = r.get::<f64>("dis_fraction");
-    let cost_limit = r.get::<f64>("cost_limit");
-    let drop_msus_with_missing = r.get::<bool>("drop_msus_with_missing");
-    needs_classes(r, &c, "SUDA2");
-    if drop_msus_with_missing == Some(true) && c.missing != MissingPolicy::AsValue {
-        r.problem(
-            "drop_msus_with_missing",
-            format!(
-                "sdcMicro's rule counts uniques and pairs with missing as a value: it needs missing = \"as-value\", not \"{}\"",
-                c.missing.as_str()
-            ),
-        );
-    }
-    let mut p = Suda2Params::new(c.keys?);
-    p.missing = c.missing;
-    p.set_match = c.set_match;
-    p.max_msu_size = max_msu_size;
-    if let Some(f) = dis_fraction {
-        p.dis_fraction = f;
-    }
-    if let Some(l) = cost_limit {
-        p.cost_limit = l;
-    }
-    if let Some(d) = drop_msus_with_missing {
-        p.drop_msus_with_missing = d;
-    }
-    checked(r, p, Suda2Params::check)
-        .map(|params| Box::new(Suda2Measure { params }) as Box<dyn RiskMeasure>)
-}
-
-impl RiskMeasure for Suda2Measure {
-    fn name(&self) -> &'static str {
-        "suda2"
-    }
-    fn keys(&self) -> &[String] {
-        &self.params.keys
-    }
-    fn policy(&self) -> MissingPolicy {
-        self.params.missing
-    }
-    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        let s = suda2(table, &self.params)?;
-        Ok(RiskOutcome {
-            report: s.report(),
-            records: if per_record {
-                s.records()
-            } else {
-                Records::default()
-            },
-            warnings: crate::assess::empty_column_warnings(table, &self.params.keys, None),
-        })
-    }
-}
-
 /// Population uniqueness estimated from the sample ([`population_uniqueness`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Population {
@@ -593,15 +411,6 @@ mod tests {
         let f = RiskParams::new(vec![]);
         assert_eq!(default_of(RISK_COMMON, "missing"), f.missing.as_str());
         assert_eq!(default_of(RISK_COMMON, "set_match"), f.set_match.as_str());
-        let s = Suda2Params::new(vec![]);
-        let d: f64 = default_of(SUDA2_PARAMS, "dis_fraction").parse().unwrap();
-        assert_eq!(d, s.dis_fraction);
-        let c: f64 = default_of(SUDA2_PARAMS, "cost_limit").parse().unwrap();
-        assert_eq!(c, s.cost_limit);
-        let d: bool = default_of(SUDA2_PARAMS, "drop_msus_with_missing")
-            .parse()
-            .unwrap();
-        assert_eq!(d, s.drop_msus_with_missing);
         let p = PopulationParams::new(vec![]);
         assert_eq!(
             default_of(POPULATION_PARAMS, "loglinear"),
@@ -609,11 +418,6 @@ mod tests {
         );
         let m: f64 = default_of(POPULATION_PARAMS, "max_cells").parse().unwrap();
         assert_eq!(m, p.max_cells);
-        let tc = TClosenessParams::new(vec![], "s");
-        assert_eq!(
-            default_of(T_CLOSENESS_PARAMS, "distance"),
-            tc.distance.as_str()
-        );
     }
 
     #[test]

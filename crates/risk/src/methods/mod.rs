@@ -8,3 +8,5 @@ pub mod household;
 pub mod individual;
 pub mod l_diversity;
 pub(crate) mod shared;
+pub mod suda2;
+pub mod t_closeness;
