@@ -1,7 +1,8 @@
 //! The risk measures as a registry (ARCHITECTURE.md): one [`RiskMeasure`] trait, the static
 //! [`RISK_MEASURES`] table the command line, the experiment runner and the docs read, the
 //! parameters every measure shares ([`RISK_COMMON`]) and [`configure`], which turns one table of
-//! raw parameters into a configured measure or every problem at once.
+//! raw parameters into a configured measure or every problem at once. Each measure is one module
+//! under `src/methods/` exporting its `ENTRY`; [`RISK_MEASURES`] lists those entries.
 //!
 //! ```
 //! use intruder_data::params::ReadContext;
@@ -27,8 +28,8 @@
 use std::fmt;
 
 use intruder_data::params::{
-    Built, ColumnNeed, ColumnSet, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem,
-    Range, ReadContext, fill_from_roles, find,
+    Built, ColumnSet, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
+    fill_from_roles, find,
 };
 use intruder_data::report::{Records, Report};
 use intruder_data::{Role, Table, Timings};
@@ -37,15 +38,18 @@ use crate::assess::{Assessment, RiskParams};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::methods;
+use crate::methods::shared::outcome_of;
+use intruder_data::keys::{CodeSource, PartedCodes};
+
+// Each measure's adapter lives in its module under `methods/`; it is named here, where it has
+// always been public.
 pub use crate::methods::frequency::Frequency;
 pub use crate::methods::household::Household;
 pub use crate::methods::individual::Individual;
 pub use crate::methods::l_diversity::LDiversity;
-use crate::methods::shared::{checked, needs_classes, outcome_of, read_common};
+pub use crate::methods::population::Population;
 pub use crate::methods::suda2::Suda2Measure;
 pub use crate::methods::t_closeness::TClosenessMeasure;
-use crate::population::{LogLinearModel, PopulationParams, population_uniqueness};
-use intruder_data::keys::{CodeSource, PartedCodes};
 
 /// A configured risk measure: checked parameters, ready to run on any table.
 pub trait RiskMeasure: Send + Sync + fmt::Debug {
@@ -163,42 +167,6 @@ pub static RISK_COMMON: &[ParamSpec] = &[
     .default_value("overlap"),
 ];
 
-const POPULATION_SIZE: ParamSpec = ParamSpec::new(
-    "population_size",
-    ParamKind::Number,
-    "population size N: the sampling fraction π = n/N",
-)
-.within(Range::POSITIVE);
-static POPULATION_PARAMS: &[ParamSpec] = &[
-    POPULATION_SIZE,
-    ParamSpec::new(
-        "sampling_fraction",
-        ParamKind::Number,
-        "the sampling fraction π, given directly (instead of population_size)",
-    )
-    .within(Range::left_open(0.0, 1.0)),
-    ParamSpec::new(
-        "weight",
-        ParamKind::Column,
-        "sampling-weight column: π = n / Σw when neither population_size nor sampling_fraction is given; each record's 1/w in sdcMicro's τ. Weights below 1, and a total more than 10% away from a given population_size, are warned about",
-    )
-    .from_role(Role::Weight)
-    .needs(ColumnNeed::Numeric),
-    ParamSpec::new(
-        "loglinear",
-        ParamKind::Choice(&["main-effects", "two-way"]),
-        "log-linear model of the cell means for Skinner & Holmes' τ: main effects (closed form) or all two-way interactions (IPF)",
-    )
-    .default_value("main-effects"),
-    ParamSpec::new(
-        "max_cells",
-        ParamKind::Number,
-        "largest grid (product of the keys' observed categories) the two-way model may fit",
-    )
-    .default_value("4000000")
-    .within(Range::POSITIVE),
-];
-
 /// Every risk measure, in the order `--list` and the docs show them.
 pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
     methods::frequency::ENTRY,
@@ -207,13 +175,7 @@ pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
     methods::l_diversity::ENTRY,
     methods::t_closeness::ENTRY,
     methods::suda2::ENTRY,
-    Entry {
-        name: "population",
-        summary: "population uniques estimated from the sample: Zayatz, Pitman, SNB, Dankar et al.'s rule, log-linear τ₁ and τ₂",
-        reference: "Zayatz (1991); Hoshino (2001); Chen & Keller-McNulty (1998); Dankar et al. (2012); Skinner & Holmes (1998); sdcMicro modRisk; ARX",
-        params: POPULATION_PARAMS,
-        build: build_population,
-    },
+    methods::population::ENTRY,
 ];
 
 /// The measure used when none is named.
@@ -324,81 +286,6 @@ pub fn configure(
     }
 }
 
-/// Population uniqueness estimated from the sample ([`population_uniqueness`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Population {
-    /// The checked parameters.
-    pub params: PopulationParams,
-}
-
-fn build_population(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {
-    let c = read_common(r);
-    let population_size = r.get::<f64>("population_size");
-    let sampling_fraction = r.get::<f64>("sampling_fraction");
-    let weight = r.get::<String>("weight");
-    let loglinear = r.choice::<LogLinearModel>("loglinear");
-    let max_cells = r.get::<f64>("max_cells");
-    if r.has("population_size") && r.has("sampling_fraction") {
-        r.problem(
-            "sampling_fraction",
-            "give population_size or sampling_fraction, not both",
-        );
-    }
-    if !r.has("population_size") && !r.has("sampling_fraction") && !r.has("weight") {
-        r.table_problem(
-            "the estimators need the sampling fraction: give population_size (--population-size N), sampling_fraction (--sampling-fraction F) or a weight column (--weight COL)",
-        );
-    }
-    needs_classes(r, &c, "the population estimators");
-    let mut p = PopulationParams::new(c.keys?);
-    p.missing = c.missing;
-    p.set_match = c.set_match;
-    p.population_size = population_size;
-    p.sampling_fraction = sampling_fraction;
-    p.weight = weight;
-    if let Some(m) = loglinear {
-        p.log_linear = m;
-    }
-    if let Some(m) = max_cells {
-        p.max_cells = m;
-    }
-    checked(r, p, PopulationParams::check)
-        .map(|params| Box::new(Population { params }) as Box<dyn RiskMeasure>)
-}
-
-impl RiskMeasure for Population {
-    fn name(&self) -> &'static str {
-        "population"
-    }
-    fn keys(&self) -> &[String] {
-        &self.params.keys
-    }
-    fn policy(&self) -> MissingPolicy {
-        self.params.missing
-    }
-    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
-        let pr = population_uniqueness(table, &self.params)?;
-        Ok(RiskOutcome {
-            report: pr.report(),
-            records: if per_record {
-                pr.records()
-            } else {
-                Records::default()
-            },
-            warnings: pr
-                .warnings
-                .iter()
-                .cloned()
-                .chain(crate::assess::empty_column_warnings(
-                    table,
-                    &self.params.keys,
-                    None,
-                ))
-                .collect(),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,13 +298,6 @@ mod tests {
         let f = RiskParams::new(vec![]);
         assert_eq!(default_of(RISK_COMMON, "missing"), f.missing.as_str());
         assert_eq!(default_of(RISK_COMMON, "set_match"), f.set_match.as_str());
-        let p = PopulationParams::new(vec![]);
-        assert_eq!(
-            default_of(POPULATION_PARAMS, "loglinear"),
-            p.log_linear.as_str()
-        );
-        let m: f64 = default_of(POPULATION_PARAMS, "max_cells").parse().unwrap();
-        assert_eq!(m, p.max_cells);
     }
 
     #[test]

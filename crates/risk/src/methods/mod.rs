@@ -7,6 +7,7 @@ pub mod frequency;
 pub mod household;
 pub mod individual;
 pub mod l_diversity;
+pub mod population;
 pub(crate) mod shared;
 pub mod suda2;
 pub mod t_closeness;
