@@ -32,6 +32,28 @@
 //! let a = assess(&ds.table, &p).unwrap();
 //! assert_eq!(a.records.n_match.unwrap(), vec![3, 1, 5, 3, 3, 3]);
 //! ```
+//!
+//! # Adding a risk measure
+//! 1. Create `src/methods/<name>.rs`, starting with a `//!` line saying what the measure computes
+//!    and its reference, holding: `const PARAMS: &[ParamSpec]`, the measure's own parameters (the
+//!    common `keys`, `missing` and `set_match` are [`RISK_COMMON`]); the adapter type and its
+//!    [`RiskMeasure`] impl; `fn build(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>>`,
+//!    which reads every parameter through `r`, records each problem there and returns `None` when
+//!    there is one; and `pub const ENTRY: Entry<dyn RiskMeasure>` (name, summary, reference,
+//!    `PARAMS`, `build`). `src/methods/round.rs` of the defence crate has the same shape. What
+//!    measures share (`read_common`, `needs_classes`, `checked`, the `weight`, `group` and
+//!    `sensitive` specs, …) is in `src/methods/shared.rs`; `registry.rs` is not imported.
+//! 2. Declare it in `src/methods/mod.rs` (`pub mod <name>;`) and add its line
+//!    `methods::<name>::ENTRY,` to [`RISK_MEASURES`] in `src/registry.rs`, where `--list` should
+//!    show it. The command line, the experiment runner, Python and the docs read that list.
+//! 3. Regenerate the parameter tables of `crates/risk/README.md`:
+//!    `INTRUDER_WRITE_README=1 cargo test -p intruder-risk --test integration readme::` (without
+//!    the variable that test fails while the tables are stale).
+//!
+//! `tests/registry.rs` then builds and runs the new entry on a small file, with its keys and the
+//! columns its parameters take from schema roles filled in (a measure that needs more than that
+//! to build fails there), and the registry's own tests check that its name is new and its
+//! parameters do not shadow the common ones.
 #![deny(missing_docs)]
 
 mod assess;
@@ -41,6 +63,7 @@ mod error;
 pub mod external;
 mod keys;
 pub mod measures;
+mod methods;
 pub mod population;
 pub mod registry;
 pub mod sizes;
