@@ -11,6 +11,7 @@ const BLIND: &[&str] = &[
     "intruder-defence",
     "intruder-risk",
     "intruder-utility",
+    "intruder-questions",
 ];
 
 #[test]

@@ -1,0 +1,53 @@
+//! The three questions of anonymisation — can a record be **singled out**, can records be
+//! **linked**, can an attribute be **inferred** (Article 29 Working Party, Opinion 05/2014) —
+//! asked as anonymeter asks them (Giomi, Boenisch, Wehmeyer & Tasnádi, "A Unified Framework for
+//! Quantifying Privacy Risk in Synthetic Data", PoPETs 2023; statice/anonymeter 1.1).
+//!
+//! Each question runs three attacks that use the release:
+//! - the **main attack** against the original records the release was made from;
+//! - the same attack against a **control** set: real records from the same population that the
+//!   release never saw. What the attack achieves on them it owes to what the release says about
+//!   the population, not about the people in it;
+//! - a naive **baseline** that guesses at random. A main attack that does not beat it measures
+//!   nothing (a warning says so).
+//!
+//! The risk is the main attack's excess success over the control attack's, relative to what the
+//! control attack left to gain: `risk = (attack − control) / (1 − control)`, with rates and
+//! errors from Wilson score intervals ([`rates`]). The questions need no ground truth: they run
+//! on synthetic releases, where no record has a twin, as on masked ones.
+//!
+//! | question | function | a success is |
+//! |---|---|---|
+//! | singling out | [`singling_out`] | a predicate drawn from the release that matches exactly one original record |
+//! | linkability | [`linkability`] | a target's two halves (two sets of auxiliary columns) share a nearest release record |
+//! | inference | [`inference`] | the secret of a target's nearest release record (on the auxiliary columns) equals the target's (numbers: within a relative tolerance) |
+//!
+//! Every function takes the original, the control set and the release as [`Table`]s, checked
+//! parameters and a seed, and returns a [`QuestionResult`]; every problem with the input is a
+//! [`QuestionError`] naming the file and the column, or the counts. The results do not depend
+//! on the number of threads. Parameters read from TOML through each question's `PARAMS` list
+//! (`intruder_data::params`), so a surface passes `--set` values or an experiment's table
+//! straight to `from_table`.
+//!
+//! # Where this differs from anonymeter 1.1
+//! - The control set and the release are required (anonymeter allows no control set).
+//! - Ties between equally near release records are broken at random (seeded), not by numpy's
+//!   unstable sort ([`neighbours`](crate) docs in the source).
+//! - Inference with `regression = true` counts a guess `g` of secret `s` as right when
+//!   `|g − s| / (|g| + 10⁻¹²) ≤ tolerance`; anonymeter divides by `g` itself, so every negative
+//!   guess counts as right. `regression` absent means "numeric secret": anonymeter 1.1's
+//!   constructor default is `false` (its `None` means the same as here).
+//! - Singling out's control-size correction, when the control set has at most 1,000 records,
+//!   measures at sizes from half the control set up to all of it: anonymeter measures at 1,000
+//!   records or all of them, ten times the same size, which leaves its fitted model undefined
+//!   (its answer then depends on the optimiser's path).
+//! - More attacks than records to draw them from, an auxiliary column in both of linkability's
+//!   sets, and a secret among the auxiliary columns are errors.
+//!
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod rates;
+
+pub use error::{ParamError, QuestionError};
+pub use rates::{QuestionResult, Rate};
