@@ -1,8 +1,8 @@
 //! Rates, errors and risks against anonymeter 1.1's own numbers (data/anonymeter_reference.csv,
 //! written by data/anonymeter_reference.py), and one worked by hand.
 
-use intruder_questions::QuestionResult;
 use intruder_questions::rates::{probit, success_rate};
+use intruder_questions::{QuestionResult, size_correction};
 
 const REFERENCE: &str = include_str!("data/anonymeter_reference.csv");
 
@@ -102,5 +102,33 @@ fn another_confidence_level_recomputes_from_the_counts() {
         at_90.risk_ci.1,
         0.04432856455177286,
         "anonymeter's upper end at 0.9",
+    );
+}
+
+#[test]
+fn control_size_correction_finds_the_least_squares_optimum() {
+    // anonymeter's curve_fit, started from its own guess, stops far from the optimum on these
+    // series and returns about (n_control + 1) / (n_original + 1); the correction here finds
+    // the least-squares optimum, which scipy's bounded search confirms (last column).
+    let reference = lines("correction");
+    assert_eq!(reference.len(), 3);
+    for l in reference {
+        let (n_original, n_control) = (l[0].parse().unwrap(), l[1].parse().unwrap());
+        let sizes: Vec<usize> = l[2].split(';').map(|s| s.parse().unwrap()).collect();
+        let successes: Vec<f64> = l[3].split(';').map(num).collect();
+        let (anonymeter, optimum) = (num(l[4]), num(l[5]));
+        let factor = size_correction(&sizes, &successes, n_original, n_control).unwrap();
+        assert!(
+            (factor / optimum - 1.0).abs() < 1e-6,
+            "{n_control} → {n_original}: {factor} vs the optimum {optimum} (anonymeter: {anonymeter})"
+        );
+    }
+}
+
+#[test]
+fn no_success_in_any_subset_gives_no_correction() {
+    assert_eq!(
+        size_correction(&[1000, 2000], &[0.0, 0.0], 5000, 2000),
+        None
     );
 }
