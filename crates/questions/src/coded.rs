@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use intruder_data::{Column, ColumnData, Kind, Table};
+use rayon::prelude::*;
 
 use crate::error::QuestionError;
 
@@ -137,75 +138,95 @@ pub(crate) fn code_column(name: &str, tables: &[Named<'_>]) -> Result<Coded, Que
 
 /// The rows of `table` that are not an exact copy of an earlier row (over all its columns; two
 /// missing cells are equal), in order: pandas' `drop_duplicates`, polars' `unique(maintain_order
-/// = True)`.
-pub(crate) fn distinct_rows(table: &Table) -> Vec<usize> {
+/// = True)`. `None` when no row repeats another.
+pub(crate) fn distinct_rows(table: &Table) -> Option<Vec<usize>> {
     let n = table.nrows();
-    // One exact 64-bit key per cell: numbers by their bits, labels by their index in a
-    // dictionary of the column.
-    let keys: Vec<Vec<u64>> = table
-        .columns()
-        .iter()
-        .map(|c| {
-            let missing_key = u64::MAX;
-            match c.data() {
-                ColumnData::Integer(v) => (0..n)
-                    .map(|i| {
-                        if c.is_missing(i) {
-                            missing_key
-                        } else {
-                            v[i] as u64
-                        }
-                    })
-                    .collect(),
-                ColumnData::Float(v) => (0..n)
-                    .map(|i| {
-                        if c.is_missing(i) || v[i].is_nan() {
-                            missing_key
-                        } else if v[i] == 0.0 {
-                            0
-                        } else {
-                            v[i].to_bits()
-                        }
-                    })
-                    .collect(),
-                ColumnData::Categorical { codes, .. } => (0..n)
-                    .map(|i| {
-                        if c.is_missing(i) {
-                            missing_key
-                        } else {
-                            u64::from(codes[i])
-                        }
-                    })
-                    .collect(),
-                _ => {
-                    let mut seen: HashMap<String, u64> = HashMap::new();
-                    (0..n)
-                        .map(|i| match c.text(i) {
-                            None => missing_key,
-                            Some(t) => {
-                                let next = seen.len() as u64;
-                                *seen.entry(t.into_owned()).or_insert(next)
-                            }
-                        })
-                        .collect()
-                }
-            }
-        })
-        .collect();
-    // Integer columns may use u64::MAX (−1) as a value: missing cells get their own flag word.
-    let mut seen: foldhash::HashSet<Vec<u64>> = foldhash::HashSet::default();
-    let mut kept = Vec::with_capacity(n);
-    for i in 0..n {
-        let mut row = Vec::with_capacity(2 * keys.len());
-        for (k, c) in keys.iter().zip(table.columns()) {
-            row.push(k[i]);
-            row.push(u64::from(c.is_missing(i)));
-        }
-        if seen.insert(row) {
-            kept.push(i);
+    // One exact 64-bit key per cell (numbers by their bits, labels by their index in a
+    // dictionary of the column; a missing cell by its own key, told apart by the mask).
+    let keys: Vec<Vec<u64>> = table.columns().par_iter().map(cell_keys).collect();
+    let missing = |c: &Column, i: usize| u64::from(c.is_missing(i));
+    let mut hashes = vec![0x243f_6a88_85a3_08d3u64; n];
+    for (k, c) in keys.iter().zip(table.columns()) {
+        for (i, h) in hashes.iter_mut().enumerate() {
+            *h = (*h ^ k[i] ^ (missing(c, i) << 63))
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .rotate_left(31);
         }
     }
-    kept
+    let same = |a: usize, b: usize| {
+        keys.iter()
+            .zip(table.columns())
+            .all(|(k, c)| k[a] == k[b] && c.is_missing(a) == c.is_missing(b))
+    };
+    // The first row of each hash; rows whose hash is taken are compared cell by cell.
+    let mut first: foldhash::HashMap<u64, usize> = foldhash::HashMap::default();
+    first.reserve(n);
+    let mut repeated: Vec<bool> = vec![false; n];
+    let mut collided: Vec<usize> = Vec::new();
+    for (i, &h) in hashes.iter().enumerate() {
+        match first.entry(h) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+            }
+            std::collections::hash_map::Entry::Occupied(e) => {
+                if same(*e.get(), i) {
+                    repeated[i] = true;
+                } else {
+                    collided.push(i);
+                }
+            }
+        }
+    }
+    // Rows that share a hash with a different row: compared with every earlier such row.
+    for (j, &i) in collided.iter().enumerate() {
+        if collided[..j].iter().any(|&e| !repeated[e] && same(e, i)) {
+            repeated[i] = true;
+        }
+    }
+    if !repeated.contains(&true) {
+        return None;
+    }
+    Some((0..n).filter(|&i| !repeated[i]).collect())
+}
+
+/// One exact 64-bit key per cell of `c` (missing cells: 0; the mask tells them apart).
+fn cell_keys(c: &Column) -> Vec<u64> {
+    let n = c.len();
+    match c.data() {
+        ColumnData::Integer(v) => (0..n)
+            .map(|i| if c.is_missing(i) { 0 } else { v[i] as u64 })
+            .collect(),
+        ColumnData::Float(v) => (0..n)
+            .map(|i| {
+                if c.is_missing(i) || v[i] == 0.0 {
+                    0
+                } else {
+                    v[i].to_bits()
+                }
+            })
+            .collect(),
+        ColumnData::Categorical { codes, .. } => (0..n)
+            .map(|i| {
+                if c.is_missing(i) {
+                    0
+                } else {
+                    u64::from(codes[i])
+                }
+            })
+            .collect(),
+        _ => {
+            let mut seen: HashMap<String, u64> = HashMap::new();
+            (0..n)
+                .map(|i| match c.text(i) {
+                    None => 0,
+                    Some(t) => {
+                        let next = seen.len() as u64;
+                        *seen.entry(t.into_owned()).or_insert(next)
+                    }
+                })
+                .collect()
+        }
+    }
 }
 
 /// Checks that `table` has every column of `names`; the error names the file, the column and a
