@@ -12,6 +12,7 @@ const BLIND: &[&str] = &[
     "intruder-defence",
     "intruder-risk",
     "intruder-utility",
+    "intruder-questions",
 ];
 
 /// Crates that hold or reach the truth: none may be reached from a blind crate.
