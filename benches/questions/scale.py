@@ -1,0 +1,48 @@
+"""intruder's three questions at scale (issue 34: 100,000 attacks on 1,000,000 records in ≤ 30 s
+on 2 cores): the adult-like population of run.py at N records (original, control and a noisy
+copy as the release), then `questions_bench` for each question; prints one JSON line per
+question (CPU and wall time of the question alone, files read before).
+
+Usage (from the repository root, after `cargo build --release -p intruder-questions --example
+questions_bench`):
+    /tmp/anon/bin/python benches/questions/scale.py [--n 1000000] [--attacks 100000] [--link-attacks 1000]
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import run  # noqa: E402  (the generators and the parameters of the side-by-side run)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--attacks", type=int, default=100_000)
+    ap.add_argument("--link-attacks", type=int, default=1000,
+                    help="attacks for linkability and inference (their search is brute force)")
+    ap.add_argument("--work", default=str(run.ROOT / "target" / "questions-scale"))
+    args = ap.parse_args()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    paths = [work / "original.csv", work / "control.csv", work / "release.csv"]
+    if not all(p.exists() for p in paths):
+        ori = run.adult_like(args.n, 1)
+        ori.to_csv(paths[0], index=False)
+        run.adult_like(args.n, 2).to_csv(paths[1], index=False)
+        run.noisy_copy(ori, 3).to_csv(paths[2], index=False)
+    for name, question, params, _ in run.questions(args.attacks):
+        if question != "singling-out":
+            params = params.replace(f"n_attacks = {args.attacks}", f"n_attacks = {args.link_attacks}")
+        out = subprocess.run([str(run.BENCH), question, *map(str, paths), params, "1"], check=True,
+                             capture_output=True, text=True)
+        r = json.loads(out.stdout)
+        r.update({"question": name, "n": args.n})
+        print(json.dumps(r), flush=True)
+
+
+if __name__ == "__main__":
+    main()
