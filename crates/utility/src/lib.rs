@@ -46,6 +46,7 @@
 
 mod generalisation;
 mod linalg;
+mod methods;
 mod moments;
 mod pmse;
 mod registry;
@@ -54,13 +55,18 @@ mod regression;
 use intruder_data::{DataError, Kind, Table};
 
 pub use generalisation::{ColumnLoss, InformationLoss, information_loss};
+pub use methods::ci_overlap::CiOverlapMeasure;
+pub use methods::correlations::CorrelationsMeasure;
+pub use methods::il1s::Il1sMeasure;
+pub use methods::information_loss::InformationLossMeasure;
+pub use methods::moments::MomentsMeasure;
+pub use methods::pmse::PmseMeasure;
 pub use moments::{CorrelationDiff, Il1s, VariableDiff, correlations, il1s, moments};
 pub use pmse::{Pmse, pmse};
 pub use registry::{
-    CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, InformationLossMeasure,
-    MomentsMeasure, PmseMeasure, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure,
-    default_measures, docs, find, left_out_measures, measure_all, measure_all_recoded,
-    measure_each, merge_reports, registry_markdown,
+    Configured, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, default_measures,
+    docs, find, left_out_measures, measure_all, measure_all_recoded, measure_each, merge_reports,
+    registry_markdown,
 };
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,
