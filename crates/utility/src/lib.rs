@@ -51,6 +51,7 @@ mod moments;
 mod pmse;
 mod registry;
 mod regression;
+mod run;
 
 use intruder_data::{DataError, Kind, Table};
 
@@ -64,12 +65,15 @@ pub use methods::pmse::PmseMeasure;
 pub use moments::{CorrelationDiff, Il1s, VariableDiff, correlations, il1s, moments};
 pub use pmse::{Pmse, pmse};
 pub use registry::{
-    Configured, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, default_measures,
-    docs, find, left_out_measures, measure_all, measure_all_recoded, measure_each, merge_reports,
+    Configured, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, docs, find,
     registry_markdown,
 };
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,
+};
+pub use run::{
+    default_measures, left_out_measures, measure_all, measure_all_recoded, measure_each,
+    merge_reports,
 };
 
 /// An error of a utility measure.
