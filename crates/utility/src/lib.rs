@@ -31,6 +31,31 @@
 //! sampled records, subset the original with the change log's kept rows first
 //! (`intruder utility --log`). The other measures compare the files as wholes.
 //!
+//! # Adding a utility measure
+//! 1. Create `src/methods/<name>.rs` (`src/methods/pmse.rs` is a short one to start from). It
+//!    opens with a `//!` line saying what the measure computes and its reference, and holds the
+//!    measure's `NAME`, its own parameters `PARAMS` (the common `variables` is in
+//!    [`UTILITY_COMMON`]), the configured measure (public fields) implementing
+//!    [`UtilityMeasure`], its `build` function, which reads and checks the parameters with the
+//!    [`ParamReader`](intruder_data::params::ParamReader) (every problem at once, `None` when
+//!    any), and `pub const ENTRY` (name, summary, reference, params, build). What several
+//!    measures share (`read_variables`, `num`, `opt`) is in `src/methods/shared.rs`; put it there,
+//!    never in `registry.rs`. A sizeable computation may live in a module of its own beside
+//!    `moments.rs`, `pmse.rs`.
+//! 2. Declare the module in `src/methods/mod.rs` (`pub mod <name>;`) and add its one line,
+//!    `methods::<name>::ENTRY,`, to [`UTILITY_MEASURES`] in `src/registry.rs`, at the place it
+//!    should have in `intruder utility --list`.
+//! 3. Regenerate the registry section of `crates/utility/README.md`:
+//!    `cargo run -p intruder-utility --example utility_table -- --write` (the test
+//!    `registry::readme_registry_section_matches_the_registry` fails until it is done).
+//!
+//! The command line (`--list`, `--measure`, `--set`), the experiment runner's `[utility]` table
+//! and Python read the registry. `tests/registry.rs` builds and runs every registered measure
+//! from one TOML table on a worked example: give the new measure's parameters there and check
+//! its figures by name (`report("<name>")`). The runner still names utility figures by hand
+//! (`MEASURE_FIGURES` in `crates/runner/src/glossary.rs`; `NON_NEGATIVE_SCORES` in
+//! `crates/runner/src/metrics.rs`): a figure missing there shows as its raw id.
+//!
 //! # Example
 //! ```
 //! use intruder_data::{Column, Role, Table};
@@ -46,24 +71,34 @@
 
 mod generalisation;
 mod linalg;
+mod methods;
 mod moments;
 mod pmse;
 mod registry;
 mod regression;
+mod run;
 
 use intruder_data::{DataError, Kind, Table};
 
 pub use generalisation::{ColumnLoss, InformationLoss, information_loss};
+pub use methods::ci_overlap::CiOverlapMeasure;
+pub use methods::correlations::CorrelationsMeasure;
+pub use methods::il1s::Il1sMeasure;
+pub use methods::information_loss::InformationLossMeasure;
+pub use methods::moments::MomentsMeasure;
+pub use methods::pmse::PmseMeasure;
 pub use moments::{CorrelationDiff, Il1s, VariableDiff, correlations, il1s, moments};
 pub use pmse::{Pmse, pmse};
 pub use registry::{
-    CiOverlapMeasure, Configured, CorrelationsMeasure, Il1sMeasure, InformationLossMeasure,
-    MomentsMeasure, PmseMeasure, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure,
-    default_measures, docs, find, left_out_measures, measure_all, measure_all_recoded,
-    measure_each, merge_reports, registry_markdown,
+    Configured, UTILITY_COMMON, UTILITY_MEASURES, UtilityMeasure, configure, docs, find,
+    registry_markdown,
 };
 pub use regression::{
     CiOverlap, CoefficientOverlap, Family, Fit, Formula, ci_overlap, fit, interval_overlap,
+};
+pub use run::{
+    default_measures, left_out_measures, measure_all, measure_all_recoded, measure_each,
+    merge_reports,
 };
 
 /// An error of a utility measure.
