@@ -27,8 +27,8 @@
 //! file; IL1s skips cells missing in either file; pMSE and regressions drop records with a
 //! missing variable (listwise) and report how many.
 //!
-//! Only IL1s compares records one to one (same rows, same order); when the masking removed or
-//! sampled records, subset the original with the change log's kept rows first
+//! IL1s and information-loss compare records one to one (same rows, same order); when the
+//! masking removed or sampled records, the change log's kept rows pair them
 //! (`intruder utility --log`). The other measures compare the files as wholes.
 //!
 //! # Adding a utility measure
