@@ -112,16 +112,7 @@ impl InferenceParams {
             regression,
             tolerance,
         };
-        if !r.ok() {
-            return None;
-        }
-        match params.check() {
-            Ok(()) => Some(params),
-            Err(e) => {
-                r.table_problem(e);
-                None
-            }
-        }
+        crate::checked(r, params, |p| p.check())
     }
 
     /// Reads the parameters from a TOML table (`--set` values, an experiment's table); every

@@ -99,6 +99,25 @@ pub(crate) fn stream(seed: u64, k: u64) -> ChaCha8Rng {
     rng
 }
 
+/// `params` read by `r`, once the reader holds no problem and `check` passes on them; a failed
+/// check is recorded as a problem of the whole table.
+pub(crate) fn checked<T>(
+    r: &mut intruder_data::params::ParamReader<'_>,
+    params: T,
+    check: impl FnOnce(&T) -> Result<(), ParamError>,
+) -> Option<T> {
+    if !r.ok() {
+        return None;
+    }
+    match check(&params) {
+        Ok(()) => Some(params),
+        Err(e) => {
+            r.table_problem(e);
+            None
+        }
+    }
+}
+
 /// Reads a question's parameters from a TOML table (`--set` values, an experiment's table)
 /// with `read`, reporting every problem at once under `source_name`.
 pub(crate) fn read_table<T>(

@@ -111,16 +111,7 @@ impl LinkabilityParams {
             aux_cols: aux_cols?,
             n_neighbors,
         };
-        if !r.ok() {
-            return None;
-        }
-        match params.check() {
-            Ok(()) => Some(params),
-            Err(e) => {
-                r.table_problem(e);
-                None
-            }
-        }
+        crate::checked(r, params, |p| p.check())
     }
 
     /// Reads the parameters from a TOML table (`--set` values, an experiment's table); every

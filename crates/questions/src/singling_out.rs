@@ -136,16 +136,7 @@ impl SinglingOutParams {
             n_cols: r.get::<usize>("n_cols").unwrap_or(d.n_cols),
             max_attempts: r.get::<usize>("max_attempts").or(d.max_attempts),
         };
-        if !r.ok() {
-            return None;
-        }
-        match params.check() {
-            Ok(()) => Some(params),
-            Err(e) => {
-                r.table_problem(e);
-                None
-            }
-        }
+        crate::checked(r, params, |p| p.check())
     }
 
     /// Reads the parameters from a TOML table (`--set` values, an experiment's table); every
