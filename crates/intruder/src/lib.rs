@@ -14,8 +14,11 @@
 //!   `intruder-utility`: each a registry of methods, none able to see the ground truth;
 //! - `intruder-eval`: the ground truth (`Labelled`) and the evaluator, the only crate that
 //!   scores an attack;
-//! - this crate: one call per task ([`attack::attack`], [`mask::mask`], [`utility::utility`];
-//!   for risk, the roles a read gives and the measure's configuration, [`risk`]);
+//! - `intruder-questions`: the three questions (singling out, linkability, inference) with a
+//!   control set and a baseline, which need no ground truth;
+//! - this crate: one call per task ([`attack::attack`], [`mask::mask`], [`utility::utility`],
+//!   [`questions::ask`]; for risk, the roles a read gives and the measure's configuration,
+//!   [`risk`]);
 //! - the surfaces: `intruder-cli` and `intruder-python` (the experiment runner still runs its
 //!   own loop over the grid).
 //!
@@ -57,6 +60,7 @@
 
 pub mod attack;
 pub mod mask;
+pub mod questions;
 pub mod risk;
 pub mod utility;
 
