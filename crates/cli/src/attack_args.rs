@@ -8,15 +8,31 @@ use anyhow::{Context, Result};
 use crate::common::{MethodArgs, OutputArgs, ReadArgs, flag, flag_list, flag_opt};
 
 /// Link an intruder's file to a released file and report how many people were re-identified
-/// and what was learned about them. `--list` shows every attack and its parameters.
+/// and what was learned about them; or ask one of the three questions of anonymisation
+/// (`--method singling-out|linkability|inference` with `--original` and `--control`). `--list`
+/// shows every attack and question with its parameters.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The intruder's file (CSV, plain or gzip).
-    #[arg(long, value_name = "FILE", required_unless_present = "list")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["list", "original"])]
     pub intruder: Option<PathBuf>,
-    /// The released (masked) file (CSV, plain or gzip).
+    /// The released (masked or synthetic) file (CSV, plain or gzip).
     #[arg(long, value_name = "FILE", required_unless_present = "list")]
     pub released: Option<PathBuf>,
+    /// The original file the release was made from: what the three questions (singling-out,
+    /// linkability, inference) attack, instead of an intruder's file.
+    #[arg(long, value_name = "FILE", conflicts_with = "intruder")]
+    pub original: Option<PathBuf>,
+    /// The control set of the three questions: real records of the same population that the
+    /// release never saw (same columns as --original).
+    #[arg(long, value_name = "FILE", requires = "original")]
+    pub control: Option<PathBuf>,
+    /// Schema (TOML) of the original file (default: the FILE.schema.toml beside it).
+    #[arg(long, value_name = "FILE", requires = "original")]
+    pub original_schema: Option<PathBuf>,
+    /// Schema (TOML) of the control file (default: the FILE.schema.toml beside it).
+    #[arg(long, value_name = "FILE", requires = "control")]
+    pub control_schema: Option<PathBuf>,
     /// Schema (TOML) of the intruder's file (default: the FILE.schema.toml beside it).
     #[arg(long, value_name = "FILE")]
     pub intruder_schema: Option<PathBuf>,

@@ -9,6 +9,7 @@ use intruder::Surface;
 use intruder::attack::{
     AttackRequest, AttackRun, Placement, TruthNames, attack, configure, explain_pair,
 };
+use intruder::questions::Question;
 use intruder_attack::{Waterfall, docs};
 use intruder_data::params;
 use intruder_data::{Input, Role, Table, Timings, schema_beside};
@@ -171,10 +172,27 @@ fn model_outputs(
 pub fn run(a: Args) -> Result<()> {
     if a.params.list {
         print!(
-            "{}",
-            params::list_text("intruder attack --method NAME: the attacks", &docs())
+            "{}\n{}",
+            params::list_text("intruder attack --method NAME: the attacks", &docs()),
+            params::list_text(
+                "intruder attack --method NAME --original FILE --control FILE --released FILE: the three questions",
+                &intruder::questions::docs()
+            )
         );
         return Ok(());
+    }
+    let params = parameter_table(&a)?;
+    if let Some(question) = params
+        .get("method")
+        .and_then(toml::Value::as_str)
+        .and_then(Question::named)
+    {
+        return crate::question_cmd::run(&a, question);
+    }
+    if a.original.is_some() || a.control.is_some() {
+        bail!(
+            "--original and --control belong to the three questions (--method singling-out, linkability or inference); a linkage attack takes --intruder FILE"
+        );
     }
     let (Some(ipath), Some(rpath)) = (a.intruder.clone(), a.released.clone()) else {
         bail!("--intruder FILE and --released FILE are required");
@@ -185,7 +203,6 @@ pub fn run(a: Args) -> Result<()> {
         .map(common::row_pair)
         .transpose()?;
     // Every parameter problem at once, before any data is read.
-    let params = parameter_table(&a)?;
     let surface_name = "intruder attack (--set and flags)";
     let configured = configure(&params, surface_name)?;
     common::warn(&configured.warnings);

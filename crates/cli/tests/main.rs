@@ -10,6 +10,7 @@ mod fellegi_sunter_cli;
 mod hostile;
 mod mask_cli;
 mod panel_cli;
+mod questions_cli;
 mod readme_example;
 mod registry_walk;
 mod risk_cli;
