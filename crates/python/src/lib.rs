@@ -437,7 +437,11 @@ fn docs_json(docs: &[MethodDoc]) -> Value {
 #[pyfunction]
 fn methods(family: &str) -> PyResult<String> {
     let docs = match family {
-        "attack" => intruder_attack::docs(),
+        "attack" => {
+            let mut docs = intruder_attack::docs();
+            docs.extend(intruder::questions::docs());
+            docs
+        }
         "defence" | "defense" => intruder_defence::docs(),
         "risk" => intruder_risk::docs(),
         "utility" => intruder_utility::docs(),
@@ -841,6 +845,84 @@ fn attack(
 }
 
 // ---------------------------------------------------------------------------------------------
+// attack(..., method="singling-out" | "linkability" | "inference", control=...)
+
+fn question_impl(
+    question: intruder::questions::Question,
+    [osrc, csrc, rsrc]: [&Source; 3],
+    [oschema, cschema, rschema]: [&Option<SchemaArg>; 3],
+    table: toml::Table,
+    seed: u64,
+) -> Result<(String, Vec<String>)> {
+    let (original, _) = osrc.load(oschema, &[], None)?;
+    let (control, _) = csrc.load(cschema, &[], None)?;
+    let (released, _) = rsrc.load(rschema, &[], None)?;
+    let mut warned: Vec<String> = [&original, &control, &released]
+        .iter()
+        .flat_map(|d| d.notes.iter().cloned())
+        .collect();
+    let answer = intruder::questions::ask(
+        question,
+        &table,
+        "intruder.attack()",
+        (&original.table, &control.table, &released.table),
+        seed,
+    )?;
+    warned.extend(answer.result.warnings.iter().cloned());
+    let mut report = answer.report(String::new());
+    report
+        .details
+        .insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));
+    Ok((json_text(&report.to_json()), warned))
+}
+
+/// One of the three questions (singling out, linkability, inference): (report JSON, warnings).
+#[pyfunction]
+#[pyo3(signature = (original, control, released, method, params=None, seed=0,
+    original_schema=None, control_schema=None, released_schema=None))]
+#[allow(clippy::too_many_arguments)]
+fn question(
+    py: Python<'_>,
+    original: &Bound<'_, PyAny>,
+    control: &Bound<'_, PyAny>,
+    released: &Bound<'_, PyAny>,
+    method: &str,
+    params: Option<&Bound<'_, PyDict>>,
+    seed: u64,
+    original_schema: Option<&Bound<'_, PyAny>>,
+    control_schema: Option<&Bound<'_, PyAny>>,
+    released_schema: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(String, Vec<String>)> {
+    let Some(question) = intruder::questions::Question::named(method) else {
+        return Err(IntruderError::new_err(format!(
+            "'{method}' is not one of the three questions (singling-out, linkability, inference)"
+        )));
+    };
+    let sources = [
+        source(original, "original")?,
+        source(control, "control")?,
+        source(released, "released")?,
+    ];
+    let schemas = [
+        schema_arg(original_schema)?,
+        schema_arg(control_schema)?,
+        schema_arg(released_schema)?,
+    ];
+    let table = params_table(params)?;
+    let out = py.detach(|| {
+        question_impl(
+            question,
+            [&sources[0], &sources[1], &sources[2]],
+            [&schemas[0], &schemas[1], &schemas[2]],
+            table,
+            seed,
+        )
+    });
+    drop(sources);
+    out.map_err(to_py)
+}
+
+// ---------------------------------------------------------------------------------------------
 // utility()
 
 fn utility_impl(
@@ -1092,6 +1174,7 @@ fn _intruder(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(risk, m)?)?;
     m.add_function(wrap_pyfunction!(mask, m)?)?;
     m.add_function(wrap_pyfunction!(attack, m)?)?;
+    m.add_function(wrap_pyfunction!(question, m)?)?;
     m.add_function(wrap_pyfunction!(utility, m)?)?;
     m.add_function(wrap_pyfunction!(synth, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

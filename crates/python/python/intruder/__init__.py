@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import warnings as _warnings
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _intruder
 from ._intruder import ArrowTable, IntruderError
@@ -35,6 +35,8 @@ from ._intruder import ArrowTable, IntruderError
 __all__ = [
     "ArrowTable",
     "AttackResult",
+    "QuestionResult",
+    "Rate",
     "IntruderDeprecationWarning",
     "IntruderError",
     "IntruderWarning",
@@ -390,6 +392,92 @@ class AttackResult:
         return f"AttackResult({shown})"
 
 
+class Rate(NamedTuple):
+    """A success rate: the centre of its Wilson score interval and the interval's half-width
+    (anonymeter's ``SuccessRate``)."""
+
+    value: float
+    error: float
+
+
+_QUESTIONS = ("singling-out", "linkability", "inference")
+
+
+class QuestionResult:
+    """What :func:`attack` returns for the three questions (``method="singling-out"``,
+    ``"linkability"`` or ``"inference"``), under anonymeter's names: ``risk`` and ``risk_ci``
+    (its interval), ``attack_rate``, ``control_rate`` and ``baseline_rate`` (each a
+    :class:`Rate`), ``n_attacks``, ``n_success``, ``n_control``, ``n_baseline``,
+    ``confidence_level``, ``warnings``, ``params`` (as read, defaults filled in) and ``report``
+    (the figures of ``intruder attack --format json``)."""
+
+    __slots__ = (
+        "question",
+        "risk",
+        "risk_ci",
+        "attack_rate",
+        "control_rate",
+        "baseline_rate",
+        "n_attacks",
+        "n_success",
+        "n_control",
+        "n_baseline",
+        "confidence_level",
+        "warnings",
+        "params",
+        "report",
+    )
+
+    def __init__(self, report: Dict[str, Any]) -> None:
+        self.report = report
+        self.question = report["question"]
+        self.risk = report["risk"]
+        self.risk_ci = tuple(report["risk_ci"])
+        for name in ("attack_rate", "control_rate", "baseline_rate"):
+            setattr(self, name, Rate(report[name], report[name + "_error"]))
+        for name in ("n_attacks", "n_success", "n_control", "n_baseline", "confidence_level"):
+            setattr(self, name, report[name])
+        self.warnings = list(report["warnings"])
+        self.params = report["params"]
+
+    def __repr__(self) -> str:
+        lo, hi = self.risk_ci
+        return (
+            f"QuestionResult({self.question}: risk={self.risk:.4g} [{lo:.4g}, {hi:.4g}], "
+            f"attack_rate={self.attack_rate.value:.4g}, control_rate={self.control_rate.value:.4g}, "
+            f"baseline_rate={self.baseline_rate.value:.4g}, n_attacks={self.n_attacks})"
+        )
+
+
+def _question(
+    method: str,
+    original: Any,
+    released: Any,
+    control: Any,
+    seed: Optional[int],
+    schemas: Tuple[Any, Any, Any],
+    params: Dict[str, Any],
+) -> QuestionResult:
+    """One of the three questions, as :func:`attack` asks it."""
+    if control is None:
+        raise IntruderError(
+            f"method={method!r} needs control=: real records of the same population that the "
+            "release never saw (without them the risk cannot separate what the release says "
+            "about these people from what it says about everyone)"
+        )
+    report, warned = _intruder.question(
+        _stream(original, "original"),
+        _stream(control, "control"),
+        _stream(released, "released"),
+        method,
+        _params(**params),
+        0 if seed is None else int(seed),
+        *schemas,
+    )
+    _warn(warned)
+    return QuestionResult(json.loads(report))
+
+
 def attack(
     intruder: Any,
     released: Any,
@@ -405,10 +493,28 @@ def attack(
     intruder_schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
     released_schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
     output: Optional[str] = None,
+    control: Any = None,
+    control_schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
     **params: Any,
-) -> AttackResult:
+) -> Union[AttackResult, QuestionResult]:
     """Links an intruder's table to a released table and scores the attack, as
-    ``intruder attack``.
+    ``intruder attack``; or asks one of the three questions of anonymisation.
+
+    **The three questions** (``method="singling-out"``, ``"linkability"`` or ``"inference"``,
+    as anonymeter asks them): the first table is the *original* the release was made from,
+    ``control`` the real records of the same population the release never saw, and the
+    parameters are anonymeter's (``n_attacks=``, ``mode=``, ``n_cols=``, ``aux_cols=`` — two
+    lists for linkability, one for inference —, ``n_neighbors=``, ``secret=``,
+    ``regression=``, ``tolerance=``, ``confidence_level=``). They need no truth and return a
+    :class:`QuestionResult`; ``intruder_schema=`` is the original's schema::
+
+        >>> import pandas as pd, intruder
+        >>> ori = pd.DataFrame({"age": [20, 35, 50, 65], "town": ["a", "b", "c", "d"]})
+        >>> ctl = pd.DataFrame({"age": [22, 37, 52, 67], "town": ["b", "c", "d", "a"]})
+        >>> q = intruder.attack(ori, ori, method="linkability", control=ctl,
+        ...                     aux_cols=[["age"], ["town"]], n_attacks=4, seed=7)
+        >>> q.n_success, q.n_control
+        (4, 0.0)
 
     ``method`` is one of ``methods("attack")`` (exact, nearest, kmeans, link,
     fellegi-sunter); ``keys`` are the key variables as named in the intruder's table (default:
@@ -427,6 +533,39 @@ def attack(
         >>> a.evaluation["expected_correct"], len(a.candidates)
         (0.5, 2)
     """
+    if method.replace("_", "-") in _QUESTIONS:
+        given = {
+            "keys": keys,
+            "truth": truth,
+            "truth_intruder": truth_intruder,
+            "truth_released": truth_released,
+            "sensitive_truth": sensitive_truth,
+            "output": output,
+        }
+        unused = [f"{k}=" for k, v in given.items() if v is not None]
+        if unused:
+            raise IntruderError(
+                f"{', '.join(unused)} apply to linkage attacks against the truth, not to "
+                f"method={method!r}"
+            )
+        return _question(
+            method,
+            intruder,
+            released,
+            control,
+            seed,
+            (
+                intruder_schema if intruder_schema is not None else schema,
+                control_schema if control_schema is not None else schema,
+                released_schema if released_schema is not None else schema,
+            ),
+            params,
+        )
+    if control is not None or control_schema is not None:
+        raise IntruderError(
+            "control= belongs to the three questions (method='singling-out', 'linkability' "
+            f"or 'inference'); method={method!r} links an intruder's table to the release"
+        )
     table = _params(method=method, keys=_listify(keys), **params)
     evaluation, candidates, records, warned = _intruder.attack(
         _stream(intruder, "intruder"),

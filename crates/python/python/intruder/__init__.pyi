@@ -1,7 +1,19 @@
 """Type stubs of ``intruder``: the public API (docstrings and examples in ``__init__.py``)."""
 
 import os
-from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Dict,
+    List,
+    Literal,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    overload,
+)
 
 from ._intruder import ArrowTable as ArrowTable
 from ._intruder import IntruderError as IntruderError
@@ -59,6 +71,44 @@ class AttackResult:
     per_record: Any
     def __init__(self, evaluation: Dict[str, Any], candidates: Any, per_record: Any) -> None: ...
 
+class Rate(NamedTuple):
+    value: float
+    error: float
+
+class QuestionResult:
+    question: str
+    risk: float
+    risk_ci: Tuple[float, float]
+    attack_rate: Rate
+    control_rate: Rate
+    baseline_rate: Rate
+    n_attacks: int
+    n_success: int
+    n_control: float
+    n_baseline: int
+    confidence_level: float
+    warnings: List[str]
+    params: Dict[str, Any]
+    report: Dict[str, Any]
+    def __init__(self, report: Dict[str, Any]) -> None: ...
+
+Question = Literal["singling-out", "linkability", "inference"]
+
+@overload
+def attack(
+    intruder: Table,
+    released: Table,
+    *,
+    method: Question,
+    control: Table,
+    seed: Optional[int] = None,
+    schema: SchemaLike = None,
+    intruder_schema: SchemaLike = None,
+    control_schema: SchemaLike = None,
+    released_schema: SchemaLike = None,
+    **params: Any,
+) -> QuestionResult: ...
+@overload
 def attack(
     intruder: Table,
     released: Table,
@@ -74,6 +124,8 @@ def attack(
     intruder_schema: SchemaLike = None,
     released_schema: SchemaLike = None,
     output: Optional[Output] = None,
+    control: None = None,
+    control_schema: None = None,
     **params: Any,
 ) -> AttackResult: ...
 def utility(

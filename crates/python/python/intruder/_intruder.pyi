@@ -44,6 +44,17 @@ def attack(
     intruder_schema: Any = None,
     released_schema: Any = None,
 ) -> Tuple[str, ArrowTable, ArrowTable, List[str]]: ...
+def question(
+    original: Any,
+    control: Any,
+    released: Any,
+    method: str,
+    params: Optional[Dict[str, Any]] = None,
+    seed: int = 0,
+    original_schema: Any = None,
+    control_schema: Any = None,
+    released_schema: Any = None,
+) -> Tuple[str, List[str]]: ...
 def utility(
     original: Any,
     masked: Any,
