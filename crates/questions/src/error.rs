@@ -139,6 +139,22 @@ pub enum QuestionError {
         /// What draws them (`main attack`, `control attack`, `baseline`).
         purpose: &'static str,
     },
+    /// More membership targets than the original or the control set has records.
+    #[error(
+        "{file}: n_targets = {n_targets} but the {which} has {rows} records; the {purpose} draws n_targets records without replacement: lower n_targets to at most {rows}"
+    )]
+    TooManyTargets {
+        /// The file.
+        file: String,
+        /// `original` or `control set`.
+        which: &'static str,
+        /// The number of targets asked for.
+        n_targets: usize,
+        /// The records available.
+        rows: usize,
+        /// What draws them (`member draw`, `non-member draw`).
+        purpose: &'static str,
+    },
     /// More neighbours than the release has records.
     #[error("{file}: n_neighbors = {n_neighbors} but the release has {rows} records")]
     TooManyNeighbours {

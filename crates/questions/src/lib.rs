@@ -68,23 +68,29 @@
 #![deny(missing_docs)]
 
 mod coded;
+pub mod distance;
 pub mod error;
 pub mod inference;
 pub mod linkability;
+pub mod membership;
 mod neighbours;
 pub mod rates;
 pub mod singling_out;
 
+pub use distance::{DistanceParams, DistanceResult, distances};
 pub use error::{ParamError, QuestionError};
 pub use inference::{InferenceParams, inference};
 pub use linkability::{LinkabilityParams, linkability};
+pub use membership::{MembershipAttack, MembershipParams, MembershipResult, membership};
 pub use rates::{QuestionResult, Rate};
 pub use singling_out::{Mode, SinglingOutParams, singling_out, size_correction};
 
 /// The parameters of each question, as a surface's registry lists them.
 pub mod params {
+    pub use crate::distance::PARAMS as DCR;
     pub use crate::inference::PARAMS as INFERENCE;
     pub use crate::linkability::PARAMS as LINKABILITY;
+    pub use crate::membership::PARAMS as MEMBERSHIP;
     pub use crate::singling_out::PARAMS as SINGLING_OUT;
 }
 

@@ -3,6 +3,7 @@
 
 mod acceptance;
 mod errors;
+mod membership;
 mod params;
 mod rates;
 mod support;
