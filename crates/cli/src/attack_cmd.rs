@@ -168,6 +168,15 @@ fn model_outputs(
     }
 }
 
+/// The documentation of the questions that carry anonymeter's risk (`risk`) or not.
+fn docs_where(risk: bool) -> Vec<params::MethodDoc> {
+    Question::ALL
+        .into_iter()
+        .filter(|q| q.has_risk() == risk)
+        .map(Question::doc)
+        .collect()
+}
+
 /// Runs `intruder attack`.
 pub fn run(a: Args) -> Result<()> {
     if a.params.list {
@@ -176,7 +185,14 @@ pub fn run(a: Args) -> Result<()> {
             params::list_text("intruder attack --method NAME: the attacks", &docs()),
             params::list_text(
                 "intruder attack --method NAME --original FILE --control FILE --released FILE: the three questions",
-                &intruder::questions::docs()
+                &docs_where(true)
+            ),
+        );
+        print!(
+            "\n{}",
+            params::list_text(
+                "intruder attack --method NAME --original FILE --control FILE --released FILE: membership inference and distances",
+                &docs_where(false)
             )
         );
         return Ok(());
@@ -191,7 +207,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     if a.original.is_some() || a.control.is_some() {
         bail!(
-            "--original and --control belong to the three questions (--method singling-out, linkability or inference); a linkage attack takes --intruder FILE"
+            "--original and --control belong to the questions without truth (--method singling-out, linkability, inference, membership or dcr); a linkage attack takes --intruder FILE"
         );
     }
     let (Some(ipath), Some(rpath)) = (a.intruder.clone(), a.released.clone()) else {

@@ -1,6 +1,7 @@
-//! `intruder attack --method singling-out|linkability|inference`: the three questions of
-//! anonymisation, asked of a release about the original it was made from, against a control
-//! set the release never saw (`intruder::questions`). Parsing and rendering only.
+//! `intruder attack --method singling-out|linkability|inference|membership|dcr`: the three
+//! questions of anonymisation, membership inference and the distances to the closest record,
+//! asked of a release about the original it was made from, against a control set the release
+//! never saw (`intruder::questions`). Parsing and rendering only.
 
 use std::path::{Path, PathBuf};
 
@@ -95,7 +96,7 @@ pub fn run(a: &Args, question: Question) -> Result<()> {
             a.seed,
         )
     })?;
-    for w in &answer.result.warnings {
+    for w in answer.warnings() {
         eprintln!("warning: {w}");
     }
     let mut report = answer.report(format!(
@@ -104,13 +105,9 @@ pub fn run(a: &Args, question: Question) -> Result<()> {
         opath.display(),
         cpath.display()
     ));
-    report.notes.extend(
-        answer
-            .result
-            .warnings
-            .iter()
-            .map(|w| format!("warning: {w}")),
-    );
+    report
+        .notes
+        .extend(answer.warnings().iter().map(|w| format!("warning: {w}")));
     report
         .details
         .insert("version".into(), Value::from(env!("CARGO_PKG_VERSION")));

@@ -333,7 +333,7 @@ fn a_question_needs_a_control_set_and_the_original_not_an_intruder_file() {
         s(&f.released),
     ]);
     assert!(
-        e.contains("--original and --control belong to the three questions"),
+        e.contains("--original and --control belong to the questions without truth"),
         "{e}"
     );
 }
@@ -360,4 +360,62 @@ fn list_shows_the_three_questions_with_anonymeter_names() {
     ] {
         assert!(questions.contains(name), "{name} missing from --list");
     }
+}
+
+#[test]
+fn membership_and_distances_from_the_command_line() {
+    let f = files();
+    let run = |method: &str, more: &[&str]| -> Value {
+        let mut args = vec![
+            "--method",
+            method,
+            "--original",
+            s(&f.original),
+            "--control",
+            s(&f.control),
+            "--released",
+            s(&f.released),
+            "--format",
+            "json",
+        ];
+        args.extend(more);
+        let (ok, out, err) = attack(&args, "2");
+        assert!(ok, "{method}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    // Every member has its copy in the release (distance 0); every non-member lies farther.
+    let m = run("membership", &["--set", "n_targets=4"]);
+    assert_eq!(m["question"], "membership");
+    assert_eq!(
+        (m["auc"].as_f64(), m["advantage"].as_f64()),
+        (Some(1.0), Some(1.0))
+    );
+    assert_eq!(
+        (m["n_members"].as_u64(), m["n_non_members"].as_u64()),
+        (Some(4), Some(4))
+    );
+    assert_eq!(m["attack"], "distance");
+    // Every release record copies an original record: nothing protects.
+    let d = run("dcr", &[]);
+    assert_eq!(d["exact_copies"], 1.0);
+    assert_eq!(d["closer_to_training"], 1.0);
+    assert_eq!(d["overfitting_protection"], 0.0);
+    assert_eq!(d["median_dcr_release"], 0.0);
+    // confidence_level belongs to the three questions only.
+    let (ok, _, err) = attack(
+        &[
+            "--method",
+            "dcr",
+            "--original",
+            s(&f.original),
+            "--control",
+            s(&f.control),
+            "--released",
+            s(&f.released),
+            "--set",
+            "confidence_level=0.9",
+        ],
+        "2",
+    );
+    assert!(!ok && err.contains("confidence_level"), "{err}");
 }

@@ -868,7 +868,7 @@ fn question_impl(
         (&original.table, &control.table, &released.table),
         seed,
     )?;
-    warned.extend(answer.result.warnings.iter().cloned());
+    warned.extend(answer.warnings().iter().cloned());
     let mut report = answer.report(String::new());
     report
         .details
@@ -895,7 +895,7 @@ fn question(
 ) -> PyResult<(String, Vec<String>)> {
     let Some(question) = intruder::questions::Question::named(method) else {
         return Err(IntruderError::new_err(format!(
-            "'{method}' is not one of the three questions (singling-out, linkability, inference)"
+            "'{method}' is not a question without truth (singling-out, linkability, inference, membership, dcr)"
         )));
     };
     let sources = [

@@ -121,3 +121,28 @@ def test_methods_lists_the_questions_with_their_parameters():
         params = {p["name"] for p in by_name[name]["parameters"]}
         assert {"n_attacks", "confidence_level"} <= params
     assert {"aux_cols", "secret", "regression"} <= {p["name"] for p in by_name["inference"]["parameters"]}
+
+
+def test_membership_and_distances_from_python(files, cli_json):
+    import pandas as pd
+
+    ori, ctl = (pd.read_csv(p) for p in files)
+    with pytest.warns(intruder.IntruderWarning, match="4 non-members"):
+        m = intruder.attack(ori, ori, method="membership", control=ctl, n_targets=4, seed=2)
+    assert isinstance(m, intruder.MembershipResult)
+    assert (m.auc, m.advantage, m.n_members, m.attack) == (1.0, 1.0, 4, "distance")
+    d = intruder.attack(ori, ori, method="dcr", control=ctl)
+    assert isinstance(d, intruder.DistanceResult)
+    assert (d.exact_copies, d.overfitting_protection) == (1.0, 0.0)
+    o, c = files
+    for method, py in [("membership", m), ("dcr", d)]:
+        extra = ["--set", "n_targets=4", "--seed", "2"] if method == "membership" else []
+        from_cli = cli_json(
+            "attack", "--method", method, "--original", o, "--control", c, "--released", o, *extra
+        )
+        from_cli.pop("version")
+        ours = dict(py.report)
+        ours.pop("version")
+        assert ours == from_cli
+    with pytest.raises(intruder.IntruderError, match="n_targets = 5"):
+        intruder.attack(ori, ori, method="membership", control=ctl, n_targets=5)

@@ -35,6 +35,8 @@ from ._intruder import ArrowTable, IntruderError
 __all__ = [
     "ArrowTable",
     "AttackResult",
+    "DistanceResult",
+    "MembershipResult",
     "QuestionResult",
     "Rate",
     "IntruderDeprecationWarning",
@@ -400,7 +402,7 @@ class Rate(NamedTuple):
     error: float
 
 
-_QUESTIONS = ("singling-out", "linkability", "inference")
+_QUESTIONS = ("singling-out", "linkability", "inference", "membership", "dcr")
 
 
 class QuestionResult:
@@ -449,6 +451,76 @@ class QuestionResult:
         )
 
 
+class _Figures:
+    """A result whose attributes are the figures of its report."""
+
+    __slots__ = ("report",)
+    _FIELDS: Tuple[str, ...] = ()
+
+    def __init__(self, report: Dict[str, Any]) -> None:
+        self.report = report
+
+    def __getattr__(self, name: str) -> Any:
+        if name in type(self)._FIELDS:
+            return self.report[name]
+        raise AttributeError(name)
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | set(type(self)._FIELDS))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{k}={self.report[k]:.4g}" if isinstance(self.report[k], float) else f"{k}={self.report[k]}"
+            for k in type(self)._FIELDS
+            if k in self.report and not isinstance(self.report[k], (list, dict))
+        )
+        return f"{type(self).__name__}({shown})"
+
+
+class MembershipResult(_Figures):
+    """What :func:`attack` returns for ``method="membership"``: ``auc``, ``tpr_at_fpr_1``,
+    ``tpr_at_fpr_10``, ``advantage``, ``n_members``, ``n_non_members``, ``attack``,
+    ``warnings``, ``params`` and ``report`` (the figures of ``intruder attack --format
+    json``)."""
+
+    __slots__ = ()
+    _FIELDS = (
+        "attack",
+        "auc",
+        "tpr_at_fpr_1",
+        "tpr_at_fpr_10",
+        "advantage",
+        "n_members",
+        "n_non_members",
+        "warnings",
+        "params",
+    )
+
+
+class DistanceResult(_Figures):
+    """What :func:`attack` returns for ``method="dcr"``: SDMetrics' ``overfitting_protection``
+    (with ``closer_to_training``) and ``baseline_protection``, the median distances
+    ``median_dcr_release``, ``median_dcr_holdout``, ``median_dcr_random``, the ratios
+    ``median_nndr_release`` and ``median_nndr_holdout``, ``exact_copies``, ``n_release``,
+    ``warnings``, ``params`` and ``report``."""
+
+    __slots__ = ()
+    _FIELDS = (
+        "overfitting_protection",
+        "closer_to_training",
+        "baseline_protection",
+        "median_dcr_release",
+        "median_dcr_holdout",
+        "median_dcr_random",
+        "median_nndr_release",
+        "median_nndr_holdout",
+        "exact_copies",
+        "n_release",
+        "warnings",
+        "params",
+    )
+
+
 def _question(
     method: str,
     original: Any,
@@ -457,8 +529,8 @@ def _question(
     seed: Optional[int],
     schemas: Tuple[Any, Any, Any],
     params: Dict[str, Any],
-) -> QuestionResult:
-    """One of the three questions, as :func:`attack` asks it."""
+) -> Any:
+    """A question without truth, as :func:`attack` asks it."""
     if control is None:
         raise IntruderError(
             f"method={method!r} needs control=: real records of the same population that the "
@@ -475,7 +547,11 @@ def _question(
         *schemas,
     )
     _warn(warned)
-    return QuestionResult(json.loads(report))
+    parsed = json.loads(report)
+    kind = {"membership": MembershipResult, "dcr": DistanceResult}.get(
+        parsed["question"], QuestionResult
+    )
+    return kind(parsed)
 
 
 def attack(
@@ -496,7 +572,7 @@ def attack(
     control: Any = None,
     control_schema: Union[Mapping[str, Any], str, os.PathLike, None] = None,
     **params: Any,
-) -> Union[AttackResult, QuestionResult]:
+) -> Union[AttackResult, QuestionResult, MembershipResult, DistanceResult]:
     """Links an intruder's table to a released table and scores the attack, as
     ``intruder attack``; or asks one of the three questions of anonymisation.
 
@@ -515,6 +591,11 @@ def attack(
         ...                     aux_cols=[["age"], ["town"]], n_attacks=4, seed=7)
         >>> q.n_success, q.n_control
         (4, 0.0)
+
+    ``method="membership"`` (members: the first table's records; non-members: ``control``'s;
+    ``attack="distance"`` or ``"density-ratio"``, ``n_targets=``, ``columns=``) returns a
+    :class:`MembershipResult` (AUC, TPR at FPR 1% and 10%); ``method="dcr"`` (``columns=``)
+    a :class:`DistanceResult` (SDMetrics' DCR protections and the NNDR).
 
     ``method`` is one of ``methods("attack")`` (exact, nearest, kmeans, link,
     fellegi-sunter); ``keys`` are the key variables as named in the intruder's table (default:

@@ -92,7 +92,65 @@ class QuestionResult:
     report: Dict[str, Any]
     def __init__(self, report: Dict[str, Any]) -> None: ...
 
+class MembershipResult:
+    attack: str
+    auc: float
+    tpr_at_fpr_1: float
+    tpr_at_fpr_10: float
+    advantage: float
+    n_members: int
+    n_non_members: int
+    warnings: List[str]
+    params: Dict[str, Any]
+    report: Dict[str, Any]
+    def __init__(self, report: Dict[str, Any]) -> None: ...
+
+class DistanceResult:
+    overfitting_protection: float
+    closer_to_training: float
+    baseline_protection: Optional[float]
+    median_dcr_release: float
+    median_dcr_holdout: float
+    median_dcr_random: float
+    median_nndr_release: float
+    median_nndr_holdout: float
+    exact_copies: float
+    n_release: int
+    warnings: List[str]
+    params: Dict[str, Any]
+    report: Dict[str, Any]
+    def __init__(self, report: Dict[str, Any]) -> None: ...
+
 Question = Literal["singling-out", "linkability", "inference"]
+
+@overload
+def attack(
+    intruder: Table,
+    released: Table,
+    *,
+    method: Literal["membership"],
+    control: Table,
+    seed: Optional[int] = None,
+    schema: SchemaLike = None,
+    intruder_schema: SchemaLike = None,
+    control_schema: SchemaLike = None,
+    released_schema: SchemaLike = None,
+    **params: Any,
+) -> MembershipResult: ...
+@overload
+def attack(
+    intruder: Table,
+    released: Table,
+    *,
+    method: Literal["dcr"],
+    control: Table,
+    seed: Optional[int] = None,
+    schema: SchemaLike = None,
+    intruder_schema: SchemaLike = None,
+    control_schema: SchemaLike = None,
+    released_schema: SchemaLike = None,
+    **params: Any,
+) -> DistanceResult: ...
 
 @overload
 def attack(
