@@ -112,8 +112,9 @@ impl<'a> Space<'a> {
         Space { columns }
     }
 
-    /// Each column's range in table `reference` (numbers; `None` for categories).
-    fn ranges(&self, reference: usize) -> Vec<Option<f64>> {
+    /// Each column's smallest value and range in table `reference` (numbers; `None` for
+    /// categories).
+    fn ranges(&self, reference: usize) -> Vec<Option<(f64, f64)>> {
         self.columns
             .iter()
             .map(|c| match c {
@@ -125,46 +126,20 @@ impl<'a> Space<'a> {
                             hi = hi.max(x);
                         }
                     }
-                    Some(if hi >= lo { hi - lo } else { 0.0 })
+                    Some(if hi >= lo { (lo, hi - lo) } else { (0.0, 0.0) })
                 }
                 Coded::Codes(_) => None,
             })
             .collect()
     }
 
-    /// The distance between row `i` of table `data` and row `j` of table `reference`.
-    fn distance(
-        &self,
-        (data, i): (usize, usize),
-        (reference, j): (usize, usize),
-        ranges: &[Option<f64>],
-    ) -> f64 {
-        let mut sum = 0.0;
-        for (c, range) in self.columns.iter().zip(ranges) {
-            sum += match c {
-                Coded::Numbers(v) => {
-                    let (x, r) = (v[data][i], v[reference][j]);
-                    match (x.is_nan(), r.is_nan()) {
-                        (true, true) => 0.0,
-                        (true, false) | (false, true) => 1.0,
-                        _ => {
-                            let range = range.unwrap_or(0.0);
-                            if range == 0.0 {
-                                f64::from(u8::from(x != r))
-                            } else {
-                                ((x - r).abs() / range).min(1.0)
-                            }
-                        }
-                    }
-                }
-                Coded::Codes(v) => f64::from(u8::from(v[data][i] != v[reference][j])),
-            };
-        }
-        sum / self.columns.len() as f64
-    }
-
     /// The distances from every row `rows` of table `data` to its nearest and second nearest
     /// rows of table `reference` (the second is +∞ when the reference has one record).
+    ///
+    /// Brute force over blocks: the reference's columns are scaled once (numbers shifted by
+    /// their smallest value and divided by their range; a range of 0 divides by the smallest
+    /// positive number, so that any difference counts 1), then chunks of targets scan blocks of reference records that stay
+    /// in cache, one column at a time, so each inner loop is a plain pass over an array.
     pub(crate) fn two_nearest(
         &self,
         data: usize,
@@ -172,22 +147,122 @@ impl<'a> Space<'a> {
         reference: usize,
         n_reference: usize,
     ) -> Vec<(f64, f64)> {
-        let ranges = self.ranges(reference);
-        rows.par_iter()
-            .map(|&i| {
-                let (mut first, mut second) = (f64::INFINITY, f64::INFINITY);
-                for j in 0..n_reference {
-                    let d = self.distance((data, i), (reference, j), &ranges);
-                    if d < first {
-                        second = first;
-                        first = d;
-                    } else if d < second {
-                        second = d;
+        let scaled = Scaled::new(self.columns, self.ranges(reference), data, rows, reference);
+        let d = self.columns.len() as f64;
+        rows.par_chunks(TARGET_CHUNK)
+            .enumerate()
+            .flat_map_iter(|(c, chunk)| {
+                let mut best = vec![(f64::INFINITY, f64::INFINITY); chunk.len()];
+                let mut sums = vec![0.0; BLOCK];
+                for start in (0..n_reference).step_by(BLOCK) {
+                    let end = (start + BLOCK).min(n_reference);
+                    for (t, slot) in best.iter_mut().enumerate() {
+                        let sums = &mut sums[..end - start];
+                        sums.fill(0.0);
+                        scaled.add_terms(c * TARGET_CHUNK + t, start..end, sums);
+                        for &s in sums.iter() {
+                            let dist = s / d;
+                            if dist < slot.0 {
+                                slot.1 = slot.0;
+                                slot.0 = dist;
+                            } else if dist < slot.1 {
+                                slot.1 = dist;
+                            }
+                        }
                     }
                 }
-                (first, second)
+                best
             })
             .collect()
+    }
+}
+
+/// Targets that scan the reference together.
+const TARGET_CHUNK: usize = 32;
+/// Reference records per block.
+const BLOCK: usize = 2048;
+
+/// One column of [`Scaled`]: the reference's values and the targets', in one scale.
+enum ScaledColumn {
+    /// Numbers divided by the reference's range (NaN: missing).
+    Numbers {
+        reference: Vec<f64>,
+        targets: Vec<f64>,
+    },
+    /// Category codes.
+    Codes {
+        reference: Vec<u32>,
+        targets: Vec<u32>,
+    },
+}
+
+/// The columns of a distance search in one scale.
+struct Scaled {
+    columns: Vec<ScaledColumn>,
+}
+
+impl Scaled {
+    /// The columns of `reference` and of the rows `rows` of `data`, numbers divided by `ranges`.
+    fn new(
+        columns: &[Coded],
+        ranges: Vec<Option<(f64, f64)>>,
+        data: usize,
+        rows: &[usize],
+        reference: usize,
+    ) -> Scaled {
+        let columns = columns
+            .iter()
+            .zip(ranges)
+            .map(|(c, range)| match c {
+                Coded::Numbers(v) => {
+                    let (lo, range) = range.unwrap_or((0.0, 0.0));
+                    let scale = if range > 0.0 {
+                        range
+                    } else {
+                        f64::MIN_POSITIVE
+                    };
+                    ScaledColumn::Numbers {
+                        reference: v[reference].iter().map(|x| (x - lo) / scale).collect(),
+                        targets: rows.iter().map(|&r| (v[data][r] - lo) / scale).collect(),
+                    }
+                }
+                Coded::Codes(v) => ScaledColumn::Codes {
+                    reference: v[reference].clone(),
+                    targets: rows.iter().map(|&r| v[data][r]).collect(),
+                },
+            })
+            .collect();
+        Scaled { columns }
+    }
+
+    /// Adds each column's term between target `t` and the reference records `block` to `sums`,
+    /// column after column.
+    fn add_terms(&self, t: usize, block: std::ops::Range<usize>, sums: &mut [f64]) {
+        for c in &self.columns {
+            match c {
+                ScaledColumn::Numbers { reference, targets } => {
+                    let x = targets[t];
+                    let ys = &reference[block.clone()];
+                    if x.is_nan() {
+                        for (s, y) in sums.iter_mut().zip(ys) {
+                            *s += if y.is_nan() { 0.0 } else { 1.0 };
+                        }
+                    } else {
+                        // `f64::min` returns 1 when the difference is NaN (a missing reference
+                        // value), and caps an overflow from a range of 0 at 1.
+                        for (s, y) in sums.iter_mut().zip(ys) {
+                            *s += (x - y).abs().min(1.0);
+                        }
+                    }
+                }
+                ScaledColumn::Codes { reference, targets } => {
+                    let x = targets[t];
+                    for (s, &y) in sums.iter_mut().zip(&reference[block.clone()]) {
+                        *s += f64::from(u8::from(x != y));
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -170,3 +170,29 @@ fn distances_agree_with_sdmetrics() {
         );
     }
 }
+
+#[test]
+fn distances_with_a_constant_column_and_missing_numbers() {
+    let num = |name: &str, v: &[Option<f64>]| {
+        intruder_data::Column::float(name, intruder_data::Role::Other, v)
+    };
+    let training = table(
+        "training.csv",
+        vec![num("x", &[Some(30.0), Some(30.0), None])],
+    );
+    let holdout = table("holdout.csv", vec![num("x", &[Some(30.0), Some(30.0)])]);
+    let release = table(
+        "release.csv",
+        vec![num("x", &[Some(30.0), Some(31.0), None])],
+    );
+    let d = distances(&training, &holdout, &release, &DistanceParams::default(), 1).unwrap();
+    // A range of 0: equal values are 0 apart, others 1. To the training data: 30 → 0 (twice),
+    // 31 → 1 (to every record), missing → 0 (the missing record), then 1.
+    assert!(close(d.median_dcr_release, 0.0));
+    assert!(close(d.exact_copies, 2.0 / 3.0));
+    // To the holdout: 0, 1, 1; only the missing value is closer to the training data.
+    assert!(close(d.closer_to_training, 1.0 / 3.0));
+    assert!(close(d.overfitting_protection, 1.0));
+    // NNDR: 0/0 → 1, 1/1 → 1, 0/1 → 0.
+    assert!(close(d.median_nndr_release, 1.0));
+}
