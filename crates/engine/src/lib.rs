@@ -218,7 +218,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, EngineError> {
         ))
     })?;
     let bytes = x * mult;
-    if !(bytes >= 1.0 && bytes < 1.8e19) {
+    if !(1.0..1.8e19).contains(&bytes) {
         return Err(EngineError::Config(format!(
             "memory limit '{s}' is out of range (at least 1 byte)"
         )));

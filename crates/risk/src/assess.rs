@@ -1167,7 +1167,7 @@ pub fn empty_column_warnings(
     let empty = |name: &str| {
         table
             .column(name)
-            .is_ok_and(|c| c.len() > 0 && c.missing_count() == c.len())
+            .is_ok_and(|c| !c.is_empty() && c.missing_count() == c.len())
     };
     let keys_empty: Vec<&str> = keys
         .iter()
