@@ -36,7 +36,7 @@ use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::seq::index::sample;
 use rayon::prelude::*;
 
-use crate::coded::{Coded, MISSING, Named, check_control_columns, code_column, require_records};
+use crate::coded::{Coded, Named, check_control_columns, code_column, require_records};
 use crate::distance::{Space, compared_columns};
 use crate::error::QuestionError;
 use crate::stream;
@@ -202,38 +202,42 @@ pub fn roc(members: &[f64], non_members: &[f64]) -> (f64, f64, f64, f64) {
     (area / (p * n), tpr1, tpr10, advantage)
 }
 
-/// `log Σ exp(x)` of `values`, stable.
-fn log_sum_exp(values: impl Iterator<Item = f64> + Clone) -> f64 {
-    let max = values.clone().fold(f64::NEG_INFINITY, f64::max);
-    if max == f64::NEG_INFINITY {
-        return max;
-    }
-    max + values.map(|v| (v - max).exp()).sum::<f64>().ln()
+/// One column of a [`Density`]: the estimating table's values and the kernel's constants.
+enum KernelColumn {
+    /// A Gaussian kernel of bandwidth `1 / inv_h`; `gauss` is `−ln(h √(2π))`. With missing
+    /// values in the column, `same` and `other` are `ln(1 − λ)` and `ln λ` of the present/missing
+    /// kernel (`None` without).
+    Numbers {
+        values: Vec<f64>,
+        inv_h: f64,
+        gauss: f64,
+        missing: Option<(f64, f64)>,
+    },
+    /// Aitchison and Aitken's kernel: `same` = `ln(1 − λ)`, `other` = `ln(λ / (c − 1))` (both 0
+    /// with one category).
+    Codes {
+        values: Vec<u32>,
+        same: f64,
+        other: f64,
+    },
 }
 
 /// A product-kernel density estimate from the records of one table.
-struct Density<'a> {
-    columns: &'a [Coded],
-    table: usize,
-    /// Per column: the Gaussian bandwidth (numbers) and the Aitchison–Aitken λ with the number
-    /// of categories (categories; for numbers, of the present/missing kernel, 0 when no number
-    /// of the column is missing).
-    kernels: Vec<(f64, f64, f64)>,
+struct Density {
+    columns: Vec<KernelColumn>,
     n: usize,
 }
 
-impl<'a> Density<'a> {
+/// Records of the estimating table whose kernel terms are summed together.
+const DENSITY_BLOCK: usize = 4096;
+
+impl Density {
     /// The estimate from every record of table `table` (`n` records); `targets` (table, rows)
-    /// count towards the categories a kernel spreads over.
-    fn new(
-        columns: &'a [Coded],
-        table: usize,
-        n: usize,
-        targets: &[(usize, &[usize])],
-    ) -> Density<'a> {
+    /// count towards the categories a kernel spreads over and the missing values it meets.
+    fn new(columns: &[Coded], table: usize, n: usize, targets: &[(usize, &[usize])]) -> Density {
         let d = columns.len() as f64;
         let shrink = (n as f64).powf(-1.0 / (d + 4.0));
-        let kernels = columns
+        let columns = columns
             .iter()
             .map(|c| match c {
                 Coded::Numbers(v) => {
@@ -244,12 +248,18 @@ impl<'a> Density<'a> {
                     let var = present.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
                         / (m - 1.0).max(1.0);
                     let sigma = if var > 0.0 { var.sqrt() } else { 1.0 };
+                    let h = sigma * shrink;
                     let any_missing = v[table].iter().any(|x| x.is_nan())
                         || targets
                             .iter()
                             .any(|(t, rows)| rows.iter().any(|&r| v[*t][r].is_nan()));
-                    let lambda = if any_missing { shrink.min(0.5) } else { 0.0 };
-                    (sigma * shrink, lambda, 2.0)
+                    let lambda = shrink.min(0.5);
+                    KernelColumn::Numbers {
+                        values: v[table].clone(),
+                        inv_h: 1.0 / h,
+                        gauss: -(h * (2.0 * std::f64::consts::PI).sqrt()).ln(),
+                        missing: any_missing.then(|| ((1.0 - lambda).ln(), lambda.ln())),
+                    }
                 }
                 Coded::Codes(v) => {
                     let mut seen: Vec<u32> = v[table].to_vec();
@@ -259,63 +269,99 @@ impl<'a> Density<'a> {
                     seen.sort_unstable();
                     seen.dedup();
                     let c = seen.len().max(1) as f64;
-                    (0.0, shrink.min((c - 1.0) / c), c)
+                    let lambda = shrink.min((c - 1.0) / c);
+                    let (same, other) = if c <= 1.0 {
+                        (0.0, 0.0)
+                    } else {
+                        ((1.0 - lambda).ln(), (lambda / (c - 1.0)).ln())
+                    };
+                    KernelColumn::Codes {
+                        values: v[table].clone(),
+                        same,
+                        other,
+                    }
                 }
             })
             .collect();
-        Density {
-            columns,
-            table,
-            kernels,
-            n,
+        Density { columns, n }
+    }
+
+    /// Adds each column's log-kernel term between the target `x` (a value per column: a number,
+    /// or a category code as a number) and the records `block` to `sums`.
+    fn add_terms(&self, x: &[f64], block: std::ops::Range<usize>, sums: &mut [f64]) {
+        for (c, &x) in self.columns.iter().zip(x) {
+            match c {
+                KernelColumn::Numbers {
+                    values,
+                    inv_h,
+                    gauss,
+                    missing,
+                } => {
+                    let ys = &values[block.clone()];
+                    match missing {
+                        None => {
+                            for (s, y) in sums.iter_mut().zip(ys) {
+                                let z = (x - y) * inv_h;
+                                *s += gauss - 0.5 * z * z;
+                            }
+                        }
+                        Some((same, other)) => {
+                            for (s, y) in sums.iter_mut().zip(ys) {
+                                *s += match (x.is_nan(), y.is_nan()) {
+                                    (true, true) => *same,
+                                    (true, false) | (false, true) => *other,
+                                    _ => {
+                                        let z = (x - y) * inv_h;
+                                        same + gauss - 0.5 * z * z
+                                    }
+                                };
+                            }
+                        }
+                    }
+                }
+                KernelColumn::Codes {
+                    values,
+                    same,
+                    other,
+                } => {
+                    let x = x as u32;
+                    for (s, &y) in sums.iter_mut().zip(&values[block.clone()]) {
+                        *s += if x == y { *same } else { *other };
+                    }
+                }
+            }
         }
     }
 
-    /// `log p(x)` of row `row` of table `target`.
-    fn log_density(&self, target: usize, row: usize) -> f64 {
-        let log_kernel = |j: usize| -> f64 {
-            let mut sum = 0.0;
-            for (c, &(h, lambda, categories)) in self.columns.iter().zip(&self.kernels) {
-                sum += match c {
-                    Coded::Numbers(v) => {
-                        let (x, y) = (v[target][row], v[self.table][j]);
-                        let same = |both: bool| {
-                            if lambda == 0.0 {
-                                0.0
-                            } else if both {
-                                (1.0 - lambda).ln()
-                            } else {
-                                lambda.ln()
-                            }
-                        };
-                        match (x.is_nan(), y.is_nan()) {
-                            (true, true) => same(true),
-                            (true, false) | (false, true) => same(false),
-                            _ => {
-                                let z = (x - y) / h;
-                                same(true)
-                                    - 0.5 * z * z
-                                    - (h * (2.0 * std::f64::consts::PI).sqrt()).ln()
-                            }
-                        }
-                    }
-                    Coded::Codes(v) => {
-                        let (x, y) = (v[target][row], v[self.table][j]);
-                        let equal = x == y || (x == MISSING && y == MISSING);
-                        if categories <= 1.0 {
-                            0.0
-                        } else if equal {
-                            (1.0 - lambda).ln()
-                        } else {
-                            (lambda / (categories - 1.0)).ln()
-                        }
-                    }
-                };
+    /// `log p(x)` of the target `x` (a value per column), summed block by block with a running
+    /// maximum (`log Σ exp`, stable).
+    fn log_density(&self, x: &[f64], sums: &mut Vec<f64>) -> f64 {
+        let (mut max, mut total) = (f64::NEG_INFINITY, 0.0_f64);
+        for start in (0..self.n).step_by(DENSITY_BLOCK) {
+            let end = (start + DENSITY_BLOCK).min(self.n);
+            sums.clear();
+            sums.resize(end - start, 0.0);
+            self.add_terms(x, start..end, sums);
+            let block_max = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if block_max > max {
+                total *= (max - block_max).exp();
+                max = block_max;
             }
-            sum
-        };
-        log_sum_exp((0..self.n).map(log_kernel)) - (self.n as f64).ln()
+            total += sums.iter().map(|&v| (v - max).exp()).sum::<f64>();
+        }
+        max + total.ln() - (self.n as f64).ln()
     }
+}
+
+/// The values of row `row` of table `table` in every column, category codes as numbers.
+fn target_values(columns: &[Coded], table: usize, row: usize) -> Vec<f64> {
+    columns
+        .iter()
+        .map(|c| match c {
+            Coded::Numbers(v) => v[table][row],
+            Coded::Codes(v) => f64::from(v[table][row]),
+        })
+        .collect()
 }
 
 /// Membership inference against `released` for records of `original` (members) and `control`
@@ -408,7 +454,10 @@ pub fn membership(
             let population = Density::new(&columns, 3, reference.len(), &targets);
             let score = |table: usize, rows: &[usize]| -> Vec<f64> {
                 rows.par_iter()
-                    .map(|&r| synthetic.log_density(table, r) - population.log_density(table, r))
+                    .map_init(Vec::new, |sums, &r| {
+                        let x = target_values(&columns, table, r);
+                        synthetic.log_density(&x, sums) - population.log_density(&x, sums)
+                    })
                     .collect()
             };
             (score(1, &members), score(2, &non_members))
@@ -432,4 +481,39 @@ pub fn membership(
         advantage,
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Density, target_values};
+    use crate::coded::{Coded, MISSING};
+
+    /// The density of a hand-computed example: one number and one category, two records.
+    #[test]
+    fn product_kernel_density_by_hand() {
+        // Table 0 estimates: (0, a), (2, b). Table 1 holds the target (1, a).
+        let columns = vec![
+            Coded::Numbers(vec![vec![0.0, 2.0], vec![1.0]]),
+            Coded::Codes(vec![vec![0, 1], vec![0]]),
+        ];
+        let targets: [(usize, &[usize]); 1] = [(1, &[0])];
+        let density = Density::new(&columns, 0, 2, &targets);
+        let shrink = 2f64.powf(-1.0 / 6.0);
+        let h = 2f64.sqrt() * shrink; // σ of {0, 2} is √2
+        let gauss =
+            |z: f64| (-0.5 * (z / h).powi(2)).exp() / (h * (2.0 * std::f64::consts::PI).sqrt());
+        let lambda = shrink.min(0.5); // two categories: λ ≤ 1/2
+        let expected = ((gauss(1.0) * (1.0 - lambda) + gauss(1.0) * lambda) / 2.0).ln();
+        let x = target_values(&columns, 1, 0);
+        let got = density.log_density(&x, &mut Vec::new());
+        assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+        // A missing category is one more category, equal only to itself.
+        let columns = vec![Coded::Codes(vec![vec![0, MISSING], vec![MISSING]])];
+        let density = Density::new(&columns, 0, 2, &targets);
+        let shrink = 2f64.powf(-1.0 / 5.0);
+        let lambda = shrink.min(0.5);
+        let expected = (((1.0 - lambda) + lambda) / 2.0_f64).ln();
+        let got = density.log_density(&target_values(&columns, 1, 0), &mut Vec::new());
+        assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+    }
 }
