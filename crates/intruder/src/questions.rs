@@ -252,7 +252,8 @@ pub fn ask(
         }
         Question::Distances => {
             let p = DistanceParams::from_table(&own, source_name)?;
-            let resolved = json!({ "columns": p.columns });
+            let resolved =
+                json!({ "columns": p.columns, "num_rows_subsample": p.num_rows_subsample });
             let result = distances(original, control, released, &p, seed)?;
             (Outcome::Distances(result), resolved)
         }

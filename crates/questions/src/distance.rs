@@ -32,8 +32,9 @@
 //! [`membership`](crate::membership).
 
 use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec};
+use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::Rng;
+use rand::seq::index::sample;
 use rayon::prelude::*;
 
 use crate::coded::{
@@ -47,13 +48,20 @@ use crate::stream;
 pub struct DistanceParams {
     /// The columns compared (`None`: every column of the release).
     pub columns: Option<Vec<String>>,
+    /// Compare at most this many records of each table, drawn at random (SDMetrics'
+    /// `num_rows_subsample`, one iteration); `None`: every record.
+    pub num_rows_subsample: Option<usize>,
 }
 
 impl DistanceParams {
     /// Reads the parameters declared in [`PARAMS`], recording every problem in `r`.
     pub fn read(r: &mut ParamReader<'_>) -> Option<DistanceParams> {
         let columns = r.get::<Vec<String>>("columns");
-        r.ok().then_some(DistanceParams { columns })
+        let num_rows_subsample = r.get::<usize>("num_rows_subsample");
+        r.ok().then_some(DistanceParams {
+            columns,
+            num_rows_subsample,
+        })
     }
 
     /// Reads the parameters from a TOML table; every problem is reported at once under
@@ -67,11 +75,19 @@ impl DistanceParams {
 }
 
 /// The parameters of `dcr`.
-pub static PARAMS: &[ParamSpec] = &[ParamSpec::new(
-    "columns",
-    ParamKind::Columns,
-    "the columns compared (default: every column of the release)",
-)];
+pub static PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "columns",
+        ParamKind::Columns,
+        "the columns compared (default: every column of the release)",
+    ),
+    ParamSpec::new(
+        "num_rows_subsample",
+        ParamKind::Integer,
+        "compare at most this many records of each table, drawn at random (SDMetrics' name; default: every record — the search is brute force)",
+    )
+    .within(Range::at_least(1.0)),
+];
 
 /// The distances of a release to its training data and to a holdout.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,10 +392,10 @@ fn with_random_table(columns: &mut [Coded], source: usize, n: usize, seed: u64) 
 
 /// How close `released` lies to `original` (its training data) against `control` (a holdout
 /// the release never saw) and against random records; see the [module docs](self).
-pub fn distances(
-    original: &Table,
-    control: &Table,
-    released: &Table,
+pub fn distances<'a>(
+    original: &'a Table,
+    control: &'a Table,
+    released: &'a Table,
     params: &DistanceParams,
     seed: u64,
 ) -> Result<DistanceResult, QuestionError> {
@@ -399,7 +415,34 @@ pub fn distances(
     for t in [ori, ctl, rel] {
         require_records(t)?;
     }
-    let tables = [rel, ori, ctl];
+    let subsampled: Vec<Option<Table>> = [released, original, control]
+        .iter()
+        .enumerate()
+        .map(|(k, t)| match params.num_rows_subsample {
+            Some(n) if n < t.nrows() => {
+                let mut rows = sample(&mut stream(seed, 10 + k as u64), t.nrows(), n).into_vec();
+                rows.sort_unstable();
+                Some(t.take(&rows))
+            }
+            _ => None,
+        })
+        .collect();
+    let pick = |k: usize, t: &'a Table| subsampled[k].as_ref().unwrap_or(t);
+    let (released, original, control) = (pick(0, released), pick(1, original), pick(2, control));
+    let tables = [
+        Named {
+            table: released,
+            ..rel
+        },
+        Named {
+            table: original,
+            ..ori
+        },
+        Named {
+            table: control,
+            ..ctl
+        },
+    ];
     let names = compared_columns(params.columns.as_deref(), &tables, released)?;
     let mut columns: Vec<Coded> = names
         .iter()

@@ -196,3 +196,31 @@ fn distances_with_a_constant_column_and_missing_numbers() {
     // NNDR: 0/0 → 1, 1/1 → 1, 0/1 → 0.
     assert!(close(d.median_nndr_release, 1.0));
 }
+
+#[test]
+fn a_subsample_compares_that_many_records_of_each_table() {
+    let original = population("original.csv", 400, 21);
+    let control = renamed(&population("control.csv", 300, 22), "control.csv");
+    let release = independent_marginals("release.csv", 500, 23);
+    let all = distances(&original, &control, &release, &DistanceParams::default(), 3).unwrap();
+    let whole = DistanceParams {
+        num_rows_subsample: Some(500),
+        ..DistanceParams::default()
+    };
+    // A subsample as large as every table is no subsample.
+    assert_eq!(
+        distances(&original, &control, &release, &whole, 3).unwrap(),
+        all
+    );
+    let part = DistanceParams {
+        num_rows_subsample: Some(100),
+        ..DistanceParams::default()
+    };
+    let some = distances(&original, &control, &release, &part, 3).unwrap();
+    assert_eq!((all.n_release, some.n_release), (500, 100));
+    assert_ne!(some, all);
+    assert_eq!(
+        some,
+        distances(&original, &control, &release, &part, 3).unwrap()
+    );
+}
