@@ -245,7 +245,11 @@ pub fn question_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<Table
             })
             .collect();
         tables.push(TableData {
-            title: format!("Question {} ({}): success rates", q.name, q.question.name()),
+            title: if q.name == q.question.name() {
+                format!("Question {}: success rates", q.name)
+            } else {
+                format!("Question {} ({}): success rates", q.name, q.question.name())
+            },
             header,
             rows,
         });
