@@ -221,6 +221,116 @@ impl Answer {
     }
 }
 
+/// A question's parameters as read, before any data is seen.
+#[derive(Debug, Clone, PartialEq)]
+enum Parsed {
+    /// `singling-out`'s.
+    SinglingOut(SinglingOutParams),
+    /// `linkability`'s.
+    Linkability(LinkabilityParams),
+    /// `inference`'s.
+    Inference(InferenceParams),
+    /// `membership`'s.
+    Membership(MembershipParams),
+    /// `dcr`'s.
+    Distances(DistanceParams),
+}
+
+/// Reads the question's own parameters (without `confidence_level`, `method` and `name`): the
+/// parameters and their resolved form (defaults filled in), for the report.
+fn read_own(question: Question, own: &toml::Table, source_name: &str) -> Result<(Parsed, Value)> {
+    Ok(match question {
+        Question::SinglingOut => {
+            let p = SinglingOutParams::from_table(own, source_name)?;
+            let resolved = json!({
+                "n_attacks": p.n_attacks, "mode": p.mode.as_str(), "n_cols": p.n_cols,
+                "max_attempts": p.max_attempts,
+            });
+            (Parsed::SinglingOut(p), resolved)
+        }
+        Question::Linkability => {
+            let p = LinkabilityParams::from_table(own, source_name)?;
+            let resolved = json!({
+                "n_attacks": p.n_attacks, "aux_cols": [p.aux_cols.0, p.aux_cols.1],
+                "n_neighbors": p.n_neighbors,
+            });
+            (Parsed::Linkability(p), resolved)
+        }
+        Question::Inference => {
+            let p = InferenceParams::from_table(own, source_name)?;
+            let resolved = json!({
+                "n_attacks": p.n_attacks, "aux_cols": p.aux_cols, "secret": p.secret,
+                "regression": p.regression, "tolerance": p.tolerance,
+            });
+            (Parsed::Inference(p), resolved)
+        }
+        Question::Membership => {
+            let p = MembershipParams::from_table(own, source_name)?;
+            let resolved = json!({
+                "n_targets": p.n_targets, "attack": p.attack.as_str(), "columns": p.columns,
+            });
+            (Parsed::Membership(p), resolved)
+        }
+        Question::Distances => {
+            let p = DistanceParams::from_table(own, source_name)?;
+            let resolved =
+                json!({ "columns": p.columns, "num_rows_subsample": p.num_rows_subsample });
+            (Parsed::Distances(p), resolved)
+        }
+    })
+}
+
+/// A question's parameters checked without data ([`check_params`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The question.
+    pub question: Question,
+    /// The parameters as read, defaults filled in (as [`Answer::params`] holds them).
+    pub params: Value,
+    /// The columns the parameters name (the auxiliary columns then the secret, or the columns
+    /// compared), each once: what the original, the control set and the release must all have.
+    pub columns: Vec<String>,
+    /// The targets each attack draws from the original and from the control set (`n_attacks`,
+    /// membership's `n_targets`); `None` for the distances, which use every record.
+    pub n_attacks: Option<usize>,
+}
+
+/// Checks `question`'s parameters in `params` as [`ask`] reads them, without any data: every
+/// problem is reported at once under `source_name` (an [`intruder_data::params::ParamError`]
+/// inside the error carries each problem's key, for a caller that reports key paths).
+pub fn check_params(
+    question: Question,
+    params: &toml::Table,
+    source_name: &str,
+) -> Result<Checked> {
+    let (confidence_level, own) = split_common(question, params, source_name)?;
+    let (parsed, mut resolved) = read_own(question, &own, source_name)?;
+    let (columns, n_attacks) = match parsed {
+        Parsed::SinglingOut(p) => (Vec::new(), Some(p.n_attacks)),
+        Parsed::Linkability(p) => {
+            let (mut a, b) = p.aux_cols;
+            a.extend(b);
+            (a, Some(p.n_attacks))
+        }
+        Parsed::Inference(p) => {
+            let mut c = p.aux_cols;
+            c.push(p.secret);
+            (c, Some(p.n_attacks))
+        }
+        Parsed::Membership(p) => (p.columns.unwrap_or_default(), Some(p.n_targets)),
+        Parsed::Distances(p) => (p.columns.unwrap_or_default(), None),
+    };
+    if question.has_risk() {
+        resolved["confidence_level"] = json!(confidence_level);
+    }
+    Ok(Checked {
+        question,
+        params: resolved,
+        columns,
+        n_attacks,
+    })
+}
+
 /// Asks `question` of `released` about `original`, with `control` as the records the release
 /// never saw. `params` holds the question's parameters under anonymeter's names plus
 /// `confidence_level` (the three questions; `method` and `name` are ignored); every problem is
@@ -233,29 +343,22 @@ pub fn ask(
     seed: u64,
 ) -> Result<Answer> {
     let (confidence_level, own) = split_common(question, params, source_name)?;
-    let tables = (original, control, released);
-    let (outcome, mut resolved) = match question {
-        Question::SinglingOut | Question::Linkability | Question::Inference => {
-            let (result, resolved) = ask_rates(question, &own, source_name, tables, seed)?;
-            (
-                Outcome::Rates(result.at_confidence(confidence_level)),
-                resolved,
-            )
+    let (parsed, mut resolved) = read_own(question, &own, source_name)?;
+    let outcome = match &parsed {
+        Parsed::SinglingOut(p) => Outcome::Rates(
+            singling_out(original, control, released, p, seed)?.at_confidence(confidence_level),
+        ),
+        Parsed::Linkability(p) => Outcome::Rates(
+            linkability(original, control, released, p, seed)?.at_confidence(confidence_level),
+        ),
+        Parsed::Inference(p) => Outcome::Rates(
+            inference(original, control, released, p, seed)?.at_confidence(confidence_level),
+        ),
+        Parsed::Membership(p) => {
+            Outcome::Membership(membership(original, control, released, p, seed)?)
         }
-        Question::Membership => {
-            let p = MembershipParams::from_table(&own, source_name)?;
-            let resolved = json!({
-                "n_targets": p.n_targets, "attack": p.attack.as_str(), "columns": p.columns,
-            });
-            let result = membership(original, control, released, &p, seed)?;
-            (Outcome::Membership(result), resolved)
-        }
-        Question::Distances => {
-            let p = DistanceParams::from_table(&own, source_name)?;
-            let resolved =
-                json!({ "columns": p.columns, "num_rows_subsample": p.num_rows_subsample });
-            let result = distances(original, control, released, &p, seed)?;
-            (Outcome::Distances(result), resolved)
+        Parsed::Distances(p) => {
+            Outcome::Distances(distances(original, control, released, p, seed)?)
         }
     };
     if question.has_risk() {
@@ -266,48 +369,6 @@ pub fn ask(
         outcome,
         params: resolved,
         seed,
-    })
-}
-
-/// One of the three questions' result and its parameters as read.
-fn ask_rates(
-    question: Question,
-    own: &toml::Table,
-    source_name: &str,
-    (original, control, released): (&Table, &Table, &Table),
-    seed: u64,
-) -> Result<(QuestionResult, Value)> {
-    Ok(match question {
-        Question::SinglingOut => {
-            let p = SinglingOutParams::from_table(own, source_name)?;
-            let resolved = json!({
-                "n_attacks": p.n_attacks, "mode": p.mode.as_str(), "n_cols": p.n_cols,
-                "max_attempts": p.max_attempts,
-            });
-            (
-                singling_out(original, control, released, &p, seed)?,
-                resolved,
-            )
-        }
-        Question::Linkability => {
-            let p = LinkabilityParams::from_table(own, source_name)?;
-            let resolved = json!({
-                "n_attacks": p.n_attacks, "aux_cols": [p.aux_cols.0, p.aux_cols.1],
-                "n_neighbors": p.n_neighbors,
-            });
-            (
-                linkability(original, control, released, &p, seed)?,
-                resolved,
-            )
-        }
-        _ => {
-            let p = InferenceParams::from_table(own, source_name)?;
-            let resolved = json!({
-                "n_attacks": p.n_attacks, "aux_cols": p.aux_cols, "secret": p.secret,
-                "regression": p.regression, "tolerance": p.tolerance,
-            });
-            (inference(original, control, released, &p, seed)?, resolved)
-        }
     })
 }
 

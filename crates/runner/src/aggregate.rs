@@ -144,6 +144,119 @@ pub fn headline_table(exp: &Experiment, results: &[SettingResult]) -> Option<Tab
     })
 }
 
+/// The figures of a question's rates table ([`question_tables`]): each rate with the half-width
+/// of its interval, in order.
+pub const QUESTION_RATES: &[(&str, &str)] = &[
+    ("attack_rate", "attack_rate_error"),
+    ("control_rate", "control_rate_error"),
+    ("baseline_rate", "baseline_rate_error"),
+];
+
+/// A question's risk as a cell: the mean risk over replicates with the question's own interval
+/// (each end averaged over replicates) in brackets.
+fn risk_cell(s: &SettingResult, q: &str) -> String {
+    let get = |f: &str| s.get(&format!("question.{q}.{f}")).map(|x| x.mean);
+    match (get("risk"), get("risk_ci_low"), get("risk_ci_high")) {
+        (Some(r), Some(lo), Some(hi)) => format!(
+            "{} [{}, {}]",
+            fmt_unit(r, Unit::Proportion),
+            fmt_unit(lo, Unit::Proportion),
+            fmt_unit(hi, Unit::Proportion)
+        ),
+        _ => "–".into(),
+    }
+}
+
+/// A rate and the half-width of its interval as a cell (`12.0% ± 2.9%`), means over replicates.
+fn rate_cell(s: &SettingResult, q: &str, rate: &str, error: &str) -> String {
+    let get = |f: &str| s.get(&format!("question.{q}.{f}")).map(|x| x.mean);
+    match (get(rate), get(error)) {
+        (Some(r), Some(e)) => format!(
+            "{} ± {}",
+            fmt_unit(r, Unit::Proportion),
+            fmt_unit(e, Unit::Proportion)
+        ),
+        (Some(r), None) => fmt_unit(r, Unit::Proportion),
+        _ => "–".into(),
+    }
+}
+
+/// The questions' tables (none without `[[question]]`): first the risk of every question per
+/// setting beside each attack's correct re-identifications per twin, then per question the
+/// rates of the main attack, the control attack and the baseline with the successes.
+pub fn question_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableData> {
+    if exp.questions.is_empty() {
+        return Vec::new();
+    }
+    let mut header = vec!["setting".to_string()];
+    header.extend(exp.questions.iter().map(|q| format!("{} risk", q.name)));
+    header.extend(exp.attacks.iter().map(|a| format!("{} per twin", a.name)));
+    let rows = results
+        .iter()
+        .map(|s| {
+            let mut r = vec![s.label.clone()];
+            r.extend(exp.questions.iter().map(|q| risk_cell(s, &q.name)));
+            r.extend(exp.attacks.iter().map(|a| {
+                cell_unit(
+                    s.get(&format!("{}.correct_match_rate", a.name)),
+                    Unit::Proportion,
+                )
+            }));
+            r
+        })
+        .collect();
+    let mut tables = vec![TableData {
+        title: if exp.attacks.is_empty() {
+            "Risk of each question, with its interval".into()
+        } else {
+            "Risk of each question, with its interval, beside each attack's correct re-identifications per twin".into()
+        },
+        header,
+        rows,
+    }];
+    for q in &exp.questions {
+        let mut header = vec!["setting".to_string()];
+        header.extend(
+            [
+                "attack rate",
+                "control rate",
+                "baseline rate",
+                "successes",
+                "attacks",
+            ]
+            .map(String::from),
+        );
+        let rows = results
+            .iter()
+            .map(|s| {
+                let mut r = vec![s.label.clone()];
+                r.extend(
+                    QUESTION_RATES
+                        .iter()
+                        .map(|(rate, e)| rate_cell(s, &q.name, rate, e)),
+                );
+                for f in ["n_success", "n_attacks"] {
+                    r.push(cell_unit(
+                        s.get(&format!("question.{}.{f}", q.name)),
+                        Unit::Count,
+                    ));
+                }
+                r
+            })
+            .collect();
+        tables.push(TableData {
+            title: if q.name == q.question.name() {
+                format!("Question {}: success rates", q.name)
+            } else {
+                format!("Question {} ({}): success rates", q.name, q.question.name())
+            },
+            header,
+            rows,
+        });
+    }
+    tables
+}
+
 /// The figures of an attack's first summary table (the intruder's three questions), in order.
 pub const ATTACK_TABLE: &[&str] = &[
     "intruder_records",

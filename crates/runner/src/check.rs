@@ -176,6 +176,7 @@ fn check_rows(exp: &Experiment, data: &Loaded) -> Vec<Problem> {
         }
     }
 
+    check_control(exp, data, &mut out);
     // A fixed number of known records must be records of the intruder's source.
     if let Some(k) = exp.scenario.intruder_n {
         let src = data.source();
@@ -200,6 +201,39 @@ fn check_rows(exp: &Experiment, data: &Loaded) -> Vec<Problem> {
     out
 }
 
+/// Checks the control set of `[scenario] control`: it must hold a record and leave one to
+/// release, and hold as many records as each question attacks (a question draws `n_attacks`
+/// targets from it, without replacement).
+fn check_control(exp: &Experiment, data: &Loaded, out: &mut Vec<Problem>) {
+    let share = exp.scenario.control;
+    if share <= 0.0 {
+        return;
+    }
+    let n = data.released.nrows();
+    let k = crate::data::control_size(share, n);
+    let file = data.released.table().source().display().to_string();
+    if k == 0 || k == n {
+        out.push(problem(
+            "scenario.control",
+            format!(
+                "{file}: a share of {share} of its {n} records is {k} records; the control set and the release each need at least one"
+            ),
+        ));
+        return;
+    }
+    for (i, q) in exp.questions.iter().enumerate() {
+        if q.n_attacks > k {
+            out.push(problem(
+                format!("question[{}].n_attacks", i + 1),
+                format!(
+                    "{} attacks, but the control set holds {k} records ({share} of the {n} records of {file}); expected at most {k}, or a larger control share",
+                    q.n_attacks
+                ),
+            ));
+        }
+    }
+}
+
 /// Every problem of the experiment's columns: the truth columns, the scenario's keys in both
 /// files, the measurement-error steps, every defence setting, every attack, risk and utility
 /// measure — each column checked to exist with the kind (and a recode map's levels) its method
@@ -213,6 +247,7 @@ pub(crate) fn check_columns(exp: &Experiment, plan: &Plan, cols: &Columns) -> Ve
     check_attacks(exp, cols, &after, &mut out);
     check_risks(exp, cols, &after, &mut out);
     check_utility(exp, &cols.released, &after, &mut out);
+    check_questions(exp, &cols.released, &after, &mut out);
     // The same problem found for several files is reported once.
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(p.to_string()));
@@ -392,6 +427,34 @@ fn check_risks(exp: &Experiment, cols: &Columns, after: &[ColumnSet], out: &mut 
             if let Err(ps) = intruder_risk::configure(&r.params, &loc, ctx, &[]) {
                 out.extend(ps);
                 break;
+            }
+        }
+    }
+}
+
+/// Checks the columns the questions name (auxiliary columns, the secret) in the original
+/// records (the released file before masking, whose records make the original and the control
+/// set) and in the release after every setting; the path is `question[i].secret` for the
+/// secret, `question[i].aux_cols` otherwise.
+fn check_questions(
+    exp: &Experiment,
+    released: &ColumnSet,
+    after: &[ColumnSet],
+    out: &mut Vec<Problem>,
+) {
+    for (i, q) in exp.questions.iter().enumerate() {
+        let secret = q.params.get("secret").and_then(toml::Value::as_str);
+        for c in &q.columns {
+            let key = if Some(c.as_str()) == secret {
+                "secret"
+            } else {
+                "aux_cols"
+            };
+            for set in std::iter::once(released).chain(after.iter()) {
+                if let Err(e) = set.check_usable(c, ColumnNeed::Any) {
+                    out.push(problem(format!("question[{}].{key}", i + 1), e));
+                    break;
+                }
             }
         }
     }

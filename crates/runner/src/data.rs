@@ -31,6 +31,12 @@ impl Loaded {
     }
 }
 
+/// The number of records held back as the control set (`[scenario] control`) of a file of
+/// `n` records with control share `share`: the share rounded to the nearest record.
+pub fn control_size(share: f64, n: usize) -> usize {
+    ((share * n as f64).round() as usize).min(n)
+}
+
 /// The generator's configuration key (names the generated data directory): the generator,
 /// its parameters, the seed, the toolkit version and the generator's data version (so data
 /// stored by an older generator are not reused once its bytes change).

@@ -7,7 +7,7 @@
 
 use intruder_data::report::Unit;
 
-use crate::metrics::{ATTACK_FIGURES, CHECK_FIGURES, FigureDoc, MASKING_FIGURES};
+use crate::metrics::{ATTACK_FIGURES, CHECK_FIGURES, FigureDoc, MASKING_FIGURES, QUESTION_FIGURES};
 use crate::record::RunRecord;
 use crate::spec::Experiment;
 
@@ -187,6 +187,8 @@ pub enum Kind<'a> {
     Risk(&'a str, &'a str),
     /// `utility.<figure>`.
     Utility(&'a str),
+    /// `question.<name>.<figure>`.
+    Question(&'a str, &'a str),
 }
 
 /// Parses a metric id.
@@ -196,6 +198,16 @@ pub fn kind<'a>(exp: &Experiment, id: &'a str) -> Option<Kind<'a>> {
     }
     if let Some(rest) = id.strip_prefix("utility.") {
         return Some(Kind::Utility(rest));
+    }
+    if let Some(rest) = id.strip_prefix("question.") {
+        for q in &exp.questions {
+            if let Some(f) = rest
+                .strip_prefix(q.name.as_str())
+                .and_then(|x| x.strip_prefix('.'))
+            {
+                return Some(Kind::Question(&rest[..q.name.len()], f));
+            }
+        }
     }
     if let Some(rest) = id.strip_prefix("risk.") {
         for r in &exp.risk {
@@ -222,6 +234,10 @@ fn attack_doc(figure: &str) -> Option<&'static FigureDoc> {
     ATTACK_FIGURES.iter().find(|d| d.figure == figure)
 }
 
+fn question_doc(figure: &str) -> Option<&'static FigureDoc> {
+    QUESTION_FIGURES.iter().find(|d| d.figure == figure)
+}
+
 fn masking_doc(id: &str) -> Option<&'static FigureDoc> {
     MASKING_FIGURES
         .iter()
@@ -238,6 +254,9 @@ pub fn figure_name(exp: &Experiment, id: &str) -> String {
     match kind(exp, id) {
         Some(Kind::Masking(m)) => masking_doc(m).map_or(m.to_string(), |d| d.name.to_string()),
         Some(Kind::Attack(_, f)) => attack_doc(f).map_or(f.replace('_', " "), |d| d.name.into()),
+        Some(Kind::Question(_, f)) => {
+            question_doc(f).map_or(f.replace('_', " "), |d| d.name.into())
+        }
         Some(Kind::Risk(_, f)) | Some(Kind::Utility(f)) => {
             measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string())
         }
@@ -246,12 +265,14 @@ pub fn figure_name(exp: &Experiment, id: &str) -> String {
 }
 
 /// The metric's human name with its scope: `correct re-identifications per target (attack
-/// exact)`, `sample uniques (k = 1) (risk listwise)`, `pMSE ratio`.
+/// exact)`, `sample uniques (k = 1) (risk listwise)`, `risk (question inference)`, `pMSE
+/// ratio`.
 pub fn human_name(exp: &Experiment, id: &str) -> String {
     let name = figure_name(exp, id);
     match kind(exp, id) {
         Some(Kind::Attack(a, _)) => format!("{name} (attack {a})"),
         Some(Kind::Risk(r, _)) => format!("{name} (risk {r})"),
+        Some(Kind::Question(q, _)) => format!("{name} (question {q})"),
         _ => name,
     }
 }
@@ -284,6 +305,13 @@ pub fn entry(exp: &Experiment, runs: &[RunRecord], id: &str) -> Option<GlossaryE
         Kind::Attack(_, f) => attack_doc(f).map(|d| GlossaryEntry {
             name: d.name.into(),
             pattern: format!("<attack>.{f}"),
+            definition: d.definition.into(),
+            unit: d.unit,
+            reference: d.reference.into(),
+        }),
+        Kind::Question(_, f) => question_doc(f).map(|d| GlossaryEntry {
+            name: d.name.into(),
+            pattern: format!("question.<name>.{f}"),
             definition: d.definition.into(),
             unit: d.unit,
             reference: d.reference.into(),

@@ -36,6 +36,19 @@
 //! with measurement error (any defence method — `round`, `pram`, `noise`, `global-recode` — or
 //! `blank`, cells set missing at random). Truth columns stay intact so the evaluator can score.
 //!
+//! # The questions
+//! `[[question]]` tables ask the three questions of anonymisation (singling out, linkability,
+//! inference; anonymeter's definitions) of every run's release through the facade
+//! (`intruder::questions::ask`), with no ground truth. They need a control set:
+//! `[scenario] control` holds a seeded share of the released file's original records back before
+//! any defence runs ([`control_split`], drawn from the seed and the replicate). With a control
+//! share the released population is the rest: the defences mask only it (the defence input is
+//! built from its rows, so a control record cannot reach a release), the intruder draws from it,
+//! and every measure reads it. Each question attacks the population's records, the same attack
+//! runs against the control set, a baseline guesses; the figures are metrics
+//! `question.<name>.<figure>` and the report's section "The three questions" shows the risks
+//! beside the attacks' rates per twin.
+//!
 //! ```no_run
 //! use intruder_runner::{Experiment, RunOptions, run_experiment};
 //! let exp = Experiment::from_file("experiments/quickstart.toml".as_ref()).unwrap();
@@ -76,10 +89,10 @@ pub use aggregate::{
     headline_table, published_table, shown_metrics, summary_tables,
 };
 pub use check::check_data;
-pub use data::{Loaded, data_dir, fingerprint, load_data, load_data_readonly};
+pub use data::{Loaded, control_size, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
-    ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, execute, load_runs, load_study, run_one,
-    run_study, study_id, study_path,
+    ControlSplit, ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, control_leaks, control_split,
+    execute, load_runs, load_study, run_one, run_study, study_id, study_path,
 };
 pub use glossary::{
     GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
@@ -87,7 +100,8 @@ pub use glossary::{
 pub use grid::{BLANK_PARAMS, DefenceSpec, Setting, expand_defence, is_grid};
 pub use hash::{Fnv, VERSION, derive_seed, fnv1a};
 pub use metrics::{
-    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, attack_metrics, metrics,
+    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, QUESTION_FIGURES,
+    attack_metrics, metrics,
 };
 pub use plan::{Plan, Run};
 pub use plot::{
@@ -96,13 +110,13 @@ pub use plot::{
 };
 pub use record::{
     AttackOutcomes, AttackRecord, CheckRecord, CheckRuleRecord, EvaluatorCounts, FailureRecord,
-    IntruderRecord, MaskingRecord, Metric, MetricId, RECORD_SCHEMA, RiskRecord, RunRecord, Scope,
-    UtilityRecord,
+    IntruderRecord, MaskingRecord, Metric, MetricId, QuestionRecord, RECORD_SCHEMA, RiskRecord,
+    RunRecord, Scope, UtilityRecord,
 };
 pub use report::{HOW_TO_READ, INTERVALS_TEXT, Written, shown_in_report, write_reports};
 pub use spec::{
-    AttackSpec, DataSource, DataSpec, ErrorStep, Experiment, Published, ReportSpec, RiskFile,
-    RiskSpec, Scenario, Size, UtilitySpec,
+    AttackSpec, DataSource, DataSpec, ErrorStep, Experiment, Published, QuestionSpec, ReportSpec,
+    RiskFile, RiskSpec, Scenario, Size, UtilitySpec,
 };
 pub use stats::{IntervalKind, Stat, cell_unit, fmt, fmt_unit, sig3, wilson};
 pub use study::{LongitudinalPublished, LongitudinalSpec, STUDIES, Study, StudyBox, StudyEntry};
@@ -309,6 +323,19 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
                     run.setting,
                     run.replicate + 1,
                     a.name
+                );
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+        }
+        for q in &run.questions {
+            for w in &q.warnings {
+                let w = format!(
+                    "setting '{}', replicate {}, question '{}': {w}",
+                    run.setting,
+                    run.replicate + 1,
+                    q.name
                 );
                 if !warnings.contains(&w) {
                     warnings.push(w);

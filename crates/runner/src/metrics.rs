@@ -7,7 +7,7 @@ use intruder_data::report::{Report, Unit};
 use crate::record::{AttackRecord, Metric, RunRecord, Scope};
 
 /// Every metric of one run, in a fixed order: `masking.*`, `intruder.*`, then `<attack>.*`,
-/// `risk.<name>.*` and `utility.*`.
+/// `risk.<name>.*`, `utility.*`, `check.*` and `question.<name>.*`.
 pub fn metrics(run: &RunRecord) -> Vec<Metric> {
     let m = &run.masking;
     let removed = m.rows_in.saturating_sub(m.rows_out);
@@ -57,6 +57,11 @@ pub fn metrics(run: &RunRecord) -> Vec<Metric> {
         out.extend(report_metrics(&u.report, || Scope::Utility));
     }
     out.extend(check_metrics(run));
+    for q in &run.questions {
+        out.extend(report_metrics(&q.report, || {
+            Scope::Question(q.name.clone())
+        }));
+    }
     out
 }
 
@@ -528,6 +533,106 @@ pub const CHECK_FIGURES: &[FigureDoc] = &[
     ),
 ];
 
+/// Where the questions' figures are defined: anonymeter's paper and the opinion whose three
+/// criteria they measure.
+const QUESTIONS_REF: &str = "Giomi et al., \"A Unified Framework for Quantifying Privacy Risk in Synthetic Data\", PoPETs 2023 (anonymeter); Article 29 WP, Opinion 05/2014";
+
+/// The figures every `[[question]]` produces (`question.<name>.<figure>`: the facade's
+/// `Answer::report`), with their glossary entries.
+pub const QUESTION_FIGURES: &[FigureDoc] = &[
+    doc(
+        "risk",
+        Unit::Proportion,
+        "risk",
+        "(attack rate − control rate) / (1 − control rate), clipped to [0, 1]: the share of what the attack achieves on the original records that the release adds to what the population alone gives away (the control set is original records the release never saw)",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "risk_ci_low",
+        Unit::Proportion,
+        "risk, interval low",
+        "lower end of the risk's interval (confidence_level, default 95%), from the Wilson intervals of the attack and control rates",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "risk_ci_high",
+        Unit::Proportion,
+        "risk, interval high",
+        "upper end of the risk's interval (confidence_level, default 95%)",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "attack_rate",
+        Unit::Proportion,
+        "attack rate",
+        "success rate of the main attack, against the original records the release was made from (centre of the Wilson interval)",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "attack_rate_error",
+        Unit::Score,
+        "attack rate ±",
+        "half-width of the attack rate's Wilson interval",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "control_rate",
+        Unit::Proportion,
+        "control rate",
+        "success rate of the same attack against the control set: original records held back before any defence ran, so what the attack achieves without the release having seen the target",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "control_rate_error",
+        Unit::Score,
+        "control rate ±",
+        "half-width of the control rate's Wilson interval",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "baseline_rate",
+        Unit::Proportion,
+        "baseline rate",
+        "success rate of random guessing (a predicate, a link or a secret drawn at random); an attack that does not beat it says nothing about the release",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "baseline_rate_error",
+        Unit::Score,
+        "baseline rate ±",
+        "half-width of the baseline rate's Wilson interval",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "n_attacks",
+        Unit::Count,
+        "attacks",
+        "attacks of each kind (main, control, baseline)",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "n_success",
+        Unit::Count,
+        "successes",
+        "successes of the main attack",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "n_control",
+        Unit::Score,
+        "control successes",
+        "successes against the control set (for singling out, corrected for the control set's size)",
+        QUESTIONS_REF,
+    ),
+    doc(
+        "n_baseline",
+        Unit::Count,
+        "baseline successes",
+        "successes of the baseline",
+        QUESTIONS_REF,
+    ),
+];
+
 /// The masking and intruder figures, with their glossary entries.
 pub const MASKING_FIGURES: &[FigureDoc] = &[
     doc(
@@ -728,6 +833,7 @@ mod tests {
             risk: Vec::new(),
             utility: Vec::new(),
             checks: Vec::new(),
+            questions: Vec::new(),
             failures: Vec::new(),
         };
         let m = metrics(&run);

@@ -64,7 +64,7 @@ impl Plan {
         for e in &mut scenario.error {
             e.params = hash_form(&e.params);
         }
-        let shared = serde_json::json!({
+        let mut shared = serde_json::json!({
             "version": VERSION,
             "seed": exp.seed,
             "data": exp.data.identity(),
@@ -73,6 +73,10 @@ impl Plan {
             "risk": exp.risk,
             "utility": exp.utility,
         });
+        // Only when asked, so the keys (and seeds) of experiments without questions stay put.
+        if !exp.questions.is_empty() {
+            shared["questions"] = serde_json::json!(exp.questions);
+        }
         let shared = shared.to_string();
         let mut runs = Vec::new();
         for (si, s) in settings.iter().enumerate() {
@@ -215,6 +219,18 @@ impl Plan {
                 s.push_str(&format!("; {k} = {v}"));
             }
             s.push('\n');
+        }
+        if !exp.questions.is_empty() {
+            s.push_str(&format!(
+                "questions (control set: {} of the original records, kept out of every release):\n",
+                crate::stats::fmt_unit(
+                    exp.scenario.control,
+                    intruder_data::report::Unit::Proportion
+                )
+            ));
+            for q in &exp.questions {
+                s.push_str(&format!("  {:<24} {}\n", q.name, q.question.summary()));
+            }
         }
         if let Some(st) = &exp.study {
             s.push_str(&st.describe());

@@ -53,6 +53,9 @@ pub struct RunRecord {
     /// false` and in runs stored before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckRecord>,
+    /// Every `[[question]]`, in declaration order; absent in experiments without questions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<QuestionRecord>,
     /// The attacks and measures of this run that failed, with the reason; the others'
     /// outcomes above are kept (a failed one is absent from them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -65,7 +68,7 @@ pub struct RunRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FailureRecord {
-    /// `attack`, `risk` or `utility`.
+    /// `attack`, `risk`, `utility` or `question`.
     pub stage: String,
     /// The attack's label, the risk measure's label or the utility measure's registry name.
     pub name: String,
@@ -74,10 +77,11 @@ pub struct FailureRecord {
 }
 
 impl FailureRecord {
-    /// `utility measure 'moments'`, `risk measure 'listwise'`, `attack 'exact'`.
+    /// `utility measure 'moments'`, `risk measure 'listwise'`, `attack 'exact'`, `question
+    /// 'inference'`.
     pub fn what(&self) -> String {
         match self.stage.as_str() {
-            "attack" => format!("attack '{}'", self.name),
+            "attack" | "question" => format!("{} '{}'", self.stage, self.name),
             stage => format!("{stage} measure '{}'", self.name),
         }
     }
@@ -300,6 +304,23 @@ pub struct RiskRecord {
     pub report: Report,
 }
 
+/// One question's answer (`intruder::questions::Answer::report`): the risk with its interval,
+/// the rates of the main attack, the control attack and the baseline, the counts, and as
+/// details the parameters, the seed and the warnings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionRecord {
+    /// The label (`question.<name>.<figure>`).
+    pub name: String,
+    /// The question's method name (`singling-out`, `linkability`, `inference`).
+    pub method: String,
+    /// The answer as a report.
+    pub report: Report,
+    /// The question's warnings (e.g. a risk that is not significant, too few successes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
 /// One utility measure's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -326,6 +347,8 @@ pub enum Scope {
     Utility,
     /// The cross-examination of the setting's promises (`check.<figure>`).
     Check,
+    /// A question of anonymisation (`question.<name>.<figure>`).
+    Question(String),
 }
 
 /// A metric's identity: its scope and figure; written `masking.rows_out`, `exact.twins`,
@@ -357,6 +380,7 @@ impl std::fmt::Display for MetricId {
             Scope::Risk(r) => write!(f, "risk.{r}.{}", self.figure),
             Scope::Utility => write!(f, "utility.{}", self.figure),
             Scope::Check => write!(f, "check.{}", self.figure),
+            Scope::Question(q) => write!(f, "question.{q}.{}", self.figure),
         }
     }
 }

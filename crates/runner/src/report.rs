@@ -8,8 +8,8 @@ use serde_json::json;
 
 use crate::RunnerError;
 use crate::aggregate::{
-    HEADLINE, SettingResult, aggregate, headline_table, published_table, shown_metrics,
-    summary_tables, verdict_table,
+    HEADLINE, SettingResult, aggregate, headline_table, published_table, question_tables,
+    shown_metrics, summary_tables, verdict_table,
 };
 use crate::glossary::{GlossaryEntry, glossary, unit_name};
 use crate::hash::VERSION;
@@ -48,6 +48,9 @@ pub const VERDICT_TEXT: &str = "Every defence that promises k (local suppression
 /// What the headline section says.
 pub const HEADLINE_TEXT: &str = "The share of every record the intruder holds (its targets, whether or not their person was released) that the attack re-identifies correctly: the answer to the intruder's own question. The per-twin rate and the precision of declared links follow per attack below.";
 
+/// What the questions section says.
+pub const QUESTIONS_TEXT: &str = "The three questions of anonymisation (Article 29 Working Party, Opinion 05/2014), as anonymeter asks them (Giomi et al., PoPETs 2023), without the ground truth: can a record be singled out, can records be linked, can an attribute be inferred? Before any defence ran, a share of the original records (the control set) was held back; every release was made from the others. Each question runs its attack against those original records, the same attack against the control set, and a random baseline. The risk is (attack rate − control rate) / (1 − control rate): what the release adds to what the population alone gives away; its interval (in brackets) is the question's own, from the Wilson intervals of the two rates, each end averaged over the replicates. An attack rate that does not beat the baseline rate says nothing about the release. The attacks' correct re-identifications per twin, which do use the ground truth, stand beside the risks for comparison.";
+
 /// How intervals are computed, for the glossary.
 pub const INTERVALS_TEXT: &str = "Intervals: an attack's share of records (per target, per twin, precision, recall, ranks) is pooled over the replicates — p = Σ numerators / Σ denominators — and its 95% interval is meant for the expected rate of the whole procedure (a masking drawn with its seed, an intruder drawn with theirs, then the attack). With two or more replicates it is the wider of (a) the replicate interval, p ± t(0.975, R − 1)·√v with the ratio estimator's between-replicate variance v = R/(R − 1)·Σ(k_r − p·n_r)²/(Σn_r)² (with equal denominators, the t-interval of the mean of the replicate shares), and (b) the Wilson score interval of the pooled counts, which keeps an interval when every replicate agrees; with one replicate it is the Wilson interval alone, which reflects only the binomial variation of the records. Both stay within [0%, 100%]; the tests check by simulation that the interval covers the expected rate at least 93% of the time (nominal 95%) where the Wilson interval alone covers 54–70%. It is an interval for the expected rate, not for the rate of one replicate: a single replicate's share can lie outside it. Every other figure is the mean over replicates with a 95% Student-t interval, clipped to its range (shares within [0, 1], counts and non-negative scores such as the pMSE ratio or IL1s at least 0); one replicate gives no t-interval. An interval of zero width at the printed precision (every replicate alike, e.g. the number of targets) is never shown. Shares print as percentages with one decimal from 1% up and two significant digits below (0.033%), counts as integers (a mean rounded to the nearest; exact values in results.csv and results.json), other figures with 3 significant digits.";
 
@@ -72,6 +75,13 @@ pub fn shown_in_report(exp: &Experiment, results: &[SettingResult]) -> Vec<Strin
     );
     shown.extend(plot::map_risk(exp));
     shown.extend(plot::map_loss(exp, results));
+    for q in &exp.questions {
+        shown.extend(
+            crate::metrics::QUESTION_FIGURES
+                .iter()
+                .map(|d| format!("question.{}.{}", q.name, d.figure)),
+        );
+    }
     let mut out: Vec<String> = Vec::new();
     for k in shown {
         if !out.contains(&k) && results.iter().any(|s| s.get(&k).is_some()) {
@@ -201,6 +211,7 @@ pub fn write_reports(
         None => (None, Vec::new()),
     };
     let tables = summary_tables(exp, &results);
+    let questions = question_tables(exp, &results);
     let published = published_table(exp, &results);
     let (study_tables, study_plots) = study_parts(exp, fingerprint, out)?;
     write_svgs(out, &study_plots, &mut files)?;
@@ -211,6 +222,7 @@ pub fn write_reports(
         headline,
         verdict: verdict.as_ref(),
         verdict_warnings: &verdict_warnings,
+        questions,
         plots: &plots,
         tables,
         published,
@@ -329,6 +341,8 @@ struct ReportParts<'a> {
     verdict: Option<&'a TableData>,
     /// The cross-examinations' warnings.
     verdict_warnings: &'a [String],
+    /// The questions' tables (none without `[[question]]`).
+    questions: Vec<TableData>,
     /// The experiment's figures.
     plots: &'a [Svg],
     /// The summary tables.
@@ -401,8 +415,8 @@ impl ReportParts<'_> {
         md
     }
 
-    /// The markdown sections before the figures: failures, headline, verdict (each when
-    /// there is one).
+    /// The markdown sections before the figures: failures, headline, verdict, questions (each
+    /// when there is one).
     fn findings_markdown(&self) -> String {
         let mut md = String::new();
         if let Some(t) = &self.failures {
@@ -429,6 +443,15 @@ impl ReportParts<'_> {
                 md.push_str(&format!("- warning: {w}\n"));
             }
             if !self.verdict_warnings.is_empty() {
+                md.push('\n');
+            }
+        }
+        if !self.questions.is_empty() {
+            md.push_str("## The three questions: singling out, linkability, inference\n\n");
+            md.push_str(QUESTIONS_TEXT);
+            md.push_str("\n\n");
+            for t in &self.questions {
+                md.push_str(&t.markdown());
                 md.push('\n');
             }
         }
@@ -484,8 +507,8 @@ impl ReportParts<'_> {
         html
     }
 
-    /// The HTML sections before the figures: failures, headline, verdict (each when there is
-    /// one).
+    /// The HTML sections before the figures: failures, headline, verdict, questions (each when
+    /// there is one).
     fn findings_html(&self) -> String {
         let mut html = String::new();
         if let Some(t) = &self.failures {
@@ -514,6 +537,15 @@ impl ReportParts<'_> {
                     html.push_str(&format!("<li>warning: {}</li>\n", esc(w)));
                 }
                 html.push_str("</ul>\n");
+            }
+        }
+        if !self.questions.is_empty() {
+            html.push_str(&format!(
+                "<h2>The three questions: singling out, linkability, inference</h2>\n<p>{}</p>\n",
+                esc(QUESTIONS_TEXT)
+            ));
+            for t in &self.questions {
+                html.push_str(&wrap_table(&t.html()));
             }
         }
         html

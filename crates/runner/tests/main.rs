@@ -15,6 +15,7 @@ mod paper_claims;
 mod paper_tiny;
 mod paper_values;
 mod paths_and_failures;
+mod questions;
 mod report_layout;
 mod reproducible;
 mod risk_measures;

@@ -5,12 +5,14 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use intruder_data::{Bitmap, Column, Table};
+use intruder_eval::Labelled;
 use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
 
 mod attack;
+mod question;
 mod risk;
 mod study;
 mod utility;
@@ -66,24 +68,76 @@ pub fn run_one(
     run_inner(exp, plan, run, data).map_err(ctx)
 }
 
-fn run_inner(
+/// The control set of `[scenario] control` and the released population (the other records),
+/// for one replicate.
+#[derive(Debug)]
+pub struct ControlSplit {
+    /// The records the defences see, the release is made from, and the intruder's sample and
+    /// every measure draw on.
+    pub population: Labelled,
+    /// The records reserved before any defence runs: the questions' control set.
+    pub control: Labelled,
+}
+
+/// Splits the released file's original records into the control set (a seeded sample of
+/// `[scenario] control` of them, drawn from the experiment seed and the replicate, so every
+/// setting of a replicate shares it) and the released population (the other records, in their
+/// order); `None` without a control share. The defences are given the population only: a
+/// control record cannot reach a release.
+pub fn control_split(
     exp: &Experiment,
-    plan: &Plan,
-    run: &Run,
-    data: &Loaded,
-) -> Result<RunRecord, RunnerError> {
-    let setting = &plan.settings[run.setting];
-    let rep_key = format!("replicate-{}", run.replicate);
+    replicate: u32,
+    released: &Labelled,
+) -> Option<ControlSplit> {
+    if exp.scenario.control <= 0.0 {
+        return None;
+    }
+    let n = released.nrows();
+    let k = crate::data::control_size(exp.scenario.control, n);
+    let rep_key = format!("replicate-{replicate}");
+    let mut rng = ChaCha20Rng::seed_from_u64(derive_seed(exp.seed, &rep_key, "control"));
+    let mut in_control = vec![false; n];
+    for i in sample(&mut rng, n, k) {
+        in_control[i] = true;
+    }
+    let (control, population): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| in_control[i]);
+    Some(ControlSplit {
+        population: released.take(&population),
+        control: released.take(&control),
+    })
+}
+
+/// The truth ids (column `truth`) of `released` that are ids of `control` records, in
+/// `released`'s order: empty unless a control record reached a release.
+pub fn control_leaks(released: &Labelled, control: &Labelled, truth: &str) -> Vec<String> {
+    let (Some(rel), Some(ctl)) = (
+        released.truth().column(truth),
+        control.truth().column(truth),
+    ) else {
+        return Vec::new();
+    };
+    let ids: HashSet<String> = (0..ctl.len())
+        .filter_map(|i| ctl.text(i).map(|t| t.to_string()))
+        .collect();
+    (0..rel.len())
+        .filter_map(|i| rel.text(i).map(|t| t.to_string()))
+        .filter(|t| ids.contains(t))
+        .collect()
+}
+
+/// The intruder's file of a replicate: a seeded sample of the source's original records, the
+/// true original value of each scored sensitive variable kept in its truth, and the scenario's
+/// measurement error applied.
+fn draw_intruder(exp: &Experiment, rep_key: &str, src: &Labelled) -> Result<Labelled, RunnerError> {
     // 1. The intruder's records: a seeded sample of the source's original records. The sample
     //    depends on the replicate only, so every setting faces the same intruder (common random
     //    numbers across settings).
-    let src = data.source();
     let n_src = src.nrows();
     let m = match exp.scenario.intruder_n {
         Some(k) => (k as usize).min(n_src),
         None => ((exp.scenario.known * n_src as f64).round() as usize).min(n_src),
     };
-    let mut rng = ChaCha20Rng::seed_from_u64(derive_seed(exp.seed, &rep_key, "intruder"));
+    let mut rng = ChaCha20Rng::seed_from_u64(derive_seed(exp.seed, rep_key, "intruder"));
     let mut rows = sample(&mut rng, n_src, m).into_vec();
     rows.sort_unstable();
     let mut intruder = src.take(&rows);
@@ -101,7 +155,7 @@ fn run_inner(
     }
     // 2. Measurement error on the intruder's copy (truth untouched).
     for (i, step) in exp.scenario.error.iter().enumerate() {
-        let seed = derive_seed(exp.seed, &rep_key, &format!("error-{i}"));
+        let seed = derive_seed(exp.seed, rep_key, &format!("error-{i}"));
         if step.method == "blank" {
             let cols = intruder_defence::step_columns(&step.params);
             let p = step
@@ -122,13 +176,42 @@ fn run_inner(
             intruder = intruder.mask(t, &log.kept_rows)?;
         }
     }
+    Ok(intruder)
+}
+
+fn run_inner(
+    exp: &Experiment,
+    plan: &Plan,
+    run: &Run,
+    data: &Loaded,
+) -> Result<RunRecord, RunnerError> {
+    let setting = &plan.settings[run.setting];
+    let rep_key = format!("replicate-{}", run.replicate);
+    // 0. The control set, reserved before any defence: with one, the released population (the
+    //    file the defences mask, the intruder draws from and every measure reads) is the rest.
+    let split = control_split(exp, run.replicate, &data.released);
+    let original = split.as_ref().map_or(&data.released, |s| &s.population);
+    let src = match &data.source {
+        Some(source) => source,
+        None => original,
+    };
+    let n_src = src.nrows();
+    let mut intruder = draw_intruder(exp, &rep_key, src)?;
     // 3. Masking: the truth follows the defence's kept rows, whatever it did to the records.
     let pipeline = setting.pipeline_in(Some(&exp.base_dir))?;
-    let (masked_table, log) = pipeline.run(
-        data.released.table(),
-        derive_seed(exp.seed, &run.key, "defence"),
-    )?;
-    let masked = data.released.mask(masked_table, &log.kept_rows)?;
+    let (masked_table, log) =
+        pipeline.run(original.table(), derive_seed(exp.seed, &run.key, "defence"))?;
+    let masked = original.mask(masked_table, &log.kept_rows)?;
+    // The release is made from the population's rows only; checked all the same.
+    if let Some(s) = &split {
+        let leaks = control_leaks(&masked, &s.control, &exp.data.truth);
+        if let Some(id) = leaks.first() {
+            return Err(RunnerError::Invalid(format!(
+                "{} control record(s) reached the release (first: '{id}'): the control set must stay out of every defence",
+                leaks.len()
+            )));
+        }
+    }
     // The intruder knows the published categories: deterministic recodings of the release are
     // applied to the intruder's copy too (scenario.align).
     if exp.scenario.align {
@@ -141,7 +224,7 @@ fn run_inner(
         let keys: Vec<String> = exp.scenario.released_keys();
         let x = intruder_eval::cross_examine_run(
             &pipeline,
-            data.released.table(),
+            original.table(),
             masked.table(),
             &log,
             claims.is_empty().then_some(keys.as_slice()),
@@ -170,15 +253,26 @@ fn run_inner(
         &mut failures,
     )?;
     // utility compares on the released scale: the original through the public recodings
-    let recoded = pipeline.intruder_view(data.released.table())?;
+    let recoded = pipeline.intruder_view(original.table())?;
     let utility = utility::run_utility(
         exp,
-        data.released.table(),
+        original.table(),
         &recoded,
         masked.table(),
         &log.kept_rows,
         &mut failures,
     )?;
+    // 7. The questions: the released population against its control set, no truth.
+    let questions = match &split {
+        Some(s) => question::run_questions(
+            exp,
+            run,
+            (original.table(), s.control.table(), masked.table()),
+            |t| Ok(pipeline.intruder_view(t)?),
+            &mut failures,
+        )?,
+        None => Vec::new(),
+    };
     Ok(RunRecord {
         run: run.id.clone(),
         key: run.key.clone(),
@@ -203,6 +297,7 @@ fn run_inner(
         risk,
         utility,
         checks,
+        questions,
         failures,
     })
 }

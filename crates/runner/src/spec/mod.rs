@@ -16,12 +16,14 @@ use crate::study::StudyBox;
 mod attack;
 mod data;
 mod defence;
+mod question;
 mod risk;
 mod scenario;
 mod utility;
 
 pub use attack::AttackSpec;
 pub use data::{DataSource, DataSpec};
+pub use question::QuestionSpec;
 pub use risk::{RiskFile, RiskSpec};
 pub use scenario::{ErrorStep, Scenario};
 pub use utility::UtilitySpec;
@@ -42,8 +44,33 @@ pub struct ReportSpec {
 
 /// Whether `metric` names a metric an experiment with these attacks and [[risk]] measures
 /// produces; the error says what it could be.
-fn check_metric(metric: &str, attacks: &[&str], risks: &[&str]) -> Result<(), String> {
-    use crate::metrics::{ATTACK_FIGURES, MASKING_FIGURES};
+fn check_metric(
+    metric: &str,
+    attacks: &[&str],
+    risks: &[&str],
+    questions: &[&str],
+) -> Result<(), String> {
+    use crate::metrics::{ATTACK_FIGURES, MASKING_FIGURES, QUESTION_FIGURES};
+    if let Some(rest) = metric.strip_prefix("question.") {
+        let (name, figure) = rest.split_once('.').unwrap_or((rest, ""));
+        return if questions.contains(&name) && QUESTION_FIGURES.iter().any(|d| d.figure == figure) {
+            Ok(())
+        } else {
+            Err(format!(
+                "is not a metric: question metrics are question.<name>.<figure> with a [[question]] name ({}) and one of {}",
+                if questions.is_empty() {
+                    "none is declared".to_string()
+                } else {
+                    questions.join(", ")
+                },
+                QUESTION_FIGURES
+                    .iter()
+                    .map(|d| d.figure)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        };
+    }
     if metric.starts_with("masking.") || metric.starts_with("intruder.") {
         return if MASKING_FIGURES.iter().any(|d| d.figure == metric) {
             Ok(())
@@ -170,6 +197,10 @@ pub struct Experiment {
     pub attacks: Vec<AttackSpec>,
     /// Risk assessments.
     pub risk: Vec<RiskSpec>,
+    /// The questions of anonymisation asked of every run's release (`[[question]]`; they need
+    /// `[scenario] control`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<QuestionSpec>,
     /// Utility measures.
     pub utility: UtilitySpec,
     /// Report options.
@@ -236,10 +267,11 @@ impl Experiment {
             .unwrap_or_else(|| PathBuf::from("."));
         let attacks = read_attacks(&mut top, &mut p, scenario.as_ref(), &base_dir);
         let risk = read_risks(&mut top, &mut p, &released_keys, path.parent());
-        if attacks.is_empty() && risk.is_empty() {
+        let questions = read_questions(&mut top, &mut p, scenario.as_ref(), path);
+        if attacks.is_empty() && risk.is_empty() && questions.is_empty() {
             p.push(
                 "",
-                "nothing to measure: declare at least one [[attack]] or [[risk]]",
+                "nothing to measure: declare at least one [[attack]], [[risk]] or [[question]]",
             );
         }
         let utility = match top.table(&mut p, "utility") {
@@ -247,7 +279,7 @@ impl Experiment {
             None => UtilitySpec::default(),
         };
         let report = read_report(&mut top, &mut p);
-        check_report_metrics(&report, &attacks, &risk, &mut p);
+        check_report_metrics(&report, &attacks, &risk, &questions, &mut p);
         let published = read_published(&mut top, &mut p);
         let study = match top.table(&mut p, "longitudinal") {
             Some(t) => crate::study::parse(t, &mut p),
@@ -279,6 +311,7 @@ impl Experiment {
             defences,
             attacks,
             risk,
+            questions,
             utility,
             report,
             published,
@@ -519,6 +552,45 @@ fn read_risks(
     risk
 }
 
+/// Reads the `[[question]]` tables: their names must differ (they name the metrics), and they
+/// need a control set (`[scenario] control`).
+fn read_questions(
+    top: &mut Section<'_>,
+    p: &mut Problems,
+    scenario: Option<&Scenario>,
+    path: &Path,
+) -> Vec<QuestionSpec> {
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    let mut questions: Vec<QuestionSpec> = Vec::new();
+    for (i, t) in top.tables(p, "question").into_iter().enumerate() {
+        if let Some(q) = question::parse_question(t, i, &file, p) {
+            if questions.iter().any(|o| o.name == q.name) {
+                p.push(
+                    &format!("question[{}].name", i + 1),
+                    format!(
+                        "'{}' is used twice; give each [[question]] its own name (metrics are question.<name>.<figure>)",
+                        q.name
+                    ),
+                );
+            }
+            questions.push(q);
+        }
+    }
+    let asked = top.table.get("question").is_some();
+    if asked && scenario.is_some_and(|s| s.control == 0.0) {
+        p.push(
+            "scenario.control",
+            format!(
+                "{file}: a [[question]] compares the attack on the original with the same attack on a control set of original records the release never saw; add `control = 0.2` (the share of the original records kept out of the release) to [scenario]"
+            ),
+        );
+    }
+    questions
+}
+
 /// Reads the `[report]` section (every list empty and no axis when absent).
 fn read_report(top: &mut Section<'_>, p: &mut Problems) -> ReportSpec {
     match top.table(p, "report") {
@@ -543,15 +615,18 @@ fn read_report(top: &mut Section<'_>, p: &mut Problems) -> ReportSpec {
 }
 
 /// Checks the `[report]` names against what the plan produces: an attack's figures, masking
-/// and intruder figures, a declared risk measure's, utility figures when measured.
+/// and intruder figures, a declared risk measure's, a declared question's, utility figures
+/// when measured.
 fn check_report_metrics(
     report: &ReportSpec,
     attacks: &[AttackSpec],
     risk: &[RiskSpec],
+    questions: &[QuestionSpec],
     p: &mut Problems,
 ) {
     let attack_names: Vec<&str> = attacks.iter().map(|a| a.name.as_str()).collect();
     let risk_names: Vec<&str> = risk.iter().map(|r| r.name.as_str()).collect();
+    let question_names: Vec<&str> = questions.iter().map(|q| q.name.as_str()).collect();
     let named = |k: &str, names: Vec<String>| -> Vec<(String, String)> {
         names.into_iter().map(|n| (k.to_string(), n)).collect()
     };
@@ -560,7 +635,7 @@ fn check_report_metrics(
     all.extend(named("report.risk", report.risk.iter().cloned().collect()));
     all.extend(named("report.loss", report.loss.iter().cloned().collect()));
     for (key, m) in all {
-        if let Err(e) = check_metric(&m, &attack_names, &risk_names) {
+        if let Err(e) = check_metric(&m, &attack_names, &risk_names, &question_names) {
             p.push(&key, format!("'{m}' {e}"));
         }
     }

@@ -1,5 +1,5 @@
-//! The `[scenario]` section: the intruder's keys, how much of the source they know, and the
-//! measurement error on their copy.
+//! The `[scenario]` section: the intruder's keys, how much of the source they know, the
+//! measurement error on their copy, and the control set the questions need.
 
 use serde::Serialize;
 use toml::{Table, Value};
@@ -42,10 +42,20 @@ pub struct Scenario {
     /// and draws nothing at random, so it is not part of a run's key (its seeds).
     #[serde(skip_serializing_if = "is_true")]
     pub check: bool,
+    /// The share of the original records reserved as the control set of the `[[question]]`
+    /// tables before any defence runs (default 0: no control set). The defences, the intruder's
+    /// sample and every measure see only the other records: with a control set, the released
+    /// population is the complement.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub control: f64,
 }
 
 fn is_true(b: &bool) -> bool {
     *b
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Scenario {
@@ -71,6 +81,13 @@ pub(crate) fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
     let intruder_n = s.uint(p, "intruder_n");
     let align = s.boolean(p, "align").unwrap_or(true);
     let check = s.boolean(p, "check").unwrap_or(true);
+    let control = s.share(p, "control").unwrap_or(0.0);
+    if control >= 1.0 {
+        p.push(
+            "scenario.control",
+            format!("expected a share in [0, 1), found {control}: some records must be released"),
+        );
+    }
     let mut error = Vec::new();
     for (i, e) in s.tables(p, "error").into_iter().enumerate() {
         let loc = format!("scenario.error[{}]", i + 1);
@@ -133,5 +150,6 @@ pub(crate) fn parse_scenario(t: &Table, p: &mut Problems) -> Option<Scenario> {
         error,
         align,
         check,
+        control: if control < 1.0 { control } else { 0.0 },
     })
 }
