@@ -25,6 +25,16 @@ struct Family {
     docs: Vec<MethodDoc>,
 }
 
+/// The questions without truth that carry anonymeter's risk (`risk`), or the others.
+fn questions(risk: bool) -> Vec<MethodDoc> {
+    intruder::questions::docs()
+        .into_iter()
+        .filter(|d| {
+            intruder::questions::Question::named(d.name).is_some_and(|q| q.has_risk() == risk)
+        })
+        .collect()
+}
+
 fn families() -> Vec<Family> {
     vec![
         Family {
@@ -35,6 +45,24 @@ fn families() -> Vec<Family> {
             toml: "[[attack]]\nmethod = \"{}\"\n",
             python: "intruder.attack(..., method=NAME)",
             docs: intruder_attack::docs(),
+        },
+        Family {
+            what: "question",
+            title: "The three questions",
+            command: "attack",
+            flag: "--method",
+            toml: "[[question]]\nmethod = \"{}\"\n",
+            python: "intruder.attack(original, released, method=NAME, control=df)",
+            docs: questions(true),
+        },
+        Family {
+            what: "measure without truth",
+            title: "Membership inference and distances",
+            command: "attack",
+            flag: "--method",
+            toml: "",
+            python: "intruder.attack(original, released, method=NAME, control=df)",
+            docs: questions(false),
         },
         Family {
             what: "defence",
@@ -90,6 +118,21 @@ fn tables() -> String {
     for f in families() {
         let reach = if f.command == "synth" {
             "`intruder synth NAME`, `[data] generator = NAME`".to_string()
+        } else if f.toml.is_empty() {
+            format!(
+                "`intruder {} {} NAME --original FILE --control FILE --released FILE` (not yet from an experiment file)",
+                f.command, f.flag
+            )
+        } else if f.what == "question" {
+            format!(
+                "`intruder {} {} NAME --original FILE --control FILE --released FILE`, `{}` with `[scenario] control`",
+                f.command,
+                f.flag,
+                f.toml
+                    .trim_end()
+                    .replace('\n', " ")
+                    .replace("\"{}\"", "NAME")
+            )
         } else {
             format!(
                 "`intruder {} {} NAME`, `{}`",
@@ -228,7 +271,10 @@ fn unknown_problems(f: &Family, name: &str) -> Vec<String> {
 
 #[test]
 fn every_method_can_be_named_in_an_experiment_file() {
-    for f in families() {
+    for f in families()
+        .into_iter()
+        .filter(|f| !f.toml.is_empty() || f.command == "synth")
+    {
         for d in &f.docs {
             let p = unknown_problems(&f, d.name);
             assert!(
