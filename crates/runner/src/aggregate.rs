@@ -5,12 +5,15 @@ use serde_json::Value;
 use intruder_data::report::Unit;
 
 use crate::glossary::{figure_name, human_name};
-use crate::metrics::{NON_NEGATIVE_SCORES, metrics};
+use crate::metrics::{
+    DISTANCE_FIGURES, FigureDoc, MEMBERSHIP_FIGURES, NON_NEGATIVE_SCORES, metrics,
+};
 use crate::plan::Plan;
 use crate::record::{Metric, RunRecord};
-use crate::spec::Experiment;
+use crate::spec::{Experiment, QuestionSpec};
 use crate::stats::{Stat, cell_unit, fmt, fmt_unit};
 use crate::table::TableData;
+use intruder::questions::Question;
 
 /// One metric of one setting: its unit and its statistic over the replicates.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -185,17 +188,48 @@ fn rate_cell(s: &SettingResult, q: &str, rate: &str, error: &str) -> String {
 /// setting beside each attack's correct re-identifications per twin, then per question the
 /// rates of the main attack, the control attack and the baseline with the successes.
 pub fn question_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<TableData> {
-    if exp.questions.is_empty() {
-        return Vec::new();
+    let with_risk: Vec<&QuestionSpec> = exp
+        .questions
+        .iter()
+        .filter(|q| q.question.has_risk())
+        .collect();
+    let mut tables = Vec::new();
+    if !with_risk.is_empty() {
+        tables.push(risk_table(exp, &with_risk, results));
     }
+    for q in &exp.questions {
+        let table = match q.question {
+            Question::Membership => {
+                figures_table(q, results, "membership inference", MEMBERSHIP_FIGURES)
+            }
+            Question::Distances => figures_table(
+                q,
+                results,
+                "distances to the closest record",
+                DISTANCE_FIGURES,
+            ),
+            _ => rates_table(q, results),
+        };
+        tables.push(table);
+    }
+    tables
+}
+
+/// The risk of every question that has one, with its interval, beside each attack's correct
+/// re-identifications per twin.
+fn risk_table(
+    exp: &Experiment,
+    questions: &[&QuestionSpec],
+    results: &[SettingResult],
+) -> TableData {
     let mut header = vec!["setting".to_string()];
-    header.extend(exp.questions.iter().map(|q| format!("{} risk", q.name)));
+    header.extend(questions.iter().map(|q| format!("{} risk", q.name)));
     header.extend(exp.attacks.iter().map(|a| format!("{} per twin", a.name)));
     let rows = results
         .iter()
         .map(|s| {
             let mut r = vec![s.label.clone()];
-            r.extend(exp.questions.iter().map(|q| risk_cell(s, &q.name)));
+            r.extend(questions.iter().map(|q| risk_cell(s, &q.name)));
             r.extend(exp.attacks.iter().map(|a| {
                 cell_unit(
                     s.get(&format!("{}.correct_match_rate", a.name)),
@@ -205,7 +239,7 @@ pub fn question_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<Table
             r
         })
         .collect();
-    let mut tables = vec![TableData {
+    TableData {
         title: if exp.attacks.is_empty() {
             "Risk of each question, with its interval".into()
         } else {
@@ -213,48 +247,82 @@ pub fn question_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<Table
         },
         header,
         rows,
-    }];
-    for q in &exp.questions {
-        let mut header = vec!["setting".to_string()];
-        header.extend(
-            [
-                "attack rate",
-                "control rate",
-                "baseline rate",
-                "successes",
-                "attacks",
-            ]
-            .map(String::from),
-        );
-        let rows = results
+    }
+}
+
+/// A question's title: its name, with its method when the name differs.
+fn question_title(q: &QuestionSpec, what: &str) -> String {
+    if q.name == q.question.name() {
+        format!("Question {}: {what}", q.name)
+    } else {
+        format!("Question {} ({}): {what}", q.name, q.question.name())
+    }
+}
+
+/// The success rates of one of the three questions per setting.
+fn rates_table(q: &QuestionSpec, results: &[SettingResult]) -> TableData {
+    let mut header = vec!["setting".to_string()];
+    header.extend(
+        [
+            "attack rate",
+            "control rate",
+            "baseline rate",
+            "successes",
+            "attacks",
+        ]
+        .map(String::from),
+    );
+    let rows = results
+        .iter()
+        .map(|s| {
+            let mut r = vec![s.label.clone()];
+            r.extend(
+                QUESTION_RATES
+                    .iter()
+                    .map(|(rate, e)| rate_cell(s, &q.name, rate, e)),
+            );
+            for f in ["n_success", "n_attacks"] {
+                r.push(cell_unit(
+                    s.get(&format!("question.{}.{f}", q.name)),
+                    Unit::Count,
+                ));
+            }
+            r
+        })
+        .collect();
+    TableData {
+        title: question_title(q, "success rates"),
+        header,
+        rows,
+    }
+}
+
+/// Every figure of a membership or distances question per setting, headed by the glossary's
+/// names.
+fn figures_table(
+    q: &QuestionSpec,
+    results: &[SettingResult],
+    what: &str,
+    figures: &[FigureDoc],
+) -> TableData {
+    let mut header = vec!["setting".to_string()];
+    header.extend(figures.iter().map(|d| d.name.to_string()));
+    let rows =
+        results
             .iter()
             .map(|s| {
                 let mut r = vec![s.label.clone()];
-                r.extend(
-                    QUESTION_RATES
-                        .iter()
-                        .map(|(rate, e)| rate_cell(s, &q.name, rate, e)),
-                );
-                for f in ["n_success", "n_attacks"] {
-                    r.push(cell_unit(
-                        s.get(&format!("question.{}.{f}", q.name)),
-                        Unit::Count,
-                    ));
-                }
+                r.extend(figures.iter().map(|d| {
+                    cell_unit(s.get(&format!("question.{}.{}", q.name, d.figure)), d.unit)
+                }));
                 r
             })
             .collect();
-        tables.push(TableData {
-            title: if q.name == q.question.name() {
-                format!("Question {}: success rates", q.name)
-            } else {
-                format!("Question {} ({}): success rates", q.name, q.question.name())
-            },
-            header,
-            rows,
-        });
+    TableData {
+        title: question_title(q, what),
+        header,
+        rows,
     }
-    tables
 }
 
 /// The figures of an attack's first summary table (the intruder's three questions), in order.

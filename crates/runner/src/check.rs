@@ -222,11 +222,16 @@ fn check_control(exp: &Experiment, data: &Loaded, out: &mut Vec<Problem>) {
         return;
     }
     for (i, q) in exp.questions.iter().enumerate() {
+        let (key, what) = if q.question == intruder::questions::Question::Membership {
+            ("n_targets", "non-members")
+        } else {
+            ("n_attacks", "attacks")
+        };
         if q.n_attacks > k {
             out.push(problem(
-                format!("question[{}].n_attacks", i + 1),
+                format!("question[{}].{key}", i + 1),
                 format!(
-                    "{} attacks, but the control set holds {k} records ({share} of the {n} records of {file}); expected at most {k}, or a larger control share",
+                    "{} {what}, but the control set holds {k} records ({share} of the {n} records of {file}); expected at most {k}, or a larger control share",
                     q.n_attacks
                 ),
             ));

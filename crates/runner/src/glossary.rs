@@ -235,7 +235,11 @@ fn attack_doc(figure: &str) -> Option<&'static FigureDoc> {
 }
 
 fn question_doc(figure: &str) -> Option<&'static FigureDoc> {
-    QUESTION_FIGURES.iter().find(|d| d.figure == figure)
+    QUESTION_FIGURES
+        .iter()
+        .chain(crate::metrics::MEMBERSHIP_FIGURES)
+        .chain(crate::metrics::DISTANCE_FIGURES)
+        .find(|d| d.figure == figure)
 }
 
 fn masking_doc(id: &str) -> Option<&'static FigureDoc> {

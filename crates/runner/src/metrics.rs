@@ -633,6 +633,142 @@ pub const QUESTION_FIGURES: &[FigureDoc] = &[
     ),
 ];
 
+/// Where membership inference's figures are defined.
+const MEMBERSHIP_REF: &str = "Shokri et al., \"Membership Inference Attacks against Machine Learning Models\", IEEE S&P 2017; Carlini et al., \"Membership Inference Attacks From First Principles\", IEEE S&P 2022 (TPR at low FPR); van Breugel et al., \"Membership Inference Attacks against Synthetic Data through Overfitting Detection\", AISTATS 2023 (DOMIAS)";
+
+/// The figures of a `[[question]]` with `method = "membership"`.
+pub const MEMBERSHIP_FIGURES: &[FigureDoc] = &[
+    doc(
+        "auc",
+        Unit::Proportion,
+        "membership AUC",
+        "area under the ROC curve of the membership attack: the chance that an original record (a member) scores above a control record (a non-member), ties counting one half; 0.5 is a coin toss",
+        MEMBERSHIP_REF,
+    ),
+    doc(
+        "tpr_at_fpr_1",
+        Unit::Proportion,
+        "TPR at 1% FPR",
+        "share of members the attack catches with a threshold that catches at most 1% of non-members",
+        MEMBERSHIP_REF,
+    ),
+    doc(
+        "tpr_at_fpr_10",
+        Unit::Proportion,
+        "TPR at 10% FPR",
+        "share of members the attack catches with a threshold that catches at most 10% of non-members",
+        MEMBERSHIP_REF,
+    ),
+    doc(
+        "advantage",
+        Unit::Proportion,
+        "membership advantage",
+        "largest true-positive rate minus false-positive rate over the attack's thresholds",
+        MEMBERSHIP_REF,
+    ),
+    doc(
+        "n_members",
+        Unit::Count,
+        "members",
+        "original records scored (members of the data the release was made from)",
+        MEMBERSHIP_REF,
+    ),
+    doc(
+        "n_non_members",
+        Unit::Count,
+        "non-members",
+        "control records scored (held back before any defence ran)",
+        MEMBERSHIP_REF,
+    ),
+];
+
+/// Where the distances' figures are defined.
+const DISTANCE_REF: &str = "SDMetrics 0.32, DCROverfittingProtection and DCRBaselineProtection (docs.sdv.dev/sdmetrics); Zhao et al., \"CTAB-GAN\", 2021 (NNDR)";
+
+/// The figures of a `[[question]]` with `method = "dcr"`.
+pub const DISTANCE_FIGURES: &[FigureDoc] = &[
+    doc(
+        "overfitting_protection",
+        Unit::Proportion,
+        "DCR overfitting protection",
+        "min(2 × (1 − closer to training), 1): 1 when the release lies no closer to the original records than to the control set; the distance is the mean over columns of |x − y| / range (capped at 1) for numbers and 0/1 for categories",
+        DISTANCE_REF,
+    ),
+    doc(
+        "closer_to_training",
+        Unit::Proportion,
+        "closer to training",
+        "share of release records strictly closer to their nearest original record than to their nearest control record",
+        DISTANCE_REF,
+    ),
+    doc(
+        "baseline_protection",
+        Unit::Proportion,
+        "DCR baseline protection",
+        "min(median DCR of the release / median DCR of uniformly random records, 1), both to the original records",
+        DISTANCE_REF,
+    ),
+    doc(
+        "median_dcr_release",
+        Unit::Score,
+        "median DCR, release",
+        "median distance of a release record to its closest original record",
+        DISTANCE_REF,
+    ),
+    doc(
+        "median_dcr_holdout",
+        Unit::Score,
+        "median DCR to the control set",
+        "median distance of a release record to its closest control record",
+        DISTANCE_REF,
+    ),
+    doc(
+        "median_dcr_random",
+        Unit::Score,
+        "median DCR, random records",
+        "median distance of a uniformly random record to its closest original record",
+        DISTANCE_REF,
+    ),
+    doc(
+        "median_nndr_release",
+        Unit::Score,
+        "median NNDR, release",
+        "median ratio of the distances to the nearest and the second-nearest original record, from the release's records",
+        DISTANCE_REF,
+    ),
+    doc(
+        "median_nndr_holdout",
+        Unit::Score,
+        "median NNDR, control set",
+        "the same ratio from the control records: what real records of the population show",
+        DISTANCE_REF,
+    ),
+    doc(
+        "exact_copies",
+        Unit::Proportion,
+        "exact copies",
+        "share of release records equal to an original record on every compared column",
+        DISTANCE_REF,
+    ),
+    doc(
+        "n_release",
+        Unit::Count,
+        "release records compared",
+        "release records compared (all, or num_rows_subsample of them)",
+        DISTANCE_REF,
+    ),
+];
+
+/// The figures a `[[question]]` of `question` produces.
+pub fn question_figures(question: intruder::questions::Question) -> &'static [FigureDoc] {
+    use intruder::questions::Question;
+    match question {
+        Question::Membership => MEMBERSHIP_FIGURES,
+        Question::Distances => DISTANCE_FIGURES,
+        _ => QUESTION_FIGURES,
+    }
+}
+
 /// The masking and intruder figures, with their glossary entries.
 pub const MASKING_FIGURES: &[FigureDoc] = &[
     doc(

@@ -77,7 +77,7 @@ pub fn shown_in_report(exp: &Experiment, results: &[SettingResult]) -> Vec<Strin
     shown.extend(plot::map_loss(exp, results));
     for q in &exp.questions {
         shown.extend(
-            crate::metrics::QUESTION_FIGURES
+            crate::metrics::question_figures(q.question)
                 .iter()
                 .map(|d| format!("question.{}.{}", q.name, d.figure)),
         );
@@ -89,6 +89,35 @@ pub fn shown_in_report(exp: &Experiment, results: &[SettingResult]) -> Vec<Strin
         }
     }
     out
+}
+
+/// What the membership tables say.
+pub const MEMBERSHIP_TEXT: &str = "Membership inference asks whether a person's presence in the data the release was made from shows: original records (members) and control records (non-members) are scored by an attack — their distance to the closest release record, or the release's density over the population's (in the spirit of DOMIAS) — and the AUC says how well the scores separate them (0.5: a coin toss), the true-positive rates at 1% and 10% false positives how many members a cautious intruder names.";
+
+/// What the distances tables say.
+pub const DISTANCE_TEXT: &str = "The distances to the closest record are SDMetrics' (DCROverfittingProtection, DCRBaselineProtection): a release that lies closer to the original records than to the control set was fitted to the people in it (protection below 1); distances alone can pass a release that membership inference breaks.";
+
+/// The questions section's heading and text for the questions `exp` asks.
+fn questions_heading(exp: &Experiment) -> (String, String) {
+    use intruder::questions::Question;
+    let has = |k: Question| exp.questions.iter().any(|q| q.question == k);
+    let three = exp.questions.iter().any(|q| q.question.has_risk());
+    let mut text = Vec::new();
+    if three {
+        text.push(QUESTIONS_TEXT);
+    }
+    if has(Question::Membership) {
+        text.push(MEMBERSHIP_TEXT);
+    }
+    if has(Question::Distances) {
+        text.push(DISTANCE_TEXT);
+    }
+    let heading = if three && text.len() == 1 {
+        "The three questions: singling out, linkability, inference".to_string()
+    } else {
+        "Questions without the ground truth: singling out, linkability, inference, membership, distances".to_string()
+    };
+    (heading, text.join(" "))
 }
 
 fn wrap_table(t: &str) -> String {
@@ -447,9 +476,8 @@ impl ReportParts<'_> {
             }
         }
         if !self.questions.is_empty() {
-            md.push_str("## The three questions: singling out, linkability, inference\n\n");
-            md.push_str(QUESTIONS_TEXT);
-            md.push_str("\n\n");
+            let (heading, text) = questions_heading(self.exp);
+            md.push_str(&format!("## {heading}\n\n{text}\n\n"));
             for t in &self.questions {
                 md.push_str(&t.markdown());
                 md.push('\n');
@@ -540,9 +568,11 @@ impl ReportParts<'_> {
             }
         }
         if !self.questions.is_empty() {
+            let (heading, text) = questions_heading(self.exp);
             html.push_str(&format!(
-                "<h2>The three questions: singling out, linkability, inference</h2>\n<p>{}</p>\n",
-                esc(QUESTIONS_TEXT)
+                "<h2>{}</h2>\n<p>{}</p>\n",
+                esc(&heading),
+                esc(&text)
             ));
             for t in &self.questions {
                 html.push_str(&wrap_table(&t.html()));

@@ -289,15 +289,16 @@ method = "singling-out"
 method = "singling-out"
 [[question]]
 method = "membership"
+attack = "densty"
 "#;
     let err = write(dir.path(), &experiment("control = 0.2", bad)).unwrap_err();
     for x in [
         "5 problems",
-        "question[1].method: unknown question 'linkabilty' (did you mean 'linkability'?); the questions are: singling-out, linkability, inference",
+        "question[1].method: unknown question 'linkabilty' (did you mean 'linkability'?); the questions are: singling-out, linkability, inference, membership, dcr",
         "question[2]: secret 'net_income' is also an auxiliary column: the intruder would know what it tries to infer; remove it from aux_cols",
         "question[3].n_atacks: unknown key (did you mean 'n_attacks'?)",
         "question[5].name: 'singling-out' is used twice; give each [[question]] its own name",
-        "question[6].method: 'membership' is not asked by experiments yet: their questions report anonymeter's rates and risk; the questions are: singling-out, linkability, inference",
+        "question[6].attack: unknown value 'densty'; expected one of: distance, density-ratio",
     ] {
         assert!(err.contains(x), "missing «{x}» in:\n{err}");
     }
@@ -346,5 +347,51 @@ fn an_auxiliary_column_missing_from_the_data_is_named_before_any_run() {
         !out.join("runs")
             .read_dir()
             .is_ok_and(|mut d| d.next().is_some())
+    );
+}
+
+#[test]
+fn membership_and_distances_judge_every_setting_of_the_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let more = format!(
+        "{QUESTIONS}[[question]]\nmethod = \"membership\"\nn_targets = 60\n[[question]]\nmethod = \"dcr\"\nname = \"distances\"\n"
+    );
+    let exp = write(dir.path(), &experiment("control = 0.2", &more)).unwrap();
+    let out = run(&exp, dir.path().join("a"), 1);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let none = &json["settings"][0];
+    assert_eq!(none["label"], "none");
+    let mean = |k: &str| {
+        none["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == k)
+            .unwrap_or_else(|| panic!("{k} missing"))["stat"]["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    // The unmasked release copies every released original record: each member finds itself at
+    // distance 0, so no threshold confuses them with control records that have no copy (the
+    // survey panel's records are unique on all their columns).
+    assert_eq!(mean("question.membership.auc"), 1.0);
+    assert_eq!(mean("question.membership.n_members"), 60.0);
+    assert_eq!(mean("question.distances.exact_copies"), 1.0);
+    assert_eq!(mean("question.distances.closer_to_training"), 1.0);
+    assert_eq!(mean("question.distances.overfitting_protection"), 0.0);
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for x in [
+        "## Questions without the ground truth",
+        "**Question membership: membership inference**",
+        "| setting | membership AUC | TPR at 1% FPR | TPR at 10% FPR |",
+        "**Question distances (dcr): distances to the closest record**",
+    ] {
+        assert!(summary.contains(x), "missing «{x}» in the summary");
+    }
+    let glossary = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        glossary.contains("question.&lt;name&gt;.tpr_at_fpr_1")
+            || glossary.contains("question.<name>.tpr_at_fpr_1")
     );
 }

@@ -48,12 +48,14 @@ fn check_metric(
     metric: &str,
     attacks: &[&str],
     risks: &[&str],
-    questions: &[&str],
+    questions: &[(&str, intruder::questions::Question)],
 ) -> Result<(), String> {
-    use crate::metrics::{ATTACK_FIGURES, MASKING_FIGURES, QUESTION_FIGURES};
+    use crate::metrics::{ATTACK_FIGURES, MASKING_FIGURES, QUESTION_FIGURES, question_figures};
     if let Some(rest) = metric.strip_prefix("question.") {
         let (name, figure) = rest.split_once('.').unwrap_or((rest, ""));
-        return if questions.contains(&name) && QUESTION_FIGURES.iter().any(|d| d.figure == figure) {
+        let asked = questions.iter().find(|(n, _)| *n == name);
+        let figures = asked.map_or(QUESTION_FIGURES, |(_, q)| question_figures(*q));
+        return if asked.is_some() && figures.iter().any(|d| d.figure == figure) {
             Ok(())
         } else {
             Err(format!(
@@ -61,9 +63,13 @@ fn check_metric(
                 if questions.is_empty() {
                     "none is declared".to_string()
                 } else {
-                    questions.join(", ")
+                    questions
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 },
-                QUESTION_FIGURES
+                figures
                     .iter()
                     .map(|d| d.figure)
                     .collect::<Vec<_>>()
@@ -626,7 +632,10 @@ fn check_report_metrics(
 ) {
     let attack_names: Vec<&str> = attacks.iter().map(|a| a.name.as_str()).collect();
     let risk_names: Vec<&str> = risk.iter().map(|r| r.name.as_str()).collect();
-    let question_names: Vec<&str> = questions.iter().map(|q| q.name.as_str()).collect();
+    let question_names: Vec<(&str, intruder::questions::Question)> = questions
+        .iter()
+        .map(|q| (q.name.as_str(), q.question))
+        .collect();
     let named = |k: &str, names: Vec<String>| -> Vec<(String, String)> {
         names.into_iter().map(|n| (k.to_string(), n)).collect()
     };

@@ -41,9 +41,9 @@ impl Serialize for QuestionSpec {
 }
 
 /// The questions an experiment asks: the three with anonymeter's rates and risk (singling out,
-/// linkability, inference).
+/// linkability, inference), membership inference and the distances to the closest record.
 fn askable() -> Vec<Question> {
-    Question::ALL.into_iter().filter(|q| q.has_risk()).collect()
+    Question::ALL.to_vec()
 }
 
 /// The method names of the questions an experiment asks, for messages.
@@ -74,18 +74,7 @@ pub(crate) fn parse_question(
             return None;
         }
         Some(toml::Value::String(m)) => match Question::named(m) {
-            Some(q) if q.has_risk() => q,
-            Some(q) => {
-                p.push(
-                    &format!("{loc}.method"),
-                    format!(
-                        "'{}' is not asked by experiments yet: their questions report anonymeter's rates and risk; the questions are: {}",
-                        q.name(),
-                        methods()
-                    ),
-                );
-                return None;
-            }
+            Some(q) => q,
             None => {
                 let names: Vec<&str> = askable().iter().map(|q| q.name()).collect();
                 p.push(
