@@ -60,7 +60,7 @@ fn families() -> Vec<Family> {
             title: "Membership inference and distances",
             command: "attack",
             flag: "--method",
-            toml: "",
+            toml: "[[question]]\nmethod = \"{}\"\n",
             python: "intruder.attack(original, released, method=NAME, control=df)",
             docs: questions(false),
         },
@@ -118,12 +118,7 @@ fn tables() -> String {
     for f in families() {
         let reach = if f.command == "synth" {
             "`intruder synth NAME`, `[data] generator = NAME`".to_string()
-        } else if f.toml.is_empty() {
-            format!(
-                "`intruder {} {} NAME --original FILE --control FILE --released FILE` (not yet from an experiment file)",
-                f.command, f.flag
-            )
-        } else if f.what == "question" {
+        } else if f.toml.starts_with("[[question]]") {
             format!(
                 "`intruder {} {} NAME --original FILE --control FILE --released FILE`, `{}` with `[scenario] control`",
                 f.command,
