@@ -138,13 +138,13 @@ impl Question {
     pub fn reference(self) -> &'static str {
         match self {
             Question::SinglingOut | Question::Linkability | Question::Inference => {
-                "Giomi et al., PoPETs 2023 (anonymeter); Article 29 Working Party, Opinion 05/2014"
+                "Giomi et al., \"A Unified Framework for Quantifying Privacy Risk in Synthetic Data\", PoPETs 2023 (anonymeter); Article 29 Working Party, Opinion 05/2014"
             }
             Question::Membership => {
-                "Shokri et al. 2017; Carlini et al. 2022 (TPR at low FPR); van Breugel et al., AISTATS 2023 (DOMIAS)"
+                "Shokri et al., \"Membership Inference Attacks against Machine Learning Models\", IEEE S&P 2017; Carlini et al., \"Membership Inference Attacks From First Principles\", IEEE S&P 2022 (TPR at low FPR); van Breugel et al., \"Membership Inference Attacks against Synthetic Data through Overfitting Detection\", AISTATS 2023 (DOMIAS)"
             }
             Question::Distances => {
-                "SDMetrics 0.32 (DCROverfittingProtection, DCRBaselineProtection); Zhao et al. 2021 (NNDR)"
+                "SDMetrics 0.32, DCROverfittingProtection and DCRBaselineProtection (docs.sdv.dev/sdmetrics); Zhao et al., \"CTAB-GAN\", 2021 (NNDR)"
             }
         }
     }
@@ -409,10 +409,18 @@ impl Answer {
     /// carries the question, the warnings, the parameters and the seed as details.
     pub fn report(&self, title: impl Into<String>) -> Report {
         let mut report = Report::new(title);
-        match &self.outcome {
-            Outcome::Rates(r) => rates_figures(&mut report, r),
-            Outcome::Membership(m) => membership_figures(&mut report, m),
-            Outcome::Distances(d) => distance_figures(&mut report, d),
+        for f in self.question.figures() {
+            report.push(Figure::new(
+                f.figure,
+                self.outcome.value(f.figure),
+                f.unit,
+                f.meaning,
+            ));
+        }
+        if let Outcome::Membership(m) = &self.outcome {
+            report
+                .details
+                .insert("attack".into(), m.attack.as_str().into());
         }
         let d = &mut report.details;
         d.insert("question".into(), self.question.name().into());
@@ -427,199 +435,353 @@ impl Answer {
     }
 }
 
-/// The figures of the three questions.
-fn rates_figures(report: &mut Report, r: &QuestionResult) {
-    let pct = format!("{:.0}%", r.confidence_level * 100.0);
-    let rate = |report: &mut Report, name: &str, rate: intruder_questions::Rate, what: &str| {
-        report.push(Figure::new(
-            name,
-            rate.value,
-            Unit::Proportion,
-            format!("success rate of {what} (Wilson centre)"),
-        ));
-        report.push(Figure::new(
-            format!("{name}_error"),
-            rate.error,
-            Unit::Score,
-            format!("half-width of the {pct} interval of {name}"),
-        ));
-    };
-    report.push(Figure::new(
+/// One figure a question reports: its name (the JSON field, the metric's last part), unit, a
+/// label for table headers, a one-line meaning (the command line's table) and its full
+/// definition (the experiment report's glossary).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuestionFigure {
+    /// The name.
+    pub figure: &'static str,
+    /// Its unit.
+    pub unit: Unit,
+    /// A short label.
+    pub label: &'static str,
+    /// What it means, in one line.
+    pub meaning: &'static str,
+    /// What it is, precisely.
+    pub definition: &'static str,
+}
+
+/// A figure of the table below.
+const fn figure(
+    figure: &'static str,
+    unit: Unit,
+    label: &'static str,
+    meaning: &'static str,
+    definition: &'static str,
+) -> QuestionFigure {
+    QuestionFigure {
+        figure,
+        unit,
+        label,
+        meaning,
+        definition,
+    }
+}
+
+/// The figures of singling out, linkability and inference, in report order.
+pub static RATE_FIGURES: &[QuestionFigure] = &[
+    figure(
         "risk",
-        r.risk,
         Unit::Proportion,
+        "risk",
         "(attack − control) / (1 − control): what the release adds to what the population alone gives away",
-    ));
-    report.push(Figure::new(
+        "(attack rate − control rate) / (1 − control rate), clipped to [0, 1]: the share of what the attack achieves on the original records that the release adds to what the population alone gives away (the control set is original records the release never saw)",
+    ),
+    figure(
         "risk_ci_low",
-        r.risk_ci.0,
         Unit::Proportion,
-        format!("lower end of the risk's {pct} interval"),
-    ));
-    report.push(Figure::new(
+        "risk, interval low",
+        "lower end of the risk's interval (confidence_level)",
+        "lower end of the risk's interval (confidence_level, default 95%), from the Wilson intervals of the attack and control rates",
+    ),
+    figure(
         "risk_ci_high",
-        r.risk_ci.1,
         Unit::Proportion,
-        format!("upper end of the risk's {pct} interval"),
-    ));
-    rate(
-        report,
+        "risk, interval high",
+        "upper end of the risk's interval (confidence_level)",
+        "upper end of the risk's interval (confidence_level, default 95%)",
+    ),
+    figure(
         "attack_rate",
-        r.attack_rate,
-        "the main attack, against the original",
-    );
-    rate(
-        report,
+        Unit::Proportion,
+        "attack rate",
+        "success rate of the main attack, against the original (Wilson centre)",
+        "success rate of the main attack, against the original records the release was made from (centre of the Wilson interval)",
+    ),
+    figure(
+        "attack_rate_error",
+        Unit::Score,
+        "attack rate ±",
+        "half-width of attack_rate's interval",
+        "half-width of the attack rate's Wilson interval",
+    ),
+    figure(
         "control_rate",
-        r.control_rate,
-        "the same attack against the control set",
-    );
-    rate(report, "baseline_rate", r.baseline_rate, "random guessing");
-    let counts = [
-        (
-            "n_attacks",
-            r.n_attacks as f64,
-            Unit::Count,
-            "attacks of each kind",
-        ),
-        (
-            "n_success",
-            r.n_success as f64,
-            Unit::Count,
-            "successes of the main attack",
-        ),
-        (
-            "n_control",
-            r.n_control,
-            Unit::Score,
-            "successes against the control set (size-corrected for singling out)",
-        ),
-        (
-            "n_baseline",
-            r.n_baseline as f64,
-            Unit::Count,
-            "successes of the baseline",
-        ),
-    ];
-    for (name, value, unit, meaning) in counts {
-        let value = if unit == Unit::Count {
-            json!(value as u64)
-        } else {
-            json!(value)
-        };
-        report.push(Figure::new(name, value, unit, meaning));
-    }
-}
+        Unit::Proportion,
+        "control rate",
+        "success rate of the same attack against the control set (Wilson centre)",
+        "success rate of the same attack against the control set: original records held back before any defence ran, so what the attack achieves without the release having seen the target",
+    ),
+    figure(
+        "control_rate_error",
+        Unit::Score,
+        "control rate ±",
+        "half-width of control_rate's interval",
+        "half-width of the control rate's Wilson interval",
+    ),
+    figure(
+        "baseline_rate",
+        Unit::Proportion,
+        "baseline rate",
+        "success rate of random guessing (Wilson centre)",
+        "success rate of random guessing (a predicate, a link or a secret drawn at random); an attack that does not beat it says nothing about the release",
+    ),
+    figure(
+        "baseline_rate_error",
+        Unit::Score,
+        "baseline rate ±",
+        "half-width of baseline_rate's interval",
+        "half-width of the baseline rate's Wilson interval",
+    ),
+    figure(
+        "n_attacks",
+        Unit::Count,
+        "attacks",
+        "attacks of each kind",
+        "attacks of each kind (main, control, baseline)",
+    ),
+    figure(
+        "n_success",
+        Unit::Count,
+        "successes",
+        "successes of the main attack",
+        "successes of the main attack",
+    ),
+    figure(
+        "n_control",
+        Unit::Score,
+        "control successes",
+        "successes against the control set (size-corrected for singling out)",
+        "successes against the control set (for singling out, corrected for the control set's size)",
+    ),
+    figure(
+        "n_baseline",
+        Unit::Count,
+        "baseline successes",
+        "successes of the baseline",
+        "successes of the baseline",
+    ),
+];
 
-/// The figures of membership inference.
-fn membership_figures(report: &mut Report, m: &MembershipResult) {
-    let figures = [
-        (
-            "auc",
-            m.auc,
-            Unit::Proportion,
-            "area under the ROC curve: the chance that a member scores above a non-member (0.5: the release gives membership away no better than a coin)",
-        ),
-        (
-            "tpr_at_fpr_1",
-            m.tpr_at_fpr_1,
-            Unit::Proportion,
-            "share of members caught while at most 1% of non-members are",
-        ),
-        (
-            "tpr_at_fpr_10",
-            m.tpr_at_fpr_10,
-            Unit::Proportion,
-            "share of members caught while at most 10% of non-members are",
-        ),
-        (
-            "advantage",
-            m.advantage,
-            Unit::Proportion,
-            "largest true-positive rate minus false-positive rate over thresholds",
-        ),
-    ];
-    for (name, value, unit, meaning) in figures {
-        report.push(Figure::new(name, value, unit, meaning));
-    }
-    report.push(Figure::new(
+/// The figures of membership inference, in report order.
+pub static MEMBERSHIP_FIGURES: &[QuestionFigure] = &[
+    figure(
+        "auc",
+        Unit::Proportion,
+        "membership AUC",
+        "chance that a member scores above a non-member (0.5: a coin toss)",
+        "area under the ROC curve of the membership attack: the chance that an original record (a member) scores above a control record (a non-member), ties counting one half; 0.5 is a coin toss",
+    ),
+    figure(
+        "tpr_at_fpr_1",
+        Unit::Proportion,
+        "TPR at 1% FPR",
+        "share of members caught while at most 1% of non-members are",
+        "share of members the attack catches with a threshold that catches at most 1% of non-members",
+    ),
+    figure(
+        "tpr_at_fpr_10",
+        Unit::Proportion,
+        "TPR at 10% FPR",
+        "share of members caught while at most 10% of non-members are",
+        "share of members the attack catches with a threshold that catches at most 10% of non-members",
+    ),
+    figure(
+        "advantage",
+        Unit::Proportion,
+        "membership advantage",
+        "largest true-positive rate minus false-positive rate over thresholds",
+        "largest true-positive rate minus false-positive rate over the attack's thresholds",
+    ),
+    figure(
         "n_members",
-        m.n_members as u64,
         Unit::Count,
+        "members",
         "original records scored (members)",
-    ));
-    report.push(Figure::new(
+        "original records scored (members of the data the release was made from)",
+    ),
+    figure(
         "n_non_members",
-        m.n_non_members as u64,
         Unit::Count,
+        "non-members",
         "control records scored (non-members)",
-    ));
-    report
-        .details
-        .insert("attack".into(), m.attack.as_str().into());
-}
+        "control records scored (held back before any defence ran)",
+    ),
+];
 
-/// The figures of the distances to the closest record.
-fn distance_figures(report: &mut Report, d: &DistanceResult) {
-    let figures = [
-        (
-            "overfitting_protection",
-            json!(d.overfitting_protection),
-            "min(2 × (1 − closer_to_training), 1): 1 when the release lies no closer to the original than to the control set (SDMetrics' DCROverfittingProtection)",
-        ),
-        (
-            "closer_to_training",
-            json!(d.closer_to_training),
-            "share of release records strictly closer to the original than to the control set",
-        ),
-        (
-            "baseline_protection",
-            json!(d.baseline_protection),
-            "min(median DCR of the release / median DCR of random records, 1) (SDMetrics' DCRBaselineProtection; null when the random median is 0)",
-        ),
-        (
-            "median_dcr_release",
-            json!(d.median_dcr_release),
-            "median distance of a release record to its closest original record",
-        ),
-        (
-            "median_dcr_holdout",
-            json!(d.median_dcr_holdout),
-            "median distance of a release record to its closest control record",
-        ),
-        (
-            "median_dcr_random",
-            json!(d.median_dcr_random),
-            "median distance of a uniformly random record to its closest original record",
-        ),
-        (
-            "median_nndr_release",
-            json!(d.median_nndr_release),
-            "median ratio of the nearest to the second-nearest original record's distance, from the release",
-        ),
-        (
-            "median_nndr_holdout",
-            json!(d.median_nndr_holdout),
-            "the same ratio from the control records (what real records of the population show)",
-        ),
-        (
-            "exact_copies",
-            json!(d.exact_copies),
-            "share of release records equal to an original record on every compared column",
-        ),
-    ];
-    for (name, value, meaning) in figures {
-        let unit = if name.starts_with("median") {
-            Unit::Score
-        } else {
-            Unit::Proportion
-        };
-        report.push(Figure::new(name, value, unit, meaning));
-    }
-    report.push(Figure::new(
+/// The figures of the distances to the closest record, in report order.
+pub static DISTANCE_FIGURES: &[QuestionFigure] = &[
+    figure(
+        "overfitting_protection",
+        Unit::Proportion,
+        "DCR overfitting protection",
+        "min(2 × (1 − closer_to_training), 1): 1 when the release lies no closer to the original than to the control set",
+        "min(2 × (1 − closer to training), 1): 1 when the release lies no closer to the original records than to the control set; the distance is the mean over columns of |x − y| / range (capped at 1) for numbers and 0/1 for categories (SDMetrics' DCROverfittingProtection)",
+    ),
+    figure(
+        "closer_to_training",
+        Unit::Proportion,
+        "closer to training",
+        "share of release records strictly closer to the original than to the control set",
+        "share of release records strictly closer to their nearest original record than to their nearest control record",
+    ),
+    figure(
+        "baseline_protection",
+        Unit::Proportion,
+        "DCR baseline protection",
+        "min(median DCR of the release / median DCR of random records, 1) (null when the random median is 0)",
+        "min(median DCR of the release / median DCR of uniformly random records, 1), both to the original records (SDMetrics' DCRBaselineProtection)",
+    ),
+    figure(
+        "median_dcr_release",
+        Unit::Score,
+        "median DCR, release",
+        "median distance of a release record to its closest original record",
+        "median distance of a release record to its closest original record",
+    ),
+    figure(
+        "median_dcr_holdout",
+        Unit::Score,
+        "median DCR to the control set",
+        "median distance of a release record to its closest control record",
+        "median distance of a release record to its closest control record",
+    ),
+    figure(
+        "median_dcr_random",
+        Unit::Score,
+        "median DCR, random records",
+        "median distance of a uniformly random record to its closest original record",
+        "median distance of a uniformly random record to its closest original record",
+    ),
+    figure(
+        "median_nndr_release",
+        Unit::Score,
+        "median NNDR, release",
+        "median ratio of the nearest to the second-nearest original record's distance, from the release",
+        "median ratio of the distances to the nearest and the second-nearest original record, from the release's records",
+    ),
+    figure(
+        "median_nndr_holdout",
+        Unit::Score,
+        "median NNDR, control set",
+        "the same ratio from the control records (what real records of the population show)",
+        "the same ratio from the control records: what real records of the population show",
+    ),
+    figure(
+        "exact_copies",
+        Unit::Proportion,
+        "exact copies",
+        "share of release records equal to an original record on every compared column",
+        "share of release records equal to an original record on every compared column",
+    ),
+    figure(
         "n_release",
-        d.n_release as u64,
         Unit::Count,
         "release records compared",
-    ));
+        "release records compared",
+        "release records compared (all, or num_rows_subsample of them)",
+    ),
+];
+
+impl Question {
+    /// The figures the question reports, in report order.
+    pub fn figures(self) -> &'static [QuestionFigure] {
+        match self {
+            Question::Membership => MEMBERSHIP_FIGURES,
+            Question::Distances => DISTANCE_FIGURES,
+            _ => RATE_FIGURES,
+        }
+    }
+}
+
+impl Outcome {
+    /// The value of `figure` (one of the question's [`QuestionFigure`]s; `null` otherwise).
+    pub fn value(&self, figure: &str) -> Value {
+        match self {
+            Outcome::Rates(r) => match figure {
+                "risk" => json!(r.risk),
+                "risk_ci_low" => json!(r.risk_ci.0),
+                "risk_ci_high" => json!(r.risk_ci.1),
+                "attack_rate" => json!(r.attack_rate.value),
+                "attack_rate_error" => json!(r.attack_rate.error),
+                "control_rate" => json!(r.control_rate.value),
+                "control_rate_error" => json!(r.control_rate.error),
+                "baseline_rate" => json!(r.baseline_rate.value),
+                "baseline_rate_error" => json!(r.baseline_rate.error),
+                "n_attacks" => json!(r.n_attacks),
+                "n_success" => json!(r.n_success),
+                "n_control" => json!(r.n_control),
+                "n_baseline" => json!(r.n_baseline),
+                _ => Value::Null,
+            },
+            Outcome::Membership(m) => match figure {
+                "auc" => json!(m.auc),
+                "tpr_at_fpr_1" => json!(m.tpr_at_fpr_1),
+                "tpr_at_fpr_10" => json!(m.tpr_at_fpr_10),
+                "advantage" => json!(m.advantage),
+                "n_members" => json!(m.n_members),
+                "n_non_members" => json!(m.n_non_members),
+                _ => Value::Null,
+            },
+            Outcome::Distances(d) => match figure {
+                "overfitting_protection" => json!(d.overfitting_protection),
+                "closer_to_training" => json!(d.closer_to_training),
+                "baseline_protection" => json!(d.baseline_protection),
+                "median_dcr_release" => json!(d.median_dcr_release),
+                "median_dcr_holdout" => json!(d.median_dcr_holdout),
+                "median_dcr_random" => json!(d.median_dcr_random),
+                "median_nndr_release" => json!(d.median_nndr_release),
+                "median_nndr_holdout" => json!(d.median_nndr_holdout),
+                "exact_copies" => json!(d.exact_copies),
+                "n_release" => json!(d.n_release),
+                _ => Value::Null,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Outcome, Question};
+    use intruder_questions::{DistanceResult, MembershipAttack, MembershipResult, QuestionResult};
+
+    /// Every figure a question lists has a value in its outcome: the table and the values
+    /// cannot drift apart.
+    #[test]
+    fn every_listed_figure_has_a_value() {
+        let rates = Outcome::Rates(QuestionResult::from_counts(10, 5, 2.0, 1, 0.95, Vec::new()));
+        let membership = Outcome::Membership(MembershipResult {
+            attack: MembershipAttack::Distance,
+            n_members: 1,
+            n_non_members: 1,
+            auc: 0.5,
+            tpr_at_fpr_1: 0.0,
+            tpr_at_fpr_10: 0.0,
+            advantage: 0.0,
+            warnings: Vec::new(),
+        });
+        let distances = Outcome::Distances(DistanceResult {
+            n_release: 1,
+            closer_to_training: 0.0,
+            overfitting_protection: 1.0,
+            median_dcr_release: 0.0,
+            median_dcr_holdout: 0.0,
+            median_dcr_random: 0.0,
+            baseline_protection: Some(1.0),
+            median_nndr_release: 0.0,
+            median_nndr_holdout: 0.0,
+            exact_copies: 0.0,
+            warnings: Vec::new(),
+        });
+        for (q, o) in [
+            (Question::Inference, &rates),
+            (Question::Membership, &membership),
+            (Question::Distances, &distances),
+        ] {
+            for f in q.figures() {
+                assert!(!o.value(f.figure).is_null(), "{}: {}", q.name(), f.figure);
+            }
+        }
+    }
 }

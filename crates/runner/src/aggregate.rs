@@ -5,9 +5,7 @@ use serde_json::Value;
 use intruder_data::report::Unit;
 
 use crate::glossary::{figure_name, human_name};
-use crate::metrics::{
-    DISTANCE_FIGURES, FigureDoc, MEMBERSHIP_FIGURES, NON_NEGATIVE_SCORES, metrics,
-};
+use crate::metrics::{FigureDoc, NON_NEGATIVE_SCORES, metrics, question_figures};
 use crate::plan::Plan;
 use crate::record::{Metric, RunRecord};
 use crate::spec::{Experiment, QuestionSpec};
@@ -199,14 +197,17 @@ pub fn question_tables(exp: &Experiment, results: &[SettingResult]) -> Vec<Table
     }
     for q in &exp.questions {
         let table = match q.question {
-            Question::Membership => {
-                figures_table(q, results, "membership inference", MEMBERSHIP_FIGURES)
-            }
+            Question::Membership => figures_table(
+                q,
+                results,
+                "membership inference",
+                question_figures(q.question),
+            ),
             Question::Distances => figures_table(
                 q,
                 results,
                 "distances to the closest record",
-                DISTANCE_FIGURES,
+                question_figures(q.question),
             ),
             _ => rates_table(q, results),
         };

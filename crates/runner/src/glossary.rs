@@ -7,7 +7,7 @@
 
 use intruder_data::report::Unit;
 
-use crate::metrics::{ATTACK_FIGURES, CHECK_FIGURES, FigureDoc, MASKING_FIGURES, QUESTION_FIGURES};
+use crate::metrics::{ATTACK_FIGURES, CHECK_FIGURES, FigureDoc, MASKING_FIGURES};
 use crate::record::RunRecord;
 use crate::spec::Experiment;
 
@@ -235,11 +235,7 @@ fn attack_doc(figure: &str) -> Option<&'static FigureDoc> {
 }
 
 fn question_doc(figure: &str) -> Option<&'static FigureDoc> {
-    QUESTION_FIGURES
-        .iter()
-        .chain(crate::metrics::MEMBERSHIP_FIGURES)
-        .chain(crate::metrics::DISTANCE_FIGURES)
-        .find(|d| d.figure == figure)
+    crate::metrics::question_figure_doc(figure)
 }
 
 fn masking_doc(id: &str) -> Option<&'static FigureDoc> {

@@ -100,8 +100,8 @@ pub use glossary::{
 pub use grid::{BLANK_PARAMS, DefenceSpec, Setting, expand_defence, is_grid};
 pub use hash::{Fnv, VERSION, derive_seed, fnv1a};
 pub use metrics::{
-    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, QUESTION_FIGURES,
-    attack_metrics, metrics,
+    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, attack_metrics, metrics,
+    question_figures,
 };
 pub use plan::{Plan, Run};
 pub use plot::{

@@ -533,240 +533,36 @@ pub const CHECK_FIGURES: &[FigureDoc] = &[
     ),
 ];
 
-/// Where the questions' figures are defined: anonymeter's paper and the opinion whose three
-/// criteria they measure.
-const QUESTIONS_REF: &str = "Giomi et al., \"A Unified Framework for Quantifying Privacy Risk in Synthetic Data\", PoPETs 2023 (anonymeter); Article 29 WP, Opinion 05/2014";
-
-/// The figures every `[[question]]` produces (`question.<name>.<figure>`: the facade's
-/// `Answer::report`), with their glossary entries.
-pub const QUESTION_FIGURES: &[FigureDoc] = &[
-    doc(
-        "risk",
-        Unit::Proportion,
-        "risk",
-        "(attack rate − control rate) / (1 − control rate), clipped to [0, 1]: the share of what the attack achieves on the original records that the release adds to what the population alone gives away (the control set is original records the release never saw)",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "risk_ci_low",
-        Unit::Proportion,
-        "risk, interval low",
-        "lower end of the risk's interval (confidence_level, default 95%), from the Wilson intervals of the attack and control rates",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "risk_ci_high",
-        Unit::Proportion,
-        "risk, interval high",
-        "upper end of the risk's interval (confidence_level, default 95%)",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "attack_rate",
-        Unit::Proportion,
-        "attack rate",
-        "success rate of the main attack, against the original records the release was made from (centre of the Wilson interval)",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "attack_rate_error",
-        Unit::Score,
-        "attack rate ±",
-        "half-width of the attack rate's Wilson interval",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "control_rate",
-        Unit::Proportion,
-        "control rate",
-        "success rate of the same attack against the control set: original records held back before any defence ran, so what the attack achieves without the release having seen the target",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "control_rate_error",
-        Unit::Score,
-        "control rate ±",
-        "half-width of the control rate's Wilson interval",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "baseline_rate",
-        Unit::Proportion,
-        "baseline rate",
-        "success rate of random guessing (a predicate, a link or a secret drawn at random); an attack that does not beat it says nothing about the release",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "baseline_rate_error",
-        Unit::Score,
-        "baseline rate ±",
-        "half-width of the baseline rate's Wilson interval",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "n_attacks",
-        Unit::Count,
-        "attacks",
-        "attacks of each kind (main, control, baseline)",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "n_success",
-        Unit::Count,
-        "successes",
-        "successes of the main attack",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "n_control",
-        Unit::Score,
-        "control successes",
-        "successes against the control set (for singling out, corrected for the control set's size)",
-        QUESTIONS_REF,
-    ),
-    doc(
-        "n_baseline",
-        Unit::Count,
-        "baseline successes",
-        "successes of the baseline",
-        QUESTIONS_REF,
-    ),
-];
-
-/// Where membership inference's figures are defined.
-const MEMBERSHIP_REF: &str = "Shokri et al., \"Membership Inference Attacks against Machine Learning Models\", IEEE S&P 2017; Carlini et al., \"Membership Inference Attacks From First Principles\", IEEE S&P 2022 (TPR at low FPR); van Breugel et al., \"Membership Inference Attacks against Synthetic Data through Overfitting Detection\", AISTATS 2023 (DOMIAS)";
-
-/// The figures of a `[[question]]` with `method = "membership"`.
-pub const MEMBERSHIP_FIGURES: &[FigureDoc] = &[
-    doc(
-        "auc",
-        Unit::Proportion,
-        "membership AUC",
-        "area under the ROC curve of the membership attack: the chance that an original record (a member) scores above a control record (a non-member), ties counting one half; 0.5 is a coin toss",
-        MEMBERSHIP_REF,
-    ),
-    doc(
-        "tpr_at_fpr_1",
-        Unit::Proportion,
-        "TPR at 1% FPR",
-        "share of members the attack catches with a threshold that catches at most 1% of non-members",
-        MEMBERSHIP_REF,
-    ),
-    doc(
-        "tpr_at_fpr_10",
-        Unit::Proportion,
-        "TPR at 10% FPR",
-        "share of members the attack catches with a threshold that catches at most 10% of non-members",
-        MEMBERSHIP_REF,
-    ),
-    doc(
-        "advantage",
-        Unit::Proportion,
-        "membership advantage",
-        "largest true-positive rate minus false-positive rate over the attack's thresholds",
-        MEMBERSHIP_REF,
-    ),
-    doc(
-        "n_members",
-        Unit::Count,
-        "members",
-        "original records scored (members of the data the release was made from)",
-        MEMBERSHIP_REF,
-    ),
-    doc(
-        "n_non_members",
-        Unit::Count,
-        "non-members",
-        "control records scored (held back before any defence ran)",
-        MEMBERSHIP_REF,
-    ),
-];
-
-/// Where the distances' figures are defined.
-const DISTANCE_REF: &str = "SDMetrics 0.32, DCROverfittingProtection and DCRBaselineProtection (docs.sdv.dev/sdmetrics); Zhao et al., \"CTAB-GAN\", 2021 (NNDR)";
-
-/// The figures of a `[[question]]` with `method = "dcr"`.
-pub const DISTANCE_FIGURES: &[FigureDoc] = &[
-    doc(
-        "overfitting_protection",
-        Unit::Proportion,
-        "DCR overfitting protection",
-        "min(2 × (1 − closer to training), 1): 1 when the release lies no closer to the original records than to the control set; the distance is the mean over columns of |x − y| / range (capped at 1) for numbers and 0/1 for categories",
-        DISTANCE_REF,
-    ),
-    doc(
-        "closer_to_training",
-        Unit::Proportion,
-        "closer to training",
-        "share of release records strictly closer to their nearest original record than to their nearest control record",
-        DISTANCE_REF,
-    ),
-    doc(
-        "baseline_protection",
-        Unit::Proportion,
-        "DCR baseline protection",
-        "min(median DCR of the release / median DCR of uniformly random records, 1), both to the original records",
-        DISTANCE_REF,
-    ),
-    doc(
-        "median_dcr_release",
-        Unit::Score,
-        "median DCR, release",
-        "median distance of a release record to its closest original record",
-        DISTANCE_REF,
-    ),
-    doc(
-        "median_dcr_holdout",
-        Unit::Score,
-        "median DCR to the control set",
-        "median distance of a release record to its closest control record",
-        DISTANCE_REF,
-    ),
-    doc(
-        "median_dcr_random",
-        Unit::Score,
-        "median DCR, random records",
-        "median distance of a uniformly random record to its closest original record",
-        DISTANCE_REF,
-    ),
-    doc(
-        "median_nndr_release",
-        Unit::Score,
-        "median NNDR, release",
-        "median ratio of the distances to the nearest and the second-nearest original record, from the release's records",
-        DISTANCE_REF,
-    ),
-    doc(
-        "median_nndr_holdout",
-        Unit::Score,
-        "median NNDR, control set",
-        "the same ratio from the control records: what real records of the population show",
-        DISTANCE_REF,
-    ),
-    doc(
-        "exact_copies",
-        Unit::Proportion,
-        "exact copies",
-        "share of release records equal to an original record on every compared column",
-        DISTANCE_REF,
-    ),
-    doc(
-        "n_release",
-        Unit::Count,
-        "release records compared",
-        "release records compared (all, or num_rows_subsample of them)",
-        DISTANCE_REF,
-    ),
-];
-
-/// The figures a `[[question]]` of `question` produces.
+/// The figures a `[[question]]` of `question` produces (`question.<name>.<figure>`), with their
+/// glossary entries: the facade's list (`intruder::questions::QuestionFigure`, the figures of
+/// `Answer::report`), with the question's reference.
 pub fn question_figures(question: intruder::questions::Question) -> &'static [FigureDoc] {
     use intruder::questions::Question;
-    match question {
-        Question::Membership => MEMBERSHIP_FIGURES,
-        Question::Distances => DISTANCE_FIGURES,
-        _ => QUESTION_FIGURES,
-    }
+    static DOCS: std::sync::LazyLock<Vec<(Question, Vec<FigureDoc>)>> =
+        std::sync::LazyLock::new(|| {
+            Question::ALL
+                .into_iter()
+                .map(|q| {
+                    let docs = q
+                        .figures()
+                        .iter()
+                        .map(|f| doc(f.figure, f.unit, f.label, f.definition, q.reference()))
+                        .collect();
+                    (q, docs)
+                })
+                .collect()
+        });
+    DOCS.iter()
+        .find(|(q, _)| *q == question)
+        .map_or(&[], |(_, d)| d.as_slice())
+}
+
+/// The glossary entry of a question's figure, whichever question reports it.
+pub fn question_figure_doc(figure: &str) -> Option<&'static FigureDoc> {
+    intruder::questions::Question::ALL
+        .into_iter()
+        .flat_map(question_figures)
+        .find(|d| d.figure == figure)
 }
 
 /// The masking and intruder figures, with their glossary entries.

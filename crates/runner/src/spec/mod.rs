@@ -50,11 +50,12 @@ fn check_metric(
     risks: &[&str],
     questions: &[(&str, intruder::questions::Question)],
 ) -> Result<(), String> {
-    use crate::metrics::{ATTACK_FIGURES, MASKING_FIGURES, QUESTION_FIGURES, question_figures};
+    use crate::metrics::{ATTACK_FIGURES, MASKING_FIGURES, question_figures};
     if let Some(rest) = metric.strip_prefix("question.") {
         let (name, figure) = rest.split_once('.').unwrap_or((rest, ""));
         let asked = questions.iter().find(|(n, _)| *n == name);
-        let figures = asked.map_or(QUESTION_FIGURES, |(_, q)| question_figures(*q));
+        let figures =
+            question_figures(asked.map_or(intruder::questions::Question::SinglingOut, |(_, q)| *q));
         return if asked.is_some() && figures.iter().any(|d| d.figure == figure) {
             Ok(())
         } else {
