@@ -1,14 +1,15 @@
-//! The three questions of anonymisation — singling out, linkability, inference — as every
-//! surface asks them (`intruder attack --method singling-out`, `intruder.attack(...,
+//! The questions asked without ground truth — the three questions of anonymisation (singling
+//! out, linkability, inference), membership inference and the distances to the closest record —
+//! as every surface asks them (`intruder attack --method singling-out`, `intruder.attack(...,
 //! method="linkability", control=df)`, an experiment's `[[question]]` tables).
 //!
 //! A question needs no ground truth: it attacks the **original** records the release was made
-//! from, the same attack runs against a **control** set of real records the release never saw,
-//! and a random **baseline** guesses. The definitions, the parameters (anonymeter's names) and
-//! the risk are those of `intruder-questions`; this module picks the question from a method
-//! name, reads its parameters from one TOML table (with `confidence_level`, which every
-//! question shares), runs it and turns its result into a [`Report`] whose figures carry
-//! anonymeter's names.
+//! from, and compares with a **control** set of real records the release never saw (the three
+//! questions also with a random **baseline**). The definitions, the parameters (anonymeter's and
+//! SDMetrics' names) and the risk are those of `intruder-questions`; this module picks the
+//! question from a method name, reads its parameters from one TOML table (with
+//! `confidence_level`, which the three questions share), runs it and turns its result into a
+//! [`Report`] whose figures are listed once per question ([`Question::figures`]).
 //!
 //! # Example
 //! ```
@@ -46,7 +47,7 @@ use intruder_questions::{
 };
 use serde_json::{Value, json};
 
-/// One of the three questions.
+/// A question asked without ground truth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Question {
     /// Can a record be singled out: does a predicate drawn from the release match exactly one
