@@ -280,6 +280,34 @@ pub(crate) fn check_control_columns(
     })
 }
 
+/// The original, the control set and the release under the names messages give them, once
+/// checked: the control set has the original's columns and no table is empty.
+pub(crate) fn question_tables<'a>(
+    original: &'a Table,
+    control: &'a Table,
+    released: &'a Table,
+) -> Result<[Named<'a>; 3], QuestionError> {
+    let tables = [
+        Named {
+            table: original,
+            which: "original",
+        },
+        Named {
+            table: control,
+            which: "control set",
+        },
+        Named {
+            table: released,
+            which: "release",
+        },
+    ];
+    check_control_columns(original, control)?;
+    for t in tables {
+        require_records(t)?;
+    }
+    Ok(tables)
+}
+
 /// Checks that a table has records.
 pub(crate) fn require_records(table: Named<'_>) -> Result<(), QuestionError> {
     if table.table.nrows() == 0 {

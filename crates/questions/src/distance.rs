@@ -37,9 +37,7 @@ use rand::Rng;
 use rand::seq::index::sample;
 use rayon::prelude::*;
 
-use crate::coded::{
-    Coded, MISSING, Named, check_control_columns, code_column, require_columns, require_records,
-};
+use crate::coded::{Coded, MISSING, Named, code_column, question_tables, require_columns};
 use crate::error::QuestionError;
 use crate::stream;
 
@@ -399,22 +397,7 @@ pub fn distances<'a>(
     params: &DistanceParams,
     seed: u64,
 ) -> Result<DistanceResult, QuestionError> {
-    let rel = Named {
-        table: released,
-        which: "release",
-    };
-    let ori = Named {
-        table: original,
-        which: "original",
-    };
-    let ctl = Named {
-        table: control,
-        which: "control set",
-    };
-    check_control_columns(original, control)?;
-    for t in [ori, ctl, rel] {
-        require_records(t)?;
-    }
+    let [ori, ctl, rel] = question_tables(original, control, released)?;
     let subsampled: Vec<Option<Table>> = [released, original, control]
         .iter()
         .enumerate()

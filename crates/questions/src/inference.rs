@@ -17,8 +17,7 @@ use rand::RngCore;
 use rand::seq::index::sample;
 
 use crate::coded::{
-    Coded, MISSING, Named, check_control_columns, code_column, require_attacks, require_columns,
-    require_records,
+    Coded, MISSING, code_column, question_tables, require_attacks, require_columns,
 };
 use crate::error::{ParamError, QuestionError};
 use crate::linkability::first_repeat;
@@ -170,22 +169,7 @@ pub fn inference(
     seed: u64,
 ) -> Result<QuestionResult, QuestionError> {
     params.check()?;
-    let ori = Named {
-        table: original,
-        which: "original",
-    };
-    let ctl = Named {
-        table: control,
-        which: "control set",
-    };
-    let rel = Named {
-        table: released,
-        which: "release",
-    };
-    check_control_columns(original, control)?;
-    for t in [ori, ctl, rel] {
-        require_records(t)?;
-    }
+    let [ori, ctl, rel] = question_tables(original, control, released)?;
     let secret = std::slice::from_ref(&params.secret);
     require_columns(ori, &params.aux_cols, "auxiliary column")?;
     require_columns(ori, secret, "secret")?;

@@ -16,10 +16,7 @@ use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::RngCore;
 use rand::seq::index::sample;
 
-use crate::coded::{
-    Coded, Named, check_control_columns, code_column, require_attacks, require_columns,
-    require_records,
-};
+use crate::coded::{Coded, code_column, question_tables, require_attacks, require_columns};
 use crate::error::{ParamError, QuestionError};
 use crate::neighbours::Search;
 use crate::rates::{DEFAULT_CONFIDENCE, QuestionResult};
@@ -201,22 +198,7 @@ pub fn linkability(
     seed: u64,
 ) -> Result<QuestionResult, QuestionError> {
     params.check()?;
-    let ori = Named {
-        table: original,
-        which: "original",
-    };
-    let ctl = Named {
-        table: control,
-        which: "control set",
-    };
-    let rel = Named {
-        table: released,
-        which: "release",
-    };
-    check_control_columns(original, control)?;
-    for t in [ori, ctl, rel] {
-        require_records(t)?;
-    }
+    let [ori, ctl, rel] = question_tables(original, control, released)?;
     for set in [&params.aux_cols.0, &params.aux_cols.1] {
         require_columns(ori, set, "auxiliary column")?;
         require_columns(rel, set, "auxiliary column")?;

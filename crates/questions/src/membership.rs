@@ -36,7 +36,7 @@ use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::seq::index::sample;
 use rayon::prelude::*;
 
-use crate::coded::{Coded, Named, check_control_columns, code_column, require_records};
+use crate::coded::{Coded, code_column, question_tables};
 use crate::distance::{Space, compared_columns};
 use crate::error::QuestionError;
 use crate::stream;
@@ -376,22 +376,7 @@ pub fn membership(
     if params.n_targets == 0 {
         return Err(crate::ParamError::NoAttacks.into());
     }
-    let rel = Named {
-        table: released,
-        which: "release",
-    };
-    let ori = Named {
-        table: original,
-        which: "original",
-    };
-    let ctl = Named {
-        table: control,
-        which: "control set",
-    };
-    check_control_columns(original, control)?;
-    for t in [ori, ctl, rel] {
-        require_records(t)?;
-    }
+    let [ori, ctl, rel] = question_tables(original, control, released)?;
     let tables = [rel, ori, ctl];
     let names = compared_columns(params.columns.as_deref(), &tables, released)?;
     let columns: Vec<Coded> = names

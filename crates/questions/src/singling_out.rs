@@ -47,8 +47,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::coded::{
-    Coded, MISSING, Named, check_control_columns, code_column, distinct_rows, require_attacks,
-    require_columns, require_records,
+    Coded, MISSING, Named, code_column, distinct_rows, question_tables, require_attacks,
+    require_columns,
 };
 use crate::error::{ParamError, QuestionError};
 use crate::rates::{DEFAULT_CONFIDENCE, QuestionResult};
@@ -519,22 +519,7 @@ pub fn singling_out(
     seed: u64,
 ) -> Result<QuestionResult, QuestionError> {
     params.check()?;
-    let ori = Named {
-        table: original,
-        which: "original",
-    };
-    let ctl = Named {
-        table: control,
-        which: "control set",
-    };
-    let rel = Named {
-        table: released,
-        which: "release",
-    };
-    check_control_columns(original, control)?;
-    for t in [ori, ctl, rel] {
-        require_records(t)?;
-    }
+    let [ori, ctl, rel] = question_tables(original, control, released)?;
     let names: Vec<String> = released.names().into_iter().map(str::to_string).collect();
     require_columns(ori, &names, "a column of the release, used in predicates")?;
     let n_cols = match params.mode {
