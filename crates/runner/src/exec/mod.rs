@@ -240,7 +240,11 @@ fn run_inner(
         rows_out: log.rows_out,
         cells_changed: log.cells_changed,
         suppressions: log.suppressions,
-        records_changed: log.records_changed,
+        // a synthetic release holds no input record: every released record counts as changed
+        records_changed: match log.synthetic {
+            Some(_) => log.rows_out,
+            None => log.records_changed,
+        },
         records_recoded: log.records_recoded,
     };
     // 4. Attacks, 5. risk, 6. utility: one that fails is recorded, the others kept.
