@@ -37,6 +37,16 @@
 //! | `rank-swap` | rank swapping within p percent of n ranks | Moore (1996); sdcMicro `rankSwap` |
 //! | `pram` | post-randomisation, invariant or given matrix, within strata | Gouweleeuw et al. (1998); sdcMicro `pram` |
 //! | `subsample` | simple random (stratified) subsample with design weights | Skinner et al.; Bender et al. |
+//! | `independent-marginals` | synthetic records, every column drawn independently from its marginal | the baseline synthesiser |
+//! | `privbayes` | synthetic records from a Bayesian network learnt under ε-differential privacy | Zhang et al. (2017) |
+//!
+//! # Synthesisers
+//! `independent-marginals` and `privbayes` release new records rather than masked ones
+//! ([`Defence::synthetic`]): the pipeline's log maps no released record to an input record
+//! ([`ChangeLog::synthetic`], empty `kept_rows`), so the truth of the release is no one
+//! (`intruder_eval::Labelled::release`): the twin-based attacks find no twin, and a measure that
+//! pairs records one to one does not apply. A synthesiser promises nothing about k; `privbayes`
+//! releases its table under ε-differential privacy, which no attack here checks.
 //!
 //! `crates/defence/README.md` lists every parameter, generated from [`docs`]; a test checks it.
 //!
@@ -107,6 +117,13 @@ pub trait Defence: fmt::Debug + Send + Sync {
     fn public_view(&self, _table: &Table) -> Option<Result<Table, DefenceError>> {
         None
     }
+    /// Whether the method releases new records (a synthesiser) rather than masked input
+    /// records: no output record is an input record, so its [`Masked::kept_rows`] is `None`
+    /// and the pipeline's log maps no released record to an input row
+    /// ([`ChangeLog::synthetic`]); the truth of such a release is no one. The default: no.
+    fn synthetic(&self) -> bool {
+        false
+    }
 }
 
 /// The result of one defence.
@@ -150,6 +167,8 @@ pub static DEFENCES: &[Entry<dyn Defence>] = &[
     methods::rankswap::ENTRY,
     methods::pram::ENTRY,
     methods::subsample::ENTRY,
+    methods::marginals::ENTRY,
+    methods::privbayes::ENTRY,
 ];
 
 /// The entry called `name`; the error suggests a near name and lists every defence.

@@ -57,8 +57,16 @@ pub struct ChangeLog {
     /// Rows of the output.
     pub rows_out: usize,
     /// For each output row, its 0-based row in the input: subset the truth with
-    /// `truth.take(&log.kept_rows)`.
+    /// `truth.take(&log.kept_rows)`. Empty when a step synthesised the released records
+    /// ([`ChangeLog::synthetic`]): no released record is an input record.
     pub kept_rows: Vec<usize>,
+    /// The 1-based step that made new records (a synthesiser, [`crate::Defence::synthetic`]);
+    /// `None` when every released record is a masked input record. With a synthetic release
+    /// `kept_rows` is empty, the truth of every released record is no one
+    /// (`intruder_eval::Labelled::release`), and no measure may pair released records with
+    /// input records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthetic: Option<usize>,
     /// Total cells changed over all steps (a cell changed by two steps counts twice).
     pub cells_changed: usize,
     /// Total suppressions over all steps.
@@ -105,7 +113,7 @@ impl ChangeLog {
                 })
             })
             .collect();
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "row_numbers": "1-based",
             "seed": self.seed,
             "rows_in": self.rows_in,
@@ -116,7 +124,11 @@ impl ChangeLog {
             "records_changed": self.records_changed,
             "records_recoded": self.records_recoded,
             "steps": steps,
-        })
+        });
+        if let Some(step) = self.synthetic {
+            out["synthetic"] = step.into();
+        }
+        out
     }
 }
 
@@ -145,18 +157,20 @@ pub(crate) fn same_cell(a: &Column, i: usize, b: &Column, j: usize) -> bool {
 }
 
 /// Compares `before` (the step's input) with `after`; `kept` maps rows of `after` to rows of
-/// `before`; `origin` maps rows of `before` to rows of the pipeline input.
+/// `before`; `origin` maps rows of `before` to rows of the pipeline input (`None` after a
+/// synthesiser: the rows are new records, counted but not listed).
 pub(crate) fn diff(
     step: usize,
     method: &str,
     before: &Table,
     after: &Table,
     kept: Option<&[usize]>,
-    origin: &[usize],
+    origin: Option<&[usize]>,
     notes: Vec<String>,
 ) -> StepLog {
     let n_after = after.nrows();
     let row_in = |r: usize| kept.map_or(r, |k| k[r]);
+    let input_row = |i: usize| origin.map(|o| o[i]);
     let mut touched = vec![false; n_after];
     let mut columns = Vec::new();
     let mut columns_added = Vec::new();
@@ -179,9 +193,9 @@ pub(crate) fn diff(
                 ch.changed += 1;
                 if !a.is_missing(i) && b.is_missing(r) {
                     ch.suppressed += 1;
-                    ch.suppressed_rows.push(origin[i]);
+                    ch.suppressed_rows.extend(input_row(i));
                 }
-                ch.rows.push(origin[i]);
+                ch.rows.extend(input_row(i));
                 *t = true;
             }
         }
@@ -200,7 +214,7 @@ pub(crate) fn diff(
             }
             (0..before.nrows())
                 .filter(|&i| !keep[i])
-                .map(|i| origin[i])
+                .filter_map(input_row)
                 .collect()
         }
     };
@@ -215,6 +229,39 @@ pub(crate) fn diff(
         records_changed: touched.iter().filter(|&&t| t).count(),
         columns_added,
         columns,
+        notes,
+        details: None,
+    }
+}
+
+/// The log of a step that synthesised `after` from `before` (a synthesiser): no released record
+/// is an input record, so every input record of the step (`origin`: their rows in the pipeline
+/// input, `None` when they were already synthetic) is withheld (`rows_removed`), and no cell is
+/// compared.
+pub(crate) fn synthesised(
+    step: usize,
+    method: &str,
+    before: &Table,
+    after: &Table,
+    origin: Option<&[usize]>,
+    notes: Vec<String>,
+) -> StepLog {
+    StepLog {
+        step,
+        method: method.to_string(),
+        rows_in: before.nrows(),
+        rows_out: after.nrows(),
+        rows_removed: origin.map(<[usize]>::to_vec).unwrap_or_default(),
+        cells_changed: 0,
+        suppressions: 0,
+        records_changed: 0,
+        columns_added: after
+            .columns()
+            .iter()
+            .filter(|c| before.position(c.name()).is_none())
+            .map(|c| c.name().to_string())
+            .collect(),
+        columns: Vec::new(),
         notes,
         details: None,
     }

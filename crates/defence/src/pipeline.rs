@@ -26,7 +26,7 @@ use intruder_data::params::{self, ColumnSet, ParamError, Problem, ReadContext, f
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
-use crate::log::{ChangeLog, diff};
+use crate::log::{ChangeLog, diff, synthesised};
 use crate::{DEFENCES, Defence, DefenceError};
 
 /// One configured step.
@@ -264,27 +264,46 @@ impl Pipeline {
 
     /// Runs every step on `table` with `seed`. Step `i` draws from
     /// `ChaCha20Rng::seed_from_u64(seed)` on stream `i`, so steps do not share random numbers
-    /// and adding a step leaves the draws of earlier steps unchanged.
+    /// and adding a step leaves the draws of earlier steps unchanged. After a synthesiser
+    /// ([`Defence::synthetic`]) the released records are new: the log's `kept_rows` is empty and
+    /// its `synthetic` names the step.
     pub fn run(&self, table: &Table, seed: u64) -> Result<(Table, ChangeLog), DefenceError> {
         let mut current = table.clone();
-        let mut origin: Vec<usize> = (0..table.nrows()).collect();
+        // each current row's row in the input; `None` once a step synthesised the records
+        let mut origin: Option<Vec<usize>> = Some((0..table.nrows()).collect());
+        let mut synthetic = None;
         let mut steps = Vec::with_capacity(self.steps.len());
         for (i, step) in self.steps.iter().enumerate() {
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
             rng.set_stream(i as u64);
             let masked = step.defence.apply(&current, &mut rng)?;
-            let mut log = diff(
-                i + 1,
-                step.defence.method(),
-                &current,
-                &masked.table,
-                masked.kept_rows.as_deref(),
-                &origin,
-                masked.notes,
-            );
+            let method = step.defence.method();
+            let mut log = if step.defence.synthetic() {
+                synthesised(
+                    i + 1,
+                    method,
+                    &current,
+                    &masked.table,
+                    origin.as_deref(),
+                    masked.notes,
+                )
+            } else {
+                diff(
+                    i + 1,
+                    method,
+                    &current,
+                    &masked.table,
+                    masked.kept_rows.as_deref(),
+                    origin.as_deref(),
+                    masked.notes,
+                )
+            };
             log.details = masked.details;
-            if let Some(k) = &masked.kept_rows {
-                origin = k.iter().map(|&r| origin[r]).collect();
+            if step.defence.synthetic() {
+                origin = None;
+                synthetic = Some(i + 1);
+            } else if let (Some(k), Some(o)) = (&masked.kept_rows, &mut origin) {
+                *o = k.iter().map(|&r| o[r]).collect();
             }
             current = masked.table;
             steps.push(log);
@@ -307,8 +326,10 @@ impl Pipeline {
                 }
             }
         }
-        let records_changed = origin.iter().filter(|&&r| changed[r]).count();
-        let records_recoded = origin.iter().filter(|&&r| recoded[r]).count();
+        // no input record survives a synthesiser: none is counted as changed or recoded
+        let kept_rows = origin.unwrap_or_default();
+        let records_changed = kept_rows.iter().filter(|&&r| changed[r]).count();
+        let records_recoded = kept_rows.iter().filter(|&&r| recoded[r]).count();
         let log = ChangeLog {
             seed,
             rows_in: table.nrows(),
@@ -317,7 +338,8 @@ impl Pipeline {
             suppressions: steps.iter().map(|s| s.suppressions).sum(),
             records_changed,
             records_recoded,
-            kept_rows: origin,
+            kept_rows,
+            synthetic,
             steps,
         };
         current.relabel(masked_label(table.source()));

@@ -7,3 +7,4 @@ mod mdav_naive;
 mod methods;
 mod pipeline;
 mod suppression;
+mod synthesis;

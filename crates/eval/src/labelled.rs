@@ -4,6 +4,7 @@
 use intruder_attack::{AttackError, KeyMap, Knowledge};
 use intruder_data::params::{ColumnNeed, ColumnSet, Problem};
 use intruder_data::{Column, DataError, Dataset, Table};
+use intruder_defence::ChangeLog;
 
 use crate::truth::Truth;
 
@@ -213,6 +214,22 @@ impl Labelled {
         Ok(Labelled {
             table: masked,
             truth: self.truth.take(kept_rows),
+        })
+    }
+
+    /// The released file after a pipeline run: `masked` is its output and `log` its change log.
+    /// When the records are masked input records the truth follows the log's kept rows
+    /// ([`Labelled::mask`]); when a step synthesised them ([`ChangeLog::synthetic`]) no released
+    /// record is anyone, so every truth cell of the release is missing: no released record is
+    /// an intruder's twin, and a control record cannot be found in it.
+    pub fn release(&self, masked: Table, log: &ChangeLog) -> Result<Labelled, DataError> {
+        if log.synthetic.is_none() {
+            return self.mask(masked, &log.kept_rows);
+        }
+        let n = masked.nrows();
+        Ok(Labelled {
+            table: masked,
+            truth: self.truth.no_one(n),
         })
     }
 

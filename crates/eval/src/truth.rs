@@ -1,7 +1,7 @@
 //! The ground truth: true person ids and true original values, set apart from every table.
 
 use intruder_attack::AttackError;
-use intruder_data::{Column, Role, Table};
+use intruder_data::{Bitmap, Column, ColumnData, Role, Table};
 
 /// Ground-truth columns (true person ids, true original values). Only this crate's evaluator
 /// and the labelled data ([`crate::Labelled`]) hold one; no attack, defence, risk or utility
@@ -73,7 +73,38 @@ impl Truth {
         self.columns
     }
 
+    /// The same truth columns for `n` records that are no one (synthetic records): every cell
+    /// missing.
+    pub(crate) fn no_one(&self, n: usize) -> Truth {
+        Truth {
+            columns: self.columns.iter().map(|c| all_missing(c, n)).collect(),
+        }
+    }
+
     pub(crate) fn push(&mut self, column: Column) {
         self.columns.push(column.with_role(Role::Truth));
     }
+}
+
+/// A column named and typed as `like` with `n` cells, all missing.
+fn all_missing(like: &Column, n: usize) -> Column {
+    let data = match like.data() {
+        ColumnData::Categorical { levels, .. } => ColumnData::Categorical {
+            codes: vec![0; n],
+            levels: levels.clone(),
+        },
+        ColumnData::Integer(_) => ColumnData::Integer(vec![0; n]),
+        ColumnData::Float(_) => ColumnData::Float(vec![0.0; n]),
+        ColumnData::String(_) => ColumnData::String(vec![String::new(); n]),
+        ColumnData::Set { levels, .. } => ColumnData::Set {
+            offsets: vec![0; n + 1],
+            items: Vec::new(),
+            levels: levels.clone(),
+        },
+    };
+    let mut missing = Bitmap::new(n);
+    for i in 0..n {
+        missing.set(i);
+    }
+    Column::new(like.name(), like.role(), data, missing).expect("placeholders of every row")
 }

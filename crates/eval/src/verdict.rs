@@ -24,6 +24,15 @@
 //!   expected_correct / targets; `unique_correct` counts targets with c_i = 1 and their own
 //!   record the one. A promise of k under a rule bounds that rule's rate by 1/k.
 //!
+//! # A synthetic release
+//! When a synthesiser made the released records (`intruder_defence::ChangeLog::synthetic`), the
+//! log's kept rows are empty: no released record is an original record. The class counts are
+//! those of the released file, as for any release, and the exact attack finds no target's own
+//! record among its candidates, so its expected and unique correct re-identifications are 0 —
+//! the honest figure, not a comparison of synthetic records with unrelated originals.
+//! Synthesisers promise nothing about k (a differential-privacy guarantee is not checked here),
+//! so the check has no promise.
+//!
 //! # Verdict
 //! A promise is **contradicted** when, under a rule it covers, a released record is in a class
 //! below k (or above the risk threshold), or the attack's rate exceeds 1/k. Under a rule it does
@@ -362,7 +371,11 @@ fn same_values(
     keys: &[String],
 ) -> Result<Option<(Keys, Keys)>, AttackError> {
     let n = original.nrows();
-    if released.nrows() != n || n == 0 || kept_rows.iter().enumerate().any(|(r, &o)| r != o) {
+    if released.nrows() != n
+        || kept_rows.len() != n
+        || n == 0
+        || kept_rows.iter().enumerate().any(|(r, &o)| r != o)
+    {
         return Ok(None);
     }
     for k in keys {

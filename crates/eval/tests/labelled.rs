@@ -170,3 +170,51 @@ fn an_attack_gets_the_key_columns_and_nothing_else() {
     let linked = c.attack.link(&k, l.table(), 0).unwrap();
     assert_eq!(linked.linkage.records[0].best_ties(), 1);
 }
+
+/// A synthetic release (a synthesiser made its records): its truth is no one, so no released
+/// record is an intruder's twin, no re-identification is correct, and every declared link is
+/// wrong — even when a synthetic record happens to repeat an original's keys.
+#[test]
+fn a_synthetic_release_is_no_ones_twin() {
+    let l = labelled(F, &["pid"]);
+    let p =
+        Pipeline::from_toml("[[step]]\nmethod = \"independent-marginals\"\nn = 6\n", "p").unwrap();
+    let (t, log) = p.run(l.table(), 3).unwrap();
+    assert_eq!(log.synthetic, Some(1));
+    // the kept-row list is empty: masking with it is an error, the release is not
+    assert!(l.mask(t.clone(), &log.kept_rows).is_err());
+    let released = l.release(t, &log).unwrap();
+    assert_eq!(released.nrows(), 6);
+    let pid = released.truth().column("pid").unwrap();
+    assert_eq!(pid.missing_count(), 6);
+    assert_eq!(pid.kind(), l.truth().column("pid").unwrap().kind());
+    // a masking log keeps the truth of its kept rows
+    let q = Pipeline::from_toml("[[step]]\nmethod = \"subsample\"\nsize = 2\n", "q").unwrap();
+    let (s, slog) = q.run(l.table(), 3).unwrap();
+    let kept = l.release(s.clone(), &slog).unwrap();
+    assert_eq!(kept, l.mask(s, &slog.kept_rows).unwrap());
+    // the exact attack links every intruder record somewhere; none of the links is right
+    let table: toml::Table = "method = \"exact\"\nkeys = [\"area\", \"beds\"]"
+        .parse()
+        .unwrap();
+    let c = configure(&table, "", ReadContext::default()).unwrap();
+    let k = l
+        .knowledge(KeyMap::same(&["area", "beds"]).unwrap())
+        .unwrap();
+    let linked = c.attack.link(&k, released.table(), 0).unwrap();
+    let opts = intruder_eval::EvalOptions {
+        truth: Some(TruthIds {
+            intruder: "pid".into(),
+            released: "pid".into(),
+        }),
+        sensitive: None,
+        threshold: None,
+        seed: 1,
+    };
+    let ev = intruder_eval::evaluate(&linked.linkage, &l, &released, &opts).unwrap();
+    assert_eq!(ev.twins, 0);
+    assert_eq!(ev.correct_matches, 0);
+    assert_eq!(ev.correct_match_rate, None);
+    assert!(ev.declared > 0);
+    assert_eq!(ev.precision, Some(0.0));
+}

@@ -313,3 +313,34 @@ fn removed_records_count_as_targets_not_found() {
     assert_eq!((a.targets, a.unique_correct), (4, 2));
     assert!((a.rate - 0.5).abs() < 1e-12);
 }
+
+/// A synthetic release that repeats the original records exactly (independent marginals of a
+/// one-column file of distinct values can only redraw them): its classes are counted as for any
+/// release, but no released record is an original record, so the exact attack's expected and
+/// unique correct re-identifications are 0 — not the 1 per target of comparing row r with
+/// original row r.
+#[test]
+fn a_synthetic_release_is_cross_examined_without_pairing_records() {
+    let t = Table::new(
+        "one",
+        vec![cat("postcode", &["A", "B", "C", "D"].map(Some))],
+    )
+    .unwrap();
+    let p =
+        Pipeline::from_toml("[[step]]\nmethod = \"independent-marginals\"\nn = 4\n", "p").unwrap();
+    let (m, log) = p.run(&t, 0).unwrap();
+    assert!(log.kept_rows.is_empty());
+    let x =
+        intruder_eval::cross_examine_run(&p, &t, &m, &log, Some(&names(&["postcode"]))).unwrap();
+    assert_eq!(x.checks.len(), 1);
+    let c = &x.checks[0];
+    assert_eq!(c.verdict, Verdict::NoClaim);
+    assert_eq!(c.suppressed, 0);
+    for r in &c.rules {
+        assert!(r.min_class.is_some());
+        if let Some(a) = &r.attack {
+            assert_eq!((a.targets, a.unique_correct), (4, 0));
+            assert_eq!(a.expected_correct, 0.0);
+        }
+    }
+}

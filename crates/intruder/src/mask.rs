@@ -102,7 +102,7 @@ pub fn tool() -> String {
 }
 
 /// Runs `pipeline` on `data` with `seed`, cross-examines it as `check` says, and carries the
-/// truth along the kept records. `label` names the data in errors; `timings` gets the phases
+/// truth along the kept records (after a synthesiser: a truth of no one). `label` names the data in errors; `timings` gets the phases
 /// `mask` and `check`.
 pub fn mask(
     data: Dataset,
@@ -121,8 +121,9 @@ pub fn mask(
             cross_examine_run(pipeline, &data.table, &table, &log, keys)
         })?),
     };
+    // a synthetic release's truth is no one (Labelled::release)
     let dataset = Labelled::from_dataset(data)
-        .mask(table, &log.kept_rows)?
+        .release(table, &log)?
         .into_dataset();
     Ok(Masked {
         dataset,

@@ -92,6 +92,13 @@ pub fn kept_rows(log: &LogInput, n: usize) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// The step of a change log that synthesised the release (`"synthetic"`, written by
+/// `intruder mask --log` after a synthesiser), if any.
+pub fn synthetic_step(log: &LogInput) -> Option<u64> {
+    let figures = log.value.get("log").unwrap_or(&log.value);
+    figures.get("synthetic").and_then(Value::as_u64)
+}
+
 /// The pipeline recorded in a change log (`"pipeline"`: its steps' parameters), whose public
 /// recodings map the original onto the released scale. `None` for a log without steps.
 pub fn pipeline_of_log(log: &LogInput) -> Result<Option<Pipeline>> {
@@ -218,6 +225,14 @@ pub fn utility(
     let configured = configure(&names, &request.params, "", ctx, &[])
         .map_err(|p| problems(request.surface_name, p))?;
     warnings.extend(configured.warnings);
+    if let Some(step) = request.log.as_ref().and_then(synthetic_step)
+        && let Some(m) = configured.measures.iter().find(|m| m.one_to_one())
+    {
+        bail!(
+            "utility measure '{}' does not apply: step {step} of the change log synthesised the release, so no masked record is an original record to compare with one to one; compare the files as wholes (moments, correlations, pmse)",
+            m.name()
+        );
+    }
     let reports = timings.time("utility", || {
         measure_all_recoded(
             &configured.measures,

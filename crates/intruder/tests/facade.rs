@@ -221,3 +221,49 @@ fn a_change_logs_kept_rows_are_checked_against_the_original() {
     };
     assert_eq!(kept_rows(&old, 3).unwrap(), vec![0, 2]);
 }
+
+/// A synthetic release through the facade: `mask` gives its records a truth of no one, its log
+/// says which step synthesised them, and `utility` with that log refuses a measure that pairs
+/// records one to one while the measures of whole files run.
+#[test]
+fn a_synthetic_release_has_no_truth_and_no_one_to_one_utility() {
+    let csv = "pid,water,income\np1,a,10\np2,b,20\np3,c,30\np4,d,40\np5,a,50\np6,b,60\n";
+    let opts = ReadOptions::default().with_role(&["pid"], Role::Truth);
+    let data = read_csv_from(csv.as_bytes(), "w.csv".as_ref(), &opts).unwrap();
+    let original = data.table.clone();
+    let step = toml::toml! { method = "independent-marginals" };
+    let pipeline = pipeline_of_steps(&[step], &data.table, "w.csv", "test").unwrap();
+    let masked = mask(data, &pipeline, 1, Check::Off, "w.csv", &mut Timings::new()).unwrap();
+    assert_eq!(masked.dataset.table.nrows(), 6);
+    assert_eq!(masked.dataset.truth[0].missing_count(), 6);
+    let log = masked.log_flat_json();
+    assert_eq!(log["synthetic"], 1);
+    let measure = |name: &str| {
+        let request = UtilityRequest {
+            params: toml::toml! { variables = ["income"] },
+            measures: vec![name.into()],
+            log: Some(LogInput {
+                value: log.clone(),
+                label: "log".into(),
+            }),
+            surface: Surface::Python,
+            surface_name: "test",
+            original_label: "w.csv".into(),
+        };
+        utility(
+            &original,
+            &masked.dataset.table,
+            request,
+            &mut Timings::new(),
+        )
+    };
+    let Err(e) = measure("il1s") else {
+        panic!("il1s ran on a synthetic release")
+    };
+    let e = e.to_string();
+    assert!(
+        e.starts_with("utility measure 'il1s' does not apply: step 1 of the change log synthesised the release"),
+        "{e}"
+    );
+    assert!(measure("moments").is_ok());
+}

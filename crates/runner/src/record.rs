@@ -202,7 +202,8 @@ pub struct MaskingRecord {
     pub cells_changed: usize,
     /// Cells suppressed.
     pub suppressions: usize,
-    /// Records with at least one cell changed by a step that is not a public recoding.
+    /// Records with at least one cell changed by a step that is not a public recoding; every
+    /// released record when a synthesiser made them (none is an input record).
     pub records_changed: usize,
     /// Records with a cell recoded by a public recoding (its loss is generalisation); absent in
     /// runs stored before it was kept.

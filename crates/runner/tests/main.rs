@@ -20,4 +20,5 @@ mod report_layout;
 mod reproducible;
 mod risk_measures;
 mod runner;
+mod synthetic;
 mod verdicts;

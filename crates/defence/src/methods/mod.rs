@@ -2,9 +2,11 @@
 //! and validated by its registry entry `METHOD`) implementing [`crate::Defence`].
 
 pub mod generalise;
+pub mod marginals;
 pub mod mdav;
 pub mod noise;
 pub mod pram;
+pub mod privbayes;
 pub mod rankswap;
 pub mod recode;
 pub mod remove;

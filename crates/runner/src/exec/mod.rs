@@ -173,7 +173,7 @@ fn draw_intruder(exp: &Experiment, rep_key: &str, src: &Labelled) -> Result<Labe
                 &format!("scenario.error[{}]", i + 1),
             )?;
             let (t, log) = pipe.run(intruder.table(), seed)?;
-            intruder = intruder.mask(t, &log.kept_rows)?;
+            intruder = intruder.release(t, &log)?;
         }
     }
     Ok(intruder)
@@ -197,11 +197,12 @@ fn run_inner(
     };
     let n_src = src.nrows();
     let mut intruder = draw_intruder(exp, &rep_key, src)?;
-    // 3. Masking: the truth follows the defence's kept rows, whatever it did to the records.
+    // 3. Masking: the truth follows the defence's kept rows, whatever it did to the records; a
+    //    synthetic release's records are no one (no twin, no control record).
     let pipeline = setting.pipeline_in(Some(&exp.base_dir))?;
     let (masked_table, log) =
         pipeline.run(original.table(), derive_seed(exp.seed, &run.key, "defence"))?;
-    let masked = original.mask(masked_table, &log.kept_rows)?;
+    let masked = original.release(masked_table, &log)?;
     // The release is made from the population's rows only; checked all the same.
     if let Some(s) = &split {
         let leaks = control_leaks(&masked, &s.control, &exp.data.truth);
@@ -239,7 +240,11 @@ fn run_inner(
         rows_out: log.rows_out,
         cells_changed: log.cells_changed,
         suppressions: log.suppressions,
-        records_changed: log.records_changed,
+        // a synthetic release holds no input record: every released record counts as changed
+        records_changed: match log.synthetic {
+            Some(_) => log.rows_out,
+            None => log.records_changed,
+        },
         records_recoded: log.records_recoded,
     };
     // 4. Attacks, 5. risk, 6. utility: one that fails is recorded, the others kept.
@@ -259,7 +264,7 @@ fn run_inner(
         original.table(),
         &recoded,
         masked.table(),
-        &log.kept_rows,
+        &log,
         &mut failures,
     )?;
     // 7. The questions: the released population against its control set, no truth.

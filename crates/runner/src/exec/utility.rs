@@ -1,7 +1,13 @@
 //! Step 6 of a run: utility measures of the released file against the original, each stored as
-//! its report (figures, tables).
+//! its report (figures, tables). A synthetic release (a synthesiser made its records) has no
+//! record of the original: the measures that compare records one to one (il1s,
+//! information-loss) do not apply to it and are recorded as failures saying so; the measures
+//! that compare the files as wholes (moments, correlations, pmse, ci-overlap) run as usual.
 
 use intruder_data::Table;
+use intruder_data::report::Report;
+use intruder_defence::ChangeLog;
+use intruder_utility::{UtilityError, UtilityMeasure};
 
 use crate::RunnerError;
 use crate::record::{FailureRecord, UtilityRecord};
@@ -14,7 +20,7 @@ pub(super) fn run_utility(
     orig: &Table,
     recoded: &Table,
     masked: &Table,
-    kept_rows: &[usize],
+    log: &ChangeLog,
     failures: &mut Vec<FailureRecord>,
 ) -> Result<Vec<UtilityRecord>, RunnerError> {
     let u = &exp.utility;
@@ -31,13 +37,20 @@ pub(super) fn run_utility(
         )
     })?;
     // compared on the released scale: the original through the release's public recodings
-    let reports = intruder_utility::measure_each(
-        &configured.measures,
-        orig,
-        Some(recoded),
-        masked,
-        Some(kept_rows),
-    );
+    let reports: Vec<Result<Report, UtilityError>> = match log.synthetic {
+        None => intruder_utility::measure_each(
+            &configured.measures,
+            orig,
+            Some(recoded),
+            masked,
+            Some(&log.kept_rows),
+        ),
+        Some(step) => configured
+            .measures
+            .chunks(1)
+            .map(|one| synthetic_measure(one, step, orig, recoded, masked))
+            .collect(),
+    };
     let mut out = Vec::new();
     for (m, report) in configured.measures.iter().zip(reports) {
         match report {
@@ -49,11 +62,30 @@ pub(super) fn run_utility(
                 stage: "utility".into(),
                 name: m.name().to_string(),
                 message: match e {
-                    intruder_utility::UtilityError::Measure { source, .. } => source.to_string(),
+                    UtilityError::Measure { source, .. } => source.to_string(),
                     other => other.to_string(),
                 },
             }),
         }
     }
     Ok(out)
+}
+
+/// One measure (`one`, a list of one) on a release that step `step` synthesised: a measure
+/// that compares records one to one does not apply (no released record is an original record);
+/// the others compare the files as wholes.
+fn synthetic_measure(
+    one: &[Box<dyn UtilityMeasure>],
+    step: usize,
+    orig: &Table,
+    recoded: &Table,
+    masked: &Table,
+) -> Result<Report, UtilityError> {
+    if one.iter().any(|m| m.one_to_one()) {
+        return Err(UtilityError::Mismatch(format!(
+            "not applicable to a synthetic release: step {step} made new records, none of them an original record to compare with one to one (compare the files as wholes: moments, correlations, pmse)"
+        )));
+    }
+    let mut reports = intruder_utility::measure_each(one, orig, Some(recoded), masked, None);
+    reports.pop().expect("one report per measure")
 }
