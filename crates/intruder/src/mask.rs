@@ -102,8 +102,8 @@ pub fn tool() -> String {
 }
 
 /// Runs `pipeline` on `data` with `seed`, cross-examines it as `check` says, and carries the
-/// truth along the kept records (after a synthesiser: a truth of no one). `label` names the data in errors; `timings` gets the phases
-/// `mask` and `check`.
+/// truth along the kept records (after a synthesiser: a truth of no one). `label` names the
+/// data in errors; `timings` gets the phases `mask` and `check`.
 pub fn mask(
     data: Dataset,
     pipeline: &Pipeline,

@@ -146,3 +146,32 @@ def test_membership_and_distances_from_python(files, cli_json):
         assert ours == from_cli
     with pytest.raises(intruder.IntruderError, match="n_targets = 5"):
         intruder.attack(ori, ori, method="membership", control=ctl, n_targets=5)
+
+
+@pytest.mark.parametrize("step", [{"method": "independent-marginals"}, {"method": "privbayes", "epsilon": 1.0}])
+def test_a_synthetic_release_from_python_is_judged_by_the_questions(step):
+    import pandas as pd
+
+    # A frame with an index of its own: a synthetic record is no input record, so it keeps none.
+    ori = pd.DataFrame(
+        {"age": [20 + (i * 7) % 50 for i in range(60)], "town": list("abcdef") * 10},
+        index=[f"p{i}" for i in range(60)],
+    )
+    ctl = pd.DataFrame({"age": [21 + (i * 5) % 50 for i in range(40)], "town": list("bcdefa") * 6 + list("abcd")})
+    syn, log = intruder.mask(ori, [step], seed=3)
+    assert log["synthetic"] == 1 and log["kept_rows"] == []
+    assert len(syn) == 60 and list(syn.index) == list(range(60))
+    assert list(syn.columns) == ["age", "town"]
+    m = intruder.attack(ori, syn, method="membership", control=ctl, n_targets=30, seed=1)
+    assert m.n_members == 30 and 0.0 <= m.auc <= 1.0
+
+
+def test_a_pandas_index_is_never_read_as_a_column():
+    import pandas as pd
+
+    df = pd.DataFrame({"age": ["20s", "20s", "30s", "30s", "30s"], "sex": list("FFMMF")}, index=list("abcde"))
+    masked, _ = intruder.mask(df, [{"method": "local-suppression", "keys": ["age", "sex"], "k": 2}], seed=1)
+    assert list(masked.columns) == ["age", "sex"] and list(masked.index) == list("abcde")
+    # What every method reads (a question's predicates use every column of the release).
+    table, _ = intruder.read(df)
+    assert list(table.columns) == ["age", "sex"]

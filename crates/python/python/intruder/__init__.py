@@ -97,13 +97,16 @@ def _stream(table: Any, name: str) -> Any:
     """An object the native module can read: a path, or something with ``__arrow_c_stream__``."""
     if isinstance(table, (str, os.PathLike)):
         return os.fspath(table)
-    if hasattr(table, "__arrow_c_stream__"):
-        return table
     module = type(table).__module__.split(".")[0]
-    if module == "pandas":  # pandas < 2.2: through pyarrow
+    if module == "pandas":
+        # Through pyarrow without the index: pandas' own `__arrow_c_stream__` (≥ 2.2) adds an
+        # index other than a plain range as a column `__index_level_0__`, which a method would
+        # then read as data (a synthesiser would release it, a question predicate on it).
         import pyarrow as pa
 
         return pa.Table.from_pandas(table, preserve_index=False)
+    if hasattr(table, "__arrow_c_stream__"):
+        return table
     if module == "pyarrow" and hasattr(table, "to_batches"):
         return table
     if isinstance(table, Mapping):  # a dict of columns
@@ -362,9 +365,9 @@ def mask(
     checked = log.get("cross_examination") or {}
     for w in checked.get("warnings", []):
         _warnings.warn(w, IntruderWarning, stacklevel=2)
-    masked = _with_index(
-        _convert(table, _output_kind(output, data)), _pandas_index(data), log.get("kept_rows")
-    )
+    # A synthesiser's records are no input record: they keep no index of the input.
+    index = None if log.get("synthetic") else _pandas_index(data)
+    masked = _with_index(_convert(table, _output_kind(output, data)), index, log.get("kept_rows"))
     return masked, log
 
 
