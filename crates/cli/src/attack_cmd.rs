@@ -203,7 +203,7 @@ pub fn run(a: Args) -> Result<()> {
         .and_then(toml::Value::as_str)
         .and_then(Question::named)
     {
-        return crate::question_cmd::run(&a, question);
+        return crate::question_cmd::run(&a, question, params);
     }
     if a.original.is_some() || a.control.is_some() {
         bail!(

@@ -10,7 +10,7 @@ use intruder::questions::{Question, ask};
 use intruder_data::{Timings, schema_beside};
 use serde_json::Value;
 
-use crate::attack_args::{Args, parameter_table};
+use crate::attack_args::Args;
 use crate::common::{self, refuse_output_file};
 
 /// The flags of a linkage attack that a question has no use for, when given.
@@ -33,17 +33,11 @@ fn linkage_flags(a: &Args) -> Vec<&'static str> {
         .collect()
 }
 
-/// The question's parameter table: `--set` items and the flags that map to parameters, without
-/// `method`. Flags of linkage attacks (`--keys`, `--metric`, …) land in the table and are
-/// reported as unknown parameters by the question's own reader.
-fn question_table(a: &Args) -> Result<toml::Table> {
-    let mut t = parameter_table(a)?;
-    t.remove("method");
-    Ok(t)
-}
-
-/// Runs `intruder attack` for one of the three questions.
-pub fn run(a: &Args, question: Question) -> Result<()> {
+/// Runs `intruder attack` for one of the questions without truth; `params` is the command's
+/// parameter table (`--set` items and the flags that map to parameters). Flags of linkage
+/// attacks (`--keys`, `--metric`, …) that land in it are reported as unknown parameters by the
+/// question's own reader; `method` is ignored there.
+pub fn run(a: &Args, question: Question, params: toml::Table) -> Result<()> {
     let method = question.name();
     let unused = linkage_flags(a);
     if !unused.is_empty() {
@@ -68,7 +62,6 @@ pub fn run(a: &Args, question: Question) -> Result<()> {
     if a.engine.spec()?.is_some() {
         bail!("--engine runs linkage attacks; --method {method} runs in this process");
     }
-    let params = question_table(a)?;
     check_outputs(a, [&opath, &cpath, &rpath])?;
     let mut timings = Timings::new();
     let original = common::load(

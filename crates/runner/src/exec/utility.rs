@@ -86,6 +86,7 @@ fn synthetic_measure(
             "not applicable to a synthetic release: step {step} made new records, none of them an original record to compare with one to one (compare the files as wholes: moments, correlations, pmse)"
         )));
     }
-    let mut reports = intruder_utility::measure_each(one, orig, Some(recoded), masked, None);
-    reports.pop().expect("one report per measure")
+    intruder_utility::measure_each(one, orig, Some(recoded), masked, None)
+        .pop()
+        .unwrap_or_else(|| Err(UtilityError::Mismatch("no utility measure to run".into())))
 }
