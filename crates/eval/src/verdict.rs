@@ -49,6 +49,7 @@ use intruder_data::keys::{Keys, MISSING, Packing, PatternIndex, SetMasks};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
 use intruder_data::{Table, numeric};
 use intruder_defence::{ChangeLog, Claim, DefenceError, MatchRule, Pipeline};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 
@@ -249,12 +250,16 @@ pub fn cross_examine_run(
     Ok(x)
 }
 
-/// Class sizes (records, summed weight) of every released record under each rule, and the
-/// attacks.
+/// The released file's classes under each rule, one entry per distinct released tuple (every
+/// record of a tuple is in the same class under every rule), and the attacks.
 struct Counts {
-    /// `None` for a record with a blank key.
-    listwise: Vec<Option<(u64, f64)>>,
+    /// Records of each tuple.
+    size: Vec<u64>,
+    /// Whether each tuple observes every key (its records are judged under the listwise rule).
+    complete: Vec<bool>,
+    /// Per tuple, its as-value class: records and summed weight (records without weights).
     as_value: Vec<(u64, f64)>,
+    /// Per tuple, its wildcard class: the records matching it and their summed weight.
     wildcard: Vec<(u64, f64)>,
     weighted: bool,
     suppressed: usize,
@@ -272,84 +277,97 @@ impl Counts {
         weight: &Option<String>,
     ) -> Result<Counts, AttackError> {
         let map = KeyMap::same(keys)?;
-        let (queries, stored) =
-            if let Some(pair) = same_values(intruder_view, released, kept_rows, keys)? {
-                pair
-            } else if released.nrows() == 0 || intruder_view.nrows() == 0 {
-                let q = Keys::encode(intruder_view, keys, Default::default())?;
-                let s = Keys::encode(released, keys, Default::default())?;
-                (q, s)
-            } else {
-                encode(&resolve(intruder_view, released, &map)?)
-            };
+        let pair = same_values(intruder_view, released, kept_rows, keys)?;
+        let in_place = pair.is_some();
+        let (queries, stored) = if let Some(pair) = pair {
+            pair
+        } else if released.nrows() == 0 || intruder_view.nrows() == 0 {
+            let q = Keys::encode(intruder_view, keys, Default::default())?;
+            let s = Keys::encode(released, keys, Default::default())?;
+            (q, s)
+        } else {
+            encode(&resolve(intruder_view, released, &map)?)
+        };
         let w: Option<Vec<f64>> = match weight {
             Some(name) => Some(numeric::values(released.column(name)?)),
             None => None,
         };
         // The released file's distinct tuples (its as-value classes), with their records and
-        // summed weights: every class count and both attacks work on tuples, not records.
+        // summed weights: every class count and both attacks work on tuples, not records. When
+        // the records are in place, the targets whose records lost a value are found meanwhile.
         let rows: Vec<u32> = (0..stored.n as u32).collect();
-        let (classes, entry) = distinct(&stored, &rows, w.as_deref());
-        let weighted = w.is_some();
-        let class_of = |e: u32| -> (u64, f64) {
-            let n = classes.size(e as usize) as u64;
-            (
-                n,
-                if weighted {
-                    classes.weight(e as usize)
-                } else {
-                    n as f64
-                },
-            )
-        };
-        let as_value: Vec<(u64, f64)> = entry.iter().map(|&e| class_of(e)).collect();
-        // a complete record's as-value class is its class among the complete records
-        let listwise: Vec<Option<(u64, f64)>> = (0..stored.n)
-            .map(|r| stored.complete(r).then(|| as_value[r]))
-            .collect();
-        let mut twin = vec![None; queries.n];
-        for (r, &o) in kept_rows.iter().enumerate() {
-            if o < twin.len() {
-                twin[o] = Some(r);
-            }
-        }
-        // The released file's wildcard matches, and the attacks, are independent: both at once.
-        let (matched, (attack_listwise, attack_wildcard)) = rayon::join(
-            || classes.self_join(),
-            || {
-                // the targets' distinct tuples: each looked up once, however many share it
-                let all_rows: Vec<u32> = (0..queries.n as u32).collect();
-                let (qidx, qentry) = distinct(&queries, &all_rows, None);
-                let reps: Vec<u32> = (0..qidx.len()).map(|e| qidx.row(e)).collect();
-                let targets = Targets {
-                    all: &queries,
-                    distinct: take_keys(&queries, &reps),
-                    entry: &qentry,
-                };
-                (
-                    attack_listwise(&queries, &stored, &classes, &entry, &twin),
-                    attack(&targets, &stored, &classes, &twin),
-                )
-            },
+        let ((classes, entry), changed) = rayon::join(
+            || distinct(&stored, &rows, w.as_deref()),
+            || in_place.then(|| Changed::find(&queries, &stored)),
         );
-        let wildcard: Vec<(u64, f64)> = entry
-            .iter()
-            .map(|&e| {
-                let (n, f) = matched[e as usize];
-                (n, if weighted { f } else { n as f64 })
+        let weighted = w.is_some();
+        let size: Vec<u64> = (0..classes.len()).map(|e| classes.size(e) as u64).collect();
+        let as_value: Vec<(u64, f64)> = (0..classes.len())
+            .map(|e| {
+                let n = size[e];
+                (
+                    n,
+                    if weighted {
+                        classes.weight(e)
+                    } else {
+                        n as f64
+                    },
+                )
             })
             .collect();
+        let complete: Vec<bool> = (0..classes.len())
+            .map(|e| stored.complete(classes.row(e) as usize))
+            .collect();
+        let (matched, attack_listwise, attack_wildcard) = if let Some(mut changed) = changed {
+            // Every record in place and only blanks added: a target whose record kept all its
+            // values has its own tuple's classes as candidates, which the self-join counts.
+            let (matched, counts) =
+                rayon::join(|| classes.self_join(), || changed.candidates(&classes));
+            changed.counts = counts;
+            let classes_of = (entry.as_slice(), size.as_slice(), complete.as_slice());
+            let (l, wc) = attacks_in_place(&queries, &stored, classes_of, &matched, &changed);
+            (matched, l, wc)
+        } else {
+            let mut twin = vec![None; queries.n];
+            for (r, &o) in kept_rows.iter().enumerate() {
+                if o < twin.len() {
+                    twin[o] = Some(r);
+                }
+            }
+            let l = attack_listwise(&queries, &stored, &classes, &entry, &twin);
+            // The released file's wildcard matches, and the attack, are independent: both at once.
+            let (matched, wc) = rayon::join(
+                || classes.self_join(),
+                || {
+                    // the targets' distinct tuples: each looked up once, however many share it
+                    let all_rows: Vec<u32> = (0..queries.n as u32).collect();
+                    let (qidx, qentry) = distinct(&queries, &all_rows, None);
+                    let reps: Vec<u32> = (0..qidx.len()).map(|e| qidx.row(e)).collect();
+                    let targets = Targets {
+                        all: &queries,
+                        distinct: take_keys(&queries, &reps),
+                        entry: &qentry,
+                    };
+                    attack(&targets, &stored, &classes, &twin)
+                },
+            );
+            (matched, l, wc)
+        };
+        let wildcard: Vec<(u64, f64)> = matched
+            .iter()
+            .map(|&(n, f)| (n, if weighted { f } else { n as f64 }))
+            .collect();
         let mut suppressed = 0;
-        for (r, &o) in kept_rows.iter().enumerate() {
-            for j in 0..stored.len() {
-                if o < queries.n && stored.codes[j][r] == MISSING && queries.codes[j][o] != MISSING
-                {
+        for (sc, qc) in stored.codes.iter().zip(&queries.codes) {
+            for (r, &o) in kept_rows.iter().enumerate() {
+                if o < queries.n && sc[r] == MISSING && qc[o] != MISSING {
                     suppressed += 1;
                 }
             }
         }
         Ok(Counts {
-            listwise,
+            size,
+            complete,
             as_value,
             wildcard,
             weighted,
@@ -384,20 +402,22 @@ fn same_values(
             return Ok(None);
         }
     }
+    let mut pairs = Vec::with_capacity(keys.len());
+    for k in keys {
+        let (a, b) = (original.column(k)?, released.column(k)?);
+        // a value the original misses and the release shows was not blanked: coded together
+        if a.missing().ones().any(|r| !b.is_missing(r)) {
+            return Ok(None);
+        }
+        pairs.push(b);
+    }
     let q = Keys::encode(original, keys, Default::default())?;
     let mut s = q.clone();
-    for (j, k) in keys.iter().enumerate() {
-        let b = released.column(k)?;
-        for r in 0..n {
-            let blank = b.is_missing(r);
-            if !blank && q.codes[j][r] == MISSING {
-                return Ok(None);
-            }
-            if blank {
-                s.codes[j][r] = MISSING;
-            }
+    s.codes.par_iter_mut().zip(pairs).for_each(|(codes, b)| {
+        for r in b.missing().ones() {
+            codes[r] = MISSING;
         }
-    }
+    });
     Ok(Some((q, s)))
 }
 
@@ -524,6 +544,112 @@ fn attack(t: &Targets<'_>, s: &Keys, idx: &PatternIndex, twin: &[Option<usize>])
     }
 }
 
+/// The targets whose records lost a value, when every target's record is released in place
+/// with blanks added and nothing else (`q` the targets, `s` the release, row `i` of each the same
+/// person), and their candidates: each changed tuple looked up once in the released tuples.
+struct Changed {
+    /// Per target, whether its released record differs from what the intruder knows.
+    touched: Vec<bool>,
+    /// The distinct tuples of the changed targets.
+    tuples: Keys,
+    /// The tuple of each changed target, in row order.
+    entry: Vec<u32>,
+    /// Candidates (records, weight) of each tuple, once [`Changed::candidates`] counted them.
+    counts: Vec<(u64, f64)>,
+}
+
+impl Changed {
+    /// Finds the changed targets and their distinct tuples.
+    fn find(q: &Keys, s: &Keys) -> Changed {
+        let mut touched = vec![false; q.n];
+        for (qc, sc) in q.codes.iter().zip(&s.codes) {
+            for ((t, a), b) in touched.iter_mut().zip(qc).zip(sc) {
+                *t |= a != b;
+            }
+        }
+        let rows: Vec<u32> = (0..q.n as u32).filter(|&i| touched[i as usize]).collect();
+        let changed = take_keys(q, &rows);
+        let all: Vec<u32> = (0..rows.len() as u32).collect();
+        let (didx, entry) = distinct(&changed, &all, None);
+        let reps: Vec<u32> = (0..didx.len()).map(|e| didx.row(e)).collect();
+        Changed {
+            touched,
+            tuples: take_keys(&changed, &reps),
+            entry,
+            counts: Vec::new(),
+        }
+    }
+
+    /// The candidates of each changed tuple among `idx` (the released tuples).
+    fn candidates(&self, idx: &PatternIndex) -> Vec<(u64, f64)> {
+        if self.tuples.n == 0 {
+            return Vec::new();
+        }
+        idx.cross_counts(&self.tuples, |_| true)
+    }
+}
+
+/// Both exact attacks when every record is released in place with blanks added (see
+/// [`Changed`]), in one pass over the targets. Listwise: a target whose record kept every value
+/// and is complete has its tuple's class as candidates (`entry`, `complete`); a changed record
+/// has a blank, so no listwise candidate is its own. Wildcard: a target whose record kept every
+/// value has the records matching its own tuple as candidates — the tuple's wildcard class,
+/// `matched[entry[i]]` — and its own record among them; a changed target's candidates are
+/// `changed.counts`. The same figures as [`attack_listwise`] and [`attack`].
+fn attacks_in_place(
+    q: &Keys,
+    s: &Keys,
+    (entry, size, complete): (&[u32], &[u64], &[bool]),
+    matched: &[(u64, f64)],
+    changed: &Changed,
+) -> (AttackCheck, AttackCheck) {
+    let targets = q.n;
+    // per released tuple: 1/c of its listwise candidates (0 when incomplete) and of its wildcard
+    // candidates, so the pass over the targets only adds
+    let per_tuple: Vec<(f64, f64)> = (0..size.len())
+        .map(|e| {
+            let l = if complete[e] {
+                1.0 / size[e] as f64
+            } else {
+                0.0
+            };
+            (l, 1.0 / matched[e].0 as f64)
+        })
+        .collect();
+    let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
+    let mut next = 0;
+    for i in 0..targets {
+        if changed.touched[i] {
+            let c = changed.counts[changed.entry[next] as usize].0;
+            next += 1;
+            if c > 0 && agree(q, s, i, i, false) {
+                wildcard.0 += 1.0 / c as f64;
+                wildcard.1 += usize::from(c == 1);
+            }
+            continue;
+        }
+        let e = entry[i] as usize;
+        let (l, w) = per_tuple[e];
+        if complete[e] {
+            listwise.0 += l;
+            listwise.1 += usize::from(size[e] == 1);
+        }
+        wildcard.0 += w;
+        wildcard.1 += usize::from(matched[e].0 == 1);
+    }
+    let check = |(expected, unique): (f64, usize)| AttackCheck {
+        targets,
+        expected_correct: expected,
+        rate: if targets == 0 {
+            0.0
+        } else {
+            expected / targets as f64
+        },
+        unique_correct: unique,
+    };
+    (check(listwise), check(wildcard))
+}
+
 /// Individual risk of a class of `n` records weighing `w` (1/f without weights).
 fn risk_of(n: u64, w: f64, weighted: bool) -> f64 {
     if weighted {
@@ -538,21 +664,27 @@ fn judge(claim: Option<&Claim>, keys: Vec<String>, c: &Counts) -> Check {
     let mut warnings = Vec::new();
     let (mut broken, mut uncovered) = (BTreeSet::new(), BTreeSet::new());
     for rule in MatchRule::ALL {
-        let sizes: Vec<(u64, f64)> = match rule {
-            MatchRule::Listwise => c.listwise.iter().flatten().copied().collect(),
-            MatchRule::AsValue => c.as_value.clone(),
-            MatchRule::Wildcard => c.wildcard.clone(),
+        // the classes of the released tuples the rule judges, each with its tuple's records
+        let classes: Vec<(u64, (u64, f64))> = match rule {
+            MatchRule::Listwise => (0..c.size.len())
+                .filter(|&e| c.complete[e])
+                .map(|e| (c.size[e], c.as_value[e]))
+                .collect(),
+            MatchRule::AsValue => c.size.iter().copied().zip(c.as_value.clone()).collect(),
+            MatchRule::Wildcard => c.size.iter().copied().zip(c.wildcard.clone()).collect(),
         };
-        let min_class = sizes.iter().map(|s| s.0).min();
+        let judged = classes.iter().map(|&(m, _)| m as usize).sum::<usize>();
+        let min_class = classes.iter().map(|&(_, (n, _))| n).min();
         let unsafe_records = match claim {
             None => 0,
-            Some(cl) => sizes
+            Some(cl) => classes
                 .iter()
-                .filter(|&&(n, w)| match cl.max_risk {
+                .filter(|&&(_, (n, w))| match cl.max_risk {
                     Some(t) => risk_of(n, w, c.weighted) > t,
                     None => n < cl.k as u64,
                 })
-                .count(),
+                .map(|&(m, _)| m as usize)
+                .sum(),
         };
         let attack = match rule {
             MatchRule::Listwise => Some(c.attack_listwise.clone()),
@@ -571,12 +703,10 @@ fn judge(claim: Option<&Claim>, keys: Vec<String>, c: &Counts) -> Check {
                 if unsafe_records > 0 {
                     found.push(match cl.max_risk {
                         Some(t) => format!(
-                            "{unsafe_records} of {} records have individual risk above {t}",
-                            sizes.len()
+                            "{unsafe_records} of {judged} records have individual risk above {t}"
                         ),
                         None => format!(
-                            "{unsafe_records} of {} records are in classes below {} (smallest {})",
-                            sizes.len(),
+                            "{unsafe_records} of {judged} records are in classes below {} (smallest {})",
                             cl.k,
                             min_class.unwrap_or(0)
                         ),
@@ -609,7 +739,7 @@ fn judge(claim: Option<&Claim>, keys: Vec<String>, c: &Counts) -> Check {
         }
         rules.push(RuleCheck {
             rule,
-            judged: sizes.len(),
+            judged,
             unsafe_records,
             min_class,
             attack,
