@@ -338,21 +338,23 @@ impl Tree {
     }
 
     /// The `k` (≥ 1) nearest release records of target `q` (its values in column order),
-    /// nearest first, ties by key.
-    pub(super) fn nearest(&self, q: &[f64], k: usize) -> Vec<u32> {
+    /// nearest first, ties by key; and how many records and nodes the search examined.
+    pub(super) fn nearest(&self, q: &[f64], k: usize) -> (Vec<u32>, usize) {
         let mut best = Best::new(k);
-        self.visit(0, q, &mut best);
-        best.rows()
+        let mut examined = 0;
+        self.visit(0, q, &mut best, &mut examined);
+        (best.rows(), examined)
     }
 
     /// Offers the records of node `node` that may be among the nearest of `q` to `best`,
-    /// the child of lower bound first.
-    fn visit(&self, node: usize, q: &[f64], best: &mut Best) {
+    /// the child of lower bound first, counting the nodes and records examined.
+    fn visit(&self, node: usize, q: &[f64], best: &mut Best, examined: &mut usize) {
         let n = self.nodes.nodes[node];
         if n.left == LEAF {
-            self.scan(n, q, best);
+            *examined += self.scan(n, q, best);
             return;
         }
+        *examined += 2;
         let (a, b) = (n.left as usize, n.right as usize);
         let (la, lb) = (self.lower_bound(a, q), self.lower_bound(b, q));
         let ((first, lf), (second, ls)) = if lb < la {
@@ -361,10 +363,10 @@ impl Tree {
             ((a, la), (b, lb))
         };
         if lf <= best.bound() {
-            self.visit(first, q, best);
+            self.visit(first, q, best, examined);
         }
         if ls <= best.bound() {
-            self.visit(second, q, best);
+            self.visit(second, q, best, examined);
         }
     }
 
@@ -412,20 +414,20 @@ impl Tree {
         if d.is_nan() { f64::INFINITY } else { d }
     }
 
-    /// Offers the records of leaf `n` to `best`.
-    fn scan(&self, n: Node, q: &[f64], best: &mut Best) {
+    /// Offers the records of leaf `n` to `best`; how many distances it computed.
+    fn scan(&self, n: Node, q: &[f64], best: &mut Best) -> usize {
         let (start, end) = (n.start as usize, n.end as usize);
         if n.uniform {
             let d = self.distance(start, q);
             if d > best.bound() {
-                return;
+                return 1;
             }
             for i in start..end {
                 if !best.offer(d, self.keys[i], self.rows[i]) {
                     break;
                 }
             }
-            return;
+            return 1;
         }
         for i in start..end {
             let y = &self.data[i * self.dim..(i + 1) * self.dim];
@@ -445,5 +447,6 @@ impl Tree {
                 best.offer(d, self.keys[i], self.rows[i]);
             }
         }
+        end - start
     }
 }
