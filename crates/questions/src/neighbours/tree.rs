@@ -346,6 +346,24 @@ impl Tree {
         (best.rows(), examined)
     }
 
+    /// The leaf a search for `q` visits first (the child of lower bound at every node): targets
+    /// searched in this order find the same part of the tree in cache.
+    pub(super) fn first_leaf(&self, q: &[f64]) -> u32 {
+        let mut node = 0;
+        loop {
+            let n = self.nodes.nodes[node];
+            if n.left == LEAF {
+                return node as u32;
+            }
+            let (a, b) = (n.left as usize, n.right as usize);
+            node = if self.lower_bound(b, q) < self.lower_bound(a, q) {
+                b
+            } else {
+                a
+            };
+        }
+    }
+
     /// Offers the records of node `node` that may be among the nearest of `q` to `best`,
     /// the child of lower bound first, counting the nodes and records examined.
     fn visit(&self, node: usize, q: &[f64], best: &mut Best, examined: &mut usize) {
