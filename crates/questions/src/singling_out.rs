@@ -267,10 +267,14 @@ struct Records<'a> {
 /// A column's records arranged by value.
 #[derive(Debug)]
 enum Sorted {
-    /// The rows with a number, sorted by the number (then the row); the rows without.
+    /// The rows with a number, sorted by the number (then the row); the rows without; the
+    /// distinct numbers in order, and where the rows of each start in `by_value` (one more
+    /// entry: the end), so that a comparison is a binary search over the distinct numbers only.
     Numbers {
         by_value: Vec<u32>,
         missing: Vec<u32>,
+        values: Vec<f64>,
+        starts: Vec<u32>,
     },
     /// The rows of each category; the rows without.
     Codes {
@@ -327,12 +331,31 @@ impl<'a> Records<'a> {
     fn arrange(column: View<'_>) -> Sorted {
         match column {
             View::Numbers(v) => {
-                let (mut by_value, missing): (Vec<u32>, Vec<u32>) =
-                    (0..v.len() as u32).partition(|&r| !v[r as usize].is_nan());
-                by_value.sort_unstable_by(|&a, &b| {
-                    v[a as usize].total_cmp(&v[b as usize]).then(a.cmp(&b))
-                });
-                Sorted::Numbers { by_value, missing }
+                let missing: Vec<u32> = (0..v.len() as u32)
+                    .filter(|&r| v[r as usize].is_nan())
+                    .collect();
+                // By (number, row), the number as an integer of the same total order.
+                let mut pairs: Vec<(i64, u32)> = (0..v.len() as u32)
+                    .filter(|&r| !v[r as usize].is_nan())
+                    .map(|r| (total_order_key(v[r as usize]), r))
+                    .collect();
+                pairs.sort_unstable();
+                let by_value: Vec<u32> = pairs.iter().map(|&(_, r)| r).collect();
+                let mut values = Vec::new();
+                let mut starts = Vec::new();
+                for (i, &(key, r)) in pairs.iter().enumerate() {
+                    if i == 0 || key != pairs[i - 1].0 {
+                        values.push(v[r as usize]);
+                        starts.push(i as u32);
+                    }
+                }
+                starts.push(pairs.len() as u32);
+                Sorted::Numbers {
+                    by_value,
+                    missing,
+                    values,
+                    starts,
+                }
             }
             View::Codes(v) => {
                 let mut by_code: foldhash::HashMap<u32, Vec<u32>> = Default::default();
@@ -364,9 +387,18 @@ impl<'a> Records<'a> {
             (Condition::Observed(_), Sorted::Codes { missing, .. }, _) => {
                 Candidates::Scan(self.rows - missing.len())
             }
-            (Condition::Number(_, op, x), Sorted::Numbers { by_value, .. }, View::Numbers(v)) => {
-                let below = by_value.partition_point(|&r| v[r as usize] < x);
-                let upto = by_value.partition_point(|&r| v[r as usize] <= x);
+            (
+                Condition::Number(_, op, x),
+                Sorted::Numbers {
+                    by_value,
+                    values,
+                    starts,
+                    ..
+                },
+                View::Numbers(_),
+            ) => {
+                let below = starts[values.partition_point(|&y| y < x)] as usize;
+                let upto = starts[values.partition_point(|&y| y <= x)] as usize;
                 match op {
                     Op::Eq => Candidates::Rows(&by_value[below..upto], NONE),
                     Op::Ne => Candidates::Rows(&by_value[..below], &by_value[upto..]),
@@ -615,6 +647,12 @@ pub fn singling_out(
         DEFAULT_CONFIDENCE,
         notes,
     ))
+}
+
+/// An integer ordered as `f64::total_cmp` orders the numbers.
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
 /// `table` without the records that repeat an earlier one exactly.
@@ -1035,6 +1073,34 @@ mod tests {
             for limit in [1, 2, 1000] {
                 assert_eq!(records.count(&p, limit), all.min(limit), "{p:?}");
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod order {
+    use super::total_order_key;
+
+    proptest::proptest! {
+        #[test]
+        fn the_integer_key_orders_numbers_as_total_cmp(a in proptest::num::f64::ANY, b in proptest::num::f64::ANY) {
+            proptest::prop_assert_eq!(total_order_key(a).cmp(&total_order_key(b)), a.total_cmp(&b));
+        }
+    }
+
+    #[test]
+    fn the_integer_key_tells_signed_zeros_apart_and_keeps_infinities_at_the_ends() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -1.5,
+            -0.0,
+            0.0,
+            1e-300,
+            2.0,
+            f64::INFINITY,
+        ];
+        for w in xs.windows(2) {
+            assert!(total_order_key(w[0]) < total_order_key(w[1]), "{w:?}");
         }
     }
 }
