@@ -271,8 +271,26 @@ impl Labelled {
     /// (Bender et al.'s response knowledge: the intruder knows who answered both surveys). It
     /// reads the truth, so it is applied here, before the attack; the attack only sees the
     /// records it leaves.
+    ///
+    /// Errors when no record here has a twin (a synthetic release's records are no one's): a
+    /// twins-only attack would have nothing to search, and saying so beats an empty file.
     pub fn twins_only(&self, intruder: &Labelled, ids: &TruthIds) -> Result<Labelled, AttackError> {
         let rows = twin_rows(intruder, self, ids)?;
+        if rows.is_empty() && self.nrows() > 0 {
+            return Err(AttackError::Column {
+                file: self.table.source().display().to_string(),
+                name: ids.released.clone(),
+                message: format!(
+                    "twins_only: none of the {} released records has a twin in the intruder's file \
+                     (no id equal to one of '{}'), so a twins-only attack has nothing to search; \
+                     a synthetic release's records are no one's: attack it without twins_only \
+                     (every link is then wrong) or ask the questions without the truth \
+                     (singling out, linkability, inference, membership)",
+                    self.nrows(),
+                    ids.intruder
+                ),
+            });
+        }
         Ok(self.take(&rows))
     }
 }

@@ -87,3 +87,46 @@ fn a_synthetic_release_has_no_twins_and_no_one_to_one_utility() {
         );
     }
 }
+
+/// An attack restricted to twins has nothing to search in a synthetic release: the run records
+/// that failure with the reason, not "the released file has no records".
+#[test]
+fn twins_only_against_a_synthetic_release_says_there_is_no_twin() {
+    let text = SYNTH_EXP.replace(
+        "[[attack]]\nmethod = \"exact\"\n",
+        "[[attack]]\nmethod = \"exact\"\ntwins_only = true\n",
+    );
+    assert_ne!(text, SYNTH_EXP);
+    let exp = Experiment::from_toml(&text, "s.toml".as_ref()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let done = run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let runs = load_runs(&done.plan, dir.path()).unwrap();
+    for run in &runs {
+        let failed: Vec<_> = run
+            .failures
+            .iter()
+            .filter(|f| f.stage == "attack")
+            .collect();
+        if run.setting == "none" {
+            assert_eq!(run.attacks.len(), 1);
+            assert!(failed.is_empty(), "{:?}", failed);
+            continue;
+        }
+        assert!(run.attacks.is_empty(), "{}", run.setting);
+        assert_eq!(failed.len(), 1, "{:?}", run.failures);
+        let m = &failed[0].message;
+        assert!(
+            m.contains("column 'person_id'")
+                && m.contains("twins_only: none of the 240 released records has a twin")
+                && m.contains("synthetic release"),
+            "{m}"
+        );
+    }
+}
