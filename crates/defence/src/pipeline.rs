@@ -19,6 +19,8 @@
 //! parameter declared with a schema role (`keys`) that is not given takes the columns of that
 //! role.
 
+use std::borrow::Cow;
+
 use std::path::Path;
 
 use intruder_data::Table;
@@ -238,10 +240,17 @@ impl Pipeline {
     /// coding), applied in order to the columns `table` has, and nothing else. An intruder who
     /// knows a person's age maps it into the released age band before matching.
     pub fn intruder_view(&self, table: &Table) -> Result<Table, DefenceError> {
-        let mut t = table.clone();
+        Ok(self.intruder_view_of(table)?.into_owned())
+    }
+
+    /// [`Pipeline::intruder_view`], borrowing `table` itself when no step is a public recoding
+    /// of its columns (a pipeline of suppression, noise or swapping leaves the intruder's view
+    /// as it was, and a million-record table is not copied for nothing).
+    pub fn intruder_view_of<'a>(&self, table: &'a Table) -> Result<Cow<'a, Table>, DefenceError> {
+        let mut t = Cow::Borrowed(table);
         for step in &self.steps {
             if let Some(view) = step.defence.public_view(&t) {
-                t = view?;
+                t = Cow::Owned(view?);
                 continue;
             }
             if !step.defence.public_recoding() {
@@ -252,7 +261,7 @@ impl Pipeline {
                 continue;
             }
             let mut rng = ChaCha20Rng::seed_from_u64(0);
-            t = step.defence.apply(&t, &mut rng)?.table;
+            t = Cow::Owned(step.defence.apply(&t, &mut rng)?.table);
         }
         Ok(t)
     }

@@ -241,7 +241,7 @@ pub fn cross_examine_run(
         None if claims.is_empty() => schema_keys,
         None => Vec::new(),
     };
-    let view = pipeline.intruder_view(original)?;
+    let view = pipeline.intruder_view_of(original)?;
     let mut x = cross_examine(&view, masked, &log.kept_rows, &claims, &[])?;
     if !default_keys.is_empty() {
         let extra = cross_examine(&view, masked, &log.kept_rows, &[], &default_keys)?;
@@ -318,6 +318,7 @@ impl Counts {
         let complete: Vec<bool> = (0..classes.len())
             .map(|e| stored.complete(classes.row(e) as usize))
             .collect();
+        let blanked = changed.as_ref().map(|c| c.blanked);
         let (matched, attack_listwise, attack_wildcard) = if let Some(mut changed) = changed {
             // Every record in place and only blanks added: a target whose record kept all its
             // values has its own tuple's classes as candidates, which the self-join counts.
@@ -357,14 +358,17 @@ impl Counts {
             .iter()
             .map(|&(n, f)| (n, if weighted { f } else { n as f64 }))
             .collect();
-        let mut suppressed = 0;
-        for (sc, qc) in stored.codes.iter().zip(&queries.codes) {
-            for (r, &o) in kept_rows.iter().enumerate() {
-                if o < queries.n && sc[r] == MISSING && qc[o] != MISSING {
-                    suppressed += 1;
+        let suppressed = blanked.unwrap_or_else(|| {
+            let mut suppressed = 0;
+            for (sc, qc) in stored.codes.iter().zip(&queries.codes) {
+                for (r, &o) in kept_rows.iter().enumerate() {
+                    if o < queries.n && sc[r] == MISSING && qc[o] != MISSING {
+                        suppressed += 1;
+                    }
                 }
             }
-        }
+            suppressed
+        });
         Ok(Counts {
             size,
             complete,
@@ -550,6 +554,8 @@ fn attack(t: &Targets<'_>, s: &Keys, idx: &PatternIndex, twin: &[Option<usize>])
 struct Changed {
     /// Per target, whether its released record differs from what the intruder knows.
     touched: Vec<bool>,
+    /// Key cells the intruder knows and the release blanks (in place, every difference).
+    blanked: usize,
     /// The distinct tuples of the changed targets.
     tuples: Keys,
     /// The tuple of each changed target, in row order.
@@ -562,9 +568,11 @@ impl Changed {
     /// Finds the changed targets and their distinct tuples.
     fn find(q: &Keys, s: &Keys) -> Changed {
         let mut touched = vec![false; q.n];
+        let mut blanked = 0;
         for (qc, sc) in q.codes.iter().zip(&s.codes) {
             for ((t, a), b) in touched.iter_mut().zip(qc).zip(sc) {
                 *t |= a != b;
+                blanked += usize::from(a != b);
             }
         }
         let rows: Vec<u32> = (0..q.n as u32).filter(|&i| touched[i as usize]).collect();
@@ -574,6 +582,7 @@ impl Changed {
         let reps: Vec<u32> = (0..didx.len()).map(|e| didx.row(e)).collect();
         Changed {
             touched,
+            blanked,
             tuples: take_keys(&changed, &reps),
             entry,
             counts: Vec::new(),
@@ -604,16 +613,18 @@ fn attacks_in_place(
     changed: &Changed,
 ) -> (AttackCheck, AttackCheck) {
     let targets = q.n;
-    // per released tuple: 1/c of its listwise candidates (0 when incomplete) and of its wildcard
-    // candidates, so the pass over the targets only adds
-    let per_tuple: Vec<(f64, f64)> = (0..size.len())
+    // per released tuple: 1/c of its listwise candidates (0 when incomplete: adding 0 changes no
+    // sum) and of its wildcard candidates, and whether each c is 1, so the pass over the
+    // targets reads one entry per target and only adds
+    let per_tuple: Vec<(f64, f64, usize, usize)> = (0..size.len())
         .map(|e| {
-            let l = if complete[e] {
-                1.0 / size[e] as f64
+            let (l, lu) = if complete[e] {
+                (1.0 / size[e] as f64, usize::from(size[e] == 1))
             } else {
-                0.0
+                (0.0, 0)
             };
-            (l, 1.0 / matched[e].0 as f64)
+            let c = matched[e].0;
+            (l, 1.0 / c as f64, lu, usize::from(c == 1))
         })
         .collect();
     let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
@@ -628,14 +639,11 @@ fn attacks_in_place(
             }
             continue;
         }
-        let e = entry[i] as usize;
-        let (l, w) = per_tuple[e];
-        if complete[e] {
-            listwise.0 += l;
-            listwise.1 += usize::from(size[e] == 1);
-        }
+        let (l, w, lu, wu) = per_tuple[entry[i] as usize];
+        listwise.0 += l;
+        listwise.1 += lu;
         wildcard.0 += w;
-        wildcard.1 += usize::from(matched[e].0 == 1);
+        wildcard.1 += wu;
     }
     let check = |(expected, unique): (f64, usize)| AttackCheck {
         targets,

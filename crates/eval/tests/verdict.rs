@@ -174,6 +174,16 @@ proptest! {
         let keys: Vec<String> = orig.columns().iter().map(|c| c.name().to_string()).collect();
         let kept: Vec<usize> = (0..orig.nrows()).collect();
         let x = cross_examine(&orig, &rel, &kept, &[], &keys).unwrap();
+        // key cells observed in the original and blank in the release, counted cell by cell
+        let blanked: usize = keys
+            .iter()
+            .map(|k| {
+                let (a, b) = (orig.column(k).unwrap(), rel.column(k).unwrap());
+                (0..orig.nrows()).filter(|&r| !a.is_missing(r) && b.is_missing(r)).count()
+            })
+            .sum();
+        prop_assert_eq!(x.checks[0].suppressed, blanked);
+        prop_assert_eq!(x.checks[0].key_cells, keys.len() * rel.nrows());
         for (rule, policy) in [(MatchRule::Listwise, MissingPolicy::Listwise), (MatchRule::Wildcard, MissingPolicy::Wildcard)] {
             let a = x.checks[0].rules.iter().find(|r| r.rule == rule).unwrap().attack.clone().unwrap();
             let (expected, unique) = exact_scored(&orig, &rel, &kept, &keys, policy);

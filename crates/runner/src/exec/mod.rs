@@ -258,7 +258,7 @@ fn run_inner(
         &mut failures,
     )?;
     // utility compares on the released scale: the original through the public recodings
-    let recoded = pipeline.intruder_view(original.table())?;
+    let recoded = pipeline.intruder_view_of(original.table())?;
     let utility = utility::run_utility(
         exp,
         original.table(),
