@@ -799,6 +799,13 @@ impl Defence for RecordSwap {
 
     fn apply(&self, table: &Table, rng: &mut ChaCha20Rng) -> Result<Masked, DefenceError> {
         self.check_named(table)?;
+        if self.hierarchy.is_empty() || self.similar.iter().any(Vec::is_empty) {
+            return Err(DefenceError::Infeasible {
+                method: NAME,
+                message: "give at least one hierarchy column and one column per similarity profile"
+                    .into(),
+            });
+        }
         let hh = Households::of(table, &self.hid)?;
         for c in &self.hierarchy {
             hh.check_shared(table, &self.hid, c, "a household's records must share their geography, which is swapped with the household")?;
