@@ -152,7 +152,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "swaprate",
         ParamKind::Number,
-        "share of households swapped, a swap moving two: households·swaprate/2 swaps (rounded up or down at random), spread over the finest areas in proportion to their households; households at risk are swapped besides",
+        "share of households swapped, a swap moving two: households·swaprate/2 swaps (rounded up or down at random), spread over the finest areas in proportion to their households; households at risk are swapped whatever the rate and count towards their finest area's share",
     )
     .default_value("0.05")
     .within(Range::SHARE),
