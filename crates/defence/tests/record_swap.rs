@@ -428,9 +428,9 @@ proptest! {
                 .count() as u32
         };
         let mut level_of = std::collections::BTreeMap::new();
-        for i in 0..hid.len() {
+        for (i, h) in hid.iter().enumerate() {
             let l = (0..2).find(|&l| count(i, l) < k).unwrap_or(2);
-            let e = level_of.entry(hid[i].clone()).or_insert(2);
+            let e = level_of.entry(h.clone()).or_insert(2);
             *e = (*e).min(l);
         }
         let d = log.steps[0].details.as_ref().unwrap();
