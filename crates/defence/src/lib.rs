@@ -36,6 +36,7 @@
 //! | `mdav` | multivariate microaggregation (MDAV) | Domingo-Ferrer & Mateo-Sanz (2002); sdcMicro `microaggregation(method = "mdav")` |
 //! | `rank-swap` | rank swapping within p percent of n ranks | Moore (1996); sdcMicro `rankSwap` |
 //! | `pram` | post-randomisation, invariant or given matrix, within strata | Gouweleeuw et al. (1998); sdcMicro `pram` |
+//! | `record-swap` | targeted record swapping: households at risk on the geography, and others up to a swap rate, exchange their geography with a similar household elsewhere | sdcMicro `recordSwap` (Gussenbauer) |
 //! | `subsample` | simple random (stratified) subsample with design weights | Skinner et al.; Bender et al. |
 //! | `independent-marginals` | synthetic records, every column drawn independently from its marginal | the baseline synthesiser |
 //! | `privbayes` | synthetic records from a Bayesian network learnt under ε-differential privacy | Zhang et al. (2017) |
@@ -166,6 +167,7 @@ pub static DEFENCES: &[Entry<dyn Defence>] = &[
     methods::mdav::ENTRY,
     methods::rankswap::ENTRY,
     methods::pram::ENTRY,
+    methods::record_swap::ENTRY,
     methods::subsample::ENTRY,
     methods::marginals::ENTRY,
     methods::privbayes::ENTRY,

@@ -6,5 +6,6 @@ mod generalise;
 mod mdav_naive;
 mod methods;
 mod pipeline;
+mod record_swap;
 mod suppression;
 mod synthesis;

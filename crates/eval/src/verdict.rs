@@ -33,6 +33,16 @@
 //! Synthesisers promise nothing about k (a differential-privacy guarantee is not checked here),
 //! so the check has no promise.
 //!
+//! # A perturbed release
+//! Swapping and perturbation (`record-swap`, `rank-swap`, `pram`, `noise`) promise nothing about
+//! k: a swapped household keeps every value but its geography, so it is as unique in its new
+//! area as in its old one, and its class counts say nothing of the protection. The check has no
+//! promise and reports the attack as it is: a target whose released record was moved or changed
+//! is not among its candidates (the intruder's unique match is then someone else), so the rate
+//! falls with the records changed — the protection such a release offers is that the intruder
+//! cannot tell which matches are wrong. They are not public recodings either: an intruder cannot
+//! repeat them on their own copy.
+//!
 //! # Verdict
 //! A promise is **contradicted** when, under a rule it covers, a released record is in a class
 //! below k (or above the risk threshold), or the attack's rate exceeds 1/k. Under a rule it does

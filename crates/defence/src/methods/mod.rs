@@ -9,6 +9,7 @@ pub mod pram;
 pub mod privbayes;
 pub mod rankswap;
 pub mod recode;
+pub mod record_swap;
 pub mod remove;
 pub mod round;
 pub mod subsample;
