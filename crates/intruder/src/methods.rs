@@ -36,12 +36,35 @@ pub fn docs(family: &str) -> Result<Vec<MethodDoc>> {
     })
 }
 
-/// One declared parameter as JSON: name, type, choices, required, default, range, the role
-/// whose columns are its default, old names, docs, and whether it is the family's common one.
+/// The kind of a parameter as one word a program can switch on (`type` is the docs' text).
+pub fn kind_word(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::Integer => "integer",
+        ParamKind::Number => "number",
+        ParamKind::Bool => "bool",
+        ParamKind::String => "string",
+        ParamKind::Choice(_) => "choice",
+        ParamKind::Path => "path",
+        ParamKind::Column => "column",
+        ParamKind::Columns => "columns",
+        ParamKind::Strings => "strings",
+        ParamKind::Numbers => "numbers",
+        ParamKind::Integers => "integers",
+        ParamKind::Matrix => "matrix",
+        ParamKind::Map => "map",
+        ParamKind::NumberMap => "number-map",
+        ParamKind::Table => "table",
+    }
+}
+
+/// One declared parameter as JSON: name, type (as the docs write it) and kind (one word),
+/// choices, required, default, range, the role whose columns are its default, old names, docs,
+/// and whether it is the family's common one.
 pub fn param_json(s: &ParamSpec, common: bool) -> Value {
     json!({
         "name": s.name,
         "type": s.kind.as_str(),
+        "kind": kind_word(s.kind),
         "choices": match s.kind { ParamKind::Choice(w) => json!(w), _ => Value::Null },
         "required": s.required,
         "default": if s.default.is_empty() { Value::Null } else { json!(s.default_text()) },
@@ -119,6 +142,15 @@ mod tests {
             .find(|p| p["name"] == "pd")
             .unwrap();
         assert_eq!(pd["type"], "number");
+        assert_eq!(pd["kind"], "number");
+        let variables = pram["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "variables")
+            .unwrap();
+        assert_eq!(variables["type"], "list of columns");
+        assert_eq!(variables["kind"], "columns");
         assert!(!pd["doc"].as_str().unwrap().is_empty());
     }
 
