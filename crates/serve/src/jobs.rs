@@ -68,16 +68,31 @@ pub struct Jobs {
 }
 
 impl Jobs {
-    /// Starts running `exp` into a new directory under `runs` on a thread of its own; returns
-    /// the job's number.
-    pub fn start(&self, exp: Experiment, runs: &Path) -> u64 {
+    /// Starts running `exp` on a thread of its own into `runs/<experiment name>/`, the same
+    /// directory for every run of that name in the session: runs stored by an earlier run are
+    /// reused (their ids hash the resolved configuration and the data), so a setting added to
+    /// the session runs alone and the map fills in. Returns the job's number, or an error when
+    /// an experiment of that name is still running.
+    pub fn start(&self, exp: Experiment, runs: &Path) -> Result<u64, String> {
+        let out = runs.join(&exp.name);
+        let mut jobs = self.lock();
+        if jobs
+            .values()
+            .any(|j| j.out == out && matches!(j.state(), State::Running))
+        {
+            return Err(format!(
+                "the experiment '{}' is still running: wait for it or cancel it",
+                exp.name
+            ));
+        }
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let job = Arc::new(Job {
             watch: Watch::default(),
             state: Mutex::new(State::Running),
-            out: runs.join(format!("job-{id}")),
+            out,
         });
-        self.lock().insert(id, job.clone());
+        jobs.insert(id, job.clone());
+        drop(jobs);
         std::thread::spawn(move || {
             let opts = RunOptions {
                 out: Some(job.out.clone()),
@@ -93,7 +108,7 @@ impl Jobs {
             };
             *job.state.lock().unwrap_or_else(|e| e.into_inner()) = state;
         });
-        id
+        Ok(id)
     }
 
     /// The job numbered `id`.
@@ -134,5 +149,6 @@ pub fn results_json(exp: &Experiment, done: &Done) -> Value {
         "warnings": warnings,
         "failed": done.failed.failure_text(done.plan.runs.len()),
         "runs": done.plan.runs.len(),
+        "executed": done.executed,
     })
 }

@@ -361,7 +361,10 @@ async fn run(
             format!("the experiment has problems:\n  - {}", p.join("\n  - ")),
         )
     })?;
-    let id = s.jobs.start(exp, &s.places.runs());
+    let id = s
+        .jobs
+        .start(exp, &s.places.runs())
+        .map_err(|e| ApiError(StatusCode::CONFLICT, e))?;
     Ok(Json(json!({"job": id})))
 }
 

@@ -458,6 +458,49 @@ fn an_exported_session_reproduces_the_page_figures() {
     assert_eq!(reproduced["settings"], page["settings"]);
 }
 
+#[test]
+fn a_setting_added_to_the_session_runs_alone_and_the_map_fills_in() {
+    let s = start(Config::default());
+    let (source, mut exp) = generator_session();
+    let run = |exp: &Value| {
+        let toml = post_json(
+            s.addr,
+            &s.token,
+            "/api/experiment",
+            &json!({"source": source, "experiment": exp}),
+        )
+        .json()["toml"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let job = post_json(
+            s.addr,
+            &s.token,
+            "/api/run",
+            &json!({"source": source, "toml": toml}),
+        )
+        .json()["job"]
+            .as_u64()
+            .unwrap();
+        wait(&s, job)
+    };
+    let first = run(&exp);
+    assert_eq!(first["result"]["executed"], 6, "3 settings x 2 replicates");
+    exp["defence"].as_array_mut().unwrap().push(json!({"name": "pram", "step": [{"method": "pram", "variables": ["occupation"], "pd": 0.8}]}));
+    let second = run(&exp);
+    assert_eq!(second["state"], "done", "{second}");
+    assert_eq!(
+        second["result"]["executed"], 2,
+        "only the new setting's 2 replicates"
+    );
+    let settings = second["result"]["settings"].as_array().unwrap();
+    assert_eq!(settings.len(), 4);
+    assert_eq!(
+        &settings[..3],
+        first["result"]["settings"].as_array().unwrap().as_slice()
+    );
+}
+
 /// Runs an exported experiment file with the runner into `out` and reads its `results.json`.
 pub fn run_exported(file: &Path, out: &Path) -> Value {
     let exp = intruder_runner::Experiment::from_file(file).unwrap();
