@@ -11,8 +11,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rand::RngCore;
 
-use crate::routes::AppState;
-
 /// The cookie that carries the token after the first load.
 pub const COOKIE: &str = "intruder_token";
 
@@ -61,13 +59,9 @@ pub fn token_of(req: &Request) -> Option<(String, bool)> {
 
 /// Refuses every request without the right token (403, with a sentence saying how to get in);
 /// sets the cookie on an answer to a request that brought the token in its query.
-pub async fn require_token(
-    State(state): State<Arc<AppState>>,
-    req: Request,
-    next: Next,
-) -> Response {
+pub async fn require_token(State(token): State<Arc<str>>, req: Request, next: Next) -> Response {
     match token_of(&req) {
-        Some((t, in_query)) if same(&t, &state.token) => {
+        Some((t, in_query)) if same(&t, &token) => {
             let mut resp = next.run(req).await;
             if in_query {
                 let cookie = format!("{COOKIE}={t}; Path=/; HttpOnly; SameSite=Strict");

@@ -60,7 +60,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/job/{id}/cancel", post(cancel))
         .route("/api/job/{id}/report.html", get(report))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            Arc::<str>::from(state.token.as_str()),
             crate::auth::require_token,
         ))
         .with_state(state)
