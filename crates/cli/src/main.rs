@@ -13,6 +13,8 @@ mod panel;
 mod question_cmd;
 mod risk_cmd;
 mod run_cmd;
+#[cfg(feature = "serve")]
+mod serve_cmd;
 mod synth_cmd;
 mod utility_cmd;
 
@@ -40,6 +42,9 @@ enum Command {
     Risk(risk_cmd::Args),
     /// Run an experiment file: defence grid x attacks x replicates, with tables, plots and an HTML report.
     Run(run_cmd::Args),
+    /// A local web page: risk at once, defences and attacks from the registries, a risk–utility map, the session exported as an experiment.
+    #[cfg(feature = "serve")]
+    Serve(serve_cmd::Args),
     /// Generate a seeded synthetic look-alike data set with ground truth.
     Synth(synth_cmd::Args),
     /// What masking cost: moments, correlations, IL1s, pMSE, CI overlap of a regression.
@@ -54,6 +59,8 @@ fn main() -> std::process::ExitCode {
         Command::Panel(args) => panel::run(args),
         Command::Risk(args) => risk_cmd::run(args),
         Command::Run(args) => run_cmd::run(args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve_cmd::run(args),
         Command::Synth(args) => synth_cmd::run(args),
         Command::Utility(args) => utility_cmd::run(args),
     };

@@ -16,5 +16,7 @@ mod registry_walk;
 mod risk_cli;
 mod risk_models_cli;
 mod run_cli;
+#[cfg(feature = "serve")]
+mod serve_cli;
 mod surface;
 mod verdicts_cli;

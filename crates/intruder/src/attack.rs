@@ -249,7 +249,7 @@ fn check_scoring(request: &AttackRequest<'_>, truth: Option<&TruthIds>) -> Resul
             "sensitive = '{s}' needs {}COL: the intruder table's column with the true value",
             match request.surface {
                 Surface::Cli => "--sensitive-truth ".to_string(),
-                Surface::Python => a("sensitive_truth"),
+                Surface::Python | Surface::Page => a("sensitive_truth"),
             }
         ),
         (None, Some(_)) => bail!(
@@ -258,6 +258,7 @@ fn check_scoring(request: &AttackRequest<'_>, truth: Option<&TruthIds>) -> Resul
             match request.surface {
                 Surface::Cli => "--sensitive COL".to_string(),
                 Surface::Python => "sensitive=COL".to_string(),
+                Surface::Page => a("sensitive"),
             }
         ),
         _ => {}

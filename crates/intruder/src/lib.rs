@@ -60,6 +60,7 @@
 
 pub mod attack;
 pub mod mask;
+pub mod methods;
 pub mod questions;
 pub mod risk;
 pub mod utility;
@@ -71,6 +72,8 @@ pub enum Surface {
     Cli,
     /// The Python package: `truth_intruder=`.
     Python,
+    /// The web page of `intruder serve`: the field `truth_intruder`.
+    Page,
 }
 
 impl Surface {
@@ -79,6 +82,7 @@ impl Surface {
         match self {
             Surface::Cli => format!("--{}", name.replace('_', "-")),
             Surface::Python => format!("{name}="),
+            Surface::Page => format!("the field '{name}'"),
         }
     }
 
@@ -87,6 +91,7 @@ impl Surface {
         match self {
             Surface::Cli => format!("--{} (or --set {name}=…)", name.replace('_', "-")),
             Surface::Python => format!("{name}=[…]"),
+            Surface::Page => format!("the field '{name}' (a list)"),
         }
     }
 }
@@ -101,5 +106,6 @@ mod tests {
         assert_eq!(Surface::Python.arg("truth_intruder"), "truth_intruder=");
         assert_eq!(Surface::Cli.list_arg("keys"), "--keys (or --set keys=…)");
         assert_eq!(Surface::Python.list_arg("keys"), "keys=[…]");
+        assert_eq!(Surface::Page.arg("keys"), "the field 'keys'");
     }
 }

@@ -56,6 +56,7 @@ pub fn configure(
                     intruder_data::schema_beside(label.as_ref()).display()
                 ),
                 Surface::Python => "keys=[…] or declare the role \"key\" in schema=".into(),
+                Surface::Page => "the role \"key\" on the columns of the page".into(),
             };
             anyhow!("{label}: no key variables: name them with {how}")
         } else {

@@ -129,7 +129,7 @@ pub fn measure_names(given: &[String], surface: Surface) -> (Vec<String>, Vec<Pr
                 warnings.push(Problem {
                     path: match surface {
                         Surface::Cli => "--measure".into(),
-                        Surface::Python => "measures".into(),
+                        Surface::Python | Surface::Page => "measures".into(),
                     },
                     message: format!(
                         "'{m}' is deprecated: use 'moments' (the old name is accepted until the next release)"
@@ -176,6 +176,7 @@ fn variables_from_roles(
             match request.surface {
                 Surface::Cli => "--variables COLS".to_string(),
                 Surface::Python => "variables=[…]".to_string(),
+                Surface::Page => Surface::Page.list_arg("variables"),
             },
             request.original_label
         );

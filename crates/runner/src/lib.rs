@@ -91,8 +91,9 @@ pub use aggregate::{
 pub use check::check_data;
 pub use data::{Loaded, control_size, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
-    ControlSplit, ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, control_leaks, control_split,
-    execute, load_runs, load_study, run_one, run_study, study_id, study_path,
+    ControlSplit, ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, Watch, control_leaks,
+    control_split, execute, execute_watched, load_runs, load_study, run_one, run_study, study_id,
+    study_path,
 };
 pub use glossary::{
     GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
@@ -193,6 +194,10 @@ pub enum RunnerError {
     /// Anything else, explained.
     #[error("{0}")]
     Invalid(String),
+    /// The caller cancelled the experiment ([`Watch::cancel`]); the runs finished before are
+    /// stored.
+    #[error("cancelled: the runs finished before are stored, the others were not started")]
+    Cancelled,
 }
 
 /// Options of [`run_experiment`].
@@ -279,6 +284,16 @@ pub fn dry_run(exp: &Experiment, out: &Path) -> Result<DryRun, RunnerError> {
 /// Plans, checks the data, executes (skipping stored runs unless `force`) and writes the
 /// reports.
 pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, RunnerError> {
+    run_experiment_watched(exp, opts, &Watch::default())
+}
+
+/// [`run_experiment`], reporting the runs' progress to `watch` and stopping before the
+/// reports when it is cancelled ([`RunnerError::Cancelled`]).
+pub fn run_experiment_watched(
+    exp: &Experiment,
+    opts: &RunOptions,
+    watch: &Watch,
+) -> Result<Done, RunnerError> {
     let fingerprint = fingerprint(exp)?;
     let plan = Plan::new(exp, &fingerprint).map_err(RunnerError::Invalid)?;
     let out = opts.out.clone().unwrap_or_else(|| default_out(exp));
@@ -286,7 +301,7 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
         path: out.clone(),
         source,
     })?;
-    let executed = execute(
+    let executed = execute_watched(
         exp,
         &plan,
         &out,
@@ -295,6 +310,7 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<Done, Runne
             threads: opts.threads,
             progress: opts.progress,
         },
+        watch,
     )?;
     if !plan.runs.is_empty() && executed.failed.len() == plan.runs.len() {
         return Err(RunnerError::Invalid(executed.failure_text(plan.runs.len())));

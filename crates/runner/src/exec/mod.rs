@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use intruder_data::{Bitmap, Column, Table};
 use intruder_eval::Labelled;
@@ -371,6 +372,48 @@ pub fn execute(
     out: &Path,
     opts: &ExecOptions,
 ) -> Result<Executed, RunnerError> {
+    execute_watched(exp, plan, out, opts, &Watch::default())
+}
+
+/// How far a run of the experiment has got, and whether its caller wants it stopped: the
+/// web page of `intruder serve` polls it and asks for cancellation. Runs finished before a
+/// cancellation are stored (a rerun reuses them); runs not started are not.
+#[derive(Debug, Default)]
+pub struct Watch {
+    total: AtomicUsize,
+    done: AtomicUsize,
+    cancel: AtomicBool,
+}
+
+impl Watch {
+    /// Runs finished and runs to execute now (stored runs left out).
+    pub fn progress(&self) -> (usize, usize) {
+        (
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Asks the runs not started yet not to start.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether cancellation was asked for.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// [`execute`], reporting progress to `watch` and stopping before any run not yet started
+/// once `watch` is cancelled ([`RunnerError::Cancelled`]).
+pub fn execute_watched(
+    exp: &Experiment,
+    plan: &Plan,
+    out: &Path,
+    opts: &ExecOptions,
+    watch: &Watch,
+) -> Result<Executed, RunnerError> {
     let runs_dir = out.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|source| RunnerError::Io {
         path: runs_dir.clone(),
@@ -381,6 +424,7 @@ pub fn execute(
         .iter()
         .filter(|r| opts.force || !runs_dir.join(format!("{}.json", r.id)).exists())
         .collect();
+    watch.total.store(pending.len(), Ordering::Relaxed);
     if pending.is_empty() {
         return Ok(Executed::default());
     }
@@ -413,6 +457,9 @@ pub fn execute(
         pending
             .par_iter()
             .map(|run| {
+                if watch.cancelled() {
+                    return Err(RunnerError::Cancelled);
+                }
                 let raw = run_one(exp, plan, run, &data)?;
                 let path = runs_dir.join(format!("{}.json", run.id));
                 let text = serde_json::to_string(&raw)?;
@@ -422,11 +469,15 @@ pub fn execute(
                     w.write_all(b"\n")
                 })?;
                 bar.inc(1);
+                watch.done.fetch_add(1, Ordering::Relaxed);
                 Ok(())
             })
             .collect()
     });
     bar.finish_and_clear();
+    if watch.cancelled() {
+        return Err(RunnerError::Cancelled);
+    }
     let mut done = Executed::default();
     for (run, r) in pending.iter().zip(results) {
         match r {

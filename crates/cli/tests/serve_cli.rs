@@ -1,0 +1,73 @@
+//! `intruder serve`: prints a URL with its token, warns when it listens beyond this machine,
+//! and refuses a request without the token.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+
+/// The status code of a GET of `path` on `hostport`.
+fn status(hostport: &str, path: &str) -> u16 {
+    let mut s = TcpStream::connect(hostport).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    raw.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn serve_prints_a_url_with_its_token_and_warns_off_the_loopback() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_intruder"))
+        .args(["serve", "--port", "0", "--host", "0.0.0.0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut warning = String::new();
+    err.read_line(&mut warning).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("intruder serve: open ")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
+    let (port, query) = rest.split_once('/').unwrap();
+    let token = query.strip_prefix("?token=").unwrap();
+    let hostport = format!("127.0.0.1:{port}");
+    let answers = (
+        status(&hostport, "/"),
+        status(&hostport, &format!("/?token={token}")),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(token.len(), 48, "{url}");
+    assert_eq!(
+        warning.trim(),
+        "warning: --host 0.0.0.0: the page is reachable from other machines; anyone with the URL's token can read the files it serves and run experiments"
+    );
+    assert_eq!(answers, (403, 200));
+}
+
+#[test]
+fn serve_refuses_a_root_that_is_not_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.csv");
+    std::fs::write(&file, "x\n1\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_intruder"))
+        .args(["serve", "--root"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        format!("error: --root {}: not a directory", file.display())
+    );
+}

@@ -1,0 +1,154 @@
+//! Experiments run in the background: each job runs the experiment runner on a thread of its
+//! own, into a directory of the session, and the page polls its progress, may cancel it, and
+//! gets its results — the per-setting figures (`results.json`'s `settings`), the runner's SVG
+//! figures (the risk–utility map first), the headline and verdict tables and the warnings.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use intruder_runner::{
+    Done, Experiment, RunOptions, RunnerError, TableData, Watch, headline_table,
+    run_experiment_watched,
+};
+use serde_json::{Value, json};
+
+/// Where a job is.
+#[derive(Debug, Clone)]
+pub enum State {
+    /// Running.
+    Running,
+    /// Finished: the results the page shows.
+    Done(Arc<Value>),
+    /// Failed, with the runner's message.
+    Failed(String),
+    /// Cancelled by the page.
+    Cancelled,
+}
+
+/// One experiment running or run.
+pub struct Job {
+    /// The runner's progress and cancellation.
+    pub watch: Watch,
+    /// Where it is.
+    state: Mutex<State>,
+    /// Its output directory (`report.html` and the rest).
+    pub out: PathBuf,
+}
+
+impl Job {
+    /// Where it is now.
+    pub fn state(&self) -> State {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Its state as the page polls it: `running` with runs done and to do, `done` with the
+    /// results, `failed` with the message, `cancelled`.
+    pub fn status_json(&self, id: u64) -> Value {
+        let (done, total) = self.watch.progress();
+        match self.state() {
+            State::Running => json!({"id": id, "state": "running", "done": done, "total": total}),
+            State::Done(r) => {
+                json!({"id": id, "state": "done", "done": done, "total": total, "result": *r})
+            }
+            State::Failed(m) => json!({"id": id, "state": "failed", "error": m}),
+            State::Cancelled => {
+                json!({"id": id, "state": "cancelled", "done": done, "total": total})
+            }
+        }
+    }
+}
+
+/// The jobs of a session.
+#[derive(Default)]
+pub struct Jobs {
+    next: AtomicU64,
+    jobs: Mutex<HashMap<u64, Arc<Job>>>,
+}
+
+impl Jobs {
+    /// Starts running `exp` on a thread of its own into `runs/<experiment name>/`, the same
+    /// directory for every run of that name in the session: runs stored by an earlier run are
+    /// reused (their ids hash the resolved configuration and the data), so a setting added to
+    /// the session runs alone and the map fills in. Returns the job's number, or an error when
+    /// an experiment of that name is still running.
+    pub fn start(&self, exp: Experiment, runs: &Path) -> Result<u64, String> {
+        let out = runs.join(&exp.name);
+        let mut jobs = self.lock();
+        if jobs
+            .values()
+            .any(|j| j.out == out && matches!(j.state(), State::Running))
+        {
+            return Err(format!(
+                "the experiment '{}' is still running: wait for it or cancel it",
+                exp.name
+            ));
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let job = Arc::new(Job {
+            watch: Watch::default(),
+            state: Mutex::new(State::Running),
+            out,
+        });
+        jobs.insert(id, job.clone());
+        drop(jobs);
+        std::thread::spawn(move || {
+            let opts = RunOptions {
+                out: Some(job.out.clone()),
+                force: false,
+                threads: None,
+                progress: false,
+            };
+            let result = run_experiment_watched(&exp, &opts, &job.watch);
+            let state = match result {
+                Ok(done) => State::Done(Arc::new(results_json(&exp, &done))),
+                Err(RunnerError::Cancelled) => State::Cancelled,
+                Err(e) => State::Failed(e.to_string()),
+            };
+            *job.state.lock().unwrap_or_else(|e| e.into_inner()) = state;
+        });
+        Ok(id)
+    }
+
+    /// The job numbered `id`.
+    pub fn get(&self, id: u64) -> Option<Arc<Job>> {
+        self.lock().get(&id).cloned()
+    }
+
+    /// The map, even after a panic elsewhere poisoned the lock.
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Job>>> {
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A rendered table as JSON.
+fn table_json(t: &TableData) -> Value {
+    json!({"title": t.title, "header": t.header, "rows": t.rows})
+}
+
+/// What the page shows of a finished experiment: the per-setting figures as `results.json`
+/// has them (`settings`), the SVG figures (the risk–utility map first), the headline and
+/// verdict tables, the runner's warnings and failed runs.
+pub fn results_json(exp: &Experiment, done: &Done) -> Value {
+    let w = &done.written;
+    let mut plots: Vec<&(String, String, String)> = w.plots.iter().collect();
+    plots.sort_by_key(|(file, _, _)| file != "risk-utility.svg");
+    let plots: Vec<Value> = plots
+        .into_iter()
+        .map(|(file, caption, svg)| json!({"file": file, "caption": caption, "svg": svg}))
+        .collect();
+    let mut warnings = done.warnings.clone();
+    warnings.extend(w.verdict_warnings.iter().cloned());
+    json!({
+        "experiment": exp.name,
+        "settings": w.results,
+        "plots": plots,
+        "headline": headline_table(exp, &w.results).as_ref().map(table_json),
+        "verdict": w.verdict.as_ref().map(table_json),
+        "warnings": warnings,
+        "failed": done.failed.failure_text(done.plan.runs.len()),
+        "runs": done.plan.runs.len(),
+        "executed": done.executed,
+    })
+}
