@@ -5,13 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
-use intruder_data::{Input, Kind, load};
+#[cfg(feature = "statfiles")]
+use intruder_data::Kind;
+use intruder_data::{Input, load};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new("tests/fixtures/statfiles").join(name)
 }
 
 /// The fixture copied under a name without its extension: the format is told by content.
+#[cfg(feature = "statfiles")]
 fn renamed(dir: &Path, name: &str) -> PathBuf {
     let p = dir.join(format!("data-{}", name.replace('.', "-")));
     std::fs::copy(fixture(name), &p).unwrap();
