@@ -168,6 +168,23 @@ fn summary(data: &Path, out: &Path, log: &ChangeLog) -> Report {
             })
             .collect(),
     });
+    // what each method reports as data (a generalisation's chosen levels, score, suppressed,
+    // rows, nodes checked, optimal; a swap's pairs): JSON only, as the log has it
+    let step_details: Vec<serde_json::Value> = log
+        .steps
+        .iter()
+        .filter_map(|s| {
+            s.details
+                .as_ref()
+                .map(|d| json!({"step": s.step, "method": s.method, "details": d}))
+        })
+        .collect();
+    if !step_details.is_empty() {
+        r.details.insert(
+            "step_details".into(),
+            serde_json::Value::Array(step_details),
+        );
+    }
     r
 }
 
