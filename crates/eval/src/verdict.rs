@@ -76,6 +76,23 @@ pub struct AttackCheck {
     pub unique_correct: usize,
 }
 
+impl AttackCheck {
+    /// The figures of `targets` targets with `expected` correct re-identifications (Σ 1/c_i)
+    /// and `unique` unique ones; the rate is 0 without targets.
+    fn of(targets: usize, expected: f64, unique: usize) -> AttackCheck {
+        AttackCheck {
+            targets,
+            expected_correct: expected,
+            rate: if targets == 0 {
+                0.0
+            } else {
+                expected / targets as f64
+            },
+            unique_correct: unique,
+        }
+    }
+}
+
 /// The output under one rule.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleCheck {
@@ -509,16 +526,7 @@ fn attack_listwise(
             unique += usize::from(c == 1);
         }
     }
-    AttackCheck {
-        targets,
-        expected_correct: expected,
-        rate: if targets == 0 {
-            0.0
-        } else {
-            expected / targets as f64
-        },
-        unique_correct: unique,
-    }
+    AttackCheck::of(targets, expected, unique)
 }
 
 /// The exact attack under the wildcard rule: c_i per target from `idx` (the released tuples),
@@ -528,12 +536,7 @@ fn attack(t: &Targets<'_>, s: &Keys, idx: &PatternIndex, twin: &[Option<usize>])
     let q = t.all;
     let targets = q.n;
     if s.n == 0 || targets == 0 {
-        return AttackCheck {
-            targets,
-            expected_correct: 0.0,
-            rate: 0.0,
-            unique_correct: 0,
-        };
+        return AttackCheck::of(targets, 0.0, 0);
     }
     let d = &t.distinct;
     let counts: Vec<u64> = idx
@@ -550,12 +553,7 @@ fn attack(t: &Targets<'_>, s: &Keys, idx: &PatternIndex, twin: &[Option<usize>])
             unique += usize::from(c == 1);
         }
     }
-    AttackCheck {
-        targets,
-        expected_correct: expected,
-        rate: expected / targets as f64,
-        unique_correct: unique,
-    }
+    AttackCheck::of(targets, expected, unique)
 }
 
 /// The targets whose records lost a value, when every target's record is released in place
@@ -655,17 +653,10 @@ fn attacks_in_place(
         wildcard.0 += w;
         wildcard.1 += wu;
     }
-    let check = |(expected, unique): (f64, usize)| AttackCheck {
-        targets,
-        expected_correct: expected,
-        rate: if targets == 0 {
-            0.0
-        } else {
-            expected / targets as f64
-        },
-        unique_correct: unique,
-    };
-    (check(listwise), check(wildcard))
+    (
+        AttackCheck::of(targets, listwise.0, listwise.1),
+        AttackCheck::of(targets, wildcard.0, wildcard.1),
+    )
 }
 
 /// Individual risk of a class of `n` records weighing `w` (1/f without weights).

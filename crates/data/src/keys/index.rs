@@ -1138,8 +1138,6 @@ impl Tuples {
 
 /// The tuples of a run of consecutive rows, numbered in order of first appearance in the run.
 struct Part<K> {
-    /// Each tuple's number, by key.
-    index: HashMap<K, u32, FixedState>,
     /// Each tuple's key, in order.
     keys: Vec<K>,
     /// Each tuple's first position (an index into the rows).
@@ -1153,16 +1151,16 @@ struct Part<K> {
 impl<K: Hash + Eq + Clone> Part<K> {
     /// The tuples of the rows at positions `range`, told apart by `key_of`.
     fn of(range: std::ops::Range<usize>, key_of: &impl Fn(usize) -> K) -> Part<K> {
+        let mut index: HashMap<K, u32, FixedState> = HashMap::default();
         let mut part = Part {
-            index: HashMap::default(),
             keys: Vec::new(),
             first: Vec::new(),
             sizes: Vec::new(),
             tuple_of: Vec::with_capacity(range.len()),
         };
         for i in range {
-            let next = part.index.len() as u32;
-            let id = *part.index.entry(key_of(i)).or_insert_with_key(|key| {
+            let next = index.len() as u32;
+            let id = *index.entry(key_of(i)).or_insert_with_key(|key| {
                 part.keys.push(key.clone());
                 part.first.push(i);
                 part.sizes.push(0);
