@@ -227,6 +227,45 @@ fn bits(mut m: u64) -> Vec<usize> {
     out
 }
 
+/// A set of words as one bit per hash (a Bloom filter with one hash): a word not in the set is
+/// told so without a table lookup, most of the time; a word in it always passes.
+struct WordFilter {
+    bits: Vec<u64>,
+    shift: u32,
+}
+
+impl WordFilter {
+    /// The filter of `words`, about 16 bits per word (`count` of them), at least 4,096 bits and
+    /// at most 2^22.
+    fn of(words: impl Iterator<Item = u64>, count: usize) -> WordFilter {
+        let log = (count.max(1) * 16)
+            .next_power_of_two()
+            .trailing_zeros()
+            .clamp(12, 22);
+        let mut f = WordFilter {
+            bits: vec![0u64; 1 << (log - 6)],
+            shift: 64 - log,
+        };
+        for w in words {
+            let h = f.slot(w);
+            f.bits[h >> 6] |= 1 << (h & 63);
+        }
+        f
+    }
+
+    #[inline]
+    fn slot(&self, w: u64) -> usize {
+        (w.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    /// False when `w` is certainly not in the set.
+    #[inline]
+    fn may_hold(&self, w: u64) -> bool {
+        let h = self.slot(w);
+        self.bits[h >> 6] >> (h & 63) & 1 == 1
+    }
+}
+
 /// Where the queries of a join take their codes and masks.
 trait Probe: Sync {
     fn code(&self, k: usize, q: u32) -> u32;
@@ -652,6 +691,166 @@ impl PatternIndex {
             }
         }
         out
+    }
+
+    /// The record counts of [`self_join`](Self::self_join) and of
+    /// [`cross_counts`](Self::cross_counts) for every record of `queries` at once (weights left
+    /// out): per entry the records of the entries matching it, per query the records of the
+    /// entries matching it. The same numbers as the two calls.
+    ///
+    /// When no key is matched by candidates and the keys pack into 64 bits, the complete entries
+    /// and the complete queries (usually most of both) meet each pattern with a blank in one pass
+    /// over a small table per pattern, each pair of sides counted once in both directions, and
+    /// only the entries and queries with blanks go through the general join; otherwise the two
+    /// calls themselves.
+    ///
+    /// # Panics
+    /// As [`cross_join`](Self::cross_join).
+    pub fn match_counts(&self, queries: &Keys) -> (Vec<u64>, Vec<u64>) {
+        let general = || {
+            let (own, cross) =
+                rayon::join(|| self.self_join(), || self.cross_counts(queries, |_| true));
+            (
+                own.into_iter().map(|(n, _)| n).collect(),
+                cross.into_iter().map(|(n, _)| n).collect(),
+            )
+        };
+        let nk = self.nkeys();
+        if self.set_keys != 0 || nk == 0 || nk >= 64 {
+            return general();
+        }
+        let card: Vec<u32> = self.radix.iter().map(|&r| r as u32).collect();
+        let Some(packing) = Packing::of_cards(&card) else {
+            return general();
+        };
+        assert_eq!(queries.len(), nk, "the same keys on both sides");
+        for (k, &c) in queries.card.iter().enumerate() {
+            assert!(
+                (c.max(1) as u64) <= self.radix[k],
+                "the queries are coded with the index's dictionaries"
+            );
+        }
+        let full = (1u64 << nk) - 1;
+        let members = self.members();
+        let no_entries = Vec::new();
+        let complete: &[u32] = members.get(&full).unwrap_or(&no_entries);
+        let blanked: BTreeMap<u64, Vec<u32>> = members
+            .iter()
+            .filter(|(p, _)| **p != full)
+            .map(|(&p, e)| (p, e.clone()))
+            .collect();
+        let entry_word = |e: u32| packing.pack((0..nk).map(|k| self.codes[k][e as usize]));
+        let query_word = |q: usize| packing.pack((0..nk).map(|k| queries.codes[k][q]));
+        let entry_words: Vec<u64> = complete.iter().map(|&e| entry_word(e)).collect();
+        let (mut whole, mut partial) = (Vec::new(), BTreeMap::<u64, Vec<u32>>::new());
+        for q in 0..queries.n {
+            match queries.pattern(q) {
+                p if p == full => whole.push(q as u32),
+                p => partial.entry(p).or_default().push(q as u32),
+            }
+        }
+        let query_words: Vec<u64> = whole.iter().map(|&q| query_word(q as usize)).collect();
+        let size = |e: u32| self.size[e as usize] as u64;
+
+        let mut own = vec![0u64; self.len()];
+        let mut cross = vec![0u64; queries.n];
+        // Complete against complete: equal words.
+        let mut by_word: HashMap<u64, u64, FixedState> =
+            HashMap::with_capacity_and_hasher(complete.len(), FixedState::default());
+        for (&e, &w) in complete.iter().zip(&entry_words) {
+            *by_word.entry(w).or_insert(0) += size(e);
+        }
+        for (&e, w) in complete.iter().zip(&entry_words) {
+            own[e as usize] += by_word[w];
+        }
+        for (&q, w) in whole.iter().zip(&query_words) {
+            cross[q as usize] += by_word.get(w).copied().unwrap_or(0);
+        }
+        // Complete against each pattern with blanks: a complete word agrees with an entry of
+        // pattern `p` when it equals the entry's word on `p`'s fields. One table per pattern
+        // (its entries by word) meets every complete entry and query once; each side's records
+        // are added to the other's.
+        let fields_of = |p: u64| -> u64 {
+            (0..nk).filter(|&k| p >> k & 1 == 1).fold(0u64, |m, k| {
+                let (offset, mask) = packing.fields_of(k);
+                m | mask << offset
+            })
+        };
+        let meet = |(&p, entries): (&u64, &Vec<u32>)| {
+            let fields = fields_of(p);
+            // per word of the pattern: its entries' records, the complete entries' records
+            let mut table: HashMap<u64, (u64, u64), FixedState> =
+                HashMap::with_capacity_and_hasher(entries.len(), FixedState::default());
+            // and a bit per word's hash, which turns most complete words away without a lookup
+            let filter = WordFilter::of(entries.iter().map(|&e| entry_word(e)), entries.len());
+            for &e in entries {
+                table.entry(entry_word(e)).or_insert((0, 0)).0 += size(e);
+            }
+            let mut to_complete = vec![0u64; complete.len()];
+            for ((&e, &w), to) in complete.iter().zip(&entry_words).zip(&mut to_complete) {
+                let w = w & fields;
+                if !filter.may_hold(w) {
+                    continue;
+                }
+                if let Some(slot) = table.get_mut(&w) {
+                    slot.1 += size(e);
+                    *to = slot.0;
+                }
+            }
+            let to_whole: Vec<u64> = query_words
+                .iter()
+                .map(|w| {
+                    let w = w & fields;
+                    if filter.may_hold(w) {
+                        table.get(&w).map_or(0, |slot| slot.0)
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let to_entries: Vec<(u32, u64)> = entries
+                .iter()
+                .map(|&e| (e, table[&entry_word(e)].1))
+                .collect();
+            (to_complete, to_whole, to_entries)
+        };
+        let met: Vec<_> = if blanked.len() > 1 && self.len() >= PARALLEL_MIN {
+            blanked.par_iter().map(meet).collect()
+        } else {
+            blanked.iter().map(meet).collect()
+        };
+        for (to_complete, to_whole, to_entries) in met {
+            for (&e, n) in complete.iter().zip(to_complete) {
+                own[e as usize] += n;
+            }
+            for (&q, n) in whole.iter().zip(to_whole) {
+                cross[q as usize] += n;
+            }
+            for (e, n) in to_entries {
+                own[e as usize] += n;
+            }
+        }
+        // Entries with blanks against each other, and queries with blanks against every
+        // entry: the general join.
+        let g = Count {
+            size: &self.size,
+            weight: &self.weight,
+        };
+        let (among, partial_solved) = rayon::join(
+            || self.join_all(&blanked, &SelfProbe(self), &blanked, &g, true),
+            || self.join_all(&partial, &KeysProbe(queries), &members, &g, false),
+        );
+        for (es, res) in among {
+            for (&e, (n, _)) in es.iter().zip(res) {
+                own[e as usize] += n;
+            }
+        }
+        for (qs, res) in partial_solved {
+            for (&q, (n, _)) in qs.iter().zip(res) {
+                cross[q as usize] += n;
+            }
+        }
+        (own, cross)
     }
 
     /// As [`cross_join`](Self::cross_join), but per query the number of matching rows and only
@@ -1269,6 +1468,23 @@ impl Packing {
             })
     }
 
+    /// The word of every row of `keys` (the keys this packing was made for), filled key by
+    /// key: the words [`Packing::word`] gives, reading each key's codes in one run.
+    pub fn words(&self, keys: &Keys) -> Vec<u64> {
+        let mut words = vec![0u64; keys.n];
+        for (&k, &(offset, _)) in self.subset.iter().zip(&self.fields) {
+            words
+                .par_iter_mut()
+                .with_min_len(1 << 16)
+                .zip(keys.codes[k].par_iter())
+                .for_each(|(w, &c)| {
+                    // MISSING is u32::MAX: code + 1 wraps it to 0
+                    *w |= (c.wrapping_add(1) as u64) << offset;
+                });
+        }
+        words
+    }
+
     /// The word of `row` of `keys` (the keys this packing was made for).
     #[inline]
     pub fn word(&self, keys: &Keys, row: usize) -> u64 {
@@ -1432,8 +1648,9 @@ mod tests {
         let k = mulder();
         let packing = Packing::of(&k, &[0, 1]).unwrap();
         assert_eq!(packing.nkeys(), 2);
-        for r in 0..6 {
+        for (r, &whole) in packing.words(&k).iter().enumerate() {
             let word = packing.word(&k, r);
+            assert_eq!(whole, word);
             assert_eq!(packing.code(word, 0), k.codes[0][r]);
             assert_eq!(packing.code(word, 1), k.codes[1][r]);
         }
@@ -1469,6 +1686,107 @@ mod tests {
             2,
         );
         assert!(Packing::of(&sets, &[0]).is_none());
+    }
+
+    /// Random keys with blanks: `n` rows of `nk` keys, codes below `card`, a blank one time in
+    /// `blank_one_in` (from a seeded generator, so a case can be replayed).
+    fn random_keys(seed: u64, n: usize, nk: usize, card: u32, blank_one_in: u32) -> Keys {
+        // splitmix64: a seeded stream without a dependency
+        let mut state = seed;
+        let mut next = move |below: u32| -> u32 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) % below as u64) as u32
+        };
+        let codes = (0..nk)
+            .map(|_| {
+                (0..n)
+                    .map(|_| {
+                        if next(blank_one_in) == 0 {
+                            MISSING
+                        } else {
+                            next(card)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Keys {
+            codes,
+            card: vec![card; nk],
+            sets: vec![None; nk],
+            n,
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        /// `match_counts` gives what a pair-by-pair count gives, and what the self-join and
+        /// the cross-join give: on records and on distinct tuples, with weights or without,
+        /// blanks from none to most cells, queries from another draw.
+        #[test]
+        fn match_counts_are_the_joins_record_counts(
+            seed in 0u64..1_000_000,
+            n in 0usize..120,
+            nq in 0usize..60,
+            nk in 1usize..5,
+            card in 1u32..4,
+            blank_one_in in 1u32..12,
+            tuples in proptest::bool::ANY,
+        ) {
+            let k = random_keys(seed, n, nk, card, blank_one_in);
+            let q = random_keys(seed ^ 0x5eed, nq, nk, card, blank_one_in);
+            let rows: Vec<u32> = (0..n as u32).collect();
+            let w: Vec<f64> = (0..n).map(|r| 1.0 + r as f64).collect();
+            let all: Vec<usize> = (0..nk).collect();
+            let (idx, _) = if tuples {
+                PatternIndex::distinct(&k, &all, &rows, Some(&w))
+            } else {
+                (PatternIndex::records(&k, None, None), Vec::new())
+            };
+            let (own, cross) = idx.match_counts(&q);
+            let agree = |a: &Keys, i: usize, e: usize| {
+                (0..nk).all(|j| {
+                    let (x, y) = (a.codes[j][i], idx.codes[j][e]);
+                    x == MISSING || y == MISSING || x == y
+                })
+            };
+            let entries = Keys { codes: idx.codes.clone(), card: k.card.clone(), sets: vec![None; nk], n: idx.len() };
+            let count = |a: &Keys, i: usize| -> u64 {
+                (0..idx.len()).filter(|&e| agree(a, i, e)).map(|e| idx.size(e) as u64).sum()
+            };
+            let own_brute: Vec<u64> = (0..idx.len()).map(|e| count(&entries, e)).collect();
+            let cross_brute: Vec<u64> = (0..nq).map(|i| count(&q, i)).collect();
+            proptest::prop_assert_eq!(&own, &own_brute);
+            proptest::prop_assert_eq!(&cross, &cross_brute);
+            let joined: Vec<u64> = idx.self_join().iter().map(|x| x.0).collect();
+            let crossed: Vec<u64> = idx.cross_counts(&q, |_| true).iter().map(|x| x.0).collect();
+            proptest::prop_assert_eq!(own, joined);
+            proptest::prop_assert_eq!(cross, crossed);
+        }
+    }
+
+    /// On an index large enough to meet the patterns in parallel (and on one thread), the
+    /// same counts as the self-join and the cross-join.
+    #[test]
+    fn match_counts_on_a_large_index_are_the_joins_counts() {
+        let k = random_keys(7, 60_000, 5, 9, 9);
+        let q = random_keys(8, 30_000, 5, 9, 20);
+        let rows: Vec<u32> = (0..k.n as u32).collect();
+        let (idx, _) = PatternIndex::distinct(&k, &[0, 1, 2, 3, 4], &rows, None);
+        assert!(idx.len() >= PARALLEL_MIN);
+        let joined: Vec<u64> = idx.self_join().iter().map(|x| x.0).collect();
+        let crossed: Vec<u64> = idx.cross_counts(&q, |_| true).iter().map(|x| x.0).collect();
+        let (own, cross) = idx.match_counts(&q);
+        assert_eq!(own, joined);
+        assert_eq!(cross, crossed);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert_eq!(one.install(|| idx.match_counts(&q)), (own, cross));
     }
 
     #[test]
