@@ -305,15 +305,15 @@ impl Counts {
     ) -> Result<Counts, AttackError> {
         let map = KeyMap::same(keys)?;
         let pair = same_values(intruder_view, released, kept_rows, keys)?;
-        let in_place = pair.is_some();
-        let (queries, stored) = if let Some(pair) = pair {
-            pair
+        let (queries, stored, blanks) = if let Some((q, s, blanks)) = pair {
+            (q, s, Some(blanks))
         } else if released.nrows() == 0 || intruder_view.nrows() == 0 {
             let q = Keys::encode(intruder_view, keys, Default::default())?;
             let s = Keys::encode(released, keys, Default::default())?;
-            (q, s)
+            (q, s, None)
         } else {
-            encode(&resolve(intruder_view, released, &map)?)
+            let (q, s) = encode(&resolve(intruder_view, released, &map)?);
+            (q, s, None)
         };
         let w: Option<Vec<f64>> = match weight {
             Some(name) => Some(numeric::values(released.column(name)?)),
@@ -325,7 +325,7 @@ impl Counts {
         let rows: Vec<u32> = (0..stored.n as u32).collect();
         let ((classes, entry), changed) = rayon::join(
             || distinct(&stored, &rows, w.as_deref()),
-            || in_place.then(|| Changed::find(&queries, &stored)),
+            || blanks.map(|b| Changed::find(&queries, b)),
         );
         let weighted = w.is_some();
         let size: Vec<u64> = (0..classes.len()).map(|e| classes.size(e) as u64).collect();
@@ -349,8 +349,17 @@ impl Counts {
         let (matched, attack_listwise, attack_wildcard) = if let Some(mut changed) = changed {
             // Every record in place and only blanks added: a target whose record kept all its
             // values has its own tuple's classes as candidates, which the self-join counts.
-            let (matched, counts) =
-                rayon::join(|| classes.self_join(), || changed.candidates(&classes));
+            let (matched, counts) = if weighted {
+                rayon::join(|| classes.self_join(), || changed.candidates(&classes))
+            } else {
+                // record counts alone: both joins at once, each pair of sides met once
+                let (own, cross) = classes.match_counts(&changed.tuples);
+                let with_count = |n: u64| (n, n as f64);
+                (
+                    own.into_iter().map(with_count).collect(),
+                    cross.into_iter().map(with_count).collect(),
+                )
+            };
             changed.counts = counts;
             let classes_of = (entry.as_slice(), size.as_slice(), complete.as_slice());
             let (l, wc) = attacks_in_place(&queries, &stored, classes_of, &matched, &changed);
@@ -412,13 +421,14 @@ impl Counts {
 
 /// The keys of both files coded once, when the release keeps every record in place and each key
 /// column holds the original's values (only blanks added, as suppression does): the original's
-/// codes, with the released blanks. `None` otherwise (the files are then coded together).
+/// codes, the same with the released blanks, and the blanks read from the missing bitmaps.
+/// `None` otherwise (the files are then coded together).
 fn same_values(
     original: &Table,
     released: &Table,
     kept_rows: &[usize],
     keys: &[String],
-) -> Result<Option<(Keys, Keys)>, AttackError> {
+) -> Result<Option<(Keys, Keys, Blanks)>, AttackError> {
     let n = original.nrows();
     if released.nrows() != n
         || kept_rows.len() != n
@@ -444,12 +454,32 @@ fn same_values(
     }
     let q = Keys::encode(original, keys, Default::default())?;
     let mut s = q.clone();
-    s.codes.par_iter_mut().zip(pairs).for_each(|(codes, b)| {
+    s.codes.par_iter_mut().zip(&pairs).for_each(|(codes, b)| {
         for r in b.missing().ones() {
             codes[r] = MISSING;
         }
     });
-    Ok(Some((q, s)))
+    // the blanks the release added: its missing cells the original observes
+    let mut blanks = Blanks {
+        touched: vec![false; n],
+        cells: 0,
+    };
+    for (b, qc) in pairs.iter().zip(&q.codes) {
+        for r in b.missing().ones() {
+            if qc[r] != MISSING {
+                blanks.touched[r] = true;
+                blanks.cells += 1;
+            }
+        }
+    }
+    Ok(Some((q, s, blanks)))
+}
+
+/// The key cells a release in place blanked: per record whether it lost a value, and how many
+/// cells in all.
+struct Blanks {
+    touched: Vec<bool>,
+    cells: usize,
 }
 
 /// Whether query `i` and stored record `r` agree on every key both observe (`listwise`: both
@@ -474,7 +504,12 @@ fn distinct(s: &Keys, rows: &[u32], weights: Option<&[f64]>) -> (PatternIndex, V
     let all: Vec<usize> = (0..s.len()).collect();
     match Packing::of(s, &all) {
         Some(p) => {
-            let words: Vec<u64> = rows.iter().map(|&r| p.word(s, r as usize)).collect();
+            let words: Vec<u64> =
+                if rows.len() == s.n && rows.iter().enumerate().all(|(i, &r)| i == r as usize) {
+                    p.words(s)
+                } else {
+                    rows.iter().map(|&r| p.word(s, r as usize)).collect()
+                };
             PatternIndex::distinct_packed(&p, &words, rows, weights)
         }
         None => PatternIndex::distinct(s, &all, rows, weights),
@@ -564,6 +599,8 @@ struct Changed {
     touched: Vec<bool>,
     /// Key cells the intruder knows and the release blanks (in place, every difference).
     blanked: usize,
+    /// The changed targets, in row order.
+    rows: Vec<u32>,
     /// The distinct tuples of the changed targets.
     tuples: Keys,
     /// The tuple of each changed target, in row order.
@@ -573,16 +610,13 @@ struct Changed {
 }
 
 impl Changed {
-    /// Finds the changed targets and their distinct tuples.
-    fn find(q: &Keys, s: &Keys) -> Changed {
-        let mut touched = vec![false; q.n];
-        let mut blanked = 0;
-        for (qc, sc) in q.codes.iter().zip(&s.codes) {
-            for ((t, a), b) in touched.iter_mut().zip(qc).zip(sc) {
-                *t |= a != b;
-                blanked += usize::from(a != b);
-            }
-        }
+    /// The changed targets' distinct tuples, the targets `blanks` names as changed (`q` the
+    /// targets' keys).
+    fn find(q: &Keys, blanks: Blanks) -> Changed {
+        let Blanks {
+            touched,
+            cells: blanked,
+        } = blanks;
         let rows: Vec<u32> = (0..q.n as u32).filter(|&i| touched[i as usize]).collect();
         let changed = take_keys(q, &rows);
         let all: Vec<u32> = (0..rows.len() as u32).collect();
@@ -592,6 +626,7 @@ impl Changed {
             touched,
             blanked,
             tuples: take_keys(&changed, &reps),
+            rows,
             entry,
             counts: Vec::new(),
         }
@@ -607,12 +642,14 @@ impl Changed {
 }
 
 /// Both exact attacks when every record is released in place with blanks added (see
-/// [`Changed`]), in one pass over the targets. Listwise: a target whose record kept every value
+/// [`Changed`]): the targets whose records kept their values in fixed runs summed in parallel,
+/// then the changed ones. Listwise: a target whose record kept every value
 /// and is complete has its tuple's class as candidates (`entry`, `complete`); a changed record
 /// has a blank, so no listwise candidate is its own. Wildcard: a target whose record kept every
 /// value has the records matching its own tuple as candidates — the tuple's wildcard class,
 /// `matched[entry[i]]` — and its own record among them; a changed target's candidates are
-/// `changed.counts`. The same figures as [`attack_listwise`] and [`attack`].
+/// `changed.counts`. The same figures as [`attack_listwise`] and [`attack`] (Σ 1/c_i summed in
+/// another order: equal to rounding).
 fn attacks_in_place(
     q: &Keys,
     s: &Keys,
@@ -635,23 +672,40 @@ fn attacks_in_place(
             (l, 1.0 / c as f64, lu, usize::from(c == 1))
         })
         .collect();
-    let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
-    let mut next = 0;
-    for i in 0..targets {
-        if changed.touched[i] {
-            let c = changed.counts[changed.entry[next] as usize].0;
-            next += 1;
-            if c > 0 && agree(q, s, i, i, false) {
-                wildcard.0 += 1.0 / c as f64;
-                wildcard.1 += usize::from(c == 1);
+    // the targets whose records kept their values, in runs of a fixed length summed in
+    // parallel and then in run order (the same sums whatever the number of threads)
+    const RUN: usize = 1 << 16;
+    let runs: Vec<[(f64, usize); 2]> = (0..targets.div_ceil(RUN))
+        .into_par_iter()
+        .map(|run| {
+            let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
+            for i in run * RUN..targets.min((run + 1) * RUN) {
+                if changed.touched[i] {
+                    continue;
+                }
+                let (l, w, lu, wu) = per_tuple[entry[i] as usize];
+                listwise.0 += l;
+                listwise.1 += lu;
+                wildcard.0 += w;
+                wildcard.1 += wu;
             }
-            continue;
+            [listwise, wildcard]
+        })
+        .collect();
+    let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
+    for [l, w] in runs {
+        listwise.0 += l.0;
+        listwise.1 += l.1;
+        wildcard.0 += w.0;
+        wildcard.1 += w.1;
+    }
+    // the changed targets, each with its tuple's candidates
+    for (&i, &t) in changed.rows.iter().zip(&changed.entry) {
+        let c = changed.counts[t as usize].0;
+        if c > 0 && agree(q, s, i as usize, i as usize, false) {
+            wildcard.0 += 1.0 / c as f64;
+            wildcard.1 += usize::from(c == 1);
         }
-        let (l, w, lu, wu) = per_tuple[entry[i] as usize];
-        listwise.0 += l;
-        listwise.1 += lu;
-        wildcard.0 += w;
-        wildcard.1 += wu;
     }
     (
         AttackCheck::of(targets, listwise.0, listwise.1),
