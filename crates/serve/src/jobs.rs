@@ -6,13 +6,18 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use intruder_runner::{
-    Done, Experiment, RunOptions, RunnerError, TableData, Watch, headline_table,
+    Done, Experiment, Loaded, Plan, RunOptions, RunnerError, TableData, Watch, headline_table,
     run_experiment_watched,
 };
 use serde_json::{Value, json};
+
+use crate::records::{RecordsKey, RecordsView};
+
+/// A records view computed once, shared by the requests that wait for it.
+type RecordsCell = Arc<OnceLock<Result<Arc<RecordsView>, String>>>;
 
 /// Where a job is.
 #[derive(Debug, Clone)]
@@ -35,9 +40,67 @@ pub struct Job {
     state: Mutex<State>,
     /// Its output directory (`report.html` and the rest).
     pub out: PathBuf,
+    /// The experiment it runs.
+    pub exp: Experiment,
+    /// The plan, once the experiment is done.
+    plan: OnceLock<Plan>,
+    /// The experiment's data, loaded once for the records views.
+    data: OnceLock<Result<Arc<Loaded>, String>>,
+    /// The records views asked for, each computed once ([`crate::records`]).
+    records: Mutex<HashMap<RecordsKey, RecordsCell>>,
 }
 
 impl Job {
+    /// A job of `exp` writing into `out`, running.
+    fn new(exp: Experiment, out: PathBuf) -> Job {
+        Job {
+            watch: Watch::default(),
+            state: Mutex::new(State::Running),
+            out,
+            exp,
+            plan: OnceLock::new(),
+            data: OnceLock::new(),
+            records: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The plan of a finished experiment (`None` while it runs, or when it failed or was
+    /// cancelled).
+    pub fn plan(&self) -> Option<&Plan> {
+        match self.state() {
+            State::Done(_) => self.plan.get(),
+            _ => None,
+        }
+    }
+
+    /// The experiment's data as its runs read them, loaded on first use.
+    pub fn data(&self) -> Result<Arc<Loaded>, String> {
+        self.data
+            .get_or_init(|| {
+                intruder_runner::load_data(&self.exp, &self.out)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+    }
+
+    /// The records view of `key`: computed by `compute` on the first request, then from
+    /// memory (a second request while it is computed waits for it).
+    pub fn records(
+        &self,
+        key: RecordsKey,
+        compute: impl FnOnce() -> Result<RecordsView, String>,
+    ) -> Result<Arc<RecordsView>, String> {
+        let cell = self
+            .records
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_default()
+            .clone();
+        cell.get_or_init(|| compute().map(Arc::new)).clone()
+    }
+
     /// Where it is now.
     pub fn state(&self) -> State {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -86,11 +149,7 @@ impl Jobs {
             ));
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let job = Arc::new(Job {
-            watch: Watch::default(),
-            state: Mutex::new(State::Running),
-            out,
-        });
+        let job = Arc::new(Job::new(exp, out));
         jobs.insert(id, job.clone());
         drop(jobs);
         std::thread::spawn(move || {
@@ -100,9 +159,12 @@ impl Jobs {
                 threads: None,
                 progress: false,
             };
-            let result = run_experiment_watched(&exp, &opts, &job.watch);
+            let result = run_experiment_watched(&job.exp, &opts, &job.watch);
             let state = match result {
-                Ok(done) => State::Done(Arc::new(results_json(&exp, &done))),
+                Ok(done) => {
+                    let _ = job.plan.set(done.plan.clone());
+                    State::Done(Arc::new(results_json(&job.exp, &done)))
+                }
                 Err(RunnerError::Cancelled) => State::Cancelled,
                 Err(e) => State::Failed(e.to_string()),
             };
