@@ -191,7 +191,8 @@ fn table_json(t: &TableData) -> Value {
 
 /// What the page shows of a finished experiment: the per-setting figures as `results.json`
 /// has them (`settings`), the SVG figures (the risk–utility map first), the headline and
-/// verdict tables, the runner's warnings and failed runs.
+/// verdict tables, the runner's warnings and failed runs, and the replicates and attacks
+/// (name, method) whose records the page may ask for.
 pub fn results_json(exp: &Experiment, done: &Done) -> Value {
     let w = &done.written;
     let mut plots: Vec<&(String, String, String)> = w.plots.iter().collect();
@@ -211,6 +212,8 @@ pub fn results_json(exp: &Experiment, done: &Done) -> Value {
         "warnings": warnings,
         "failed": done.failed.failure_text(done.plan.runs.len()),
         "runs": done.plan.runs.len(),
+        "replicates": exp.replicates,
+        "attacks": exp.attacks.iter().map(|a| json!({"name": a.name, "method": a.method})).collect::<Vec<_>>(),
         "executed": done.executed,
     })
 }
