@@ -305,7 +305,9 @@ fn pages_of_a_hundred_thousand_records_come_from_memory() {
         "attack": [{"method": "exact", "name": "exact"}],
     });
     let job = run_session(&s, &source, &exp);
+    let t = Instant::now();
     let first = get(s.addr, &s.token, &format!("/api/job/{job}/records"));
+    let redo = t.elapsed().as_secs_f64();
     assert_eq!(first.status, 200, "{}", first.text());
     let total = first.json()["total"].as_u64().unwrap();
     assert!(total >= 90_000, "{total}");
@@ -322,7 +324,8 @@ fn pages_of_a_hundred_thousand_records_come_from_memory() {
         assert_eq!(a.json()["rows"].as_array().unwrap().len(), 50);
     }
     eprintln!(
-        "slowest page of 50 of {total} records: {:.1} ms",
+        "first request (the attack redone): {:.0} ms; slowest page of 50 of {total} records: {:.1} ms",
+        redo * 1e3,
         slowest * 1e3
     );
     assert!(slowest < 0.2, "a page took {slowest:.3} s");
