@@ -13,6 +13,15 @@ use serde_json::Value;
 use crate::devtools::{Browser, chromium};
 use crate::server::run_exported;
 
+/// One browser at a time: three headless Chromiums starting at once on a loaded machine may
+/// not listen within the 30 seconds `Browser::start` waits.
+static ONE_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The browser tests' turn (a test that failed while holding it does not block the others).
+fn one_browser() -> std::sync::MutexGuard<'static, ()> {
+    ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Where the screenshots go.
 fn shots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-screenshots");
@@ -28,6 +37,7 @@ fn a_session_in_the_browser_is_run_and_its_export_reproduces_it() {
         );
         return;
     };
+    let _turn = one_browser();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     intruder_synth::run("survey-panel", Some(400), &[], 11, &root).unwrap();
@@ -152,6 +162,7 @@ fn the_teaching_walkthrough_runs_its_five_steps() {
         );
         return;
     };
+    let _turn = one_browser();
     let server = Server::bind(&Config::default()).unwrap().spawn();
     let shots = shots();
     let mut b = Browser::start(&binary, 1280, 900);
@@ -195,6 +206,7 @@ fn the_records_panel_shows_who_was_re_identified_and_why() {
         );
         return;
     };
+    let _turn = one_browser();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     intruder_synth::run("survey-panel", Some(400), &[], 11, &root).unwrap();
