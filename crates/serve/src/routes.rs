@@ -419,7 +419,7 @@ fn read_report(path: &Path) -> Result<String, ApiError> {
     })
 }
 
-/// The parameters of a records request, with their defaults.
+/// The parameters a records request may give.
 const RECORDS_PARAMS: [&str; 6] = [
     "setting",
     "replicate",
@@ -448,42 +448,68 @@ fn bad(message: String) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, message)
 }
 
+/// Which records a request asks for, checked: the status (`None`: all), offset, limit and the
+/// replicate (1-based); the setting and attack names are checked against the job.
+struct RecordsQuery {
+    status: Option<crate::records::Status>,
+    offset: usize,
+    limit: usize,
+    replicate: usize,
+}
+
+impl RecordsQuery {
+    /// Reads the query's numbers and status; an unknown parameter, a number that is not one
+    /// or out of range, an unknown status are bad requests that say so.
+    fn parse(q: &std::collections::HashMap<String, String>) -> Result<RecordsQuery, ApiError> {
+        use crate::records::{MAX_PAGE, Status};
+        let mut unknown: Vec<&String> = q
+            .keys()
+            .filter(|k| !RECORDS_PARAMS.contains(&k.as_str()) && k.as_str() != "token")
+            .collect();
+        unknown.sort();
+        if let Some(k) = unknown.first() {
+            return Err(bad(format!(
+                "unknown parameter '{k}' (known: {})",
+                RECORDS_PARAMS.join(", ")
+            )));
+        }
+        let number = |name: &str, default: usize| -> Result<usize, ApiError> {
+            match q.get(name) {
+                None => Ok(default),
+                Some(v) => v
+                    .parse::<usize>()
+                    .map_err(|_| bad(format!("{name}: '{v}' is not a whole number ≥ 0"))),
+            }
+        };
+        let limit = number("limit", 50)?;
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(bad(format!(
+                "limit: {limit} is out of range: ask for 1 to {MAX_PAGE} records a page"
+            )));
+        }
+        Ok(RecordsQuery {
+            status: match q.get("status").map(String::as_str) {
+                None | Some("all") => None,
+                Some(name) => Some(Status::parse(name).map_err(bad)?),
+            },
+            offset: number("offset", 0)?,
+            limit,
+            replicate: number("replicate", 1)?,
+        })
+    }
+}
+
 /// The page of records that `q` asks for of `job` ([`records`]).
 fn records_page(
     job: &crate::jobs::Job,
     q: &std::collections::HashMap<String, String>,
 ) -> Result<Value, ApiError> {
-    use crate::records::{MAX_PAGE, RecordsView, Status};
-    let mut unknown: Vec<&String> = q
-        .keys()
-        .filter(|k| !RECORDS_PARAMS.contains(&k.as_str()) && k.as_str() != "token")
-        .collect();
-    unknown.sort();
-    if let Some(k) = unknown.first() {
-        return Err(bad(format!(
-            "unknown parameter '{k}' (known: {})",
-            RECORDS_PARAMS.join(", ")
-        )));
-    }
-    let number = |name: &str, default: usize| -> Result<usize, ApiError> {
-        match q.get(name) {
-            None => Ok(default),
-            Some(v) => v
-                .parse::<usize>()
-                .map_err(|_| bad(format!("{name}: '{v}' is not a whole number ≥ 0"))),
-        }
-    };
-    let offset = number("offset", 0)?;
-    let limit = number("limit", 50)?;
-    if limit == 0 || limit > MAX_PAGE {
-        return Err(bad(format!(
-            "limit: {limit} is out of range: ask for 1 to {MAX_PAGE} records a page"
-        )));
-    }
-    let status = match q.get("status").map(String::as_str) {
-        None | Some("all") => None,
-        Some(name) => Some(Status::parse(name).map_err(bad)?),
-    };
+    let RecordsQuery {
+        status,
+        offset,
+        limit,
+        replicate,
+    } = RecordsQuery::parse(q)?;
     let Some(plan) = job.plan() else {
         return Err(ApiError(
             StatusCode::CONFLICT,
@@ -525,7 +551,6 @@ fn records_page(
                 ))
             })?,
     };
-    let replicate = number("replicate", 1)?;
     if replicate == 0 || replicate > exp.replicates as usize {
         return Err(bad(format!(
             "replicate: {replicate} is out of range: the experiment has replicates 1 to {}",
@@ -555,7 +580,7 @@ fn records_page(
             let data = job.data()?;
             let out = intruder_runner::attack_records(exp, plan, run, &data, &attack.name)
                 .map_err(|e| e.to_string())?;
-            Ok(RecordsView::new(
+            Ok(crate::records::RecordsView::new(
                 label.clone(),
                 replicate as u32,
                 attack.name.clone(),
