@@ -9,7 +9,8 @@
 //! columns and the release only; whether a pick is correct comes from the evaluator, which
 //! reads the truth afterwards — the runner keeps that separation, and this module only shows
 //! what both returned. The agreement pattern is the attack's own explanation of a pair
-//! ([`intruder_attack::LinkModel::explain_pair`], the waterfall of the linkage charts).
+//! ([`intruder_attack::LinkModel::explain_pair`], the waterfall of the linkage charts): of the
+//! pair it picked and, when the pick is wrong, of the pair with the true record.
 
 use intruder_attack::Candidate;
 use intruder_runner::AttackRecords;
@@ -214,17 +215,13 @@ impl RecordsView {
                 })
             })
             .collect();
-        // the model's own breakdown of the pair it picked, rows 1-based as everywhere here
-        let pattern = match (&out.linked.model, r.chosen_row) {
-            (Some(m), Some(j)) => match m.explain_pair(i, j) {
-                Ok(w) => {
-                    let mut v = serde_json::to_value(&w).unwrap_or(Value::Null);
-                    v["intruder_row"] = json!(w.intruder_row + 1);
-                    v["released_row"] = json!(w.released_row + 1);
-                    v
-                }
-                Err(e) => json!({"error": e.to_string()}),
-            },
+        // the model's own breakdown of the pair it picked and, when the pick is wrong, of the
+        // pair with the true record (why that one lost)
+        let pattern = r
+            .chosen_row
+            .map_or(Value::Null, |j| self.pattern_json(i, j));
+        let true_pattern = match (r.twin_row, r.chosen_row) {
+            (Some(t), picked) if picked != Some(t) => self.pattern_json(i, t),
             _ => Value::Null,
         };
         json!({
@@ -242,7 +239,26 @@ impl RecordsView {
             "true_row": r.twin_row.map(|j| j + 1),
             "true_rank": r.twin_rank,
             "pattern": pattern,
+            "true_pattern": true_pattern,
         })
+    }
+
+    /// The fitted model's breakdown of intruder row `i` and released row `j` (its waterfall:
+    /// each comparison's level and weight, the total weight and the match probability), rows
+    /// 1-based; null for an attack without a model.
+    fn pattern_json(&self, i: usize, j: usize) -> Value {
+        let Some(m) = &self.out.linked.model else {
+            return Value::Null;
+        };
+        match m.explain_pair(i, j) {
+            Ok(w) => {
+                let mut v = serde_json::to_value(&w).unwrap_or(Value::Null);
+                v["intruder_row"] = json!(w.intruder_row + 1);
+                v["released_row"] = json!(w.released_row + 1);
+                v
+            }
+            Err(e) => json!({"error": e.to_string()}),
+        }
     }
 }
 

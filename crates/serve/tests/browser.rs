@@ -301,10 +301,30 @@ fn the_records_panel_shows_who_was_re_identified_and_why() {
         b.eval("document.querySelectorAll('#rec-pattern tr').length"),
         Value::from(5)
     );
-    let weight = b.eval("document.getElementById('rec-weight').textContent");
+    let weight = b.eval("document.getElementById('rec-pattern-weight').textContent");
     assert!(
         weight.as_str().unwrap().starts_with("match weight "),
         "{weight}"
     );
     b.screenshot_of("#records", &shots.join("21-records-fellegi-sunter.png"));
+
+    // a wrong link: the pair it picked, and the pair with the true record it passed over
+    b.eval(
+        r##"const s = document.getElementById("rec-status"); s.value = "wrong";
+        s.dispatchEvent(new Event("change")); true"##,
+    );
+    b.wait_for(
+        "S.records && S.records.status === 'wrong' && !!document.querySelector('#rec-table tr[data-row]')",
+        Duration::from_secs(30),
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#rec-table tr[data-row]').cells[1].textContent"),
+        Value::from("wrong link")
+    );
+    b.eval("document.querySelector('#rec-table tr[data-row]').click(); true");
+    b.wait_for(
+        "!!document.getElementById('rec-pattern') && !!document.getElementById('rec-true-pattern')",
+        Duration::from_secs(10),
+    );
+    b.screenshot_of("#rec-detail", &shots.join("22-records-wrong-link.png"));
 }

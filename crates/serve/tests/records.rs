@@ -260,6 +260,7 @@ fn a_fellegi_sunter_record_shows_the_agreement_pattern_of_its_best_pair() {
     let rows = r["rows"].as_array().unwrap();
     assert_eq!(rows.len() as u64, r["intruder_records"].as_u64().unwrap());
     let mut patterns = 0;
+    let mut wrong = 0;
     for x in rows {
         let p = &x["pattern"];
         if x["picked_row"].is_null() {
@@ -288,8 +289,19 @@ fn a_fellegi_sunter_record_shows_the_agreement_pattern_of_its_best_pair() {
         assert!((prob - expected).abs() < 1e-9, "{prob} vs {expected}");
         // the pick's weight is the attack's best score
         assert!((x["best_score"].as_f64().unwrap() - w).abs() < 1e-9, "{x}");
+        // a wrong pick also shows the pair with the true record (not necessarily lighter: a
+        // one-to-one assignment may give the heavier pair to another record)
+        let t = &x["true_pattern"];
+        if x["correct"] == false && !x["true_row"].is_null() {
+            wrong += 1;
+            assert_eq!(t["released_row"], x["true_row"], "{x}");
+            assert_eq!(t["steps"].as_array().unwrap().len(), 3, "{t}");
+        } else {
+            assert!(t.is_null(), "{x}");
+        }
     }
     assert!(patterns > 0, "{r}");
+    assert!(wrong > 0, "some picks are wrong: {}", r["counts"]);
 }
 
 #[test]
