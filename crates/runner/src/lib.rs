@@ -91,9 +91,9 @@ pub use aggregate::{
 pub use check::check_data;
 pub use data::{Loaded, control_size, data_dir, fingerprint, load_data, load_data_readonly};
 pub use exec::{
-    ControlSplit, ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, Watch, control_leaks,
-    control_split, execute, execute_watched, load_runs, load_study, run_one, run_study, study_id,
-    study_path,
+    AttackRecords, ControlSplit, ExecOptions, Executed, FailedRun, ORIGINAL_SUFFIX, Watch,
+    attack_records, control_leaks, control_split, execute, execute_watched, load_runs, load_study,
+    run_one, run_study, study_id, study_path,
 };
 pub use glossary::{
     GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,

@@ -174,3 +174,51 @@ fn run_ids_keep_the_layout_of_earlier_releases() {
     );
     assert!(text.contains("\"em_tolerance\":0.0001"), "{text}");
 }
+
+#[test]
+fn an_attack_redone_record_by_record_agrees_with_its_stored_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.toml");
+    let inline_spec = SPEC
+        .replace("blocking", "[attack.linkage]\nblocking")
+        .replace("[[comparison]]", "[[attack.linkage.comparison]]");
+    let text = format!(
+        "{HEAD}[[defence]]\nname = \"k\"\n[[defence.step]]\nmethod = \"local-suppression\"\nkeys = [\"year_of_birth\", \"gender\", \"occupation\"]\nk = 3\n[[attack]]\nmethod = \"exact\"\nname = \"exact\"\n[[attack]]\nmethod = \"fellegi-sunter\"\nname = \"fs\"\n{inline_spec}"
+    );
+    let exp = parse(&text, &path).unwrap();
+    let out = dir.path().join("out");
+    let fp = intruder_runner::fingerprint(&exp).unwrap();
+    let plan = intruder_runner::Plan::new(&exp, &fp).unwrap();
+    let data = intruder_runner::load_data(&exp, &out).unwrap();
+    for run in &plan.runs {
+        let stored = intruder_runner::run_one(&exp, &plan, run, &data).unwrap();
+        for a in &stored.attacks {
+            let redone = intruder_runner::attack_records(&exp, &plan, run, &data, &a.name).unwrap();
+            let ev = &redone.evaluation;
+            assert_eq!(ev.declared, a.declared, "{}", a.name);
+            assert_eq!(
+                ev.correct_matches, a.evaluator.correct_matches,
+                "{}",
+                a.name
+            );
+            assert_eq!(
+                ev.expected_correct, a.evaluator.expected_correct,
+                "{}",
+                a.name
+            );
+            let correct: Vec<bool> = ev.records.iter().map(|r| r.correct).collect();
+            assert_eq!(correct, a.records.correct, "{}", a.name);
+            assert_eq!(redone.declared, a.records.declared, "{}", a.name);
+            let ties: Vec<u32> = ev.records.iter().map(|r| r.best_ties as u32).collect();
+            assert_eq!(ties, a.records.best_ties, "{}", a.name);
+            assert_eq!(redone.released.nrows(), a.released_records);
+            assert_eq!(redone.linked.model.is_some(), a.method == "fellegi-sunter");
+        }
+    }
+    let e =
+        intruder_runner::attack_records(&exp, &plan, &plan.runs[0], &data, "nearest").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no attack 'nearest' in the experiment (it has 'exact', 'fs')"
+    );
+}

@@ -12,7 +12,10 @@
 //! - `POST /api/risk`: a risk measure at once on the columns chosen ([`data`]);
 //! - `POST /api/experiment`: the page's session (JSON) as an experiment TOML, checked;
 //! - `POST /api/run`, `GET /api/job/{id}`, `POST /api/job/{id}/cancel`: the experiment run by
-//!   the runner in the background, its progress, its cancellation, and its results ([`jobs`]).
+//!   the runner in the background, its progress, its cancellation, and its results ([`jobs`]);
+//! - `GET /api/job/{id}/records`: the records an attack of a finished experiment re-identified,
+//!   and why — each record's candidates, the pick, whether it is the true record, and the
+//!   Fellegi–Sunter agreement pattern of the best pair; paged from memory ([`records`]).
 //!
 //! # Design decisions
 //! - The session *is* an experiment file: the page sends its state, the server writes the
@@ -35,6 +38,7 @@ pub mod data;
 pub mod files;
 pub mod jobs;
 pub mod page;
+pub mod records;
 mod routes;
 
 use std::net::{SocketAddr, TcpListener};

@@ -59,6 +59,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/job/{id}", get(job))
         .route("/api/job/{id}/cancel", post(cancel))
         .route("/api/job/{id}/report.html", get(report))
+        .route("/api/job/{id}/records", get(records))
         .layer(axum::middleware::from_fn_with_state(
             Arc::<str>::from(state.token.as_str()),
             crate::auth::require_token,
@@ -416,6 +417,184 @@ fn read_report(path: &Path) -> Result<String, ApiError> {
             "no report: the experiment has not finished".into(),
         )
     })
+}
+
+/// The parameters a records request may give.
+const RECORDS_PARAMS: [&str; 6] = [
+    "setting",
+    "replicate",
+    "attack",
+    "status",
+    "offset",
+    "limit",
+];
+
+/// The records of one attack of a finished job, paged: `setting` (label; default the first),
+/// `replicate` (1-based; default 1), `attack` (name; default the first), `status` (`correct`,
+/// `wrong`, `not-linked` or `all`, the default), `offset` (default 0) and `limit` (default 50,
+/// at most [`crate::records::MAX_PAGE`]). The attack is redone once per setting, replicate and
+/// attack; pages come from memory.
+async fn records(
+    State(s): State<Arc<AppState>>,
+    UrlPath(id): UrlPath<u64>,
+    Query(q): Query<std::collections::HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    let job = find_job(&s, id)?;
+    blocking(move || records_page(&job, &q).map(Json)).await
+}
+
+/// A bad request with `message`.
+fn bad(message: String) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, message)
+}
+
+/// Which records a request asks for, checked: the status (`None`: all), offset, limit and the
+/// replicate (1-based); the setting and attack names are checked against the job.
+struct RecordsQuery {
+    status: Option<crate::records::Status>,
+    offset: usize,
+    limit: usize,
+    replicate: usize,
+}
+
+impl RecordsQuery {
+    /// Reads the query's numbers and status; an unknown parameter, a number that is not one
+    /// or out of range, an unknown status are bad requests that say so.
+    fn parse(q: &std::collections::HashMap<String, String>) -> Result<RecordsQuery, ApiError> {
+        use crate::records::{MAX_PAGE, Status};
+        let mut unknown: Vec<&String> = q
+            .keys()
+            .filter(|k| !RECORDS_PARAMS.contains(&k.as_str()) && k.as_str() != "token")
+            .collect();
+        unknown.sort();
+        if let Some(k) = unknown.first() {
+            return Err(bad(format!(
+                "unknown parameter '{k}' (known: {})",
+                RECORDS_PARAMS.join(", ")
+            )));
+        }
+        let number = |name: &str, default: usize| -> Result<usize, ApiError> {
+            match q.get(name) {
+                None => Ok(default),
+                Some(v) => v
+                    .parse::<usize>()
+                    .map_err(|_| bad(format!("{name}: '{v}' is not a whole number ≥ 0"))),
+            }
+        };
+        let limit = number("limit", 50)?;
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(bad(format!(
+                "limit: {limit} is out of range: ask for 1 to {MAX_PAGE} records a page"
+            )));
+        }
+        Ok(RecordsQuery {
+            status: match q.get("status").map(String::as_str) {
+                None | Some("all") => None,
+                Some(name) => Some(Status::parse(name).map_err(bad)?),
+            },
+            offset: number("offset", 0)?,
+            limit,
+            replicate: number("replicate", 1)?,
+        })
+    }
+}
+
+/// The page of records that `q` asks for of `job` ([`records`]).
+fn records_page(
+    job: &crate::jobs::Job,
+    q: &std::collections::HashMap<String, String>,
+) -> Result<Value, ApiError> {
+    let RecordsQuery {
+        status,
+        offset,
+        limit,
+        replicate,
+    } = RecordsQuery::parse(q)?;
+    let Some(plan) = job.plan() else {
+        return Err(ApiError(
+            StatusCode::CONFLICT,
+            "the experiment has not finished: its records are shown once it is done".into(),
+        ));
+    };
+    let exp = &job.exp;
+    let quoted = |names: &mut dyn Iterator<Item = &str>| {
+        names
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let setting = match q.get("setting") {
+        None => 0,
+        Some(label) => plan
+            .settings
+            .iter()
+            .position(|x| &x.label == label)
+            .ok_or_else(|| {
+                bad(format!(
+                    "setting: no setting '{label}' (the experiment has {})",
+                    quoted(&mut plan.settings.iter().map(|x| x.label.as_str()))
+                ))
+            })?,
+    };
+    let attack = match q.get("attack") {
+        None => exp.attacks.first().ok_or_else(|| {
+            bad("the experiment has no attack: add one to see the records it re-identifies".into())
+        })?,
+        Some(name) => exp
+            .attacks
+            .iter()
+            .find(|a| &a.name == name)
+            .ok_or_else(|| {
+                bad(format!(
+                    "attack: no attack '{name}' (the experiment has {})",
+                    quoted(&mut exp.attacks.iter().map(|a| a.name.as_str()))
+                ))
+            })?,
+    };
+    if replicate == 0 || replicate > exp.replicates as usize {
+        return Err(bad(format!(
+            "replicate: {replicate} is out of range: the experiment has replicates 1 to {}",
+            exp.replicates
+        )));
+    }
+    let rep = (replicate - 1) as u32;
+    let run = plan
+        .runs
+        .iter()
+        .find(|r| r.setting == setting && r.replicate == rep)
+        .ok_or_else(|| bad(format!("no run of setting {setting} replicate {replicate}")))?;
+    let label = plan.settings[setting].label.clone();
+    if !job
+        .out
+        .join("runs")
+        .join(format!("{}.json", run.id))
+        .is_file()
+    {
+        return Err(bad(format!(
+            "setting '{label}', replicate {replicate} failed as a whole: it has no records (see the experiment's warnings)"
+        )));
+    }
+    let key = (label.clone(), replicate as u32, attack.name.clone());
+    let view = job
+        .records(key, || {
+            let data = job.data()?;
+            let out = intruder_runner::attack_records(exp, plan, run, &data, &attack.name)
+                .map_err(|e| e.to_string())?;
+            Ok(crate::records::RecordsView::new(
+                label.clone(),
+                replicate as u32,
+                attack.name.clone(),
+                attack.method.clone(),
+                out,
+            ))
+        })
+        .map_err(|e| {
+            bad(format!(
+                "setting '{label}', replicate {replicate}, attack '{}': {e}",
+                attack.name
+            ))
+        })?;
+    Ok(view.page(status, offset, limit))
 }
 
 /// The job numbered `id`, or 404.

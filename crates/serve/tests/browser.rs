@@ -13,6 +13,15 @@ use serde_json::Value;
 use crate::devtools::{Browser, chromium};
 use crate::server::run_exported;
 
+/// One browser at a time: three headless Chromiums starting at once on a loaded machine may
+/// not listen within the 30 seconds `Browser::start` waits.
+static ONE_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The browser tests' turn (a test that failed while holding it does not block the others).
+fn one_browser() -> std::sync::MutexGuard<'static, ()> {
+    ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Where the screenshots go.
 fn shots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-screenshots");
@@ -28,6 +37,7 @@ fn a_session_in_the_browser_is_run_and_its_export_reproduces_it() {
         );
         return;
     };
+    let _turn = one_browser();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     intruder_synth::run("survey-panel", Some(400), &[], 11, &root).unwrap();
@@ -152,6 +162,7 @@ fn the_teaching_walkthrough_runs_its_five_steps() {
         );
         return;
     };
+    let _turn = one_browser();
     let server = Server::bind(&Config::default()).unwrap().spawn();
     let shots = shots();
     let mut b = Browser::start(&binary, 1280, 900);
@@ -185,4 +196,135 @@ fn the_teaching_walkthrough_runs_its_five_steps() {
     b.screenshot(&shots.join("11-walkthrough-step5.png"));
     b.screenshot_of("#walk", &shots.join("12-walkthrough-text.png"));
     b.screenshot_of("#results", &shots.join("13-walkthrough-results.png"));
+}
+
+#[test]
+fn the_records_panel_shows_who_was_re_identified_and_why() {
+    let Some(binary) = chromium() else {
+        eprintln!(
+            "note: no chromium at /usr/bin/chromium (or $CHROMIUM): the browser test is skipped"
+        );
+        return;
+    };
+    let _turn = one_browser();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    intruder_synth::run("survey-panel", Some(400), &[], 11, &root).unwrap();
+    let server = Server::bind(&Config {
+        root: Some(root.clone()),
+        ..Config::default()
+    })
+    .unwrap()
+    .spawn();
+    let shots = shots();
+    let mut b = Browser::start(&binary, 1280, 900);
+    b.call("Page.navigate", serde_json::json!({"url": server.url}));
+    b.wait_for(
+        "document.body && document.body.dataset.ready === '1'",
+        Duration::from_secs(30),
+    );
+    b.eval(
+        r##"document.querySelector("input[name=place][value=root]").click();
+        document.getElementById("root-file").value = "survey-panel.csv";
+        document.getElementById("seed").value = "11";
+        document.getElementById("load").click(); true"##,
+    );
+    b.wait_for(
+        "S.data !== null && !!document.getElementById('roles')",
+        Duration::from_secs(60),
+    );
+    // keys, then the exact attack and Fellegi–Sunter, run on the unmasked file
+    b.eval(
+        r##"for (const sel of document.querySelectorAll("#roles select")) {
+          const key = ["year_of_birth", "gender", "occupation"].includes(sel.dataset.col);
+          const v = key ? "key" : (sel.value === "truth" ? "truth" : "");
+          if (sel.value !== v) { sel.value = v; sel.dispatchEvent(new Event("change")); }
+        }
+        for (const m of ["exact", "fellegi-sunter"]) {
+          document.getElementById("att-method").value = m;
+          document.getElementById("att-add").click();
+        }
+        document.getElementById("run-btn").click(); true"##,
+    );
+    b.wait_for(
+        "!!document.querySelector('#rec-table tr[data-row]') || document.getElementById('run-err').textContent !== '' || document.getElementById('rec-err').textContent !== ''",
+        Duration::from_secs(240),
+    );
+    assert_eq!(
+        b.eval("document.getElementById('run-err').textContent + document.getElementById('rec-err').textContent"),
+        Value::from("")
+    );
+    // the first record listed was re-identified: its pick is its true record
+    assert_eq!(
+        b.eval("document.querySelector('#rec-table tr[data-row]').cells[1].textContent"),
+        Value::from("re-identified")
+    );
+    let row = b.eval("document.querySelector('#rec-table tr[data-row]').cells");
+    assert!(row.is_object(), "{row}");
+    b.eval("document.querySelector('#rec-table tr[data-row]').click(); true");
+    b.wait_for(
+        "!!document.getElementById('rec-cands')",
+        Duration::from_secs(10),
+    );
+    let picked = b.eval(
+        "[...document.querySelectorAll('#rec-cands tr.picked td')].map(td => td.textContent).pop()",
+    );
+    assert_eq!(picked, Value::from("picked, true record"));
+    // the keys' values of the picked candidate equal the intruder's (exact matching)
+    assert_eq!(
+        b.eval("document.querySelectorAll('#rec-cands tr.picked td.differs').length"),
+        Value::from(0)
+    );
+    let summary = b.eval("document.getElementById('rec-summary').textContent");
+    assert!(
+        summary.as_str().unwrap().contains("re-identified"),
+        "{summary}"
+    );
+    b.screenshot_of("#records", &shots.join("20-records-exact.png"));
+
+    // Fellegi–Sunter: the best pair's agreement pattern, one row per comparison
+    b.eval(
+        r##"const a = document.getElementById("rec-attack"); a.value = "fellegi-sunter";
+        a.dispatchEvent(new Event("change")); true"##,
+    );
+    b.wait_for(
+        "S.records && S.records.attack === 'fellegi-sunter' && !!document.querySelector('#rec-table tr[data-row]')",
+        Duration::from_secs(120),
+    );
+    b.eval("document.querySelector('#rec-table tr[data-row]').click(); true");
+    b.wait_for(
+        "!!document.getElementById('rec-pattern')",
+        Duration::from_secs(10),
+    );
+    // a header, the prior, and the three comparisons
+    assert_eq!(
+        b.eval("document.querySelectorAll('#rec-pattern tr').length"),
+        Value::from(5)
+    );
+    let weight = b.eval("document.getElementById('rec-pattern-weight').textContent");
+    assert!(
+        weight.as_str().unwrap().starts_with("match weight "),
+        "{weight}"
+    );
+    b.screenshot_of("#records", &shots.join("21-records-fellegi-sunter.png"));
+
+    // a wrong link: the pair it picked, and the pair with the true record it passed over
+    b.eval(
+        r##"const s = document.getElementById("rec-status"); s.value = "wrong";
+        s.dispatchEvent(new Event("change")); true"##,
+    );
+    b.wait_for(
+        "S.records && S.records.status === 'wrong' && !!document.querySelector('#rec-table tr[data-row]')",
+        Duration::from_secs(30),
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#rec-table tr[data-row]').cells[1].textContent"),
+        Value::from("wrong link")
+    );
+    b.eval("document.querySelector('#rec-table tr[data-row]').click(); true");
+    b.wait_for(
+        "!!document.getElementById('rec-pattern') && !!document.getElementById('rec-true-pattern')",
+        Duration::from_secs(10),
+    );
+    b.screenshot_of("#rec-detail", &shots.join("22-records-wrong-link.png"));
 }

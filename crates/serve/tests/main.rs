@@ -4,4 +4,5 @@
 mod browser;
 mod client;
 mod devtools;
+mod records;
 mod server;

@@ -46,6 +46,7 @@ fn no_request_without_the_token_succeeds() {
         ("GET", "/api/job/1"),
         ("POST", "/api/job/1/cancel"),
         ("GET", "/api/job/1/report.html"),
+        ("GET", "/api/job/1/records"),
         ("GET", "/no-such-page"),
     ];
     for (method, path) in routes {

@@ -1,7 +1,9 @@
 //! Step 4 of a run: every attack on the released file, scored by the evaluator.
 
-use intruder_attack::KeyMap;
-use intruder_eval::{EvalOptions, Labelled, TruthIds, evaluate};
+use std::borrow::Cow;
+
+use intruder_attack::{KeyMap, Linked};
+use intruder_eval::{EvalOptions, Evaluation, Labelled, TruthIds, evaluate};
 
 use super::ORIGINAL_SUFFIX;
 use crate::RunnerError;
@@ -10,6 +12,76 @@ use crate::plan::Run;
 use crate::record::{AttackOutcomes, AttackRecord, EvaluatorCounts, FailureRecord};
 use crate::spec::{AttackSpec, Experiment};
 
+/// One attack linked and evaluated: the release it linked to, its linkage (and model), its
+/// keys and the evaluator's outcome.
+pub(super) struct Attacked<'m> {
+    /// The release linked to: the masked file, or its twins only (`twins_only`).
+    pub released: Cow<'m, Labelled>,
+    /// The attack's keys.
+    pub keys: KeyMap,
+    /// What the attack returned.
+    pub linked: Linked,
+    /// The evaluator's figures and per-record outcomes.
+    pub evaluation: Evaluation,
+}
+
+/// Runs attack `a` of `run` on `masked` with the intruder's key columns (the attack sees
+/// nothing else) and scores its linkage with the evaluator, with the run's seeds.
+pub(super) fn link_and_evaluate<'m>(
+    exp: &Experiment,
+    run: &Run,
+    a: &AttackSpec,
+    intruder: &Labelled,
+    masked: &'m Labelled,
+) -> Result<Attacked<'m>, RunnerError> {
+    let truth_ids = TruthIds {
+        intruder: exp.data.truth_intruder.clone(),
+        released: exp.data.truth.clone(),
+    };
+    let seed = derive_seed(exp.seed, &run.key, &format!("attack-{}", a.name));
+    let keys = KeyMap::with_map(&a.keys, &a.key_map)?;
+    let rel = if a.twins_only {
+        Cow::Owned(masked.twins_only(intruder, &truth_ids)?)
+    } else {
+        Cow::Borrowed(masked)
+    };
+    // The attack sees the intruder's key columns and the released table only.
+    let knowledge = intruder.knowledge(keys.clone())?;
+    let linked = intruder_engine::link_tables(
+        &exp.engine,
+        a.configured.attack.as_ref(),
+        &knowledge,
+        rel.table(),
+        seed,
+    )?;
+    let opts = EvalOptions::for_attack(
+        &a.configured,
+        Some(truth_ids),
+        a.sensitive
+            .as_ref()
+            .map(|s| format!("{s}{ORIGINAL_SUFFIX}")),
+        derive_seed(exp.seed, &run.key, &format!("ties-{}", a.name)),
+    );
+    let evaluation = evaluate(&linked.linkage, intruder, &rel, &opts)?;
+    Ok(Attacked {
+        released: rel,
+        keys,
+        linked,
+        evaluation,
+    })
+}
+
+/// Per intruder record, whether the evaluator counts a declared link: the evaluator's rule
+/// (`evaluate`), a chosen candidate whose best score reaches the threshold; the caller checks
+/// the count against the evaluator's `declared`.
+pub(super) fn declared_links(ev: &Evaluation) -> Vec<bool> {
+    let thr = ev.threshold.unwrap_or(f64::NEG_INFINITY);
+    ev.records
+        .iter()
+        .map(|r| r.chosen_row.is_some() && r.best_score >= thr)
+        .collect()
+}
+
 pub(super) fn run_attacks(
     exp: &Experiment,
     run: &Run,
@@ -17,51 +89,20 @@ pub(super) fn run_attacks(
     masked: &Labelled,
     failures: &mut Vec<FailureRecord>,
 ) -> Result<Vec<AttackRecord>, RunnerError> {
-    let truth_ids = TruthIds {
-        intruder: exp.data.truth_intruder.clone(),
-        released: exp.data.truth.clone(),
-    };
     let mut attacks = Vec::new();
     let one = |a: &AttackSpec| -> Result<AttackRecord, RunnerError> {
-        let seed = derive_seed(exp.seed, &run.key, &format!("attack-{}", a.name));
-        let keys = KeyMap::with_map(&a.keys, &a.key_map)?;
-        let twins;
-        let rel = if a.twins_only {
-            twins = masked.twins_only(intruder, &truth_ids)?;
-            &twins
-        } else {
-            masked
-        };
-        // The attack sees the intruder's key columns and the released table only.
-        let knowledge = intruder.knowledge(keys)?;
-        let linked = intruder_engine::link_tables(
-            &exp.engine,
-            a.configured.attack.as_ref(),
-            &knowledge,
-            rel.table(),
-            seed,
-        )?;
-        let (linkage, mut model) = (linked.linkage, linked.model.map(|m| m.to_json()));
-        let opts = EvalOptions::for_attack(
-            &a.configured,
-            Some(truth_ids.clone()),
-            a.sensitive
-                .as_ref()
-                .map(|s| format!("{s}{ORIGINAL_SUFFIX}")),
-            derive_seed(exp.seed, &run.key, &format!("ties-{}", a.name)),
-        );
-        let ev = evaluate(&linkage, intruder, rel, &opts)?;
+        let Attacked {
+            released: rel,
+            linked,
+            evaluation: ev,
+            ..
+        } = link_and_evaluate(exp, run, a, intruder, masked)?;
+        let mut model = linked.model.map(|m| m.to_json());
         if let Some(m) = &mut model {
             crate::linkage::attach_threshold_curve(m, &ev.pr_curve);
         }
         let rec = &ev.records;
-        // The evaluator's rule for a declared link (`evaluate`): a chosen candidate whose best
-        // score reaches the threshold; checked against its `declared` count below.
-        let thr = ev.threshold.unwrap_or(f64::NEG_INFINITY);
-        let declared: Vec<bool> = rec
-            .iter()
-            .map(|r| r.chosen_row.is_some() && r.best_score >= thr)
-            .collect();
+        let declared = declared_links(&ev);
         let n_declared = declared.iter().filter(|&&d| d).count();
         if n_declared != ev.declared {
             return Err(RunnerError::Invalid(format!(

@@ -180,12 +180,38 @@ fn draw_intruder(exp: &Experiment, rep_key: &str, src: &Labelled) -> Result<Labe
     Ok(intruder)
 }
 
-fn run_inner(
+/// A run's release and intruder: the control set held back, the intruder's file drawn (with
+/// measurement error, and the release's public recodings when the scenario aligns them), and
+/// the setting's pipeline applied to the released population.
+struct Release {
+    /// The control set and the released population, with a control share.
+    split: Option<ControlSplit>,
+    /// The intruder's file as the attacks see it.
+    intruder: Labelled,
+    /// The setting's pipeline.
+    pipeline: intruder_defence::Pipeline,
+    /// The masked release with its truth.
+    masked: Labelled,
+    /// What the pipeline changed.
+    log: intruder_defence::ChangeLog,
+}
+
+impl Release {
+    /// The released population before masking: the released file less the control set.
+    fn original<'a>(&'a self, data: &'a Loaded) -> &'a Labelled {
+        self.split
+            .as_ref()
+            .map_or(&data.released, |s| &s.population)
+    }
+}
+
+/// Steps 0 to 3 of a run (control set, intruder, masking), as [`run_one`] takes them.
+fn release(
     exp: &Experiment,
     plan: &Plan,
     run: &Run,
     data: &Loaded,
-) -> Result<RunRecord, RunnerError> {
+) -> Result<Release, RunnerError> {
     let setting = &plan.settings[run.setting];
     let rep_key = format!("replicate-{}", run.replicate);
     // 0. The control set, reserved before any defence: with one, the released population (the
@@ -196,7 +222,6 @@ fn run_inner(
         Some(source) => source,
         None => original,
     };
-    let n_src = src.nrows();
     let mut intruder = draw_intruder(exp, &rep_key, src)?;
     // 3. Masking: the truth follows the defence's kept rows, whatever it did to the records; a
     //    synthetic release's records are no one (no twin, no control record).
@@ -220,15 +245,109 @@ fn run_inner(
         let view = pipeline.intruder_view(intruder.table())?;
         intruder = intruder.map_cells(|_| Ok(view))?;
     }
+    Ok(Release {
+        split,
+        intruder,
+        pipeline,
+        masked,
+        log,
+    })
+}
+
+/// One attack of one run redone record by record: what the stored run keeps only as counts.
+#[derive(Debug)]
+pub struct AttackRecords {
+    /// The intruder's file as the attack saw it (with its truth, which the attack did not see).
+    pub intruder: Labelled,
+    /// The release the attack linked to (its twins only when the attack says so), with its
+    /// truth.
+    pub released: Labelled,
+    /// The attack's keys: intruder column and released column.
+    pub keys: intruder_attack::KeyMap,
+    /// The attack's linkage and, for a fitted model (Fellegi–Sunter), the model.
+    pub linked: intruder_attack::Linked,
+    /// The evaluator's figures and per-record outcomes (chosen row, correct, twin rank).
+    pub evaluation: intruder_eval::Evaluation,
+    /// Per intruder record, whether the evaluator counts a declared link (a chosen candidate
+    /// whose score reaches the attack's threshold), as the stored run counts them.
+    pub declared: Vec<bool>,
+}
+
+/// Redoes the attack named `attack` of `run`: the same release, intruder, seeds and evaluation
+/// as [`run_one`], so its per-record outcomes add up to the stored run's figures.
+pub fn attack_records(
+    exp: &Experiment,
+    plan: &Plan,
+    run: &Run,
+    data: &Loaded,
+    attack: &str,
+) -> Result<AttackRecords, RunnerError> {
+    let spec = exp
+        .attacks
+        .iter()
+        .find(|a| a.name == attack)
+        .ok_or_else(|| {
+            RunnerError::Invalid(format!(
+                "no attack '{attack}' in the experiment (it has {})",
+                exp.attacks
+                    .iter()
+                    .map(|a| format!("'{}'", a.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    let r = release(exp, plan, run, data)?;
+    let done = attack::link_and_evaluate(exp, run, spec, &r.intruder, &r.masked)?;
+    let released = match done.released {
+        std::borrow::Cow::Owned(t) => t,
+        std::borrow::Cow::Borrowed(_) => r.masked.clone(),
+    };
+    let declared = attack::declared_links(&done.evaluation);
+    if declared.iter().filter(|&&d| d).count() != done.evaluation.declared {
+        return Err(RunnerError::Invalid(format!(
+            "attack '{attack}': declared links recounted from the records differ from the evaluator's count"
+        )));
+    }
+    Ok(AttackRecords {
+        intruder: r.intruder,
+        released,
+        keys: done.keys,
+        linked: done.linked,
+        evaluation: done.evaluation,
+        declared,
+    })
+}
+
+fn run_inner(
+    exp: &Experiment,
+    plan: &Plan,
+    run: &Run,
+    data: &Loaded,
+) -> Result<RunRecord, RunnerError> {
+    let setting = &plan.settings[run.setting];
+    let r = release(exp, plan, run, data)?;
+    let Release {
+        split,
+        intruder,
+        pipeline,
+        masked,
+        log,
+    } = &r;
+    let original = r.original(data);
+    let src = match &data.source {
+        Some(source) => source,
+        None => original,
+    };
+    let n_src = src.nrows();
     // The setting's promises cross-examined on the whole release (scenario.check).
     let checks = if exp.scenario.check {
         let claims = pipeline.claims();
         let keys: Vec<String> = exp.scenario.released_keys();
         let x = intruder_eval::cross_examine_run(
-            &pipeline,
+            pipeline,
             original.table(),
             masked.table(),
-            &log,
+            log,
             claims.is_empty().then_some(keys.as_slice()),
         )
         .map_err(|e| RunnerError::Invalid(e.to_string()))?;
@@ -250,7 +369,7 @@ fn run_inner(
     };
     // 4. Attacks, 5. risk, 6. utility: one that fails is recorded, the others kept.
     let mut failures = Vec::new();
-    let attacks = attack::run_attacks(exp, run, &intruder, &masked, &mut failures)?;
+    let attacks = attack::run_attacks(exp, run, intruder, masked, &mut failures)?;
     let risk = risk::run_risk(
         exp,
         masked.table(),
@@ -265,11 +384,11 @@ fn run_inner(
         original.table(),
         &recoded,
         masked.table(),
-        &log,
+        log,
         &mut failures,
     )?;
     // 7. The questions: the released population against its control set, no truth.
-    let questions = match &split {
+    let questions = match split {
         Some(s) => question::run_questions(
             exp,
             run,
