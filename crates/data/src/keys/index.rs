@@ -786,28 +786,28 @@ impl PatternIndex {
             for &e in entries {
                 table.entry(entry_word(e)).or_insert((0, 0)).0 += size(e);
             }
-            let mut to_complete = vec![0u64; complete.len()];
-            for ((&e, &w), to) in complete.iter().zip(&entry_words).zip(&mut to_complete) {
+            // only the complete entries and queries that meet an entry: (position, records)
+            let mut to_complete: Vec<(u32, u64)> = Vec::new();
+            for (i, (&e, &w)) in complete.iter().zip(&entry_words).enumerate() {
                 let w = w & fields;
                 if !filter.may_hold(w) {
                     continue;
                 }
                 if let Some(slot) = table.get_mut(&w) {
                     slot.1 += size(e);
-                    *to = slot.0;
+                    to_complete.push((i as u32, slot.0));
                 }
             }
-            let to_whole: Vec<u64> = query_words
-                .iter()
-                .map(|w| {
-                    let w = w & fields;
-                    if filter.may_hold(w) {
-                        table.get(&w).map_or(0, |slot| slot.0)
-                    } else {
-                        0
-                    }
-                })
-                .collect();
+            let mut to_whole: Vec<(u32, u64)> = Vec::new();
+            for (i, &w) in query_words.iter().enumerate() {
+                let w = w & fields;
+                if !filter.may_hold(w) {
+                    continue;
+                }
+                if let Some(slot) = table.get(&w) {
+                    to_whole.push((i as u32, slot.0));
+                }
+            }
             let to_entries: Vec<(u32, u64)> = entries
                 .iter()
                 .map(|&e| (e, table[&entry_word(e)].1))
@@ -820,11 +820,11 @@ impl PatternIndex {
             blanked.iter().map(meet).collect()
         };
         for (to_complete, to_whole, to_entries) in met {
-            for (&e, n) in complete.iter().zip(to_complete) {
-                own[e as usize] += n;
+            for (i, n) in to_complete {
+                own[complete[i as usize] as usize] += n;
             }
-            for (&q, n) in whole.iter().zip(to_whole) {
-                cross[q as usize] += n;
+            for (i, n) in to_whole {
+                cross[whole[i as usize] as usize] += n;
             }
             for (e, n) in to_entries {
                 own[e as usize] += n;
