@@ -56,6 +56,9 @@ pub struct View {
     /// Each text's items (split at `|`, sorted, without repeats; empty unless an
     /// array-intersect level reads the view).
     pub items: Vec<Vec<String>>,
+    /// Each text's profile for the bounds of the string levels (empty unless a string level
+    /// reads the view).
+    pub profiles: Vec<strings::TextProfile>,
 }
 
 impl View {
@@ -70,10 +73,10 @@ impl View {
 }
 
 /// The loosest thresholds of a view's string levels: a pair whose similarity cannot reach
-/// them (by a bound computed without the quadratic table) fails all of them at once.
+/// them (by a bound read from the two values' profiles) fails all of them at once.
 #[derive(Debug, Clone, Copy, Default)]
 struct Bounds {
-    /// Least Jaro similarity any Jaro–Winkler level needs.
+    /// Least Jaro–Winkler level threshold.
     jw: Option<f64>,
     /// Least Jaro level threshold.
     jaro: Option<f64>,
@@ -322,15 +325,31 @@ impl Prepared {
             .levels
             .iter()
             .any(|l| l.kind.is_string_similarity() || l.on.is_some());
+        for (l, lev) in spec.levels.iter().enumerate() {
+            let v = &mut views[level_view[l]];
+            let bounded = matches!(
+                lev.kind,
+                LevelKind::JaroWinkler(_)
+                    | LevelKind::Jaro(_)
+                    | LevelKind::Levenshtein(_)
+                    | LevelKind::DamerauLevenshtein(_)
+            );
+            if bounded && v.profiles.is_empty() && !v.dict.is_empty() {
+                let buckets = strings::CharBuckets::of(v.dict.iter().map(String::as_str));
+                v.profiles = v
+                    .dict
+                    .iter()
+                    .map(|s| strings::TextProfile::new(s, &buckets))
+                    .collect();
+            }
+        }
         let mut bounds = vec![Bounds::default(); views.len()];
         for (l, lev) in spec.levels.iter().enumerate() {
             let b = &mut bounds[level_view[l]];
             let lo = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.min(t)));
             let hi = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.max(t)));
             match lev.kind {
-                LevelKind::JaroWinkler(t) => {
-                    b.jw = lo(b.jw, strings::jaro_needed_for_jaro_winkler(t))
-                }
+                LevelKind::JaroWinkler(t) => b.jw = lo(b.jw, t),
                 LevelKind::Jaro(t) => b.jaro = lo(b.jaro, t),
                 LevelKind::Levenshtein(t) => b.lev = hi(b.lev, t),
                 LevelKind::DamerauLevenshtein(t) => b.dl = hi(b.dl, t),
@@ -363,11 +382,9 @@ impl Prepared {
         let v = &self.views[view];
         let (vx, vy) = (v.id(x), v.id(y));
         let miss = vx == MISSING || vy == MISSING;
-        let (a, b) = if miss {
-            ("", "")
-        } else {
-            (v.dict[vx as usize].as_str(), v.dict[vy as usize].as_str())
-        };
+        // The texts, read only by the levels that compare them.
+        let texts = || (v.dict[vx as usize].as_str(), v.dict[vy as usize].as_str());
+        let profiles = || (&v.profiles[vx as usize], &v.profiles[vy as usize]);
         let bound = self.bounds[view];
         // A distance beyond every threshold of the view is infinite here.
         let distance = |d: Option<usize>| d.map_or(f64::INFINITY, |d| d as f64);
@@ -385,22 +402,27 @@ impl Prepared {
             {
                 true
             }
+            // Each measure is computed once per pair; a pair whose bound (from the two values'
+            // profiles) cannot reach the loosest threshold of the view fails every level of the
+            // measure without it (-1 or an infinite distance).
             LevelKind::JaroWinkler(t) => {
-                let need = bound.jw.unwrap_or(0.0);
                 sims.get(view, 0, || {
-                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                    let (p, q) = profiles();
+                    if strings::jaro_winkler_upper_bound(p, q) < bound.jw.unwrap_or(t) {
                         -1.0
                     } else {
+                        let (a, b) = texts();
                         strings::jaro_winkler(a, b)
                     }
                 }) >= t
             }
             LevelKind::Jaro(t) => {
-                let need = bound.jaro.unwrap_or(0.0);
                 sims.get(view, 1, || {
-                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                    let (p, q) = profiles();
+                    if strings::jaro_upper_bound(p, q) < bound.jaro.unwrap_or(t) {
                         -1.0
                     } else {
+                        let (a, b) = texts();
                         strings::jaro(a, b)
                     }
                 }) >= t
@@ -408,13 +430,25 @@ impl Prepared {
             LevelKind::Levenshtein(t) => {
                 let max = bound.lev.unwrap_or(t);
                 sims.get(view, 2, || {
-                    distance(strings::levenshtein_bounded(a, b, max))
+                    let (p, q) = profiles();
+                    if f64::from(strings::edit_distance_lower_bound(p, q)) > max {
+                        f64::INFINITY
+                    } else {
+                        let (a, b) = texts();
+                        distance(strings::levenshtein_bounded(a, b, max))
+                    }
                 }) <= t
             }
             LevelKind::DamerauLevenshtein(t) => {
                 let max = bound.dl.unwrap_or(t);
                 sims.get(view, 3, || {
-                    distance(strings::damerau_levenshtein_bounded(a, b, max))
+                    let (p, q) = profiles();
+                    if f64::from(strings::edit_distance_lower_bound(p, q)) > max {
+                        f64::INFINITY
+                    } else {
+                        let (a, b) = texts();
+                        distance(strings::damerau_levenshtein_bounded(a, b, max))
+                    }
                 }) <= t
             }
             LevelKind::Absolute(t) => {
