@@ -86,6 +86,28 @@ struct Bounds {
     dl: Option<f64>,
 }
 
+/// The string measures the bounds decide (an index into the bit set of measures rejected).
+const JARO_WINKLER: u8 = 0;
+const JARO: u8 = 1;
+const LEVENSHTEIN: u8 = 2;
+const DAMERAU_LEVENSHTEIN: u8 = 3;
+
+/// How [`Prepared::level_by_bounds`] tests a level.
+#[derive(Debug, Clone, Copy)]
+enum Quick {
+    Null,
+    Else,
+    /// A `columns-reversed` level (never holds on the two values alone).
+    Never,
+    Exact,
+    /// A string measure (`JARO_WINKLER`, …): decided when the bound rejects the pair.
+    Measure(u8),
+    /// Numbers and dates: cheap, evaluated.
+    Plain,
+    /// Array intersections: left to the full evaluation.
+    Full,
+}
+
 /// The string measures of one pair computed so far while its levels are tested in order
 /// (each measure once per view, however many levels test it).
 #[derive(Default)]
@@ -132,6 +154,8 @@ pub struct Prepared {
     pub fuzzy: bool,
     /// Per view, the loosest threshold of each string measure its levels test.
     bounds: Vec<Bounds>,
+    /// How the bounds' quick path tests each level.
+    quick: Vec<Quick>,
     /// The `columns-reversed` levels, in order.
     pub reversed: Vec<Reversed>,
 }
@@ -356,6 +380,24 @@ impl Prepared {
                 _ => {}
             }
         }
+        let quick = spec
+            .levels
+            .iter()
+            .map(|l| match l.kind {
+                LevelKind::Null => Quick::Null,
+                LevelKind::Else => Quick::Else,
+                LevelKind::ColumnsReversed => Quick::Never,
+                LevelKind::Exact => Quick::Exact,
+                LevelKind::JaroWinkler(_) => Quick::Measure(JARO_WINKLER),
+                LevelKind::Jaro(_) => Quick::Measure(JARO),
+                LevelKind::Levenshtein(_) => Quick::Measure(LEVENSHTEIN),
+                LevelKind::DamerauLevenshtein(_) => Quick::Measure(DAMERAU_LEVENSHTEIN),
+                LevelKind::Absolute(_) | LevelKind::Relative(_) | LevelKind::Date(_) => {
+                    Quick::Plain
+                }
+                LevelKind::ArrayIntersect(_) => Quick::Full,
+            })
+            .collect();
         Ok(Prepared {
             spec: spec.clone(),
             released_column: released_column.to_string(),
@@ -366,6 +408,7 @@ impl Prepared {
             level_view,
             fuzzy,
             bounds,
+            quick,
             reversed,
         })
     }
@@ -384,7 +427,6 @@ impl Prepared {
         let miss = vx == MISSING || vy == MISSING;
         // The texts, read only by the levels that compare them.
         let texts = || (v.dict[vx as usize].as_str(), v.dict[vy as usize].as_str());
-        let profiles = || (&v.profiles[vx as usize], &v.profiles[vy as usize]);
         let bound = self.bounds[view];
         // A distance beyond every threshold of the view is infinite here.
         let distance = |d: Option<usize>| d.map_or(f64::INFINITY, |d| d as f64);
@@ -406,9 +448,8 @@ impl Prepared {
             // profiles) cannot reach the loosest threshold of the view fails every level of the
             // measure without it (-1 or an infinite distance).
             LevelKind::JaroWinkler(t) => {
-                sims.get(view, 0, || {
-                    let (p, q) = profiles();
-                    if strings::jaro_winkler_upper_bound(p, q) < bound.jw.unwrap_or(t) {
+                sims.get(view, JARO_WINKLER, || {
+                    if self.bound_rejects(view, JARO_WINKLER, vx, vy) {
                         -1.0
                     } else {
                         let (a, b) = texts();
@@ -417,9 +458,8 @@ impl Prepared {
                 }) >= t
             }
             LevelKind::Jaro(t) => {
-                sims.get(view, 1, || {
-                    let (p, q) = profiles();
-                    if strings::jaro_upper_bound(p, q) < bound.jaro.unwrap_or(t) {
+                sims.get(view, JARO, || {
+                    if self.bound_rejects(view, JARO, vx, vy) {
                         -1.0
                     } else {
                         let (a, b) = texts();
@@ -429,9 +469,8 @@ impl Prepared {
             }
             LevelKind::Levenshtein(t) => {
                 let max = bound.lev.unwrap_or(t);
-                sims.get(view, 2, || {
-                    let (p, q) = profiles();
-                    if f64::from(strings::edit_distance_lower_bound(p, q)) > max {
+                sims.get(view, LEVENSHTEIN, || {
+                    if self.bound_rejects(view, LEVENSHTEIN, vx, vy) {
                         f64::INFINITY
                     } else {
                         let (a, b) = texts();
@@ -441,9 +480,8 @@ impl Prepared {
             }
             LevelKind::DamerauLevenshtein(t) => {
                 let max = bound.dl.unwrap_or(t);
-                sims.get(view, 3, || {
-                    let (p, q) = profiles();
-                    if f64::from(strings::edit_distance_lower_bound(p, q)) > max {
+                sims.get(view, DAMERAU_LEVENSHTEIN, || {
+                    if self.bound_rejects(view, DAMERAU_LEVENSHTEIN, vx, vy) {
                         f64::INFINITY
                     } else {
                         let (a, b) = texts();
@@ -451,6 +489,21 @@ impl Prepared {
                     }
                 }) <= t
             }
+            LevelKind::Absolute(_) | LevelKind::Relative(_) | LevelKind::Date(_) => {
+                self.holds_plain(l, vx, vy)
+            }
+            LevelKind::ArrayIntersect(t) => {
+                (common_items(&v.items[vx as usize], &v.items[vy as usize]) as f64) >= t
+            }
+        }
+    }
+
+    /// Whether a numeric or date level `l` holds for the view ids `vx`, `vy` (neither missing).
+    #[inline]
+    fn holds_plain(&self, l: usize, vx: u32, vy: u32) -> bool {
+        let level = &self.spec.levels[l];
+        let v = &self.views[self.level_view[l]];
+        match level.kind {
             LevelKind::Absolute(t) => {
                 let (p, q) = (v.num[vx as usize], v.num[vy as usize]);
                 (p - q).abs() <= t
@@ -470,16 +523,80 @@ impl Prepared {
                     && q != i64::MIN
                     && ((p - q).abs() as f64) <= t * metric_of(level).days()
             }
-            LevelKind::ArrayIntersect(t) => {
-                (common_items(&v.items[vx as usize], &v.items[vy as usize]) as f64) >= t
+            _ => unreachable!("holds_plain is only asked about numeric and date levels"),
+        }
+    }
+
+    /// Whether the bound of `measure` on view `view` (from the profiles of the distinct view
+    /// ids `vx`, `vy`) puts the pair below every level of that measure reading the view: a
+    /// similarity bound under the least threshold, a distance bound over the largest.
+    #[inline]
+    fn bound_rejects(&self, view: usize, measure: u8, vx: u32, vy: u32) -> bool {
+        let v = &self.views[view];
+        let (p, q) = (&v.profiles[vx as usize], &v.profiles[vy as usize]);
+        let b = &self.bounds[view];
+        let over = |max: Option<f64>| {
+            max.is_some_and(|m| f64::from(strings::edit_distance_lower_bound(p, q)) > m)
+        };
+        match measure {
+            JARO_WINKLER => {
+                b.jw.is_some_and(|t| strings::jaro_winkler_upper_bound(p, q) < t)
+            }
+            JARO => b.jaro.is_some_and(|t| strings::jaro_upper_bound(p, q) < t),
+            LEVENSHTEIN => over(b.lev),
+            _ => over(b.dl),
+        }
+    }
+
+    /// The level of two value ids when the cheap tests decide it: null, exact, numeric and
+    /// date levels evaluated, a string level held by equal values or failed by its bound
+    /// ([`bound_rejects`](Self::bound_rejects), once per view and measure). `None` as soon as a
+    /// level needs a string measure (or an array intersection) computed.
+    #[inline]
+    fn level_by_bounds(&self, x: u32, y: u32) -> Option<u8> {
+        // Bit `4 view + measure`: that measure's bound rejected the pair on that view.
+        let mut rejected = 0u64;
+        for (l, &q) in self.quick.iter().enumerate() {
+            let view = self.level_view[l];
+            let v = &self.views[view];
+            let (vx, vy) = (v.id(x), v.id(y));
+            let miss = vx == MISSING || vy == MISSING;
+            let holds = match q {
+                Quick::Null => miss,
+                Quick::Else => true,
+                Quick::Never => false,
+                _ if miss => false,
+                Quick::Exact => vx == vy,
+                Quick::Measure(_) if vx == vy => true,
+                Quick::Measure(m) => {
+                    let bit = 1u64
+                        .checked_shl((4 * view + m as usize) as u32)
+                        .unwrap_or(0);
+                    if rejected & bit == 0 {
+                        if !self.bound_rejects(view, m, vx, vy) {
+                            return None;
+                        }
+                        rejected |= bit;
+                    }
+                    false
+                }
+                Quick::Plain => self.holds_plain(l, vx, vy),
+                Quick::Full => return None,
+            };
+            if holds {
+                return Some(l as u8);
             }
         }
+        None
     }
 
     /// The level (index into the comparison's levels) of two value ids, `columns-reversed`
     /// levels skipped (they read more than the two values; [`level`](Self::level) applies them).
     /// Each string measure is computed at most once per pair, however many levels test it.
     pub fn level_of_ids(&self, x: u32, y: u32) -> u8 {
+        if let Some(l) = self.level_by_bounds(x, y) {
+            return l;
+        }
         let mut sims = Sims::default();
         for idx in 0..self.spec.levels.len() {
             if self.holds_with(idx, x, y, &mut sims) {
