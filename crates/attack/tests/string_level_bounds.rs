@@ -11,14 +11,18 @@ use intruder_data::{Kind, ReadOptions, Table, read_csv_from};
 use proptest::prelude::*;
 
 /// Texts of a few characters (digits as FEBRL's ids, accented letters, a space), or long
-/// ASCII texts (past the 64-byte path of `strings`), or texts of many characters (more than
-/// one bucket's worth of distinct characters).
+/// ASCII texts (past the 64-byte path of `strings`), or texts of many distinct characters
+/// (more than there are buckets), or texts repeating one character past a bucket's count.
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-cé0-2ñ]{0,8}",
         "[abAB ß]{0,6}",
         "[a-e]{60,70}",
+        // Either side of the small tables' sizes (14 and 32 bytes).
+        "[a-c]{12,34}",
         "[a-zA-Z0-9àéîõüßΩж]{0,14}",
+        // More than 255 characters in one bucket: a profile that bounds nothing.
+        "a{250,262}b?",
     ]
 }
 

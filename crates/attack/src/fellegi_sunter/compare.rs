@@ -59,6 +59,40 @@ pub struct View {
     /// Each text's profile for the bounds of the string levels (empty unless a string level
     /// reads the view).
     pub profiles: Vec<strings::TextProfile>,
+    /// The texts again, in one buffer, for the string levels (empty unless one reads the view).
+    pub packed: PackedTexts,
+}
+
+/// Texts in one buffer: the string levels read two texts per pair, in no order; one buffer
+/// stays in cache where texts allocated one by one would not.
+#[derive(Debug, Clone, Default)]
+pub struct PackedTexts {
+    text: String,
+    /// End of each text in `text` (it starts where the previous one ends).
+    ends: Vec<usize>,
+}
+
+impl PackedTexts {
+    /// The texts `texts`, by id.
+    pub fn of(texts: &[String]) -> Self {
+        let mut out = PackedTexts {
+            text: String::with_capacity(texts.iter().map(String::len).sum()),
+            ends: Vec::with_capacity(texts.len()),
+        };
+        for t in texts {
+            out.text.push_str(t);
+            out.ends.push(out.text.len());
+        }
+        out
+    }
+
+    /// The text of id `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        &self.text[start..self.ends[id]]
+    }
 }
 
 impl View {
@@ -360,6 +394,7 @@ impl Prepared {
             );
             if bounded && v.profiles.is_empty() && !v.dict.is_empty() {
                 let buckets = strings::CharBuckets::of(v.dict.iter().map(String::as_str));
+                v.packed = PackedTexts::of(&v.dict);
                 v.profiles = v
                     .dict
                     .iter()
@@ -426,7 +461,7 @@ impl Prepared {
         let (vx, vy) = (v.id(x), v.id(y));
         let miss = vx == MISSING || vy == MISSING;
         // The texts, read only by the levels that compare them.
-        let texts = || (v.dict[vx as usize].as_str(), v.dict[vy as usize].as_str());
+        let texts = || (v.packed.get(vx), v.packed.get(vy));
         let bound = self.bounds[view];
         // A distance beyond every threshold of the view is infinite here.
         let distance = |d: Option<usize>| d.map_or(f64::INFINITY, |d| d as f64);
@@ -474,7 +509,7 @@ impl Prepared {
                         f64::INFINITY
                     } else {
                         let (a, b) = texts();
-                        distance(strings::levenshtein_bounded(a, b, max))
+                        distance(strings::levenshtein_by_table(a, b, max))
                     }
                 }) <= t
             }
@@ -485,7 +520,7 @@ impl Prepared {
                         f64::INFINITY
                     } else {
                         let (a, b) = texts();
-                        distance(strings::damerau_levenshtein_bounded(a, b, max))
+                        distance(strings::damerau_levenshtein_by_table(a, b, max))
                     }
                 }) <= t
             }

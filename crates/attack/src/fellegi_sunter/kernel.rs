@@ -463,8 +463,29 @@ impl<'p> Kernel<'p> {
     }
 
     /// Per comparison and level, how many of the pairs `(i, j)` fall there; comparisons
-    /// with `wanted[c]` false are not compared (their counts stay 0).
+    /// with `wanted[c]` false are not compared (their counts stay 0). The pairs are compared
+    /// grouped by intruder record (a counting sort; the counts are sums, whatever the order):
+    /// each intruder record's fields, profiles and level-table row are read once per group
+    /// rather than once per pair.
     pub fn level_counts(&self, pairs: &[(u32, u32)], wanted: &[bool]) -> Vec<Vec<u64>> {
+        let mut starts = vec![0usize; self.ni + 1];
+        for &(i, _) in pairs {
+            starts[i as usize + 1] += 1;
+        }
+        for i in 1..=self.ni {
+            starts[i] += starts[i - 1];
+        }
+        let mut by_row = vec![(0u32, 0u32); pairs.len()];
+        for &(i, j) in pairs {
+            let s = &mut starts[i as usize];
+            by_row[*s] = (i, j);
+            *s += 1;
+        }
+        self.level_counts_in_order(&by_row, wanted)
+    }
+
+    /// [`level_counts`](Self::level_counts) over the pairs in the order given.
+    fn level_counts_in_order(&self, pairs: &[(u32, u32)], wanted: &[bool]) -> Vec<Vec<u64>> {
         let k = self.levels.len();
         let cols: Vec<usize> = (0..k).filter(|&c| wanted[c]).collect();
         let reversed: Vec<usize> = (0..self.reversed.len())

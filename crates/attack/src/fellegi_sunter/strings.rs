@@ -150,18 +150,22 @@ fn bag_distance(a: &[u8], b: &[u8]) -> usize {
     only_a.max(only_b)
 }
 
-/// The Damerau–Levenshtein distance of two byte strings of at most 32 bytes when it is at
-/// most `max`, else `None`: the table of [`damerau_levenshtein_bytes`] in one stack array of
-/// bytes, given up at the first row whose every cell exceeds `max` (a row's least cell never
+/// The Damerau–Levenshtein distance of two ASCII byte strings of at most `W − 2` bytes when
+/// it is at most `max`, else `None`: the table of [`damerau_levenshtein_bytes`] in one stack
+/// array of `CELLS = W × W` bytes, given up at the first row whose every cell exceeds `max` (a row's least cell never
 /// decreases down the table: every step into a row costs at least the least cell of the row
 /// above, a transposition from `k` rows up at least `i − k` more).
-fn damerau_levenshtein_small(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
-    const W: usize = 34;
+fn damerau_levenshtein_small<const W: usize, const CELLS: usize>(
+    a: &[u8],
+    b: &[u8],
+    max: usize,
+) -> Option<usize> {
     let (n, m) = (a.len(), b.len());
-    debug_assert!(n <= 32 && m <= 32);
+    debug_assert!(CELLS == W * W && n + 2 <= W && m + 2 <= W);
     let big = (n + m) as u8;
-    let mut d = [0u8; W * W];
-    let mut last_row = [0u8; 256];
+    let mut d = [0u8; CELLS];
+    // ASCII only (the byte path).
+    let mut last_row = [0u8; 128];
     let w = W;
     d[0] = big;
     for i in 0..=n {
@@ -238,41 +242,67 @@ pub fn levenshtein_within(a: &str, b: &str, t: f64) -> bool {
     levenshtein_bounded(a, b, t).is_some()
 }
 
+/// Whether the length difference or the bag distance of two texts of the byte path exceeds
+/// `max` (then so does any edit distance of them).
+fn refused_by_bag(a: &str, b: &str, max: f64) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    (a.len().abs_diff(b.len())) as f64 > max || bag_distance(a, b) as f64 > max
+}
+
 /// The Levenshtein distance of `a` and `b` when it is at most `max`, else `None` (refused by
 /// the length difference or the bag distance before the table when it can be).
 pub fn levenshtein_bounded(a: &str, b: &str, max: f64) -> Option<usize> {
-    if !fast(a, b) {
-        let d = strsim::levenshtein(a, b);
-        return (d as f64 <= max).then_some(d);
-    }
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    // The distance is at least the difference of the lengths, and the bag distance.
-    if (a.len().abs_diff(b.len())) as f64 > max || bag_distance(a, b) as f64 > max {
+    if fast(a, b) && refused_by_bag(a, b, max) {
         return None;
     }
-    let d = levenshtein_bytes(a, b);
+    levenshtein_by_table(a, b, max)
+}
+
+/// [`levenshtein_bounded`] without the length and bag tests (for pairs a bound from their
+/// profiles has let through).
+pub fn levenshtein_by_table(a: &str, b: &str, max: f64) -> Option<usize> {
+    let d = if fast(a, b) {
+        levenshtein_bytes(a.as_bytes(), b.as_bytes())
+    } else {
+        strsim::levenshtein(a, b)
+    };
     (d as f64 <= max).then_some(d)
 }
 
 /// The Damerau–Levenshtein distance of `a` and `b` when it is at most `max`, else `None`.
 pub fn damerau_levenshtein_bounded(a: &str, b: &str, max: f64) -> Option<usize> {
+    if fast(a, b) && refused_by_bag(a, b, max) {
+        return None;
+    }
+    damerau_levenshtein_by_table(a, b, max)
+}
+
+/// [`damerau_levenshtein_bounded`] without the length and bag tests (for pairs a bound from
+/// their profiles has let through): the table, given up once every cell of a row exceeds
+/// `max` when the texts are short.
+pub fn damerau_levenshtein_by_table(a: &str, b: &str, max: f64) -> Option<usize> {
     if !fast(a, b) {
         let d = strsim::damerau_levenshtein(a, b);
         return (d as f64 <= max).then_some(d);
     }
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if (a.len().abs_diff(b.len())) as f64 > max || bag_distance(a, b) as f64 > max {
+    if max < 0.0 {
         return None;
     }
-    if a.len() <= 32 && b.len() <= 32 && max < 64.0 {
-        return damerau_levenshtein_small(a, b, max as usize);
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let longest = a.len().max(b.len());
+    if longest <= 14 && max < 64.0 {
+        return damerau_levenshtein_small::<16, 256>(a, b, max as usize);
+    }
+    if longest <= 32 && max < 64.0 {
+        return damerau_levenshtein_small::<34, 1156>(a, b, max as usize);
     }
     let d = damerau_levenshtein_bytes(a, b);
     (d as f64 <= max).then_some(d)
 }
 
-/// Buckets of a [`TextProfile`]'s character counts.
-pub const BUCKETS: usize = 32;
+/// Buckets of a [`TextProfile`]'s character counts (the profile fits in 32 bytes: one
+/// profile per cache line read).
+pub const BUCKETS: usize = 24;
 
 /// Which bucket each character of a dictionary's texts is counted in: the `BUCKETS − 1` most
 /// frequent characters one bucket each, every other character the last bucket. Characters
@@ -324,51 +354,55 @@ impl CharBuckets {
 
 /// What the bounds of the string levels read of one text, computed once per distinct value:
 /// its length in characters (`strsim` counts characters), how many of its characters fall in
-/// each bucket of a [`CharBuckets`], and its first four characters.
+/// each bucket of a [`CharBuckets`], and its first four characters folded to a byte each
+/// (two characters folded alike only lengthen the common prefix the bound assumes).
 #[derive(Debug, Clone, Copy)]
+#[repr(C, align(32))]
 pub struct TextProfile {
     counts: [u8; BUCKETS],
-    prefix: [u32; 4],
-    len: u32,
-    /// False when a bucket would count more than 255 characters (then `counts` is unused).
-    counted: bool,
+    prefix: [u8; 4],
+    len: u16,
+    /// False when the text is longer than `u16::MAX` characters or a bucket would count more
+    /// than 255 of them: then the profile bounds nothing.
+    exact: bool,
 }
 
 impl TextProfile {
     /// The profile of `s` with the buckets `buckets`.
     pub fn new(s: &str, buckets: &CharBuckets) -> Self {
         let mut counts = [0u8; BUCKETS];
-        let mut prefix = [u32::MAX; 4];
-        let mut len = 0u32;
-        let mut counted = true;
+        let mut prefix = [0u8; 4];
+        let mut len = 0usize;
+        let mut exact = true;
         for (k, c) in s.chars().enumerate() {
             if k < 4 {
-                prefix[k] = c as u32;
+                let u = c as u32;
+                prefix[k] = (u ^ (u >> 8) ^ (u >> 16)) as u8;
             }
             let n = &mut counts[buckets.bucket(c)];
             match n.checked_add(1) {
                 Some(m) => *n = m,
-                None => counted = false,
+                None => exact = false,
             }
             len += 1;
         }
         TextProfile {
             counts,
             prefix,
-            len,
-            counted,
+            len: u16::try_from(len).unwrap_or_else(|_| {
+                exact = false;
+                u16::MAX
+            }),
+            exact,
         }
     }
 }
 
 /// An upper bound of the number of characters two texts share (the size of the intersection
-/// of their multisets of characters), from their profiles: the sum over buckets of the
+/// of their multisets of characters), from their (exact) profiles: the sum over buckets of the
 /// smaller count, at most the shorter length.
 #[inline]
-pub fn common_upper_bound(a: &TextProfile, b: &TextProfile) -> u32 {
-    if !(a.counted && b.counted) {
-        return a.len.min(b.len);
-    }
+fn common_upper_bound(a: &TextProfile, b: &TextProfile) -> u32 {
     a.counts
         .iter()
         .zip(&b.counts)
@@ -382,7 +416,10 @@ pub fn common_upper_bound(a: &TextProfile, b: &TextProfile) -> u32 {
 /// transposition not at all; Bartolini et al. 2002), itself at least `||a| − |b||`.
 #[inline]
 pub fn edit_distance_lower_bound(a: &TextProfile, b: &TextProfile) -> u32 {
-    a.len.max(b.len) - common_upper_bound(a, b)
+    if !(a.exact && b.exact) {
+        return 0;
+    }
+    u32::from(a.len.max(b.len)) - common_upper_bound(a, b)
 }
 
 /// Added to the similarity bounds so that rounding can never put a bound below the value it
@@ -395,7 +432,7 @@ const ROUNDING_MARGIN: f64 = 1e-9;
 /// one is empty or nothing is shared), plus a margin for rounding.
 #[inline]
 pub fn jaro_upper_bound(a: &TextProfile, b: &TextProfile) -> f64 {
-    if a.len == 0 && b.len == 0 {
+    if !(a.exact && b.exact) || (a.len == 0 && b.len == 0) {
         return 1.0 + ROUNDING_MARGIN;
     }
     let m = if a.len == 0 || b.len == 0 {
@@ -410,8 +447,8 @@ pub fn jaro_upper_bound(a: &TextProfile, b: &TextProfile) -> f64 {
     (m / f64::from(a.len) + m / f64::from(b.len) + 1.0) / 3.0 + ROUNDING_MARGIN
 }
 
-/// The length of the common prefix of two texts (at most four characters), as
-/// `strsim::jaro_winkler` counts it.
+/// An upper bound of the length of the common prefix of two texts as `strsim::jaro_winkler`
+/// counts it (at most four characters): their folded first characters agreeing.
 #[inline]
 fn common_prefix(a: &TextProfile, b: &TextProfile) -> u32 {
     let n = a.len.min(b.len).min(4) as usize;
