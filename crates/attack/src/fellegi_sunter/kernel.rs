@@ -484,28 +484,44 @@ impl<'p> Kernel<'p> {
         self.level_counts_in_order(&by_row, wanted)
     }
 
-    /// [`level_counts`](Self::level_counts) over the pairs in the order given.
+    /// [`level_counts`](Self::level_counts) over the pairs in the order given. A comparison
+    /// without `columns-reversed` levels is counted on its own, pass after pass over a chunk of
+    /// pairs (only its records' field, profiles and table stay in cache); the others pair by
+    /// pair, all their levels at once (a reversed level reads other comparisons' fields).
     fn level_counts_in_order(&self, pairs: &[(u32, u32)], wanted: &[bool]) -> Vec<Vec<u64>> {
         let k = self.levels.len();
-        let cols: Vec<usize> = (0..k).filter(|&c| wanted[c]).collect();
         let reversed: Vec<usize> = (0..self.reversed.len())
             .filter(|&q| wanted[self.reversed[q].comparison])
             .collect();
+        let with_reversed = |c: usize| reversed.iter().any(|&q| self.reversed[q].comparison == c);
+        let (by_row, by_column): (Vec<usize>, Vec<usize>) = (0..k)
+            .filter(|&c| wanted[c])
+            .partition(|&c| with_reversed(c));
+        let w = self.width;
         let zero = || -> Vec<u64> { vec![0u64; k * 16] };
         let flat = pairs
             .par_chunks(1 << 14)
             .fold(
                 || (zero(), self.memos()),
                 |(mut acc, mut memos), chunk| {
-                    let mut buf = [0u8; 16];
-                    for &(i, j) in chunk {
-                        let (ra, rb) = (self.row_a(i as usize), self.row_b(j as usize));
-                        for &c in &cols {
-                            buf[c] = self.level(c, ra[c], rb[c], &mut memos);
+                    for &c in &by_column {
+                        let counts = &mut acc[c * 16..c * 16 + 16];
+                        for &(i, j) in chunk {
+                            let (x, y) = (self.a[i as usize * w + c], self.b[j as usize * w + c]);
+                            counts[self.level(c, x, y, &mut memos) as usize] += 1;
                         }
-                        self.apply_reversed(ra, rb, &reversed, &mut buf);
-                        for &c in &cols {
-                            acc[c * 16 + buf[c] as usize] += 1;
+                    }
+                    if !by_row.is_empty() {
+                        let mut buf = [0u8; 16];
+                        for &(i, j) in chunk {
+                            let (ra, rb) = (self.row_a(i as usize), self.row_b(j as usize));
+                            for &c in &by_row {
+                                buf[c] = self.level(c, ra[c], rb[c], &mut memos);
+                            }
+                            self.apply_reversed(ra, rb, &reversed, &mut buf);
+                            for &c in &by_row {
+                                acc[c * 16 + buf[c] as usize] += 1;
+                            }
                         }
                     }
                     (acc, memos)
