@@ -43,8 +43,10 @@ pub const CHUNK_ROWS: usize = 512;
 const TABLE_CELLS_MAX: usize = 1 << 27;
 
 /// A level table up to this many cells is kept whatever the values' repetition: it stays in
-/// (or near) the cache. A larger one pays a cache miss on most cells it is asked for, which
-/// only repeated value pairs repay.
+/// (or near) the cache. A larger one would pay a cache miss on most cells it is asked for:
+/// when values repeat, the table covers only a corner of this many cells (the most frequent
+/// values of each file, which hold the value pairs that recur) and the other pairs are
+/// compared directly, their levels decided by the bounds for most.
 const TABLE_CACHED_MAX: usize = 1 << 22;
 
 /// Values are taken as repeating (their pairs recur, a table or memo pays) when a file holds
@@ -64,9 +66,11 @@ enum Matcher {
     Exact { miss: u8, eq: u8, ne: u8 },
     /// Level table over (intruder-file index, released-file index), filled on first use with
     /// `level + 1` (0: not computed yet). Any thread may fill a cell: it always writes the
-    /// same value.
+    /// same value. The table covers indices below `rows` × `nb` (the most frequent values
+    /// first); a pair outside it is compared directly.
     Table {
         miss: u8,
+        rows: usize,
         nb: usize,
         cells: Vec<AtomicU8>,
         /// Shared id of each intruder-file index.
@@ -262,6 +266,20 @@ impl<'p> Kernel<'p> {
         nr: usize,
         table_cells: usize,
     ) -> Self {
+        Self::with_table_limits(prepared, rules, ni, nr, table_cells, TABLE_CACHED_MAX)
+    }
+
+    /// [`with_table_limit`](Self::with_table_limit) with tables kept whole up to
+    /// `cached_cells` cells, larger ones cut to a corner of that many; tests use a few cells to
+    /// check the corners against whole tables.
+    pub fn with_table_limits(
+        prepared: &'p [Prepared],
+        rules: &[RuleKeys],
+        ni: usize,
+        nr: usize,
+        table_cells: usize,
+        cached_cells: usize,
+    ) -> Self {
         let k = prepared.len();
         let levels: Vec<usize> = prepared.iter().map(|p| p.spec.levels.len()).collect();
         let mut strides = Vec::with_capacity(k);
@@ -286,7 +304,7 @@ impl<'p> Kernel<'p> {
         let mut a = vec![0u32; ni * width];
         let mut b = vec![0u32; nr * width];
         for (c, p) in prepared.iter().enumerate() {
-            let (m, xa, xb) = matcher(p, table_cells);
+            let (m, xa, xb) = matcher(p, table_cells, cached_cells);
             matchers.push(m);
             for (i, &x) in xa.iter().enumerate() {
                 a[i * width + c] = x;
@@ -371,6 +389,7 @@ impl<'p> Kernel<'p> {
             }
             Matcher::Table {
                 miss,
+                rows,
                 nb,
                 cells,
                 a_ids,
@@ -379,12 +398,16 @@ impl<'p> Kernel<'p> {
                 if x == MISSING || y == MISSING {
                     return *miss;
                 }
+                let (a_id, b_id) = (a_ids[x as usize], b_ids[y as usize]);
+                if x as usize >= *rows || y as usize >= *nb {
+                    return self.prepared[c].level_of_ids(a_id, b_id);
+                }
                 let cell = &cells[x as usize * nb + y as usize];
                 let v = cell.load(Ordering::Relaxed);
                 if v != 0 {
                     return v - 1;
                 }
-                let l = self.prepared[c].level_of_ids(a_ids[x as usize], b_ids[y as usize]);
+                let l = self.prepared[c].level_of_ids(a_id, b_id);
                 cell.store(l + 1, Ordering::Relaxed);
                 l
             }
@@ -833,7 +856,7 @@ impl<'p> Kernel<'p> {
 }
 
 /// The matcher of a comparison and the field value of every record of each file.
-fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
+fn matcher(p: &Prepared, table_cells: usize, cached_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
     let miss = p.level_of_ids(MISSING, MISSING);
     let kinds: Vec<LevelKind> = p.spec.levels.iter().map(|l| l.kind).collect();
     let first = |f: &dyn Fn(LevelKind) -> bool| -> u8 {
@@ -886,11 +909,21 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
     let reuse = p.a.len() >= REUSE_RECORDS_PER_VALUE * a_ids.len()
         && p.b.len() >= REUSE_RECORDS_PER_VALUE * b_ids.len();
     if cells <= table_cells && (cells <= TABLE_CACHED_MAX || reuse) {
-        let nb = b_ids.len();
-        let cells = (0..cells).map(|_| AtomicU8::new(0)).collect();
+        // Whole when small, else the corner of the most frequent values (about square, all
+        // of a file's values when they are few).
+        let (na, nb) = (a_ids.len(), b_ids.len());
+        let (rows, nb) = if cells <= cached_cells {
+            (na, nb)
+        } else {
+            let side = cached_cells.isqrt().max(1);
+            let rows = na.min((cached_cells / nb.min(side)).max(1));
+            (rows, nb.min((cached_cells / rows).max(1)))
+        };
+        let cells = (0..rows * nb).map(|_| AtomicU8::new(0)).collect();
         return (
             Matcher::Table {
                 miss,
+                rows,
                 nb,
                 cells,
                 a_ids,
