@@ -181,12 +181,12 @@ levels = [{{ kind = "null" }}, {{ kind = "exact" }}, {{ kind = "{}", threshold =
         let spec = LinkageSpec::from_toml(&spec, "spec.toml").expect("test specification is valid");
         let p = Prepared::new(&spec.comparisons[0], &ta, &tb, "s").unwrap();
         let mut memo = foldhash::HashMap::default();
-        for i in 0..ni {
-            for j in 0..nr {
-                let want = reference(&levels, xs[i].as_deref(), ys[j].as_deref());
+        for (i, x) in xs.iter().enumerate() {
+            for (j, y) in ys.iter().enumerate() {
+                let want = reference(&levels, x.as_deref(), y.as_deref());
                 prop_assert_eq!(
                     p.level(i, j, &mut memo), want,
-                    "{:?} / {:?}, levels {:?}", xs[i], ys[j], levels
+                    "{:?} / {:?}, levels {:?}", x, y, levels
                 );
             }
         }
