@@ -8,7 +8,11 @@
 //! `parse_date(…)`) reads a *view*: the expression of every distinct value computed once, with
 //! its own dictionary — still a function of the two value ids. String levels (Jaro–Winkler,
 //! Jaro, Levenshtein, Damerau–Levenshtein: [`strings`], equal to `strsim`;
-//! array intersections) are memoised per distinct id pair by the kernel.
+//! array intersections) are memoised per distinct id pair by the kernel. Before a string
+//! similarity is computed, exact bounds from per-value profiles (length in characters,
+//! characters counted by bucket, first characters; computed once per distinct value) decide
+//! the pairs whose similarity cannot reach the loosest threshold of the measure — most pairs
+//! of unrelated values — so their level needs a few integer operations.
 //!
 //! This is the per-pair reference the kernel ([`kernel`](super::kernel)) must agree with; the
 //! kernel computes the same levels from tables and memos (`tests/fellegi_sunter_kernel.rs`).

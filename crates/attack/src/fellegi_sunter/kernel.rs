@@ -7,10 +7,14 @@
 //!    and the key of each blocking rule ([`encode`](super::encode) made every id).
 //! 2. **Levels** ([`Matcher`]): exact-only comparisons compare ids; other comparisons read a
 //!    level table over (intruder value, released value) filled on first use — each distinct
-//!    value pair is compared once, whatever the number of record pairs holding it — or, when
-//!    the two dictionaries are too large for a table, compare numbers directly (numeric and
-//!    date levels) or through a memo per task (string similarities). A pair's levels are one
-//!    mixed-radix integer, its *pattern*.
+//!    value pair is compared once, whatever the number of record pairs holding it; a table
+//!    larger than the cache only over the most frequent values, the rest compared directly —
+//!    or, when the two dictionaries are too large for a table, compare numbers directly
+//!    (numeric and date levels) or through a memo per task (string similarities). Either way
+//!    a string level is first tested by bounds read from per-value profiles
+//!    ([`compare`](super::compare), [`strings`](super::strings)), which decide most pairs of
+//!    unrelated values without the similarity. A pair's levels are one mixed-radix integer,
+//!    its *pattern*.
 //! 3. **Blocking** ([`Kernel::build`]): released rows are grouped by each rule's key with a
 //!    counting sort; each intruder record walks the block of its key, rule by rule, and a pair
 //!    an earlier rule produced (its keys agree on that rule) is skipped — no set of pairs is
