@@ -569,7 +569,7 @@ impl Prepared {
     /// Whether the bound of `measure` on view `view` (from the profiles of the distinct view
     /// ids `vx`, `vy`) puts the pair below every level of that measure reading the view: a
     /// similarity bound under the least threshold, a distance bound over the largest.
-    #[inline]
+    #[inline(always)]
     fn bound_rejects(&self, view: usize, measure: u8, vx: u32, vy: u32) -> bool {
         let v = &self.views[view];
         let (p, q) = (&v.profiles[vx as usize], &v.profiles[vy as usize]);
@@ -595,10 +595,14 @@ impl Prepared {
     fn level_by_bounds(&self, x: u32, y: u32) -> Option<u8> {
         // Bit `4 view + measure`: that measure's bound rejected the pair on that view.
         let mut rejected = 0u64;
+        // The view ids of the last view read (consecutive levels mostly read the same view).
+        let (mut last, mut vx, mut vy) = (usize::MAX, MISSING, MISSING);
         for (l, &q) in self.quick.iter().enumerate() {
             let view = self.level_view[l];
-            let v = &self.views[view];
-            let (vx, vy) = (v.id(x), v.id(y));
+            if view != last {
+                let v = &self.views[view];
+                (last, vx, vy) = (view, v.id(x), v.id(y));
+            }
             let miss = vx == MISSING || vy == MISSING;
             let holds = match q {
                 Quick::Null => miss,
