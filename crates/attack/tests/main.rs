@@ -7,3 +7,4 @@ mod febrl4;
 mod fellegi_sunter_kernel;
 mod readme;
 mod splink_levels;
+mod string_level_bounds;

@@ -8,7 +8,11 @@
 //! `parse_date(…)`) reads a *view*: the expression of every distinct value computed once, with
 //! its own dictionary — still a function of the two value ids. String levels (Jaro–Winkler,
 //! Jaro, Levenshtein, Damerau–Levenshtein: [`strings`], equal to `strsim`;
-//! array intersections) are memoised per distinct id pair by the kernel.
+//! array intersections) are memoised per distinct id pair by the kernel. Before a string
+//! similarity is computed, exact bounds from per-value profiles (length in characters,
+//! characters counted by bucket, first characters; computed once per distinct value) decide
+//! the pairs whose similarity cannot reach the loosest threshold of the measure — most pairs
+//! of unrelated values — so their level needs a few integer operations.
 //!
 //! This is the per-pair reference the kernel ([`kernel`](super::kernel)) must agree with; the
 //! kernel computes the same levels from tables and memos (`tests/fellegi_sunter_kernel.rs`).
@@ -56,6 +60,43 @@ pub struct View {
     /// Each text's items (split at `|`, sorted, without repeats; empty unless an
     /// array-intersect level reads the view).
     pub items: Vec<Vec<String>>,
+    /// Each text's profile for the bounds of the string levels (empty unless a string level
+    /// reads the view).
+    pub profiles: Vec<strings::TextProfile>,
+    /// The texts again, in one buffer, for the string levels (empty unless one reads the view).
+    pub packed: PackedTexts,
+}
+
+/// Texts in one buffer: the string levels read two texts per pair, in no order; one buffer
+/// stays in cache where texts allocated one by one would not.
+#[derive(Debug, Clone, Default)]
+pub struct PackedTexts {
+    text: String,
+    /// End of each text in `text` (it starts where the previous one ends).
+    ends: Vec<usize>,
+}
+
+impl PackedTexts {
+    /// The texts `texts`, by id.
+    pub fn of(texts: &[String]) -> Self {
+        let mut out = PackedTexts {
+            text: String::with_capacity(texts.iter().map(String::len).sum()),
+            ends: Vec::with_capacity(texts.len()),
+        };
+        for t in texts {
+            out.text.push_str(t);
+            out.ends.push(out.text.len());
+        }
+        out
+    }
+
+    /// The text of id `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        &self.text[start..self.ends[id]]
+    }
 }
 
 impl View {
@@ -70,10 +111,10 @@ impl View {
 }
 
 /// The loosest thresholds of a view's string levels: a pair whose similarity cannot reach
-/// them (by a bound computed without the quadratic table) fails all of them at once.
+/// them (by a bound read from the two values' profiles) fails all of them at once.
 #[derive(Debug, Clone, Copy, Default)]
 struct Bounds {
-    /// Least Jaro similarity any Jaro–Winkler level needs.
+    /// Least Jaro–Winkler level threshold.
     jw: Option<f64>,
     /// Least Jaro level threshold.
     jaro: Option<f64>,
@@ -81,6 +122,28 @@ struct Bounds {
     lev: Option<f64>,
     /// Largest Damerau–Levenshtein threshold.
     dl: Option<f64>,
+}
+
+/// The string measures the bounds decide (an index into the bit set of measures rejected).
+const JARO_WINKLER: u8 = 0;
+const JARO: u8 = 1;
+const LEVENSHTEIN: u8 = 2;
+const DAMERAU_LEVENSHTEIN: u8 = 3;
+
+/// How [`Prepared::level_by_bounds`] tests a level.
+#[derive(Debug, Clone, Copy)]
+enum Quick {
+    Null,
+    Else,
+    /// A `columns-reversed` level (never holds on the two values alone).
+    Never,
+    Exact,
+    /// A string measure (`JARO_WINKLER`, …): decided when the bound rejects the pair.
+    Measure(u8),
+    /// Numbers and dates: cheap, evaluated.
+    Plain,
+    /// Array intersections: left to the full evaluation.
+    Full,
 }
 
 /// The string measures of one pair computed so far while its levels are tested in order
@@ -129,6 +192,8 @@ pub struct Prepared {
     pub fuzzy: bool,
     /// Per view, the loosest threshold of each string measure its levels test.
     bounds: Vec<Bounds>,
+    /// How the bounds' quick path tests each level.
+    quick: Vec<Quick>,
     /// The `columns-reversed` levels, in order.
     pub reversed: Vec<Reversed>,
 }
@@ -322,21 +387,56 @@ impl Prepared {
             .levels
             .iter()
             .any(|l| l.kind.is_string_similarity() || l.on.is_some());
+        for (l, lev) in spec.levels.iter().enumerate() {
+            let v = &mut views[level_view[l]];
+            let bounded = matches!(
+                lev.kind,
+                LevelKind::JaroWinkler(_)
+                    | LevelKind::Jaro(_)
+                    | LevelKind::Levenshtein(_)
+                    | LevelKind::DamerauLevenshtein(_)
+            );
+            if bounded && v.profiles.is_empty() && !v.dict.is_empty() {
+                let buckets = strings::CharBuckets::of(v.dict.iter().map(String::as_str));
+                v.packed = PackedTexts::of(&v.dict);
+                v.profiles = v
+                    .dict
+                    .iter()
+                    .map(|s| strings::TextProfile::new(s, &buckets))
+                    .collect();
+            }
+        }
         let mut bounds = vec![Bounds::default(); views.len()];
         for (l, lev) in spec.levels.iter().enumerate() {
             let b = &mut bounds[level_view[l]];
             let lo = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.min(t)));
             let hi = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.max(t)));
             match lev.kind {
-                LevelKind::JaroWinkler(t) => {
-                    b.jw = lo(b.jw, strings::jaro_needed_for_jaro_winkler(t))
-                }
+                LevelKind::JaroWinkler(t) => b.jw = lo(b.jw, t),
                 LevelKind::Jaro(t) => b.jaro = lo(b.jaro, t),
                 LevelKind::Levenshtein(t) => b.lev = hi(b.lev, t),
                 LevelKind::DamerauLevenshtein(t) => b.dl = hi(b.dl, t),
                 _ => {}
             }
         }
+        let quick = spec
+            .levels
+            .iter()
+            .map(|l| match l.kind {
+                LevelKind::Null => Quick::Null,
+                LevelKind::Else => Quick::Else,
+                LevelKind::ColumnsReversed => Quick::Never,
+                LevelKind::Exact => Quick::Exact,
+                LevelKind::JaroWinkler(_) => Quick::Measure(JARO_WINKLER),
+                LevelKind::Jaro(_) => Quick::Measure(JARO),
+                LevelKind::Levenshtein(_) => Quick::Measure(LEVENSHTEIN),
+                LevelKind::DamerauLevenshtein(_) => Quick::Measure(DAMERAU_LEVENSHTEIN),
+                LevelKind::Absolute(_) | LevelKind::Relative(_) | LevelKind::Date(_) => {
+                    Quick::Plain
+                }
+                LevelKind::ArrayIntersect(_) => Quick::Full,
+            })
+            .collect();
         Ok(Prepared {
             spec: spec.clone(),
             released_column: released_column.to_string(),
@@ -347,6 +447,7 @@ impl Prepared {
             level_view,
             fuzzy,
             bounds,
+            quick,
             reversed,
         })
     }
@@ -363,11 +464,8 @@ impl Prepared {
         let v = &self.views[view];
         let (vx, vy) = (v.id(x), v.id(y));
         let miss = vx == MISSING || vy == MISSING;
-        let (a, b) = if miss {
-            ("", "")
-        } else {
-            (v.dict[vx as usize].as_str(), v.dict[vy as usize].as_str())
-        };
+        // The texts, read only by the levels that compare them.
+        let texts = || (v.packed.get(vx), v.packed.get(vy));
         let bound = self.bounds[view];
         // A distance beyond every threshold of the view is infinite here.
         let distance = |d: Option<usize>| d.map_or(f64::INFINITY, |d| d as f64);
@@ -385,38 +483,66 @@ impl Prepared {
             {
                 true
             }
+            // Each measure is computed once per pair; a pair whose bound (from the two values'
+            // profiles) cannot reach the loosest threshold of the view fails every level of the
+            // measure without it (-1 or an infinite distance).
             LevelKind::JaroWinkler(t) => {
-                let need = bound.jw.unwrap_or(0.0);
-                sims.get(view, 0, || {
-                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                sims.get(view, JARO_WINKLER, || {
+                    if self.bound_rejects(view, JARO_WINKLER, vx, vy) {
                         -1.0
                     } else {
+                        let (a, b) = texts();
                         strings::jaro_winkler(a, b)
                     }
                 }) >= t
             }
             LevelKind::Jaro(t) => {
-                let need = bound.jaro.unwrap_or(0.0);
-                sims.get(view, 1, || {
-                    if strings::jaro_upper_bound(a, b) < need - 1e-12 {
+                sims.get(view, JARO, || {
+                    if self.bound_rejects(view, JARO, vx, vy) {
                         -1.0
                     } else {
+                        let (a, b) = texts();
                         strings::jaro(a, b)
                     }
                 }) >= t
             }
             LevelKind::Levenshtein(t) => {
                 let max = bound.lev.unwrap_or(t);
-                sims.get(view, 2, || {
-                    distance(strings::levenshtein_bounded(a, b, max))
+                sims.get(view, LEVENSHTEIN, || {
+                    if self.bound_rejects(view, LEVENSHTEIN, vx, vy) {
+                        f64::INFINITY
+                    } else {
+                        let (a, b) = texts();
+                        distance(strings::levenshtein_by_table(a, b, max))
+                    }
                 }) <= t
             }
             LevelKind::DamerauLevenshtein(t) => {
                 let max = bound.dl.unwrap_or(t);
-                sims.get(view, 3, || {
-                    distance(strings::damerau_levenshtein_bounded(a, b, max))
+                sims.get(view, DAMERAU_LEVENSHTEIN, || {
+                    if self.bound_rejects(view, DAMERAU_LEVENSHTEIN, vx, vy) {
+                        f64::INFINITY
+                    } else {
+                        let (a, b) = texts();
+                        distance(strings::damerau_levenshtein_by_table(a, b, max))
+                    }
                 }) <= t
             }
+            LevelKind::Absolute(_) | LevelKind::Relative(_) | LevelKind::Date(_) => {
+                self.holds_plain(l, vx, vy)
+            }
+            LevelKind::ArrayIntersect(t) => {
+                (common_items(&v.items[vx as usize], &v.items[vy as usize]) as f64) >= t
+            }
+        }
+    }
+
+    /// Whether a numeric or date level `l` holds for the view ids `vx`, `vy` (neither missing).
+    #[inline]
+    fn holds_plain(&self, l: usize, vx: u32, vy: u32) -> bool {
+        let level = &self.spec.levels[l];
+        let v = &self.views[self.level_view[l]];
+        match level.kind {
             LevelKind::Absolute(t) => {
                 let (p, q) = (v.num[vx as usize], v.num[vy as usize]);
                 (p - q).abs() <= t
@@ -436,16 +562,84 @@ impl Prepared {
                     && q != i64::MIN
                     && ((p - q).abs() as f64) <= t * metric_of(level).days()
             }
-            LevelKind::ArrayIntersect(t) => {
-                (common_items(&v.items[vx as usize], &v.items[vy as usize]) as f64) >= t
+            _ => unreachable!("holds_plain is only asked about numeric and date levels"),
+        }
+    }
+
+    /// Whether the bound of `measure` on view `view` (from the profiles of the distinct view
+    /// ids `vx`, `vy`) puts the pair below every level of that measure reading the view: a
+    /// similarity bound under the least threshold, a distance bound over the largest.
+    #[inline(always)]
+    fn bound_rejects(&self, view: usize, measure: u8, vx: u32, vy: u32) -> bool {
+        let v = &self.views[view];
+        let (p, q) = (&v.profiles[vx as usize], &v.profiles[vy as usize]);
+        let b = &self.bounds[view];
+        let over = |max: Option<f64>| {
+            max.is_some_and(|m| f64::from(strings::edit_distance_lower_bound(p, q)) > m)
+        };
+        match measure {
+            JARO_WINKLER => {
+                b.jw.is_some_and(|t| strings::jaro_winkler_upper_bound(p, q) < t)
+            }
+            JARO => b.jaro.is_some_and(|t| strings::jaro_upper_bound(p, q) < t),
+            LEVENSHTEIN => over(b.lev),
+            _ => over(b.dl),
+        }
+    }
+
+    /// The level of two value ids when the cheap tests decide it: null, exact, numeric and
+    /// date levels evaluated, a string level held by equal values or failed by its bound
+    /// ([`bound_rejects`](Self::bound_rejects), once per view and measure). `None` as soon as a
+    /// level needs a string measure (or an array intersection) computed.
+    #[inline]
+    fn level_by_bounds(&self, x: u32, y: u32) -> Option<u8> {
+        // Bit `4 view + measure`: that measure's bound rejected the pair on that view.
+        let mut rejected = 0u64;
+        // The view ids of the last view read (consecutive levels mostly read the same view).
+        let (mut last, mut vx, mut vy) = (usize::MAX, MISSING, MISSING);
+        for (l, &q) in self.quick.iter().enumerate() {
+            let view = self.level_view[l];
+            if view != last {
+                let v = &self.views[view];
+                (last, vx, vy) = (view, v.id(x), v.id(y));
+            }
+            let miss = vx == MISSING || vy == MISSING;
+            let holds = match q {
+                Quick::Null => miss,
+                Quick::Else => true,
+                Quick::Never => false,
+                _ if miss => false,
+                Quick::Exact => vx == vy,
+                Quick::Measure(_) if vx == vy => true,
+                Quick::Measure(m) => {
+                    let bit = 1u64
+                        .checked_shl((4 * view + m as usize) as u32)
+                        .unwrap_or(0);
+                    if rejected & bit == 0 {
+                        if !self.bound_rejects(view, m, vx, vy) {
+                            return None;
+                        }
+                        rejected |= bit;
+                    }
+                    false
+                }
+                Quick::Plain => self.holds_plain(l, vx, vy),
+                Quick::Full => return None,
+            };
+            if holds {
+                return Some(l as u8);
             }
         }
+        None
     }
 
     /// The level (index into the comparison's levels) of two value ids, `columns-reversed`
     /// levels skipped (they read more than the two values; [`level`](Self::level) applies them).
     /// Each string measure is computed at most once per pair, however many levels test it.
     pub fn level_of_ids(&self, x: u32, y: u32) -> u8 {
+        if let Some(l) = self.level_by_bounds(x, y) {
+            return l;
+        }
         let mut sims = Sims::default();
         for idx in 0..self.spec.levels.len() {
             if self.holds_with(idx, x, y, &mut sims) {

@@ -7,10 +7,14 @@
 //!    and the key of each blocking rule ([`encode`](super::encode) made every id).
 //! 2. **Levels** ([`Matcher`]): exact-only comparisons compare ids; other comparisons read a
 //!    level table over (intruder value, released value) filled on first use — each distinct
-//!    value pair is compared once, whatever the number of record pairs holding it — or, when
-//!    the two dictionaries are too large for a table, compare numbers directly (numeric and
-//!    date levels) or through a memo per task (string similarities). A pair's levels are one
-//!    mixed-radix integer, its *pattern*.
+//!    value pair is compared once, whatever the number of record pairs holding it; a table
+//!    larger than the cache only over the most frequent values, the rest compared directly —
+//!    or, when the two dictionaries are too large for a table, compare numbers directly
+//!    (numeric and date levels) or through a memo per task (string similarities). Either way
+//!    a string level is first tested by bounds read from per-value profiles
+//!    ([`compare`](super::compare), [`strings`](super::strings)), which decide most pairs of
+//!    unrelated values without the similarity. A pair's levels are one mixed-radix integer,
+//!    its *pattern*.
 //! 3. **Blocking** ([`Kernel::build`]): released rows are grouped by each rule's key with a
 //!    counting sort; each intruder record walks the block of its key, rule by rule, and a pair
 //!    an earlier rule produced (its keys agree on that rule) is skipped — no set of pairs is
@@ -43,8 +47,10 @@ pub const CHUNK_ROWS: usize = 512;
 const TABLE_CELLS_MAX: usize = 1 << 27;
 
 /// A level table up to this many cells is kept whatever the values' repetition: it stays in
-/// (or near) the cache. A larger one pays a cache miss on most cells it is asked for, which
-/// only repeated value pairs repay.
+/// (or near) the cache. A larger one would pay a cache miss on most cells it is asked for:
+/// when values repeat, the table covers only a corner of this many cells (the most frequent
+/// values of each file, which hold the value pairs that recur) and the other pairs are
+/// compared directly, their levels decided by the bounds for most.
 const TABLE_CACHED_MAX: usize = 1 << 22;
 
 /// Values are taken as repeating (their pairs recur, a table or memo pays) when a file holds
@@ -64,9 +70,11 @@ enum Matcher {
     Exact { miss: u8, eq: u8, ne: u8 },
     /// Level table over (intruder-file index, released-file index), filled on first use with
     /// `level + 1` (0: not computed yet). Any thread may fill a cell: it always writes the
-    /// same value.
+    /// same value. The table covers indices below `rows` × `nb` (the most frequent values
+    /// first); a pair outside it is compared directly.
     Table {
         miss: u8,
+        rows: usize,
         nb: usize,
         cells: Vec<AtomicU8>,
         /// Shared id of each intruder-file index.
@@ -262,6 +270,20 @@ impl<'p> Kernel<'p> {
         nr: usize,
         table_cells: usize,
     ) -> Self {
+        Self::with_table_limits(prepared, rules, ni, nr, table_cells, TABLE_CACHED_MAX)
+    }
+
+    /// [`with_table_limit`](Self::with_table_limit) with tables kept whole up to
+    /// `cached_cells` cells, larger ones cut to a corner of that many; tests use a few cells to
+    /// check the corners against whole tables.
+    pub fn with_table_limits(
+        prepared: &'p [Prepared],
+        rules: &[RuleKeys],
+        ni: usize,
+        nr: usize,
+        table_cells: usize,
+        cached_cells: usize,
+    ) -> Self {
         let k = prepared.len();
         let levels: Vec<usize> = prepared.iter().map(|p| p.spec.levels.len()).collect();
         let mut strides = Vec::with_capacity(k);
@@ -286,7 +308,7 @@ impl<'p> Kernel<'p> {
         let mut a = vec![0u32; ni * width];
         let mut b = vec![0u32; nr * width];
         for (c, p) in prepared.iter().enumerate() {
-            let (m, xa, xb) = matcher(p, table_cells);
+            let (m, xa, xb) = matcher(p, table_cells, cached_cells);
             matchers.push(m);
             for (i, &x) in xa.iter().enumerate() {
                 a[i * width + c] = x;
@@ -371,6 +393,7 @@ impl<'p> Kernel<'p> {
             }
             Matcher::Table {
                 miss,
+                rows,
                 nb,
                 cells,
                 a_ids,
@@ -379,12 +402,16 @@ impl<'p> Kernel<'p> {
                 if x == MISSING || y == MISSING {
                     return *miss;
                 }
+                let (a_id, b_id) = (a_ids[x as usize], b_ids[y as usize]);
+                if x as usize >= *rows || y as usize >= *nb {
+                    return self.prepared[c].level_of_ids(a_id, b_id);
+                }
                 let cell = &cells[x as usize * nb + y as usize];
                 let v = cell.load(Ordering::Relaxed);
                 if v != 0 {
                     return v - 1;
                 }
-                let l = self.prepared[c].level_of_ids(a_ids[x as usize], b_ids[y as usize]);
+                let l = self.prepared[c].level_of_ids(a_id, b_id);
                 cell.store(l + 1, Ordering::Relaxed);
                 l
             }
@@ -463,28 +490,65 @@ impl<'p> Kernel<'p> {
     }
 
     /// Per comparison and level, how many of the pairs `(i, j)` fall there; comparisons
-    /// with `wanted[c]` false are not compared (their counts stay 0).
+    /// with `wanted[c]` false are not compared (their counts stay 0). The pairs are compared
+    /// grouped by intruder record (a counting sort; the counts are sums, whatever the order):
+    /// each intruder record's fields, profiles and level-table row are read once per group
+    /// rather than once per pair.
     pub fn level_counts(&self, pairs: &[(u32, u32)], wanted: &[bool]) -> Vec<Vec<u64>> {
+        let mut starts = vec![0usize; self.ni + 1];
+        for &(i, _) in pairs {
+            starts[i as usize + 1] += 1;
+        }
+        for i in 1..=self.ni {
+            starts[i] += starts[i - 1];
+        }
+        let mut by_row = vec![(0u32, 0u32); pairs.len()];
+        for &(i, j) in pairs {
+            let s = &mut starts[i as usize];
+            by_row[*s] = (i, j);
+            *s += 1;
+        }
+        self.level_counts_in_order(&by_row, wanted)
+    }
+
+    /// [`level_counts`](Self::level_counts) over the pairs in the order given. A comparison
+    /// without `columns-reversed` levels is counted on its own, pass after pass over a chunk of
+    /// pairs (only its records' field, profiles and table stay in cache); the others pair by
+    /// pair, all their levels at once (a reversed level reads other comparisons' fields).
+    fn level_counts_in_order(&self, pairs: &[(u32, u32)], wanted: &[bool]) -> Vec<Vec<u64>> {
         let k = self.levels.len();
-        let cols: Vec<usize> = (0..k).filter(|&c| wanted[c]).collect();
         let reversed: Vec<usize> = (0..self.reversed.len())
             .filter(|&q| wanted[self.reversed[q].comparison])
             .collect();
+        let with_reversed = |c: usize| reversed.iter().any(|&q| self.reversed[q].comparison == c);
+        let (by_row, by_column): (Vec<usize>, Vec<usize>) = (0..k)
+            .filter(|&c| wanted[c])
+            .partition(|&c| with_reversed(c));
+        let w = self.width;
         let zero = || -> Vec<u64> { vec![0u64; k * 16] };
         let flat = pairs
             .par_chunks(1 << 14)
             .fold(
                 || (zero(), self.memos()),
                 |(mut acc, mut memos), chunk| {
-                    let mut buf = [0u8; 16];
-                    for &(i, j) in chunk {
-                        let (ra, rb) = (self.row_a(i as usize), self.row_b(j as usize));
-                        for &c in &cols {
-                            buf[c] = self.level(c, ra[c], rb[c], &mut memos);
+                    for &c in &by_column {
+                        let counts = &mut acc[c * 16..c * 16 + 16];
+                        for &(i, j) in chunk {
+                            let (x, y) = (self.a[i as usize * w + c], self.b[j as usize * w + c]);
+                            counts[self.level(c, x, y, &mut memos) as usize] += 1;
                         }
-                        self.apply_reversed(ra, rb, &reversed, &mut buf);
-                        for &c in &cols {
-                            acc[c * 16 + buf[c] as usize] += 1;
+                    }
+                    if !by_row.is_empty() {
+                        let mut buf = [0u8; 16];
+                        for &(i, j) in chunk {
+                            let (ra, rb) = (self.row_a(i as usize), self.row_b(j as usize));
+                            for &c in &by_row {
+                                buf[c] = self.level(c, ra[c], rb[c], &mut memos);
+                            }
+                            self.apply_reversed(ra, rb, &reversed, &mut buf);
+                            for &c in &by_row {
+                                acc[c * 16 + buf[c] as usize] += 1;
+                            }
                         }
                     }
                     (acc, memos)
@@ -796,7 +860,7 @@ impl<'p> Kernel<'p> {
 }
 
 /// The matcher of a comparison and the field value of every record of each file.
-fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
+fn matcher(p: &Prepared, table_cells: usize, cached_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
     let miss = p.level_of_ids(MISSING, MISSING);
     let kinds: Vec<LevelKind> = p.spec.levels.iter().map(|l| l.kind).collect();
     let first = |f: &dyn Fn(LevelKind) -> bool| -> u8 {
@@ -849,11 +913,21 @@ fn matcher(p: &Prepared, table_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
     let reuse = p.a.len() >= REUSE_RECORDS_PER_VALUE * a_ids.len()
         && p.b.len() >= REUSE_RECORDS_PER_VALUE * b_ids.len();
     if cells <= table_cells && (cells <= TABLE_CACHED_MAX || reuse) {
-        let nb = b_ids.len();
-        let cells = (0..cells).map(|_| AtomicU8::new(0)).collect();
+        // Whole when small, else the corner of the most frequent values (about square, all
+        // of a file's values when they are few).
+        let (na, nb) = (a_ids.len(), b_ids.len());
+        let (rows, nb) = if cells <= cached_cells {
+            (na, nb)
+        } else {
+            let side = cached_cells.isqrt().max(1);
+            let rows = na.min((cached_cells / nb.min(side)).max(1));
+            (rows, nb.min((cached_cells / rows).max(1)))
+        };
+        let cells = (0..rows * nb).map(|_| AtomicU8::new(0)).collect();
         return (
             Matcher::Table {
                 miss,
+                rows,
                 nb,
                 cells,
                 a_ids,
