@@ -296,7 +296,7 @@ impl std::io::Read for GeneratedCsv {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.pending.len() < buf.len() && self.next < self.lines {
             let i = self.next + 1;
-            let sex = if i % 2 == 0 { 'm' } else { 'f' };
+            let sex = if i.is_multiple_of(2) { 'm' } else { 'f' };
             self.pending
                 .extend_from_slice(format!("p{i:09},{:03},{sex}\n", i % 997).as_bytes());
             self.next += 1;
