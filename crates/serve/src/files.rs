@@ -62,6 +62,10 @@ pub struct Places {
     pub file: Option<PathBuf>,
     /// The session's private directory: `uploads/`, `generated/`, `runs/`.
     work: tempfile::TempDir,
+    /// Numbers the uploads being received (each writes its own `.part` file).
+    parts: std::sync::atomic::AtomicU64,
+    /// Held while an upload picks its stored name, so two uploads never take the same one.
+    naming: std::sync::Mutex<()>,
 }
 
 impl Places {
@@ -74,7 +78,13 @@ impl Places {
         for d in ["uploads", "generated", "runs"] {
             std::fs::create_dir_all(work.path().join(d))?;
         }
-        Ok(Places { root, file, work })
+        Ok(Places {
+            root,
+            file,
+            work,
+            parts: Default::default(),
+            naming: Default::default(),
+        })
     }
 
     /// The directory of uploads (canonical).
@@ -189,6 +199,72 @@ impl Places {
     /// Stores an uploaded file's name as a safe file name in the uploads directory.
     pub fn upload_path(&self, name: &str) -> Result<PathBuf, Refused> {
         Ok(self.uploads().join(upload_name(name)?))
+    }
+
+    /// A file of its own to receive an upload into (`<name>.<n>.part`, not listed): two
+    /// uploads of the same name at once never write into the same file.
+    pub fn upload_part(&self, path: &Path) -> PathBuf {
+        let n = self
+            .parts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        path.with_file_name(format!("{name}.{n}.part"))
+    }
+
+    /// Moves a received upload (`part`) to its stored name and returns that name: `path`
+    /// when it is free or holds the same bytes, else the first of `stem-2.ext`, `stem-3.ext`,
+    /// … that is — so an upload from another page (another browser) of a different file with
+    /// the same name never replaces the file a page loaded.
+    pub fn store_upload(&self, part: &Path, path: &Path) -> std::io::Result<PathBuf> {
+        let _naming = self.naming.lock().unwrap_or_else(|e| e.into_inner());
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (stem, ext) = match name.rsplit_once('.') {
+            Some((s, e)) => (s.to_string(), format!(".{e}")),
+            None => (name.clone(), String::new()),
+        };
+        let mut n = 1;
+        loop {
+            let candidate = if n == 1 {
+                path.to_path_buf()
+            } else {
+                path.with_file_name(format!("{stem}-{n}{ext}"))
+            };
+            if !candidate.exists() {
+                std::fs::rename(part, &candidate)?;
+                return Ok(candidate);
+            }
+            if same_bytes(part, &candidate)? {
+                std::fs::remove_file(part)?;
+                return Ok(candidate);
+            }
+            n += 1;
+        }
+    }
+}
+
+/// Whether two files hold the same bytes (their sizes first, then their contents in blocks).
+fn same_bytes(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::io::Read;
+    if std::fs::metadata(a)?.len() != std::fs::metadata(b)?.len() {
+        return Ok(false);
+    }
+    let (mut fa, mut fb) = (std::fs::File::open(a)?, std::fs::File::open(b)?);
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = fa.read(&mut ba)?;
+        if n == 0 {
+            return Ok(true);
+        }
+        fb.read_exact(&mut bb[..n])?;
+        if ba[..n] != bb[..n] {
+            return Ok(false);
+        }
     }
 }
 

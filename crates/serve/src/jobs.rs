@@ -93,8 +93,11 @@ pub struct Job {
     pub watch: Watch,
     /// Where it is.
     state: Mutex<State>,
-    /// Its output directory (`report.html` and the rest).
+    /// Its output directory (its runs, and the last `report.html` written there).
     pub out: PathBuf,
+    /// Its own copy of the report, taken as it finished (a later job into the same `out`
+    /// rewrites `report.html`).
+    pub report: PathBuf,
     /// The experiment it runs.
     pub exp: Experiment,
     /// The plan, once the experiment is done.
@@ -107,11 +110,12 @@ pub struct Job {
 
 impl Job {
     /// A job of `exp` writing into `out`, running.
-    fn new(exp: Experiment, out: PathBuf) -> Job {
+    fn new(exp: Experiment, out: PathBuf, report: PathBuf) -> Job {
         Job {
             watch: Watch::default(),
             state: Mutex::new(State::Running),
             out,
+            report,
             exp,
             plan: OnceLock::new(),
             data: Mutex::new(None),
@@ -194,26 +198,29 @@ pub struct Jobs {
 }
 
 impl Jobs {
-    /// Starts running `exp` on a thread of its own into `runs/<experiment name>/`, the same
-    /// directory for every run of that name in the session: runs stored by an earlier run are
-    /// reused (their ids hash the resolved configuration and the data), so a setting added to
-    /// the session runs alone and the map fills in. The records views of earlier jobs are
-    /// dropped from memory (asked for again, they are computed again). Returns the job's number, or an error when
-    /// an experiment of that name is still running.
+    /// Starts running `exp` on a thread of its own into `runs/<experiment name>/<data>/`
+    /// ([`run_dir`]), the same directory for every run of that name on those data in the
+    /// session: runs stored by an earlier run are reused (their ids hash the resolved
+    /// configuration and the data), so a setting added to the session runs alone and the map
+    /// fills in; two pages (two browsers) on different data run apart even under the same
+    /// name. The records views of earlier jobs are dropped from memory (asked for again, they
+    /// are computed again). Returns the job's number, or an error when an experiment of that
+    /// name on those data is still running.
     pub fn start(&self, exp: Experiment, runs: &Path) -> Result<u64, String> {
-        let out = runs.join(&exp.name);
+        let out = run_dir(runs, &exp);
         let mut jobs = self.lock();
         if jobs
             .values()
             .any(|j| j.out == out && matches!(j.state(), State::Running))
         {
             return Err(format!(
-                "the experiment '{}' is still running: wait for it or cancel it",
+                "the experiment '{}' is still running on these data: wait for it or cancel it",
                 exp.name
             ));
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let job = Arc::new(Job::new(exp, out));
+        let report = out.join(format!("report-job{id}.html"));
+        let job = Arc::new(Job::new(exp, out, report));
         let earlier: Vec<Arc<Job>> = jobs.values().cloned().collect();
         jobs.insert(id, job.clone());
         drop(jobs);
@@ -230,7 +237,10 @@ impl Jobs {
             };
             let result = run_experiment_watched(&job.exp, &opts, &job.watch);
             let state = match result {
+                // the report is copied while the job still counts as running, so no other job
+                // into the same directory can rewrite `report.html` before
                 Ok(done) => {
+                    let _ = std::fs::copy(job.out.join("report.html"), &job.report);
                     let _ = job.plan.set(done.plan.clone());
                     State::Done(Arc::new(results_json(&job.exp, &done)))
                 }
@@ -251,6 +261,17 @@ impl Jobs {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Job>>> {
         self.jobs.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The directory an experiment runs into: `runs/<name>/<data>`, `<data>` a hash of its data
+/// section and the directory its paths resolve from (stable within a session).
+pub fn run_dir(runs: &Path, exp: &Experiment) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{:?}", exp.data).hash(&mut h);
+    exp.base_dir.hash(&mut h);
+    runs.join(&exp.name)
+        .join(format!("data-{:016x}", h.finish()))
 }
 
 /// A rendered table as JSON.

@@ -177,12 +177,18 @@ impl Server {
         let addr = self.addr();
         let token = self.state.token.clone();
         let url = self.url();
+        let uploads = self.state.places.uploads();
         std::thread::spawn(move || {
             if let Err(e) = self.run() {
                 eprintln!("error: intruder serve: {e:#}");
             }
         });
-        Running { addr, token, url }
+        Running {
+            addr,
+            token,
+            url,
+            uploads,
+        }
     }
 }
 
@@ -195,4 +201,6 @@ pub struct Running {
     pub token: String,
     /// The URL to open.
     pub url: String,
+    /// The directory uploads are stored in (the session's, removed with it).
+    pub uploads: PathBuf,
 }

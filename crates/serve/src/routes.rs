@@ -133,8 +133,9 @@ struct UploadQuery {
 }
 
 /// Stores the request's body as an upload: refused when larger than the limit (413, before
-/// reading when the length is declared), with a name that is not a plain data file name, or
-/// when the body breaks off.
+/// reading when the length is declared, at the limit when it is not), with a name that is not
+/// a plain data file name, or when the body breaks off. A different file of a name already
+/// uploaded is stored beside it under a new name (the answer's `path`).
 async fn upload(
     State(s): State<Arc<AppState>>,
     Query(q): Query<UploadQuery>,
@@ -142,13 +143,17 @@ async fn upload(
 ) -> Result<Json<Value>, ApiError> {
     let path = s.places.upload_path(&q.name)?;
     let limit = s.upload_limit;
-    let too_big = |n: u64| {
+    // `n`: the declared length, or none when the body went past the limit as it came
+    let too_big = |n: Option<u64>| {
+        let what = match n {
+            Some(n) => format!("{} is larger than", size_text(n)),
+            None => "the upload went past".to_string(),
+        };
         ApiError(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!(
-                "{}: {} is larger than the upload limit of {} (start intruder serve with --root DIR to read large files where they are)",
+                "{}: {what} the upload limit of {} (start intruder serve with --root DIR to read large files where they are)",
                 q.name,
-                size_text(n),
                 size_text(limit as u64)
             ),
         )
@@ -160,14 +165,9 @@ async fn upload(
         .and_then(|v| v.parse::<u64>().ok())
         && n > limit as u64
     {
-        return Err(too_big(n));
+        return Err(too_big(Some(n)));
     }
-    let part = path.with_file_name(format!(
-        "{}.part",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default()
-    ));
+    let part = s.places.upload_part(&path);
     let mut out = std::fs::File::create(&part)
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let mut body = req.into_body();
@@ -184,7 +184,7 @@ async fn upload(
             written += chunk.len() as u64;
             if written > limit as u64 {
                 let _ = std::fs::remove_file(&part);
-                return Err(too_big(written));
+                return Err(too_big(None));
             }
             use std::io::Write;
             out.write_all(&chunk)
@@ -192,7 +192,9 @@ async fn upload(
         }
     }
     drop(out);
-    std::fs::rename(&part, &path)
+    let path = s
+        .places
+        .store_upload(&part, &path)
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let name = path
         .file_name()
@@ -394,8 +396,7 @@ async fn report(
     UrlPath(id): UrlPath<u64>,
 ) -> Result<Response, ApiError> {
     let job = find_job(&s, id)?;
-    let path = job.out.join("report.html");
-    let text = read_report(&path)?;
+    let text = read_report(&job.report)?;
     Ok((
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),

@@ -58,6 +58,58 @@ pub fn request(
     parse(&raw)
 }
 
+/// Sends one request whose body is read from `body` as it goes (never held whole): with a
+/// `Content-Length` of `length` when given, else chunked. The answer is read while the body is
+/// sent, so an answer the server gives before the body ends (413) is read before it closes.
+pub fn request_streamed(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    length: Option<u64>,
+    mut body: impl Read + Send,
+) -> Answer {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    match length {
+        Some(n) => head.push_str(&format!("Content-Length: {n}\r\n")),
+        None => head.push_str("Transfer-Encoding: chunked\r\n"),
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut reader = s.try_clone().expect("clone the stream");
+    std::thread::scope(|scope| {
+        let answer = scope.spawn(move || {
+            let mut raw = Vec::new();
+            // a reset after the answer (the server closed with the body unread) keeps what came
+            let _ = reader.read_to_end(&mut raw);
+            raw
+        });
+        let sent = (|| -> std::io::Result<()> {
+            s.write_all(head.as_bytes())?;
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let n = body.read(&mut buf)?;
+                if length.is_none() {
+                    s.write_all(format!("{n:x}\r\n").as_bytes())?;
+                    s.write_all(&buf[..n])?;
+                    s.write_all(b"\r\n")?;
+                } else {
+                    s.write_all(&buf[..n])?;
+                }
+                if n == 0 {
+                    return Ok(());
+                }
+            }
+        })();
+        // the server may answer and close before the whole body is sent
+        let _ = sent;
+        parse(&answer.join().expect("the reader"))
+    })
+}
+
 /// Parses a whole HTTP/1.1 answer.
 fn parse(raw: &[u8]) -> Answer {
     let end = raw

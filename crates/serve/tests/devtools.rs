@@ -56,6 +56,8 @@ impl Browser {
                 "--disable-extensions",
                 "--disable-breakpad",
                 "--disable-crash-reporter",
+                // no scroll bar: see [`Browser::hide_scrollbars`]
+                "--hide-scrollbars",
                 &format!("--window-size={width},{height}"),
                 &format!("--user-data-dir={}", profile.path().display()),
                 "about:blank",
@@ -82,12 +84,14 @@ impl Browser {
         let hostport = format!("127.0.0.1:{port}");
         let page_ws = page_target(&hostport);
         let ws = connect(&page_ws);
-        Browser {
+        let mut b = Browser {
             child,
             ws,
             next: 0,
             _profile: profile,
-        }
+        };
+        b.hide_scrollbars();
+        b
     }
 
     /// Calls a protocol method and returns its result (events on the way are skipped).
@@ -128,6 +132,15 @@ impl Browser {
             assert!(start.elapsed() < timeout, "waited {timeout:?} for {expr}");
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Hides the window's scroll bars from the start, so the page is laid out at the same
+    /// width when an element is measured as when the capture beyond the window (which needs no
+    /// scroll bar) draws it: with a scroll bar at measuring, the text above reflowed wider at
+    /// capture and the clip fell below the element (its heading cut off). Hidden only just
+    /// before measuring, the first screenshot was still measured with the bar.
+    fn hide_scrollbars(&mut self) {
+        self.call("Emulation.setScrollbarsHidden", json!({"hidden": true}));
     }
 
     /// A PNG of the element `selector` (its whole box, beyond the window), written to `path`.

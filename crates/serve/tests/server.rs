@@ -267,24 +267,133 @@ fn an_upload_over_the_limit_is_refused_with_a_clear_message() {
     assert_eq!(d["records"], 3);
 }
 
-#[test]
-fn a_200_mb_upload_is_stored() {
-    let s = start(Config::default());
-    let line = b"1,2,3,4,5,6,7,8,9\n";
-    let mut body = Vec::with_capacity(200_000_000);
-    body.extend_from_slice(b"a,b,c,d,e,f,g,h,i\n");
-    while body.len() + line.len() <= 200_000_000 {
-        body.extend_from_slice(line);
+/// A CSV file made as it is read (never held whole): `id,area,sex` and `lines` records of 17
+/// bytes each (`p000000001,001,f`), record `i` in area `i % 997` of sex `m` or `f` by `i % 2`.
+struct GeneratedCsv {
+    lines: u64,
+    next: u64,
+    pending: Vec<u8>,
+}
+
+impl GeneratedCsv {
+    /// The file of `lines` records.
+    fn new(lines: u64) -> Self {
+        GeneratedCsv {
+            lines,
+            next: 0,
+            pending: b"id,area,sex\n".to_vec(),
+        }
     }
-    let a = request(
+
+    /// Its size in bytes.
+    fn len(&self) -> u64 {
+        12 + 17 * self.lines
+    }
+}
+
+impl std::io::Read for GeneratedCsv {
+    /// Fills `buf` with the next bytes, making records as they are needed.
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.pending.len() < buf.len() && self.next < self.lines {
+            let i = self.next + 1;
+            let sex = if i.is_multiple_of(2) { 'm' } else { 'f' };
+            self.pending
+                .extend_from_slice(format!("p{i:09},{:03},{sex}\n", i % 997).as_bytes());
+            self.next += 1;
+        }
+        let n = buf.len().min(self.pending.len());
+        buf[..n].copy_from_slice(&self.pending[..n]);
+        self.pending.drain(..n);
+        Ok(n)
+    }
+}
+
+/// 200 MB of records (11,764,705 of them).
+const LINES_200_MB: u64 = 11_764_705;
+
+#[test]
+fn a_200_mb_upload_is_stored_under_the_default_limit() {
+    let s = start(Config::default());
+    let csv = GeneratedCsv::new(LINES_200_MB);
+    let bytes = csv.len();
+    assert_eq!(bytes, 199_999_997);
+    assert!(bytes < intruder_serve::DEFAULT_UPLOAD_LIMIT as u64);
+    let a = crate::client::request_streamed(
         s.addr,
         "POST",
         "/api/upload?name=big.csv",
         &[("X-Intruder-Token", &s.token)],
-        &body,
+        Some(bytes),
+        csv,
     );
     assert_eq!(a.status, 200, "{}", a.text());
-    assert_eq!(a.json()["bytes"], body.len());
+    assert_eq!(
+        a.json(),
+        json!({"place": "upload", "path": "big.csv", "bytes": bytes})
+    );
+    let stored = s.uploads.join("big.csv");
+    assert_eq!(std::fs::metadata(&stored).unwrap().len(), bytes);
+    // its first and last records arrived whole
+    let text = std::fs::read(&stored).unwrap();
+    assert!(text.starts_with(b"id,area,sex\np000000001,001,f\n"));
+    assert!(text.ends_with(b"p011764705,105,f\n"));
+    drop(text);
+    let files = get(s.addr, &s.token, "/api/files").json();
+    assert_eq!(files["uploads"], json!(["big.csv"]));
+    // the session's directory outlives the test's server thread: leave no 200 MB behind
+    std::fs::remove_file(stored).unwrap();
+}
+
+#[test]
+fn a_200_mb_upload_over_the_limit_is_refused_naming_the_limit() {
+    let s = start(Config {
+        upload_limit: 100 << 20,
+        ..Config::default()
+    });
+    // declared: refused before the body is read
+    let a = crate::client::request_streamed(
+        s.addr,
+        "POST",
+        "/api/upload?name=big.csv",
+        &[("X-Intruder-Token", &s.token)],
+        Some(GeneratedCsv::new(LINES_200_MB).len()),
+        GeneratedCsv::new(LINES_200_MB),
+    );
+    assert_eq!(a.status, 413, "{}", a.text());
+    assert_eq!(
+        a.json()["error"],
+        "big.csv: 191 MiB is larger than the upload limit of 100 MiB (start intruder serve with --root DIR to read large files where they are)"
+    );
+    // not declared (chunked): refused once the limit is passed, and nothing kept
+    let a = crate::client::request_streamed(
+        s.addr,
+        "POST",
+        "/api/upload?name=big.csv",
+        &[("X-Intruder-Token", &s.token)],
+        None,
+        GeneratedCsv::new(LINES_200_MB),
+    );
+    assert_eq!(a.status, 413, "{}", a.text());
+    assert_eq!(
+        a.json()["error"],
+        "big.csv: the upload went past the upload limit of 100 MiB (start intruder serve with --root DIR to read large files where they are)"
+    );
+    let left: Vec<_> = std::fs::read_dir(&s.uploads).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let files = get(s.addr, &s.token, "/api/files").json();
+    assert_eq!(files["uploads"], json!([]));
+    // a file under the limit still goes in
+    let csv = GeneratedCsv::new(1000);
+    let a = crate::client::request_streamed(
+        s.addr,
+        "POST",
+        "/api/upload?name=small.csv",
+        &[("X-Intruder-Token", &s.token)],
+        None,
+        csv,
+    );
+    assert_eq!(a.status, 200, "{}", a.text());
+    assert_eq!(a.json()["bytes"], 12 + 17 * 1000);
 }
 
 #[test]
@@ -374,6 +483,139 @@ fn two_clients_at_once_get_the_same_answers() {
     });
     assert_eq!(a, b);
     assert_eq!(a[0].0["records"], 6);
+}
+
+/// A page's file of 40 people: `id,area,sex,age`; with `unique`, every person alone on
+/// (area, sex), else all in one class.
+fn people_csv(unique: bool) -> String {
+    let mut t = String::from("id,area,sex,age\n");
+    for i in 0..40 {
+        let (area, sex) = if unique {
+            (i / 2, if i % 2 == 0 { "m" } else { "f" })
+        } else {
+            (1, "m")
+        };
+        t.push_str(&format!("p{i},{area},{sex},{}\n", 20 + i));
+    }
+    t
+}
+
+/// The session a page sends for an uploaded file: the default name (`session`), keys area and
+/// sex, no masking, the exact attack.
+fn upload_session(path: &str) -> Value {
+    json!({
+        "name": "session", "seed": 3, "replicates": 1,
+        "data": {"released": path, "truth": "id"},
+        "scenario": {"keys": ["area", "sex"]},
+        "defence": [{"name": "none"}],
+        "attack": [{"method": "exact", "name": "exact"}],
+    })
+}
+
+#[test]
+fn two_browsers_at_once_each_see_their_own_file_and_results() {
+    let s = start(Config::default());
+    // each page uploads its own file under the same name, loads it, and runs the default
+    // session on it at the same time as the other
+    let page = |unique: bool| {
+        let csv = people_csv(unique);
+        let up = request(
+            s.addr,
+            "POST",
+            "/api/upload?name=survey.csv",
+            &[("X-Intruder-Token", &s.token)],
+            csv.as_bytes(),
+        );
+        assert_eq!(up.status, 200, "{}", up.text());
+        let path = up.json()["path"].as_str().unwrap().to_string();
+        let source = json!({"place": "upload", "path": path});
+        let d = post_json(s.addr, &s.token, "/api/load", &json!({"source": source})).json();
+        assert_eq!(d["records"], 40);
+        let risk = post_json(
+            s.addr,
+            &s.token,
+            "/api/risk",
+            &json!({"source": source, "params": {"keys": ["area", "sex"]}}),
+        )
+        .json();
+        let w = post_json(
+            s.addr,
+            &s.token,
+            "/api/experiment",
+            &json!({"source": source, "experiment": upload_session(&path)}),
+        )
+        .json();
+        assert_eq!(w["problems"], json!([]), "{w}");
+        let toml = w["toml"].as_str().unwrap().to_string();
+        let r = post_json(
+            s.addr,
+            &s.token,
+            "/api/run",
+            &json!({"source": source, "toml": toml}),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        let job = r.json()["job"].as_u64().unwrap();
+        let st = wait(&s, job);
+        assert_eq!(st["state"], "done", "{st}");
+        let records = get(s.addr, &s.token, &format!("/api/job/{job}/records")).json();
+        let report = get(s.addr, &s.token, &format!("/api/job/{job}/report.html"));
+        assert_eq!(report.status, 200);
+        (csv, path, risk, toml, st, records, report.text())
+    };
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| page(true));
+        let b = scope.spawn(|| page(false));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    // the second upload of another file under the same name was stored beside the first
+    let mut paths = [a.1.clone(), b.1.clone()];
+    paths.sort();
+    assert_eq!(paths, ["survey-2.csv", "survey.csv"]);
+    assert_eq!(std::fs::read_to_string(s.uploads.join(&a.1)).unwrap(), a.0);
+    assert_eq!(std::fs::read_to_string(s.uploads.join(&b.1)).unwrap(), b.0);
+    let uniques = |r: &Value| {
+        r["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == "sample_uniques")
+            .unwrap()["value"]
+            .clone()
+    };
+    assert_eq!(uniques(&a.2), 40);
+    assert_eq!(uniques(&b.2), 0);
+    // each page's records: everyone re-identified on its unique file, one in 40 at most on
+    // the other
+    assert_eq!(a.5["counts"]["correct"], 40, "{}", a.5["counts"]);
+    assert!(
+        a.5["counts"]["correct"].as_u64().unwrap() > b.5["counts"]["correct"].as_u64().unwrap()
+    );
+    assert!(
+        b.5["counts"]["correct"].as_u64().unwrap() <= 1,
+        "{}",
+        b.5["counts"]
+    );
+    assert_ne!(a.6, b.6, "each job keeps its own report");
+    // each page's figures are what its export gives on its own file
+    for (csv, path, _, toml, st, _, _) in [&a, &b] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(path), csv).unwrap();
+        let file = dir.path().join("session.toml");
+        std::fs::write(&file, toml).unwrap();
+        let reproduced = run_exported(&file, &dir.path().join("out"));
+        assert_eq!(reproduced["settings"], st["result"]["settings"]);
+    }
+    // the same file uploaded again keeps its name
+    let again = request(
+        s.addr,
+        "POST",
+        "/api/upload?name=survey.csv",
+        &[("X-Intruder-Token", &s.token)],
+        std::fs::read(s.uploads.join("survey.csv"))
+            .unwrap()
+            .as_slice(),
+    );
+    assert_eq!(again.json()["path"], "survey.csv");
 }
 
 /// Polls a job until it is no longer running (two minutes at most).
