@@ -88,10 +88,15 @@ fn days_before_year() -> &'static [i64] {
     })
 }
 
-/// `YYYYMMDD` → days counted one year and one month at a time from 0000-01-01, `None` when
-/// not a valid date.
+/// A `%Y%m%d` text → days counted one year and one month at a time from 0000-01-01, `None`
+/// when not a valid date. The grammar of DuckDB's `try_strptime` (Splink's), checked with
+/// DuckDB 2.0.1: four digits of year, then one or two digits of month taken greedily, then one
+/// or two of day, and nothing after (`9651013` is 9651-01-03, `1965101` is 1965-10-01,
+/// `1965213` and `196511` are no date).
 fn ref_days(s: &str) -> Option<i64> {
-    if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_digit()) {
+    // year: four digits; month: two (greedy, as there are always two when a day follows);
+    // day: the one or two digits left
+    if !(7..=8).contains(&s.len()) || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let (y, m, d): (i64, i64, i64) = (

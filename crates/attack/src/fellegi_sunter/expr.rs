@@ -604,6 +604,27 @@ pub fn days_in_month(y: i64, m: u32) -> u32 {
 mod tests {
     use super::*;
 
+    /// `%Y%m%d` read as DuckDB 2.0.1's `try_strptime` reads it (its answers, asked on
+    /// 2026-12-02): a greedy two-digit month, then one or two digits of day.
+    #[test]
+    fn compact_dates_are_read_as_duckdb_reads_them() {
+        let f = DateFormat::parse("%Y%m%d").unwrap();
+        let cases: [(&str, Option<(i64, u32, u32)>); 9] = [
+            ("19651013", Some((1965, 10, 13))),
+            ("9651013", Some((9651, 1, 3))),
+            ("1965113", Some((1965, 11, 3))),
+            ("1965101", Some((1965, 10, 1))),
+            ("1965011", Some((1965, 1, 1))),
+            ("1965213", None),
+            ("196511", None),
+            ("196510123", None),
+            ("19000229", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(f.date(text), want, "{text}");
+        }
+    }
+
     #[test]
     fn parses_and_prints_nested_calls() {
         let e = Expr::parse("substr(lower(l.surname), 2, 3)").unwrap();
