@@ -387,56 +387,9 @@ impl Prepared {
             .levels
             .iter()
             .any(|l| l.kind.is_string_similarity() || l.on.is_some());
-        for (l, lev) in spec.levels.iter().enumerate() {
-            let v = &mut views[level_view[l]];
-            let bounded = matches!(
-                lev.kind,
-                LevelKind::JaroWinkler(_)
-                    | LevelKind::Jaro(_)
-                    | LevelKind::Levenshtein(_)
-                    | LevelKind::DamerauLevenshtein(_)
-            );
-            if bounded && v.profiles.is_empty() && !v.dict.is_empty() {
-                let buckets = strings::CharBuckets::of(v.dict.iter().map(String::as_str));
-                v.packed = PackedTexts::of(&v.dict);
-                v.profiles = v
-                    .dict
-                    .iter()
-                    .map(|s| strings::TextProfile::new(s, &buckets))
-                    .collect();
-            }
-        }
-        let mut bounds = vec![Bounds::default(); views.len()];
-        for (l, lev) in spec.levels.iter().enumerate() {
-            let b = &mut bounds[level_view[l]];
-            let lo = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.min(t)));
-            let hi = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.max(t)));
-            match lev.kind {
-                LevelKind::JaroWinkler(t) => b.jw = lo(b.jw, t),
-                LevelKind::Jaro(t) => b.jaro = lo(b.jaro, t),
-                LevelKind::Levenshtein(t) => b.lev = hi(b.lev, t),
-                LevelKind::DamerauLevenshtein(t) => b.dl = hi(b.dl, t),
-                _ => {}
-            }
-        }
-        let quick = spec
-            .levels
-            .iter()
-            .map(|l| match l.kind {
-                LevelKind::Null => Quick::Null,
-                LevelKind::Else => Quick::Else,
-                LevelKind::ColumnsReversed => Quick::Never,
-                LevelKind::Exact => Quick::Exact,
-                LevelKind::JaroWinkler(_) => Quick::Measure(JARO_WINKLER),
-                LevelKind::Jaro(_) => Quick::Measure(JARO),
-                LevelKind::Levenshtein(_) => Quick::Measure(LEVENSHTEIN),
-                LevelKind::DamerauLevenshtein(_) => Quick::Measure(DAMERAU_LEVENSHTEIN),
-                LevelKind::Absolute(_) | LevelKind::Relative(_) | LevelKind::Date(_) => {
-                    Quick::Plain
-                }
-                LevelKind::ArrayIntersect(_) => Quick::Full,
-            })
-            .collect();
+        profile_views(spec, &mut views, &level_view);
+        let bounds = level_bounds(spec, &level_view, views.len());
+        let quick = quick_tests(spec);
         Ok(Prepared {
             spec: spec.clone(),
             released_column: released_column.to_string(),
@@ -759,4 +712,66 @@ pub fn pack(levels: &[u8]) -> u64 {
 #[inline]
 pub fn unpack(code: u64, k: usize) -> usize {
     ((code >> (4 * k)) & 0xF) as usize
+}
+
+/// Fills, for each view a string-similarity level reads, its texts' profiles (the bounds'
+/// input) and its texts packed in one buffer.
+fn profile_views(spec: &Comparison, views: &mut [View], level_view: &[usize]) {
+    for (l, lev) in spec.levels.iter().enumerate() {
+        let v = &mut views[level_view[l]];
+        let bounded = matches!(
+            lev.kind,
+            LevelKind::JaroWinkler(_)
+                | LevelKind::Jaro(_)
+                | LevelKind::Levenshtein(_)
+                | LevelKind::DamerauLevenshtein(_)
+        );
+        if bounded && v.profiles.is_empty() && !v.dict.is_empty() {
+            let buckets = strings::CharBuckets::of(v.dict.iter().map(String::as_str));
+            v.packed = PackedTexts::of(&v.dict);
+            v.profiles = v
+                .dict
+                .iter()
+                .map(|s| strings::TextProfile::new(s, &buckets))
+                .collect();
+        }
+    }
+}
+
+/// Per view, the loosest threshold of each bounded measure its levels use (the lowest
+/// similarity, the highest distance): a pair past it is in none of them.
+fn level_bounds(spec: &Comparison, level_view: &[usize], nviews: usize) -> Vec<Bounds> {
+    let mut bounds = vec![Bounds::default(); nviews];
+    for (l, lev) in spec.levels.iter().enumerate() {
+        let b = &mut bounds[level_view[l]];
+        let lo = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.min(t)));
+        let hi = |x: Option<f64>, t: f64| Some(x.map_or(t, |v| v.max(t)));
+        match lev.kind {
+            LevelKind::JaroWinkler(t) => b.jw = lo(b.jw, t),
+            LevelKind::Jaro(t) => b.jaro = lo(b.jaro, t),
+            LevelKind::Levenshtein(t) => b.lev = hi(b.lev, t),
+            LevelKind::DamerauLevenshtein(t) => b.dl = hi(b.dl, t),
+            _ => {}
+        }
+    }
+    bounds
+}
+
+/// Per level, the cheap test that can decide it before any similarity is computed.
+fn quick_tests(spec: &Comparison) -> Vec<Quick> {
+    spec.levels
+        .iter()
+        .map(|l| match l.kind {
+            LevelKind::Null => Quick::Null,
+            LevelKind::Else => Quick::Else,
+            LevelKind::ColumnsReversed => Quick::Never,
+            LevelKind::Exact => Quick::Exact,
+            LevelKind::JaroWinkler(_) => Quick::Measure(JARO_WINKLER),
+            LevelKind::Jaro(_) => Quick::Measure(JARO),
+            LevelKind::Levenshtein(_) => Quick::Measure(LEVENSHTEIN),
+            LevelKind::DamerauLevenshtein(_) => Quick::Measure(DAMERAU_LEVENSHTEIN),
+            LevelKind::Absolute(_) | LevelKind::Relative(_) | LevelKind::Date(_) => Quick::Plain,
+            LevelKind::ArrayIntersect(_) => Quick::Full,
+        })
+        .collect()
 }
