@@ -72,14 +72,23 @@ pub(super) fn link_and_evaluate<'m>(
 }
 
 /// Per intruder record, whether the evaluator counts a declared link: the evaluator's rule
-/// (`evaluate`), a chosen candidate whose best score reaches the threshold; the caller checks
-/// the count against the evaluator's `declared`.
-pub(super) fn declared_links(ev: &Evaluation) -> Vec<bool> {
+/// (`evaluate`), a chosen candidate whose best score reaches the threshold. An error when the
+/// recount differs from the evaluator's `declared` (attack `name`).
+pub(super) fn declared_links(ev: &Evaluation, name: &str) -> Result<Vec<bool>, RunnerError> {
     let thr = ev.threshold.unwrap_or(f64::NEG_INFINITY);
-    ev.records
+    let declared: Vec<bool> = ev
+        .records
         .iter()
         .map(|r| r.chosen_row.is_some() && r.best_score >= thr)
-        .collect()
+        .collect();
+    let n_declared = declared.iter().filter(|&&d| d).count();
+    if n_declared != ev.declared {
+        return Err(RunnerError::Invalid(format!(
+            "attack '{name}': {n_declared} declared links recounted from the records, the evaluator counted {}",
+            ev.declared
+        )));
+    }
+    Ok(declared)
 }
 
 pub(super) fn run_attacks(
@@ -102,14 +111,7 @@ pub(super) fn run_attacks(
             crate::linkage::attach_threshold_curve(m, &ev.pr_curve);
         }
         let rec = &ev.records;
-        let declared = declared_links(&ev);
-        let n_declared = declared.iter().filter(|&&d| d).count();
-        if n_declared != ev.declared {
-            return Err(RunnerError::Invalid(format!(
-                "attack '{}': {n_declared} declared links recounted from the records, the evaluator counted {}",
-                a.name, ev.declared
-            )));
-        }
+        let declared = declared_links(&ev, &a.name)?;
         let records = AttackOutcomes {
             twin: rec.iter().map(|r| r.twin_row.is_some()).collect(),
             candidates: rec.iter().map(|r| r.candidates as u32).collect(),

@@ -302,12 +302,7 @@ pub fn attack_records(
         std::borrow::Cow::Owned(t) => t,
         std::borrow::Cow::Borrowed(_) => r.masked.clone(),
     };
-    let declared = attack::declared_links(&done.evaluation);
-    if declared.iter().filter(|&&d| d).count() != done.evaluation.declared {
-        return Err(RunnerError::Invalid(format!(
-            "attack '{attack}': declared links recounted from the records differ from the evaluator's count"
-        )));
-    }
+    let declared = attack::declared_links(&done.evaluation, attack)?;
     Ok(AttackRecords {
         intruder: r.intruder,
         released,
