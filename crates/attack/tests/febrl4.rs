@@ -81,7 +81,7 @@ fn splink_febrl4_detailed_model_runs_with_every_level_and_blocking_rule() {
         [
             "null on parse_date(date_of_birth, '%Y%m%d')",
             "exact match on date of birth",
-            "damerau-levenshtein <= 1",
+            "levenshtein <= 1",
             "date within 1 month",
             "date within 1 year",
             "date within 10 years",

@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | `exact` | exact | `cl.ExactMatch(col)` |
 //! | `name` | exact; Jaro–Winkler ≥ 0.92, ≥ 0.88; with `dmetaphone = true` Double Metaphone codes in common; Jaro–Winkler ≥ 0.7 (`thresholds` replaces 0.92, 0.88, 0.7) | `cl.NameComparison(col)` (`dmeta_col_name`: a column of codes; here computed from the name) |
-//! | `date_of_birth` | exact; Damerau–Levenshtein ≤ 1; dates within 1 month, 1 year, 10 years (`thresholds`, `metrics`); the null level on the parsed date (`format`, default `%Y-%m-%d`; `invalid_as_null = false`: on the value) | `cl.DateOfBirthComparison(col, input_is_string=True, datetime_format=…, invalid_dates_as_null=True)` |
+//! | `date_of_birth` | exact; Levenshtein ≤ 1; dates within 1 month, 1 year, 10 years (`thresholds`, `metrics`); the null level on the parsed date (`format`, default `%Y-%m-%d`; `invalid_as_null = false`: on the value) | `cl.DateOfBirthComparison(col, input_is_string=True, datetime_format=…, invalid_dates_as_null=True)` |
 //! | `postcode` | exact; exact on sector, district, area (UK postcode patterns); with `invalid_as_null = true` the null level on a valid postcode | `cl.PostcodeComparison(col)` |
 //! | `email` | exact; exact on the user name; Jaro–Winkler ≥ 0.88 on the address, on the user name | `cl.EmailComparison(col)` |
 //! | `damerau-levenshtein` | exact; Damerau–Levenshtein ≤ each of `thresholds` (default 1, 2) | `cl.DamerauLevenshteinAtThresholds(col, [1, 2])` |
@@ -166,8 +166,9 @@ pub(crate) fn levels(preset: &str, column: &str, rc: &RawComparison) -> Result<V
 }
 
 /// Splink's `DateOfBirthComparison(col, input_is_string=True, …)`: null (on the parsed date
-/// when invalid dates are null), exact, Damerau–Levenshtein ≤ 1 on the text, then one date
-/// level per threshold and metric, else.
+/// when invalid dates are null), exact, Levenshtein ≤ 1 on the text (Splink 5's
+/// `LevenshteinLevel(col, 1)`, "Levenshtein distance <= 1": a transposition of two digits is 2
+/// edits, not 1), then one date level per threshold and metric, else.
 fn date_of_birth(column: &str, rc: &RawComparison) -> Result<Vec<Level>, String> {
     let format = rc.format.clone().unwrap_or_else(|| "%Y-%m-%d".to_string());
     let thresholds = rc
@@ -202,7 +203,7 @@ fn date_of_birth(column: &str, rc: &RawComparison) -> Result<Vec<Level>, String>
     let mut out = vec![
         null,
         n(LevelKind::Exact).labelled("exact match on date of birth"),
-        n(LevelKind::DamerauLevenshtein(1.0)),
+        n(LevelKind::Levenshtein(1.0)),
     ];
     for (t, m) in thresholds.into_iter().zip(metrics) {
         let mut l = n(LevelKind::Date(t)).on(parsed.clone());
