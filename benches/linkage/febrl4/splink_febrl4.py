@@ -15,6 +15,10 @@ the accuracy analysis from the labels column and the match weights / m-u / unlin
 `--trim-names` (a control, not the notebook) also trims given_name and surname, which the
 notebook leaves with the leading space of the CSV (" michaela"): the space is a shared first
 character that raises every name pair's Jaro-Winkler similarity.
+`--model-json=PATH` also saves the trained model (`linker.misc.save_model_to_json`: every
+level's m and u), after the model charts.
+`--trimmed-nulls` (a control, not the notebook) trims every value and reads a blank one as null:
+the values the toolkit was given until 2026-12-02 (BENCHMARKS.md §4.0).
 The notebook's simple and extended models are not run (the comparison is the detailed model).
 
 Scoring (not in the notebook): one-to-one links by `cluster_using_single_best_links` at match
@@ -38,6 +42,8 @@ from splink import DuckDBAPI, Linker, SettingsCreator, block_on
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPLORATORY = "--exploratory" in sys.argv
 TRIM_NAMES = "--trim-names" in sys.argv
+TRIMMED_NULLS = "--trimmed-nulls" in sys.argv
+MODEL_JSON = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--model-json=")), None)
 phases = {}
 clock = [time.perf_counter(), time.process_time()]
 
@@ -81,6 +87,19 @@ def prepare_data(data):
 
 
 dfs = [prepare_data(dataset) for dataset in [df_a, df_b]]
+if TRIMMED_NULLS:
+    value_columns = ["given_name", "surname", "street_number", "address_1", "address_2",
+                     "suburb", "postcode", "state", "date_of_birth", "soc_sec_id"]
+    dfs = [
+        duckdb.sql(
+            "select * replace ("
+            + ", ".join(f"nullif(trim(cast({c} as varchar)), '') as {c}" for c in value_columns)
+            + ") from d"
+        )
+        .arrow()
+        .read_all()
+        for d in dfs
+    ]
 if TRIM_NAMES:
     dfs = [
         duckdb.sql(
@@ -171,6 +190,8 @@ linker_detailed.visualisations.match_weights_chart()
 linker_detailed.visualisations.m_u_parameters_chart()
 linker_detailed.evaluation.unlinkables_chart()
 lap("model charts")
+if MODEL_JSON:
+    linker_detailed.misc.save_model_to_json(MODEL_JSON, overwrite=True)
 
 predictions = linker_detailed.inference.predict(threshold_match_probability=0.2)
 lap("prediction (p >= 0.2)")
@@ -199,6 +220,7 @@ print(json.dumps({
     "tool": "splink", "version": splink.__version__, "duckdb": duckdb.__version__,
     "exploratory": EXPLORATORY,
     "trim_names": TRIM_NAMES,
+    "trimmed_nulls": TRIMMED_NULLS,
     "candidate_pairs_p_ge_0.2": len(pdf),
     "probability_two_random_records_match":
         linker_detailed._settings_obj._probability_two_random_records_match,
