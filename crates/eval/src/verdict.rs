@@ -362,7 +362,7 @@ impl Counts {
             };
             changed.counts = counts;
             let classes_of = (entry.as_slice(), size.as_slice(), complete.as_slice());
-            let (l, wc) = attacks_in_place(&queries, &stored, classes_of, &matched, &changed);
+            let (l, wc) = attacks_in_place(&queries, classes_of, &matched, &changed);
             (matched, l, wc)
         } else {
             let mut twin = vec![None; queries.n];
@@ -595,16 +595,14 @@ fn attack(t: &Targets<'_>, s: &Keys, idx: &PatternIndex, twin: &[Option<usize>])
 /// with blanks added and nothing else (`q` the targets, `s` the release, row `i` of each the same
 /// person), and their candidates: each changed tuple looked up once in the released tuples.
 struct Changed {
-    /// Per target, whether its released record differs from what the intruder knows.
-    touched: Vec<bool>,
     /// Key cells the intruder knows and the release blanks (in place, every difference).
     blanked: usize,
     /// The changed targets, in row order.
     rows: Vec<u32>,
     /// The distinct tuples of the changed targets.
     tuples: Keys,
-    /// The tuple of each changed target, in row order.
-    entry: Vec<u32>,
+    /// The changed targets of each tuple.
+    sizes: Vec<u64>,
     /// Candidates (records, weight) of each tuple, once [`Changed::candidates`] counted them.
     counts: Vec<(u64, f64)>,
 }
@@ -620,14 +618,13 @@ impl Changed {
         let rows: Vec<u32> = (0..q.n as u32).filter(|&i| touched[i as usize]).collect();
         let changed = take_keys(q, &rows);
         let all: Vec<u32> = (0..rows.len() as u32).collect();
-        let (didx, entry) = distinct(&changed, &all, None);
+        let (didx, _) = distinct(&changed, &all, None);
         let reps: Vec<u32> = (0..didx.len()).map(|e| didx.row(e)).collect();
         Changed {
-            touched,
             blanked,
             tuples: take_keys(&changed, &reps),
             rows,
-            entry,
+            sizes: (0..didx.len()).map(|e| didx.size(e) as u64).collect(),
             counts: Vec::new(),
         }
     }
@@ -642,70 +639,48 @@ impl Changed {
 }
 
 /// Both exact attacks when every record is released in place with blanks added (see
-/// [`Changed`]): the targets whose records kept their values in fixed runs summed in parallel,
+/// [`Changed`]): the targets whose records kept their values counted per released tuple,
 /// then the changed ones. Listwise: a target whose record kept every value
 /// and is complete has its tuple's class as candidates (`entry`, `complete`); a changed record
 /// has a blank, so no listwise candidate is its own. Wildcard: a target whose record kept every
 /// value has the records matching its own tuple as candidates — the tuple's wildcard class,
 /// `matched[entry[i]]` — and its own record among them; a changed target's candidates are
-/// `changed.counts`. The same figures as [`attack_listwise`] and [`attack`] (Σ 1/c_i summed in
-/// another order: equal to rounding).
+/// `changed.counts`. The same figures as [`attack_listwise`] and [`attack`] (Σ 1/c_i summed
+/// tuple by tuple, kept/c at once: equal to rounding).
 fn attacks_in_place(
     q: &Keys,
-    s: &Keys,
     (entry, size, complete): (&[u32], &[u64], &[bool]),
     matched: &[(u64, f64)],
     changed: &Changed,
 ) -> (AttackCheck, AttackCheck) {
     let targets = q.n;
-    // per released tuple: 1/c of its listwise candidates (0 when incomplete: adding 0 changes no
-    // sum) and of its wildcard candidates, and whether each c is 1, so the pass over the
-    // targets reads one entry per target and only adds
-    let per_tuple: Vec<(f64, f64, usize, usize)> = (0..size.len())
-        .map(|e| {
-            let (l, lu) = if complete[e] {
-                (1.0 / size[e] as f64, usize::from(size[e] == 1))
-            } else {
-                (0.0, 0)
-            };
-            let c = matched[e].0;
-            (l, 1.0 / c as f64, lu, usize::from(c == 1))
-        })
-        .collect();
-    // the targets whose records kept their values, in runs of a fixed length summed in
-    // parallel and then in run order (the same sums whatever the number of threads)
-    const RUN: usize = 1 << 16;
-    let runs: Vec<[(f64, usize); 2]> = (0..targets.div_ceil(RUN))
-        .into_par_iter()
-        .map(|run| {
-            let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
-            for i in run * RUN..targets.min((run + 1) * RUN) {
-                if changed.touched[i] {
-                    continue;
-                }
-                let (l, w, lu, wu) = per_tuple[entry[i] as usize];
-                listwise.0 += l;
-                listwise.1 += lu;
-                wildcard.0 += w;
-                wildcard.1 += wu;
-            }
-            [listwise, wildcard]
-        })
-        .collect();
-    let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
-    for [l, w] in runs {
-        listwise.0 += l.0;
-        listwise.1 += l.1;
-        wildcard.0 += w.0;
-        wildcard.1 += w.1;
+    // the targets whose records kept their values, per released tuple: its records less the
+    // changed targets' records in it (a changed target's released tuple has the blank, so it
+    // is never a kept target's own); each adds 1/c of its tuple's listwise candidates (when
+    // complete) and of its wildcard candidates, so a tuple adds kept/c at once
+    let mut kept: Vec<u64> = size.to_vec();
+    for &i in &changed.rows {
+        kept[entry[i as usize] as usize] -= 1;
     }
-    // the changed targets, each with its tuple's candidates
-    for (&i, &t) in changed.rows.iter().zip(&changed.entry) {
-        let c = changed.counts[t as usize].0;
-        if c > 0 && agree(q, s, i as usize, i as usize, false) {
-            wildcard.0 += 1.0 / c as f64;
-            wildcard.1 += usize::from(c == 1);
+    let (mut listwise, mut wildcard) = ((0.0, 0usize), (0.0, 0usize));
+    for (e, &k) in kept.iter().enumerate() {
+        if k == 0 {
+            continue;
         }
+        if complete[e] {
+            listwise.0 += k as f64 / size[e] as f64;
+            listwise.1 += if size[e] == 1 { k as usize } else { 0 };
+        }
+        let c = matched[e].0;
+        wildcard.0 += k as f64 / c as f64;
+        wildcard.1 += if c == 1 { k as usize } else { 0 };
+    }
+    // the changed targets, per tuple: each one's own record is among its tuple's candidates (it
+    // is the target's values with blanks added, so it agrees wherever both observe), which are
+    // therefore never 0
+    for (&n, &(c, _)) in changed.sizes.iter().zip(&changed.counts) {
+        wildcard.0 += n as f64 / c as f64;
+        wildcard.1 += if c == 1 { n as usize } else { 0 };
     }
     (
         AttackCheck::of(targets, listwise.0, listwise.1),
