@@ -36,8 +36,9 @@ fn problems(text: &str, prefix: &str, ctx: ReadContext<'_>) -> Vec<String> {
 
 #[test]
 fn every_attack_builds_from_a_table_and_reports_its_parameters() {
+    // The first attacks keep their place in `--list`; a new one is added after them.
     assert_eq!(
-        ATTACKS.iter().map(|e| e.name).collect::<Vec<_>>(),
+        ATTACKS.iter().take(5).map(|e| e.name).collect::<Vec<_>>(),
         vec!["exact", "nearest", "kmeans", "link", "fellegi-sunter"]
     );
     for e in ATTACKS {
