@@ -3,12 +3,14 @@
 //! and their product, the number of key combinations an intruder must tell apart, and the
 //! records per combination. A file whose records are few beside its key space is one where
 //! most records sit alone (Dalenius 1986; Skinner & Elliot 2002 reason from the same ratio).
+//! Per record (`--per-record`): `counted`, 1 when the record is counted, 0 when a missing key
+//! leaves it out (listwise).
 
 use std::collections::HashSet;
 
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, Records, Report, Unit};
+use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use serde_json::json;
 
 use crate::error::RiskError;
@@ -75,7 +77,7 @@ impl RiskMeasure for KeySpace {
     fn headline(&self) -> &'static str {
         "key_space"
     }
-    fn assess(&self, table: &Table, _per_record: bool) -> Result<RiskOutcome, RiskError> {
+    fn assess(&self, table: &Table, per_record: bool) -> Result<RiskOutcome, RiskError> {
         let columns = self
             .keys
             .iter()
@@ -128,9 +130,21 @@ impl RiskMeasure for KeySpace {
                     .collect(),
             });
         }
+        // Per record: whether it is counted (1) or left out for a missing key (0).
+        let mut records = Records::default();
+        if per_record {
+            let mut counted_flag = vec![0u32; table.nrows()];
+            for &i in &counted {
+                counted_flag[i] = 1;
+            }
+            records = Records::new(table.nrows());
+            records
+                .push("counted", RecordValues::from(counted_flag))
+                .map_err(RiskError::Param)?;
+        }
         Ok(RiskOutcome {
             report,
-            records: Records::default(),
+            records,
             warnings: Vec::new(),
         })
     }
