@@ -1,5 +1,5 @@
 //! What an intruder knows: their table projected on the key columns of the scenario, with the
-//! key map to the released names (ARCHITECTURE.md, "Ground truth": attacks get the intruder's
+//! key map to the released names (docs/ARCHITECTURE.md, "Ground truth": attacks get the intruder's
 //! knowledge and the released table, never the truth).
 //!
 //! An attack receives a [`Knowledge`] and the released table, never the intruder's whole file:

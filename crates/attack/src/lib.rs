@@ -20,8 +20,12 @@
 //! The registry is [`ATTACKS`] (`Entry<dyn Attack>`: name, summary, reference, declared
 //! parameters, builder), with the parameters every attack shares in [`ATTACK_COMMON`] (`name`,
 //! `keys`, `key_map`, `twins_only`, `sensitive`, `tolerance`); [`docs()`] feeds `intruder attack
-//! --list`, the README table and the experiment reader. Adding an attack is one module
-//! implementing [`Attack`] with its `PARAMS` and `build`, and one line in [`ATTACKS`].
+//! --list`, the README table and the experiment reader. Adding an attack is one file,
+//! `src/methods/<name>.rs`, implementing [`Attack`] with its `PARAMS`, `build` and `ENTRY`, and
+//! one line, `mod <name>,`, in the list of `src/methods/mod.rs` ([`ATTACKS`]); then
+//! `INTRUDER_WRITE_DOCS=1 cargo test -p intruder-cli --test integration generated_docs::`
+//! regenerates the docs. docs/adding-a-method.md walks through an example
+//! (`src/methods/fixture_agreement.rs`, compiled with the feature `fixture-methods` only).
 //!
 //! # Parameters: one path for every surface
 //! [`configure`] takes a TOML table — `--set key=value` plus flags on the command line, an
@@ -88,6 +92,7 @@ mod knn32;
 mod knowledge;
 pub mod link;
 mod linkage;
+mod methods;
 pub mod nearest;
 mod registry;
 mod topk;

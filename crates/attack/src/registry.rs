@@ -1,6 +1,6 @@
 //! The attack registry ([`ATTACKS`], [`ATTACK_COMMON`]) and the one function every surface uses
 //! to turn a table of parameters into a configured attack ([`configure`]): the command line's
-//! `--set` and flags, an experiment's `[[attack]]` table, the library. ARCHITECTURE.md describes
+//! `--set` and flags, an experiment's `[[attack]]` table, the library. docs/ARCHITECTURE.md describes
 //! the contract.
 
 use intruder_data::Role;
@@ -9,9 +9,9 @@ use intruder_data::params::{
 };
 use serde_json::{Map, Value};
 
+use crate::Attack;
 use crate::error::{AttackError, ParamError};
 use crate::keys::KeyMap;
-use crate::{Attack, exact, fellegi_sunter, kmeans, link, nearest};
 
 /// The parameters every attack shares: the scenario (keys) and the evaluation (twins only,
 /// attribute disclosure), not the method.
@@ -53,14 +53,8 @@ pub static ATTACK_COMMON: &[ParamSpec] = &[
     .within(Range::POSITIVE),
 ];
 
-/// Every attack, in the order `--list` shows them: one line per attack, each module's `ENTRY`.
-pub static ATTACKS: &[Entry<dyn Attack>] = &[
-    exact::ENTRY,
-    nearest::ENTRY,
-    kmeans::ENTRY,
-    link::ENTRY,
-    fellegi_sunter::ENTRY,
-];
+// Every attack's line is in `methods/mod.rs`.
+pub use crate::methods::ATTACKS;
 
 /// The documentation of every attack (for `--list`, the README and Python).
 pub fn docs() -> Vec<MethodDoc> {

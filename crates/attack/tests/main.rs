@@ -5,6 +5,5 @@
 mod equivalence;
 mod febrl4;
 mod fellegi_sunter_kernel;
-mod readme;
 mod splink_levels;
 mod string_level_bounds;

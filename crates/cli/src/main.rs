@@ -18,7 +18,7 @@ mod serve_cmd;
 mod synth_cmd;
 mod utility_cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Simulate data intruders against masked microdata and report what they learn.
 #[derive(Parser)]
@@ -52,7 +52,7 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Attack(args) => attack_cmd::run(args),
         Command::Mask(args) => mask_cmd::run(args),
@@ -69,6 +69,74 @@ fn main() -> std::process::ExitCode {
         Err(err) => {
             eprintln!("error: {}", message(&err));
             std::process::ExitCode::from(2)
+        }
+    }
+}
+
+/// The command line, with the names of each family's methods in the help of the flag that
+/// picks one, read from the registries (a method added to a registry appears in `--help` as
+/// in `--list`).
+fn command() -> clap::Command {
+    let names = |docs: Vec<intruder_data::params::MethodDoc>| -> Vec<&'static str> {
+        docs.iter().map(|d| d.name).collect()
+    };
+    let risk = names(intruder_risk::docs());
+    let attacks = names(intruder_attack::docs());
+    let questions = names(intruder::questions::docs());
+    let defences = names(intruder_defence::docs());
+    let utility = names(intruder_utility::docs());
+    let default_risk = intruder_risk::DEFAULT_MEASURE;
+    let risk: Vec<String> = risk
+        .iter()
+        .map(|&n| match n == default_risk {
+            true => format!("{n} (the default)"),
+            false => n.to_string(),
+        })
+        .collect();
+    let help = |head: &str, names: &str, tail: &str| format!("{head}{names}{tail}");
+    Cli::command()
+        .mut_subcommand("risk", |c| {
+            c.mut_arg("measure", |a| {
+                a.help(help("The risk measure (`--list` shows them all): ", &one_of(&risk), "."))
+            })
+        })
+        .mut_subcommand("attack", |c| {
+            c.mut_arg("method", |a| {
+                a.help(format!(
+                    "The attack (default exact): {}; or a question: {}. `--list` shows them all.",
+                    one_of(&attacks),
+                    one_of(&questions)
+                ))
+            })
+        })
+        .mut_subcommand("mask", |c| {
+            c.mut_arg("method", |a| {
+                a.help(help(
+                    "A single method instead of a pipeline (see --list), its parameters with --set: ",
+                    &one_of(&defences),
+                    ".",
+                ))
+            })
+        })
+        .mut_subcommand("utility", |c| {
+            c.mut_arg("measure", |a| {
+                a.help(help(
+                    "Measures, comma-separated (see --list): ",
+                    &utility.join(", "),
+                    ". Default: every one that applies.",
+                ))
+            })
+        })
+}
+
+/// `a, b or c`.
+fn one_of<S: AsRef<str>>(names: &[S]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} or {}", rest.join(", "), last.as_ref())
         }
     }
 }

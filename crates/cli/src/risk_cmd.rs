@@ -27,8 +27,7 @@ use crate::common::{
 pub struct Args {
     #[command(flatten)]
     pub data: DataArgs,
-    /// The risk measure (`--list` shows them all): frequency (the default), individual,
-    /// household, l-diversity, t-closeness, suda2 or population.
+    /// The risk measure (`--list` shows them all; `main.rs` adds the registry's names).
     #[arg(long, visible_alias = "method", value_name = "NAME")]
     pub measure: Option<String>,
     #[command(flatten)]

@@ -7,6 +7,7 @@ mod common;
 #[cfg(feature = "cluster")]
 mod engines_cli;
 mod fellegi_sunter_cli;
+mod generated_docs;
 mod hostile;
 mod mask_cli;
 mod panel_cli;

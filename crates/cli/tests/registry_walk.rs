@@ -1,12 +1,9 @@
 //! Every entry of every registry (attacks, defences, risk measures, utility measures,
 //! generators) is reachable everywhere: its command's `--list` shows it with each of its
-//! parameters, an experiment file may name it (the runner does not call it unknown), and the
-//! README's method tables — generated from the registries — are up to date.
-//!
-//! `INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test integration registry_walk::` rewrites the
-//! README's tables after a registry changed.
+//! parameters, and an experiment file may name it (the runner does not call it unknown). The
+//! README's method tables are generated here ([`tables`]) and checked with every other
+//! generated doc by `generated_docs.rs`.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use intruder_data::params::MethodDoc;
@@ -103,16 +100,8 @@ fn families() -> Vec<Family> {
     ]
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-const BEGIN: &str =
-    "<!-- method tables: generated from the registries by crates/cli/tests/registry_walk.rs -->";
-const END: &str = "<!-- end of method tables -->";
-
 /// The README's method tables.
-fn tables() -> String {
+pub(crate) fn tables() -> String {
     let esc = |x: &str| x.replace('|', "\\|");
     let mut s = String::new();
     for f in families() {
@@ -174,25 +163,6 @@ fn tables() -> String {
         s.push('\n');
     }
     s
-}
-
-#[test]
-fn readme_method_tables_are_generated_from_the_registries() {
-    let path = root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let (Some(b), Some(e)) = (readme.find(BEGIN), readme.find(END)) else {
-        panic!("README.md lacks the markers\n{BEGIN}\n{END}");
-    };
-    let fresh = format!("{}{BEGIN}\n\n{}{}", &readme[..b], tables(), &readme[e..]);
-    if std::env::var_os("INTRUDER_WRITE_README").is_some() {
-        std::fs::write(&path, &fresh).unwrap();
-        return;
-    }
-    assert!(
-        fresh == readme,
-        "README.md's method tables are out of date; run\n  INTRUDER_WRITE_README=1 cargo test -p intruder-cli --test integration registry_walk::\nThey should be:\n{}",
-        tables()
-    );
 }
 
 #[test]

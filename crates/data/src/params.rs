@@ -1303,6 +1303,42 @@ impl<T: ?Sized> fmt::Debug for Entry<T> {
     }
 }
 
+/// A family's registry in one list, one line per method: `mod NAME` declares the module
+/// `NAME.rs` beside the file that holds the list and takes its `ENTRY`; a path (`suppress::RISK_ENTRY`,
+/// `crate::exact::ENTRY`) takes an entry declared elsewhere. Attributes (`#[cfg(…)]`) apply to
+/// both the module and its line. Adding a method is then its file and one line here
+/// (docs/adding-a-method.md).
+///
+/// ```ignore
+/// intruder_data::registry! {
+///     /// Every risk measure, in the order `--list` shows them.
+///     pub static RISK_MEASURES: dyn crate::RiskMeasure = {
+///         mod frequency,
+///         mod individual,
+///         #[cfg(feature = "fixture-methods")]
+///         mod fixture_key_space,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! registry {
+    (@munch [$(#[$a:meta])* $vis:vis static $reg:ident: $ty:ty] [$($acc:tt)*]) => {
+        $(#[$a])*
+        $vis static $reg: &[$crate::params::Entry<$ty>] = &[$($acc)*];
+    };
+    (@munch $head:tt [$($acc:tt)*] $(#[$m:meta])* mod $name:ident $(, $($rest:tt)*)?) => {
+        $(#[$m])*
+        pub mod $name;
+        $crate::registry!(@munch $head [$($acc)* $(#[$m])* $name::ENTRY,] $($($rest)*)?);
+    };
+    (@munch $head:tt [$($acc:tt)*] $(#[$m:meta])* $entry:path $(, $($rest:tt)*)?) => {
+        $crate::registry!(@munch $head [$($acc)* $(#[$m])* $entry,] $($($rest)*)?);
+    };
+    ($(#[$a:meta])* $vis:vis static $reg:ident: $ty:ty = { $($items:tt)* }) => {
+        $crate::registry!(@munch [$(#[$a])* $vis static $reg: $ty] [] $($items)*);
+    };
+}
+
 /// A method built from a registry entry, with the warnings its parameters raised.
 pub struct Built<T: ?Sized> {
     /// The configured method.

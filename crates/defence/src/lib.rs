@@ -153,25 +153,8 @@ impl Masked {
     }
 }
 
-/// Every defence, in the order of `intruder mask --list`. Build one with
-/// [`Entry::configure`], or a sequence with [`Pipeline`].
-pub static DEFENCES: &[Entry<dyn Defence>] = &[
-    methods::recode::ENTRY,
-    methods::topcode::ENTRY,
-    methods::round::ENTRY,
-    methods::suppress::ENTRY,
-    methods::suppress::RISK_ENTRY,
-    methods::generalise::ENTRY,
-    methods::remove::ENTRY,
-    methods::noise::ENTRY,
-    methods::mdav::ENTRY,
-    methods::rankswap::ENTRY,
-    methods::pram::ENTRY,
-    methods::record_swap::ENTRY,
-    methods::subsample::ENTRY,
-    methods::marginals::ENTRY,
-    methods::privbayes::ENTRY,
-];
+// Every defence's line is in `methods/mod.rs`, beside the modules.
+pub use methods::DEFENCES;
 
 /// The entry called `name`; the error suggests a near name and lists every defence.
 pub fn find(name: &str) -> Result<&'static Entry<dyn Defence>, String> {

@@ -1,10 +1,10 @@
 //! Pipelines: parsing, every problem reported at once with its path, old names with a warning,
-//! columns checked against the data, truth subsetting, and the README's method table against
-//! the registry.
+//! columns checked against the data and truth subsetting (the README's method table is a
+//! generated doc: crates/cli/tests/generated_docs.rs).
 
-use intruder_data::params::{ColumnSet, ReadContext, markdown_table, splice_generated};
+use intruder_data::params::{ColumnSet, ReadContext};
 use intruder_data::{Column, Dataset, Kind, Role};
-use intruder_defence::{DEFENCES, Pipeline, docs};
+use intruder_defence::{DEFENCES, Pipeline};
 
 #[test]
 fn a_malformed_pipeline_lists_every_problem_with_its_location() {
@@ -210,25 +210,6 @@ fn a_masked_table_is_labelled_anew_never_with_the_unmasked_files_path() {
     let (m, _) = p.run(&ds.table, 1).unwrap();
     assert_eq!(m.source().to_str(), Some("people.csv (masked)"));
     assert_eq!(ds.table.source().to_str(), Some("/srv/census/people.csv"));
-}
-
-#[test]
-fn readme_method_table_matches_the_registry() {
-    let readme = include_str!("../README.md");
-    let table = markdown_table(&docs());
-    let expected = splice_generated(readme, "defences", &table)
-        .expect("README.md has <!-- BEGIN defences --> and <!-- END defences -->");
-    assert!(
-        readme == expected,
-        "crates/defence/README.md is out of date; run\n  cargo run -p intruder-defence --example registry_table -- --write\nThe table is:\n{table}"
-    );
-    for d in DEFENCES {
-        assert!(
-            readme.contains(&format!("| **`{}`** |", d.name)),
-            "{}",
-            d.name
-        );
-    }
 }
 
 #[test]

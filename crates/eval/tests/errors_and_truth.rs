@@ -109,9 +109,15 @@ fn unknown_method_lists_the_registry() {
     let err = intruder_attack::find("felegi-sunter")
         .unwrap_err()
         .to_string();
+    // Every attack of the registry, in its order (an attack added there is listed too).
+    let names: Vec<&str> = intruder_attack::ATTACKS.iter().map(|e| e.name).collect();
+    assert!(names.starts_with(&["exact", "nearest", "kmeans", "link", "fellegi-sunter"]));
     assert_eq!(
         err,
-        "unknown attack 'felegi-sunter' (did you mean 'fellegi-sunter'?); the attacks are: exact, nearest, kmeans, link, fellegi-sunter"
+        format!(
+            "unknown attack 'felegi-sunter' (did you mean 'fellegi-sunter'?); the attacks are: {}",
+            names.join(", ")
+        )
     );
 }
 

@@ -36,8 +36,9 @@ fn problems(text: &str, prefix: &str, ctx: ReadContext<'_>) -> Vec<String> {
 
 #[test]
 fn every_attack_builds_from_a_table_and_reports_its_parameters() {
+    // The first attacks keep their place in `--list`; a new one is added after them.
     assert_eq!(
-        ATTACKS.iter().map(|e| e.name).collect::<Vec<_>>(),
+        ATTACKS.iter().take(5).map(|e| e.name).collect::<Vec<_>>(),
         vec!["exact", "nearest", "kmeans", "link", "fellegi-sunter"]
     );
     for e in ATTACKS {
@@ -139,6 +140,15 @@ fn every_problem_at_once_with_its_path() {
     );
 }
 
+/// The registry's attacks, as messages list them (an attack added to the registry is listed).
+fn attack_names() -> String {
+    ATTACKS
+        .iter()
+        .map(|e| e.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[test]
 fn unknown_or_missing_method() {
     let p = problems(
@@ -149,16 +159,20 @@ fn unknown_or_missing_method() {
     assert_eq!(
         p,
         vec![
-            "attack[3].method: unknown attack 'neerest' (did you mean 'nearest'?); the attacks are: exact, nearest, kmeans, link, fellegi-sunter",
-            "attack[3].tolerance: expected a value > 0, found -1",
+            format!(
+                "attack[3].method: unknown attack 'neerest' (did you mean 'nearest'?); the attacks are: {}",
+                attack_names()
+            ),
+            "attack[3].tolerance: expected a value > 0, found -1".to_string(),
         ],
         "the common parameters are still checked; the method's are not known"
     );
     assert_eq!(
         problems("keys = [\"a\"]", "attack[1]", ReadContext::default()),
-        vec![
-            "attack[1].method: is required but missing (the attack: exact, nearest, kmeans, link, fellegi-sunter)"
-        ]
+        vec![format!(
+            "attack[1].method: is required but missing (the attack: {})",
+            attack_names()
+        )]
     );
     assert_eq!(
         problems("method = 1", "", ReadContext::default()),

@@ -8,7 +8,7 @@
 //! keeps, where the linkage runs, how a masked table carries its truth, which utility measures
 //! apply and on which scale — is decided here, once.
 //!
-//! The layers, from the bottom (see `ARCHITECTURE.md` at the workspace's root):
+//! The layers, from the bottom (see `docs/ARCHITECTURE.md`):
 //! - `intruder-data`: tables, parameters, reports, reading and writing files;
 //! - the method crates `intruder-risk`, `intruder-attack`, `intruder-defence`,
 //!   `intruder-utility`: each a registry of methods, none able to see the ground truth;

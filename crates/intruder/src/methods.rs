@@ -36,6 +36,30 @@ pub fn docs(family: &str) -> Result<Vec<MethodDoc>> {
     })
 }
 
+/// The families of a surface's listing (Python's `intruder.methods(family)`): the five method
+/// families, the questions listed with the attacks, as `intruder attack --list` shows them and
+/// `intruder attack --method` and Python's `attack()` run them.
+pub const LISTED: [&str; 5] = ["attack", "defence", "risk", "utility", "generator"];
+
+/// The methods of `family` (one of [`LISTED`], or `defense`) as JSON ([`docs_json`]): what
+/// Python's `intruder.methods(family)` returns. `attack` lists the attacks, then the questions.
+pub fn listing(family: &str) -> Result<Value> {
+    let docs = match family {
+        "attack" => {
+            let mut d = docs("attack")?;
+            d.extend(docs("question")?);
+            d
+        }
+        "defence" | "defense" | "risk" | "utility" | "generator" => docs(family)?,
+        other => bail!(
+            "unknown family '{other}'{}; the families are: {}",
+            did_you_mean(other, LISTED),
+            LISTED.join(", ")
+        ),
+    };
+    Ok(docs_json(&docs))
+}
+
 /// The kind of a parameter as one word a program can switch on (`type` is the docs' text).
 pub fn kind_word(kind: ParamKind) -> &'static str {
     match kind {

@@ -22,7 +22,7 @@ use pyo3::types::{PyCapsule, PyDict, PyList};
 use serde_json::{Value, json};
 
 use intruder::attack::TruthNames;
-use intruder_data::params::{self, ColumnSet, MethodDoc, ParamKind, ParamSpec, Problem};
+use intruder_data::params::{ColumnSet, ParamSpec, Problem};
 use intruder_data::{Dataset, Input, Kind, ReadOptions, Role, Schema, read_csv};
 use intruder_eval::Labelled;
 
@@ -401,59 +401,13 @@ fn params_table(params: Option<&Bound<'_, PyDict>>) -> PyResult<toml::Table> {
 // ---------------------------------------------------------------------------------------------
 // methods()
 
-fn spec_json(s: &ParamSpec, common: bool) -> Value {
-    json!({
-        "name": s.name,
-        "type": s.kind.as_str(),
-        "choices": match s.kind { ParamKind::Choice(w) => json!(w), _ => Value::Null },
-        "required": s.required,
-        "default": if s.default.is_empty() { Value::Null } else { json!(s.default_text()) },
-        "range": if s.range.is_bounded() { json!(s.range.to_string()) } else { Value::Null },
-        "role": s.role.map(|r| r.as_str()),
-        "aliases": s.aliases,
-        "doc": s.doc,
-        "common": common,
-    })
-}
-
-fn docs_json(docs: &[MethodDoc]) -> Value {
-    Value::Array(
-        docs.iter()
-            .map(|d| {
-                let mut ps: Vec<Value> = d.common.iter().map(|s| spec_json(s, true)).collect();
-                ps.extend(d.params.iter().map(|s| spec_json(s, false)));
-                json!({
-                    "name": d.name,
-                    "summary": d.summary,
-                    "reference": d.reference,
-                    "parameters": ps,
-                })
-            })
-            .collect(),
-    )
-}
-
-/// The methods of a family as JSON (name, summary, reference, parameters).
+/// The methods of a family as JSON (name, summary, reference, parameters): the facade's
+/// listing, the one `--list` and the web page read.
 #[pyfunction]
 fn methods(family: &str) -> PyResult<String> {
-    let docs = match family {
-        "attack" => {
-            let mut docs = intruder_attack::docs();
-            docs.extend(intruder::questions::docs());
-            docs
-        }
-        "defence" | "defense" => intruder_defence::docs(),
-        "risk" => intruder_risk::docs(),
-        "utility" => intruder_utility::docs(),
-        "generator" => intruder_synth::docs(),
-        other => {
-            return Err(IntruderError::new_err(format!(
-                "unknown family '{other}'{}; the families are: attack, defence, risk, utility, generator",
-                params::did_you_mean(other, ["attack", "defence", "risk", "utility", "generator"])
-            )));
-        }
-    };
-    Ok(json_text(&docs_json(&docs)))
+    intruder::methods::listing(family)
+        .map(|v| json_text(&v))
+        .map_err(|e| IntruderError::new_err(e.to_string()))
 }
 
 // ---------------------------------------------------------------------------------------------

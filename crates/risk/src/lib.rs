@@ -43,12 +43,17 @@
 //!    `PARAMS`, `build`). `src/methods/round.rs` of the defence crate has the same shape. What
 //!    measures share (`read_common`, `needs_classes`, `checked`, the `weight`, `group` and
 //!    `sensitive` specs, …) is in `src/methods/shared.rs`; `registry.rs` is not imported.
-//! 2. Declare it in `src/methods/mod.rs` (`pub mod <name>;`) and add its line
-//!    `methods::<name>::ENTRY,` to [`RISK_MEASURES`] in `src/registry.rs`, where `--list` should
-//!    show it. The command line, the experiment runner, Python and the docs read that list.
-//! 3. Regenerate the parameter tables of `crates/risk/README.md`:
-//!    `INTRUDER_WRITE_README=1 cargo test -p intruder-risk --test integration readme::` (without
-//!    the variable that test fails while the tables are stale).
+//! 2. Add its one line, `mod <name>,`, to the list in `src/methods/mod.rs`
+//!    ([`RISK_MEASURES`], `intruder_data::registry!`), where `--list` should show it: the line
+//!    declares the module and registers its `ENTRY`. The command line (`--list`, `--help`,
+//!    `--measure`, `--set`), the experiment runner, Python's `intruder.methods()` and the web
+//!    page read that list.
+//! 3. Regenerate the generated docs (the tables of this crate's README and of the workspace's):
+//!    `INTRUDER_WRITE_DOCS=1 cargo test -p intruder-cli --test integration generated_docs::`
+//!    (without the variable that test fails while any is stale).
+//!
+//! docs/adding-a-method.md walks through a whole example (`src/methods/fixture_key_space.rs`,
+//! compiled with the feature `fixture-methods` only).
 //!
 //! `tests/registry.rs` then builds and runs the new entry on a small file, with its keys and the
 //! columns its parameters take from schema roles filled in (a measure that needs more than that

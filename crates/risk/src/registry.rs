@@ -1,4 +1,4 @@
-//! The risk measures as a registry (ARCHITECTURE.md): one [`RiskMeasure`] trait, the static
+//! The risk measures as a registry (docs/ARCHITECTURE.md): one [`RiskMeasure`] trait, the static
 //! [`RISK_MEASURES`] table the command line, the experiment runner and the docs read, the
 //! parameters every measure shares ([`RISK_COMMON`]) and [`configure`], which turns one table of
 //! raw parameters into a configured measure or every problem at once. Each measure is one module
@@ -37,7 +37,6 @@ use intruder_data::{Role, Table, Timings};
 use crate::assess::{Assessment, RiskParams};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
-use crate::methods;
 use crate::methods::shared::outcome_of;
 use intruder_data::keys::{CodeSource, PartedCodes};
 
@@ -167,16 +166,8 @@ pub static RISK_COMMON: &[ParamSpec] = &[
     .default_value("overlap"),
 ];
 
-/// Every risk measure, in the order `--list` and the docs show them.
-pub static RISK_MEASURES: &[Entry<dyn RiskMeasure>] = &[
-    methods::frequency::ENTRY,
-    methods::individual::ENTRY,
-    methods::household::ENTRY,
-    methods::l_diversity::ENTRY,
-    methods::t_closeness::ENTRY,
-    methods::suda2::ENTRY,
-    methods::population::ENTRY,
-];
+// Every measure's line is in `methods/mod.rs`, beside the modules.
+pub use crate::methods::RISK_MEASURES;
 
 /// The measure used when none is named.
 pub const DEFAULT_MEASURE: &str = "frequency";

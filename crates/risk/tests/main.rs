@@ -5,7 +5,6 @@
 mod closeness;
 mod population;
 mod properties;
-mod readme;
 mod registry;
 mod sdcmicro_parity;
 mod suda;

@@ -150,9 +150,12 @@ fn utility_problems_are_reported_at_once_with_their_paths() {
     assert_eq!(
         p,
         vec![
-            "utility.measures: item 3: unknown utility measure 'pmsee' (did you mean 'pmse'?); the utility measures are: moments, correlations, il1s, pmse, information-loss, ci-overlap",
-            "utility.famly: unknown key (did you mean 'family'?); the keys of moments, ci-overlap are: variables, model, family",
-            "utility.model: model formula 'net_income': expected 'response ~ predictor + predictor'",
+            format!(
+                "utility.measures: item 3: unknown utility measure 'pmsee' (did you mean 'pmse'?); the utility measures are: {}",
+                intruder_utility::UTILITY_MEASURES.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+            ),
+            "utility.famly: unknown key (did you mean 'family'?); the keys of moments, ci-overlap are: variables, model, family".to_string(),
+            "utility.model: model formula 'net_income': expected 'response ~ predictor + predictor'".to_string(),
         ]
     );
     // a parameter of a measure that is not listed; a measure that needs variables without them

@@ -42,15 +42,17 @@
 //!    measures share (`read_variables`, `num`, `opt`) is in `src/methods/shared.rs`; put it there,
 //!    never in `registry.rs`. A sizeable computation may live in a module of its own beside
 //!    `moments.rs`, `pmse.rs`.
-//! 2. Declare the module in `src/methods/mod.rs` (`pub mod <name>;`) and add its one line,
-//!    `methods::<name>::ENTRY,`, to [`UTILITY_MEASURES`] in `src/registry.rs`, at the place it
-//!    should have in `intruder utility --list`.
-//! 3. Regenerate the registry section of `crates/utility/README.md`:
-//!    `cargo run -p intruder-utility --example utility_table -- --write` (the test
-//!    `registry::readme_registry_section_matches_the_registry` fails until it is done).
+//! 2. Add its one line, `mod <name>,`, to the list in `src/methods/mod.rs`
+//!    ([`UTILITY_MEASURES`], `intruder_data::registry!`), at the place it should have in
+//!    `intruder utility --list`: the line declares the module and registers its `ENTRY`.
+//! 3. Regenerate the generated docs (this crate's README section and the workspace README's
+//!    tables): `INTRUDER_WRITE_DOCS=1 cargo test -p intruder-cli --test integration
+//!    generated_docs::` (without the variable that test fails while any is stale).
 //!
-//! The command line (`--list`, `--measure`, `--set`), the experiment runner's `[utility]` table
-//! and Python read the registry. `tests/registry.rs` builds and runs every registered measure
+//! The command line (`--list`, `--help`, `--measure`, `--set`), the experiment runner's
+//! `[utility]` table and Python read the registry; docs/adding-a-method.md walks through a whole
+//! example (`src/methods/fixture_changed_cells.rs`, compiled with the feature `fixture-methods`
+//! only). `tests/registry.rs` builds and runs every registered measure
 //! from one TOML table on a worked example: give the new measure's parameters there and check
 //! its figures by name (`report("<name>")`). The runner still names utility figures by hand
 //! (`MEASURE_FIGURES` in `crates/runner/src/glossary.rs`; `NON_NEGATIVE_SCORES` in

@@ -1,5 +1,5 @@
 //! The utility measures behind one trait and one registry, as the other method families
-//! (`ARCHITECTURE.md`): each entry declares its parameters, builds a configured
+//! (`docs/ARCHITECTURE.md`): each entry declares its parameters, builds a configured
 //! [`UtilityMeasure`] from a TOML table, and the configured measure returns a [`Report`] whose
 //! figures are the runner's metrics (`utility.<figure>`). Each measure is one module,
 //! `src/methods/<name>.rs`, whose `ENTRY` is one line of [`UTILITY_MEASURES`]; its module docs
@@ -17,7 +17,7 @@ use intruder_data::params::{
 };
 use intruder_data::report::Report;
 
-use crate::{UtilityError, methods};
+use crate::UtilityError;
 
 /// A configured utility measure: compares a masked table with its original.
 pub trait UtilityMeasure: fmt::Debug + Send + Sync {
@@ -62,16 +62,8 @@ pub static UTILITY_COMMON: &[ParamSpec] = &[ParamSpec::new(
     "the variables compared: numeric for moments, correlations (two or more) and il1s; numeric or categorical for pmse; required by every measure but ci-overlap, which takes the model's columns",
 )];
 
-/// Every utility measure, in the order of `intruder utility --list` and of its default output:
-/// one line per module of `src/methods/`.
-pub static UTILITY_MEASURES: &[Entry<dyn UtilityMeasure>] = &[
-    methods::moments::ENTRY,
-    methods::correlations::ENTRY,
-    methods::il1s::ENTRY,
-    methods::pmse::ENTRY,
-    methods::information_loss::ENTRY,
-    methods::ci_overlap::ENTRY,
-];
+// Every measure's line is in `methods/mod.rs`, beside the modules.
+pub use crate::methods::UTILITY_MEASURES;
 
 /// The documentation of every utility measure, with the common parameters.
 pub fn docs() -> Vec<MethodDoc> {

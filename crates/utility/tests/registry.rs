@@ -1,15 +1,11 @@
 //! The registry of utility measures: every measure built from a TOML table, its report's
 //! figures on hand-computed cases, every problem at once with its path, the default measures,
-//! and the README's registry section.
+//! (the README's registry section is a generated doc: crates/cli/tests/generated_docs.rs).
 
-use intruder_data::params::{
-    ColumnSet, ReadContext, markdown_common, markdown_table, splice_generated,
-};
+use intruder_data::params::{ColumnSet, ReadContext};
 use intruder_data::report::Format;
 use intruder_data::{Column, Kind, Role, Table};
-use intruder_utility::{
-    UTILITY_COMMON, UTILITY_MEASURES, configure, default_measures, docs, measure_all, merge_reports,
-};
+use intruder_utility::{UTILITY_MEASURES, configure, default_measures, measure_all, merge_reports};
 
 fn table(name: &str, cols: &[(&str, &[f64])]) -> Table {
     Table::new(
@@ -317,25 +313,4 @@ fn default_measures_are_the_ones_that_apply() {
         ["pmse"]
     );
     assert_eq!(default_measures(&t, &[], true, true), ["ci-overlap"]);
-}
-
-#[test]
-fn readme_registry_section_matches_the_registry() {
-    let readme = include_str!("../README.md");
-    let generated = intruder_utility::registry_markdown();
-    assert!(generated.contains(&markdown_common(UTILITY_COMMON)));
-    assert!(generated.contains(&markdown_table(&docs())));
-    let expected = splice_generated(readme, "utility-measures", &generated)
-        .expect("README.md has <!-- BEGIN utility-measures --> and <!-- END utility-measures -->");
-    assert!(
-        readme == expected,
-        "crates/utility/README.md is out of date; run\n  cargo run -p intruder-utility --example utility_table -- --write\nThe section is:\n{generated}"
-    );
-    for e in UTILITY_MEASURES {
-        assert!(
-            readme.contains(&format!("| **`{}`** |", e.name)),
-            "{}",
-            e.name
-        );
-    }
 }

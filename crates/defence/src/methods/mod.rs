@@ -1,17 +1,27 @@
 //! The masking methods, one module each; each exposes its parameter type (public fields, read
-//! and validated by its registry entry `METHOD`) implementing [`crate::Defence`].
+//! and validated by its registry entry `ENTRY`) implementing [`crate::Defence`].
+//! [`DEFENCES`] below is the registry: one line per method, which also declares its module.
 
-pub mod generalise;
-pub mod marginals;
-pub mod mdav;
-pub mod noise;
-pub mod pram;
-pub mod privbayes;
-pub mod rankswap;
-pub mod recode;
-pub mod record_swap;
-pub mod remove;
-pub mod round;
-pub mod subsample;
-pub mod suppress;
-pub mod topcode;
+intruder_data::registry! {
+    /// Every defence, in the order of `intruder mask --list`. Build one with
+    /// [`Entry::configure`](intruder_data::params::Entry::configure), or a sequence with
+    /// [`Pipeline`](crate::Pipeline).
+    pub static DEFENCES: dyn crate::Defence = {
+        mod recode,
+        mod topcode,
+        mod round,
+        mod suppress,
+        suppress::RISK_ENTRY,
+        mod generalise,
+        mod remove,
+        mod noise,
+        mod mdav,
+        mod rankswap,
+        mod pram,
+        mod record_swap,
+        mod subsample,
+        mod marginals,
+        mod privbayes,
+        #[cfg(feature = "fixture-methods")] mod fixture_shift,
+    }
+}

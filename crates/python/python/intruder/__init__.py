@@ -223,7 +223,7 @@ def methods(family: str) -> List[Dict[str, Any]]:
 
     ``family`` is ``"attack"``, ``"defence"``, ``"risk"``, ``"utility"`` or ``"generator"``.
     Each method is a dict with ``name``, ``summary``, ``reference`` and ``parameters``; each
-    parameter has ``name``, ``type``, ``choices``, ``required``, ``default``, ``range``,
+    parameter has ``name``, ``type``, ``kind`` (one word), ``choices``, ``required``, ``default``, ``range``,
     ``role`` (the schema role it defaults to), ``aliases``, ``doc`` and ``common`` (shared by
     the family). Every parameter is a keyword argument of the family's function.
 
@@ -274,8 +274,7 @@ def risk(
 
     ``keys`` are the key variables (default: the columns whose schema role is ``key``);
     ``missing`` is ``listwise``, ``as-value`` or ``wildcard``; ``measure`` is one of
-    ``methods("risk")`` (frequency, individual, household, l-diversity, t-closeness, suda2,
-    population);
+    ``methods("risk")`` (the registry's measures; the default is ``frequency``);
     ``weight``, ``sensitive`` and ``group`` name columns of those roles. Any other parameter of
     the measure is a keyword argument (``population_size=``, ``max_msu_size=``, …).
     ``schema`` declares types and roles (``{"w": "weight", "m": "set"}`` or a TOML path).
@@ -600,8 +599,8 @@ def attack(
     :class:`MembershipResult` (AUC, TPR at FPR 1% and 10%); ``method="dcr"`` (``columns=``)
     a :class:`DistanceResult` (SDMetrics' DCR protections and the NNDR).
 
-    ``method`` is one of ``methods("attack")`` (exact, nearest, kmeans, link,
-    fellegi-sunter); ``keys`` are the key variables as named in the intruder's table (default:
+    ``method`` is one of ``methods("attack")`` (the registry's attacks and the
+    questions); ``keys`` are the key variables as named in the intruder's table (default:
     its columns with the schema role ``key``); ``truth`` names the person id in both tables
     (or ``truth_intruder`` with ``truth_released``), read as ground truth that only the
     evaluator sees. Any other parameter of the attack is a keyword argument (``key_map=``,

@@ -84,7 +84,7 @@ impl AttackSpec {
             Some(Value::Object(m)) => m.iter().map(|(k, w)| json!([k, w])).collect(),
             _ => Vec::new(),
         };
-        json!({
+        let mut identity = json!({
             "name": self.name,
             "method": self.method,
             "keys": self.keys,
@@ -114,9 +114,21 @@ impl AttackSpec {
             "threshold": if fs { Value::Null } else { get("threshold", Value::Null) },
             "sensitive": self.sensitive,
             "tolerance": self.configured.common.tolerance,
-        })
+        });
+        // An attack added since carries every parameter of its own, so a changed parameter
+        // changes its run ids (a stored run is never reused for another configuration).
+        if !FROZEN_LAYOUT.contains(&self.method.as_str())
+            && let Some(o) = identity.as_object_mut()
+        {
+            o.insert("params".into(), Value::Object(p));
+        }
+        identity
     }
 }
+
+/// The attacks of the releases before the registry, whose run ids are the frozen flat layout
+/// of [`AttackSpec::plan_identity`] alone; every other attack adds its parameters.
+const FROZEN_LAYOUT: [&str; 5] = ["exact", "nearest", "kmeans", "link", "fellegi-sunter"];
 
 impl Serialize for AttackSpec {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
