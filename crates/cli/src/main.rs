@@ -88,16 +88,21 @@ fn command() -> clap::Command {
     let default_risk = intruder_risk::DEFAULT_MEASURE;
     let risk: Vec<String> = risk
         .iter()
-        .map(|&n| match n == default_risk {
-            true => format!("{n} (the default)"),
-            false => n.to_string(),
+        .map(|&n| {
+            if n == default_risk {
+                format!("{n} (the default)")
+            } else {
+                n.to_string()
+            }
         })
         .collect();
-    let help = |head: &str, names: &str, tail: &str| format!("{head}{names}{tail}");
     Cli::command()
         .mut_subcommand("risk", |c| {
             c.mut_arg("measure", |a| {
-                a.help(help("The risk measure (`--list` shows them all): ", &one_of(&risk), "."))
+                a.help(format!(
+                    "The risk measure (`--list` shows them all): {}.",
+                    one_of(&risk)
+                ))
             })
         })
         .mut_subcommand("attack", |c| {
@@ -111,19 +116,17 @@ fn command() -> clap::Command {
         })
         .mut_subcommand("mask", |c| {
             c.mut_arg("method", |a| {
-                a.help(help(
-                    "A single method instead of a pipeline (see --list), its parameters with --set: ",
-                    &one_of(&defences),
-                    ".",
+                a.help(format!(
+                    "A single method instead of a pipeline (see --list), its parameters with --set: {}.",
+                    one_of(&defences)
                 ))
             })
         })
         .mut_subcommand("utility", |c| {
             c.mut_arg("measure", |a| {
-                a.help(help(
-                    "Measures, comma-separated (see --list): ",
-                    &utility.join(", "),
-                    ". Default: every one that applies.",
+                a.help(format!(
+                    "Measures, comma-separated (see --list): {}. Default: every one that applies.",
+                    utility.join(", ")
                 ))
             })
         })
