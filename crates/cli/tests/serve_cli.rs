@@ -20,8 +20,11 @@ fn status(hostport: &str, path: &str) -> u16 {
 
 #[test]
 fn serve_prints_a_url_with_its_token_and_warns_off_the_loopback() {
+    // Killed below (no chance to clean up): its private directory goes with `tmp`.
+    let tmp = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_intruder"))
         .args(["serve", "--port", "0", "--host", "0.0.0.0"])
+        .env("TMPDIR", tmp.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -70,4 +73,63 @@ fn serve_refuses_a_root_that_is_not_a_directory() {
         String::from_utf8_lossy(&out.stderr).trim(),
         format!("error: --root {}: not a directory", file.display())
     );
+}
+
+/// `intruder serve` stopped by `signal` (as Ctrl-C or a service manager stops it): it exits
+/// with 0 and its private directory, with the file uploaded to it, is gone.
+#[cfg(unix)]
+fn stopped_by(signal: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_intruder"))
+        .args(["serve", "--port", "0"])
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("intruder serve: open http://").unwrap().to_string();
+    let (hostport, query) = url.split_once('/').unwrap();
+    let token = query.strip_prefix("?token=").unwrap();
+    let body = "id,area\np1,1\n";
+    let mut s = TcpStream::connect(hostport).unwrap();
+    write!(
+        s,
+        "POST /api/upload?name=people.csv HTTP/1.1\r\nHost: {hostport}\r\nX-Intruder-Token: {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+    let sessions: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert_eq!(sessions.len(), 1);
+    let status = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(exit.code(), Some(0), "{err}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn serve_interrupted_removes_its_uploads() {
+    stopped_by("-INT");
+}
+
+#[cfg(unix)]
+#[test]
+fn serve_terminated_removes_its_uploads() {
+    stopped_by("-TERM");
 }

@@ -87,6 +87,12 @@ impl Places {
         })
     }
 
+    /// The session's private directory (`uploads/`, `generated/`, `runs/`), removed when the
+    /// server stops.
+    pub fn work(&self) -> &std::path::Path {
+        self.work.path()
+    }
+
     /// The directory of uploads (canonical).
     pub fn uploads(&self) -> PathBuf {
         canonical_or_self(&self.work.path().join("uploads"))

@@ -158,28 +158,57 @@ impl Server {
         format!("http://{host}:{}/?token={}", addr.port(), self.token())
     }
 
-    /// Serves until the process ends (a multi-threaded tokio runtime of its own).
+    /// Serves until the process is interrupted (Ctrl-C, or SIGTERM on Unix), on a
+    /// multi-threaded tokio runtime of its own; then stops and removes the session's private
+    /// directory with its uploads, generated data and runs.
     pub fn run(self) -> Result<()> {
+        self.run_until(interrupted())
+    }
+
+    /// Serves until `stop` completes, then stops: connections still open are dropped, the
+    /// runtime gets [`STOP_GRACE`] for its tasks, and the session's private directory (uploads,
+    /// generated data, runs) is removed — an interrupted server leaves no copy of the data it
+    /// was given behind.
+    pub fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<()> {
+        let work = self.state.places.work().to_path_buf();
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .context("starting the runtime")?;
-        rt.block_on(async move {
+        let served = rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
-            axum::serve(listener, routes::router(self.state)).await
-        })
-        .context("serving")
+            tokio::select! {
+                served = axum::serve(listener, routes::router(self.state)) => served,
+                () = stop => Ok(()),
+            }
+        });
+        rt.shutdown_timeout(STOP_GRACE);
+        // An experiment still running on its own thread may hold the state (and so the
+        // directory's owner) past this point: the directory goes now all the same.
+        let removed = match std::fs::remove_dir_all(&work) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e)
+                .with_context(|| format!("removing the session's directory {}", work.display())),
+            _ => Ok(()),
+        };
+        served.context("serving")?;
+        removed
     }
 
     /// Serves on a background thread (tests, and a caller that goes on working): the address
-    /// and token stay readable from the handle.
+    /// and token stay readable from the handle. The server stops, and its private directory
+    /// goes, when the last clone of the handle is dropped (or at [`Running::stop`]).
     pub fn spawn(self) -> Running {
         let addr = self.addr();
         let token = self.state.token.clone();
         let url = self.url();
         let uploads = self.state.places.uploads();
-        std::thread::spawn(move || {
-            if let Err(e) = self.run() {
+        let (tell, told) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let stop = async move {
+                // A dropped sender stops the server too.
+                let _ = told.await;
+            };
+            if let Err(e) = self.run_until(stop) {
                 eprintln!("error: intruder serve: {e:#}");
             }
         });
@@ -188,7 +217,64 @@ impl Server {
             token,
             url,
             uploads,
+            stopper: Arc::new(Stopper {
+                tell: std::sync::Mutex::new(Some(tell)),
+                thread: std::sync::Mutex::new(Some(thread)),
+            }),
         }
+    }
+}
+
+/// How long a stopping server gives its tasks before the runtime drops them.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Completes at Ctrl-C, or at SIGTERM on Unix.
+async fn interrupted() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            // No handler could be installed: serve until the process is killed.
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
+
+/// Stops a spawned server when the last handle goes: tells it to stop and waits for it.
+#[derive(Debug)]
+struct Stopper {
+    tell: std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Stopper {
+    fn stop(&self) {
+        if let Some(tell) = self.tell.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = tell.send(());
+        }
+        let thread = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Stopper {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
@@ -203,4 +289,14 @@ pub struct Running {
     pub url: String,
     /// The directory uploads are stored in (the session's, removed with it).
     pub uploads: PathBuf,
+    /// Stops the server when the last clone of the handle is dropped.
+    stopper: Arc<Stopper>,
+}
+
+impl Running {
+    /// Stops the server now (whatever other clones of the handle remain) and waits until it
+    /// has stopped and removed its private directory.
+    pub fn stop(&self) {
+        self.stopper.stop();
+    }
 }

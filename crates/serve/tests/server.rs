@@ -267,6 +267,29 @@ fn an_upload_over_the_limit_is_refused_with_a_clear_message() {
     assert_eq!(d["records"], 3);
 }
 
+#[test]
+fn a_stopped_server_leaves_no_upload_behind_and_closes_its_port() {
+    let s = start(Config::default());
+    let csv = b"id,area\np1,1\np2,2\n";
+    let a = request(
+        s.addr,
+        "POST",
+        "/api/upload?name=kept.csv",
+        &[("X-Intruder-Token", &s.token)],
+        csv,
+    );
+    assert_eq!(a.status, 200, "{}", a.text());
+    let session = s.uploads.parent().unwrap().to_path_buf();
+    assert!(s.uploads.join("kept.csv").is_file());
+    let (addr, copy) = (s.addr, s.clone());
+    drop(s);
+    // Another handle still holds the server: it serves on.
+    assert_eq!(get(addr, &copy.token, "/api/files").status, 200);
+    drop(copy);
+    assert!(!session.exists(), "{} is still there", session.display());
+    assert!(std::net::TcpStream::connect(addr).is_err());
+}
+
 /// A CSV file made as it is read (never held whole): `id,area,sex` and `lines` records of 17
 /// bytes each (`p000000001,001,f`), record `i` in area `i % 997` of sex `m` or `f` by `i % 2`.
 struct GeneratedCsv {
