@@ -119,6 +119,8 @@ pub trait Generator: Sync {
             reference: self.reference(),
             params: self.params(),
             common: &[],
+            // A generator writes files, not figures.
+            figures: &[],
         }
     }
 }

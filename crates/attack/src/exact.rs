@@ -73,6 +73,7 @@ pub const ENTRY: Entry<dyn Attack> = Entry {
     summary: "exact key matching: candidates equal on every key (missing listwise, as-value or wildcard; sets by overlap)",
     reference: "Mitra et al. 2020, §3.1; Dalenius 1986; Mulder et al. (n_match)",
     params: PARAMS,
+    figures: &[],
     build: ExactMatch::build,
 };
 

@@ -69,6 +69,7 @@ pub const ENTRY: Entry<dyn Attack> = Entry {
     summary: "k-means cluster re-identification: intruder records as centres, released records assigned to the nearest",
     reference: "Bender, Brand & Bacher 2001 (cluster analysis)",
     params: PARAMS,
+    figures: &[],
     build: KMeansAttack::build,
 };
 

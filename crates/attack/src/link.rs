@@ -31,6 +31,7 @@ pub const ENTRY: Entry<dyn Attack> = Entry {
     summary: "follow a released link id column (the 'links released' mode); its one key is the link id",
     reference: "Mitra et al. 2020, §3 (links released)",
     params: PARAMS,
+    figures: &[],
     build: FollowLink::build,
 };
 

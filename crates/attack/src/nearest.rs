@@ -90,6 +90,7 @@ pub const ENTRY: Entry<dyn Attack> = Entry {
     summary: "nearest-neighbour distance linkage: Euclidean (raw/z-scored, weighted) or Gower, strings via Jaro-Winkler/Levenshtein; optional one-to-one",
     reference: "Bender, Brand & Bacher 2001 (distance criterion); sdcMicro recordLinkage",
     params: PARAMS,
+    figures: &[],
     build: Nearest::build,
 };
 

@@ -90,7 +90,11 @@ fn stopped_by(signal: &str) {
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("intruder serve: open http://").unwrap().to_string();
+    let url = line
+        .trim()
+        .strip_prefix("intruder serve: open http://")
+        .unwrap()
+        .to_string();
     let (hostport, query) = url.split_once('/').unwrap();
     let token = query.strip_prefix("?token=").unwrap();
     let body = "id,area\np1,1\n";
@@ -113,7 +117,12 @@ fn stopped_by(signal: &str) {
     assert!(status.success());
     let exit = child.wait().unwrap();
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert_eq!(exit.code(), Some(0), "{err}");
     let left: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()

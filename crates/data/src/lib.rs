@@ -54,6 +54,7 @@ mod schema;
 mod statfile;
 mod table;
 mod timings;
+mod unit;
 pub mod write;
 
 pub use bitmap::Bitmap;

@@ -40,6 +40,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::column::{Kind, Role};
+use crate::unit::Unit;
 
 /// The declared type of a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1272,6 +1273,97 @@ pub fn insert_flag(table: &mut toml::Table, key: &str, value: toml::Value) -> Re
     Ok(())
 }
 
+/// A figure a method reports beyond its family's common ones: the id its report gives it, the
+/// human name reports, charts and the glossary show, its unit, its reference, and whether a
+/// score can be negative (the runner clips a non-negative score's interval at 0, as a count's).
+/// The definition stays with the report's figure (its `meaning`), which may quote the
+/// parameters. A test runs every method and checks that each number it reports is declared
+/// here with the same unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FigureSpec {
+    /// The figure's id in the method's report (`sample_uniques`).
+    pub id: &'static str,
+    /// Its human name (`sample uniques (records with f_k = 1)`).
+    pub name: &'static str,
+    /// Its unit.
+    pub unit: Unit,
+    /// Who defines or uses it (a paper, a software function, a section of docs/METHODS.md).
+    pub reference: &'static str,
+    /// Whether it is never negative (always so for a count or a share; declared for a score).
+    pub non_negative: bool,
+}
+
+impl FigureSpec {
+    /// A figure; a count or a share is non-negative, a score may be negative until
+    /// [`FigureSpec::non_negative`] says otherwise.
+    pub const fn new(
+        id: &'static str,
+        name: &'static str,
+        unit: Unit,
+        reference: &'static str,
+    ) -> Self {
+        FigureSpec {
+            id,
+            name,
+            unit,
+            reference,
+            non_negative: !matches!(unit, Unit::Score | Unit::Label),
+        }
+    }
+
+    /// What [`figure_list!`](crate::figure_list) fills its array with before copying the
+    /// figures in (no entry declares it).
+    #[doc(hidden)]
+    pub const FILLER: FigureSpec = FigureSpec::new("", "", Unit::Label, "");
+
+    /// A score that cannot be negative (a sum of squares, a distance, a probability, a risk).
+    pub const fn non_negative(mut self) -> Self {
+        self.non_negative = true;
+        self
+    }
+}
+
+/// One constant slice of [`FigureSpec`]s from single figures and slices, for an entry's
+/// `figures` (measures that share figures list the shared slices):
+/// `figure_list![N_TOTAL, N; INDIVIDUAL, THRESHOLD]` (the figures before `;`, then the slices).
+#[macro_export]
+macro_rules! figure_list {
+    ($($item:expr),* $(,)? $(; $($list:expr),* $(,)?)?) => {{
+        const PARTS: &[&[$crate::params::FigureSpec]] = &[&[$($item),*] $($(, $list)*)?];
+        const LEN: usize = {
+            let (mut n, mut i) = (0, 0);
+            while i < PARTS.len() {
+                n += PARTS[i].len();
+                i += 1;
+            }
+            n
+        };
+        const OUT: [$crate::params::FigureSpec; LEN] = {
+            let mut out = [$crate::params::FigureSpec::FILLER; LEN];
+            let (mut k, mut i) = (0, 0);
+            while i < PARTS.len() {
+                let mut j = 0;
+                while j < PARTS[i].len() {
+                    out[k] = PARTS[i][j];
+                    k += 1;
+                    j += 1;
+                }
+                i += 1;
+            }
+            out
+        };
+        &OUT
+    }};
+}
+
+/// The declaration of figure `id` among `entries`' figures (the first that declares it).
+pub fn declared_figure<T: ?Sized>(entries: &[Entry<T>], id: &str) -> Option<&'static FigureSpec> {
+    entries
+        .iter()
+        .flat_map(|e| e.figures.iter())
+        .find(|f| f.id == id)
+}
+
 /// A registry entry: a method's name, documentation, parameters and builder. Every family has
 /// one static slice of these (`ATTACKS`, `DEFENCES`, `RISK_MEASURES`, `UTILITY_MEASURES`), read
 /// by the CLI (`--list`, `--method`, `--set`), the experiment runner, the Python package and the
@@ -1285,6 +1377,10 @@ pub struct Entry<T: ?Sized + 'static> {
     pub reference: &'static str,
     /// Its own parameters (a family's common parameters are declared apart).
     pub params: &'static [ParamSpec],
+    /// The figures it reports beyond its family's common ones (an attack's correct and wrong
+    /// matches come from the evaluator and a defence's from the masking summary: those declare
+    /// none); the runner names them, and bounds their intervals, from here.
+    pub figures: &'static [FigureSpec],
     /// Reads and validates parameters, recording problems in the reader; `None` when any.
     pub build: fn(&mut ParamReader) -> Option<Box<T>>,
 }
@@ -1427,6 +1523,8 @@ pub struct MethodDoc {
     pub params: &'static [ParamSpec],
     /// The family's common parameters (shown once above the methods).
     pub common: &'static [ParamSpec],
+    /// The figures it reports beyond its family's common ones ([`Entry::figures`]).
+    pub figures: &'static [FigureSpec],
 }
 
 impl<T: ?Sized> Entry<T> {
@@ -1438,6 +1536,7 @@ impl<T: ?Sized> Entry<T> {
             reference: self.reference,
             params: self.params,
             common,
+            figures: self.figures,
         }
     }
 }
@@ -1471,7 +1570,39 @@ pub fn list_text(title: &str, docs: &[MethodDoc]) -> String {
         for p in d.params {
             line(&mut out, p);
         }
+        if !d.figures.is_empty() {
+            let ids: Vec<&str> = d.figures.iter().map(|f| f.id).collect();
+            out.push_str(&wrap_list("  reports: ", &ids, 100));
+        }
     }
+    out
+}
+
+/// `head` then `items` joined with ", ", wrapped before `width` characters, continuation lines
+/// indented under the first item.
+fn wrap_list(head: &str, items: &[&str], width: usize) -> String {
+    let indent = " ".repeat(head.chars().count());
+    let mut out = String::from(head);
+    let mut len = out.chars().count();
+    for (i, item) in items.iter().enumerate() {
+        let piece = if i + 1 < items.len() {
+            format!("{item},")
+        } else {
+            item.to_string()
+        };
+        let n = piece.chars().count();
+        if i > 0 && len + 1 + n > width {
+            out.push('\n');
+            out.push_str(&indent);
+            len = indent.len();
+        } else if i > 0 {
+            out.push(' ');
+            len += 1;
+        }
+        out.push_str(&piece);
+        len += n;
+    }
+    out.push('\n');
     out
 }
 
@@ -1720,12 +1851,55 @@ mod tests {
             summary: "",
             reference: "",
             params: &[],
+            figures: &[],
             build: |_| Some(Box::new(Dummy)),
         }];
         assert_eq!(
             find(REG, "attack", "exakt").unwrap_err(),
             "unknown attack 'exakt' (did you mean 'exact'?); the attacks are: exact"
         );
+    }
+
+    #[test]
+    fn figure_lists_join_single_figures_then_slices_in_order() {
+        const A: FigureSpec = FigureSpec::new("a", "A", Unit::Count, "–");
+        const B: FigureSpec = FigureSpec::new("b", "B", Unit::Score, "–").non_negative();
+        const C: &[FigureSpec] = &[FigureSpec::new("c", "C", Unit::Score, "–")];
+        const D: &[FigureSpec] = &[FigureSpec::new("d", "D", Unit::Proportion, "–"), A];
+        let all: &[FigureSpec] = crate::figure_list![A, B; C, D];
+        let ids: Vec<(&str, bool)> = all.iter().map(|f| (f.id, f.non_negative)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("a", true),
+                ("b", true),
+                ("c", false),
+                ("d", true),
+                ("a", true)
+            ]
+        );
+        let only: &[FigureSpec] = crate::figure_list![B];
+        assert_eq!(only, [B]);
+        struct Dummy;
+        static REG: &[Entry<Dummy>] = &[Entry {
+            name: "m",
+            summary: "",
+            reference: "",
+            params: &[],
+            figures: crate::figure_list![A; C],
+            build: |_| Some(Box::new(Dummy)),
+        }];
+        assert_eq!(declared_figure(REG, "c").map(|f| f.name), Some("C"));
+        assert_eq!(declared_figure(REG, "b"), None);
+    }
+
+    #[test]
+    fn the_list_of_figures_wraps_under_its_first_item() {
+        assert_eq!(
+            wrap_list("  reports: ", &["alpha", "beta", "gamma"], 24),
+            "  reports: alpha, beta,\n           gamma\n"
+        );
+        assert_eq!(wrap_list("r: ", &["x"], 10), "r: x\n");
     }
 
     #[test]

@@ -100,19 +100,34 @@ pub fn param_json(s: &ParamSpec, common: bool) -> Value {
     })
 }
 
-/// The methods of `docs` as a JSON array: name, summary, reference and parameters (the
-/// family's common ones first, marked `common`).
+/// The methods of `docs` as a JSON array: name, summary, reference, parameters (the
+/// family's common ones first, marked `common`) and the figures each declares (id, human name,
+/// unit, reference, whether it is never negative).
 pub fn docs_json(docs: &[MethodDoc]) -> Value {
     Value::Array(
         docs.iter()
             .map(|d| {
                 let mut ps: Vec<Value> = d.common.iter().map(|s| param_json(s, true)).collect();
                 ps.extend(d.params.iter().map(|s| param_json(s, false)));
+                let figures: Vec<Value> = d
+                    .figures
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "id": f.id,
+                            "name": f.name,
+                            "unit": f.unit.as_str(),
+                            "reference": f.reference,
+                            "non_negative": f.non_negative,
+                        })
+                    })
+                    .collect();
                 json!({
                     "name": d.name,
                     "summary": d.summary,
                     "reference": d.reference,
                     "parameters": ps,
+                    "figures": figures,
                 })
             })
             .collect(),

@@ -170,6 +170,8 @@ impl Question {
             } else {
                 &[]
             },
+            // The questions' figures are the runner's (risk, its interval, the attacks' counts).
+            figures: &[],
         }
     }
 }

@@ -22,10 +22,13 @@ def test_methods_lists_the_registry(family, cli):
     ms = intruder.methods(family)
     assert ms, family
     for m in ms:
-        assert set(m) == {"name", "summary", "reference", "parameters"}
+        assert set(m) == {"name", "summary", "reference", "parameters", "figures"}
         assert m["name"] and m["summary"]
         for p in m["parameters"]:
             assert {"name", "type", "required", "default", "doc"} <= set(p)
+        for f in m["figures"]:
+            assert set(f) == {"id", "name", "unit", "reference", "non_negative"}
+            assert f["unit"] in {"count", "proportion", "score"}
     # The same names as the command line's list.
     command = {
         "attack": ["attack", "--list"],
@@ -37,6 +40,25 @@ def test_methods_lists_the_registry(family, cli):
     _, listed, _ = cli(*command)
     for m in ms:
         assert re.search(rf"(^|\W){re.escape(m['name'])}(\W|$)", listed), m["name"]
+
+
+def test_methods_declare_the_figures_a_measure_reports():
+    """A risk measure's declared figures name what risk() returns: frequency's sample uniques."""
+    frequency = next(m for m in intruder.methods("risk") if m["name"] == "frequency")
+    su = next(f for f in frequency["figures"] if f["id"] == "sample_uniques")
+    assert su == {
+        "id": "sample_uniques",
+        "name": "sample uniques (records with f_k = 1)",
+        "unit": "count",
+        "reference": "Dalenius (1986); Mulder, Table 3",
+        "non_negative": True,
+    }
+    pmse = next(m for m in intruder.methods("utility") if m["name"] == "pmse")
+    assert [(f["id"], f["unit"], f["non_negative"]) for f in pmse["figures"]] == [
+        ("pmse", "score", True),
+        ("pmse_ratio", "score", True),
+    ]
+    assert all(m["figures"] == [] for m in intruder.methods("attack"))
 
 
 def test_methods_parameters_are_keyword_arguments():

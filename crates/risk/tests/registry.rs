@@ -457,3 +457,81 @@ fn recursive_cl_diversity_per_record() {
         ]))
     );
 }
+
+/// SMALL with a fifth record missing b (for the wildcard and as-value figures).
+const SMALL_MISSING: &str = "a,b,w,hh,s\n1,x,10,1,Y\n1,x,20,1,N\n1,y,5,2,Y\n2,y,8,3,Y\n2,,4,3,N\n";
+
+/// Parameter settings that bring out every figure some measure reports only on request; each
+/// is tried on every measure (a setting a measure refuses is skipped for it).
+const VARIANTS: &[&str] = &[
+    "",
+    "missing = \"as-value\"",
+    "missing = \"wildcard\"",
+    "missing = \"wildcard\"\nalpha = 0.5",
+    "with_n_match = true",
+    "population_size = 100",
+    "population_size = 100\npopulation_uniques = 1",
+    "sample_size = 3",
+    "unique_threshold = 2",
+    "recursive_c = 2\nrecursive_l = 2",
+    "t = 0.2",
+    "sampling_fraction = 0.5",
+    "loglinear = \"two-way\"",
+    "max_global_risk = 0.01",
+    "per_key = true",
+    "max_msu_size = 1",
+];
+
+/// The numbers (not labels) each measure reports under every setting of [`VARIANTS`] that it
+/// accepts, on SMALL and SMALL_MISSING, with their units.
+fn reported_figures(
+    e: &intruder_data::params::Entry<dyn intruder_risk::RiskMeasure>,
+) -> Vec<(String, Unit)> {
+    let columns = small_columns();
+    let mut out: Vec<(String, Unit)> = Vec::new();
+    for v in VARIANTS {
+        let mut t: toml::Table = format!("measure = \"{}\"\n{v}", e.name).parse().unwrap();
+        fill_roles(&mut t, &columns);
+        let Ok(m) = configure(&t, "risk[1]", ReadContext::default(), &[]) else {
+            continue;
+        };
+        for csv in [SMALL, SMALL_MISSING] {
+            let Ok(o) = m.method.assess(&table(csv), true) else {
+                continue;
+            };
+            for f in o.report.figures.iter().filter(|f| f.unit != Unit::Label) {
+                if !out.iter().any(|(n, _)| *n == f.name) {
+                    out.push((f.name.clone(), f.unit));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every number a measure reports is declared in its registry entry with the same unit (the
+/// runner takes its human name, reference and bounds from there), and every declared figure is
+/// reported under some setting: the declarations cannot go stale unnoticed.
+#[test]
+fn every_reported_figure_is_declared_in_the_entry_and_no_other() {
+    let mut problems = Vec::new();
+    for e in RISK_MEASURES {
+        let reported = reported_figures(e);
+        for (name, unit) in &reported {
+            match e.figures.iter().find(|f| f.id == name) {
+                None => problems.push(format!("{}: {name} ({unit:?}) is not declared", e.name)),
+                Some(f) if f.unit != *unit => problems.push(format!(
+                    "{}: {name} is reported as {unit:?}, declared as {:?}",
+                    e.name, f.unit
+                )),
+                Some(_) => {}
+            }
+        }
+        for f in e.figures {
+            if !reported.iter().any(|(n, _)| n == f.id) {
+                problems.push(format!("{}: {} is declared, never reported", e.name, f.id));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -4,8 +4,8 @@ use serde_json::Value;
 
 use intruder_data::report::Unit;
 
-use crate::glossary::{figure_name, human_name};
-use crate::metrics::{FigureDoc, NON_NEGATIVE_SCORES, metrics, question_figures};
+use crate::glossary::{figure_name, human_name, measure_figure};
+use crate::metrics::{FigureDoc, metrics, question_figures};
 use crate::plan::Plan;
 use crate::record::{Metric, RunRecord};
 use crate::spec::{Experiment, QuestionSpec};
@@ -60,9 +60,10 @@ impl SettingResult {
 /// Aggregates stored runs by setting. A proportion of records (a [`Metric`] with its
 /// numerator and denominator) is pooled over the replicates (Σ numerators / Σ denominators)
 /// with a 95% interval that carries the replicates ([`Stat::pooled`]); any other figure is the mean over replicates with a 95%
-/// t-interval clipped to its range (proportions in [0, 1], counts ≥ 0). NaN values are left
+/// t-interval clipped to its range (proportions in [0, 1], counts ≥ 0, and ≥ 0 for a score its
+/// measure's registry entry declares non-negative). NaN values are left
 /// out (a replicate where a rate is undefined does not count).
-pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
+pub fn aggregate(exp: &Experiment, plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
     let mut out: Vec<SettingResult> = plan
         .settings
         .iter()
@@ -98,8 +99,8 @@ pub fn aggregate(plan: &Plan, runs: &[RunRecord]) -> Vec<SettingResult> {
             .into_iter()
             .map(|(name, unit, v, ratios)| {
                 let (mut lo, hi) = Metric::range(unit);
-                let figure = name.rsplit('.').next().unwrap_or(&name);
-                if unit == Unit::Score && NON_NEGATIVE_SCORES.contains(&figure) {
+                if unit == Unit::Score && measure_figure(exp, &name).is_some_and(|d| d.non_negative)
+                {
                     lo = 0.0;
                 }
                 let pooled: Option<Vec<(f64, f64)>> = ratios.into_iter().collect();

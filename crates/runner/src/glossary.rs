@@ -2,154 +2,17 @@
 //! reports show. Attack, masking and intruder figures come from the registries in
 //! [`crate::metrics`]; risk and utility figures take their definition from the measure's own
 //! report (the `meaning` of each figure, stored with the run) and their human name and
-//! reference from [`MEASURE_FIGURES`]. Axis titles, legends and table headers all read from here,
+//! reference from the figures the measure's registry entry declares ([`measure_figure`]). Axis titles, legends and table headers all read from here,
 //! never from raw ids like `fellegi-sunter.correct_match_rate`.
 
+use intruder_data::params::{FigureSpec, declared_figure};
 use intruder_data::report::Unit;
+use intruder_risk::RISK_MEASURES;
+use intruder_utility::UTILITY_MEASURES;
 
 use crate::metrics::{ATTACK_FIGURES, CHECK_FIGURES, FigureDoc, MASKING_FIGURES};
 use crate::record::RunRecord;
 use crate::spec::Experiment;
-
-/// Human names and references of risk and utility figures (their definitions come from the
-/// measures' reports).
-pub const MEASURE_FIGURES: &[(&str, &str, &str)] = &[
-    ("n", "records counted", "Mulder (listwise deletion)"),
-    ("n_total", "records in the file", "–"),
-    (
-        "n_deleted",
-        "records dropped for a missing key",
-        "Mulder (listwise deletion)",
-    ),
-    (
-        "sample_uniques",
-        "sample uniques (records with f_k = 1)",
-        "Dalenius (1986); Mulder, Table 3",
-    ),
-    (
-        "k_le_5",
-        "records with f_k ≤ 5 (not f_k < 5)",
-        "Mulder, Table 4; sdcMicro",
-    ),
-    (
-        "k_le_10",
-        "records with f_k ≤ 10 (not f_k < 10)",
-        "Mulder, Table 4; sdcMicro",
-    ),
-    (
-        "min_k",
-        "the file's k (smallest f_k)",
-        "Samarati & Sweeney (1998)",
-    ),
-    (
-        "classes",
-        "equivalence classes (a count of classes)",
-        "Dalenius (1986)",
-    ),
-    (
-        "pairs",
-        "classes of size 2 (a count of classes)",
-        "Skinner & Elliot (2002)",
-    ),
-    ("pr_su_new", "share unique among counted", "Mulder"),
-    ("pr_su_full", "share unique among all", "Mulder"),
-    ("pr_su", "share unique (wildcard)", "Mulder"),
-    ("theta", "Skinner–Elliot θ", "Skinner & Elliot (2002)"),
-    ("n_match_1", "records with n_match = 1", "Mulder, Table 3"),
-    ("n_match_le_5", "records with n_match ≤ 5", "Mulder"),
-    ("n_match_le_10", "records with n_match ≤ 10", "Mulder"),
-    (
-        "global_risk",
-        "global risk",
-        "Benedetti & Franconi; sdcMicro indivRisk",
-    ),
-    (
-        "expected_reidentifications",
-        "expected re-identifications (Σ r_i)",
-        "Benedetti & Franconi; sdcMicro",
-    ),
-    (
-        "max_individual_risk",
-        "largest individual risk",
-        "Benedetti & Franconi; sdcMicro",
-    ),
-    ("bender_r", "Bender's R", "Bender et al. (2001)"),
-    ("household_global_risk", "household global risk", "sdcMicro"),
-    (
-        "l_distinct_min",
-        "smallest distinct ℓ",
-        "Machanavajjhala et al.",
-    ),
-    (
-        "l_entropy_min",
-        "smallest entropy ℓ",
-        "Machanavajjhala et al.",
-    ),
-    ("score_max", "largest SUDA score", "Elliot et al. (2002)"),
-    ("score_mean", "mean SUDA score", "Elliot et al. (2002)"),
-    (
-        "dis_score_max",
-        "largest DIS-SUDA score",
-        "Elliot et al. (2002)",
-    ),
-    (
-        "rule_estimate",
-        "population uniques (rule)",
-        "docs/METHODS.md §1.3",
-    ),
-    ("tau1", "population uniques τ₁", "docs/METHODS.md §1.3"),
-    ("il1s", "IL1s", "docs/METHODS.md §4"),
-    ("il1s_per_cell", "IL1s per cell", "docs/METHODS.md §4"),
-    (
-        "mean_rel_diff_max",
-        "largest relative mean difference",
-        "docs/METHODS.md §4",
-    ),
-    (
-        "var_rel_diff_max",
-        "largest relative variance difference",
-        "docs/METHODS.md §4",
-    ),
-    (
-        "cor_max_abs_diff",
-        "largest correlation difference",
-        "docs/METHODS.md §4",
-    ),
-    (
-        "cor_mean_abs_diff",
-        "mean correlation difference",
-        "docs/METHODS.md §4",
-    ),
-    ("pmse", "pMSE", "Woo et al. (2009)"),
-    (
-        "cell_loss",
-        "information lost per key cell",
-        "Xu et al. (2006) NCP; utility information-loss",
-    ),
-    ("ncp", "NCP of the released key cells", "Xu et al. (2006)"),
-    (
-        "entropy_bits",
-        "non-uniform entropy (bits per key cell)",
-        "Gionis & Tassa (2009)",
-    ),
-    (
-        "discernibility",
-        "discernibility (Σ|E|²/n²)",
-        "Bayardo & Agrawal (2005)",
-    ),
-    (
-        "aecs",
-        "average equivalence class size",
-        "LeFevre et al. (2006)",
-    ),
-    ("pmse_ratio", "pMSE ratio", "Woo et al. (2009)"),
-    ("ci_overlap_mean", "mean CI overlap", "Karr et al. (2006)"),
-    (
-        "ci_overlap_min",
-        "smallest CI overlap",
-        "Karr et al. (2006)",
-    ),
-];
 
 /// What a k-anonymity count counts, added to the measure's own definition: whether a class
 /// of exactly k is included (f_k ≤ k, as here, or sdcMicro's "violating k-anonymity", f_k < k)
@@ -245,8 +108,24 @@ fn masking_doc(id: &str) -> Option<&'static FigureDoc> {
         .find(|d| d.figure == id)
 }
 
-fn measure_doc(figure: &str) -> Option<&'static (&'static str, &'static str, &'static str)> {
-    MEASURE_FIGURES.iter().find(|d| d.0 == figure)
+/// The declaration of a risk or utility metric's figure: for `risk.<name>.<figure>`, in the
+/// registry entry of the measure the experiment's risk `<name>` runs; for `utility.<figure>`, in
+/// the utility measure's entry that declares it. `None` for other metrics and for a figure no
+/// entry declares (a test keeps every reported figure declared).
+pub fn measure_figure(exp: &Experiment, id: &str) -> Option<&'static FigureSpec> {
+    match kind(exp, id)? {
+        Kind::Risk(r, f) => {
+            let measure = exp.risk.iter().find(|x| x.name == r)?.measure.name();
+            RISK_MEASURES
+                .iter()
+                .find(|e| e.name == measure)?
+                .figures
+                .iter()
+                .find(|d| d.id == f)
+        }
+        Kind::Utility(f) => declared_figure(UTILITY_MEASURES, f),
+        _ => None,
+    }
 }
 
 /// The figure's human name without its scope (`correct re-identifications per target`).
@@ -258,7 +137,7 @@ pub fn figure_name(exp: &Experiment, id: &str) -> String {
             question_doc(f).map_or(f.replace('_', " "), |d| d.name.into())
         }
         Some(Kind::Risk(_, f)) | Some(Kind::Utility(f)) => {
-            measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string())
+            measure_figure(exp, id).map_or(f.replace('_', " "), |d| d.name.to_string())
         }
         None => id.to_string(),
     }
@@ -324,14 +203,14 @@ pub fn entry(exp: &Experiment, runs: &[RunRecord], id: &str) -> Option<GlossaryE
                 .flat_map(|x| x.report.figures.iter())
                 .find(|x| x.name == f)?;
             Some(GlossaryEntry {
-                name: measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string()),
+                name: measure_figure(exp, id).map_or(f.replace('_', " "), |d| d.name.into()),
                 pattern: format!("risk.<name>.{f}"),
                 definition: match k_count_note(f) {
                     Some(note) => format!("{} {note}", fig.meaning.trim_end()),
                     None => fig.meaning.clone(),
                 },
                 unit: fig.unit,
-                reference: measure_doc(f).map_or("–".into(), |d| d.2.to_string()),
+                reference: measure_figure(exp, id).map_or("–".into(), |d| d.reference.into()),
             })
         }
         Kind::Utility(f) => {
@@ -341,11 +220,11 @@ pub fn entry(exp: &Experiment, runs: &[RunRecord], id: &str) -> Option<GlossaryE
                 .flat_map(|x| x.report.figures.iter())
                 .find(|x| x.name == f)?;
             Some(GlossaryEntry {
-                name: measure_doc(f).map_or(f.replace('_', " "), |d| d.1.to_string()),
+                name: measure_figure(exp, id).map_or(f.replace('_', " "), |d| d.name.into()),
                 pattern: format!("utility.{f}"),
                 definition: fig.meaning.clone(),
                 unit: fig.unit,
-                reference: measure_doc(f).map_or("–".into(), |d| d.2.to_string()),
+                reference: measure_figure(exp, id).map_or("–".into(), |d| d.reference.into()),
             })
         }
     }

@@ -96,13 +96,12 @@ pub use exec::{
     run_one, run_study, study_id, study_path,
 };
 pub use glossary::{
-    GlossaryEntry, MEASURE_FIGURES, entry as glossary_entry, figure_name, glossary, human_name,
+    GlossaryEntry, entry as glossary_entry, figure_name, glossary, human_name, measure_figure,
 };
 pub use grid::{BLANK_PARAMS, DefenceSpec, Setting, expand_defence, is_grid};
 pub use hash::{Fnv, VERSION, derive_seed, fnv1a};
 pub use metrics::{
-    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, NON_NEGATIVE_SCORES, attack_metrics, metrics,
-    question_figures,
+    ATTACK_FIGURES, FigureDoc, MASKING_FIGURES, attack_metrics, metrics, question_figures,
 };
 pub use plan::{Plan, Run};
 pub use plot::{

@@ -240,28 +240,6 @@ pub fn attack_metrics(a: &AttackRecord) -> Vec<Metric> {
     out
 }
 
-/// Scores of the risk and utility measures that cannot be negative (a sum of squares, a
-/// distance, a probability, a risk): their t-intervals are clipped at 0 like a count's.
-pub const NON_NEGATIVE_SCORES: &[&str] = &[
-    "theta",
-    "global_risk",
-    "expected_reidentifications",
-    "max_individual_risk",
-    "bender_r",
-    "household_global_risk",
-    "score_max",
-    "score_mean",
-    "dis_score_max",
-    "il1s",
-    "il1s_per_cell",
-    "mean_rel_diff_max",
-    "var_rel_diff_max",
-    "cor_max_abs_diff",
-    "cor_mean_abs_diff",
-    "pmse",
-    "pmse_ratio",
-];
-
 /// A figure of the registry: its name, unit and glossary entry.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FigureDoc {

@@ -209,7 +209,7 @@ pub fn write_reports(
     out: &Path,
     failed: &[crate::exec::FailedRun],
 ) -> Result<Written, RunnerError> {
-    let results = aggregate(plan, runs);
+    let results = aggregate(exp, plan, runs);
     let failures = failures_table(runs, failed);
     let mut files = Vec::new();
 

@@ -54,9 +54,9 @@
 //! example (`src/methods/fixture_changed_cells.rs`, compiled with the feature `fixture-methods`
 //! only). `tests/registry.rs` builds and runs every registered measure
 //! from one TOML table on a worked example: give the new measure's parameters there and check
-//! its figures by name (`report("<name>")`). The runner still names utility figures by hand
-//! (`MEASURE_FIGURES` in `crates/runner/src/glossary.rs`; `NON_NEGATIVE_SCORES` in
-//! `crates/runner/src/metrics.rs`): a figure missing there shows as its raw id.
+//! its figures by name (`report("<name>")`). Each number a measure reports is declared in its
+//! entry's `figures` (human name, unit, reference, `.non_negative()`), from which the runner
+//! names it and bounds its interval; the registry test fails while one is undeclared.
 //!
 //! # Example
 //! ```

@@ -314,3 +314,78 @@ fn default_measures_are_the_ones_that_apply() {
     );
     assert_eq!(default_measures(&t, &[], true, true), ["ci-overlap"]);
 }
+
+/// Every number a measure reports is declared in its registry entry with the same unit (the
+/// runner takes its human name, reference and bounds from there), and every declared figure is
+/// reported: the declarations cannot go stale unnoticed. Run on numbers and, for the measures
+/// of categorical keys, on a generalised file with a suppressed cell; with only the parameters
+/// a measure takes (a measure refuses another's).
+#[test]
+fn every_reported_figure_is_declared_in_the_entry_and_no_other() {
+    use intruder_data::report::Unit;
+    let (o, m) = three_by_two();
+    let t: toml::Table = "variables = [\"x\", \"y\"]\nmodel = \"y ~ x\"\nfamily = \"linear\""
+        .parse()
+        .unwrap();
+    let cat = |name: &str, a: &[Option<&str>], b: &[Option<&str>]| {
+        Table::new(
+            name,
+            vec![
+                Column::categorical("a", Role::Key, a, None).unwrap(),
+                Column::categorical("b", Role::Key, b, None).unwrap(),
+            ],
+        )
+        .unwrap()
+    };
+    let co = cat(
+        "orig.csv",
+        &[Some("1"), Some("2"), Some("3"), Some("4")],
+        &[Some("x"), Some("y"), Some("x"), Some("y")],
+    );
+    let cm = cat(
+        "masked.csv",
+        &[Some("1-2"), Some("1-2"), Some("3-4"), Some("3-4")],
+        &[Some("x"), None, Some("x"), Some("y")],
+    );
+    let tc: toml::Table = "variables = [\"a\", \"b\"]".parse().unwrap();
+    let tv: toml::Table = "variables = [\"x\", \"y\"]".parse().unwrap();
+    let mut problems = Vec::new();
+    for e in UTILITY_MEASURES {
+        let mut reported: Vec<(String, Unit)> = Vec::new();
+        for (t, o, m) in [(&tv, &o, &m), (&t, &o, &m), (&tc, &co, &cm)] {
+            let Ok(c) = configure(
+                &[e.name.to_string()],
+                t,
+                "utility",
+                ReadContext::default(),
+                &[],
+            ) else {
+                continue;
+            };
+            let Ok(reports) = measure_all(&c.measures, o, m, None) else {
+                continue;
+            };
+            for f in reports.iter().flat_map(|r| &r.figures) {
+                if f.unit != Unit::Label && !reported.iter().any(|(n, _)| *n == f.name) {
+                    reported.push((f.name.clone(), f.unit));
+                }
+            }
+        }
+        for (name, unit) in &reported {
+            match e.figures.iter().find(|f| f.id == name) {
+                None => problems.push(format!("{}: {name} ({unit:?}) is not declared", e.name)),
+                Some(f) if f.unit != *unit => problems.push(format!(
+                    "{}: {name} is reported as {unit:?}, declared as {:?}",
+                    e.name, f.unit
+                )),
+                Some(_) => {}
+            }
+        }
+        for f in e.figures {
+            if !reported.iter().any(|(n, _)| n == f.id) {
+                problems.push(format!("{}: {} is declared, never reported", e.name, f.id));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -384,6 +384,7 @@ pub const ENTRY: Entry<dyn Attack> = Entry {
     summary: "Fellegi-Sunter probabilistic linkage: blocking, comparison levels, u by random pairs, m and lambda by EM, term frequencies, one-to-one",
     reference: "Fellegi & Sunter 1969; Winkler 1988/1989 (EM, term frequencies); Splink",
     params: PARAMS,
+    figures: &[],
     build: FellegiSunter::build,
 };
 

@@ -30,6 +30,7 @@ pub const ENTRY: Entry<dyn Attack> = Entry {
     summary: "candidates agree on at least min_agree keys, scored by the number of agreeing keys",
     reference: "Fellegi & Sunter (1969), comparison vectors with unit weights",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

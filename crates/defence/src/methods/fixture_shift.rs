@@ -34,6 +34,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "adds a constant to numeric variables",
     reference: "a fixture: the shift that keeps every distance (Hundepool et al. 2012 §3.4 on why noise must vary)",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

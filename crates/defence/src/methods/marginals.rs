@@ -41,6 +41,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "synthetic records, every column drawn independently from its empirical marginal (keeps marginals, destroys relationships)",
     reference: "the baseline synthesiser of synthetic-data evaluations (e.g. Stadler, Oprisanu & Troncoso 2022)",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

@@ -57,6 +57,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "multivariate microaggregation by MDAV, groups of k to 2k − 1",
     reference: "Domingo-Ferrer & Mateo-Sanz (2002); sdcMicro microaggregation(method = \"mdav\")",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

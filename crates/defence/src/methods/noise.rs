@@ -56,6 +56,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "additive noise, uncorrelated or correlated",
     reference: "Brand (2002); Kim (1986); sdcMicro addNoise",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

@@ -141,6 +141,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "post-randomisation of categories, invariant or with a given matrix, within strata",
     reference: "Gouweleeuw et al. (1998); sdcMicro pram",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

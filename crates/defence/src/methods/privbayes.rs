@@ -123,6 +123,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "synthetic records from a Bayesian network learnt under ε-differential privacy (the release is ε-DP; no k promised)",
     reference: "Zhang, Cormode, Procopiuc, Srivastava & Xiao (2017), ACM TODS 42(4)",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

@@ -47,6 +47,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "rank swapping within a window of p percent of the ranks",
     reference: "Moore (1996); sdcMicro rankSwap (P in percent)",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

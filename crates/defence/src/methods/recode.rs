@@ -68,6 +68,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "global recoding: numeric breaks or a category map",
     reference: "sdcMicro globalRecode; Hundepool et al. (2012) §3.4.2",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

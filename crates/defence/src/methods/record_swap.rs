@@ -170,6 +170,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "targeted record swapping: households at risk on the geography, and others up to a swap rate, exchange their geography with a similar household elsewhere",
     reference: "sdcMicro recordSwap (Gussenbauer); Eurostat's recommendation for the 2021 census round",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

@@ -52,6 +52,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "removes records in classes smaller than k (Dalenius' destruction)",
     reference: "Dalenius (1986) §4",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

@@ -40,6 +40,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "rounding to a base",
     reference: "Hundepool et al. (2012) §3.4.5; µ-Argus rounding",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

@@ -56,6 +56,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "simple random (stratified) subsample with design weights",
     reference: "Skinner et al. (1994); docs/METHODS.md §1.3",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

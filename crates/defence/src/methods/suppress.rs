@@ -136,6 +136,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "local suppression of key cells until k-anonymous under the rule protect_against names",
     reference: "sdcMicro localSuppression / kAnon; Samarati & Sweeney (1998)",
     params: PARAMS,
+    figures: &[],
     build,
 };
 
@@ -364,6 +365,7 @@ pub const RISK_ENTRY: Entry<dyn Defence> = Entry {
     summary: "suppresses key cells (one key first) until every individual risk is at most a threshold",
     reference: "sdcMicro localSupp + indivRisk; Benedetti & Franconi (1998)",
     params: RISK_PARAMS,
+    figures: &[],
     build: build_risk,
 };
 

@@ -61,6 +61,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "top and bottom coding of numeric variables",
     reference: "sdcMicro topBotCoding; Hundepool et al. (2012) §3.4.4",
     params: PARAMS,
+    figures: &[],
     build,
 };
 

@@ -222,10 +222,13 @@ def methods(family: str) -> List[Dict[str, Any]]:
     """The methods of a family, with their parameters, from the registry the command line uses.
 
     ``family`` is ``"attack"``, ``"defence"``, ``"risk"``, ``"utility"`` or ``"generator"``.
-    Each method is a dict with ``name``, ``summary``, ``reference`` and ``parameters``; each
-    parameter has ``name``, ``type``, ``kind`` (one word), ``choices``, ``required``, ``default``, ``range``,
-    ``role`` (the schema role it defaults to), ``aliases``, ``doc`` and ``common`` (shared by
-    the family). Every parameter is a keyword argument of the family's function.
+    Each method is a dict with ``name``, ``summary``, ``reference``, ``parameters`` and
+    ``figures``; each parameter has ``name``, ``type``, ``kind`` (one word), ``choices``,
+    ``required``, ``default``, ``range``, ``role`` (the schema role it defaults to),
+    ``aliases``, ``doc`` and ``common`` (shared by the family). Every parameter is a keyword
+    argument of the family's function. ``figures`` lists what a risk or utility measure
+    reports (``id`` as in its summary, the human ``name`` reports use, ``unit``, ``reference``,
+    ``non_negative``); an attack's figures are the evaluator's, so its list is empty.
 
     Example::
 

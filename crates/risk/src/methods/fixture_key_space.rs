@@ -8,11 +8,13 @@
 
 use std::collections::HashSet;
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use serde_json::json;
 
+use crate::methods::figures;
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::methods::shared::{needs_classes, read_common};
@@ -35,6 +37,22 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "the key space: distinct values per key, their product and the records per combination",
     reference: "Dalenius (1986); Skinner & Elliot (2002)",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N,
+        FigureSpec::new(
+            "key_space",
+            "key space (combinations of observed values)",
+            Unit::Count,
+            "Dalenius (1986)",
+        ),
+        FigureSpec::new(
+            "records_per_combination",
+            "records per key combination",
+            Unit::Score,
+            "Skinner & Elliot (2002)",
+        )
+        .non_negative(),
+    ],
     build,
 };
 

@@ -7,6 +7,7 @@ use intruder_data::keys::{CodeSource, PartedCodes};
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use intruder_data::{Table, Timings};
 
+use crate::methods::figures;
 use crate::assess::{
     GlobalRiskDenominator, RiskParams, assess_codes, assess_parts, assess_timed, codes_suffice,
     parts_suffice,
@@ -97,6 +98,21 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "equivalence classes, sample uniques, k ≤ 5/10, Pr(SU), θ, Bender's R, wildcard n_match; with weight, group and sensitive columns also individual, global and household risk and ℓ-diversity",
     reference: "docs/METHODS.md §1; Skinner & Elliot (2002) θ; Bender et al. (2001) R; Mulder's n_match; sdcMicro freqCalc, indivRisk, measure_hierarchical, ldiversity",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N_TOTAL,
+        figures::N_DELETED,
+        figures::N,
+        figures::SAMPLE_UNIQUES,
+        figures::CLASSES,
+        figures::THETA,
+        figures::BENDER_R;
+        figures::CLASS_SIZES,
+        figures::INDIVIDUAL,
+        figures::THRESHOLD,
+        figures::HOUSEHOLD_RISK,
+        figures::DIVERSITY_MIN,
+        figures::WILDCARD,
+    ],
     build,
 };
 

@@ -3,10 +3,12 @@
 
 use serde_json::json;
 
+use intruder_data::params::FigureSpec;
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Table, Timings};
 
+use crate::methods::figures;
 use crate::assess::{GlobalRiskDenominator, RiskParams, assess_timed};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
@@ -35,6 +37,21 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "household risk 1 − Π(1 − r_i) over each household's members, from individual risk",
     reference: "sdcMicro measure_hierarchical",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N_TOTAL,
+        figures::N_DELETED,
+        figures::N,
+        figures::SAMPLE_UNIQUES,
+        FigureSpec::new("households", "households", Unit::Count, "–"),
+        FigureSpec::new(
+            "household_max_risk",
+            "largest household risk",
+            Unit::Proportion,
+            "sdcMicro measure_hierarchical",
+        );
+        figures::INDIVIDUAL,
+        figures::HOUSEHOLD_RISK,
+    ],
     build,
 };
 

@@ -7,6 +7,7 @@ use intruder_data::params::{Entry, ParamReader, ParamSpec};
 use intruder_data::report::Report;
 use intruder_data::{Table, Timings};
 
+use crate::methods::figures;
 use crate::assess::{
     Assessment, GlobalRiskDenominator, RiskParams, assess_codes, assess_parts, assess_timed,
     codes_suffice, parts_suffice,
@@ -53,6 +54,15 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "individual risk from sampling weights, expected re-identifications and global risk (with group: household risk)",
     reference: "Benedetti & Franconi (1998); sdcMicro indivRisk(method = \"approx\")",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N_TOTAL,
+        figures::N_DELETED,
+        figures::N,
+        figures::SAMPLE_UNIQUES;
+        figures::INDIVIDUAL,
+        figures::THRESHOLD,
+        figures::HOUSEHOLD_RISK,
+    ],
     build,
 };
 

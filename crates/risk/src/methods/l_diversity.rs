@@ -4,10 +4,12 @@
 
 use serde_json::json;
 
+use intruder_data::params::FigureSpec;
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
 use intruder_data::{Table, Timings};
 
+use crate::methods::figures;
 use crate::assess::{RiskParams, assess_timed};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
@@ -41,6 +43,25 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "distinct and entropy ℓ-diversity of a sensitive variable within the key classes",
     reference: "Machanavajjhala et al. (2007); sdcMicro ldiversity",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N_TOTAL,
+        figures::N_DELETED,
+        figures::N,
+        figures::CLASSES,
+        FigureSpec::new(
+            "classes_l_distinct_1",
+            "classes with one sensitive value (a count of classes)",
+            Unit::Count,
+            "Machanavajjhala et al. (2007)",
+        ),
+        FigureSpec::new(
+            "records_l_distinct_1",
+            "records whose keys disclose their sensitive value",
+            Unit::Count,
+            "Machanavajjhala et al. (2007)",
+        );
+        figures::DIVERSITY_MIN,
+    ],
     build,
 };
 

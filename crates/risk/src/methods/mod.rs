@@ -3,6 +3,7 @@
 //! and its registry entry `ENTRY`. [`RISK_MEASURES`] below is the registry: one line per
 //! measure, which also declares its module. What several measures share is in `shared`.
 
+pub(crate) mod figures;
 pub(crate) mod shared;
 
 intruder_data::registry! {

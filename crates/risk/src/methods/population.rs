@@ -2,10 +2,13 @@
 //! Skinner & Holmes' log-linear τ₁ and τ₂ (Zayatz 1991; Hoshino 2001; Chen & Keller-McNulty 1998;
 //! Dankar et al. 2012; Skinner & Holmes 1998; sdcMicro's `modRisk`; ARX).
 
+use intruder_data::report::Unit;
+use intruder_data::params::FigureSpec;
 use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 use intruder_data::report::Records;
 use intruder_data::{Role, Table};
 
+use crate::methods::figures;
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::methods::shared::{checked, needs_classes, read_common};
@@ -59,6 +62,48 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "population uniques estimated from the sample: Zayatz, Pitman, SNB, Dankar et al.'s rule, log-linear τ₁ and τ₂",
     reference: "Zayatz (1991); Hoshino (2001); Chen & Keller-McNulty (1998); Dankar et al. (2012); Skinner & Holmes (1998); sdcMicro modRisk; ARX",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N_TOTAL,
+        figures::N_DELETED,
+        figures::N,
+        figures::CLASSES,
+        figures::SAMPLE_UNIQUES,
+        FigureSpec::new("sampling_fraction", "sampling fraction π", Unit::Proportion, "docs/METHODS.md §1.3"),
+        FigureSpec::new("population_size", "population size N", Unit::Score, "docs/METHODS.md §1.3")
+            .non_negative(),
+        FigureSpec::new("sample_pairs", "sample classes of size 2 (n₂)", Unit::Count, "docs/METHODS.md §1.3"),
+        FigureSpec::new("zayatz", "population uniques (Zayatz)", Unit::Score, "Zayatz (1991)")
+            .non_negative(),
+        FigureSpec::new("pitman", "population uniques (Pitman)", Unit::Score, "Hoshino (2001)")
+            .non_negative(),
+        FigureSpec::new(
+            "snb",
+            "population uniques (slide negative binomial)",
+            Unit::Score,
+            "Chen & Keller-McNulty (1998)",
+        )
+        .non_negative(),
+        FigureSpec::new(
+            "rule_estimate",
+            "population uniques (rule)",
+            Unit::Score,
+            "Dankar et al. (2012); docs/METHODS.md §1.3",
+        )
+        .non_negative(),
+        FigureSpec::new("tau1", "population uniques τ₁", Unit::Score, "Skinner & Holmes (1998)")
+            .non_negative(),
+        FigureSpec::new(
+            "tau2",
+            "correct matches of sample uniques τ₂",
+            Unit::Score,
+            "Skinner & Holmes (1998)",
+        )
+        .non_negative(),
+        FigureSpec::new("sdcmicro_gr1", "τ₁ as sdcMicro's modRisk", Unit::Score, "sdcMicro modRisk")
+            .non_negative(),
+        FigureSpec::new("sdcmicro_gr2", "τ₂ as sdcMicro's modRisk", Unit::Score, "sdcMicro modRisk")
+            .non_negative(),
+    ],
     build,
 };
 

@@ -1,10 +1,13 @@
 //! SUDA2 special uniques: minimal sample uniques, SUDA and DIS-SUDA scores, key and category
 //! contributions (Elliot, Manning & Ford 2002; Manning, Haglin & Keane 2008; sdcMicro's `suda2`).
 
+use intruder_data::report::Unit;
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use intruder_data::report::Records;
 
+use crate::methods::figures;
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::methods::shared::{checked, needs_classes, read_common};
@@ -43,12 +46,30 @@ const PARAMS: &[ParamSpec] = &[
     .default_value("false"),
 ];
 
+/// Who defines SUDA and DIS-SUDA.
+const SUDA: &str = "Elliot et al. (2002); sdcMicro suda2";
+
 /// Registry entry.
 pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     name: NAME,
     summary: "SUDA2 minimal sample uniques, SUDA and DIS-SUDA scores, key and category contributions",
     reference: "Elliot, Manning & Ford (2002); Manning, Haglin & Keane (2008); sdcMicro suda2",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N_TOTAL,
+        figures::N_DELETED,
+        figures::SAMPLE_UNIQUES,
+        FigureSpec::new("max_msu_size", "largest MSU size searched", Unit::Count, SUDA),
+        FigureSpec::new("pair_records", "records in classes of size 2 (P)", Unit::Count, SUDA),
+        FigureSpec::new("msus", "minimal sample uniques (MSUs) found", Unit::Count, SUDA),
+        FigureSpec::new("records_with_score", "records with an MSU", Unit::Count, SUDA),
+        FigureSpec::new("score_max", "largest SUDA score", Unit::Score, SUDA).non_negative(),
+        FigureSpec::new("score_mean", "mean SUDA score", Unit::Score, SUDA).non_negative(),
+        FigureSpec::new("dis_fraction", "DIS sampling fraction f", Unit::Proportion, SUDA),
+        FigureSpec::new("dis", "DIS probability", Unit::Proportion, SUDA),
+        FigureSpec::new("dis_score_max", "largest DIS-SUDA score", Unit::Score, SUDA)
+            .non_negative(),
+    ],
     build,
 };
 

@@ -2,10 +2,13 @@
 //! variable and the file's, under an equal or ordered ground distance (Li, Li & Venkatasubramanian
 //! 2007; ARX).
 
+use intruder_data::report::Unit;
+use intruder_data::params::FigureSpec;
 use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use intruder_data::report::Records;
 use intruder_data::{Role, Table};
 
+use crate::methods::figures;
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
@@ -37,12 +40,39 @@ const PARAMS: &[ParamSpec] = &[
     .within(Range::closed(0.0, 1.0)),
 ];
 
+/// Who defines t-closeness and its earth mover's distance.
+const LI: &str = "Li, Li & Venkatasubramanian (2007)";
+
 /// Registry entry.
 pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     name: NAME,
     summary: "t-closeness: Earth Mover's Distance between each key class's distribution of a sensitive variable and the file's (equal or ordered ground distance)",
     reference: "Li, Li & Venkatasubramanian (2007); ARX",
     params: PARAMS,
+    figures: intruder_data::figure_list![
+        figures::N_TOTAL,
+        figures::N_DELETED,
+        figures::N,
+        figures::CLASSES,
+        FigureSpec::new("sensitive_values", "distinct sensitive values (m)", Unit::Count, LI),
+        FigureSpec::new(
+            "n_sensitive",
+            "records with an observed sensitive value",
+            Unit::Count,
+            LI,
+        ),
+        FigureSpec::new("t_max", "the file's t (largest EMD)", Unit::Score, LI).non_negative(),
+        FigureSpec::new("emd_mean", "mean EMD per record", Unit::Score, LI).non_negative(),
+        FigureSpec::new(
+            "classes_without_sensitive",
+            "classes with no sensitive value observed",
+            Unit::Count,
+            LI,
+        ),
+        FigureSpec::new("t", "threshold t", Unit::Score, LI).non_negative(),
+        FigureSpec::new("classes_above_t", "classes not t-close (a count of classes)", Unit::Count, LI),
+        FigureSpec::new("records_above_t", "records in classes not t-close", Unit::Count, LI),
+    ],
     build,
 };
 

@@ -3,6 +3,7 @@
 //! table `ci_overlap` (per coefficient, both intervals) and the detail `ci_overlap_model`. Its
 //! columns are the model's; it ignores `variables`. The computation is [`crate::ci_overlap()`].
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
@@ -44,6 +45,20 @@ pub const ENTRY: Entry<dyn UtilityMeasure> = Entry {
     summary: "overlap of a regression's 95% coefficient intervals fitted on both files",
     reference: "Karr, Kohnen, Oganian, Reiter & Sanil (2006) §3",
     params: PARAMS,
+    figures: &[
+        FigureSpec::new(
+            "ci_overlap_mean",
+            "mean CI overlap",
+            Unit::Proportion,
+            "Karr et al. (2006)",
+        ),
+        FigureSpec::new(
+            "ci_overlap_min",
+            "smallest CI overlap",
+            Unit::Proportion,
+            "Karr et al. (2006)",
+        ),
+    ],
     build,
 };
 

@@ -2,6 +2,7 @@
 //! figures `cor_max_abs_diff` and `cor_mean_abs_diff`, the table `correlations` (per pair of
 //! variables). The computation is [`crate::correlations()`].
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
@@ -28,6 +29,22 @@ pub const ENTRY: Entry<dyn UtilityMeasure> = Entry {
     summary: "differences in Pearson correlations (pairwise complete)",
     reference: "Hundepool et al. (2012) §3.6",
     params: PARAMS,
+    figures: &[
+        FigureSpec::new(
+            "cor_max_abs_diff",
+            "largest correlation difference",
+            Unit::Score,
+            "docs/METHODS.md §4",
+        )
+        .non_negative(),
+        FigureSpec::new(
+            "cor_mean_abs_diff",
+            "mean correlation difference",
+            Unit::Score,
+            "docs/METHODS.md §4",
+        )
+        .non_negative(),
+    ],
     build,
 };
 

@@ -4,6 +4,7 @@
 //! of the cells compared; the figures `changed_cells` and `changed_share`, the table
 //! `changed_per_variable`. Values are compared as text, so a recoding counts as a change.
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
@@ -30,6 +31,20 @@ pub const ENTRY: Entry<dyn UtilityMeasure> = Entry {
     summary: "cells the masking changed, record by record, and their share",
     reference: "Hundepool et al. (2012) §2.4 (the number of changed values)",
     params: PARAMS,
+    figures: &[
+        FigureSpec::new(
+            "changed_cells",
+            "cells changed",
+            Unit::Count,
+            "Hundepool et al. (2012)",
+        ),
+        FigureSpec::new(
+            "changed_share",
+            "share of cells changed",
+            Unit::Proportion,
+            "Hundepool et al. (2012)",
+        ),
+    ],
     build,
 };
 

@@ -3,6 +3,7 @@
 //! `il1s_per_cell`, the table `il1s_per_variable`. The only measure that compares records one to
 //! one. The computation is [`crate::il1s()`].
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
@@ -29,6 +30,10 @@ pub const ENTRY: Entry<dyn UtilityMeasure> = Entry {
     summary: "IL1s: Σ|x − x'| / (√2·S_j) over the cells, record by record (a sum, not a mean)",
     reference: "Mateo-Sanz, Sebé & Domingo-Ferrer (2004); sdcMicro dUtility(method = \"IL1\")",
     params: PARAMS,
+    figures: &[
+        FigureSpec::new("il1s", "IL1s", Unit::Score, "docs/METHODS.md §4").non_negative(),
+        FigureSpec::new("il1s_per_cell", "IL1s per cell", Unit::Score, "docs/METHODS.md §4").non_negative(),
+    ],
     build,
 };
 

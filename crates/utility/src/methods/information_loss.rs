@@ -4,6 +4,7 @@
 //! `aecs`, `aecs_original`, the table `columns` (per key variable). It reads the original as it
 //! was, before the release's recodings. The computation is [`crate::information_loss()`].
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
@@ -30,6 +31,55 @@ pub const ENTRY: Entry<dyn UtilityMeasure> = Entry {
     summary: "generalisation and suppression loss on the key cells: NCP, non-uniform entropy, discernibility, AECS, and a cell loss counting removed records",
     reference: "Xu et al. (2006) NCP; Gionis & Tassa (2009); Bayardo & Agrawal (2005); LeFevre et al. (2006)",
     params: PARAMS,
+    figures: &[
+        FigureSpec::new(
+            "cell_loss",
+            "information lost per key cell",
+            Unit::Proportion,
+            "Xu et al. (2006) NCP; utility information-loss",
+        ),
+        FigureSpec::new(
+            "ncp",
+            "NCP of the released key cells",
+            Unit::Proportion,
+            "Xu et al. (2006)",
+        ),
+        FigureSpec::new(
+            "entropy_bits",
+            "non-uniform entropy (bits per key cell)",
+            Unit::Score,
+            "Gionis & Tassa (2009)",
+        )
+        .non_negative(),
+        FigureSpec::new(
+            "discernibility",
+            "discernibility (Σ|E|²/n²)",
+            Unit::Score,
+            "Bayardo & Agrawal (2005)",
+        )
+        .non_negative(),
+        FigureSpec::new(
+            "discernibility_original",
+            "discernibility of the original values (Σ|E|²/n²)",
+            Unit::Score,
+            "Bayardo & Agrawal (2005)",
+        )
+        .non_negative(),
+        FigureSpec::new(
+            "aecs",
+            "average equivalence class size",
+            Unit::Score,
+            "LeFevre et al. (2006)",
+        )
+        .non_negative(),
+        FigureSpec::new(
+            "aecs_original",
+            "average equivalence class size of the original values",
+            Unit::Score,
+            "LeFevre et al. (2006)",
+        )
+        .non_negative(),
+    ],
     build,
 };
 

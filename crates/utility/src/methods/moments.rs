@@ -2,6 +2,7 @@
 //! figures `mean_rel_diff_max` and `var_rel_diff_max`, the table `moments` (per variable). The
 //! computation is [`crate::moments()`].
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
@@ -28,6 +29,22 @@ pub const ENTRY: Entry<dyn UtilityMeasure> = Entry {
     summary: "differences in means and variances (n − 1) per variable",
     reference: "Hundepool et al. (2012) §3.6",
     params: PARAMS,
+    figures: &[
+        FigureSpec::new(
+            "mean_rel_diff_max",
+            "largest relative mean difference",
+            Unit::Score,
+            "docs/METHODS.md §4",
+        )
+        .non_negative(),
+        FigureSpec::new(
+            "var_rel_diff_max",
+            "largest relative variance difference",
+            Unit::Score,
+            "docs/METHODS.md §4",
+        )
+        .non_negative(),
+    ],
     build,
 };
 

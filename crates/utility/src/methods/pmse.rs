@@ -2,6 +2,7 @@
 //! Reiter, Oganian & Karr 2009; Snoke et al. 2018, eq. 2): the figures `pmse` and `pmse_ratio`,
 //! the table `pmse_model`. The computation is [`crate::pmse()`].
 
+use intruder_data::params::FigureSpec;
 use intruder_data::Table;
 use intruder_data::params::{Entry, ParamReader, ParamSpec};
 use intruder_data::report::{Figure, Report, ReportTable, Unit};
@@ -28,6 +29,11 @@ pub const ENTRY: Entry<dyn UtilityMeasure> = Entry {
     summary: "propensity-score mean squared error of a logistic model telling the files apart",
     reference: "Woo, Reiter, Oganian & Karr (2009); Snoke et al. (2018) eq. 2",
     params: PARAMS,
+    figures: &[
+        FigureSpec::new("pmse", "pMSE", Unit::Score, "Woo et al. (2009)").non_negative(),
+        FigureSpec::new("pmse_ratio", "pMSE ratio", Unit::Score, "Woo et al. (2009)")
+            .non_negative(),
+    ],
     build,
 };
 

@@ -184,6 +184,7 @@ pub const ENTRY: Entry<dyn Defence> = Entry {
     summary: "full-domain generalisation along hierarchies: the least-loss transformation meeting k, ℓ, t, δ-presence, k-map, β, δ-disclosure, (α,k) and attack constraints (ARX's search and quality models)",
     reference: "ARX (Prasser et al. 2014; Kohlmayer et al. 2012, Flash); Samarati (2001); Iyengar (2002)",
     params: PARAMS,
+    figures: &[],
     build,
 };
 
