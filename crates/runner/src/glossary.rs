@@ -2,8 +2,9 @@
 //! reports show. Attack, masking and intruder figures come from the registries in
 //! [`crate::metrics`]; risk and utility figures take their definition from the measure's own
 //! report (the `meaning` of each figure, stored with the run) and their human name and
-//! reference from the figures the measure's registry entry declares ([`measure_figure`]). Axis titles, legends and table headers all read from here,
-//! never from raw ids like `fellegi-sunter.correct_match_rate`.
+//! reference from the figures the measure's registry entry declares ([`measure_figure`]). Axis
+//! titles, legends and table headers all read from here, never from raw ids like
+//! `fellegi-sunter.correct_match_rate`.
 
 use intruder_data::params::{FigureSpec, declared_figure};
 use intruder_data::report::Unit;
