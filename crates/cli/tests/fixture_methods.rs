@@ -198,6 +198,9 @@ measure = "fixture-key-space"
 [utility]
 variables = ["age", "sex"]
 measures = ["fixture-changed-cells"]
+
+[report]
+metrics = ["risk.space.key_space", "utility.changed_share"]
 "#;
 
 /// `results.csv` as setting → metric → value.
@@ -236,6 +239,18 @@ fn an_experiment_file_runs_every_fixture() {
     for s in [none, shift] {
         assert_eq!(s["risk.space.key_space"], 16.0);
         assert_eq!(s["risk.space.records_per_combination"], 6.0 / 16.0);
+    }
+    // The report names the new measures' figures as their entries declare them, with their
+    // references, in the tables and the glossary.
+    let html = std::fs::read_to_string(tmp.path().join("out/report.html")).unwrap();
+    for declared in [
+        "key space (combinations of observed values) (risk space)",
+        "<td>key space (combinations of observed values)</td>",
+        "<td>Dalenius (1986)</td>",
+        "<td>share of cells changed</td>",
+        "<td>Hundepool et al. (2012)</td>",
+    ] {
+        assert!(html.contains(declared), "{declared} not in the report");
     }
     // The attack: agreeing on all three keys is exact matching without missing values, so the
     // evaluator scores it as the exact attack, figure by figure; after the shift no age agrees.
