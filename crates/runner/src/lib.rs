@@ -75,6 +75,7 @@ mod plot;
 mod reader;
 mod record;
 mod report;
+mod search;
 mod spec;
 mod stats;
 mod study;

@@ -745,6 +745,7 @@ mod tests {
             checks: Vec::new(),
             questions: Vec::new(),
             failures: Vec::new(),
+            searches: Vec::new(),
         };
         let m = metrics(&run);
         let v = |k: &str| m.iter().find(|x| x.id.to_string() == k).unwrap().value;

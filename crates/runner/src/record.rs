@@ -60,6 +60,25 @@ pub struct RunRecord {
     /// outcomes above are kept (a failed one is absent from them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<FailureRecord>,
+    /// The masking steps that searched a lattice (generalise), with what they reported; absent
+    /// for other steps and in runs stored before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<SearchRecord>,
+}
+
+/// A masking step that searched a lattice of transformations (generalise): the levels it chose,
+/// their score, and the Pareto frontier of score against the attacks' rates over the nodes it
+/// scored (`details` of the defence log's step).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRecord {
+    /// The step's number in the pipeline, from 1.
+    pub step: usize,
+    /// The step's method.
+    pub method: String,
+    /// What the step reported: `levels`, `metric`, `score`, `frontier` (each node's `levels`,
+    /// `score`, `suppressed` and `rates`), …
+    pub details: Value,
 }
 
 /// An attack, risk measure or utility measure of a run that failed (a column of the wrong kind

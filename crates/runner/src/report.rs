@@ -228,6 +228,8 @@ pub fn write_reports(
         .map(|f| (f.file.clone(), f.caption.clone(), f.svg()))
         .collect();
     plots.extend(crate::linkage::report_charts(plan, runs));
+    let (search_tables, search_plots) = crate::search::report_parts(plan, runs);
+    plots.extend(search_plots);
     write_svgs(out, &plots, &mut files)?;
 
     // The glossary: every metric a table, a figure or an axis shows.
@@ -239,7 +241,8 @@ pub fn write_reports(
         Some((t, w)) => (Some(t), w),
         None => (None, Vec::new()),
     };
-    let tables = summary_tables(exp, &results);
+    let mut tables = summary_tables(exp, &results);
+    tables.extend(search_tables);
     let questions = question_tables(exp, &results);
     let published = published_table(exp, &results);
     let (study_tables, study_plots) = study_parts(exp, fingerprint, out)?;

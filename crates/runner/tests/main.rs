@@ -7,6 +7,7 @@ mod data_params;
 mod defence_utility;
 mod dry_run;
 mod files_only;
+mod generalise_frontier;
 mod layers;
 mod linkage_charts;
 mod longitudinal;

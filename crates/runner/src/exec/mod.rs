@@ -25,7 +25,7 @@ use crate::data::Loaded;
 use crate::grid::to_json;
 use crate::hash::{VERSION, derive_seed};
 use crate::plan::{Plan, Run};
-use crate::record::{CheckRecord, IntruderRecord, MaskingRecord, RunRecord};
+use crate::record::{CheckRecord, IntruderRecord, MaskingRecord, RunRecord, SearchRecord};
 use crate::spec::Experiment;
 
 /// The suffix of the truth copy of a sensitive variable in the intruder's truth.
@@ -418,6 +418,20 @@ fn run_inner(
         utility,
         checks,
         questions,
+        searches: log
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, st)| {
+                let details = st.details.as_ref()?;
+                details.get("frontier")?;
+                Some(SearchRecord {
+                    step: i + 1,
+                    method: st.method.clone(),
+                    details: details.clone(),
+                })
+            })
+            .collect(),
         failures,
     })
 }
