@@ -1006,7 +1006,13 @@ pub fn map_plot(
         .enumerate()
         .map(|(i, g)| (Swatch::Series(style(i), false), g.clone()))
         .collect();
-    items.push((Swatch::Interval, "95% interval".into()));
+    // One replicate (or a frontier of single nodes) draws no bar: then the legend shows none.
+    if pts
+        .iter()
+        .any(|p| p.loss.interval != IntervalKind::None || p.risk.interval != IntervalKind::None)
+    {
+        items.push((Swatch::Interval, "95% interval".into()));
+    }
     items.push((Swatch::Frontier, "Pareto frontier".into()));
     let (lw, lh) = legend_size(&items);
     let left = 74.0;

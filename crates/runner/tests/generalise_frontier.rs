@@ -118,5 +118,10 @@ fn the_search_is_kept_with_each_run_and_its_frontier_reported() {
     );
     let svg = std::fs::read_to_string(dir.path().join("frontier-2-step1.svg")).unwrap();
     assert!(svg.contains(&label), "{label} not in the figure");
+    // A node is one value, without an interval: the legend names none, while the risk–utility
+    // map of two replicates has them.
+    assert!(!svg.contains("95% interval"));
+    let map = std::fs::read_to_string(dir.path().join("risk-utility.svg")).unwrap();
+    assert!(map.contains("95% interval"));
     assert!(html.contains(&label));
 }
