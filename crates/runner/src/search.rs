@@ -22,7 +22,8 @@ struct Node {
     levels: Vec<i64>,
     score: f64,
     suppressed: Option<u64>,
-    rates: Vec<(String, f64)>,
+    /// Each attack's rate; `None` where the search reported none (no target to attack).
+    rates: Vec<(String, Option<f64>)>,
 }
 
 fn node(v: &Value, keys: &[String]) -> Option<Node> {
@@ -38,8 +39,8 @@ fn node(v: &Value, keys: &[String]) -> Option<Node> {
             .get("rates")?
             .as_object()?
             .iter()
-            .map(|(k, x)| Some((k.clone(), x.as_f64()?)))
-            .collect::<Option<_>>()?,
+            .map(|(k, x)| (k.clone(), x.as_f64()))
+            .collect(),
     })
 }
 
@@ -122,7 +123,7 @@ fn table(title: &str, keys: &[String], metric: &str, chosen: &[i64], nodes: &[No
             row.push(fmt(n.score));
             row.push(n.suppressed.map_or("–".into(), |x| x.to_string()));
             for r in &rate_names {
-                let x = n.rates.iter().find(|(k, _)| k == r).map(|(_, x)| *x);
+                let x = n.rates.iter().find(|(k, _)| k == r).and_then(|(_, x)| *x);
                 row.push(x.map_or("–".into(), |x| fmt_unit(x, Unit::Proportion)));
             }
             row
@@ -149,7 +150,7 @@ fn figure(
     let points: Vec<(String, &str, Stat, Stat)> = nodes
         .iter()
         .filter_map(|n| {
-            let y = n.rates.iter().find(|(k, _)| k == Y_RATE)?.1;
+            let y = n.rates.iter().find(|(k, _)| k == Y_RATE)?.1?;
             let label = n
                 .levels
                 .iter()
