@@ -44,9 +44,20 @@ fn node(v: &Value, keys: &[String]) -> Option<Node> {
     })
 }
 
-/// One search's frontier: the keys (in the chosen levels' order), the metric, the chosen
-/// levels and the nodes; `None` when the details are not a search's.
-fn frontier(s: &SearchRecord) -> Option<(Vec<String>, String, Vec<i64>, Vec<Node>)> {
+/// One search's frontier.
+struct Frontier {
+    /// The keys, in the chosen levels' order.
+    keys: Vec<String>,
+    /// The quality model's name.
+    metric: String,
+    /// The levels chosen.
+    chosen: Vec<i64>,
+    /// The frontier's nodes, by score.
+    nodes: Vec<Node>,
+}
+
+/// One search's frontier; `None` when the details are not a search's.
+fn frontier(s: &SearchRecord) -> Option<Frontier> {
     let chosen = s.details.get("levels")?.as_object()?;
     let keys: Vec<String> = chosen.keys().cloned().collect();
     let chosen_levels: Vec<i64> = keys
@@ -61,7 +72,12 @@ fn frontier(s: &SearchRecord) -> Option<(Vec<String>, String, Vec<i64>, Vec<Node
         .iter()
         .map(|v| node(v, &keys))
         .collect::<Option<Vec<_>>>()?;
-    Some((keys, metric, chosen_levels, nodes))
+    Some(Frontier {
+        keys,
+        metric,
+        chosen: chosen_levels,
+        nodes,
+    })
 }
 
 /// The frontier tables and figures of every setting whose masking searched, in plan order.
@@ -82,7 +98,13 @@ pub(crate) fn report_parts(
             continue;
         };
         for s in &rec.searches {
-            let Some((keys, metric, chosen, nodes)) = frontier(s) else {
+            let Some(Frontier {
+                keys,
+                metric,
+                chosen,
+                nodes,
+            }) = frontier(s)
+            else {
                 continue;
             };
             let title = format!(
