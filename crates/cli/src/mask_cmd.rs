@@ -179,6 +179,26 @@ fn summary(data: &Path, out: &Path, log: &ChangeLog) -> Report {
                 .map(|d| json!({"step": s.step, "method": s.method, "details": d}))
         })
         .collect();
+    // a search's frontier (generalise) as a table too
+    for s in &log.steps {
+        if let Some(f) = s
+            .details
+            .as_ref()
+            .and_then(intruder::frontier::Frontier::of)
+        {
+            r.tables.push(ReportTable {
+                name: format!("frontier_step{}", s.step),
+                title: format!(
+                    "step {} ({}) frontier: {}",
+                    s.step,
+                    s.method,
+                    intruder::frontier::Frontier::TITLE
+                ),
+                header: f.header(),
+                rows: f.rows(),
+            });
+        }
+    }
     if !step_details.is_empty() {
         r.details.insert(
             "step_details".into(),

@@ -832,4 +832,21 @@ fn the_json_summary_gives_a_generalisation_s_levels() {
     assert_eq!(d["nodes_checked"], 4);
     assert_eq!(d["optimal"], true);
     assert!((d["score"].as_f64().unwrap() - 0.41421356237309515).abs() < 1e-12);
+    // The frontier as a table (a list of objects in JSON): a row per node of the log's
+    // frontier, the chosen levels first and marked.
+    let frontier = d["frontier"].as_array().unwrap();
+    let rows = v["frontier_step1"].as_array().expect("the frontier table");
+    assert_eq!(rows.len(), frontier.len());
+    assert_eq!(rows[0]["chosen"], "yes");
+    assert_eq!(
+        (&rows[0]["level of age"], &rows[0]["level of sex"]),
+        (&serde_json::json!(4), &serde_json::json!(0))
+    );
+    assert_eq!(rows[0]["loss score"], d["score"]);
+    for (row, node) in rows.iter().zip(frontier) {
+        assert_eq!(row["level of age"], node["levels"]["age"]);
+        assert_eq!(row["records suppressed"], node["suppressed"]);
+        assert_eq!(row["exact listwise rate"], node["rates"]["exact listwise"]);
+    }
+    assert_eq!(rows.iter().filter(|r| r["chosen"] == "yes").count(), 1);
 }

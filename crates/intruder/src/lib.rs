@@ -59,6 +59,7 @@
 //! ```
 
 pub mod attack;
+pub mod frontier;
 pub mod mask;
 pub mod methods;
 pub mod questions;
