@@ -64,6 +64,8 @@ pub trait Packer: Sync {
 /// Codes packed into one 64-bit word.
 pub struct Pack64 {
     shift: Vec<u32>,
+    /// Bits the keys use.
+    bits: u32,
 }
 
 /// Codes packed into one 128-bit word.
@@ -123,7 +125,7 @@ impl AnyPacker {
             s += 64 - (c.max(1) as u64).leading_zeros();
         }
         if s <= 64 {
-            AnyPacker::P64(Pack64 { shift })
+            AnyPacker::P64(Pack64 { shift, bits: s })
         } else if s <= 128 {
             AnyPacker::P128(Pack128 { shift })
         } else {
@@ -211,6 +213,15 @@ trait Keyed {
     fn index(&self, n: usize) -> Self::I;
     /// The key of `codes`.
     fn make(&self, codes: &[u32]) -> Self::K;
+    /// The key of `codes` with each key `d` lifted by `lifts[d]` when it has one; the lifted
+    /// codes are left in `buf`.
+    #[inline]
+    fn make_lifted(&self, codes: &[u32], lifts: &[Option<&[u32]>], buf: &mut [u32]) -> Self::K {
+        for ((b, &c), l) in buf.iter_mut().zip(codes).zip(lifts) {
+            *b = l.map_or(c, |up| up[c as usize]);
+        }
+        self.make(buf)
+    }
 }
 
 impl<P: Packer> Keyed for &P {
@@ -224,6 +235,101 @@ impl<P: Packer> Keyed for &P {
     #[inline]
     fn make(&self, codes: &[u32]) -> P::K {
         self.key(codes)
+    }
+}
+
+/// An open-addressing table on 64-bit packed tuples (linear probing, Fibonacci hashing), kept
+/// per thread and reused by every roll-up. Each cell is one word, the tuple's key above the
+/// class number plus one (0: empty), and the table has about twice the cells of the classes a
+/// roll-up can make, so it stays in the cache where a general hash map, with wider entries,
+/// misses it on most look-ups.
+#[derive(Default)]
+struct OpenTable {
+    cells: Vec<u64>,
+    shift: u32,
+    class_bits: u32,
+}
+
+thread_local! {
+    static OPEN: std::cell::RefCell<OpenTable> = std::cell::RefCell::new(OpenTable::default());
+}
+
+/// The per-thread table, taken for one roll-up and given back when dropped.
+struct OpenIndex(OpenTable);
+
+impl OpenIndex {
+    /// The table, emptied, for at most `n` classes numbered in `class_bits` bits.
+    fn take(n: usize, class_bits: u32) -> OpenIndex {
+        let mut t = OPEN.with(|o| std::mem::take(&mut *o.borrow_mut()));
+        let size = (2 * n.max(8)).next_power_of_two();
+        t.cells.clear();
+        t.cells.resize(size, 0);
+        t.shift = 64 - size.trailing_zeros();
+        t.class_bits = class_bits;
+        OpenIndex(t)
+    }
+}
+
+impl Drop for OpenIndex {
+    fn drop(&mut self) {
+        let t = std::mem::take(&mut self.0);
+        OPEN.with(|o| *o.borrow_mut() = t);
+    }
+}
+
+impl Index<u64> for OpenIndex {
+    #[inline]
+    fn find_or_insert(&mut self, key: u64, next: u32) -> Option<u32> {
+        let t = &mut self.0;
+        let mask = t.cells.len() - 1;
+        let cb = t.class_bits;
+        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> t.shift) as usize;
+        loop {
+            let cell = t.cells[i];
+            if cell == 0 {
+                t.cells[i] = (key << cb) | (next as u64 + 1);
+                return None;
+            }
+            if cell >> cb == key {
+                return Some((cell & ((1 << cb) - 1)) as u32 - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
+/// Tuples packed in 64 bits with room for the class numbers, found in an [`OpenTable`].
+struct Open<'p>(&'p Pack64, u32);
+
+impl Open<'_> {
+    /// For a roll-up from `classes` source classes, when key and class number fit one word.
+    fn fits(p: &Pack64, classes: usize) -> Option<Open<'_>> {
+        let class_bits = 64 - (classes as u64 + 1).leading_zeros();
+        (p.bits + class_bits <= 64).then_some(Open(p, class_bits))
+    }
+}
+
+impl Keyed for Open<'_> {
+    type K = u64;
+    type I = OpenIndex;
+    fn index(&self, n: usize) -> OpenIndex {
+        OpenIndex::take(n, self.1)
+    }
+    #[inline]
+    fn make(&self, codes: &[u32]) -> u64 {
+        self.0.key(codes)
+    }
+    /// One pass, the key summed as the codes are lifted (building it from `buf` after writing
+    /// it would read back words just stored, which stalls).
+    #[inline]
+    fn make_lifted(&self, codes: &[u32], lifts: &[Option<&[u32]>], buf: &mut [u32]) -> u64 {
+        let mut key = 0u64;
+        for (((b, &c), l), &s) in buf.iter_mut().zip(codes).zip(lifts).zip(&self.0.shift) {
+            let c = l.map_or(c, |up| up[c as usize]);
+            *b = c;
+            key |= (c as u64) << s;
+        }
+        key
     }
 }
 
@@ -336,9 +442,11 @@ impl Group<'_> {
     }
 
     /// The classes of transformation `tgt` from those of `src` (every level of `src` at or
-    /// below `tgt`), and, when asked, the class of `tgt` of each class of `src`. When the
-    /// tuples of `tgt` are few enough to number (`Π card ≤ 2²²` and at most 64 per source
-    /// class), classes are found by their number in a table instead of a hash.
+    /// below `tgt`), and, when asked, the class of `tgt` of each class of `src`. Tuples that
+    /// pack into 64 bits with room for the class numbers are found in a one-word-per-cell
+    /// open-addressing table ([`OpenTable`]); otherwise, when the tuples of `tgt` are few
+    /// enough to number (`Π card ≤ 2²²` and at most 64 per source class), by their number in
+    /// a table; else by a hash map.
     pub fn roll_up(
         &self,
         packer: &AnyPacker,
@@ -346,6 +454,11 @@ impl Group<'_> {
         tgt: &[u8],
         want_map: bool,
     ) -> (Snapshot, Option<Vec<u32>>) {
+        if let AnyPacker::P64(p) = packer
+            && let Some(o) = Open::fits(p, src.len())
+        {
+            return self.roll_up_with(o, src, tgt, want_map);
+        }
         let space = self
             .dims
             .iter()
@@ -383,24 +496,22 @@ impl Group<'_> {
     ) -> (Snapshot, Option<Vec<u32>>) {
         let dims = self.dims.len();
         let mut out = self.empty(tgt);
-        let mut index = packer.index(src.len() / 4 + 16);
+        out.codes.reserve_exact(src.codes.len());
+        out.count.reserve_exact(src.len());
+        let mut index = packer.index(src.len());
         let mut map = want_map.then(|| Vec::with_capacity(src.len()));
         let mut buf = vec![0u32; dims];
         // keys whose level changes, with their lifting tables: the others keep their codes
-        let moved: Vec<(usize, &[u32])> = (0..dims)
-            .filter(|&d| src.levels[d] != tgt[d])
+        let lifts: Vec<Option<&[u32]>> = (0..dims)
             .map(|d| {
                 let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
-                (d, self.dims[d].up[a][b - a].as_slice())
+                (a != b).then(|| self.dims[d].up[a][b - a].as_slice())
             })
             .collect();
         for c in 0..src.len() {
-            buf.copy_from_slice(&src.codes[c * dims..(c + 1) * dims]);
-            for &(d, up) in &moved {
-                buf[d] = up[buf[d] as usize];
-            }
+            let key = packer.make_lifted(&src.codes[c * dims..(c + 1) * dims], &lifts, &mut buf);
             let next = out.count.len() as u32;
-            let t = match index.find_or_insert(packer.make(&buf), next) {
+            let t = match index.find_or_insert(key, next) {
                 Some(t) => {
                     let t = t as usize;
                     out.count[t] += src.count[c];
@@ -429,6 +540,8 @@ impl Group<'_> {
                 m.push(t as u32);
             }
         }
+        out.codes.shrink_to_fit();
+        out.count.shrink_to_fit();
         (out, map)
     }
 }

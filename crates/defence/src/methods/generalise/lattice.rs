@@ -317,9 +317,25 @@ impl<'a> Search<'a> {
         true
     }
 
-    /// Records in classes that break the monotone models.
-    fn monotone_outliers(&self, snap: &Snapshot) -> usize {
+    /// Whether the records in classes that break the monotone models number at most the
+    /// limit (counting stops once they pass it). k-anonymity alone, the usual case, needs only
+    /// the class sizes.
+    fn monotone_within_limit(&self, snap: &Snapshot) -> bool {
+        let limit = self.settings.limit;
         let mut out = 0usize;
+        if let [m] = self.monotone[..]
+            && let Model::KAnonymity { k } = self.settings.models[m]
+        {
+            for &c in &snap.count {
+                if c != 0 && c < k {
+                    out += c as usize;
+                    if out > limit {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
         let mut hs = Vec::with_capacity(snap.hists.len());
         for c in 0..snap.len() {
             if snap.count[c] == 0 {
@@ -342,9 +358,12 @@ impl<'a> Search<'a> {
                 .any(|&m| !self.settings.models[m].holds(&f, &self.data.file))
             {
                 out += snap.count[c] as usize;
+                if out > limit {
+                    return false;
+                }
             }
         }
-        out
+        true
     }
 
     /// Checks a node fully: models, limit, the blank class, attack constraints, score.
@@ -623,18 +642,25 @@ impl<'a> Search<'a> {
             .collect()
     }
 
-    /// Discernibility without a blank class to top up: every node above `levels` merges its
-    /// classes, and a merged or suppressed class costs at least the squares of its parts
-    /// (`(a + b)² ≥ a² + b²`, `n·|E| ≥ |E|²`), so `Σ|E|²` at `levels` bounds them all; raised
-    /// here on every node above.
+    /// A bound on every node above one checked, from its classes, when no blank class is topped
+    /// up (topping up adds a class the bound does not count). Every node above `levels` merges
+    /// its classes, so it has at most as many classes with records and, for discernibility, a
+    /// merged or suppressed class costs at least the squares of its parts (`(a + b)² ≥ a² + b²`,
+    /// `n·|E| ≥ |E|²`): `Σ|E|²` bounds them all. AECS: `n / (kept·s + [suppressed]·g)` with both
+    /// factors at most 1 and `kept + [suppressed] ≤` the node's classes, so `n / classes` does.
+    /// Raised here on every node above.
     fn raise_bounds(&mut self, levels: &[u8], snap: &Snapshot) {
-        if self.bounds.is_empty()
-            || self.metric.metric != Metric::Discernibility
-            || self.settings.blank_class_k.is_some()
-        {
+        if self.bounds.is_empty() || self.settings.blank_class_k.is_some() {
             return;
         }
-        let b: f64 = snap.count.iter().map(|&c| (c as f64) * (c as f64)).sum();
+        let b: f64 = match self.metric.metric {
+            Metric::Discernibility => snap.count.iter().map(|&c| (c as f64) * (c as f64)).sum(),
+            Metric::Aecs => {
+                let classes = snap.count.iter().filter(|&&c| c > 0).count();
+                self.data.n as f64 / classes.max(1) as f64
+            }
+            _ => return,
+        };
         let mut cur = levels.to_vec();
         loop {
             let i = self.encode(&cur);
@@ -664,7 +690,7 @@ impl<'a> Search<'a> {
         let snap = self.classes(&levels);
         self.checked += 1;
         self.raise_bounds(&levels, &snap);
-        if self.monotone_outliers(&snap) <= self.settings.limit {
+        if self.monotone_within_limit(&snap) {
             self.tag_closure(&mut st.tags, idx, 2, true);
             self.score_snap(&snap);
             st.scored[idx] = true;
