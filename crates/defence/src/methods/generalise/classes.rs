@@ -186,6 +186,13 @@ impl<'t> Dense<'t> {
 trait Index<K> {
     /// The class of `key`, or `None` after filing `next` under it.
     fn find_or_insert(&mut self, key: K, next: u32) -> Option<u32>;
+    /// Reads the place where `key` would be found, so that a batch of look-ups waits for
+    /// memory once rather than once each (the branch on found / not found, unpredictable,
+    /// otherwise stops the processor from running ahead to the next look-up).
+    #[inline]
+    fn touch(&self, _key: &K) -> u64 {
+        0
+    }
 }
 
 struct Hashed<K>(HashMap<K, u32, FixedState>);
@@ -295,6 +302,12 @@ impl Index<u64> for OpenIndex {
             }
             i = (i + 1) & mask;
         }
+    }
+
+    #[inline]
+    fn touch(&self, key: &u64) -> u64 {
+        let t = &self.0;
+        t.cells[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> t.shift) as usize]
     }
 }
 
@@ -500,7 +513,6 @@ impl Group<'_> {
         out.count.reserve_exact(src.len());
         let mut index = packer.index(src.len());
         let mut map = want_map.then(|| Vec::with_capacity(src.len()));
-        let mut buf = vec![0u32; dims];
         // keys whose level changes, with their lifting tables: the others keep their codes
         let lifts: Vec<Option<&[u32]>> = (0..dims)
             .map(|d| {
@@ -508,36 +520,48 @@ impl Group<'_> {
                 (a != b).then(|| self.dims[d].up[a][b - a].as_slice())
             })
             .collect();
-        for c in 0..src.len() {
-            let key = packer.make_lifted(&src.codes[c * dims..(c + 1) * dims], &lifts, &mut buf);
-            let next = out.count.len() as u32;
-            let t = match index.find_or_insert(key, next) {
-                Some(t) => {
-                    let t = t as usize;
-                    out.count[t] += src.count[c];
-                    if self.population {
-                        out.pcount[t] += src.pcount[c];
+        // in batches: the keys made, their places read, then each filed
+        const BATCH: usize = 16;
+        let mut bufs = vec![0u32; BATCH * dims];
+        let mut keys: Vec<P::K> = Vec::with_capacity(BATCH);
+        for start in (0..src.len()).step_by(BATCH) {
+            let end = (start + BATCH).min(src.len());
+            for (c, buf) in (start..end).zip(bufs.chunks_exact_mut(dims)) {
+                let codes = &src.codes[c * dims..(c + 1) * dims];
+                keys.push(packer.make_lifted(codes, &lifts, buf));
+            }
+            let warm = keys.iter().fold(0u64, |w, k| w.wrapping_add(index.touch(k)));
+            std::hint::black_box(warm);
+            for ((c, key), buf) in (start..end).zip(keys.drain(..)).zip(bufs.chunks_exact(dims)) {
+                let next = out.count.len() as u32;
+                let t = match index.find_or_insert(key, next) {
+                    Some(t) => {
+                        let t = t as usize;
+                        out.count[t] += src.count[c];
+                        if self.population {
+                            out.pcount[t] += src.pcount[c];
+                        }
+                        for a in 0..self.sensitive {
+                            let (h, s) = (&mut out.hists[a], &src.hists[a]);
+                            merge_hist(&mut h[t], &s[c]);
+                        }
+                        t
                     }
-                    for a in 0..self.sensitive {
-                        let (h, s) = (&mut out.hists[a], &src.hists[a]);
-                        merge_hist(&mut h[t], &s[c]);
+                    None => {
+                        out.codes.extend_from_slice(buf);
+                        out.count.push(src.count[c]);
+                        if self.population {
+                            out.pcount.push(src.pcount[c]);
+                        }
+                        for a in 0..self.sensitive {
+                            out.hists[a].push(src.hists[a][c].clone());
+                        }
+                        next as usize
                     }
-                    t
+                };
+                if let Some(m) = map.as_mut() {
+                    m.push(t as u32);
                 }
-                None => {
-                    out.codes.extend_from_slice(&buf);
-                    out.count.push(src.count[c]);
-                    if self.population {
-                        out.pcount.push(src.pcount[c]);
-                    }
-                    for a in 0..self.sensitive {
-                        out.hists[a].push(src.hists[a][c].clone());
-                    }
-                    next as usize
-                }
-            };
-            if let Some(m) = map.as_mut() {
-                m.push(t as u32);
             }
         }
         out.codes.shrink_to_fit();

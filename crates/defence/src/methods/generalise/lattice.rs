@@ -34,8 +34,9 @@
 //! met and says it is not known to be optimal.
 //!
 //! Classes are rolled up from the cached classes of a node below ([`super::classes`]); the
-//! cache keeps the classes of recently checked nodes within a budget proportional to the
-//! bottom's, so memory stays O(records × keys) plus the lattice's tags.
+//! cache keeps the classes of recently checked nodes within a budget of 16 times the bottom's
+//! (at least 2²⁴ words, 64 MB, so that small files keep enough nodes to roll up from near
+//! ones), so memory stays O(records × keys) plus the lattice's tags.
 
 use std::collections::{BinaryHeap, HashSet};
 use std::rc::Rc;
@@ -185,7 +186,7 @@ impl<'a> Search<'a> {
     pub fn new(data: &'a Prepared2<'a>, settings: &'a Settings, metric: &'a Prepared) -> Self {
         let card: Vec<usize> = data.dims.iter().map(|c| c.card(0)).collect();
         let radix = data.dims.iter().map(|c| c.levels).collect();
-        let budget_words = (16 * data.bottom.words()).max(1 << 22);
+        let budget_words = (16 * data.bottom.words()).max(1 << 24);
         Search {
             data,
             settings,
@@ -642,22 +643,52 @@ impl<'a> Search<'a> {
             .collect()
     }
 
-    /// A bound on every node above one checked, from its classes, when no blank class is topped
-    /// up (topping up adds a class the bound does not count). Every node above `levels` merges
-    /// its classes, so it has at most as many classes with records and, for discernibility, a
-    /// merged or suppressed class costs at least the squares of its parts (`(a + b)² ≥ a² + b²`,
-    /// `n·|E| ≥ |E|²`): `Σ|E|²` bounds them all. AECS: `n / (kept·s + [suppressed]·g)` with both
-    /// factors at most 1 and `kept + [suppressed] ≤` the node's classes, so `n / classes` does.
+    /// A bound on the score of every node at or above one checked that can be the result, from
+    /// the checked node's classes `e`, when no blank class is topped up (topping up adds a class
+    /// the bound does not count). A node above merges the classes `e`; a class it keeps holds at
+    /// least `k` records (the largest k of the k-anonymity models, else 1), and a class it
+    /// suppresses costs `n` per record.
+    /// - Discernibility: a kept class `E` costs `|E|² = Σ_{e⊂E} |e|·|E|` with `|E| ≥ max(k, |e|)`,
+    ///   a suppressed part `n·|e| ≥ |e|·max(k, |e|)`: `Σ_e |e|·max(k, |e|)` bounds them all.
+    /// - AECS, `n / (kept·s + [suppressed]·g)` with both factors at most 1: a kept class holds a
+    ///   class `e` of at least `k` records (`L` of them) or at least `k` of the `R` records in
+    ///   smaller ones, and classes only merge, so `kept + [suppressed] ≤ min(classes,
+    ///   L + ⌊R/k⌋ + 1)`.
+    ///
     /// Raised here on every node above.
     fn raise_bounds(&mut self, levels: &[u8], snap: &Snapshot) {
         if self.bounds.is_empty() || self.settings.blank_class_k.is_some() {
             return;
         }
+        let k = self
+            .settings
+            .models
+            .iter()
+            .filter_map(|m| match m {
+                Model::KAnonymity { k } => Some(*k),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1) as u64;
         let b: f64 = match self.metric.metric {
-            Metric::Discernibility => snap.count.iter().map(|&c| (c as f64) * (c as f64)).sum(),
+            Metric::Discernibility => snap
+                .count
+                .iter()
+                .map(|&c| (c as u64 * k.max(c as u64)) as f64)
+                .sum(),
             Metric::Aecs => {
-                let classes = snap.count.iter().filter(|&&c| c > 0).count();
-                self.data.n as f64 / classes.max(1) as f64
+                let (mut classes, mut large, mut small) = (0u64, 0u64, 0u64);
+                for &c in snap.count.iter().filter(|&&c| c > 0) {
+                    classes += 1;
+                    if c as u64 >= k {
+                        large += 1;
+                    } else {
+                        small += c as u64;
+                    }
+                }
+                let most = classes.min(large + small / k + 1);
+                self.data.n as f64 / most.max(1) as f64
             }
             _ => return,
         };
