@@ -18,8 +18,13 @@ use super::models::{Hist, merge_hist};
 pub struct Snapshot {
     /// The level of each key.
     pub levels: Vec<u8>,
-    /// Class-major codes (`codes[c * dims + d]`).
+    /// Class-major codes (`codes[c * dims + d]`); empty when `packed`.
     pub codes: Vec<u32>,
+    /// Each class's codes packed in one word ([`Pack64`]'s layout), when `packed`: a roll-up
+    /// then reads and writes 8 bytes a class instead of 4 per key.
+    pub keys: Vec<u64>,
+    /// Whether the classes' codes are in `keys` rather than `codes`.
+    pub packed: bool,
     /// Records of the file per class.
     pub count: Vec<u32>,
     /// Records of the population table per class (empty without a population table).
@@ -39,9 +44,28 @@ impl Snapshot {
         self.count.is_empty()
     }
 
+    /// The class-major codes, unpacked when the snapshot is packed (`packer`: the packer it
+    /// was packed with).
+    pub fn unpacked(&self, packer: &AnyPacker) -> std::borrow::Cow<'_, [u32]> {
+        match packer {
+            AnyPacker::P64(p) if self.packed => {
+                let dims = p.shift.len();
+                let mut out = vec![0u32; self.keys.len() * dims];
+                for (k, o) in self.keys.iter().zip(out.chunks_exact_mut(dims.max(1))) {
+                    for (d, x) in o.iter_mut().enumerate() {
+                        *x = ((k >> p.shift[d]) & p.mask(d)) as u32;
+                    }
+                }
+                std::borrow::Cow::Owned(out)
+            }
+            _ => std::borrow::Cow::Borrowed(&self.codes),
+        }
+    }
+
     /// Memory held, in 32-bit words (for the cache's budget).
     pub fn words(&self) -> usize {
         self.codes.len()
+            + 2 * self.keys.len()
             + self.count.len()
             + 2 * self.pcount.len()
             + self
@@ -64,8 +88,18 @@ pub trait Packer: Sync {
 /// Codes packed into one 64-bit word.
 pub struct Pack64 {
     shift: Vec<u32>,
+    /// Bits of each key's field.
+    width: Vec<u32>,
     /// Bits the keys use.
     bits: u32,
+}
+
+impl Pack64 {
+    /// The mask of key `d`'s field (before shifting).
+    #[inline]
+    fn mask(&self, d: usize) -> u64 {
+        (1u64 << self.width[d]) - 1
+    }
 }
 
 /// Codes packed into one 128-bit word.
@@ -119,13 +153,19 @@ impl AnyPacker {
     /// For codes below `card[d]` at every level of key `d`.
     pub fn new(card: &[usize]) -> AnyPacker {
         let mut shift = Vec::with_capacity(card.len());
+        let mut width = Vec::with_capacity(card.len());
         let mut s = 0u32;
         for &c in card {
             shift.push(s);
+            width.push(64 - (c.max(1) as u64).leading_zeros());
             s += 64 - (c.max(1) as u64).leading_zeros();
         }
         if s <= 64 {
-            AnyPacker::P64(Pack64 { shift, bits: s })
+            AnyPacker::P64(Pack64 {
+                shift,
+                width,
+                bits: s,
+            })
         } else if s <= 128 {
             AnyPacker::P128(Pack128 { shift })
         } else {
@@ -397,7 +437,18 @@ impl Group<'_> {
         sens: &[Vec<u32>],
     ) -> (Snapshot, Vec<u32>) {
         match packer {
-            AnyPacker::P64(p) => self.bottom_with(p, leaf, in_file, sens),
+            AnyPacker::P64(p) => {
+                let (mut snap, class_of) = self.bottom_with(p, leaf, in_file, sens);
+                // packed when every roll-up from it can use the one-word table (none has
+                // more classes than the bottom)
+                if Open::fits(p, snap.len()).is_some() {
+                    let dims = self.dims.len().max(1);
+                    snap.keys = snap.codes.chunks_exact(dims).map(|c| p.key(c)).collect();
+                    snap.codes = Vec::new();
+                    snap.packed = true;
+                }
+                (snap, class_of)
+            }
             AnyPacker::P128(p) => self.bottom_with(p, leaf, in_file, sens),
             AnyPacker::Wide(p) => self.bottom_with(p, leaf, in_file, sens),
         }
@@ -470,7 +521,20 @@ impl Group<'_> {
         if let AnyPacker::P64(p) = packer
             && let Some(o) = Open::fits(p, src.len())
         {
+            if src.packed {
+                return self.roll_up_packed(p, o, src, tgt, want_map);
+            }
             return self.roll_up_with(o, src, tgt, want_map);
+        }
+        if src.packed {
+            // not made: a packed snapshot has no more classes than the packed bottom
+            let plain = Snapshot {
+                codes: src.unpacked(packer).into_owned(),
+                keys: Vec::new(),
+                packed: false,
+                ..src.clone()
+            };
+            return self.roll_up(packer, &plain, tgt, want_map);
         }
         let space = self
             .dims
@@ -498,6 +562,93 @@ impl Group<'_> {
             AnyPacker::P128(p) => self.roll_up_with(p, src, tgt, want_map),
             AnyPacker::Wide(p) => self.roll_up_with(p, src, tgt, want_map),
         }
+    }
+
+    /// Adds source class `c` to class `t` of `out`.
+    #[inline]
+    fn add_class(&self, out: &mut Snapshot, t: usize, src: &Snapshot, c: usize) {
+        out.count[t] += src.count[c];
+        if self.population {
+            out.pcount[t] += src.pcount[c];
+        }
+        for a in 0..self.sensitive {
+            let (h, s) = (&mut out.hists[a], &src.hists[a]);
+            merge_hist(&mut h[t], &s[c]);
+        }
+    }
+
+    /// Files source class `c` as a new class of `out` (its codes filed by the caller).
+    #[inline]
+    fn new_class(&self, out: &mut Snapshot, src: &Snapshot, c: usize) {
+        out.count.push(src.count[c]);
+        if self.population {
+            out.pcount.push(src.pcount[c]);
+        }
+        for a in 0..self.sensitive {
+            out.hists[a].push(src.hists[a][c].clone());
+        }
+    }
+
+    /// [`Self::roll_up`] on packed classes: each key's field lifted in place in the word.
+    fn roll_up_packed(
+        &self,
+        p: &Pack64,
+        open: Open,
+        src: &Snapshot,
+        tgt: &[u8],
+        want_map: bool,
+    ) -> (Snapshot, Option<Vec<u32>>) {
+        let mut out = self.empty(tgt);
+        out.packed = true;
+        out.keys.reserve_exact(src.len());
+        out.count.reserve_exact(src.len());
+        let mut index = open.index(src.len());
+        let mut map = want_map.then(|| Vec::with_capacity(src.len()));
+        let moved: Vec<(u32, u64, &[u32])> = (0..self.dims.len())
+            .filter(|&d| src.levels[d] != tgt[d])
+            .map(|d| {
+                let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
+                (p.shift[d], p.mask(d), self.dims[d].up[a][b - a].as_slice())
+            })
+            .collect();
+        const BATCH: usize = 16;
+        let mut keys = [0u64; BATCH];
+        for start in (0..src.len()).step_by(BATCH) {
+            let m = BATCH.min(src.len() - start);
+            for (key, &k) in keys.iter_mut().zip(&src.keys[start..start + m]) {
+                let mut k = k;
+                for &(s, mask, up) in &moved {
+                    let code = (k >> s) & mask;
+                    k = (k & !(mask << s)) | ((up[code as usize] as u64) << s);
+                }
+                *key = k;
+            }
+            let warm = keys[..m]
+                .iter()
+                .fold(0u64, |w, k| w.wrapping_add(index.touch(k)));
+            std::hint::black_box(warm);
+            for (i, &key) in keys[..m].iter().enumerate() {
+                let c = start + i;
+                let next = out.count.len() as u32;
+                let t = match index.find_or_insert(key, next) {
+                    Some(t) => {
+                        self.add_class(&mut out, t as usize, src, c);
+                        t
+                    }
+                    None => {
+                        out.keys.push(key);
+                        self.new_class(&mut out, src, c);
+                        next
+                    }
+                };
+                if let Some(m) = map.as_mut() {
+                    m.push(t);
+                }
+            }
+        }
+        out.keys.shrink_to_fit();
+        out.count.shrink_to_fit();
+        (out, map)
     }
 
     fn roll_up_with<P: Keyed>(
@@ -536,26 +687,12 @@ impl Group<'_> {
                 let next = out.count.len() as u32;
                 let t = match index.find_or_insert(key, next) {
                     Some(t) => {
-                        let t = t as usize;
-                        out.count[t] += src.count[c];
-                        if self.population {
-                            out.pcount[t] += src.pcount[c];
-                        }
-                        for a in 0..self.sensitive {
-                            let (h, s) = (&mut out.hists[a], &src.hists[a]);
-                            merge_hist(&mut h[t], &s[c]);
-                        }
-                        t
+                        self.add_class(&mut out, t as usize, src, c);
+                        t as usize
                     }
                     None => {
                         out.codes.extend_from_slice(buf);
-                        out.count.push(src.count[c]);
-                        if self.population {
-                            out.pcount.push(src.pcount[c]);
-                        }
-                        for a in 0..self.sensitive {
-                            out.hists[a].push(src.hists[a][c].clone());
-                        }
+                        self.new_class(&mut out, src, c);
                         next as usize
                     }
                 };

@@ -466,7 +466,17 @@ impl<'a> Search<'a> {
         // the view: classes, with records taken from classes that can spare them when the
         // blank class must reach k
         let dims = self.data.dims.len();
-        let mut codes = std::borrow::Cow::Borrowed(&snap.codes[..]);
+        // the codes, unpacked only for what reads them: loss and entropy, a topped-up blank
+        // class (its records' tuples), the attack constraints (projections)
+        let reads_codes = matches!(self.metric.metric, Metric::Loss | Metric::Entropy)
+            || self.settings.blank_class_k.is_some()
+            || !self.settings.attacks.is_empty();
+        let base = if reads_codes {
+            snap.unpacked(&self.packer)
+        } else {
+            std::borrow::Cow::Borrowed(&snap.codes[..])
+        };
+        let mut codes = std::borrow::Cow::Borrowed(&base[..]);
         let mut count = std::borrow::Cow::Borrowed(&snap.count[..]);
         let mut s: usize = (0..snap.len())
             .filter(|&c| outlier[c])
@@ -496,7 +506,7 @@ impl<'a> Search<'a> {
                 count.to_mut()[c] -= take as u32;
                 codes
                     .to_mut()
-                    .extend_from_slice(&snap.codes[c * dims..(c + 1) * dims]);
+                    .extend_from_slice(&base[c * dims..(c + 1) * dims]);
                 count.to_mut().push(take as u32);
                 outlier.push(true);
                 left -= take;
