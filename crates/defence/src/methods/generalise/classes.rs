@@ -565,7 +565,7 @@ impl Group<'_> {
     }
 
     /// Adds source class `c` to class `t` of `out`.
-    #[inline]
+    #[inline(always)]
     fn add_class(&self, out: &mut Snapshot, t: usize, src: &Snapshot, c: usize) {
         out.count[t] += src.count[c];
         if self.population {
@@ -578,7 +578,7 @@ impl Group<'_> {
     }
 
     /// Files source class `c` as a new class of `out` (its codes filed by the caller).
-    #[inline]
+    #[inline(always)]
     fn new_class(&self, out: &mut Snapshot, src: &Snapshot, c: usize) {
         out.count.push(src.count[c]);
         if self.population {

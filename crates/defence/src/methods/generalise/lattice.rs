@@ -142,7 +142,16 @@ pub struct Prepared2<'a> {
 struct Cached {
     snap: Rc<Snapshot>,
     used: u64,
+    /// Its classes.
+    len: usize,
+    /// Its memory, in words.
+    words: usize,
+    /// Its levels one byte each, when they fit (see [`Search::below`]).
+    swar: Option<u128>,
 }
+
+/// Each byte's high bit.
+const HIGH: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 
 /// The search state.
 pub struct Search<'a> {
@@ -152,7 +161,10 @@ pub struct Search<'a> {
     packer: AnyPacker,
     group: Group<'a>,
     radix: Vec<usize>,
+    /// Sorted by classes, fewest first.
     cache: Vec<Cached>,
+    /// Words the cache holds.
+    held: usize,
     budget_words: usize,
     clock: u64,
     checked: usize,
@@ -199,6 +211,7 @@ impl<'a> Search<'a> {
             },
             radix,
             cache: Vec::new(),
+            held: 0,
             budget_words,
             clock: 0,
             checked: 0,
@@ -237,17 +250,41 @@ impl<'a> Search<'a> {
             .fold(0, |i, (&l, &r)| i * r + l as usize)
     }
 
-    /// The cached node below `levels` with the fewest classes (`None`: the bottom).
-    fn source(&self, levels: &[u8]) -> Option<usize> {
-        let mut src: Option<usize> = None;
-        for (i, c) in self.cache.iter().enumerate() {
-            if c.snap.levels.iter().zip(levels).all(|(a, b)| a <= b)
-                && src.is_none_or(|s| c.snap.len() < self.cache[s].snap.len())
-            {
-                src = Some(i);
-            }
+    /// `levels` one byte each in a word, when there are at most 16 keys of at most 128 levels:
+    /// then `a ≤ b` in every key is `((b | HIGH) − a) & HIGH == HIGH` (no byte borrows).
+    fn swar(&self, levels: &[u8]) -> Option<u128> {
+        (levels.len() <= 16 && self.radix.iter().all(|&r| r <= 128)).then(|| {
+            levels
+                .iter()
+                .enumerate()
+                .fold(0u128, |w, (d, &l)| w | (l as u128) << (8 * d))
+        })
+    }
+
+    /// Whether cached node `c` is at or below `levels` (`swar`: theirs packed).
+    #[inline]
+    fn below(c: &Cached, levels: &[u8], swar: Option<u128>) -> bool {
+        match (c.swar, swar) {
+            (Some(a), Some(b)) => ((b | HIGH) - a) & HIGH == HIGH,
+            _ => c.snap.levels.iter().zip(levels).all(|(a, b)| a <= b),
         }
-        src
+    }
+
+    /// The cached node below `levels` with the fewest classes (`None`: the bottom); among
+    /// as few, `levels` itself when cached. The cache is sorted by classes, so the first node
+    /// below is the one.
+    fn source(&self, levels: &[u8]) -> Option<usize> {
+        let swar = self.swar(levels);
+        let first = self
+            .cache
+            .iter()
+            .position(|c| Self::below(c, levels, swar))?;
+        let len = self.cache[first].len;
+        let same = self.cache[first..]
+            .iter()
+            .take_while(|c| c.len == len)
+            .position(|c| c.snap.levels == levels);
+        Some(first + same.unwrap_or(0))
     }
 
     /// The classes of `levels`, rolled up from the smallest cached node below it. When that
@@ -303,18 +340,26 @@ impl<'a> Search<'a> {
         if words > self.budget_words / 4 {
             return false;
         }
-        let mut held: usize = self.cache.iter().map(|c| c.snap.words()).sum();
-        while held + words > self.budget_words && !self.cache.is_empty() {
+        while self.held + words > self.budget_words && !self.cache.is_empty() {
             let oldest = (0..self.cache.len())
                 .min_by_key(|&i| self.cache[i].used)
                 .expect("not empty");
-            held -= self.cache[oldest].snap.words();
-            self.cache.swap_remove(oldest);
+            self.held -= self.cache[oldest].words;
+            self.cache.remove(oldest);
         }
-        self.cache.push(Cached {
-            snap: Rc::clone(snap),
-            used: self.clock,
-        });
+        let len = snap.len();
+        let at = self.cache.partition_point(|c| c.len <= len);
+        self.cache.insert(
+            at,
+            Cached {
+                snap: Rc::clone(snap),
+                used: self.clock,
+                len,
+                words,
+                swar: self.swar(&snap.levels),
+            },
+        );
+        self.held += words;
         true
     }
 
