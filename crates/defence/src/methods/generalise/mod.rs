@@ -696,13 +696,13 @@ pub fn frontier(evaluated: &[NodeResult]) -> Vec<NodeResult> {
         v
     };
     let cands: Vec<&NodeResult> = evaluated.iter().filter(|r| r.private).collect();
+    let objs: Vec<Vec<f64>> = cands.iter().map(|r| objectives(r)).collect();
     let mut out: Vec<NodeResult> = Vec::new();
     for (i, a) in cands.iter().enumerate() {
-        let oa = objectives(a);
-        let dominated = cands.iter().enumerate().any(|(j, b)| {
-            let ob = objectives(b);
-            let le = ob.iter().zip(&oa).all(|(x, y)| x <= y);
-            let lt = ob.iter().zip(&oa).any(|(x, y)| x < y);
+        let oa = &objs[i];
+        let dominated = objs.iter().enumerate().any(|(j, ob)| {
+            let le = ob.iter().zip(oa).all(|(x, y)| x <= y);
+            let lt = ob.iter().zip(oa).any(|(x, y)| x < y);
             j != i && le && (lt || (ob == oa && j < i))
         });
         if !dominated && !out.iter().any(|o| o.levels == a.levels) {
