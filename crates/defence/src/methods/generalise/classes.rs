@@ -351,14 +351,15 @@ impl Index<u64> for OpenIndex {
     }
 }
 
-/// Tuples packed in 64 bits with room for the class numbers, found in an [`OpenTable`].
-struct Open<'p>(&'p Pack64, u32);
+/// Tuples packed in 64 bits with room for the class numbers (bits), found in an
+/// [`OpenTable`] sized for at most the last field's classes.
+struct Open<'p>(&'p Pack64, u32, usize);
 
 impl Open<'_> {
     /// For a roll-up from `classes` source classes, when key and class number fit one word.
     fn fits(p: &Pack64, classes: usize) -> Option<Open<'_>> {
         let class_bits = 64 - (classes as u64 + 1).leading_zeros();
-        (p.bits + class_bits <= 64).then_some(Open(p, class_bits))
+        (p.bits + class_bits <= 64).then_some(Open(p, class_bits, classes))
     }
 }
 
@@ -366,7 +367,7 @@ impl Keyed for Open<'_> {
     type K = u64;
     type I = OpenIndex;
     fn index(&self, n: usize) -> OpenIndex {
-        OpenIndex::take(n, self.1)
+        OpenIndex::take(n.min(self.2), self.1)
     }
     #[inline]
     fn make(&self, codes: &[u32]) -> u64 {
@@ -519,8 +520,15 @@ impl Group<'_> {
         want_map: bool,
     ) -> (Snapshot, Option<Vec<u32>>) {
         if let AnyPacker::P64(p) = packer
-            && let Some(o) = Open::fits(p, src.len())
+            && let Some(mut o) = Open::fits(p, src.len())
         {
+            // no more classes than the target's tuples: a small table for a general node
+            let space = self
+                .dims
+                .iter()
+                .zip(tgt)
+                .fold(1usize, |acc, (c, &l)| acc.saturating_mul(c.card(l as usize)));
+            o.2 = o.2.min(space);
             if src.packed {
                 return self.roll_up_packed(p, o, src, tgt, want_map);
             }
