@@ -9,7 +9,9 @@
 //! 1. **Flash-style pruning on the monotone models** (k-anonymity, distinct ℓ-diversity, k-map
 //!    with a population table): if a node keeps them within the limit, so does every node above
 //!    it, and if it does not, no node below it does. Nodes are taken bottom up; from each node
-//!    not yet tagged a path goes up through untagged nodes (the cheapest bound first), and a
+//!    not yet tagged a path goes up through untagged nodes (each step to the successor of
+//!    cheapest bound; under loss and entropy first to the one with the most tuples), none
+//!    whose bound passes the best score, and a
 //!    binary search on the path checks its middle node: anonymous tags it and every node
 //!    above (*predictive tagging*), not anonymous tags it and every node below. Every node ends
 //!    tagged, most without being checked.
@@ -173,6 +175,8 @@ pub struct Search<'a> {
     closest: Option<(usize, NodeResult)>,
     monotone: Vec<usize>,
     bounds: Vec<f64>,
+    /// Per node, the product of its keys' label counts (the tuples it can have).
+    space: Vec<f64>,
 }
 
 /// Tags of the optimal search: 0 unknown, 1 breaks the monotone models, 2 keeps them.
@@ -226,6 +230,7 @@ impl<'a> Search<'a> {
                 .map(|(i, _)| i)
                 .collect(),
             bounds: Vec::new(),
+            space: Vec::new(),
         }
     }
 
@@ -686,14 +691,19 @@ impl<'a> Search<'a> {
     fn all_bounds(&self, total: usize) -> Vec<f64> {
         let bottom = self.data.bottom.len() as f64;
         (0..total)
+            .map(|i| self.metric.bound(&self.decode(i), self.space[i].min(bottom)))
+            .collect()
+    }
+
+    /// Every node's product of label counts.
+    fn all_spaces(&self, total: usize) -> Vec<f64> {
+        (0..total)
             .map(|i| {
-                let levels = self.decode(i);
-                let space: f64 = levels
+                self.decode(i)
                     .iter()
                     .enumerate()
                     .map(|(d, &l)| self.data.dims[d].card(l as usize) as f64)
-                    .product();
-                self.metric.bound(&levels, space.min(bottom))
+                    .product()
             })
             .collect()
     }
@@ -787,21 +797,35 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Flash's step: a path up from `start` through untagged nodes (cheapest bound first, none
-    /// above `cap`), binary-searched for its lowest node that keeps the monotone models.
+    /// Flash's step: a path up from `start` through untagged nodes (none whose bound is above
+    /// `cap`), binary-searched for its lowest node that keeps the monotone models. Each step
+    /// goes to the successor of cheapest bound; under loss and entropy (whose bounds need no
+    /// grouping) first to the one with the most tuples (the raised key merges fewest labels),
+    /// which keeps the path long and low: on adult 6-48 % fewer nodes checked, on the million
+    /// file 10-14 % fewer (but 107 against 88 for loss at k = 2). Discernibility and AECS keep
+    /// the cheapest bound (most tuples first checked 20 % more nodes under discernibility on
+    /// the million file, about as many on adult).
     fn search_path(&mut self, st: &mut State, start: usize, cap: f64) {
+        let finest = matches!(self.metric.metric, Metric::Loss | Metric::Entropy);
         let mut path = vec![start];
         let mut cur = start;
         loop {
             let next = self
                 .successors(cur)
                 .into_iter()
-                .filter(|&j| st.tags[j] == 0)
-                .map(|j| (self.bound(j), j))
-                .filter(|&(b, _)| b <= cap)
-                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                .filter(|&j| st.tags[j] == 0 && self.bound(j) <= cap)
+                .max_by(|&a, &b| {
+                    let finer = if finest {
+                        self.space[a].total_cmp(&self.space[b])
+                    } else {
+                        std::cmp::Ordering::Equal
+                    };
+                    finer
+                        .then(self.bound(b).total_cmp(&self.bound(a)))
+                        .then(b.cmp(&a))
+                });
             match next {
-                Some((_, j)) => {
+                Some(j) => {
                     path.push(j);
                     cur = j;
                 }
@@ -830,6 +854,7 @@ impl<'a> Search<'a> {
 
     fn optimal_search(&mut self) {
         let total = self.nodes_total() as usize;
+        self.space = self.all_spaces(total);
         self.bounds = self.all_bounds(total);
         let mut st = State {
             tags: vec![if self.monotone.is_empty() { 2 } else { 0 }; total],
