@@ -509,7 +509,7 @@ impl Group<'_> {
     /// The classes of transformation `tgt` from those of `src` (every level of `src` at or
     /// below `tgt`), and, when asked, the class of `tgt` of each class of `src`. Tuples that
     /// pack into 64 bits with room for the class numbers are found in a one-word-per-cell
-    /// open-addressing table ([`OpenTable`]); otherwise, when the tuples of `tgt` are few
+    /// open-addressing table (`OpenTable`); otherwise, when the tuples of `tgt` are few
     /// enough to number (`Π card ≤ 2²²` and at most 64 per source class), by their number in
     /// a table; else by a hash map.
     pub fn roll_up(

@@ -11,19 +11,18 @@
 //!    it, and if it does not, no node below it does. Nodes are taken bottom up; from each node
 //!    not yet tagged a path goes up through untagged nodes (each step to the successor of
 //!    cheapest bound; under loss and entropy first to the one with the most tuples), none
-//!    whose bound passes the best score, and a
-//!    binary search on the path checks its middle node: anonymous tags it and every node
-//!    above (*predictive tagging*), not anonymous tags it and every node below. Every node ends
-//!    tagged, most without being checked.
+//!    whose bound passes the best score, and a binary search on the path checks its middle
+//!    node: anonymous tags it and every node above (*predictive tagging*), not anonymous tags
+//!    it and every node below. Every node ends tagged, most without being checked.
 //! 2. **Bounded evaluation of the candidates.** Loss and entropy are not monotone with
 //!    suppression (a more general node may suppress fewer records), so every candidate is
 //!    scored unless a lower bound rules it out: loss and entropy have bounds that need no
 //!    grouping (every record generalised, none suppressed), taken in increasing order until
 //!    the bound passes the best score; discernibility and AECS bound a node by the most
 //!    classes it can have, `c` (the product of its levels' label counts, at most the classes
-//!    of the original values): `n²/c` and `n/c`; discernibility also by `Σ|E|²` of any node
-//!    checked below it (raised on every node above a node checked, when no blank class is
-//!    topped up). Candidates are
+//!    of the original values): `n²/c` and `n/c`; both also by the classes of any node checked
+//!    below it, k-anonymity's k taken into account (see `Search::raise_bounds`; raised on
+//!    every node above a node checked, when no blank class is topped up). Candidates are
 //!    checked against every model (the non-monotone ones included), the rule of the intruder
 //!    the defence protects against, and the attack constraints.
 //!
