@@ -18,8 +18,13 @@ use super::models::{Hist, merge_hist};
 pub struct Snapshot {
     /// The level of each key.
     pub levels: Vec<u8>,
-    /// Class-major codes (`codes[c * dims + d]`).
+    /// Class-major codes (`codes[c * dims + d]`); empty when `packed`.
     pub codes: Vec<u32>,
+    /// Each class's codes packed in one word ([`Pack64`]'s layout), when `packed`: a roll-up
+    /// then reads and writes 8 bytes a class instead of 4 per key.
+    pub keys: Vec<u64>,
+    /// Whether the classes' codes are in `keys` rather than `codes`.
+    pub packed: bool,
     /// Records of the file per class.
     pub count: Vec<u32>,
     /// Records of the population table per class (empty without a population table).
@@ -39,9 +44,28 @@ impl Snapshot {
         self.count.is_empty()
     }
 
+    /// The class-major codes, unpacked when the snapshot is packed (`packer`: the packer it
+    /// was packed with).
+    pub fn unpacked(&self, packer: &AnyPacker) -> std::borrow::Cow<'_, [u32]> {
+        match packer {
+            AnyPacker::P64(p) if self.packed => {
+                let dims = p.shift.len();
+                let mut out = vec![0u32; self.keys.len() * dims];
+                for (k, o) in self.keys.iter().zip(out.chunks_exact_mut(dims.max(1))) {
+                    for (d, x) in o.iter_mut().enumerate() {
+                        *x = ((k >> p.shift[d]) & p.mask(d)) as u32;
+                    }
+                }
+                std::borrow::Cow::Owned(out)
+            }
+            _ => std::borrow::Cow::Borrowed(&self.codes),
+        }
+    }
+
     /// Memory held, in 32-bit words (for the cache's budget).
     pub fn words(&self) -> usize {
         self.codes.len()
+            + 2 * self.keys.len()
             + self.count.len()
             + 2 * self.pcount.len()
             + self
@@ -64,6 +88,18 @@ pub trait Packer: Sync {
 /// Codes packed into one 64-bit word.
 pub struct Pack64 {
     shift: Vec<u32>,
+    /// Bits of each key's field.
+    width: Vec<u32>,
+    /// Bits the keys use.
+    bits: u32,
+}
+
+impl Pack64 {
+    /// The mask of key `d`'s field (before shifting).
+    #[inline]
+    fn mask(&self, d: usize) -> u64 {
+        (1u64 << self.width[d]) - 1
+    }
 }
 
 /// Codes packed into one 128-bit word.
@@ -117,13 +153,19 @@ impl AnyPacker {
     /// For codes below `card[d]` at every level of key `d`.
     pub fn new(card: &[usize]) -> AnyPacker {
         let mut shift = Vec::with_capacity(card.len());
+        let mut width = Vec::with_capacity(card.len());
         let mut s = 0u32;
         for &c in card {
             shift.push(s);
+            width.push(64 - (c.max(1) as u64).leading_zeros());
             s += 64 - (c.max(1) as u64).leading_zeros();
         }
         if s <= 64 {
-            AnyPacker::P64(Pack64 { shift })
+            AnyPacker::P64(Pack64 {
+                shift,
+                width,
+                bits: s,
+            })
         } else if s <= 128 {
             AnyPacker::P128(Pack128 { shift })
         } else {
@@ -184,6 +226,13 @@ impl<'t> Dense<'t> {
 trait Index<K> {
     /// The class of `key`, or `None` after filing `next` under it.
     fn find_or_insert(&mut self, key: K, next: u32) -> Option<u32>;
+    /// Reads the place where `key` would be found, so that a batch of look-ups waits for
+    /// memory once rather than once each (the branch on found / not found, unpredictable,
+    /// otherwise stops the processor from running ahead to the next look-up).
+    #[inline]
+    fn touch(&self, _key: &K) -> u64 {
+        0
+    }
 }
 
 struct Hashed<K>(HashMap<K, u32, FixedState>);
@@ -211,6 +260,15 @@ trait Keyed {
     fn index(&self, n: usize) -> Self::I;
     /// The key of `codes`.
     fn make(&self, codes: &[u32]) -> Self::K;
+    /// The key of `codes` with each key `d` lifted by `lifts[d]` when it has one; the lifted
+    /// codes are left in `buf`.
+    #[inline]
+    fn make_lifted(&self, codes: &[u32], lifts: &[Option<&[u32]>], buf: &mut [u32]) -> Self::K {
+        for ((b, &c), l) in buf.iter_mut().zip(codes).zip(lifts) {
+            *b = l.map_or(c, |up| up[c as usize]);
+        }
+        self.make(buf)
+    }
 }
 
 impl<P: Packer> Keyed for &P {
@@ -224,6 +282,108 @@ impl<P: Packer> Keyed for &P {
     #[inline]
     fn make(&self, codes: &[u32]) -> P::K {
         self.key(codes)
+    }
+}
+
+/// An open-addressing table on 64-bit packed tuples (linear probing, Fibonacci hashing), kept
+/// per thread and reused by every roll-up. Each cell is one word, the tuple's key above the
+/// class number plus one (0: empty), and the table has about twice the cells of the classes a
+/// roll-up can make, so it stays in the cache where a general hash map, with wider entries,
+/// misses it on most look-ups.
+#[derive(Default)]
+struct OpenTable {
+    cells: Vec<u64>,
+    shift: u32,
+    class_bits: u32,
+}
+
+thread_local! {
+    static OPEN: std::cell::RefCell<OpenTable> = std::cell::RefCell::new(OpenTable::default());
+}
+
+/// The per-thread table, taken for one roll-up and given back when dropped.
+struct OpenIndex(OpenTable);
+
+impl OpenIndex {
+    /// The table, emptied, for at most `n` classes numbered in `class_bits` bits.
+    fn take(n: usize, class_bits: u32) -> OpenIndex {
+        let mut t = OPEN.with(|o| std::mem::take(&mut *o.borrow_mut()));
+        let size = (2 * n.max(8)).next_power_of_two();
+        t.cells.clear();
+        t.cells.resize(size, 0);
+        t.shift = 64 - size.trailing_zeros();
+        t.class_bits = class_bits;
+        OpenIndex(t)
+    }
+}
+
+impl Drop for OpenIndex {
+    fn drop(&mut self) {
+        let t = std::mem::take(&mut self.0);
+        OPEN.with(|o| *o.borrow_mut() = t);
+    }
+}
+
+impl Index<u64> for OpenIndex {
+    #[inline]
+    fn find_or_insert(&mut self, key: u64, next: u32) -> Option<u32> {
+        let t = &mut self.0;
+        let mask = t.cells.len() - 1;
+        let cb = t.class_bits;
+        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> t.shift) as usize;
+        loop {
+            let cell = t.cells[i];
+            if cell == 0 {
+                t.cells[i] = (key << cb) | (next as u64 + 1);
+                return None;
+            }
+            if cell >> cb == key {
+                return Some((cell & ((1 << cb) - 1)) as u32 - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[inline]
+    fn touch(&self, key: &u64) -> u64 {
+        let t = &self.0;
+        t.cells[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> t.shift) as usize]
+    }
+}
+
+/// Tuples packed in 64 bits with room for the class numbers (bits), found in an
+/// [`OpenTable`] sized for at most the last field's classes.
+struct Open<'p>(&'p Pack64, u32, usize);
+
+impl Open<'_> {
+    /// For a roll-up from `classes` source classes, when key and class number fit one word.
+    fn fits(p: &Pack64, classes: usize) -> Option<Open<'_>> {
+        let class_bits = 64 - (classes as u64 + 1).leading_zeros();
+        (p.bits + class_bits <= 64).then_some(Open(p, class_bits, classes))
+    }
+}
+
+impl Keyed for Open<'_> {
+    type K = u64;
+    type I = OpenIndex;
+    fn index(&self, n: usize) -> OpenIndex {
+        OpenIndex::take(n.min(self.2), self.1)
+    }
+    #[inline]
+    fn make(&self, codes: &[u32]) -> u64 {
+        self.0.key(codes)
+    }
+    /// One pass, the key summed as the codes are lifted (building it from `buf` after writing
+    /// it would read back words just stored, which stalls).
+    #[inline]
+    fn make_lifted(&self, codes: &[u32], lifts: &[Option<&[u32]>], buf: &mut [u32]) -> u64 {
+        let mut key = 0u64;
+        for (((b, &c), l), &s) in buf.iter_mut().zip(codes).zip(lifts).zip(&self.0.shift) {
+            let c = l.map_or(c, |up| up[c as usize]);
+            *b = c;
+            key |= (c as u64) << s;
+        }
+        key
     }
 }
 
@@ -278,7 +438,18 @@ impl Group<'_> {
         sens: &[Vec<u32>],
     ) -> (Snapshot, Vec<u32>) {
         match packer {
-            AnyPacker::P64(p) => self.bottom_with(p, leaf, in_file, sens),
+            AnyPacker::P64(p) => {
+                let (mut snap, class_of) = self.bottom_with(p, leaf, in_file, sens);
+                // packed when every roll-up from it can use the one-word table (none has
+                // more classes than the bottom)
+                if Open::fits(p, snap.len()).is_some() {
+                    let dims = self.dims.len().max(1);
+                    snap.keys = snap.codes.chunks_exact(dims).map(|c| p.key(c)).collect();
+                    snap.codes = Vec::new();
+                    snap.packed = true;
+                }
+                (snap, class_of)
+            }
             AnyPacker::P128(p) => self.bottom_with(p, leaf, in_file, sens),
             AnyPacker::Wide(p) => self.bottom_with(p, leaf, in_file, sens),
         }
@@ -336,9 +507,11 @@ impl Group<'_> {
     }
 
     /// The classes of transformation `tgt` from those of `src` (every level of `src` at or
-    /// below `tgt`), and, when asked, the class of `tgt` of each class of `src`. When the
-    /// tuples of `tgt` are few enough to number (`Π card ≤ 2²²` and at most 64 per source
-    /// class), classes are found by their number in a table instead of a hash.
+    /// below `tgt`), and, when asked, the class of `tgt` of each class of `src`. Tuples that
+    /// pack into 64 bits with room for the class numbers are found in a one-word-per-cell
+    /// open-addressing table (`OpenTable`); otherwise, when the tuples of `tgt` are few
+    /// enough to number (`Π card ≤ 2²²` and at most 64 per source class), by their number in
+    /// a table; else by a hash map.
     pub fn roll_up(
         &self,
         packer: &AnyPacker,
@@ -346,6 +519,31 @@ impl Group<'_> {
         tgt: &[u8],
         want_map: bool,
     ) -> (Snapshot, Option<Vec<u32>>) {
+        if let AnyPacker::P64(p) = packer
+            && let Some(mut o) = Open::fits(p, src.len())
+        {
+            // no more classes than the target's tuples: a small table for a general node
+            let space = self
+                .dims
+                .iter()
+                .zip(tgt)
+                .fold(1usize, |acc, (c, &l)| acc.saturating_mul(c.card(l as usize)));
+            o.2 = o.2.min(space);
+            if src.packed {
+                return self.roll_up_packed(p, o, src, tgt, want_map);
+            }
+            return self.roll_up_with(o, src, tgt, want_map);
+        }
+        if src.packed {
+            // not made: a packed snapshot has no more classes than the packed bottom
+            let plain = Snapshot {
+                codes: src.unpacked(packer).into_owned(),
+                keys: Vec::new(),
+                packed: false,
+                ..src.clone()
+            };
+            return self.roll_up(packer, &plain, tgt, want_map);
+        }
         let space = self
             .dims
             .iter()
@@ -374,6 +572,93 @@ impl Group<'_> {
         }
     }
 
+    /// Adds source class `c` to class `t` of `out`.
+    #[inline(always)]
+    fn add_class(&self, out: &mut Snapshot, t: usize, src: &Snapshot, c: usize) {
+        out.count[t] += src.count[c];
+        if self.population {
+            out.pcount[t] += src.pcount[c];
+        }
+        for a in 0..self.sensitive {
+            let (h, s) = (&mut out.hists[a], &src.hists[a]);
+            merge_hist(&mut h[t], &s[c]);
+        }
+    }
+
+    /// Files source class `c` as a new class of `out` (its codes filed by the caller).
+    #[inline(always)]
+    fn new_class(&self, out: &mut Snapshot, src: &Snapshot, c: usize) {
+        out.count.push(src.count[c]);
+        if self.population {
+            out.pcount.push(src.pcount[c]);
+        }
+        for a in 0..self.sensitive {
+            out.hists[a].push(src.hists[a][c].clone());
+        }
+    }
+
+    /// [`Self::roll_up`] on packed classes: each key's field lifted in place in the word.
+    fn roll_up_packed(
+        &self,
+        p: &Pack64,
+        open: Open,
+        src: &Snapshot,
+        tgt: &[u8],
+        want_map: bool,
+    ) -> (Snapshot, Option<Vec<u32>>) {
+        let mut out = self.empty(tgt);
+        out.packed = true;
+        out.keys.reserve_exact(src.len());
+        out.count.reserve_exact(src.len());
+        let mut index = open.index(src.len());
+        let mut map = want_map.then(|| Vec::with_capacity(src.len()));
+        let moved: Vec<(u32, u64, &[u32])> = (0..self.dims.len())
+            .filter(|&d| src.levels[d] != tgt[d])
+            .map(|d| {
+                let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
+                (p.shift[d], p.mask(d), self.dims[d].up[a][b - a].as_slice())
+            })
+            .collect();
+        const BATCH: usize = 16;
+        let mut keys = [0u64; BATCH];
+        for start in (0..src.len()).step_by(BATCH) {
+            let m = BATCH.min(src.len() - start);
+            for (key, &k) in keys.iter_mut().zip(&src.keys[start..start + m]) {
+                let mut k = k;
+                for &(s, mask, up) in &moved {
+                    let code = (k >> s) & mask;
+                    k = (k & !(mask << s)) | ((up[code as usize] as u64) << s);
+                }
+                *key = k;
+            }
+            let warm = keys[..m]
+                .iter()
+                .fold(0u64, |w, k| w.wrapping_add(index.touch(k)));
+            std::hint::black_box(warm);
+            for (i, &key) in keys[..m].iter().enumerate() {
+                let c = start + i;
+                let next = out.count.len() as u32;
+                let t = match index.find_or_insert(key, next) {
+                    Some(t) => {
+                        self.add_class(&mut out, t as usize, src, c);
+                        t
+                    }
+                    None => {
+                        out.keys.push(key);
+                        self.new_class(&mut out, src, c);
+                        next
+                    }
+                };
+                if let Some(m) = map.as_mut() {
+                    m.push(t);
+                }
+            }
+        }
+        out.keys.shrink_to_fit();
+        out.count.shrink_to_fit();
+        (out, map)
+    }
+
     fn roll_up_with<P: Keyed>(
         &self,
         packer: P,
@@ -383,52 +668,49 @@ impl Group<'_> {
     ) -> (Snapshot, Option<Vec<u32>>) {
         let dims = self.dims.len();
         let mut out = self.empty(tgt);
-        let mut index = packer.index(src.len() / 4 + 16);
+        out.codes.reserve_exact(src.codes.len());
+        out.count.reserve_exact(src.len());
+        let mut index = packer.index(src.len());
         let mut map = want_map.then(|| Vec::with_capacity(src.len()));
-        let mut buf = vec![0u32; dims];
         // keys whose level changes, with their lifting tables: the others keep their codes
-        let moved: Vec<(usize, &[u32])> = (0..dims)
-            .filter(|&d| src.levels[d] != tgt[d])
+        let lifts: Vec<Option<&[u32]>> = (0..dims)
             .map(|d| {
                 let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
-                (d, self.dims[d].up[a][b - a].as_slice())
+                (a != b).then(|| self.dims[d].up[a][b - a].as_slice())
             })
             .collect();
-        for c in 0..src.len() {
-            buf.copy_from_slice(&src.codes[c * dims..(c + 1) * dims]);
-            for &(d, up) in &moved {
-                buf[d] = up[buf[d] as usize];
+        // in batches: the keys made, their places read, then each filed
+        const BATCH: usize = 16;
+        let mut bufs = vec![0u32; BATCH * dims];
+        let mut keys: Vec<P::K> = Vec::with_capacity(BATCH);
+        for start in (0..src.len()).step_by(BATCH) {
+            let end = (start + BATCH).min(src.len());
+            for (c, buf) in (start..end).zip(bufs.chunks_exact_mut(dims)) {
+                let codes = &src.codes[c * dims..(c + 1) * dims];
+                keys.push(packer.make_lifted(codes, &lifts, buf));
             }
-            let next = out.count.len() as u32;
-            let t = match index.find_or_insert(packer.make(&buf), next) {
-                Some(t) => {
-                    let t = t as usize;
-                    out.count[t] += src.count[c];
-                    if self.population {
-                        out.pcount[t] += src.pcount[c];
+            let warm = keys.iter().fold(0u64, |w, k| w.wrapping_add(index.touch(k)));
+            std::hint::black_box(warm);
+            for ((c, key), buf) in (start..end).zip(keys.drain(..)).zip(bufs.chunks_exact(dims)) {
+                let next = out.count.len() as u32;
+                let t = match index.find_or_insert(key, next) {
+                    Some(t) => {
+                        self.add_class(&mut out, t as usize, src, c);
+                        t as usize
                     }
-                    for a in 0..self.sensitive {
-                        let (h, s) = (&mut out.hists[a], &src.hists[a]);
-                        merge_hist(&mut h[t], &s[c]);
+                    None => {
+                        out.codes.extend_from_slice(buf);
+                        self.new_class(&mut out, src, c);
+                        next as usize
                     }
-                    t
+                };
+                if let Some(m) = map.as_mut() {
+                    m.push(t as u32);
                 }
-                None => {
-                    out.codes.extend_from_slice(&buf);
-                    out.count.push(src.count[c]);
-                    if self.population {
-                        out.pcount.push(src.pcount[c]);
-                    }
-                    for a in 0..self.sensitive {
-                        out.hists[a].push(src.hists[a][c].clone());
-                    }
-                    next as usize
-                }
-            };
-            if let Some(m) = map.as_mut() {
-                m.push(t as u32);
             }
         }
+        out.codes.shrink_to_fit();
+        out.count.shrink_to_fit();
         (out, map)
     }
 }

@@ -9,19 +9,20 @@
 //! 1. **Flash-style pruning on the monotone models** (k-anonymity, distinct ℓ-diversity, k-map
 //!    with a population table): if a node keeps them within the limit, so does every node above
 //!    it, and if it does not, no node below it does. Nodes are taken bottom up; from each node
-//!    not yet tagged a path goes up through untagged nodes (the cheapest bound first), and a
-//!    binary search on the path checks its middle node: anonymous tags it and every node
-//!    above (*predictive tagging*), not anonymous tags it and every node below. Every node ends
-//!    tagged, most without being checked.
+//!    not yet tagged a path goes up through untagged nodes (each step to the successor of
+//!    cheapest bound; under loss and entropy first to the one with the most tuples), none
+//!    whose bound passes the best score, and a binary search on the path checks its middle
+//!    node: anonymous tags it and every node above (*predictive tagging*), not anonymous tags
+//!    it and every node below. Every node ends tagged, most without being checked.
 //! 2. **Bounded evaluation of the candidates.** Loss and entropy are not monotone with
 //!    suppression (a more general node may suppress fewer records), so every candidate is
 //!    scored unless a lower bound rules it out: loss and entropy have bounds that need no
 //!    grouping (every record generalised, none suppressed), taken in increasing order until
 //!    the bound passes the best score; discernibility and AECS bound a node by the most
 //!    classes it can have, `c` (the product of its levels' label counts, at most the classes
-//!    of the original values): `n²/c` and `n/c`; discernibility also by `Σ|E|²` of any node
-//!    checked below it (raised on every node above a node checked, when no blank class is
-//!    topped up). Candidates are
+//!    of the original values): `n²/c` and `n/c`; both also by the classes of any node checked
+//!    below it, k-anonymity's k taken into account (see `Search::raise_bounds`; raised on
+//!    every node above a node checked, when no blank class is topped up). Candidates are
 //!    checked against every model (the non-monotone ones included), the rule of the intruder
 //!    the defence protects against, and the attack constraints.
 //!
@@ -34,8 +35,9 @@
 //! met and says it is not known to be optimal.
 //!
 //! Classes are rolled up from the cached classes of a node below ([`super::classes`]); the
-//! cache keeps the classes of recently checked nodes within a budget proportional to the
-//! bottom's, so memory stays O(records × keys) plus the lattice's tags.
+//! cache keeps the classes of recently checked nodes within a budget of 16 times the bottom's
+//! (at least 2²⁴ words, 64 MB, so that small files keep enough nodes to roll up from near
+//! ones), so memory stays O(records × keys) plus the lattice's tags.
 
 use std::collections::{BinaryHeap, HashSet};
 use std::rc::Rc;
@@ -141,7 +143,16 @@ pub struct Prepared2<'a> {
 struct Cached {
     snap: Rc<Snapshot>,
     used: u64,
+    /// Its classes.
+    len: usize,
+    /// Its memory, in words.
+    words: usize,
+    /// Its levels one byte each, when they fit (see [`Search::below`]).
+    swar: Option<u128>,
 }
+
+/// Each byte's high bit.
+const HIGH: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 
 /// The search state.
 pub struct Search<'a> {
@@ -151,7 +162,10 @@ pub struct Search<'a> {
     packer: AnyPacker,
     group: Group<'a>,
     radix: Vec<usize>,
+    /// Sorted by classes, fewest first.
     cache: Vec<Cached>,
+    /// Words the cache holds.
+    held: usize,
     budget_words: usize,
     clock: u64,
     checked: usize,
@@ -160,6 +174,8 @@ pub struct Search<'a> {
     closest: Option<(usize, NodeResult)>,
     monotone: Vec<usize>,
     bounds: Vec<f64>,
+    /// Per node, the product of its keys' label counts (the tuples it can have).
+    space: Vec<f64>,
 }
 
 /// Tags of the optimal search: 0 unknown, 1 breaks the monotone models, 2 keeps them.
@@ -185,7 +201,7 @@ impl<'a> Search<'a> {
     pub fn new(data: &'a Prepared2<'a>, settings: &'a Settings, metric: &'a Prepared) -> Self {
         let card: Vec<usize> = data.dims.iter().map(|c| c.card(0)).collect();
         let radix = data.dims.iter().map(|c| c.levels).collect();
-        let budget_words = (16 * data.bottom.words()).max(1 << 22);
+        let budget_words = (16 * data.bottom.words()).max(1 << 24);
         Search {
             data,
             settings,
@@ -198,6 +214,7 @@ impl<'a> Search<'a> {
             },
             radix,
             cache: Vec::new(),
+            held: 0,
             budget_words,
             clock: 0,
             checked: 0,
@@ -212,6 +229,7 @@ impl<'a> Search<'a> {
                 .map(|(i, _)| i)
                 .collect(),
             bounds: Vec::new(),
+            space: Vec::new(),
         }
     }
 
@@ -236,17 +254,41 @@ impl<'a> Search<'a> {
             .fold(0, |i, (&l, &r)| i * r + l as usize)
     }
 
-    /// The cached node below `levels` with the fewest classes (`None`: the bottom).
-    fn source(&self, levels: &[u8]) -> Option<usize> {
-        let mut src: Option<usize> = None;
-        for (i, c) in self.cache.iter().enumerate() {
-            if c.snap.levels.iter().zip(levels).all(|(a, b)| a <= b)
-                && src.is_none_or(|s| c.snap.len() < self.cache[s].snap.len())
-            {
-                src = Some(i);
-            }
+    /// `levels` one byte each in a word, when there are at most 16 keys of at most 128 levels:
+    /// then `a ≤ b` in every key is `((b | HIGH) − a) & HIGH == HIGH` (no byte borrows).
+    fn swar(&self, levels: &[u8]) -> Option<u128> {
+        (levels.len() <= 16 && self.radix.iter().all(|&r| r <= 128)).then(|| {
+            levels
+                .iter()
+                .enumerate()
+                .fold(0u128, |w, (d, &l)| w | (l as u128) << (8 * d))
+        })
+    }
+
+    /// Whether cached node `c` is at or below `levels` (`swar`: theirs packed).
+    #[inline]
+    fn below(c: &Cached, levels: &[u8], swar: Option<u128>) -> bool {
+        match (c.swar, swar) {
+            (Some(a), Some(b)) => ((b | HIGH) - a) & HIGH == HIGH,
+            _ => c.snap.levels.iter().zip(levels).all(|(a, b)| a <= b),
         }
-        src
+    }
+
+    /// The cached node below `levels` with the fewest classes (`None`: the bottom); among
+    /// as few, `levels` itself when cached. The cache is sorted by classes, so the first node
+    /// below is the one.
+    fn source(&self, levels: &[u8]) -> Option<usize> {
+        let swar = self.swar(levels);
+        let first = self
+            .cache
+            .iter()
+            .position(|c| Self::below(c, levels, swar))?;
+        let len = self.cache[first].len;
+        let same = self.cache[first..]
+            .iter()
+            .take_while(|c| c.len == len)
+            .position(|c| c.snap.levels == levels);
+        Some(first + same.unwrap_or(0))
     }
 
     /// The classes of `levels`, rolled up from the smallest cached node below it. When that
@@ -302,24 +344,48 @@ impl<'a> Search<'a> {
         if words > self.budget_words / 4 {
             return false;
         }
-        let mut held: usize = self.cache.iter().map(|c| c.snap.words()).sum();
-        while held + words > self.budget_words && !self.cache.is_empty() {
+        while self.held + words > self.budget_words && !self.cache.is_empty() {
             let oldest = (0..self.cache.len())
                 .min_by_key(|&i| self.cache[i].used)
                 .expect("not empty");
-            held -= self.cache[oldest].snap.words();
-            self.cache.swap_remove(oldest);
+            self.held -= self.cache[oldest].words;
+            self.cache.remove(oldest);
         }
-        self.cache.push(Cached {
-            snap: Rc::clone(snap),
-            used: self.clock,
-        });
+        let len = snap.len();
+        let at = self.cache.partition_point(|c| c.len <= len);
+        self.cache.insert(
+            at,
+            Cached {
+                snap: Rc::clone(snap),
+                used: self.clock,
+                len,
+                words,
+                swar: self.swar(&snap.levels),
+            },
+        );
+        self.held += words;
         true
     }
 
-    /// Records in classes that break the monotone models.
-    fn monotone_outliers(&self, snap: &Snapshot) -> usize {
+    /// Whether the records in classes that break the monotone models number at most the
+    /// limit (counting stops once they pass it). k-anonymity alone, the usual case, needs only
+    /// the class sizes.
+    fn monotone_within_limit(&self, snap: &Snapshot) -> bool {
+        let limit = self.settings.limit;
         let mut out = 0usize;
+        if let [m] = self.monotone[..]
+            && let Model::KAnonymity { k } = self.settings.models[m]
+        {
+            for &c in &snap.count {
+                if c != 0 && c < k {
+                    out += c as usize;
+                    if out > limit {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
         let mut hs = Vec::with_capacity(snap.hists.len());
         for c in 0..snap.len() {
             if snap.count[c] == 0 {
@@ -342,9 +408,12 @@ impl<'a> Search<'a> {
                 .any(|&m| !self.settings.models[m].holds(&f, &self.data.file))
             {
                 out += snap.count[c] as usize;
+                if out > limit {
+                    return false;
+                }
             }
         }
-        out
+        true
     }
 
     /// Checks a node fully: models, limit, the blank class, attack constraints, score.
@@ -446,7 +515,17 @@ impl<'a> Search<'a> {
         // the view: classes, with records taken from classes that can spare them when the
         // blank class must reach k
         let dims = self.data.dims.len();
-        let mut codes = std::borrow::Cow::Borrowed(&snap.codes[..]);
+        // the codes, unpacked only for what reads them: loss and entropy, a topped-up blank
+        // class (its records' tuples), the attack constraints (projections)
+        let reads_codes = matches!(self.metric.metric, Metric::Loss | Metric::Entropy)
+            || self.settings.blank_class_k.is_some()
+            || !self.settings.attacks.is_empty();
+        let base = if reads_codes {
+            snap.unpacked(&self.packer)
+        } else {
+            std::borrow::Cow::Borrowed(&snap.codes[..])
+        };
+        let mut codes = std::borrow::Cow::Borrowed(&base[..]);
         let mut count = std::borrow::Cow::Borrowed(&snap.count[..]);
         let mut s: usize = (0..snap.len())
             .filter(|&c| outlier[c])
@@ -476,7 +555,7 @@ impl<'a> Search<'a> {
                 count.to_mut()[c] -= take as u32;
                 codes
                     .to_mut()
-                    .extend_from_slice(&snap.codes[c * dims..(c + 1) * dims]);
+                    .extend_from_slice(&base[c * dims..(c + 1) * dims]);
                 count.to_mut().push(take as u32);
                 outlier.push(true);
                 left -= take;
@@ -611,30 +690,72 @@ impl<'a> Search<'a> {
     fn all_bounds(&self, total: usize) -> Vec<f64> {
         let bottom = self.data.bottom.len() as f64;
         (0..total)
+            .map(|i| self.metric.bound(&self.decode(i), self.space[i].min(bottom)))
+            .collect()
+    }
+
+    /// Every node's product of label counts.
+    fn all_spaces(&self, total: usize) -> Vec<f64> {
+        (0..total)
             .map(|i| {
-                let levels = self.decode(i);
-                let space: f64 = levels
+                self.decode(i)
                     .iter()
                     .enumerate()
                     .map(|(d, &l)| self.data.dims[d].card(l as usize) as f64)
-                    .product();
-                self.metric.bound(&levels, space.min(bottom))
+                    .product()
             })
             .collect()
     }
 
-    /// Discernibility without a blank class to top up: every node above `levels` merges its
-    /// classes, and a merged or suppressed class costs at least the squares of its parts
-    /// (`(a + b)² ≥ a² + b²`, `n·|E| ≥ |E|²`), so `Σ|E|²` at `levels` bounds them all; raised
-    /// here on every node above.
+    /// A bound on the score of every node at or above one checked that can be the result, from
+    /// the checked node's classes `e`, when no blank class is topped up (topping up adds a class
+    /// the bound does not count). A node above merges the classes `e`; a class it keeps holds at
+    /// least `k` records (the largest k of the k-anonymity models, else 1), and a class it
+    /// suppresses costs `n` per record.
+    /// - Discernibility: a kept class `E` costs `|E|² = Σ_{e⊂E} |e|·|E|` with `|E| ≥ max(k, |e|)`,
+    ///   a suppressed part `n·|e| ≥ |e|·max(k, |e|)`: `Σ_e |e|·max(k, |e|)` bounds them all.
+    /// - AECS, `n / (kept·s + [suppressed]·g)` with both factors at most 1: a kept class holds a
+    ///   class `e` of at least `k` records (`L` of them) or at least `k` of the `R` records in
+    ///   smaller ones, and classes only merge, so `kept + [suppressed] ≤ min(classes,
+    ///   L + ⌊R/k⌋ + 1)`.
+    ///
+    /// Raised here on every node above.
     fn raise_bounds(&mut self, levels: &[u8], snap: &Snapshot) {
-        if self.bounds.is_empty()
-            || self.metric.metric != Metric::Discernibility
-            || self.settings.blank_class_k.is_some()
-        {
+        if self.bounds.is_empty() || self.settings.blank_class_k.is_some() {
             return;
         }
-        let b: f64 = snap.count.iter().map(|&c| (c as f64) * (c as f64)).sum();
+        let k = self
+            .settings
+            .models
+            .iter()
+            .filter_map(|m| match m {
+                Model::KAnonymity { k } => Some(*k),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1) as u64;
+        let b: f64 = match self.metric.metric {
+            Metric::Discernibility => snap
+                .count
+                .iter()
+                .map(|&c| (c as u64 * k.max(c as u64)) as f64)
+                .sum(),
+            Metric::Aecs => {
+                let (mut classes, mut large, mut small) = (0u64, 0u64, 0u64);
+                for &c in snap.count.iter().filter(|&&c| c > 0) {
+                    classes += 1;
+                    if c as u64 >= k {
+                        large += 1;
+                    } else {
+                        small += c as u64;
+                    }
+                }
+                let most = classes.min(large + small / k + 1);
+                self.data.n as f64 / most.max(1) as f64
+            }
+            _ => return,
+        };
         let mut cur = levels.to_vec();
         loop {
             let i = self.encode(&cur);
@@ -664,7 +785,7 @@ impl<'a> Search<'a> {
         let snap = self.classes(&levels);
         self.checked += 1;
         self.raise_bounds(&levels, &snap);
-        if self.monotone_outliers(&snap) <= self.settings.limit {
+        if self.monotone_within_limit(&snap) {
             self.tag_closure(&mut st.tags, idx, 2, true);
             self.score_snap(&snap);
             st.scored[idx] = true;
@@ -675,21 +796,35 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Flash's step: a path up from `start` through untagged nodes (cheapest bound first, none
-    /// above `cap`), binary-searched for its lowest node that keeps the monotone models.
+    /// Flash's step: a path up from `start` through untagged nodes (none whose bound is above
+    /// `cap`), binary-searched for its lowest node that keeps the monotone models. Each step
+    /// goes to the successor of cheapest bound; under loss and entropy (whose bounds need no
+    /// grouping) first to the one with the most tuples (the raised key merges fewest labels),
+    /// which keeps the path long and low: on adult 6-48 % fewer nodes checked, on the million
+    /// file 10-14 % fewer (but 107 against 88 for loss at k = 2). Discernibility and AECS keep
+    /// the cheapest bound (most tuples first checked 20 % more nodes under discernibility on
+    /// the million file, about as many on adult).
     fn search_path(&mut self, st: &mut State, start: usize, cap: f64) {
+        let finest = matches!(self.metric.metric, Metric::Loss | Metric::Entropy);
         let mut path = vec![start];
         let mut cur = start;
         loop {
             let next = self
                 .successors(cur)
                 .into_iter()
-                .filter(|&j| st.tags[j] == 0)
-                .map(|j| (self.bound(j), j))
-                .filter(|&(b, _)| b <= cap)
-                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                .filter(|&j| st.tags[j] == 0 && self.bound(j) <= cap)
+                .max_by(|&a, &b| {
+                    let finer = if finest {
+                        self.space[a].total_cmp(&self.space[b])
+                    } else {
+                        std::cmp::Ordering::Equal
+                    };
+                    finer
+                        .then(self.bound(b).total_cmp(&self.bound(a)))
+                        .then(b.cmp(&a))
+                });
             match next {
-                Some((_, j)) => {
+                Some(j) => {
                     path.push(j);
                     cur = j;
                 }
@@ -718,6 +853,7 @@ impl<'a> Search<'a> {
 
     fn optimal_search(&mut self) {
         let total = self.nodes_total() as usize;
+        self.space = self.all_spaces(total);
         self.bounds = self.all_bounds(total);
         let mut st = State {
             tags: vec![if self.monotone.is_empty() { 2 } else { 0 }; total],

@@ -302,17 +302,20 @@ impl Prepared {
             .map(|(&k, _)| k as f64)
             .sum();
         if suppressed != 0.0 {
+            // per key, the suppressed records of each label, in label order
+            let mut by_label: Vec<f64> = Vec::new();
             for (d, r) in raw.iter_mut().enumerate() {
-                let mut by_label: std::collections::HashMap<u32, f64> =
-                    std::collections::HashMap::new();
+                by_label.clear();
                 for (c, &k) in view.count.iter().enumerate() {
                     if view.outlier[c] && k > 0 {
-                        *by_label.entry(view.codes[c * dims + d]).or_default() += k as f64;
+                        let id = view.codes[c * dims + d] as usize;
+                        if by_label.len() <= id {
+                            by_label.resize(id + 1, 0.0);
+                        }
+                        by_label[id] += k as f64;
                     }
                 }
-                let mut labels: Vec<(u32, f64)> = by_label.into_iter().collect();
-                labels.sort_unstable_by_key(|x| x.0);
-                for (_, count) in labels {
+                for &count in by_label.iter().filter(|&&x| x > 0.0) {
                     *r += count * (count / suppressed).log2() * self.s;
                 }
             }

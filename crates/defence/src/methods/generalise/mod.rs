@@ -594,6 +594,15 @@ fn recode(col: &Column, h: &Hierarchy, level: usize, blank: Option<&[bool]>) -> 
         };
     }
     let index = h.index();
+    // a cell's label: the hierarchy's at `level`, else the cell as it is
+    let label = |t: Option<&str>| -> Option<String> {
+        match index.get(t.unwrap_or("")) {
+            Some(&r) if t.is_some() || !h.rows[r as usize][level].is_empty() => {
+                Some(h.rows[r as usize][level].clone())
+            }
+            _ => t.map(str::to_owned),
+        }
+    };
     let mut levels: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for row in &h.rows {
@@ -601,18 +610,18 @@ fn recode(col: &Column, h: &Hierarchy, level: usize, blank: Option<&[bool]>) -> 
             levels.push(row[level].clone());
         }
     }
+    if let intruder_data::ColumnData::Categorical { codes, levels: own } = col.data() {
+        // each label worked out once, not each record
+        let per_level: Vec<Option<String>> = own.iter().map(|l| label(Some(l))).collect();
+        let for_missing = label(None);
+        return recode_categorical(col, codes, &per_level, for_missing, levels, blank);
+    }
     let values: Vec<Option<String>> = (0..col.len())
         .map(|i| {
             if blank.is_some_and(|b| b[i]) {
                 return None;
             }
-            let t = col.text(i);
-            match index.get(t.as_deref().unwrap_or("")) {
-                Some(&r) if t.is_some() || !h.rows[r as usize][level].is_empty() => {
-                    Some(h.rows[r as usize][level].clone())
-                }
-                _ => t.map(|x| x.into_owned()),
-            }
+            label(col.text(i).as_deref())
         })
         .collect();
     for v in values.iter().flatten() {
@@ -624,6 +633,61 @@ fn recode(col: &Column, h: &Hierarchy, level: usize, blank: Option<&[bool]>) -> 
         .expect("every label is declared")
 }
 
+/// [`recode`] of a categorical column, given each of its levels' label (`per_level`), a missing
+/// cell's, and the hierarchy's labels at the level (`levels`): the same column, the labels the
+/// hierarchy does not list appended in the order of the records.
+fn recode_categorical(
+    col: &Column,
+    codes: &[u32],
+    per_level: &[Option<String>],
+    for_missing: Option<String>,
+    mut levels: Vec<String>,
+    blank: Option<&[bool]>,
+) -> Column {
+    let mut code_of: std::collections::HashMap<String, u32> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.clone(), i as u32))
+        .collect();
+    let mut out_code = |l: &Option<String>, levels: &mut Vec<String>| -> Option<u32> {
+        let l = l.as_ref()?;
+        let next = levels.len() as u32;
+        Some(*code_of.entry(l.clone()).or_insert_with(|| {
+            levels.push(l.clone());
+            next
+        }))
+    };
+    // codes given in the order of the records, so that unlisted labels are appended as met
+    let mut own_code: Vec<Option<Option<u32>>> = vec![None; per_level.len()];
+    let mut missing_code: Option<Option<u32>> = None;
+    let mut out = Vec::with_capacity(codes.len());
+    let mut missing = intruder_data::Bitmap::new(codes.len());
+    for (i, &c) in codes.iter().enumerate() {
+        let code = if blank.is_some_and(|b| b[i]) {
+            None
+        } else if col.is_missing(i) {
+            *missing_code.get_or_insert_with(|| out_code(&for_missing, &mut levels))
+        } else {
+            *own_code[c as usize]
+                .get_or_insert_with(|| out_code(&per_level[c as usize], &mut levels))
+        };
+        match code {
+            Some(x) => out.push(x),
+            None => {
+                missing.set(i);
+                out.push(0);
+            }
+        }
+    }
+    Column::new(
+        col.name(),
+        col.role(),
+        intruder_data::ColumnData::Categorical { codes: out, levels },
+        missing,
+    )
+    .expect("every code is a level")
+}
+
 /// Pareto-optimal nodes among those evaluated that satisfy the models: none has both a lower
 /// score and lower attack rates.
 pub fn frontier(evaluated: &[NodeResult]) -> Vec<NodeResult> {
@@ -633,13 +697,13 @@ pub fn frontier(evaluated: &[NodeResult]) -> Vec<NodeResult> {
         v
     };
     let cands: Vec<&NodeResult> = evaluated.iter().filter(|r| r.private).collect();
+    let objs: Vec<Vec<f64>> = cands.iter().map(|r| objectives(r)).collect();
     let mut out: Vec<NodeResult> = Vec::new();
     for (i, a) in cands.iter().enumerate() {
-        let oa = objectives(a);
-        let dominated = cands.iter().enumerate().any(|(j, b)| {
-            let ob = objectives(b);
-            let le = ob.iter().zip(&oa).all(|(x, y)| x <= y);
-            let lt = ob.iter().zip(&oa).any(|(x, y)| x < y);
+        let oa = &objs[i];
+        let dominated = objs.iter().enumerate().any(|(j, ob)| {
+            let le = ob.iter().zip(oa).all(|(x, y)| x <= y);
+            let lt = ob.iter().zip(oa).any(|(x, y)| x < y);
             j != i && le && (lt || (ob == oa && j < i))
         });
         if !dominated && !out.iter().any(|o| o.levels == a.levels) {

@@ -68,6 +68,33 @@ pub fn build_hierarchy(
 /// Each record's row of `h` (a blank cell: the row whose value is empty).
 pub fn leaves(h: &Hierarchy, col: &Column) -> Result<Vec<u32>, DefenceError> {
     let index = h.index();
+    if let intruder_data::ColumnData::Categorical { codes, levels } = col.data() {
+        // each label looked up once, not each record
+        let rows: Vec<Option<u32>> = levels
+            .iter()
+            .map(|l| index.get(l.as_str()).copied())
+            .collect();
+        let blank = index.get("").copied();
+        let mut out = Vec::with_capacity(col.len());
+        for (i, &c) in codes.iter().enumerate() {
+            let row = if col.is_missing(i) {
+                blank
+            } else {
+                rows[c as usize]
+            };
+            match row {
+                Some(r) => out.push(r),
+                None => {
+                    let t = col.text(i);
+                    return Err(column_error(
+                        &h.column,
+                        h.missing_value(t.as_deref(), i).to_string(),
+                    ));
+                }
+            }
+        }
+        return Ok(out);
+    }
     let mut out = Vec::with_capacity(col.len());
     for i in 0..col.len() {
         let t = col.text(i);
