@@ -829,7 +829,9 @@ fn the_json_summary_gives_a_generalisation_s_levels() {
     assert_eq!(d["metric"], "loss");
     assert_eq!(d["suppressed"], 0);
     assert_eq!(d["rows"], 3017);
-    assert_eq!(d["nodes_checked"], 4);
+    // (5 of the 10 nodes since the search climbs through the node that merges the fewest
+    // labels; 4 with the earlier order)
+    assert_eq!(d["nodes_checked"], 5);
     assert_eq!(d["optimal"], true);
     assert!((d["score"].as_f64().unwrap() - 0.41421356237309515).abs() < 1e-12);
     // The frontier as a table (a list of objects in JSON): a row per node of the log's
