@@ -52,13 +52,13 @@ pub(crate) const CLASS_SIZES: &[FigureSpec] = &[
     ),
     FigureSpec::new(
         "records_k_le_5",
-        "records with f_k ≤ 5 (= k_le_5)",
+        "records in classes of size ≤ 5",
         Count,
         "Mulder, Table 4",
     ),
     FigureSpec::new(
         "records_k_le_10",
-        "records with f_k ≤ 10 (= k_le_10)",
+        "records in classes of size ≤ 10",
         Count,
         "Mulder, Table 4",
     ),
