@@ -194,6 +194,27 @@ fn every_method_is_listed_by_its_command_with_its_parameters() {
     }
 }
 
+/// Every parameter's range reads as people write it (`> 0`, `in [0, 1]`), never as a bound
+/// spelt out in 300 digits (`time_limit` once showed `f64::MAX` whole in `--list`, the READMEs
+/// and Python's `methods()`).
+#[test]
+fn every_range_is_written_short() {
+    for f in families() {
+        for d in &f.docs {
+            for p in d.params.iter().chain(d.common) {
+                let range = p.range.to_string();
+                assert!(
+                    range.len() <= 40,
+                    "{} {}: {} has the range {range}",
+                    f.what,
+                    d.name,
+                    p.name
+                );
+            }
+        }
+    }
+}
+
 const HEAD: &str = r#"
 name = "walk"
 seed = 1

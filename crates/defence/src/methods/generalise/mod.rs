@@ -164,7 +164,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "seconds the heuristic search may run (results then depend on the machine's speed)",
     )
-    .within(Range::left_open(0.0, f64::MAX)),
+    .within(Range::POSITIVE),
     ParamSpec::new(
         "attack_constraints",
         ParamKind::Table,
