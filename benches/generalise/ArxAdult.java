@@ -57,6 +57,10 @@ public class ArxAdult {
         double limit = Double.parseDouble(args[3]);
         int warmup = Integer.parseInt(args[4]);
         int repeats = Integer.parseInt(args[5]);
+        // optional: "lightning:N", ARX's heuristic (Lightning, best effort bottom-up) checking at
+        // most N transformations, instead of the optimal search
+        int lightning = args.length > 6 && args[6].startsWith("lightning:")
+                ? Integer.parseInt(args[6].substring("lightning:".length())) : 0;
         for (String m : metrics) {
             for (String ks_ : ks) {
                 int k = Integer.parseInt(ks_);
@@ -68,6 +72,10 @@ public class ArxAdult {
                     config.addPrivacyModel(new KAnonymity(k));
                     config.setSuppressionLimit(limit);
                     config.setQualityModel(metric(m));
+                    if (lightning > 0) {
+                        config.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_BOTTOM_UP);
+                        config.setHeuristicSearchStepLimit(lightning);
+                    }
                     ARXAnonymizer anonymizer = new ARXAnonymizer();
                     long t0 = System.nanoTime();
                     result = anonymizer.anonymize(data, config);
@@ -75,6 +83,16 @@ public class ArxAdult {
                     if (run >= warmup) best = Math.min(best, t);
                 }
                 ARXNode opt = result.getGlobalOptimum();
+                if (opt == null) {
+                    // a heuristic that found no transformation meeting the model within its steps
+                    System.out.println(String.format(Locale.ROOT,
+                            "{\"tool\": \"arx\", \"version\": \"%s\", \"metric\": %s, \"k\": %d, "
+                                    + "\"suppression_limit\": %s, \"levels\": null, \"score\": null, "
+                                    + "\"nodes_checked\": %d, \"optimal\": false, \"seconds\": %.4f, \"runs_timed\": %d}",
+                            ARXAnonymizer.VERSION, json(m), k, limit,
+                            result.getProcessStatistics().getTransformationsChecked(), best / 1e9, repeats));
+                    continue;
+                }
                 StringBuilder levels = new StringBuilder();
                 for (String a : ATTRIBUTES) {
                     if (levels.length() > 0) levels.append(", ");
@@ -103,7 +121,8 @@ public class ArxAdult {
                                 + "\"rows\": %d, \"nodes_checked\": %d, \"optimal\": %b, \"seconds\": %.4f, \"runs_timed\": %d}",
                         ARXAnonymizer.VERSION, json(m), k, limit, levels, opt.getHighestScore().toString(),
                         perAttribute, suppressed, out.getNumRows(),
-                        result.getProcessStatistics().getTransformationsChecked(), result.getGlobalOptimum() != null,
+                        result.getProcessStatistics().getTransformationsChecked(),
+                        lightning == 0 && result.getGlobalOptimum() != null,
                         best / 1e9, repeats));
             }
         }
