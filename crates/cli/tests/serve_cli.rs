@@ -18,13 +18,14 @@ fn status(hostport: &str, path: &str) -> u16 {
     raw.split(' ').nth(1).unwrap().parse().unwrap()
 }
 
-#[test]
-fn serve_prints_a_url_with_its_token_and_warns_off_the_loopback() {
-    // Killed below (no chance to clean up): its private directory goes with `tmp`.
-    let tmp = tempfile::tempdir().unwrap();
+/// `intruder serve ARGS --port 0` with its temporary files under `tmp`, once it has printed
+/// its URL: the process (its output still piped), the URL's `host:port` (127.0.0.1 and the
+/// port chosen) and its token.
+fn serve(args: &[&str], tmp: &std::path::Path) -> (std::process::Child, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_intruder"))
-        .args(["serve", "--port", "0", "--host", "0.0.0.0"])
-        .env("TMPDIR", tmp.path())
+        .args(["serve", "--port", "0"])
+        .args(args)
+        .env("TMPDIR", tmp)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -32,18 +33,27 @@ fn serve_prints_a_url_with_its_token_and_warns_off_the_loopback() {
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("intruder serve: open http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("{line}"));
+    let (port, query) = url.split_once('/').unwrap();
+    let token = query.strip_prefix("?token=").unwrap().to_string();
+    let hostport = format!("127.0.0.1:{port}");
+    // The pipe stays open: the server still writes to it (a closed one would end it).
+    child.stdout = Some(out.into_inner());
+    (child, hostport, token)
+}
+
+#[test]
+fn serve_prints_a_url_with_its_token_and_warns_off_the_loopback() {
+    // Killed below (no chance to clean up): its private directory goes with `tmp`.
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut child, hostport, token) = serve(&["--host", "0.0.0.0"], tmp.path());
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut warning = String::new();
     err.read_line(&mut warning).unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("intruder serve: open ")
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
-    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
-    let (port, query) = rest.split_once('/').unwrap();
-    let token = query.strip_prefix("?token=").unwrap();
-    let hostport = format!("127.0.0.1:{port}");
+    let url = format!("http://{hostport}/?token={token}");
     let answers = (
         status(&hostport, "/"),
         status(&hostport, &format!("/?token={token}")),
@@ -80,25 +90,9 @@ fn serve_refuses_a_root_that_is_not_a_directory() {
 #[cfg(unix)]
 fn stopped_by(signal: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_intruder"))
-        .args(["serve", "--port", "0"])
-        .env("TMPDIR", tmp.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("intruder serve: open http://")
-        .unwrap()
-        .to_string();
-    let (hostport, query) = url.split_once('/').unwrap();
-    let token = query.strip_prefix("?token=").unwrap();
+    let (mut child, hostport, token) = serve(&[], tmp.path());
     let body = "id,area\np1,1\n";
-    let mut s = TcpStream::connect(hostport).unwrap();
+    let mut s = TcpStream::connect(&hostport).unwrap();
     write!(
         s,
         "POST /api/upload?name=people.csv HTTP/1.1\r\nHost: {hostport}\r\nX-Intruder-Token: {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",

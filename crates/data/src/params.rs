@@ -1364,6 +1364,34 @@ pub fn declared_figure<T: ?Sized>(entries: &[Entry<T>], id: &str) -> Option<&'st
         .find(|f| f.id == id)
 }
 
+/// Where the figures `method` declares and those its runs reported (id and unit; labels left
+/// out) disagree: each number reported but not declared or declared with another unit, and
+/// each declared figure never reported, one line each. Empty when they agree; the registry
+/// tests of the risk and utility measures assert it for every entry.
+pub fn figure_mismatches(
+    method: &str,
+    declared: &[FigureSpec],
+    reported: &[(String, Unit)],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, unit) in reported {
+        match declared.iter().find(|f| f.id == name) {
+            None => out.push(format!("{method}: {name} ({unit:?}) is not declared")),
+            Some(f) if f.unit != *unit => out.push(format!(
+                "{method}: {name} is reported as {unit:?}, declared as {:?}",
+                f.unit
+            )),
+            Some(_) => {}
+        }
+    }
+    for f in declared {
+        if !reported.iter().any(|(n, _)| n == f.id) {
+            out.push(format!("{method}: {} is declared, never reported", f.id));
+        }
+    }
+    out
+}
+
 /// A registry entry: a method's name, documentation, parameters and builder. Every family has
 /// one static slice of these (`ATTACKS`, `DEFENCES`, `RISK_MEASURES`, `UTILITY_MEASURES`), read
 /// by the CLI (`--list`, `--method`, `--set`), the experiment runner, the Python package and the
@@ -1891,6 +1919,29 @@ mod tests {
         }];
         assert_eq!(declared_figure(REG, "c").map(|f| f.name), Some("C"));
         assert_eq!(declared_figure(REG, "b"), None);
+    }
+
+    #[test]
+    fn figure_mismatches_name_each_undeclared_misunited_and_unreported_figure() {
+        let declared = [
+            FigureSpec::new("a", "A", Unit::Count, "–"),
+            FigureSpec::new("b", "B", Unit::Score, "–"),
+            FigureSpec::new("c", "C", Unit::Count, "–"),
+        ];
+        let reported = [
+            ("a".to_string(), Unit::Count),
+            ("b".to_string(), Unit::Proportion),
+            ("d".to_string(), Unit::Score),
+        ];
+        assert_eq!(
+            figure_mismatches("m", &declared, &reported),
+            [
+                "m: b is reported as Proportion, declared as Score",
+                "m: d (Score) is not declared",
+                "m: c is declared, never reported",
+            ]
+        );
+        assert!(figure_mismatches("m", &declared[..1], &reported[..1]).is_empty());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! reported at once with its path, did-you-mean on a misspelled key or measure, schema roles
 //! filling absent parameters, and the per-record columns.
 
-use intruder_data::params::{ColumnSet, ReadContext};
+use intruder_data::params::{ColumnSet, ReadContext, figure_mismatches};
 use intruder_data::report::{RecordValues, Unit};
 use intruder_data::{Kind, ReadOptions, Role, Table, read_csv_from};
 use intruder_risk::{RISK_MEASURES, RiskOutcome, configure, fill_roles};
@@ -517,21 +517,7 @@ fn every_reported_figure_is_declared_in_the_entry_and_no_other() {
     let mut problems = Vec::new();
     for e in RISK_MEASURES {
         let reported = reported_figures(e);
-        for (name, unit) in &reported {
-            match e.figures.iter().find(|f| f.id == name) {
-                None => problems.push(format!("{}: {name} ({unit:?}) is not declared", e.name)),
-                Some(f) if f.unit != *unit => problems.push(format!(
-                    "{}: {name} is reported as {unit:?}, declared as {:?}",
-                    e.name, f.unit
-                )),
-                Some(_) => {}
-            }
-        }
-        for f in e.figures {
-            if !reported.iter().any(|(n, _)| n == f.id) {
-                problems.push(format!("{}: {} is declared, never reported", e.name, f.id));
-            }
-        }
+        problems.extend(figure_mismatches(e.name, e.figures, &reported));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

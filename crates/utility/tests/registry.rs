@@ -2,7 +2,7 @@
 //! figures on hand-computed cases, every problem at once with its path, the default measures,
 //! (the README's registry section is a generated doc: crates/cli/tests/generated_docs.rs).
 
-use intruder_data::params::{ColumnSet, ReadContext};
+use intruder_data::params::{ColumnSet, ReadContext, figure_mismatches};
 use intruder_data::report::Format;
 use intruder_data::{Column, Kind, Role, Table};
 use intruder_utility::{UTILITY_MEASURES, configure, default_measures, measure_all, merge_reports};
@@ -371,21 +371,7 @@ fn every_reported_figure_is_declared_in_the_entry_and_no_other() {
                 }
             }
         }
-        for (name, unit) in &reported {
-            match e.figures.iter().find(|f| f.id == name) {
-                None => problems.push(format!("{}: {name} ({unit:?}) is not declared", e.name)),
-                Some(f) if f.unit != *unit => problems.push(format!(
-                    "{}: {name} is reported as {unit:?}, declared as {:?}",
-                    e.name, f.unit
-                )),
-                Some(_) => {}
-            }
-        }
-        for f in e.figures {
-            if !reported.iter().any(|(n, _)| n == f.id) {
-                problems.push(format!("{}: {} is declared, never reported", e.name, f.id));
-            }
-        }
+        problems.extend(figure_mismatches(e.name, e.figures, &reported));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
