@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use crate::common::{MethodArgs, OutputArgs, ReadArgs, flag, flag_list, flag_opt};
+use crate::common::{MethodArgs, OutputArgs, ReadArgs, flag};
+use crate::param_flags::{Attacks, ParamFlags};
 
 /// Link an intruder's file to a released file and report how many people were re-identified
 /// and what was learned about them; or ask one of the three questions of anonymisation
@@ -46,67 +47,6 @@ pub struct Args {
     pub method: Option<String>,
     #[command(flatten)]
     pub params: MethodArgs,
-    /// keys: key variables as named in the intruder's file, comma-separated (default: the
-    /// intruder schema's columns with role key).
-    #[arg(long, value_delimiter = ',')]
-    pub keys: Vec<String>,
-    /// key_map: keys named differently in the released file, intruder=released,…
-    #[arg(long, value_delimiter = ',', value_name = "A=X")]
-    pub key_map: Vec<String>,
-    /// twins_only: search only released records with a twin in the intruder's file.
-    #[arg(long)]
-    pub twins_only: bool,
-    /// sensitive: released sensitive variable of attribute disclosure (with --sensitive-truth).
-    #[arg(long, value_name = "COL")]
-    pub sensitive: Option<String>,
-    /// tolerance: relative tolerance of attribute disclosure (default 0.05).
-    #[arg(long, allow_negative_numbers = true)]
-    pub tolerance: Option<f64>,
-    /// missing: listwise, as-value or wildcard.
-    #[arg(long)]
-    pub missing: Option<String>,
-    /// metric: euclidean or gower (nearest).
-    #[arg(long)]
-    pub metric: Option<String>,
-    /// string_metric: jaro-winkler or levenshtein (nearest).
-    #[arg(long)]
-    pub string_metric: Option<String>,
-    /// standardize: z-score numeric keys before distances.
-    #[arg(long)]
-    pub standardize: bool,
-    /// weights: per-key weights by intruder key name, a=10,b=2 (nearest, kmeans).
-    #[arg(long, value_delimiter = ',', value_name = "A=W")]
-    pub weights: Vec<String>,
-    /// top_k: ranked candidates kept beyond the ties at the best (nearest).
-    #[arg(long, allow_negative_numbers = true)]
-    pub top_k: Option<i64>,
-    /// one_to_one: global one-to-one assignment (nearest).
-    #[arg(long)]
-    pub one_to_one: bool,
-    /// clusters: number of k-means clusters (kmeans).
-    #[arg(long, allow_negative_numbers = true)]
-    pub clusters: Option<i64>,
-    /// threshold: declare links at a best score ≥ this (fellegi-sunter: a match probability).
-    #[arg(long, allow_negative_numbers = true)]
-    pub threshold: Option<f64>,
-    /// linkage_spec: the linkage specification TOML (fellegi-sunter).
-    #[arg(long, alias = "spec", value_name = "FILE")]
-    pub linkage_spec: Option<PathBuf>,
-    /// u_sample: random pairs for the u probabilities (fellegi-sunter).
-    #[arg(long, allow_negative_numbers = true)]
-    pub u_sample: Option<i64>,
-    /// em_max_iter: EM iteration cap (fellegi-sunter).
-    #[arg(long, allow_negative_numbers = true)]
-    pub em_max_iter: Option<i64>,
-    /// em_tolerance: EM convergence tolerance (fellegi-sunter).
-    #[arg(long, allow_negative_numbers = true)]
-    pub em_tolerance: Option<f64>,
-    /// fix_u: keep u at the sampled values during EM (fellegi-sunter).
-    #[arg(long)]
-    pub fix_u: bool,
-    /// assignment: greedy, optimal or none (fellegi-sunter).
-    #[arg(long)]
-    pub assignment: Option<String>,
     /// Truth column holding the person id in both files (default: the one truth column the two
     /// files share, when there is exactly one).
     #[arg(long, conflicts_with_all = ["truth_intruder", "truth_released"])]
@@ -149,29 +89,13 @@ pub struct Args {
     pub output: OutputArgs,
     #[command(flatten)]
     pub engine: intruder_engine::EngineArgs,
+    /// Every parameter of the attacks and questions as a flag (`--u-sample 5000`).
+    #[command(flatten)]
+    pub flags: ParamFlags<Attacks>,
 }
 
-/// `a=x,b=y` items as a TOML table of strings (`numbers`: of numbers).
-fn assignments(items: &[String], what: &str, numbers: bool) -> Result<toml::Table> {
-    let mut t = toml::Table::new();
-    for s in items {
-        let (a, b) = s
-            .split_once('=')
-            .with_context(|| format!("{what}: '{s}' is not of the form name=value"))?;
-        let v = if numbers {
-            toml::Value::Float(b.trim().parse::<f64>().map_err(|_| {
-                anyhow::anyhow!("{what}: '{}' for '{}' is not a number", b.trim(), a.trim())
-            })?)
-        } else {
-            toml::Value::String(b.trim().to_string())
-        };
-        t.insert(a.trim().to_string(), v);
-    }
-    Ok(t)
-}
-
-/// The one parameter table: `--set` items, then each flag given (a key given both ways is an
-/// error); defaults live in the registry only.
+/// The one parameter table: `--set` items, then each parameter given as a flag (a key given
+/// both ways is an error); defaults live in the registry only.
 pub(crate) fn parameter_table(a: &Args) -> Result<toml::Table> {
     let mut t = a.params.table()?;
     match &a.method {
@@ -181,50 +105,6 @@ pub(crate) fn parameter_table(a: &Args) -> Result<toml::Table> {
         }
         None => {}
     }
-    flag_list(&mut t, "keys", &a.keys)?;
-    if !a.key_map.is_empty() {
-        flag(
-            &mut t,
-            "key_map",
-            assignments(&a.key_map, "--key-map", false)?,
-        )?;
-    }
-    if !a.weights.is_empty() {
-        flag(
-            &mut t,
-            "weights",
-            assignments(&a.weights, "--weights", true)?,
-        )?;
-    }
-    for (key, on) in [
-        ("twins_only", a.twins_only),
-        ("standardize", a.standardize),
-        ("one_to_one", a.one_to_one),
-        ("fix_u", a.fix_u),
-    ] {
-        if on {
-            flag(&mut t, key, true)?;
-        }
-    }
-    let text = |v: &Option<String>| v.clone().map(toml::Value::from);
-    let values: [(&str, Option<toml::Value>); 12] = [
-        ("sensitive", text(&a.sensitive)),
-        ("missing", text(&a.missing)),
-        ("metric", text(&a.metric)),
-        ("string_metric", text(&a.string_metric)),
-        ("assignment", text(&a.assignment)),
-        ("top_k", a.top_k.map(Into::into)),
-        ("clusters", a.clusters.map(Into::into)),
-        ("u_sample", a.u_sample.map(Into::into)),
-        ("em_max_iter", a.em_max_iter.map(Into::into)),
-        ("tolerance", a.tolerance.map(Into::into)),
-        ("threshold", a.threshold.map(Into::into)),
-        ("em_tolerance", a.em_tolerance.map(Into::into)),
-    ];
-    for (key, v) in values {
-        flag_opt(&mut t, key, v)?;
-    }
-    let spec = a.linkage_spec.as_ref().map(|p| p.display().to_string());
-    flag_opt(&mut t, "linkage_spec", spec)?;
+    a.flags.insert_into(&mut t)?;
     Ok(t)
 }

@@ -75,9 +75,8 @@ fn check_outputs(a: &Args, ipath: &Path, rpath: &Path) -> Result<()> {
             .flatten(),
     );
     inputs.extend([schema_beside(ipath), schema_beside(rpath)]);
-    inputs.extend(a.linkage_spec.clone());
-    // A linkage specification named with --set is an input too.
-    if let Ok(t) = a.params.table()
+    // A linkage specification (named with --linkage-spec or --set) is an input too.
+    if let Ok(t) = parameter_table(a)
         && let Some(spec) = t.get("linkage_spec").and_then(toml::Value::as_str)
     {
         inputs.push(PathBuf::from(spec));

@@ -10,6 +10,7 @@ mod common;
 mod delimiter;
 mod mask_cmd;
 mod panel;
+mod param_flags;
 mod question_cmd;
 mod risk_cmd;
 mod run_cmd;

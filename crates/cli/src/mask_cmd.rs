@@ -13,6 +13,7 @@ use intruder_data::{Timings, write_atomically};
 use intruder_defence::{ChangeLog, Pipeline, docs};
 
 use crate::common::{self, DataArgs, FormatArg, MethodArgs};
+use crate::param_flags::{Defences, ParamFlags};
 
 /// Mask a microdata file with a pipeline of defences (recoding, suppression, noise, MDAV, rank
 /// swapping, PRAM, subsampling). Truth columns pass through unchanged and are subset with the
@@ -39,20 +40,6 @@ pub struct Args {
     pub method: Option<String>,
     #[command(flatten)]
     pub params: MethodArgs,
-    /// Key variables of --method, comma-separated (as --set keys=…): local-suppression,
-    /// risk-suppression, remove-records. Default: the schema's key columns.
-    #[arg(long, value_delimiter = ',', value_name = "COLS")]
-    pub keys: Vec<String>,
-    /// The k of --method (as --set k=…): local-suppression, remove-records, mdav.
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
-    pub k: Option<i64>,
-    /// Sampling-weight column of --method (as --set weight=…): risk-suppression, subsample.
-    /// Default: the schema's weight column.
-    #[arg(long, value_name = "COL")]
-    pub weight: Option<String>,
-    /// Variables --method transforms, comma-separated (as --set variables=…).
-    #[arg(long, value_delimiter = ',', value_name = "COLS")]
-    pub variables: Vec<String>,
     /// Seed of every random step (required: the same seed and input give the same output).
     #[arg(long, required_unless_present = "list")]
     pub seed: Option<u64>,
@@ -80,6 +67,9 @@ pub struct Args {
     /// schema's key columns are checked.
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]
     pub check_keys: Option<Vec<String>>,
+    /// Every parameter of the defences as a flag, for --method (`--keys a,b --k 3`).
+    #[command(flatten)]
+    pub flags: ParamFlags<Defences>,
 }
 
 /// The columns the first step sees (truth columns are not the defences').
@@ -213,10 +203,7 @@ fn summary(data: &Path, out: &Path, log: &ChangeLog) -> Report {
 /// unknown `--set` key is).
 fn method_table(args: &Args) -> Result<toml::Table> {
     let mut t = args.params.table()?;
-    common::flag_list(&mut t, "keys", &args.keys)?;
-    common::flag_opt(&mut t, "k", args.k)?;
-    common::flag_opt(&mut t, "weight", args.weight.clone())?;
-    common::flag_list(&mut t, "variables", &args.variables)?;
+    args.flags.insert_into(&mut t)?;
     Ok(t)
 }
 
@@ -234,13 +221,15 @@ pub fn run(args: Args) -> Result<()> {
     let (Some(seed), Some(out)) = (args.seed, &args.out) else {
         bail!("--seed and --out are required");
     };
-    let flags = !args.keys.is_empty()
-        || args.k.is_some()
-        || args.weight.is_some()
-        || !args.variables.is_empty();
-    if (!args.params.set.is_empty() || flags) && args.method.is_none() {
+    if (!args.params.set.is_empty() || !args.flags.is_empty()) && args.method.is_none() {
+        let mut given = args.flags.given();
+        if !args.params.set.is_empty() {
+            given.insert(0, "--set".into());
+        }
         bail!(
-            "--set, --keys, --k, --weight and --variables apply to --method NAME; a pipeline file declares its parameters in its [[step]] tables"
+            "{} {} to --method NAME; a pipeline file declares its parameters in its [[step]] tables",
+            given.join(", "),
+            if given.len() == 1 { "applies" } else { "apply" }
         );
     }
     check_outputs(&args, data, out)?;

@@ -12,9 +12,9 @@ use intruder_data::{ColumnarFile, CsvFile, Timings};
 use intruder_risk::{DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure_for_parts, docs};
 
 use crate::common::{
-    DataArgs, MethodArgs, OutputArgs, flag, flag_list, flag_opt, print_timings, refuse_output_file,
-    warn,
+    DataArgs, MethodArgs, OutputArgs, flag_opt, print_timings, refuse_output_file, warn,
 };
+use crate::param_flags::{ParamFlags, Risk};
 
 /// Disclosure risk of one file: frequency risk (classes, uniques, n_match, θ, individual,
 /// household risk, ℓ-diversity), t-closeness, SUDA2, population uniqueness. Columns with a
@@ -34,57 +34,6 @@ pub struct Args {
     pub method: MethodArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Key variables (quasi-identifiers), comma-separated. Default: the schema's key columns.
-    #[arg(long, value_delimiter = ',', value_name = "COLS")]
-    pub keys: Vec<String>,
-    /// How missing key values are treated: listwise (default), as-value or wildcard.
-    #[arg(long, value_name = "POLICY")]
-    pub missing: Option<String>,
-    /// How set-valued cells match: overlap (default), first (the query's first candidate) or
-    /// first-both (the first candidate on both sides).
-    #[arg(long, value_name = "MODE")]
-    pub set_match: Option<String>,
-    /// Population size N (sampling fraction π = n/N, θ, Bender's R, population estimators).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub population_size: Option<f64>,
-    /// Sampling-weight column (default: the schema's weight column): individual and global risk.
-    #[arg(long, value_name = "COL")]
-    pub weight: Option<String>,
-    /// Sensitive column (default: the schema's sensitive column): ℓ-diversity, t-closeness.
-    #[arg(long, value_name = "COL")]
-    pub sensitive: Option<String>,
-    /// Household (group) column (default: the schema's group column): household risk.
-    #[arg(long, value_name = "COL")]
-    pub group: Option<String>,
-    /// The k of the k-anonymity counts (parameter `k_anonymity`, default 5): records in
-    /// classes of size < k and ≤ k.
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
-    pub k: Option<i64>,
-    /// Dalenius' uniqueness threshold: classes of size ≤ T count as unique (default 1).
-    #[arg(long, value_name = "T", allow_hyphen_values = true)]
-    pub unique_threshold: Option<i64>,
-    /// n(U), the number of population uniques, for Bender's R (needs --population-size).
-    #[arg(long, value_name = "NU", allow_hyphen_values = true)]
-    pub population_uniques: Option<f64>,
-    /// f_a, the share of the population the intruder knows about, for Bender's R (default 1).
-    #[arg(long, value_name = "FA", allow_hyphen_values = true)]
-    pub intruder_share: Option<f64>,
-    /// SUDA2: largest MSU size searched (default: every size, as sdcMicro).
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
-    pub max_msu_size: Option<i64>,
-    /// SUDA2: sampling fraction f of the DIS probability (sdcMicro's DisFraction; default 0.01).
-    #[arg(long, value_name = "F", allow_hyphen_values = true)]
-    pub dis_fraction: Option<f64>,
-    /// SUDA2: refuse searches whose worst case (records × key subsets) exceeds this (parameter
-    /// `cost_limit`; default 2e11).
-    #[arg(long, value_name = "STEPS", allow_hyphen_values = true)]
-    pub suda_cost_limit: Option<f64>,
-    /// Population: the sampling fraction π in (0, 1] (instead of --population-size or weights).
-    #[arg(long, value_name = "F", allow_hyphen_values = true)]
-    pub sampling_fraction: Option<f64>,
-    /// Population: log-linear model for Skinner & Holmes' τ: main-effects (default) or two-way.
-    #[arg(long, value_name = "MODEL")]
-    pub loglinear: Option<String>,
     /// Set-valued columns (cells such as 3|4), comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     pub set_valued: Vec<String>,
@@ -95,40 +44,17 @@ pub struct Args {
     pub per_record: Option<PathBuf>,
     #[command(flatten)]
     pub engine: intruder_engine::EngineArgs,
+    /// Every parameter of the risk measures as a flag (`--k-anonymity 3`, or `--k 3`).
+    #[command(flatten)]
+    pub flags: ParamFlags<Risk>,
 }
 
-/// The parameter table: `--set` items, then every flag given (a key given both ways is an error).
+/// The parameter table: `--set` items, then every parameter given as a flag (a key given both
+/// ways is an error).
 fn parameters(args: &Args) -> Result<toml::Table> {
     let mut t = args.method.table()?;
     flag_opt(&mut t, "measure", args.measure.clone())?;
-    flag_list(&mut t, "keys", &args.keys)?;
-    flag_opt(&mut t, "missing", args.missing.clone())?;
-    flag_opt(&mut t, "set_match", args.set_match.clone())?;
-    flag_opt(&mut t, "population_size", args.population_size)?;
-    flag_opt(&mut t, "weight", args.weight.clone())?;
-    flag_opt(&mut t, "sensitive", args.sensitive.clone())?;
-    flag_opt(&mut t, "group", args.group.clone())?;
-    if let Some(k) = args.k {
-        if t.contains_key("k_anonymity") {
-            bail!("'k_anonymity' is given both as --k and with --set k_anonymity=…; give it once");
-        }
-        flag(&mut t, "k_anonymity", k)?;
-    }
-    flag_opt(&mut t, "unique_threshold", args.unique_threshold)?;
-    flag_opt(&mut t, "population_uniques", args.population_uniques)?;
-    flag_opt(&mut t, "intruder_share", args.intruder_share)?;
-    flag_opt(&mut t, "max_msu_size", args.max_msu_size)?;
-    flag_opt(&mut t, "dis_fraction", args.dis_fraction)?;
-    if let Some(c) = args.suda_cost_limit {
-        if t.contains_key("cost_limit") {
-            bail!(
-                "'cost_limit' is given both as --suda-cost-limit and with --set cost_limit=…; give it once"
-            );
-        }
-        flag(&mut t, "cost_limit", c)?;
-    }
-    flag_opt(&mut t, "sampling_fraction", args.sampling_fraction)?;
-    flag_opt(&mut t, "loglinear", args.loglinear.clone())?;
+    args.flags.insert_into(&mut t)?;
     Ok(t)
 }
 

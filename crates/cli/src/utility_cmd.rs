@@ -14,6 +14,7 @@ use intruder_data::{Input, Table, Timings};
 use intruder_utility::docs;
 
 use crate::common::{self, MethodArgs, OutputArgs, ReadArgs};
+use crate::param_flags::{ParamFlags, Utility};
 
 /// Compare a masked file with its original: moments, correlations, IL1s, pMSE, and the
 /// confidence-interval overlap of a regression model.
@@ -40,24 +41,9 @@ pub struct Args {
     pub schema: Option<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Variables compared, comma-separated (default: the key and sensitive columns of the
-    /// original's schema).
-    #[arg(
-        long = "variables",
-        visible_alias = "vars",
-        value_delimiter = ',',
-        value_name = "COLS"
-    )]
-    pub variables: Vec<String>,
     /// Measures, comma-separated (see --list). Default: every one that applies.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub measure: Vec<String>,
-    /// Regression model of ci-overlap, as "y ~ x1 + x2" (intercept included).
-    #[arg(long, value_name = "FORMULA")]
-    pub model: Option<String>,
-    /// Family of --model (default linear).
-    #[arg(long, value_parser = ["linear", "logistic"])]
-    pub family: Option<String>,
     #[command(flatten)]
     pub params: MethodArgs,
     /// Change log of `intruder mask --log`: il1s compares each masked record with its record of
@@ -66,6 +52,9 @@ pub struct Args {
     pub log: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Every parameter of the utility measures as a flag (`--variables a,b`, `--model "y ~ x"`).
+    #[command(flatten)]
+    pub flags: ParamFlags<Utility>,
 }
 
 /// The change log of `intruder mask --log`, read as JSON.
@@ -107,9 +96,7 @@ pub fn run(args: Args) -> Result<()> {
         common::refuse_output_file(out, &inputs, "--out")?;
     }
     let mut table = args.params.table()?;
-    common::flag_list(&mut table, "variables", &args.variables)?;
-    common::flag_opt(&mut table, "model", args.model.clone())?;
-    common::flag_opt(&mut table, "family", args.family.clone())?;
+    args.flags.insert_into(&mut table)?;
     let mut timings = Timings::new();
     let original = read(orig_path, &args, &mut timings)?;
     let masked = read(masked_path, &args, &mut timings)?;

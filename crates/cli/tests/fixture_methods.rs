@@ -136,8 +136,8 @@ fn key_space_of_the_workplace_survey_by_hand() {
             "fixture-key-space",
             "--keys",
             "Gender,AgeGrp,EthnicGrp",
-            "--set",
-            "per_key=true",
+            // the fixture's own parameter, a flag of `intruder risk` with no edit of the CLI
+            "--per-key",
             "--format",
             "json",
         ],

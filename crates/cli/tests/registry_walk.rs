@@ -194,6 +194,35 @@ fn every_method_is_listed_by_its_command_with_its_parameters() {
     }
 }
 
+/// Every parameter of every method is a flag of its command (`--u-sample` for `u_sample`), made
+/// from the entry (`crates/cli/src/param_flags.rs`); generators keep `--set`.
+#[test]
+fn every_parameter_is_a_flag_of_its_command() {
+    for f in families().into_iter().filter(|f| f.command != "synth") {
+        let out = Command::new(env!("CARGO_BIN_EXE_intruder"))
+            .args([f.command, "--help"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "intruder {} --help failed", f.command);
+        let text = String::from_utf8_lossy(&out.stdout);
+        for d in &f.docs {
+            for p in d.common.iter().chain(d.params) {
+                let flag = format!("--{}", p.name.replace('_', "-"));
+                assert!(
+                    text.lines()
+                        .any(|l| l.trim_start().starts_with(&format!("{flag} "))
+                            || l.trim_start().starts_with(&format!("{flag}["))
+                            || l.trim_start() == flag),
+                    "intruder {} --help has no {flag} for {}'s parameter {}",
+                    f.command,
+                    d.name,
+                    p.name
+                );
+            }
+        }
+    }
+}
+
 /// Every parameter's range reads as people write it (`> 0`, `in [0, 1]`), never as a bound
 /// spelt out in 300 digits (`time_limit` once showed `f64::MAX` whole in `--list`, the READMEs
 /// and Python's `methods()`).

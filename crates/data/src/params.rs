@@ -293,6 +293,9 @@ pub struct ParamSpec {
     pub range: Range,
     /// What a column parameter needs.
     pub need: ColumnNeed,
+    /// Further names of its command-line flag (`--k` for `k_anonymity`); the flag's own name is
+    /// the parameter's with `-` for `_`.
+    pub flag_aliases: &'static [&'static str],
 }
 
 impl ParamSpec {
@@ -308,6 +311,7 @@ impl ParamSpec {
             role: None,
             range: Range::ANY,
             need: ColumnNeed::Any,
+            flag_aliases: &[],
         }
     }
 
@@ -326,6 +330,12 @@ impl ParamSpec {
     /// Old names still accepted.
     pub const fn alias(mut self, aliases: &'static [&'static str]) -> Self {
         self.aliases = aliases;
+        self
+    }
+
+    /// Further names of its command-line flag (short ones, or names it had before).
+    pub const fn flag_alias(mut self, names: &'static [&'static str]) -> Self {
+        self.flag_aliases = names;
         self
     }
 
@@ -1547,7 +1557,7 @@ pub struct MethodDoc {
     pub summary: &'static str,
     /// Reference.
     pub reference: &'static str,
-    /// Parameters: the family's common ones first, then the method's own.
+    /// The method's own parameters (the family's common ones are [`MethodDoc::common`]).
     pub params: &'static [ParamSpec],
     /// The family's common parameters (shown once above the methods).
     pub common: &'static [ParamSpec],

@@ -60,7 +60,8 @@ pub static UTILITY_COMMON: &[ParamSpec] = &[ParamSpec::new(
     "variables",
     ParamKind::Columns,
     "the variables compared: numeric for moments, correlations (two or more) and il1s; numeric or categorical for pmse; required by every measure but ci-overlap, which takes the model's columns",
-)];
+)
+.flag_alias(&["vars"])];
 
 // Every measure's line is in `methods/mod.rs`, beside the modules.
 pub use crate::methods::UTILITY_MEASURES;

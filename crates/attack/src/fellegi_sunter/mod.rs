@@ -321,7 +321,8 @@ pub(crate) static PARAMS: &[ParamSpec] = &[
         "linkage_spec",
         ParamKind::Path,
         "a linkage specification (TOML: blocking rules and comparison levels), relative to the experiment file (the working directory on the command line); absent, and no inline linkage: inferred from the keys' types",
-    ),
+    )
+    .flag_alias(&["spec"]),
     ParamSpec::new(
         "linkage",
         ParamKind::Table,

@@ -30,7 +30,8 @@ const K_ANONYMITY: ParamSpec = ParamSpec::new(
     "k of the k-anonymity counts: records_fk_below_k counts f_k < k (sdcMicro's \"observations violating k-anonymity\", print(sdc, \"kAnon\")); records_fk_at_most_k counts f_k ≤ k (Mulder's k ≤ 5); n_match under wildcard",
 )
 .default_value("5")
-.within(Range::at_least(1.0));
+.within(Range::at_least(1.0))
+.flag_alias(&["k"]);
 
 /// The measure's own parameters (the common ones are [`crate::RISK_COMMON`]).
 const PARAMS: &[ParamSpec] = &[

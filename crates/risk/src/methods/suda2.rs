@@ -37,7 +37,8 @@ const PARAMS: &[ParamSpec] = &[
         "refuse searches whose worst case (records × key subsets) exceeds this many steps",
     )
     .default_value("2e11")
-    .within(Range::POSITIVE),
+    .within(Range::POSITIVE)
+    .flag_alias(&["suda-cost-limit"]),
     ParamSpec::new(
         "drop_msus_with_missing",
         ParamKind::Bool,
