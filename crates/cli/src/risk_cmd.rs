@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use intruder::Surface;
-use intruder::risk::{configure, roles_named};
+use intruder::risk::{configure, measure_file, roles_named};
 use intruder_data::params::{ColumnSet, list_text};
-use intruder_data::{ColumnarFile, CsvFile, Timings};
-use intruder_risk::{DEFAULT_MEASURE, RiskMeasure, RiskOutcome, configure_for_parts, docs};
+use intruder_data::{ColumnarFile, Timings};
+use intruder_risk::{DEFAULT_MEASURE, RiskMeasure, RiskOutcome, docs};
 
 use crate::common::{
     DataArgs, MethodArgs, OutputArgs, flag_opt, print_timings, refuse_output_file, warn,
@@ -58,109 +58,6 @@ fn parameters(args: &Args) -> Result<toml::Table> {
     Ok(t)
 }
 
-/// What the key path made of the data file.
-enum Parted {
-    /// The outcome, from the key columns alone.
-    Done(Box<dyn RiskMeasure>, RiskOutcome),
-    /// The table, read on the way (a CSV file whose keys did not allow the key path), and its
-    /// columns (as [`ColumnSet::of`] gives them, computed for the key path already).
-    Table(intruder_data::Dataset, ColumnSet),
-    /// Nothing: the file is to be read whole.
-    Neither,
-}
-
-/// The outcome from the key columns alone, when the measure needs nothing else
-/// ([`intruder_risk::RiskMeasure::assess_parts`]) and the keys allow it: a Parquet file's
-/// integer or dictionary-encoded text keys read a row group at a time
-/// ([`intruder_data::ColumnarFile::keys`]), or a plain CSV file's inferred integer keys
-/// counted from the reader's chunks
-/// ([`intruder_data::CsvFile::keys`]); neither makes an integer column of the keys. A CSV file
-/// whose keys do not allow it gives its table, parsed once. Every error of reading is the
-/// table reader's, and every error of configuring the general path's.
-fn from_parts(
-    data: &std::path::Path,
-    input: &intruder_data::Input,
-    table: &toml::Table,
-    timings: &mut Timings,
-) -> Result<Parted> {
-    let Ok(options) = input.read_options(data) else {
-        return Ok(Parted::Neither);
-    };
-    let label = data.display().to_string();
-    if let Some(file) = timings.time(Timings::READ, || ColumnarFile::open(data, &options)) {
-        let Some(built) = configure_for_parts(table, &file.columns()) else {
-            return Ok(Parted::Neither);
-        };
-        let Some(keys) = file.keys(built.method.keys()) else {
-            return Ok(Parted::Neither);
-        };
-        let threshold = BatchBuffers::reuse();
-        let Some(outcome) = built.method.assess_parts(&keys, &label, timings) else {
-            threshold.restore();
-            return Ok(Parted::Neither);
-        };
-        let outcome = outcome?;
-        warn(&built.warnings);
-        return Ok(Parted::Done(built.method, outcome));
-    }
-    let Some(csv) = timings.time(Timings::READ, || CsvFile::read(data, &options))? else {
-        return Ok(Parted::Neither);
-    };
-    let columns = csv.columns();
-    if let Some(built) = configure_for_parts(table, &columns)
-        && let Some(keys) = csv.keys(built.method.keys())
-        && let Some(outcome) = built.method.assess_parts(&keys, &label, timings)
-    {
-        let outcome = outcome?;
-        crate::common::notes(csv.notes());
-        warn(&built.warnings);
-        return Ok(Parted::Done(built.method, outcome));
-    }
-    let ds = timings.time(Timings::READ, || csv.into_dataset())?;
-    crate::common::notes(&ds.notes);
-    Ok(Parted::Table(ds, columns))
-}
-
-/// glibc gives every freed block above its mmap threshold (128 KiB at first, rising with the
-/// blocks freed) back to the system, and the next such block is fresh memory that the kernel
-/// zeroes page by page. Reading a Parquet file by row groups allocates and frees each batch's
-/// arrays (0.5–1 MB each, thousands of them): with the default threshold a third of that
-/// path's time went to page faults and unmapping (10,000,000 × 10 keys: 0.84–0.88 s → 0.48–0.52 s
-/// with a threshold of 4 MiB). The threshold is raised only once the command has taken that path,
-/// whose other memory is arrays of a value per record (mapped, above the threshold: the class
-/// codes, or under wildcard the key codes and the matching's arrays; peak 0.75 GiB for that
-/// file under wildcard); raising it for every command would keep the freed blocks of the table
-/// paths too (a wildcard count through the table peaked at 1.9 GB instead of 1.4 GB).
-/// Elsewhere than glibc, nothing is changed.
-struct BatchBuffers;
-
-#[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
-impl BatchBuffers {
-    const THRESHOLD: i32 = 4 << 20;
-    /// glibc's initial threshold.
-    const DEFAULT: i32 = 128 << 10;
-
-    fn reuse() -> BatchBuffers {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: mallopt only changes a tuning parameter of the allocator; it is called before
-        // the threads that read the row groups allocate.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, Self::THRESHOLD);
-        }
-        BatchBuffers
-    }
-
-    /// Back to the initial threshold, for a command that reads the table after all (glibc no
-    /// longer moves a threshold once it has been set).
-    fn restore(self) {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: as in `reuse`.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, Self::DEFAULT);
-        }
-    }
-}
-
 /// Runs `intruder risk`.
 pub fn run(args: Args) -> Result<()> {
     if args.method.list {
@@ -204,30 +101,18 @@ pub fn run(args: Args) -> Result<()> {
         let (measure, outcome) = engine_outcome(&spec, data, &input, &mut table)?;
         return finish(&args, data, measure.as_ref(), outcome, &timings);
     }
-    let parted = if per_record {
-        Parted::Neither
-    } else {
-        from_parts(data, &input, &table, &mut timings)?
-    };
-    let (measure, outcome) = match parted {
-        Parted::Done(measure, outcome) => (measure, outcome),
-        parted => {
-            let (ds, columns) = match parted {
-                Parted::Table(ds, columns) => (ds, columns),
-                _ => {
-                    let ds = crate::common::load(data, &input, &mut timings)?;
-                    let columns = ColumnSet::of(&ds);
-                    (ds, columns)
-                }
-            };
-            let label = data.display().to_string();
-            let built = configure(&mut table, &columns, Surface::Cli, "intruder risk", &label)?;
-            warn(&built.warnings);
-            let measure = built.method;
-            let outcome = measure.assess_timed(&ds.table, per_record, &mut timings)?;
-            (measure, outcome)
-        }
-    };
+    let options = input.read_options(data)?;
+    let run = measure_file(
+        data,
+        &options,
+        &mut table,
+        per_record,
+        (Surface::Cli, "intruder risk"),
+        &mut timings,
+    )?;
+    crate::common::notes(&run.notes);
+    warn(&run.warnings);
+    let (measure, outcome) = (run.measure, run.outcome);
     finish(&args, data, measure.as_ref(), outcome, &timings)
 }
 

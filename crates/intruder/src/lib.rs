@@ -17,8 +17,7 @@
 //! - `intruder-questions`: the three questions (singling out, linkability, inference) with a
 //!   control set and a baseline, which need no ground truth;
 //! - this crate: one call per task ([`attack::attack`], [`mask::mask`], [`utility::utility`],
-//!   [`questions::ask`]; for risk, the roles a read gives and the measure's configuration,
-//!   [`risk`]);
+//!   [`questions::ask`], [`risk::measure_file`], which also picks how a file is read);
 //! - the surfaces: `intruder-cli` and `intruder-python` (the experiment runner still runs its
 //!   own loop over the grid).
 //!

@@ -1,12 +1,17 @@
-//! The risk measures of one table: which columns a read must give their roles, and the measure
-//! configured on the columns read, with the caller's words for a missing key. How the data is
-//! read — a table, the key codes of a Parquet or CSV file a part at a time, Arrow arrays — is
-//! still the surface's choice (the read paths differ by input kind).
+//! The risk measures of one table: which columns a read must give their roles, the measure
+//! configured on the columns read, with the caller's words for a missing key, and a file
+//! measured by the cheapest read that gives the same figures ([`measure_file`]: the key columns
+//! of a Parquet or CSV file a part at a time, else the table). Arrow arrays handed over in
+//! memory (Python's data frames) are the Python package's read.
+
+use std::path::Path;
 
 use anyhow::{Result, anyhow};
-use intruder_data::Role;
-use intruder_data::params::{Built, ColumnSet, ReadContext};
-use intruder_risk::{RiskMeasure, configure as configure_measure, fill_roles};
+use intruder_data::params::{Built, ColumnSet, Problem, ReadContext};
+use intruder_data::{ColumnarFile, CsvFile, Dataset, ReadOptions, Role, Timings};
+use intruder_risk::{
+    RiskMeasure, RiskOutcome, configure as configure_measure, configure_for_parts, fill_roles,
+};
 
 use crate::Surface;
 use crate::attack::problems;
@@ -63,6 +68,159 @@ pub fn configure(
             problems(surface_name, p)
         }
     })
+}
+
+/// A risk measure's outcome on a file ([`measure_file`]).
+pub struct FileRisk {
+    /// The measure, as configured.
+    pub measure: Box<dyn RiskMeasure>,
+    /// Its outcome.
+    pub outcome: RiskOutcome,
+    /// What the reader noted (a delimiter or decimal mark it detected), for the caller to show.
+    pub notes: Vec<String>,
+    /// Deprecated parameter names and the like, from the configuration.
+    pub warnings: Vec<Problem>,
+}
+
+/// The measure of `params` on the file at `path` (read with `options`), on the local engine.
+/// The read is chosen here, the same for every surface, and never changes a figure: when the
+/// measure needs nothing but the keys ([`RiskMeasure::assess_parts`]) and no per-record
+/// figures are asked for, a Parquet file's integer or dictionary-encoded text keys are read a
+/// row group at a time ([`ColumnarFile::keys`]) and a plain CSV file's inferred integer keys
+/// are coded from the parser's chunks ([`CsvFile::keys`]), with no table made; otherwise the
+/// table is read (once: a CSV file parsed for the key path is not parsed again) and the measure
+/// configured on its columns. Errors of reading are the table reader's and errors of the
+/// parameters the general path's, whichever path ran.
+pub fn measure_file(
+    path: &Path,
+    options: &ReadOptions,
+    params: &mut toml::Table,
+    per_record: bool,
+    (surface, surface_name): (Surface, &str),
+    timings: &mut Timings,
+) -> Result<FileRisk> {
+    let label = path.display().to_string();
+    let mut notes = Vec::new();
+    let read = if per_record {
+        Read::Neither
+    } else {
+        from_parts(path, options, params, &label, timings)?
+    };
+    let (ds, columns): (Dataset, ColumnSet) = match read {
+        Read::Done(done) => return Ok(*done),
+        Read::Table(ds, columns) => (ds, columns),
+        Read::Neither => {
+            let ds = intruder_data::read_timed(path, options, timings)?;
+            let columns = ColumnSet::of(&ds);
+            (ds, columns)
+        }
+    };
+    notes.extend(ds.notes.iter().cloned());
+    let built = configure(params, &columns, surface, surface_name, &label)?;
+    let outcome = built.method.assess_timed(&ds.table, per_record, timings)?;
+    Ok(FileRisk {
+        measure: built.method,
+        outcome,
+        notes,
+        warnings: built.warnings,
+    })
+}
+
+/// What the key path made of a file.
+enum Read {
+    /// The outcome, from the key columns alone.
+    Done(Box<FileRisk>),
+    /// The table, read on the way (a CSV file whose keys did not allow the key path), and its
+    /// columns (as [`ColumnSet::of`] gives them, computed for the key path already).
+    Table(Dataset, ColumnSet),
+    /// Nothing: the file is to be read whole.
+    Neither,
+}
+
+/// The outcome from the key columns alone, when the measure and the file allow it
+/// ([`measure_file`]); a CSV file whose keys do not allow it gives its table, parsed once.
+fn from_parts(
+    path: &Path,
+    options: &ReadOptions,
+    params: &toml::Table,
+    label: &str,
+    timings: &mut Timings,
+) -> Result<Read> {
+    let done = |built: Built<dyn RiskMeasure>, outcome, notes| {
+        Read::Done(Box::new(FileRisk {
+            measure: built.method,
+            outcome,
+            notes,
+            warnings: built.warnings,
+        }))
+    };
+    if let Some(file) = timings.time(Timings::READ, || ColumnarFile::open(path, options)) {
+        let Some(built) = configure_for_parts(params, &file.columns()) else {
+            return Ok(Read::Neither);
+        };
+        let Some(keys) = file.keys(built.method.keys()) else {
+            return Ok(Read::Neither);
+        };
+        let threshold = BatchBuffers::reuse();
+        let Some(outcome) = built.method.assess_parts(&keys, label, timings) else {
+            threshold.restore();
+            return Ok(Read::Neither);
+        };
+        return Ok(done(built, outcome?, Vec::new()));
+    }
+    let Some(csv) = timings.time(Timings::READ, || CsvFile::read(path, options))? else {
+        return Ok(Read::Neither);
+    };
+    let columns = csv.columns();
+    if let Some(built) = configure_for_parts(params, &columns)
+        && let Some(keys) = csv.keys(built.method.keys())
+        && let Some(outcome) = built.method.assess_parts(&keys, label, timings)
+    {
+        let notes = csv.notes().to_vec();
+        return Ok(done(built, outcome?, notes));
+    }
+    let ds = timings.time(Timings::READ, || csv.into_dataset())?;
+    Ok(Read::Table(ds, columns))
+}
+
+/// glibc gives every freed block above its mmap threshold (128 KiB at first, rising with the
+/// blocks freed) back to the system, and the next such block is fresh memory that the kernel
+/// zeroes page by page. Reading a Parquet file by row groups allocates and frees each batch's
+/// arrays (0.5–1 MB each, thousands of them): with the default threshold a third of that
+/// path's time went to page faults and unmapping (10,000,000 × 10 keys: 0.84–0.88 s → 0.48–0.52 s
+/// with a threshold of 4 MiB). The threshold is raised only once a measure has taken that path,
+/// whose other memory is arrays of a value per record (mapped, above the threshold: the class
+/// codes, or under wildcard the key codes and the matching's arrays; peak 0.75 GiB for that
+/// file under wildcard); raising it for every read would keep the freed blocks of the table
+/// paths too (a wildcard count through the table peaked at 1.9 GB instead of 1.4 GB).
+/// Elsewhere than glibc, nothing is changed.
+struct BatchBuffers;
+
+#[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
+impl BatchBuffers {
+    const THRESHOLD: i32 = 4 << 20;
+    /// glibc's initial threshold.
+    const DEFAULT: i32 = 128 << 10;
+
+    fn reuse() -> BatchBuffers {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: mallopt only changes a tuning parameter of the allocator; it is called before
+        // the threads that read the row groups allocate.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, Self::THRESHOLD);
+        }
+        BatchBuffers
+    }
+
+    /// Back to the initial threshold, for a measure that reads the table after all (glibc no
+    /// longer moves a threshold once it has been set).
+    fn restore(self) {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: as in `reuse`.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, Self::DEFAULT);
+        }
+    }
 }
 
 #[cfg(test)]

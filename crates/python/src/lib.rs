@@ -122,6 +122,39 @@ enum SchemaArg {
     Parsed(Schema),
 }
 
+/// How a file is read: with the schema given as a dict (its roles overridden by those the
+/// parameters name), else the schema file given or the one beside the data, the roles named
+/// by the parameters winning.
+fn file_options(
+    path: &Path,
+    schema: &Option<SchemaArg>,
+    roles: &[(String, Role)],
+) -> Result<ReadOptions> {
+    Ok(match schema {
+        Some(SchemaArg::Parsed(s)) => {
+            let mut opts = ReadOptions {
+                schema: Some(s.clone()),
+                optional_overrides: true,
+                ..ReadOptions::default()
+            };
+            for (n, r) in roles {
+                opts.override_spec(n).role = Some(*r);
+            }
+            opts
+        }
+        other => Input {
+            schema: match other {
+                Some(SchemaArg::File(p)) => Some(p.clone()),
+                _ => None,
+            },
+            roles: roles.to_vec(),
+            optional_roles: true,
+            ..Input::default()
+        }
+        .read_options(path)?,
+    })
+}
+
 /// Imports a stream: the consumer side of the Arrow C stream interface.
 fn import_stream(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
     let capsule = obj.call_method1("__arrow_c_stream__", (obj.py().None(),))?;
@@ -251,31 +284,7 @@ impl Source {
     ) -> Result<(Dataset, ColumnSet)> {
         match self {
             Source::File(path) => {
-                let ds = match schema {
-                    Some(SchemaArg::Parsed(s)) => {
-                        let mut opts = ReadOptions {
-                            schema: Some(s.clone()),
-                            optional_overrides: true,
-                            ..ReadOptions::default()
-                        };
-                        for (n, r) in roles {
-                            opts.override_spec(n).role = Some(*r);
-                        }
-                        read_csv(path, &opts)?
-                    }
-                    other => {
-                        let input = Input {
-                            schema: match other {
-                                Some(SchemaArg::File(p)) => Some(p.clone()),
-                                _ => None,
-                            },
-                            roles: roles.to_vec(),
-                            optional_roles: true,
-                            ..Input::default()
-                        };
-                        intruder_data::load(path, &input)?
-                    }
-                };
+                let ds = read_csv(path, &file_options(path, schema, roles)?)?;
                 let set = ColumnSet::of(&ds);
                 Ok((ds, set))
             }
@@ -430,6 +439,28 @@ fn risk_impl(
         );
     }
     let roles = intruder::risk::roles_named(&table);
+    if let (Source::File(path), true) = (src, engine.engine.is_local()) {
+        // The read (a file's key columns alone when they suffice, else its table) is the
+        // facade's, as for the command line.
+        let run = intruder::risk::measure_file(
+            path,
+            &file_options(path, schema, &roles)?,
+            &mut table,
+            per_record,
+            (intruder::Surface::Python, "intruder.risk()"),
+            &mut intruder_data::Timings::new(),
+        )?;
+        let records = match per_record {
+            true => Some(ArrowTable::new(arrow_out::records_batch(
+                &run.outcome.records,
+            )?)),
+            false => None,
+        };
+        let mut warned = run.notes;
+        warned.extend(warnings_text(&run.warnings));
+        warned.extend(run.outcome.warnings.iter().cloned());
+        return Ok((json_text(&run.outcome.report.to_json()), records, warned));
+    }
     if !per_record
         && engine.engine.is_local()
         && let Some(out) = risk_from_codes(src, &table, schema, &roles)?

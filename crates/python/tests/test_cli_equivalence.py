@@ -64,6 +64,36 @@ def test_risk_per_record_equals_the_cli(reader, cli_json, tmp_path, testdata_na,
     assert type(got.per_record).__module__.split(".")[0] == type(data).__module__.split(".")[0]
 
 
+@pytest.mark.parametrize("missing", ["listwise", "as-value", "wildcard"])
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_risk_of_a_file_path_equals_the_cli(cli_json, tmp_path, testdata_na, missing, kind):
+    """A file named by its path is read as the command line reads it (the facade's choice: the
+    key columns alone when they suffice, else the table), with and without per-record figures."""
+    import pyarrow.csv
+    import pyarrow.parquet
+
+    path = testdata_na
+    if kind == "parquet":
+        path = tmp_path / "testdata_na.parquet"
+        table = pyarrow.csv.read_csv(
+            testdata_na,
+            convert_options=pyarrow.csv.ConvertOptions(
+                null_values=["", "NA"], strings_can_be_null=True
+            ),
+        )
+        # text keys stored with dictionaries, as pandas and DuckDB write them
+        pyarrow.parquet.write_table(table, path, use_dictionary=True)
+    flags = ["--keys", ",".join(KEYS), "--weight", "sampling_weight", "--missing", missing]
+    assert intruder.risk(str(path), KEYS, weight="sampling_weight", missing=missing).summary == (
+        cli_json("risk", "--data", path, *flags)
+    )
+    out = tmp_path / "per_record.csv"
+    expected = cli_json("risk", "--data", path, *flags, "--per-record", out)
+    got = intruder.risk(path, KEYS, weight="sampling_weight", missing=missing, per_record=True)
+    assert got.summary == expected
+    assert columns_of(got.per_record) == per_record_csv(out)
+
+
 def test_risk_measures_and_parameters_equal_the_cli(cli_json, tmp_path):
     data = intruder.read(TESTDATA)[0]
     cases = [
