@@ -29,17 +29,18 @@
 //! Ties go to the node with the lower level sum, then the lower level vector.
 //!
 //! # The heuristic search
-//! For lattices too large to search (or when asked): a best-first search from the bottom (ARX's
-//! Lightning), expanding the node of lowest score among those reached, up to a budget of nodes
-//! checked (deterministic) and an optional time limit; it returns the best anonymous node it
-//! met and says it is not known to be optimal.
+//! For lattices too large to search (or when asked): ARX's Lightning, read in its code
+//! (`LIGHTNINGAlgorithm`): a best-first search from the bottom over the nodes checked by their
+//! own scores, with a greedy walk up the best successors every `stepping`-th step (the top's
+//! level sum), up to a budget of nodes checked (deterministic) and an optional time limit; it
+//! returns the best anonymous node it met and says it is not known to be optimal.
 //!
 //! Classes are rolled up from the cached classes of a node below ([`super::classes`]); the
 //! cache keeps the classes of recently checked nodes within a budget of 16 times the bottom's
 //! (at least 2²⁴ words, 64 MB, so that small files keep enough nodes to roll up from near
 //! ones), so memory stays O(records × keys) plus the lattice's tags.
 
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -884,57 +885,142 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// ARX's Lightning (`LIGHTNINGAlgorithm`): a best-first search from the bottom over the
+    /// nodes checked, ordered by their scores (a node that breaks a model is scored with its
+    /// outliers suppressed, so the order leads towards few suppressions and little
+    /// generalisation), every `stepping`-th step (the top's level sum) a greedy walk up the best
+    /// successors to the top; expanding a node checks each successor not expanded nor ruled out
+    /// and queues it by its own score. A node is skipped when expanded already, or when its
+    /// lower bound is above the best score found (the bound of the optimal search).
     fn heuristic_search(&mut self) {
-        #[derive(PartialEq)]
-        struct Item(f64, Vec<u8>);
-        impl Eq for Item {}
-        impl PartialOrd for Item {
-            fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-                Some(self.cmp(o))
-            }
-        }
-        impl Ord for Item {
-            fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-                // a max-heap: lower score first, then lower levels
-                o.0.total_cmp(&self.0).then_with(|| o.1.cmp(&self.1))
-            }
-        }
         let start = Instant::now();
         let dims = self.radix.len();
-        let mut seen: HashSet<Vec<u8>> = HashSet::new();
-        let mut heap = BinaryHeap::new();
         let bottom = vec![0u8; dims];
-        seen.insert(bottom.clone());
-        heap.push(Item(0.0, bottom));
+        let mut run = Lightning {
+            heap: BinaryHeap::new(),
+            checked: HashMap::new(),
+            expanded: HashSet::new(),
+            start,
+        };
+        let r = self.evaluate(&bottom);
+        run.checked.insert(bottom.clone(), r.score);
+        run.heap.push(Queued(r.score, bottom));
         let top: Vec<u8> = self.radix.iter().map(|&r| (r - 1) as u8).collect();
-        while let Some(Item(_, levels)) = heap.pop() {
-            if self.checked >= self.settings.budget
-                || self
-                    .settings
-                    .time_limit
-                    .is_some_and(|t| start.elapsed().as_secs_f64() > t)
-            {
-                break;
-            }
-            let r = self.evaluate(&levels);
-            if r.ok {
+        let stepping = top.iter().map(|&l| l as usize).sum::<usize>().max(1);
+        let mut step = 0usize;
+        while let Some(Queued(_, levels)) = run.heap.pop() {
+            if run.expanded.contains(&levels) || self.ruled_out(&levels) {
                 continue;
             }
-            for d in 0..dims {
-                if (levels[d] as usize) + 1 < self.radix[d] {
-                    let mut s = levels.clone();
-                    s[d] += 1;
-                    if seen.insert(s.clone()) {
-                        heap.push(Item(r.score, s));
-                    }
+            step += 1;
+            if step % stepping == 0 {
+                let mut node = levels;
+                while let Some(next) = self.expand(&mut run, &node) {
+                    node = next;
                 }
+            } else {
+                self.expand(&mut run, &levels);
+            }
+            if self.must_stop(&run) {
+                break;
             }
         }
-        if self.best.is_none() && !seen.contains(&top) {
+        if self.best.is_none() && !run.checked.contains_key(&top) {
             self.evaluate(&top);
         }
     }
+
+    /// Whether the heuristic's budget or time is spent.
+    fn must_stop(&self, run: &Lightning) -> bool {
+        self.checked >= self.settings.budget
+            || self
+                .settings
+                .time_limit
+                .is_some_and(|t| run.start.elapsed().as_secs_f64() > t)
+    }
+
+    /// Whether no node at `levels` can beat the best found: its lower bound is above the best
+    /// score (ties are kept: they may win on the level sum).
+    fn ruled_out(&self, levels: &[u8]) -> bool {
+        let Some(best) = &self.best else {
+            return false;
+        };
+        let space: f64 = levels
+            .iter()
+            .enumerate()
+            .map(|(d, &l)| self.data.dims[d].card(l as usize) as f64)
+            .product();
+        let bottom = self.data.bottom.len() as f64;
+        best.levels != levels && self.metric.bound(levels, space.min(bottom)) > best.score
+    }
+
+    /// Checks and queues every successor of `levels` not expanded nor ruled out, marks `levels`
+    /// expanded, and gives the successor of lowest score (`None` when there is none, or the
+    /// budget ran out on the way).
+    fn expand(&mut self, run: &mut Lightning, levels: &[u8]) -> Option<Vec<u8>> {
+        let mut best: Option<(f64, Vec<u8>)> = None;
+        for d in 0..levels.len() {
+            if (levels[d] as usize) + 1 >= self.radix[d] {
+                continue;
+            }
+            let mut s = levels.to_vec();
+            s[d] += 1;
+            if run.expanded.contains(&s) || self.ruled_out(&s) {
+                continue;
+            }
+            if self.must_stop(run) {
+                return None;
+            }
+            let score = match run.checked.get(&s) {
+                Some(&score) => score,
+                None => {
+                    let score = self.evaluate(&s).score;
+                    run.checked.insert(s.clone(), score);
+                    run.heap.push(Queued(score, s.clone()));
+                    score
+                }
+            };
+            if best
+                .as_ref()
+                .is_none_or(|(b, l)| score.total_cmp(b).then_with(|| s.cmp(l)).is_lt())
+            {
+                best = Some((score, s));
+            }
+        }
+        run.expanded.insert(levels.to_vec());
+        best.map(|(_, l)| l)
+    }
 }
+
+/// The state of the heuristic search.
+struct Lightning {
+    /// Checked nodes not yet expanded, lowest score first.
+    heap: BinaryHeap<Queued>,
+    /// Every node checked, with its score.
+    checked: HashMap<Vec<u8>, f64>,
+    expanded: HashSet<Vec<u8>>,
+    start: Instant,
+}
+
+/// A node in the heuristic's queue: its score and levels (a max-heap of the reverse order: the
+/// lowest score first, then the lower levels).
+#[derive(PartialEq)]
+struct Queued(f64, Vec<u8>);
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Queued {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.0.total_cmp(&self.0).then_with(|| o.1.cmp(&self.1))
+    }
+}
+
 
 /// The exact attack's correct re-identification rate (listwise, wildcard) over `n` targets who
 /// know `keys`, from the released classes (which may repeat a tuple).

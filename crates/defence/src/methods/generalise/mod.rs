@@ -149,7 +149,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::new(
         "search",
         ParamKind::Choice(&["auto", "optimal", "heuristic"]),
-        "optimal (Flash-style pruning), heuristic (best-first from the bottom within `budget`), auto (optimal up to 16,777,216 nodes)",
+        "optimal (Flash-style pruning), heuristic (ARX's Lightning: best-first from the bottom with greedy walks up, within `budget`), auto (optimal up to 16,777,216 nodes)",
     )
     .default_value("auto"),
     ParamSpec::new(
