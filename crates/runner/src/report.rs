@@ -35,6 +35,9 @@ pub struct Written {
     /// The verdict table (promises, the attacks against them, the cost), when runs were
     /// cross-examined.
     pub verdict: Option<TableData>,
+    /// The frontier tables of the settings whose masking searched a lattice (generalise), in
+    /// plan order; the report shows them with the summary tables.
+    pub frontiers: Vec<TableData>,
     /// The cross-examinations' warnings, each prefixed with its setting.
     pub verdict_warnings: Vec<String>,
 }
@@ -242,7 +245,7 @@ pub fn write_reports(
         None => (None, Vec::new()),
     };
     let mut tables = summary_tables(exp, &results);
-    tables.extend(search_tables);
+    tables.extend(search_tables.iter().cloned());
     let questions = question_tables(exp, &results);
     let published = published_table(exp, &results);
     let (study_tables, study_plots) = study_parts(exp, fingerprint, out)?;
@@ -282,6 +285,7 @@ pub fn write_reports(
         plots,
         glossary: entries,
         verdict,
+        frontiers: search_tables,
         verdict_warnings,
     })
 }

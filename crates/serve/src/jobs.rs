@@ -281,7 +281,7 @@ fn table_json(t: &TableData) -> Value {
 
 /// What the page shows of a finished experiment: the per-setting figures as `results.json`
 /// has them (`settings`), the SVG figures (the risk–utility map first), the headline and
-/// verdict tables, the runner's warnings and failed runs, and the replicates and attacks
+/// verdict tables, the generalisation frontiers' tables, the runner's warnings and failed runs, and the replicates and attacks
 /// (name, method) whose records the page may ask for.
 pub fn results_json(exp: &Experiment, done: &Done) -> Value {
     let w = &done.written;
@@ -299,6 +299,7 @@ pub fn results_json(exp: &Experiment, done: &Done) -> Value {
         "plots": plots,
         "headline": headline_table(exp, &w.results).as_ref().map(table_json),
         "verdict": w.verdict.as_ref().map(table_json),
+        "frontiers": w.frontiers.iter().map(table_json).collect::<Vec<_>>(),
         "warnings": warnings,
         "failed": done.failed.failure_text(done.plan.runs.len()),
         "runs": done.plan.runs.len(),

@@ -724,6 +724,74 @@ fn an_exported_session_reproduces_the_page_figures() {
     assert_eq!(reproduced["settings"], page["settings"]);
 }
 
+/// A generalisation step's search shows on the page as it does in the report: the frontier's
+/// table (the chosen node marked) beside the headline and verdict tables, and its figure with
+/// the other figures.
+#[test]
+fn a_generalisation_frontier_shows_on_the_page() {
+    let s = start(Config::default());
+    let (source, mut exp) = generator_session();
+    exp["defence"] = json!([
+        {"name": "none"},
+        {"name": "generalised", "step": [{
+            "method": "generalise",
+            "hierarchies": {
+                "year_of_birth": {"interval": [5, 10, 20]},
+                "gender": {"mask": true},
+                "occupation": {"mask": true},
+            },
+            "k": 2,
+            "suppression_limit": 0.05,
+        }]},
+    ]);
+    exp["replicates"] = json!(1);
+    let w = post_json(
+        s.addr,
+        &s.token,
+        "/api/experiment",
+        &json!({"source": source, "experiment": exp}),
+    )
+    .json();
+    assert_eq!(w["problems"], json!([]), "{}", w["toml"]);
+    let a = post_json(
+        s.addr,
+        &s.token,
+        "/api/run",
+        &json!({"source": source, "toml": w["toml"]}),
+    )
+    .json();
+    let job = a["job"].as_u64().unwrap_or_else(|| panic!("{a}"));
+    let st = wait(&s, job);
+    assert_eq!(st["state"], "done", "{st}");
+    let page = &st["result"];
+    let frontiers = page["frontiers"].as_array().unwrap();
+    assert_eq!(frontiers.len(), 1, "{}", page["frontiers"]);
+    let f = &frontiers[0];
+    assert!(
+        f["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Generalisation frontier: generalised"),
+        "{f}"
+    );
+    assert_eq!(f["header"][0], "chosen");
+    let rows = f["rows"].as_array().unwrap();
+    assert_eq!(
+        rows.iter().filter(|r| r[0] == "yes").count(),
+        1,
+        "one chosen node: {f}"
+    );
+    assert!(
+        page["plots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["file"].as_str().unwrap().starts_with("frontier-")),
+        "{}",
+        page["plots"]
+    );
+}
+
 #[test]
 fn a_setting_added_to_the_session_runs_alone_and_the_map_fills_in() {
     let s = start(Config::default());

@@ -689,7 +689,10 @@ fn recode_categorical(
 }
 
 /// Pareto-optimal nodes among those evaluated that satisfy the models: none has both a lower
-/// score and lower attack rates.
+/// score and lower attack rates. Of nodes alike in every objective (levels that merge no
+/// class, such as masking characters that leave every value distinct), the one kept is the one
+/// the search would choose: the lower level sum, then the lower levels; so the chosen node is
+/// on the frontier whenever it is not beaten.
 pub fn frontier(evaluated: &[NodeResult]) -> Vec<NodeResult> {
     let objectives = |r: &NodeResult| -> Vec<f64> {
         let mut v = vec![r.score, r.exact_rates[0], r.exact_rates[1]];
@@ -698,13 +701,17 @@ pub fn frontier(evaluated: &[NodeResult]) -> Vec<NodeResult> {
     };
     let cands: Vec<&NodeResult> = evaluated.iter().filter(|r| r.private).collect();
     let objs: Vec<Vec<f64>> = cands.iter().map(|r| objectives(r)).collect();
+    let order = |r: &NodeResult| {
+        let sum: u32 = r.levels.iter().map(|&l| l as u32).sum();
+        (sum, r.levels.clone())
+    };
     let mut out: Vec<NodeResult> = Vec::new();
     for (i, a) in cands.iter().enumerate() {
         let oa = &objs[i];
         let dominated = objs.iter().enumerate().any(|(j, ob)| {
             let le = ob.iter().zip(oa).all(|(x, y)| x <= y);
             let lt = ob.iter().zip(oa).any(|(x, y)| x < y);
-            j != i && le && (lt || (ob == oa && j < i))
+            j != i && le && (lt || (ob == oa && order(cands[j]) < order(cands[i])))
         });
         if !dominated && !out.iter().any(|o| o.levels == a.levels) {
             out.push((*a).clone());
@@ -911,5 +918,39 @@ impl Defence for Generalise {
             }
             Ok(out)
         })())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(levels: &[u8], score: f64, rate: f64) -> NodeResult {
+        NodeResult {
+            levels: levels.to_vec(),
+            ok: true,
+            private: true,
+            score,
+            per_key: Vec::new(),
+            suppressed: 0,
+            exact_rates: [rate, rate / 2.0],
+            rates: Vec::new(),
+            failure: None,
+        }
+    }
+
+    /// (3, 6, 16) and (3, 0, 9) alike in score and rates (masking that merges nothing): the
+    /// frontier keeps (3, 0, 9), the node the search chooses, whatever order they were met in;
+    /// (1, 1, 1), cheaper but riskier, stays; (4, 6, 16), dearer and no safer, goes.
+    #[test]
+    fn of_nodes_alike_the_frontier_keeps_the_one_the_search_chooses() {
+        let evaluated = [
+            node(&[3, 6, 16], 0.5, 0.1),
+            node(&[4, 6, 16], 0.6, 0.1),
+            node(&[3, 0, 9], 0.5, 0.1),
+            node(&[1, 1, 1], 0.2, 0.4),
+        ];
+        let kept: Vec<Vec<u8>> = frontier(&evaluated).into_iter().map(|r| r.levels).collect();
+        assert_eq!(kept, [vec![1, 1, 1], vec![3, 0, 9]]);
     }
 }
