@@ -100,7 +100,6 @@ pub fn measure_file(
     timings: &mut Timings,
 ) -> Result<FileRisk> {
     let label = path.display().to_string();
-    let mut notes = Vec::new();
     let read = if per_record {
         Read::Neither
     } else {
@@ -115,13 +114,12 @@ pub fn measure_file(
             (ds, columns)
         }
     };
-    notes.extend(ds.notes.iter().cloned());
     let built = configure(params, &columns, surface, surface_name, &label)?;
     let outcome = built.method.assess_timed(&ds.table, per_record, timings)?;
     Ok(FileRisk {
         measure: built.method,
         outcome,
-        notes,
+        notes: ds.notes,
         warnings: built.warnings,
     })
 }

@@ -29,7 +29,7 @@ fn server_with_people() -> (Running, tempfile::TempDir) {
 }
 
 /// Writes the session `exp` on data `source` as an experiment, runs it and waits: the job.
-fn run_session(s: &Running, source: &Value, exp: &Value) -> u64 {
+pub(crate) fn run_session(s: &Running, source: &Value, exp: &Value) -> u64 {
     let w = post_json(
         s.addr,
         &s.token,

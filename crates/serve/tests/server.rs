@@ -745,24 +745,8 @@ fn a_generalisation_frontier_shows_on_the_page() {
         }]},
     ]);
     exp["replicates"] = json!(1);
-    let w = post_json(
-        s.addr,
-        &s.token,
-        "/api/experiment",
-        &json!({"source": source, "experiment": exp}),
-    )
-    .json();
-    assert_eq!(w["problems"], json!([]), "{}", w["toml"]);
-    let a = post_json(
-        s.addr,
-        &s.token,
-        "/api/run",
-        &json!({"source": source, "toml": w["toml"]}),
-    )
-    .json();
-    let job = a["job"].as_u64().unwrap_or_else(|| panic!("{a}"));
+    let job = crate::records::run_session(&s, &source, &exp);
     let st = wait(&s, job);
-    assert_eq!(st["state"], "done", "{st}");
     let page = &st["result"];
     let frontiers = page["frontiers"].as_array().unwrap();
     assert_eq!(frontiers.len(), 1, "{}", page["frontiers"]);
