@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
-use intruder_data::params::{ColumnSet, ReadContext};
+use intruder_data::params::ReadContext;
 use intruder_data::{Input, Role, load};
 use intruder_risk::{configure, fill_roles};
 
@@ -58,7 +58,7 @@ fn main() -> Result<()> {
         let (t, c) = (Instant::now(), cpu());
         // What the command line does after `load`: the column set, role defaults, the
         // registry's configure, then assess.
-        let columns = ColumnSet::of(&ds);
+        let columns = ds.column_set();
         let mut params = table.clone();
         fill_roles(&mut params, &columns);
         let ctx = ReadContext {

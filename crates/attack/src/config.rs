@@ -3,14 +3,14 @@
 //! (docs/METHODS.md §2.3), and the declarations of the parameters they share in the registry
 //! ([`crate::ATTACKS`]).
 
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::error::ParamError;
 use crate::keys::KeyMap;
 
 /// How missing key values are treated (docs/METHODS.md §1.2): the one policy of the toolkit,
 /// shared with the risk measures.
-pub use intruder_data::keys::MissingPolicy;
+pub use intruder_table::keys::MissingPolicy;
 
 /// The distance of the nearest-neighbour and k-means attacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

@@ -1,8 +1,8 @@
 //! Distances between intruder and released records over the keys (docs/METHODS.md §2.3), prepared
 //! once for `nearest` and `kmeans`.
 
-use intruder_data::keys::{KeyCodes, MISSING, PairSpec, SetMasks, encode_pair};
-use intruder_data::{Column, Kind, Table};
+use intruder_table::keys::{KeyCodes, MISSING, PairSpec, SetMasks, encode_pair};
+use intruder_table::{Column, Kind, Table};
 
 use crate::config::{DistanceParams, Metric, MissingPolicy, StringMetric};
 use crate::error::AttackError;
@@ -158,7 +158,7 @@ fn comp_of(
             message: format!(
                 "is {} with labels that are not numbers{}: the Euclidean distance needs numeric codes; use the Gower metric for categorical keys, or category_codes = true",
                 ic.kind(),
-                intruder_data::params::not_a_number_note(ic)
+                intruder_table::params::not_a_number_note(ic)
             ),
         });
     }

@@ -1,6 +1,6 @@
 //! Errors of the attack crate: parameter errors (found before any work) apart from input errors.
 
-use intruder_data::DataError;
+use intruder_table::DataError;
 
 /// Something wrong with an attack's parameters, found before any work is done.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -27,9 +27,9 @@
 
 use std::sync::Arc;
 
-use intruder_data::Table;
-use intruder_data::keys::{Keys, PatternIndex};
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::keys::{Keys, PatternIndex};
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::config::{MISSING, MissingPolicy, THRESHOLD};
 use crate::error::AttackError;

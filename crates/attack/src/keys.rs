@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use intruder_data::keys::{Keys, PairSpec, encode_pairs};
-use intruder_data::{Column, ColumnData, Table};
+use intruder_table::keys::{Keys, PairSpec, encode_pairs};
+use intruder_table::{Column, ColumnData, Table};
 
 use crate::error::{AttackError, KeyTypeMismatch, ParamError};
 
@@ -120,7 +120,7 @@ impl KeyMap {
 }
 
 /// How the values of a key are compared: as numbers or as text ([`Domain::shared`]).
-pub use intruder_data::keys::Domain;
+pub use intruder_table::keys::Domain;
 
 /// A key resolved against both tables.
 #[derive(Debug, Clone, Copy)]
@@ -164,7 +164,7 @@ pub fn resolve<'a>(
                 message: format!(
                     "'{}' holds values that are not numbers{}; give both files the same type (schema), or recode the key",
                     other.name(),
-                    intruder_data::params::not_a_number_note(other)
+                    intruder_table::params::not_a_number_note(other)
                 ),
             }))
         })?;

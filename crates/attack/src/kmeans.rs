@@ -20,8 +20,8 @@
 //! Distances are Euclidean over numeric codes, optionally z-scored and weighted as for
 //! [`nearest`](crate::nearest) (weights enter as `sqrt(w)` scaling of the coordinates).
 
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use linfa::DatasetBase;
 use linfa::traits::{Fit, Predict};
 use linfa_clustering::{KMeans, KMeansInit};

@@ -7,7 +7,7 @@
 //! original value of a sensitive variable, a name, an address — cannot reach an attack, and the
 //! ground truth (`intruder_eval::Truth`) is never part of a [`Table`] in the first place.
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 use crate::error::AttackError;
 use crate::keys::KeyMap;

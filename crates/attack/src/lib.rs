@@ -42,9 +42,12 @@
 //! columns, with the [`KeyMap`] — and the released [`Table`]. The projection drops every other
 //! column of the intruder's file (e.g. the true original value of a sensitive variable), and a
 //! `Table` cannot hold a column with role truth (`Table::new` rejects it; loading sets such
-//! columns apart in [`intruder_data::Dataset::truth`]). This crate does not depend on
-//! `intruder-eval`, where `Truth`, the labelled data and the evaluator live, so no code here can
-//! name them (a test over `cargo metadata` in that crate fails if a dependency appears). Tests
+//! columns apart in `intruder_data::Dataset::truth`). This crate depends on `intruder-table`
+//! (the table model, which reads no data file) and not on `intruder-data` (which reads files and
+//! holds the truth) nor `intruder-eval` (the labelled data and the evaluator), directly or
+//! through any other crate, so no code here can name them: `intruder-eval`'s
+//! `tests/dependencies.rs` checks the dependency tree, and compiles this crate with an attack
+//! that tries to read the truth (`src/truth_peek.rs`, feature `truth-peek`), which must fail. Tests
 //! check that a truth column loaded from a file and the intruder's non-key columns are absent
 //! from what an attack receives.
 //!
@@ -96,6 +99,9 @@ mod methods;
 pub mod nearest;
 mod registry;
 mod topk;
+// An attack that tries to read the truth: it must not compile (see the file).
+#[cfg(feature = "truth-peek")]
+mod truth_peek;
 
 pub use config::{DistanceParams, Metric, MissingPolicy, StringMetric};
 pub use error::{AttackError, KeyTypeMismatch, ParamError};
@@ -114,7 +120,7 @@ pub use registry::{ATTACK_COMMON, ATTACKS, Common, Configured, configure, docs, 
 
 use std::path::Path;
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 /// An attack: links the intruder's knowledge to the released file.
 ///

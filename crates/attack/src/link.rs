@@ -8,8 +8,8 @@
 //! Compare with `exact` on the substantive keys for the "links removed" mode (worked example F:
 //! `p_i = 2/3` without links, `0` with the link).
 
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamReader, ParamSpec};
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamReader, ParamSpec};
 
 use crate::config::MissingPolicy;
 use crate::error::{AttackError, ParamError};

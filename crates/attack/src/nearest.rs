@@ -22,8 +22,8 @@
 //! - **Speed.** All-numeric Euclidean keys without missing values (or listwise) use the blocked
 //!   SIMD kernel of [`crate::knn`]; other combinations use a straightforward parallel scan.
 
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use rayon::prelude::*;
 
 use crate::config::{

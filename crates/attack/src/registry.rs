@@ -3,8 +3,8 @@
 //! `--set` and flags, an experiment's `[[attack]]` table, the library. docs/ARCHITECTURE.md describes
 //! the contract.
 
-use intruder_data::Role;
-use intruder_data::params::{
+use intruder_table::Role;
+use intruder_table::params::{
     self, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, Range, ReadContext,
 };
 use serde_json::{Map, Value};

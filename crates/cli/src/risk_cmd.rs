@@ -7,7 +7,8 @@ use anyhow::{Context, Result, bail};
 
 use intruder::Surface;
 use intruder::risk::{configure, measure_file, roles_named};
-use intruder_data::params::{ColumnSet, list_text};
+use intruder_data::WriteFile;
+use intruder_data::params::list_text;
 use intruder_data::{ColumnarFile, Timings};
 use intruder_risk::{DEFAULT_MEASURE, RiskMeasure, RiskOutcome, docs};
 
@@ -127,7 +128,7 @@ fn engine_outcome(
     let options = input.read_options(data)?;
     let columns = match ColumnarFile::open(data, &options) {
         Some(file) => file.columns(),
-        None => ColumnSet::of(&intruder_data::load(data, input)?),
+        None => intruder_data::load(data, input)?.column_set(),
     };
     let label = data.display().to_string();
     let built = configure(table, &columns, Surface::Cli, "intruder risk", &label)?;

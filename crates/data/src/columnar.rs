@@ -15,9 +15,9 @@
 
 use std::path::Path;
 
-use crate::error::{DataError, Location};
+use crate::Dataset;
 use crate::read::ReadOptions;
-use crate::table::Dataset;
+use crate::{DataError, Location};
 
 /// The error when the feature is off.
 #[cfg(not(feature = "parquet"))]
@@ -42,9 +42,9 @@ pub(crate) fn read(path: &Path, _options: &ReadOptions) -> Result<Dataset, DataE
 #[cfg(not(feature = "parquet"))]
 pub(crate) fn write_columns(
     path: &Path,
-    _columns: &[&crate::column::Column],
+    _columns: &[&crate::Column],
     _nrows: usize,
-    _schema: crate::schema::Schema,
+    _schema: crate::Schema,
 ) -> Result<(), DataError> {
     Err(not_compiled(path))
 }
@@ -53,8 +53,7 @@ pub(crate) fn write_columns(
 /// (kinds, roles, level order) goes into the file's metadata, so that reading the file back
 /// gives the same data set. Without the `parquet` feature this is an error saying so.
 pub fn write_parquet(path: &Path, data: &Dataset) -> Result<(), DataError> {
-    let columns: Vec<&crate::column::Column> =
-        data.table.columns().iter().chain(&data.truth).collect();
+    let columns: Vec<&crate::Column> = data.table.columns().iter().chain(&data.truth).collect();
     write_columns(path, &columns, data.table.nrows(), data.schema())
 }
 
@@ -88,14 +87,14 @@ mod imp {
     use rayon::prelude::*;
 
     use super::*;
-    use crate::bitmap::Bitmap;
-    use crate::column::{Column, ColumnData};
+    use crate::Bitmap;
+    use crate::Schema;
     use crate::read::chunked::{Bits, ColChunk, ColPlan, Plan, finish_column};
     use crate::read::intern::Key;
     use crate::read::onepass::{self, Config};
-    use crate::schema::Schema;
     use crate::write::write_atomically;
     use crate::write::{FloatStyle, push_f64, push_i64};
+    use crate::{Column, ColumnData};
 
     pub(super) const SCHEMA_KEY: &str = "intruder.schema";
 

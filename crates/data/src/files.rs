@@ -7,11 +7,9 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 
-use crate::column::Column;
-use crate::error::DataError;
+use crate::dataset::Dataset;
 use crate::read::{FileFormat, ReadOptions, chunked};
-use crate::table::{Dataset, Table};
-use crate::timings::Timings;
+use crate::{Column, DataError, Table, Timings};
 
 /// Reads a data file: CSV, gzip-compressed CSV, Parquet or Arrow IPC, told by its first bytes.
 pub fn read_csv(path: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
@@ -24,6 +22,7 @@ pub fn read_timed(
     options: &ReadOptions,
     timings: &mut Timings,
 ) -> Result<Dataset, DataError> {
+    crate::install_table_reader();
     let start = Instant::now();
     let result = read_any(path, options).and_then(|ds| crate::read::no_records(path, ds));
     timings.add(Timings::READ, start.elapsed());
@@ -78,20 +77,17 @@ fn read_any(path: &Path, options: &ReadOptions) -> Result<Dataset, DataError> {
     }
 }
 
-impl Table {
-    /// Writes the table as CSV (header, `,` delimiter, missing as empty fields), whole or not at
-    /// all: into a temporary file beside `path`, then renamed.
-    pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
-        write_columns_csv(
-            path,
-            &self.columns().iter().collect::<Vec<_>>(),
-            self.nrows(),
-        )
-    }
+/// Writing to a file the user named: Parquet when the name ends in `.parquet` (an error when
+/// Parquet support is not compiled in), CSV otherwise; whole or not at all. The Parquet writer
+/// lives in this crate, so writing by name is a trait of this crate over the model's types.
+pub trait WriteFile {
+    /// Writes `self` to `path`.
+    fn write_file(&self, path: &Path) -> Result<(), DataError>;
+}
 
-    /// Writes the table to `path`, whole or not at all: Parquet when the name ends in
-    /// `.parquet` (an error when Parquet support is not compiled in), CSV otherwise.
-    pub fn write_file(&self, path: &Path) -> Result<(), DataError> {
+impl WriteFile for Table {
+    /// The table, as Parquet or as CSV ([`Table::write_csv`]).
+    fn write_file(&self, path: &Path) -> Result<(), DataError> {
         if is_parquet_name(path) {
             let cols: Vec<&Column> = self.columns().iter().collect();
             crate::columnar::write_columns(path, &cols, self.nrows(), self.schema())
@@ -101,11 +97,38 @@ impl Table {
     }
 }
 
+impl WriteFile for crate::report::Records {
+    /// Writes the records to `path`, whole or not at all: Parquet when the name ends in
+    /// `.parquet` (`row` and the counts as 64-bit integers, numbers as doubles, text as
+    /// strings, `None` and NaN as null; an error when Parquet support is not compiled in), CSV
+    /// otherwise ([`crate::report::Records::write_csv`]).
+    fn write_file(&self, path: &Path) -> Result<(), DataError> {
+        use crate::Role;
+        if !crate::files::is_parquet_name(path) {
+            return self.write_csv(path);
+        }
+        let rows: Vec<Option<i64>> = (1..=self.len() as i64).map(Some).collect();
+        let mut columns = vec![Column::integer("row", Role::Other, &rows)];
+        drop(rows);
+        for c in self.columns() {
+            columns.push(match &c.values {
+                crate::report::RecordValues::Count(v) => {
+                    let v: Vec<Option<i64>> = v.iter().map(|x| x.map(i64::from)).collect();
+                    Column::integer(&c.name, Role::Other, &v)
+                }
+                crate::report::RecordValues::Number(v) => Column::float(&c.name, Role::Other, v),
+                crate::report::RecordValues::Text(v) => Column::string(&c.name, Role::Other, v),
+            });
+        }
+        Table::new(path, columns)?.write_file(path)
+    }
+}
+
 impl Dataset {
     /// Writes table and truth columns as one CSV, whole or not at all.
     pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
         let cols: Vec<&Column> = self.table.columns().iter().chain(&self.truth).collect();
-        write_columns_csv(path, &cols, self.table.nrows())
+        crate::write::write_columns(path, &cols, self.table.nrows())
     }
 
     /// Writes table and truth columns to `path`, whole or not at all: Parquet when the name
@@ -123,8 +146,4 @@ impl Dataset {
 pub fn is_parquet_name(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-}
-
-fn write_columns_csv(path: &Path, columns: &[&Column], nrows: usize) -> Result<(), DataError> {
-    crate::write::write_columns(path, columns, nrows)
 }

@@ -1,18 +1,15 @@
-//! The microdata model of **intruder**: typed columns with explicit missing values and roles,
-//! set-valued cells, schemas, and CSV input.
+//! The data files of **intruder**: reading every format into a [`Dataset`] (a [`Table`] and the
+//! ground-truth columns set apart from it) and writing tables by name. The model itself (tables,
+//! columns, key codes, parameters, reports) is `intruder-table`, re-exported here whole; methods
+//! depend on that crate alone, so they can reach no reader (see its docs).
 //!
 //! # Design
-//! - A [`Table`] is columnar. Each [`Column`] has a [`Kind`] (categorical, integer, float,
-//!   string, set-valued), a per-cell missing mask and a [`Role`] (identifier, key, sensitive,
-//!   weight, group, wave, other).
 //! - Ground truth (role `truth`: the true person id, a true original value) is never part of a
-//!   [`Table`]. Loading sets it apart ([`Dataset::truth`]), and every attack, defence and risk
-//!   measure takes a `&Table`, so none of them can read it; the truth is read through the
-//!   evaluator's crate (`intruder-eval`: `Truth`, `Labelled`, the evaluator), which the attack,
-//!   defence, risk and utility crates do not depend on. `Table::new` rejects truth columns.
-//! - A set-valued cell holds one or more candidate levels (Mulder's estimated month of birth
-//!   `{3,4}`); an empty set is missing. Candidates keep the order in which they were written, so
-//!   "the first candidate" is well defined.
+//!   [`Table`]. Reading sets it apart ([`Dataset::truth`]), and every attack, defence and risk
+//!   measure takes a `&Table` and depends on `intruder-table` only, so none of them can read it;
+//!   the truth is read through the evaluator's crate (`intruder-eval`: `Truth`, `Labelled`, the
+//!   evaluator). A method that reads a population table named in its parameters does so through
+//!   [`install_table_reader`]'s reader, which leaves the truth columns out.
 //! - A schema ([`Schema`], TOML) declares types, roles, missing tokens and level order; what it
 //!   does not declare is inferred, and command-line overrides win over both.
 //! - Files are CSV (plain or gzip), Parquet or Arrow IPC (feature `parquet`), SPSS, Stata or
@@ -39,33 +36,29 @@
 //! ```
 #![deny(missing_docs)]
 
-mod bitmap;
-mod column;
 mod columnar;
-mod error;
+mod dataset;
 mod files;
-pub mod keys;
 mod load;
-pub mod numeric;
-pub mod params;
 mod read;
-pub mod report;
-mod schema;
 mod statfile;
-mod table;
-mod timings;
-mod unit;
-pub mod write;
 
-pub use bitmap::Bitmap;
-pub use column::{Column, ColumnData, Kind, Role, format_float};
 pub use columnar::{ColumnarFile, ParquetKeys, write_parquet};
-pub use error::{DataError, Location};
-pub use files::{is_parquet_name, read_csv, read_timed};
+pub use dataset::Dataset;
+pub use files::{WriteFile, is_parquet_name, read_csv, read_timed};
+pub use intruder_table::{
+    Bitmap, Column, ColumnData, ColumnSpec, DataError, Kind, Location, Role, Schema, Table,
+    Timings, figure_list, format_float, keys, numeric, params, registry, report, write,
+    write_atomically,
+};
 pub use load::{Input, load, load_timed, schema_beside};
 pub use read::chunked::{CsvFile, CsvKeys};
 pub use read::{DEFAULT_MISSING, FileFormat, ReadOptions, read_csv_from, reference};
-pub use schema::{ColumnSpec, Schema};
-pub use table::{Dataset, Table};
-pub use timings::Timings;
-pub use write::write_atomically;
+
+/// Installs this crate's reader as the one [`intruder_table::read_table`] calls: a data file
+/// read as [`load`] reads it with no options (the schema beside it, the format told by its
+/// content), its truth columns left out. Every surface calls it before running a method; it
+/// is also installed the first time any file is read through this crate.
+pub fn install_table_reader() {
+    intruder_table::set_table_reader(|path| Ok(load(path, &Input::default())?.table));
+}

@@ -5,13 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::column::{Kind, Role};
-use crate::error::DataError;
+use crate::DataError;
+use crate::Dataset;
+use crate::Schema;
+use crate::Timings;
 use crate::files::{read_csv, read_timed};
 use crate::read::ReadOptions;
-use crate::schema::Schema;
-use crate::table::Dataset;
-use crate::timings::Timings;
+use crate::{Kind, Role};
 
 /// The schema conventionally beside a data file: `x.schema.toml` for `x.csv`, `x.csv.gz`,
 /// `x.tsv`, `x.parquet`, `x.arrow`, `x.sav`, `x.dta`, `x.sas7bdat` or `x`.

@@ -18,10 +18,10 @@ pub(crate) mod textcheck;
 use std::io::Read;
 use std::path::Path;
 
-use crate::column::{Kind, Role};
-use crate::error::DataError;
-use crate::schema::{ColumnSpec, Schema};
-use crate::table::Dataset;
+use crate::DataError;
+use crate::Dataset;
+use crate::{ColumnSpec, Schema};
+use crate::{Kind, Role};
 
 /// The default missing tokens: the empty field, `NA` and `.`.
 pub const DEFAULT_MISSING: [&str; 3] = ["", "NA", "."];
@@ -151,7 +151,7 @@ pub(crate) fn no_records(path: &Path, ds: Dataset) -> Result<Dataset, DataError>
         return Ok(ds);
     }
     Err(DataError::Input {
-        location: crate::error::Location {
+        location: crate::Location {
             file: path.to_path_buf(),
             line: None,
             column: None,

@@ -23,9 +23,9 @@
 
 use std::path::Path;
 
-use crate::error::{DataError, Location};
+use crate::Dataset;
 use crate::read::ReadOptions;
-use crate::table::Dataset;
+use crate::{DataError, Location};
 
 /// The statistical formats (told by their first bytes: [`crate::FileFormat::sniff`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +89,7 @@ mod imp {
     use arrow_schema::{Field, Schema as ArrowSchema};
 
     use super::*;
-    use crate::column::Kind;
+    use crate::Kind;
 
     /// The cells of one variable as the file holds them (`None`: missing, user-missing too).
     enum Cells {
@@ -127,7 +127,7 @@ mod imp {
 
     /// A number as its level: `4`, `2.5`.
     fn number_text(x: f64) -> String {
-        crate::column::format_float(if x == 0.0 { 0.0 } else { x })
+        crate::format_float(if x == 0.0 { 0.0 } else { x })
     }
 
     /// Reads a statistical file as a data set.

@@ -613,7 +613,6 @@ mod with_parquet {
     fn integer_keys_by_row_groups_give_the_tables_codes() {
         use intruder_data::ColumnarFile;
         use intruder_data::keys::{CodeSource, ColumnCodes, PartedCodes, SetCoding};
-        use intruder_data::params::ColumnSet;
         let n = 30;
         let a: Vec<Option<i64>> = (0..n)
             .map(|i| (i % 4 != 1).then_some(1_000_000 + (i as i64 * 7) % 13))
@@ -653,7 +652,7 @@ mod with_parquet {
         let file = ColumnarFile::open(&p, &opts).unwrap();
         let ds = load(&p, &Input::default()).unwrap();
         // The columns as the reader gives them (text, whose kind needs reading, aside).
-        let read = ColumnSet::of(&ds);
+        let read = ds.column_set();
         let peek = file.columns();
         assert_eq!(peek.file, read.file);
         for (x, y) in peek.columns.iter().zip(&read.columns) {

@@ -8,7 +8,6 @@ use std::path::Path;
 use intruder_data::keys::{
     CodeSource, ColumnCodes, Keys, MISSING, Packing, PartedCodes, SetCoding,
 };
-use intruder_data::params::ColumnSet;
 use intruder_data::{ColumnSpec, CsvFile, DataError, Dataset, Kind, ReadOptions, Role, reference};
 use proptest::prelude::*;
 
@@ -70,7 +69,7 @@ fn check(text: &[u8], opts: &ReadOptions, chunk: usize) -> Result<usize, TestCas
         return Ok(0);
     };
     let ds = table.as_ref().unwrap();
-    prop_assert_eq!(file.columns(), ColumnSet::of(ds));
+    prop_assert_eq!(file.columns(), ds.column_set());
     let mut taken = 0;
     let mut all = Vec::new();
     for c in ds.all_columns() {

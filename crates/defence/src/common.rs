@@ -1,8 +1,8 @@
 //! Column helpers shared by the methods.
 
-use intruder_data::keys::{Keys, PatternIndex, SetCoding, tuple_ids};
-use intruder_data::numeric::Moments;
-use intruder_data::{Bitmap, Column, ColumnData, Kind, Table};
+use intruder_table::keys::{Keys, PatternIndex, SetCoding, tuple_ids};
+use intruder_table::numeric::Moments;
+use intruder_table::{Bitmap, Column, ColumnData, Kind, Table};
 
 use crate::DefenceError;
 
@@ -15,13 +15,13 @@ pub(crate) fn numeric(
 ) -> Result<Vec<f64>, DefenceError> {
     let c = table.column(name)?;
     match c.kind() {
-        Kind::Integer | Kind::Float => Ok(intruder_data::numeric::values(c)),
+        Kind::Integer | Kind::Float => Ok(intruder_table::numeric::values(c)),
         k => Err(DefenceError::Column {
             method,
             column: name.to_string(),
             message: format!(
                 "is {k}; expected a numeric (integer or float) column{}",
-                match intruder_data::params::first_not_finite(c) {
+                match intruder_table::params::first_not_finite(c) {
                     Some((i, t)) =>
                         format!(" (row {} holds '{t}', which is not a finite number)", i + 1),
                     None => String::new(),

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use intruder_data::DataError;
-use intruder_data::params::ParamError;
+use intruder_table::DataError;
+use intruder_table::params::ParamError;
 
 /// An error of a defence or a pipeline.
 #[derive(Debug, thiserror::Error)]

@@ -78,14 +78,14 @@ use std::fmt;
 pub use claim::{Claim, MatchRule, PROTECT_AGAINST_CHOICES, ProtectAgainst};
 pub use common::wildcard_counts;
 pub use error::DefenceError;
-pub use intruder_data::params::{
+pub use intruder_table::params::{
     ColumnSet, Entry, FromParam, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
 };
 pub use log::{ChangeLog, ColumnChange, StepLog};
 pub use pipeline::{Pipeline, Step, step_columns};
 pub use rand_chacha::ChaCha20Rng;
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 /// A configured, validated masking method.
 pub trait Defence: fmt::Debug + Send + Sync {
@@ -158,7 +158,7 @@ pub use methods::DEFENCES;
 
 /// The entry called `name`; the error suggests a near name and lists every defence.
 pub fn find(name: &str) -> Result<&'static Entry<dyn Defence>, String> {
-    intruder_data::params::find(DEFENCES, "defence", name)
+    intruder_table::params::find(DEFENCES, "defence", name)
 }
 
 /// The entry called `name`, if any.

@@ -1,6 +1,6 @@
 //! The change log of a masking run: what each step changed, in the input's row numbering.
 
-use intruder_data::{Column, ColumnData, Table};
+use intruder_table::{Column, ColumnData, Table};
 use serde::Serialize;
 
 /// What one column lost or changed in one step.

@@ -23,8 +23,8 @@ use std::borrow::Cow;
 
 use std::path::Path;
 
-use intruder_data::Table;
-use intruder_data::params::{self, ColumnSet, ParamError, Problem, ReadContext, fill_from_roles};
+use intruder_table::Table;
+use intruder_table::params::{self, ColumnSet, ParamError, Problem, ReadContext, fill_from_roles};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -404,13 +404,13 @@ fn forget_changed_values(params: &toml::Table, c: &mut ColumnSet) {
         Some(toml::Value::Array(a)) => a.iter().filter_map(toml::Value::as_str).collect(),
         _ => Vec::new(),
     };
-    let kinds: Vec<(String, intruder_data::Kind)> =
+    let kinds: Vec<(String, intruder_table::Kind)> =
         c.columns.iter().map(|(n, k, _)| (n.clone(), *k)).collect();
     c.levels.retain(|(n, _)| {
         !named.contains(&n.as_str())
             || kinds
                 .iter()
-                .any(|(m, k)| m == n && *k == intruder_data::Kind::Categorical)
+                .any(|(m, k)| m == n && *k == intruder_table::Kind::Categorical)
     });
 }
 

@@ -5,6 +5,7 @@
 //! rank of the twin, and, with a sensitive variable, Mitra's attribute disclosure `p_i` and
 //! targeting score `r_i` (eqs. 1 and 3).
 
+use intruder_data::WriteFile;
 use std::collections::HashMap;
 use std::path::Path;
 

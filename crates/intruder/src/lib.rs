@@ -9,9 +9,11 @@
 //! apply and on which scale — is decided here, once.
 //!
 //! The layers, from the bottom (see `docs/ARCHITECTURE.md`):
-//! - `intruder-data`: tables, parameters, reports, reading and writing files;
+//! - `intruder-table`: tables, parameters, key codes, reports, with no reader of data files;
 //! - the method crates `intruder-risk`, `intruder-attack`, `intruder-defence`,
-//!   `intruder-utility`: each a registry of methods, none able to see the ground truth;
+//!   `intruder-utility`: each a registry of methods on `intruder-table` alone, none able to
+//!   see the ground truth;
+//! - `intruder-data`: reading and writing files, the truth set apart (`Dataset::truth`);
 //! - `intruder-eval`: the ground truth (`Labelled`) and the evaluator, the only crate that
 //!   scores an attack;
 //! - `intruder-questions`: the three questions (singling out, linkability, inference) with a

@@ -112,6 +112,8 @@ pub fn mask(
     label: &str,
     timings: &mut Timings,
 ) -> Result<Masked> {
+    // A step may read a population table named in its parameters (without its truth).
+    intruder_data::install_table_reader();
     let (table, log) = timings
         .time("mask", || pipeline.run(&data.table, seed))
         .with_context(|| format!("masking {label}"))?;

@@ -110,7 +110,7 @@ pub fn measure_file(
         Read::Table(ds, columns) => (ds, columns),
         Read::Neither => {
             let ds = intruder_data::read_timed(path, options, timings)?;
-            let columns = ColumnSet::of(&ds);
+            let columns = ds.column_set();
             (ds, columns)
         }
     };

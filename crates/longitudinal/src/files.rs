@@ -7,6 +7,7 @@
 //! file, whole or not at all, and checked against the altered values before anything is
 //! written; rows shown to people are 1-based.
 
+use intruder_data::WriteFile;
 use std::path::{Path, PathBuf};
 
 use intruder_data::{Column, Dataset, Input, load, write_atomically};

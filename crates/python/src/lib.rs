@@ -285,7 +285,7 @@ impl Source {
         match self {
             Source::File(path) => {
                 let ds = read_csv(path, &file_options(path, schema, roles)?)?;
-                let set = ColumnSet::of(&ds);
+                let set = ds.column_set();
                 Ok((ds, set))
             }
             Source::Arrow {

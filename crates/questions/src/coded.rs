@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use intruder_data::{Column, ColumnData, Kind, Table};
+use intruder_table::{Column, ColumnData, Kind, Table};
 use rayon::prelude::*;
 
 use crate::error::QuestionError;
@@ -239,7 +239,7 @@ pub(crate) fn require_columns(
     for name in names {
         if table.table.position(name).is_none() {
             let columns = table.table.names();
-            let hint = intruder_data::params::did_you_mean(name, columns.iter().copied());
+            let hint = intruder_table::params::did_you_mean(name, columns.iter().copied());
             return Err(QuestionError::MissingColumn {
                 file: table.file(),
                 which: table.which,

@@ -31,8 +31,8 @@
 //! "DCR alone passes releases that membership inference breaks": read these beside
 //! [`membership`](crate::membership).
 
-use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::Rng;
 use rand::seq::index::sample;
 use rayon::prelude::*;
@@ -67,7 +67,7 @@ impl DistanceParams {
     pub fn from_table(
         table: &toml::Table,
         source_name: &str,
-    ) -> Result<DistanceParams, intruder_data::params::ParamError> {
+    ) -> Result<DistanceParams, intruder_table::params::ParamError> {
         crate::read_table(table, source_name, PARAMS, DistanceParams::read)
     }
 }

@@ -11,8 +11,8 @@
 //! - **Baseline**: `n_attacks` targets drawn from the original, each guessed as the secret of a
 //!   release record drawn at random (without replacement).
 
-use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::RngCore;
 use rand::seq::index::sample;
 
@@ -119,7 +119,7 @@ impl InferenceParams {
     pub fn from_table(
         table: &toml::Table,
         source_name: &str,
-    ) -> Result<InferenceParams, intruder_data::params::ParamError> {
+    ) -> Result<InferenceParams, intruder_table::params::ParamError> {
         crate::read_table(table, source_name, PARAMS, InferenceParams::read)
     }
 }

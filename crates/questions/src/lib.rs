@@ -108,7 +108,7 @@ pub(crate) fn stream(seed: u64, k: u64) -> ChaCha8Rng {
 /// `params` read by `r`, once the reader holds no problem and `check` passes on them; a failed
 /// check is recorded as a problem of the whole table.
 pub(crate) fn checked<T>(
-    r: &mut intruder_data::params::ParamReader<'_>,
+    r: &mut intruder_table::params::ParamReader<'_>,
     params: T,
     check: impl FnOnce(&T) -> Result<(), ParamError>,
 ) -> Option<T> {
@@ -129,20 +129,20 @@ pub(crate) fn checked<T>(
 pub(crate) fn read_table<T>(
     table: &toml::Table,
     source_name: &str,
-    specs: &'static [intruder_data::params::ParamSpec],
-    read: impl FnOnce(&mut intruder_data::params::ParamReader<'_>) -> Option<T>,
-) -> Result<T, intruder_data::params::ParamError> {
-    let mut r = intruder_data::params::ParamReader::new(
+    specs: &'static [intruder_table::params::ParamSpec],
+    read: impl FnOnce(&mut intruder_table::params::ParamReader<'_>) -> Option<T>,
+) -> Result<T, intruder_table::params::ParamError> {
+    let mut r = intruder_table::params::ParamReader::new(
         table,
         "",
         &[specs],
-        intruder_data::params::ReadContext::default(),
+        intruder_table::params::ReadContext::default(),
     );
     let value = read(&mut r);
     let outcome = r.finish();
     match value {
         Some(v) if outcome.problems.is_empty() => Ok(v),
-        _ => Err(intruder_data::params::ParamError {
+        _ => Err(intruder_table::params::ParamError {
             source_name: source_name.to_string(),
             problems: outcome.problems,
         }),

@@ -11,8 +11,8 @@
 //!   records, linked when they share one (`1 − C(n − k, k) / C(n, k)` on average for `n`
 //!   release records).
 
-use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::RngCore;
 use rand::seq::index::sample;
 
@@ -116,7 +116,7 @@ impl LinkabilityParams {
     pub fn from_table(
         table: &toml::Table,
         source_name: &str,
-    ) -> Result<LinkabilityParams, intruder_data::params::ParamError> {
+    ) -> Result<LinkabilityParams, intruder_table::params::ParamError> {
         crate::read_table(table, source_name, PARAMS, LinkabilityParams::read)
     }
 }
@@ -136,7 +136,7 @@ fn two_lists(v: &toml::Value) -> Result<(Vec<String>, Vec<String>), String> {
     let toml::Value::Array(outer) = v else {
         return Err(format!(
             "{expected}; found {}",
-            intruder_data::params::describe(v)
+            intruder_table::params::describe(v)
         ));
     };
     if outer.len() != 2 {
@@ -150,14 +150,14 @@ fn two_lists(v: &toml::Value) -> Result<(Vec<String>, Vec<String>), String> {
                     s.as_str().map(str::to_string).ok_or_else(|| {
                         format!(
                             "list {i}: expected column names, found {}",
-                            intruder_data::params::describe(s)
+                            intruder_table::params::describe(s)
                         )
                     })
                 })
                 .collect(),
             _ => Err(format!(
                 "{expected}; item {i} is {}",
-                intruder_data::params::describe(x)
+                intruder_table::params::describe(x)
             )),
         }
     };

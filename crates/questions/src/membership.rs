@@ -31,8 +31,8 @@
 //! Inference Attacks From First Principles", 2022) and the advantage, the largest TPR − FPR over
 //! thresholds.
 
-use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::seq::index::sample;
 use rayon::prelude::*;
 
@@ -113,7 +113,7 @@ impl MembershipParams {
     pub fn from_table(
         table: &toml::Table,
         source_name: &str,
-    ) -> Result<MembershipParams, intruder_data::params::ParamError> {
+    ) -> Result<MembershipParams, intruder_table::params::ParamError> {
         crate::read_table(table, source_name, PARAMS, MembershipParams::read)
     }
 }

@@ -38,8 +38,8 @@
 
 use std::borrow::Cow;
 
-use intruder_data::Table;
-use intruder_data::params::{ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{ParamKind, ParamReader, ParamSpec, Range};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand::seq::index::sample;
@@ -144,7 +144,7 @@ impl SinglingOutParams {
     pub fn from_table(
         table: &toml::Table,
         source_name: &str,
-    ) -> Result<SinglingOutParams, intruder_data::params::ParamError> {
+    ) -> Result<SinglingOutParams, intruder_table::params::ParamError> {
         crate::read_table(table, source_name, PARAMS, SinglingOutParams::read)
     }
 }

@@ -5,11 +5,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use intruder_data::keys::{
+use intruder_table::keys::{
     CodeSource, ColumnCodes, KeyCodes, Keys, MISSING, PartedCodes, SetCoding,
 };
-use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
-use intruder_data::{ColumnData, Table, Timings};
+use intruder_table::report::{Figure, RecordValues, Records, Report, Unit};
+use intruder_table::{ColumnData, Table, Timings};
 
 use crate::classes::{Classes, DELETED, Encoding, classes_of};
 use crate::error::RiskError;
@@ -1066,7 +1066,7 @@ pub fn assess_timed(
     let set_key = |k: &String| {
         table
             .column(k)
-            .is_ok_and(|c| c.kind() == intruder_data::Kind::Set)
+            .is_ok_and(|c| c.kind() == intruder_table::Kind::Set)
     };
     if codes_suffice(params) && !params.keys.iter().any(set_key) {
         // The class sizes alone: the columns lend their codes where they hold them.
@@ -1097,7 +1097,7 @@ pub fn assess_timed(
     let has_set_key = params.keys.iter().any(|k| {
         table
             .column(k)
-            .is_ok_and(|c| c.kind() == intruder_data::Kind::Set)
+            .is_ok_and(|c| c.kind() == intruder_table::Kind::Set)
     });
     let matching = if (wildcard || params.with_n_match) && has_set_key {
         let mut m = key_data(table, &params.keys, params.set_match, true)?;
@@ -1259,7 +1259,7 @@ fn assess_coded(coded: Coded<'_>, params: &RiskParams) -> Result<Assessment, Ris
 fn named_column<'t>(
     table: Option<&'t Table>,
     name: &str,
-) -> Result<&'t intruder_data::Column, RiskError> {
+) -> Result<&'t intruder_table::Column, RiskError> {
     let table = table.ok_or_else(|| {
         RiskError::Param(format!("column '{name}' is needed but no table was read"))
     })?;
@@ -2218,7 +2218,7 @@ fn weight_values(table: &Table, name: &str, file: &str) -> Result<Vec<f64>, Risk
 
 /// [`weight_values`] of the column `col` named `name`.
 fn weight_values_of(
-    col: &intruder_data::Column,
+    col: &intruder_table::Column,
     name: &str,
     file: &str,
 ) -> Result<Vec<f64>, RiskError> {

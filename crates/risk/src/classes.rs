@@ -14,7 +14,7 @@
 
 use rayon::prelude::*;
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 use crate::error::RiskError;
 use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch, key_data};

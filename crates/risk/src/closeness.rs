@@ -32,9 +32,9 @@ use std::str::FromStr;
 
 use serde_json::json;
 
-use intruder_data::keys::{KeyCodes, MISSING, SetCoding};
-use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
-use intruder_data::{ColumnData, Kind, Table};
+use intruder_table::keys::{KeyCodes, MISSING, SetCoding};
+use intruder_table::report::{Figure, RecordValues, Records, Report, Unit};
+use intruder_table::{ColumnData, Kind, Table};
 
 use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;

@@ -1,6 +1,6 @@
 //! Errors of the risk measures.
 
-use intruder_data::DataError;
+use intruder_table::DataError;
 
 /// An error of a risk measure: bad parameters or data that cannot be measured as asked.
 #[derive(Debug, thiserror::Error)]

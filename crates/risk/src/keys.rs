@@ -2,10 +2,10 @@
 //! [`intruder_data::keys`] (dense codes, [`MISSING`] at missing cells, candidate masks of
 //! set-valued cells when matching).
 
-use intruder_data::Table;
-use intruder_data::keys::{Keys, SetCoding};
+use intruder_table::Table;
+use intruder_table::keys::{Keys, SetCoding};
 
-pub use intruder_data::keys::{MISSING, MissingPolicy, SetMatch};
+pub use intruder_table::keys::{MISSING, MissingPolicy, SetMatch};
 
 use crate::error::RiskError;
 

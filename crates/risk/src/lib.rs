@@ -86,8 +86,8 @@ pub use classes::{
 };
 pub use closeness::{GroundDistance, TCloseness, TClosenessParams, t_closeness};
 pub use error::RiskError;
-pub use intruder_data::keys::{CodeSource, PartedCodes};
-pub use intruder_data::report::{Figure, Records, Report, Unit};
+pub use intruder_table::keys::{CodeSource, PartedCodes};
+pub use intruder_table::report::{Figure, Records, Report, Unit};
 pub use keys::{MissingPolicy, SetMatch};
 pub use population::{PopulationParams, PopulationRisk, population_uniqueness};
 pub use registry::{

@@ -43,12 +43,12 @@
 
 use serde_json::json;
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 use crate::classes::{DELETED, classes_of};
 use crate::error::RiskError;
 use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch, key_data};
-use intruder_data::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
+use intruder_table::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
 
 mod special;
 pub use special::{digamma, ln_gamma, trigamma};

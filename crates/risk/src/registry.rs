@@ -27,18 +27,18 @@
 
 use std::fmt;
 
-use intruder_data::params::{
+use intruder_table::params::{
     Built, ColumnSet, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
     fill_from_roles, find,
 };
-use intruder_data::report::{Records, Report};
-use intruder_data::{Role, Table, Timings};
+use intruder_table::report::{Records, Report};
+use intruder_table::{Role, Table, Timings};
 
 use crate::assess::{Assessment, RiskParams};
 use crate::error::RiskError;
 use crate::keys::MissingPolicy;
 use crate::methods::shared::outcome_of;
-use intruder_data::keys::{CodeSource, PartedCodes};
+use intruder_table::keys::{CodeSource, PartedCodes};
 
 // Each measure's adapter lives in its module under `methods/`; it is named here, where it has
 // always been public.
@@ -205,7 +205,7 @@ fn named(table: &toml::Table, prefix: &str) -> Result<&'static Entry<dyn RiskMea
                 path: path(key),
                 message: format!(
                     "expected the name of a risk measure, found {}",
-                    intruder_data::params::describe(other)
+                    intruder_table::params::describe(other)
                 ),
             });
         }

@@ -17,8 +17,8 @@ use std::time::Instant;
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 
-use intruder_data::keys::{CodeSource, PartedCodes, read_part};
-use intruder_data::{DataError, Timings};
+use intruder_table::keys::{CodeSource, PartedCodes, read_part};
+use intruder_table::{DataError, Timings};
 
 use crate::classes::{Classes, Encoding};
 use crate::keys::{MISSING, MissingPolicy};
@@ -509,7 +509,7 @@ const SENTINEL: u64 = u64::MAX;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use intruder_data::keys::KeyCodes;
+    use intruder_table::keys::KeyCodes;
 
     fn key(codes: &[u32], card: u32) -> KeyCodes {
         KeyCodes {

@@ -79,13 +79,13 @@
 
 use rayon::prelude::*;
 
-use intruder_data::Table;
-use intruder_data::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
+use intruder_table::Table;
+use intruder_table::report::{Figure, RecordValues, Records, Report, ReportTable, Unit};
 use serde_json::{Value, json};
 
 use crate::classes::{Classes, DELETED, classes_of};
 use crate::error::RiskError;
-use intruder_data::keys::tuple_ids;
+use intruder_table::keys::tuple_ids;
 
 use crate::keys::{KeyData, MISSING, MissingPolicy, SetMatch, key_data};
 

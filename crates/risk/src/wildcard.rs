@@ -40,8 +40,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use intruder_data::keys::{PackedRows, Packing, PatternIndex, SetMasks};
-use intruder_data::{Kind, Table};
+use intruder_table::keys::{PackedRows, Packing, PatternIndex, SetMasks};
+use intruder_table::{Kind, Table};
 
 use crate::error::RiskError;
 use crate::keys::{KeyData, MISSING, SetMatch, key_data};
@@ -1090,7 +1090,7 @@ mod tests {
                     .iter()
                     .map(|&w| p.field(w, k).checked_sub(1).map(|c| c as i64))
                     .collect();
-                intruder_data::Column::integer(name, intruder_data::Role::Key, &values)
+                intruder_table::Column::integer(name, intruder_table::Role::Key, &values)
             })
             .collect();
         let table = Table::new("packed", columns).unwrap();

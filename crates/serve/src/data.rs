@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow};
 use intruder::Surface;
-use intruder_data::params::ColumnSet;
 use intruder_data::report::RecordValues;
 use intruder_data::{Dataset, Input, Timings};
 use serde_json::{Value, json};
@@ -156,7 +155,7 @@ pub fn risk(ds: &Dataset, mut params: toml::Table, label: &str) -> Result<Value>
         // a name the file lacks is reported by the configuration, with a did-you-mean
         let _ = data.table.set_role(name, *role);
     }
-    let columns = ColumnSet::of(&data);
+    let columns = data.column_set();
     let built = intruder::risk::configure(&mut params, &columns, Surface::Page, "risk", label)?;
     let outcome = built
         .method

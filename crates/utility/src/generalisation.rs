@@ -36,7 +36,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use intruder_data::{Column, Kind, Table};
+use intruder_table::{Column, Kind, Table};
 use serde::Serialize;
 
 use crate::UtilityError;
@@ -272,7 +272,7 @@ fn column_loss(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use intruder_data::Role;
+    use intruder_table::Role;
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

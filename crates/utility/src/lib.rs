@@ -80,7 +80,7 @@ mod registry;
 mod regression;
 mod run;
 
-use intruder_data::{DataError, Kind, Table};
+use intruder_table::{DataError, Kind, Table};
 
 pub use generalisation::{ColumnLoss, InformationLoss, information_loss};
 pub use methods::ci_overlap::CiOverlapMeasure;
@@ -154,9 +154,9 @@ pub(crate) fn numeric(table: &Table, name: &str) -> Result<Vec<f64>, UtilityErro
             message: format!(
                 "is {}{}; this measure needs a numeric column",
                 c.kind(),
-                intruder_data::params::not_a_number_note(c)
+                intruder_table::params::not_a_number_note(c)
             ),
         });
     }
-    Ok(intruder_data::numeric::values(c))
+    Ok(intruder_table::numeric::values(c))
 }

@@ -1,7 +1,7 @@
 //! Differences in means, variances and correlations; IL1s.
 
-use intruder_data::Table;
-use intruder_data::numeric::Moments;
+use intruder_table::Table;
+use intruder_table::numeric::Moments;
 use serde::Serialize;
 
 use crate::{UtilityError, numeric};

@@ -13,7 +13,7 @@
 //! one more category (`<missing>`); a numeric variable with blanks gets an indicator of
 //! missingness, the blank cells set to the observed stacked mean. No record is dropped.
 
-use intruder_data::Table;
+use intruder_table::Table;
 use linfa::prelude::*;
 use linfa_logistic::LogisticRegression;
 use ndarray::{Array1, Array2};
@@ -112,8 +112,8 @@ fn stacked_design(
     for term in terms {
         match term {
             Term::Numeric(name) => {
-                let mut v = intruder_data::numeric::values(original.column(name)?);
-                v.extend(intruder_data::numeric::values(masked.column(name)?));
+                let mut v = intruder_table::numeric::values(original.column(name)?);
+                v.extend(intruder_table::numeric::values(masked.column(name)?));
                 let observed: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
                 let mean = if observed.is_empty() {
                     0.0

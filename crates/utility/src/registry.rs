@@ -11,11 +11,11 @@
 
 use std::fmt;
 
-use intruder_data::Table;
-use intruder_data::params::{
+use intruder_table::Table;
+use intruder_table::params::{
     self, Entry, MethodDoc, ParamKind, ParamReader, ParamSpec, Problem, ReadContext,
 };
-use intruder_data::report::Report;
+use intruder_table::report::Report;
 
 use crate::UtilityError;
 

@@ -20,7 +20,7 @@
 //! intervals. `overlap` is J clamped at 0 (no overlap = no utility, as Karr et al. read it);
 //! `overlap_raw` keeps the negative values that measure how far apart disjoint intervals are.
 
-use intruder_data::{ColumnData, Kind, Table};
+use intruder_table::{ColumnData, Kind, Table};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 

@@ -2,8 +2,8 @@
 //! measures that compare records one to one ([`UtilityMeasure::one_to_one`]) get the original
 //! subset to the masked file's kept rows; the others compare the files as wholes.
 
-use intruder_data::report::Report;
-use intruder_data::{Kind, Table};
+use intruder_table::report::Report;
+use intruder_table::{Kind, Table};
 
 use crate::{UtilityError, UtilityMeasure};
 
@@ -57,7 +57,7 @@ pub fn left_out_measures(
         .filter_map(|v| {
             let c = original.column(v).ok()?;
             (!c.kind().is_numeric()).then(|| {
-                let example = intruder_data::params::first_not_finite(c)
+                let example = intruder_table::params::first_not_finite(c)
                     .map(|(i, t)| format!(", row {} holds '{t}'", i + 1))
                     .unwrap_or_default();
                 format!("'{v}' is {}{example}", c.kind())

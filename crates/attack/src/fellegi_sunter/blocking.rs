@@ -9,7 +9,7 @@
 //! (the cross product). The attack runs the same join fused with comparison
 //! ([`kernel`](super::kernel)); [`candidate_pairs`] lists the pairs alone.
 
-use intruder_data::Table;
+use intruder_table::Table;
 use rayon::prelude::*;
 
 use super::encode::{self, NO_KEY, RuleKeys};

@@ -2,7 +2,7 @@
 //! against the two files ([`LinkageSpec::validate`]); every problem is reported at once, each
 //! with its key.
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 use super::spec::{
     Comparison, DateMetric, Level, LevelKind, LinkageSpec, MAX_RULES, SpecError, column_is_numeric,

@@ -17,7 +17,7 @@
 //! This is the per-pair reference the kernel ([`kernel`](super::kernel)) must agree with; the
 //! kernel computes the same levels from tables and memos (`tests/fellegi_sunter_kernel.rs`).
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 use super::check::metric_of;
 use super::encode::{Dict, column_ids};

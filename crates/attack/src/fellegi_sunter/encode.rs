@@ -8,10 +8,10 @@
 //!
 //! This module is the only place where the Fellegi–Sunter attack turns values into integers:
 //! [`column_ids`] and [`rule_keys`] can be switched to the shared two-file key encoder of
-//! `intruder-data` (`crates/data/src/keys/`) without touching the kernel, which sees ids only.
+//! `intruder-table` (`crates/table/src/keys/`) without touching the kernel, which sees ids only.
 
 use foldhash::HashMap;
-use intruder_data::{Column, ColumnData, Table, format_float};
+use intruder_table::{Column, ColumnData, Table, format_float};
 
 use super::spec::Term;
 use crate::error::AttackError;

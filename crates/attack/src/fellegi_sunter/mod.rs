@@ -110,8 +110,8 @@ pub use train::TrainingSession;
 
 use std::path::Path;
 
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::error::{AttackError, ParamError};
 use crate::keys::KeyMap;

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use intruder_data::write_atomically;
+use intruder_table::write_atomically;
 
 use super::compare::Prepared;
 use super::kernel::{CandidatePairs, Scorer};

@@ -1,7 +1,7 @@
 //! Set-up of a run: the specification (given or inferred) checked against the two files, each
 //! comparison's values interned ([`Prepared`]), each blocking rule's keys encoded.
 
-use intruder_data::Table;
+use intruder_table::Table;
 
 use super::FsParams;
 use super::compare::Prepared;

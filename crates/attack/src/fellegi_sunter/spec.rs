@@ -61,7 +61,7 @@
 //! the same expression of the released record, or `l.EXPR = r.EXPR` with a different column (or
 //! expression) on each side, as Splink writes a rule on swapped columns.
 
-use intruder_data::{Column, ColumnData, Kind, Table};
+use intruder_table::{Column, ColumnData, Kind, Table};
 
 use super::expr::{Expr, Side};
 

@@ -5,8 +5,8 @@
 //! (1969) weigh, with every agreement weighing 1. Values are compared as text; a missing cell
 //! agrees with nothing. It scans every pair (O(n·m·keys)).
 
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 use serde_json::{Map, Value};
 
 use crate::error::AttackError;

@@ -3,7 +3,7 @@
 //! first attacks live at the crate's root (`exact.rs`, `nearest.rs`, `kmeans.rs`, `link.rs`,
 //! `fellegi_sunter/`) and are named by path.
 
-intruder_data::registry! {
+intruder_table::registry! {
     /// Every attack, in the order `--list` shows them: one line per attack, each module's
     /// `ENTRY`.
     pub static ATTACKS: dyn crate::Attack = {

@@ -102,13 +102,13 @@ mod imp {
     use parquet::file::statistics::Statistics;
 
     use super::*;
-    use crate::column::{Column, Kind, Role};
     use crate::columnar::imp::{for_null_rows, for_words};
-    use crate::keys::codes::offset_of_bounds;
+    use crate::keys::offset_of_bounds;
     use crate::keys::{CodeSource, ColumnCodes, MISSING, SetCoding};
     use crate::read::NUMERIC_SWITCH;
     use crate::read::chunked::{ColPlan, Plan};
     use crate::read::onepass;
+    use crate::{Column, Kind, Role};
 
     /// Rows decoded at a time within a row group: a batch of every key column (8,192 rows × 8
     /// bytes × 10 keys = 640 KiB) stays in a core's cache while its codes are combined, and
@@ -168,7 +168,7 @@ mod imp {
                     .metadata()
                     .get(crate::columnar::imp::SCHEMA_KEY)
             {
-                options.schema = Some(crate::schema::Schema::from_toml(text, path).ok()?);
+                options.schema = Some(crate::Schema::from_toml(text, path).ok()?);
             }
             let cfg = onepass::Config::new(&options);
             let specs = onepass::column_specs(&names, path, &options).ok()?;

@@ -41,11 +41,11 @@ use super::intern::{Interner, Key};
 use super::onepass::{self, ColBuilder, Config};
 use super::textcheck;
 use super::{NUMERIC_SWITCH, ReadOptions};
-use crate::bitmap::Bitmap;
-use crate::column::{Column, ColumnData, Kind, Role};
-use crate::error::{DataError, Location};
-use crate::schema::ColumnSpec;
-use crate::table::Dataset;
+use crate::Bitmap;
+use crate::ColumnSpec;
+use crate::Dataset;
+use crate::{Column, ColumnData, Kind, Role};
+use crate::{DataError, Location};
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 

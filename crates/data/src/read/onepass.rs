@@ -18,11 +18,12 @@ use foldhash::fast::FixedState;
 
 use super::textcheck::Checked;
 use super::{NUMERIC_SWITCH, ReadOptions};
-use crate::bitmap::Bitmap;
-use crate::column::{Column, ColumnData, Kind, Role};
-use crate::error::{DataError, Location};
-use crate::schema::ColumnSpec;
-use crate::table::{Dataset, unknown_column, unknown_columns};
+use crate::Bitmap;
+use crate::ColumnSpec;
+use crate::Dataset;
+use crate::{Column, ColumnData, Kind, Role};
+use crate::{DataError, Location};
+use intruder_table::{unknown_column, unknown_columns};
 
 /// Reads CSV from any reader in one pass; `label` names it in errors.
 pub(crate) fn read<R: Read>(
@@ -226,7 +227,7 @@ pub(crate) fn column_specs(
     label: &Path,
     options: &ReadOptions,
 ) -> Result<Vec<ColumnSpec>, DataError> {
-    let default_schema = crate::schema::Schema::default();
+    let default_schema = crate::Schema::default();
     let schema = options.schema.as_ref().unwrap_or(&default_schema);
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     // Hashed look-ups both ways: linear in the number of columns (a file may have 200,000).
@@ -678,10 +679,7 @@ impl ColBuilder {
                         // A text value after many numbers: keep everything as text.
                         let mut strings: Vec<String> = match ints {
                             Some(v) => v.iter().map(i64::to_string).collect(),
-                            None => floats
-                                .iter()
-                                .map(|x| crate::column::format_float(*x))
-                                .collect(),
+                            None => floats.iter().map(|x| crate::format_float(*x)).collect(),
                         };
                         strings.push(text.to_string());
                         self.state = State::Str(strings);

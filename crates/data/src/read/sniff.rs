@@ -17,9 +17,9 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::error::{DataError, Location};
 use crate::params::delimiter_name;
 use crate::read::ReadOptions;
+use crate::{DataError, Location};
 
 /// Lines read to choose the delimiter and the decimal mark.
 pub(crate) const SAMPLE_LINES: usize = 200;

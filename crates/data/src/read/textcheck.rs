@@ -9,7 +9,7 @@
 use std::io::{self, Read};
 use std::path::Path;
 
-use crate::error::{DataError, Location};
+use crate::{DataError, Location};
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 

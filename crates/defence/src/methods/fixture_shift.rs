@@ -3,8 +3,8 @@
 //! numeric `variables` becomes `x + by`. It hides nothing from an intruder who knows `by` — a
 //! shift keeps every distance and every rank — which is what the test's attack shows.
 
-use intruder_data::Table;
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
+use intruder_table::Table;
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, numeric_like};

@@ -11,12 +11,12 @@
 //! new: no released record is an input record ([`crate::Defence::synthetic`]), so the truth of
 //! the release is no one and the method promises nothing about k.
 
-use intruder_data::Table;
+use intruder_table::Table;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "independent-marginals";
 

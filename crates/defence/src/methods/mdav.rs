@@ -11,13 +11,13 @@
 //! Distances are computed in parallel, but every choice is a deterministic argmin/argmax, so the
 //! result does not depend on the number of threads.
 
-use intruder_data::{Column, Table};
+use intruder_table::{Column, Table};
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
 
 use crate::common::{check_columns, mean_sd, numeric};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "mdav";
 

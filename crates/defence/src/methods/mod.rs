@@ -2,7 +2,7 @@
 //! and validated by its registry entry `ENTRY`) implementing [`crate::Defence`].
 //! [`DEFENCES`] below is the registry: one line per method, which also declares its module.
 
-intruder_data::registry! {
+intruder_table::registry! {
     /// Every defence, in the order of `intruder mask --list`. Build one with
     /// [`Entry::configure`](intruder_data::params::Entry::configure), or a sequence with
     /// [`Pipeline`](crate::Pipeline).

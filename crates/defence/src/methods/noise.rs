@@ -7,7 +7,7 @@
 //! Variances use n − 1. Missing cells stay missing. Draws go row by row, variable by variable.
 //! The output columns are floats.
 
-use intruder_data::{Column, Table};
+use intruder_table::{Column, Table};
 use linfa_linalg::cholesky::Cholesky;
 use ndarray::Array2;
 use rand::Rng;
@@ -16,7 +16,7 @@ use rand_distr::StandardNormal;
 
 use crate::common::{check_columns, numeric};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "noise";
 

@@ -23,13 +23,13 @@
 //! inverted through the row's cumulative probabilities. Missing cells stay missing. Variables
 //! must be categorical.
 
-use intruder_data::{Column, ColumnData, Kind, Table};
+use intruder_table::{Column, ColumnData, Kind, Table};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, strata_ids};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "pram";
 

@@ -48,7 +48,7 @@
 //! respect to the input's records; the method promises nothing about k, and no released record
 //! is an input record ([`crate::Defence::synthetic`]).
 
-use intruder_data::{Column, ColumnData, Kind, Table};
+use intruder_table::{Column, ColumnData, Kind, Table};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
@@ -57,7 +57,7 @@ use serde_json::json;
 use crate::common::numeric_like;
 use crate::methods::marginals::synthetic_size;
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "privbayes";
 
@@ -545,7 +545,7 @@ fn column_of(
                 col.name(),
                 col.role(),
                 data,
-                intruder_data::Bitmap::from_bools(&missing),
+                intruder_table::Bitmap::from_bools(&missing),
             )?)
         }
         Values::Rows(rows) => {

@@ -5,13 +5,13 @@
 //! of 5% of the records, not 0.05). No value therefore moves by more than w ranks; a value
 //! without a free partner in its window stays. Missing cells stay missing.
 
-use intruder_data::Table;
+use intruder_table::Table;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, numeric_like};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "rank-swap";
 

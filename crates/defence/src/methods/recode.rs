@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use intruder_data::{Column, Kind, Table, format_float};
+use intruder_table::{Column, Kind, Table, format_float};
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::check_columns;
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec};
+use intruder_table::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec};
 
 const NAME: &str = "global-recode";
 
@@ -141,7 +141,7 @@ fn build(r: &mut ParamReader) -> Option<Box<dyn Defence>> {
                         format!(
                             "{}: '{k}' is not a value of '{v}'{}; its values are: {}{}",
                             cols.file,
-                            intruder_data::params::did_you_mean(
+                            intruder_table::params::did_you_mean(
                                 k,
                                 levels.iter().map(String::as_str)
                             ),
@@ -194,7 +194,7 @@ impl GlobalRecode {
                 message: format!(
                     "is {}{}; 'breaks' need a numeric column (use 'map' for categories)",
                     col.kind(),
-                    intruder_data::params::not_a_number_note(col)
+                    intruder_table::params::not_a_number_note(col)
                 ),
             });
         }

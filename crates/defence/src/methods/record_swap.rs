@@ -56,8 +56,8 @@
 
 use std::cmp::Ordering;
 
-use intruder_data::keys::{Keys, SetCoding, tuple_ids};
-use intruder_data::{Role, Table};
+use intruder_table::keys::{Keys, SetCoding, tuple_ids};
+use intruder_table::{Role, Table};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
@@ -67,7 +67,7 @@ use serde_json::json;
 use crate::common::{check_columns, numeric};
 use crate::log::same_cell;
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "record-swap";
 

@@ -8,16 +8,16 @@
 //! record can shrink another's matches, removal repeats until every remaining record has at
 //! least k.
 
-use intruder_data::Table;
+use intruder_table::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::claim::{Claim, ProtectAgainst};
 use crate::common::{check_columns, key_codes, key_index};
 use crate::methods::suppress::PROTECT_AGAINST;
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::Role;
-use intruder_data::keys::{MISSING, tuple_ids};
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Role;
+use intruder_table::keys::{MISSING, tuple_ids};
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "remove-records";
 

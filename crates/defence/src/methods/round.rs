@@ -2,12 +2,12 @@
 //! `base · round(x / base)`, halves rounded away from zero. Integer columns stay integer when the
 //! base is a whole number.
 
-use intruder_data::Table;
+use intruder_table::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, numeric_like};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "round";
 

@@ -5,12 +5,12 @@
 //! (a weight of a weight), added as a float column with role weight otherwise. Kept rows stay in
 //! input order and are reported so the truth can be subset the same way.
 
-use intruder_data::{Column, Role, Table};
+use intruder_table::{Column, Role, Table};
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, strata_ids};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "subsample";
 
@@ -99,7 +99,7 @@ impl Defence for Subsample {
         if columns.kind(&self.weight).is_none() {
             columns.columns.push((
                 self.weight.clone(),
-                intruder_data::Kind::Float,
+                intruder_table::Kind::Float,
                 Role::Weight,
             ));
         }

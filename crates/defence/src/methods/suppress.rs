@@ -33,16 +33,16 @@
 mod classes;
 mod wildcard;
 
-use intruder_data::Table;
+use intruder_table::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::claim::{Claim, PROTECT_AGAINST_CHOICES, ProtectAgainst};
 use crate::common::{check_columns, key_codes, suppress, weights};
 use crate::{Defence, DefenceError, Masked};
 use classes::ClassRule;
-use intruder_data::Role;
-use intruder_data::keys::{Keys, PatternIndex};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::Role;
+use intruder_table::keys::{Keys, PatternIndex};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 const NAME: &str = "local-suppression";
 const RISK_NAME: &str = "risk-suppression";
@@ -459,7 +459,7 @@ impl Defence for RiskSuppression {
         //    important key first (the first pass's cells stay)
         let mut after = coded;
         for &(r, j) in &cells {
-            after.codes[j][r] = intruder_data::keys::MISSING;
+            after.codes[j][r] = intruder_table::keys::MISSING;
         }
         let target = Target::Risk {
             threshold: self.threshold,

@@ -2,12 +2,12 @@
 //! `top` become `top_value` (default `top`), values below `bottom` become `bottom_value`
 //! (default `bottom`). Missing cells stay missing.
 
-use intruder_data::Table;
+use intruder_table::Table;
 use rand_chacha::ChaCha20Rng;
 
 use crate::common::{check_columns, numeric, numeric_like};
 use crate::{Defence, DefenceError, Masked};
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
 
 const NAME: &str = "top-bottom-code";
 

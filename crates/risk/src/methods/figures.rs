@@ -2,8 +2,8 @@
 //! ones it reports; a measure's own figures are declared in its file). A test runs every
 //! measure and checks that each number it reports is declared with the same unit.
 
-use intruder_data::params::FigureSpec;
-use intruder_data::report::Unit::{Count, Proportion, Score};
+use intruder_table::params::FigureSpec;
+use intruder_table::report::Unit::{Count, Proportion, Score};
 
 const MULDER_LISTWISE: &str = "Mulder (listwise deletion)";
 const SDCMICRO_RISK: &str = "Benedetti & Franconi (1998); sdcMicro indivRisk";

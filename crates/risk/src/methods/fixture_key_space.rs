@@ -8,10 +8,10 @@
 
 use std::collections::HashSet;
 
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, RecordValues, Records, Report, Unit};
 use serde_json::json;
 
 use crate::methods::figures;
@@ -37,7 +37,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "the key space: distinct values per key, their product and the records per combination",
     reference: "Dalenius (1986); Skinner & Elliot (2002)",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N,
         FigureSpec::new(
             "key_space",
@@ -136,7 +136,7 @@ impl RiskMeasure for KeySpace {
             "records counted divided by the key space (below 1, most records can sit alone)",
         ));
         if self.per_key {
-            report.tables.push(intruder_data::report::ReportTable {
+            report.tables.push(intruder_table::report::ReportTable {
                 name: "distinct_values".into(),
                 title: "distinct values per key".into(),
                 header: vec!["key".into(), "distinct".into()],

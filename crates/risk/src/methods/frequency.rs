@@ -3,9 +3,9 @@
 //! weight, group and sensitive columns also individual, global and household risk and ℓ-diversity
 //! (sdcMicro's freqCalc, indivRisk, measure_hierarchical, ldiversity).
 
-use intruder_data::keys::{CodeSource, PartedCodes};
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
-use intruder_data::{Table, Timings};
+use intruder_table::keys::{CodeSource, PartedCodes};
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::{Table, Timings};
 
 use crate::methods::figures;
 use crate::assess::{
@@ -99,7 +99,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "equivalence classes, sample uniques, k ≤ 5/10, Pr(SU), θ, Bender's R, wildcard n_match; with weight, group and sensitive columns also individual, global and household risk and ℓ-diversity",
     reference: "docs/METHODS.md §1; Skinner & Elliot (2002) θ; Bender et al. (2001) R; Mulder's n_match; sdcMicro freqCalc, indivRisk, measure_hierarchical, ldiversity",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N_TOTAL,
         figures::N_DELETED,
         figures::N,

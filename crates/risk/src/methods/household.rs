@@ -3,10 +3,10 @@
 
 use serde_json::json;
 
-use intruder_data::params::FigureSpec;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
-use intruder_data::{Table, Timings};
+use intruder_table::params::FigureSpec;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, RecordValues, Records, Report, Unit};
+use intruder_table::{Table, Timings};
 
 use crate::methods::figures;
 use crate::assess::{GlobalRiskDenominator, RiskParams, assess_timed};
@@ -37,7 +37,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "household risk 1 − Π(1 − r_i) over each household's members, from individual risk",
     reference: "sdcMicro measure_hierarchical",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N_TOTAL,
         figures::N_DELETED,
         figures::N,

@@ -2,10 +2,10 @@
 //! `indivRisk(method = "approx")`), expected re-identifications and global risk; with a group
 //! column also household risk.
 
-use intruder_data::keys::{CodeSource, PartedCodes};
-use intruder_data::params::{Entry, ParamReader, ParamSpec};
-use intruder_data::report::Report;
-use intruder_data::{Table, Timings};
+use intruder_table::keys::{CodeSource, PartedCodes};
+use intruder_table::params::{Entry, ParamReader, ParamSpec};
+use intruder_table::report::Report;
+use intruder_table::{Table, Timings};
 
 use crate::methods::figures;
 use crate::assess::{
@@ -54,7 +54,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "individual risk from sampling weights, expected re-identifications and global risk (with group: household risk)",
     reference: "Benedetti & Franconi (1998); sdcMicro indivRisk(method = \"approx\")",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N_TOTAL,
         figures::N_DELETED,
         figures::N,

@@ -4,10 +4,10 @@
 
 use serde_json::json;
 
-use intruder_data::params::FigureSpec;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
-use intruder_data::report::{Figure, RecordValues, Records, Report, Unit};
-use intruder_data::{Table, Timings};
+use intruder_table::params::FigureSpec;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::report::{Figure, RecordValues, Records, Report, Unit};
+use intruder_table::{Table, Timings};
 
 use crate::methods::figures;
 use crate::assess::{RiskParams, assess_timed};
@@ -43,7 +43,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "distinct and entropy ℓ-diversity of a sensitive variable within the key classes",
     reference: "Machanavajjhala et al. (2007); sdcMicro ldiversity",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N_TOTAL,
         figures::N_DELETED,
         figures::N,

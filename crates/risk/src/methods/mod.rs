@@ -6,7 +6,7 @@
 pub(crate) mod figures;
 pub(crate) mod shared;
 
-intruder_data::registry! {
+intruder_table::registry! {
     /// Every risk measure, in the order `--list` and the docs show them.
     pub static RISK_MEASURES: dyn crate::RiskMeasure = {
         mod frequency,

@@ -2,11 +2,11 @@
 //! Skinner & Holmes' log-linear τ₁ and τ₂ (Zayatz 1991; Hoshino 2001; Chen & Keller-McNulty 1998;
 //! Dankar et al. 2012; Skinner & Holmes 1998; sdcMicro's `modRisk`; ARX).
 
-use intruder_data::report::Unit;
-use intruder_data::params::FigureSpec;
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
-use intruder_data::report::Records;
-use intruder_data::{Role, Table};
+use intruder_table::report::Unit;
+use intruder_table::params::FigureSpec;
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::report::Records;
+use intruder_table::{Role, Table};
 
 use crate::methods::figures;
 use crate::error::RiskError;
@@ -62,7 +62,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "population uniques estimated from the sample: Zayatz, Pitman, SNB, Dankar et al.'s rule, log-linear τ₁ and τ₂",
     reference: "Zayatz (1991); Hoshino (2001); Chen & Keller-McNulty (1998); Dankar et al. (2012); Skinner & Holmes (1998); sdcMicro modRisk; ARX",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N_TOTAL,
         figures::N_DELETED,
         figures::N,

@@ -2,9 +2,9 @@
 //! parameters ([`crate::RISK_COMMON`]) and the checks every build makes, and turning an
 //! [`Assessment`] into a [`RiskOutcome`].
 
-use intruder_data::Role;
-use intruder_data::params::{ColumnNeed, ParamKind, ParamReader, ParamSpec, Range};
-use intruder_data::report::{Figure, Records, Report, Unit};
+use intruder_table::Role;
+use intruder_table::params::{ColumnNeed, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::report::{Figure, Records, Report, Unit};
 use serde_json::Value;
 
 use crate::RiskOutcome;

@@ -1,11 +1,11 @@
 //! SUDA2 special uniques: minimal sample uniques, SUDA and DIS-SUDA scores, key and category
 //! contributions (Elliot, Manning & Ford 2002; Manning, Haglin & Keane 2008; sdcMicro's `suda2`).
 
-use intruder_data::report::Unit;
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
-use intruder_data::report::Records;
+use intruder_table::report::Unit;
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::report::Records;
 
 use crate::methods::figures;
 use crate::error::RiskError;
@@ -56,7 +56,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "SUDA2 minimal sample uniques, SUDA and DIS-SUDA scores, key and category contributions",
     reference: "Elliot, Manning & Ford (2002); Manning, Haglin & Keane (2008); sdcMicro suda2",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N_TOTAL,
         figures::N_DELETED,
         figures::SAMPLE_UNIQUES,

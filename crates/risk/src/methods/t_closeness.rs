@@ -2,11 +2,11 @@
 //! variable and the file's, under an equal or ordered ground distance (Li, Li & Venkatasubramanian
 //! 2007; ARX).
 
-use intruder_data::report::Unit;
-use intruder_data::params::FigureSpec;
-use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
-use intruder_data::report::Records;
-use intruder_data::{Role, Table};
+use intruder_table::report::Unit;
+use intruder_table::params::FigureSpec;
+use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::report::Records;
+use intruder_table::{Role, Table};
 
 use crate::methods::figures;
 use crate::closeness::{GroundDistance, TClosenessParams, t_closeness};
@@ -49,7 +49,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
     summary: "t-closeness: Earth Mover's Distance between each key class's distribution of a sensitive variable and the file's (equal or ordered ground distance)",
     reference: "Li, Li & Venkatasubramanian (2007); ARX",
     params: PARAMS,
-    figures: intruder_data::figure_list![
+    figures: intruder_table::figure_list![
         figures::N_TOTAL,
         figures::N_DELETED,
         figures::N,

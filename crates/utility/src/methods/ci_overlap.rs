@@ -3,10 +3,10 @@
 //! table `ci_overlap` (per coefficient, both intervals) and the detail `ci_overlap_model`. Its
 //! columns are the model's; it ignores `variables`. The computation is [`crate::ci_overlap()`].
 
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{ColumnNeed, Entry, ParamKind, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, Report, ReportTable, Unit};
 use serde_json::json;
 
 use super::shared::num;

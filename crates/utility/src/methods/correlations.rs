@@ -2,10 +2,10 @@
 //! figures `cor_max_abs_diff` and `cor_mean_abs_diff`, the table `correlations` (per pair of
 //! variables). The computation is [`crate::correlations()`].
 
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, Report, ReportTable, Unit};
 use serde_json::json;
 
 use super::shared::{num, read_variables};

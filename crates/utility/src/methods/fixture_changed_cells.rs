@@ -4,10 +4,10 @@
 //! of the cells compared; the figures `changed_cells` and `changed_share`, the table
 //! `changed_per_variable`. Values are compared as text, so a recoding counts as a change.
 
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, Report, ReportTable, Unit};
 use serde_json::json;
 
 use super::shared::{num, read_variables};

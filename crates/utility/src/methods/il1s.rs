@@ -3,10 +3,10 @@
 //! `il1s_per_cell`, the table `il1s_per_variable`. The only measure that compares records one to
 //! one. The computation is [`crate::il1s()`].
 
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, Report, ReportTable, Unit};
 use serde_json::json;
 
 use super::shared::{num, read_variables};

@@ -4,10 +4,10 @@
 //! `aecs`, `aecs_original`, the table `columns` (per key variable). It reads the original as it
 //! was, before the release's recodings. The computation is [`crate::information_loss()`].
 
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, Report, ReportTable, Unit};
 use serde_json::json;
 
 use super::shared::{num, read_variables};

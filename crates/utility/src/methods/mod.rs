@@ -6,7 +6,7 @@
 
 pub(crate) mod shared;
 
-intruder_data::registry! {
+intruder_table::registry! {
     /// Every utility measure, in the order of `intruder utility --list` and of its default
     /// output.
     pub static UTILITY_MEASURES: dyn crate::UtilityMeasure = {

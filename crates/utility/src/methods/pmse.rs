@@ -2,10 +2,10 @@
 //! Reiter, Oganian & Karr 2009; Snoke et al. 2018, eq. 2): the figures `pmse` and `pmse_ratio`,
 //! the table `pmse_model`. The computation is [`crate::pmse()`].
 
-use intruder_data::params::FigureSpec;
-use intruder_data::Table;
-use intruder_data::params::{Entry, ParamReader, ParamSpec};
-use intruder_data::report::{Figure, Report, ReportTable, Unit};
+use intruder_table::params::FigureSpec;
+use intruder_table::Table;
+use intruder_table::params::{Entry, ParamReader, ParamSpec};
+use intruder_table::report::{Figure, Report, ReportTable, Unit};
 use serde_json::json;
 
 use super::shared::{num, read_variables};

@@ -1,7 +1,7 @@
 //! What several utility measures share: reading the `variables` parameter and writing numbers
 //! into a report as JSON.
 
-use intruder_data::params::{ColumnNeed, ParamReader};
+use intruder_table::params::{ColumnNeed, ParamReader};
 use serde_json::Value;
 
 /// A number as JSON: `null` when not finite.

@@ -17,14 +17,14 @@
 use std::path::Path;
 
 use super::{ColChunk, Infer, MISSING as CELL_MISSING, Parse, Parsed, Parts, Slot};
-use crate::column::{Column, Kind, Role};
-use crate::error::DataError;
-use crate::keys::codes::offset_of_bounds;
+use crate::DataError;
+use crate::Dataset;
+use crate::keys::offset_of_bounds;
 use crate::keys::{CodeSource, MISSING, PartedCodes};
 use crate::params::{ColumnSet, first_not_finite};
 use crate::read::chunked::{ColPlan, Plan, chunk_bytes, parse_with};
 use crate::read::{FileFormat, ReadOptions};
-use crate::table::Dataset;
+use crate::{Column, Kind, Role};
 
 /// A plain (uncompressed) CSV file parsed, its inferred integer columns left as the chunks'
 /// codes until asked for as keys ([`CsvFile::keys`]) or as a table ([`CsvFile::into_dataset`]).
@@ -124,7 +124,7 @@ impl CsvFile {
     /// before the table is made.
     pub fn columns(&self) -> ColumnSet {
         let parsed = match &self.parse {
-            Parse::Ready(ds) => return ColumnSet::of(ds),
+            Parse::Ready(ds) => return ds.column_set(),
             Parse::Chunks(p) => p,
         };
         let mut columns = Vec::new();

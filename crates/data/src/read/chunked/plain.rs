@@ -246,7 +246,7 @@ mod tests {
 
     use super::super::{ColPlan, Ctx, parse_general};
     use super::*;
-    use crate::schema::ColumnSpec;
+    use crate::ColumnSpec;
 
     fn plans(n: usize, missing: &[&str]) -> Vec<ColPlan> {
         let missing: Vec<String> = missing.iter().map(|m| m.to_string()).collect();

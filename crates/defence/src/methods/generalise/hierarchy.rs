@@ -34,7 +34,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use intruder_data::format_float;
+use intruder_table::format_float;
 
 /// Where a hierarchy comes from, as given in the parameters.
 #[derive(Debug, Clone, PartialEq)]

@@ -35,8 +35,8 @@ mod prepare;
 
 use std::sync::Mutex;
 
-use intruder_data::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec, Range};
-use intruder_data::{Column, Kind, Role, Table};
+use intruder_table::params::{ColumnSet, Entry, ParamKind, ParamReader, ParamSpec, Range};
+use intruder_table::{Column, Kind, Role, Table};
 use rand_chacha::ChaCha20Rng;
 use serde_json::json;
 
@@ -460,8 +460,8 @@ impl Generalise {
         let Some(path) = &self.population else {
             return Ok(None);
         };
-        let ds = intruder_data::load(path, &intruder_data::Input::default())?;
-        Ok(Some(ds.table))
+        // Without its truth columns: the defence reads the population's keys and nothing else.
+        Ok(Some(intruder_table::read_table(path)?))
     }
 
     /// Runs the search on `table` (no output written): for reports and benchmarks.
@@ -610,7 +610,7 @@ fn recode(col: &Column, h: &Hierarchy, level: usize, blank: Option<&[bool]>) -> 
             levels.push(row[level].clone());
         }
     }
-    if let intruder_data::ColumnData::Categorical { codes, levels: own } = col.data() {
+    if let intruder_table::ColumnData::Categorical { codes, levels: own } = col.data() {
         // each label worked out once, not each record
         let per_level: Vec<Option<String>> = own.iter().map(|l| label(Some(l))).collect();
         let for_missing = label(None);
@@ -661,7 +661,7 @@ fn recode_categorical(
     let mut own_code: Vec<Option<Option<u32>>> = vec![None; per_level.len()];
     let mut missing_code: Option<Option<u32>> = None;
     let mut out = Vec::with_capacity(codes.len());
-    let mut missing = intruder_data::Bitmap::new(codes.len());
+    let mut missing = intruder_table::Bitmap::new(codes.len());
     for (i, &c) in codes.iter().enumerate() {
         let code = if blank.is_some_and(|b| b[i]) {
             None
@@ -682,7 +682,7 @@ fn recode_categorical(
     Column::new(
         col.name(),
         col.role(),
-        intruder_data::ColumnData::Categorical { codes: out, levels },
+        intruder_table::ColumnData::Categorical { codes: out, levels },
         missing,
     )
     .expect("every code is a level")

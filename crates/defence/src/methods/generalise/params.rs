@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use intruder_data::params::{ParamReader, describe};
+use intruder_table::params::{ParamReader, describe};
 
 use super::hierarchy::{Hierarchy, HierarchySpec, resolve};
 use super::models::Diversity;

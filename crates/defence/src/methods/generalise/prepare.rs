@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use intruder_data::{Column, Table};
+use intruder_table::{Column, Table};
 
 use super::classes::{AnyPacker, Group};
 use super::hierarchy::{Coded, Hierarchy, HierarchySpec};
@@ -68,7 +68,7 @@ pub fn build_hierarchy(
 /// Each record's row of `h` (a blank cell: the row whose value is empty).
 pub fn leaves(h: &Hierarchy, col: &Column) -> Result<Vec<u32>, DefenceError> {
     let index = h.index();
-    if let intruder_data::ColumnData::Categorical { codes, levels } = col.data() {
+    if let intruder_table::ColumnData::Categorical { codes, levels } = col.data() {
         // each label looked up once, not each record
         let rows: Vec<Option<u32>> = levels
             .iter()

@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
 use foldhash::fast::FixedState;
-use intruder_data::keys::MISSING;
+use intruder_table::keys::MISSING;
 
 use super::Target;
 

@@ -9,7 +9,7 @@
 //! suppressed cell that is no longer needed (most important keys first), so the result is
 //! locally minimal: restoring any one suppressed cell makes some record unsafe.
 
-use intruder_data::keys::PatternIndex;
+use intruder_table::keys::PatternIndex;
 
 use super::Target;
 

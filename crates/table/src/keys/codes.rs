@@ -614,7 +614,7 @@ pub(crate) fn offset_range(c: &Column, v: &[i64]) -> Option<(i64, u32)> {
 /// [`offset_range`] of an integer column known by its observed bounds (`min > max` when no cell
 /// is observed) and whether a cell is missing (holding the placeholder 0): over every cell,
 /// unless that makes the range 2²⁴ wide or more; then over the observed cells.
-pub(crate) fn offset_of_bounds(min: i64, max: i64, any_missing: bool) -> Option<(i64, u32)> {
+pub fn offset_of_bounds(min: i64, max: i64, any_missing: bool) -> Option<(i64, u32)> {
     let narrow = |lo: i64, hi: i64| lo <= hi && (hi as i128 - lo as i128) < 1 << 24;
     let (lo, hi) = if any_missing && narrow(min.min(0), max.max(0)) {
         (min.min(0), max.max(0))

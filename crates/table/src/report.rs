@@ -2,7 +2,7 @@
 //! by every command (`--format table|json|csv|markdown`), the runner and the Python package.
 //!
 //! ```
-//! use intruder_data::report::{Figure, Format, Report, Unit};
+//! use intruder_table::report::{Figure, Format, Report, Unit};
 //! let mut r = Report::new("intruder risk — survey.csv");
 //! r.push(Figure::new("sample_uniques", 3, Unit::Count, "records alone in their class"));
 //! r.push(Figure::new("pr_su", 0.2, Unit::Proportion, "share of records that are unique"));
@@ -490,7 +490,7 @@ pub struct RecordColumn {
 /// Columnar and typed, so ten million records cost a few vectors, not a JSON value per cell.
 ///
 /// ```
-/// use intruder_data::report::Records;
+/// use intruder_table::report::Records;
 /// let mut r = Records::default();
 /// r.push("k", vec![Some(1u32), None]).unwrap();
 /// r.push("risk", vec![Some(1.0f64), None]).unwrap();
@@ -594,31 +594,6 @@ impl Records {
     /// Writes the records as CSV to `path`, whole or not at all ([`crate::write_atomically`]).
     pub fn write_csv(&self, path: &std::path::Path) -> Result<(), crate::DataError> {
         crate::write_atomically(path, |w| self.write_csv_to(w))
-    }
-
-    /// Writes the records to `path`, whole or not at all: Parquet when the name ends in
-    /// `.parquet` (`row` and the counts as 64-bit integers, numbers as doubles, text as
-    /// strings, `None` and NaN as null; an error when Parquet support is not compiled in), CSV
-    /// otherwise ([`Records::write_csv`]).
-    pub fn write_file(&self, path: &std::path::Path) -> Result<(), crate::DataError> {
-        use crate::{Column, Role};
-        if !crate::files::is_parquet_name(path) {
-            return self.write_csv(path);
-        }
-        let rows: Vec<Option<i64>> = (1..=self.len as i64).map(Some).collect();
-        let mut columns = vec![Column::integer("row", Role::Other, &rows)];
-        drop(rows);
-        for c in &self.columns {
-            columns.push(match &c.values {
-                RecordValues::Count(v) => {
-                    let v: Vec<Option<i64>> = v.iter().map(|x| x.map(i64::from)).collect();
-                    Column::integer(&c.name, Role::Other, &v)
-                }
-                RecordValues::Number(v) => Column::float(&c.name, Role::Other, v),
-                RecordValues::Text(v) => Column::string(&c.name, Role::Other, v),
-            });
-        }
-        crate::Table::new(path, columns)?.write_file(path)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Tables, and data sets pairing a table with the ground-truth columns its file set apart.
+//! Tables: what an attack, a defence or a risk measure sees.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,9 +10,9 @@ use crate::schema::{ColumnSpec, Schema};
 /// A columnar table of microdata: what an attack, a defence or a risk measure sees.
 ///
 /// A table never holds a column with role [`Role::Truth`]: the ground truth (who is who) is set
-/// apart when a file is loaded ([`Dataset::truth`]) and read only through the evaluator's crate
-/// (`intruder-eval`, which no attack, defence, risk or utility crate depends on). Their APIs take
-/// a `&Table`, so they cannot read it by construction.
+/// apart when a file is loaded (`intruder_data::Dataset::truth`), in a crate no attack, defence,
+/// risk, utility or question crate depends on, even transitively; their APIs take a `&Table`,
+/// so they cannot read it by construction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     source: PathBuf,
@@ -106,7 +106,7 @@ impl Table {
         self.columns.iter().filter(|c| c.role() == role).collect()
     }
 
-    /// Sets the role of a column (not to truth: use [`Dataset::split_truth`]).
+    /// Sets the role of a column (not to truth: `intruder_data::Dataset::split_truth` sets truth apart).
     pub fn set_role(&mut self, name: &str, role: Role) -> Result<(), DataError> {
         if role == Role::Truth {
             return Err(DataError::Column {
@@ -155,81 +155,21 @@ impl Table {
         }
     }
 
+    /// Writes the table as CSV (header, `,` delimiter, missing as empty fields), whole or not at
+    /// all: into a temporary file beside `path`, then renamed.
+    pub fn write_csv(&self, path: &Path) -> Result<(), DataError> {
+        crate::write::write_columns(path, &self.columns.iter().collect::<Vec<_>>(), self.nrows)
+    }
+
     /// The schema describing this table's columns (types, roles, level order).
     pub fn schema(&self) -> Schema {
         schema_of(self.columns.iter())
     }
 }
 
-/// A table and the ground-truth columns of the same file, row for row, as loaded.
-///
-/// The truth columns are plain columns here: this crate only carries them from the file to the
-/// evaluator's side (`intruder_eval::Labelled`, which keeps them aligned with the table through
-/// every row operation) and back to a file (`mask` passes them through).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Dataset {
-    /// What attacks, defences and risk measures see.
-    pub table: Table,
-    /// The columns with role truth (true person ids, true original values), as many rows as
-    /// the table.
-    pub truth: Vec<Column>,
-    /// What the reader chose that the file and the user did not say (a delimiter or decimal
-    /// mark detected from the first lines), one sentence each naming the file: the command
-    /// line prints them as `note:`, Python raises them as warnings.
-    pub notes: Vec<String>,
-}
-
-impl Dataset {
-    /// Splits columns by role: truth columns go to [`Dataset::truth`], the rest to the [`Table`].
-    pub fn split_truth(
-        source: impl Into<PathBuf>,
-        columns: Vec<Column>,
-    ) -> Result<Self, DataError> {
-        let (truth, rest): (Vec<Column>, Vec<Column>) =
-            columns.into_iter().partition(|c| c.role() == Role::Truth);
-        if let (Some(t), Some(r)) = (truth.first(), rest.first())
-            && t.len() != r.len()
-        {
-            return Err(DataError::Invalid(format!(
-                "truth column '{}' has {} rows, the table {}",
-                t.name(),
-                t.len(),
-                r.len()
-            )));
-        }
-        Ok(Dataset {
-            table: Table::new(source, rest)?,
-            truth,
-            notes: Vec::new(),
-        })
-    }
-
-    /// The rows `rows` of table and truth.
-    pub fn take(&self, rows: &[usize]) -> Dataset {
-        Dataset {
-            table: self.table.take(rows),
-            truth: self.truth.iter().map(|c| c.take(rows)).collect(),
-            notes: self.notes.clone(),
-        }
-    }
-
-    /// The truth column called `name`.
-    pub fn truth_column(&self, name: &str) -> Option<&Column> {
-        self.truth.iter().find(|c| c.name() == name)
-    }
-
-    /// Table and truth columns, in that order.
-    pub fn all_columns(&self) -> impl Iterator<Item = &Column> {
-        self.table.columns().iter().chain(&self.truth)
-    }
-
-    /// The schema of table and truth columns together.
-    pub fn schema(&self) -> Schema {
-        schema_of(self.all_columns())
-    }
-}
-
-fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
+/// The schema describing `columns` as the writers write them: `,` delimited, missing as
+/// empty fields, each column's kind, role and levels.
+pub fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
     let mut schema = Schema {
         delimiter: Some(b','),
         missing: Some(vec![String::new()]),
@@ -251,7 +191,8 @@ fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
     schema
 }
 
-pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> DataError {
+/// The error for a column `name` that `source` does not have, with a did-you-mean among `names`.
+pub fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> DataError {
     DataError::UnknownColumn {
         file: source.to_path_buf(),
         name: name.to_string(),
@@ -262,7 +203,7 @@ pub(crate) fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> Dat
 }
 
 /// Every name of `absent` missing from `names`, each with its did-you-mean, in one error.
-pub(crate) fn unknown_columns(source: &Path, absent: &[&str], names: Vec<&str>) -> DataError {
+pub fn unknown_columns(source: &Path, absent: &[&str], names: Vec<&str>) -> DataError {
     DataError::UnknownColumns {
         file: source.to_path_buf(),
         names: absent
@@ -293,12 +234,9 @@ mod tests {
             "{err}"
         );
         let key = Column::integer("age", Role::Key, &[Some(3)]);
-        let ds = Dataset::split_truth("x.csv", vec![key, id]).unwrap();
-        assert_eq!(ds.table.names(), vec!["age"]);
-        assert!(ds.table.column("pid").is_err());
-        assert_eq!(ds.truth_column("pid").unwrap().text(0).unwrap(), "a");
-        let mut t = ds.table.clone();
+        let mut t = Table::new("x.csv", vec![key]).unwrap();
         assert!(t.set_role("age", Role::Truth).is_err());
+        assert!(t.push(id).is_err());
     }
 
     #[test]

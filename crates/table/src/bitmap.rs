@@ -31,7 +31,7 @@ impl Bitmap {
 
     /// From packed words (bit `i` is bit `i % 64` of word `i / 64`); bits past `len` are
     /// cleared.
-    pub(crate) fn from_words(mut words: Vec<u64>, len: usize) -> Bitmap {
+    pub fn from_words(mut words: Vec<u64>, len: usize) -> Bitmap {
         words.resize(len.div_ceil(64), 0);
         if !len.is_multiple_of(64)
             && let Some(w) = words.last_mut()
@@ -43,7 +43,7 @@ impl Bitmap {
     }
 
     /// Appends the bits of `other`.
-    pub(crate) fn append(&mut self, other: &Bitmap) {
+    pub fn append(&mut self, other: &Bitmap) {
         let shift = self.len % 64;
         if shift == 0 {
             self.words.extend_from_slice(&other.words);

@@ -21,7 +21,7 @@
 //!
 //! # Example
 //! ```
-//! use intruder_data::params::{Entry, ParamKind, ParamReader, ParamSpec, Range, ReadContext};
+//! use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range, ReadContext};
 //! static PARAMS: &[ParamSpec] = &[
 //!     ParamSpec::new("k", ParamKind::Integer, "smallest class size").required().within(Range::at_least(2.0)),
 //!     ParamSpec::new("variables", ParamKind::Columns, "columns masked").alias(&["columns"]),
@@ -433,11 +433,6 @@ pub struct ColumnSet {
 }
 
 impl ColumnSet {
-    /// The columns of a table and its truth.
-    pub fn of(dataset: &crate::Dataset) -> ColumnSet {
-        ColumnSet::of_parts(&dataset.table, &dataset.truth)
-    }
-
     /// The columns of a table and of the truth columns kept beside it.
     pub fn of_parts(table: &crate::Table, truth: &[crate::Column]) -> ColumnSet {
         let mut columns: Vec<(String, Kind, Role)> = table
@@ -545,7 +540,7 @@ impl ColumnSet {
 
 /// The values of a discrete column as a column set knows them: a categorical column's levels,
 /// an integer column's distinct values in order (when at most [`ColumnSet::MAX_LEVELS`]).
-pub(crate) fn column_levels(c: &crate::Column) -> Option<Vec<String>> {
+pub fn column_levels(c: &crate::Column) -> Option<Vec<String>> {
     match c.data() {
         crate::ColumnData::Categorical { levels, .. } => Some(levels.clone()),
         crate::ColumnData::Integer(v) => {
@@ -1127,7 +1122,7 @@ fn range_phrase(r: &Range) -> String {
 }
 
 /// The name of a delimiter in messages.
-pub(crate) fn delimiter_name(d: u8) -> String {
+pub fn delimiter_name(d: u8) -> String {
     match d {
         b'\t' => "tab".to_string(),
         d => format!("'{}'", d as char),
@@ -1444,7 +1439,7 @@ impl<T: ?Sized> fmt::Debug for Entry<T> {
 /// (docs/adding-a-method.md).
 ///
 /// ```ignore
-/// intruder_data::registry! {
+/// intruder_table::registry! {
 ///     /// Every risk measure, in the order `--list` shows them.
 ///     pub static RISK_MEASURES: dyn crate::RiskMeasure = {
 ///         mod frequency,

@@ -1,7 +1,7 @@
 //! Wall-clock time by phase: what `--timings` prints and what JSON notes carry.
 //!
 //! ```
-//! use intruder_data::Timings;
+//! use intruder_table::Timings;
 //! let mut t = Timings::new();
 //! let sum: u64 = t.time(Timings::COUNT, || (0..1000u64).sum());
 //! t.add(Timings::READ, std::time::Duration::from_millis(1500));

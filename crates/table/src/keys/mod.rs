@@ -21,8 +21,8 @@
 //! - **One [`MissingPolicy`] and one [`SetMatch`]**, re-exported by the risk and attack crates.
 //!
 //! ```
-//! use intruder_data::keys::{Domain, PairSpec, PatternIndex, encode_pairs};
-//! use intruder_data::{Column, Role};
+//! use intruder_table::keys::{Domain, PairSpec, PatternIndex, encode_pairs};
+//! use intruder_table::{Column, Role};
 //! // The intruder's area is an integer, the released file's a category with its own order.
 //! let ia = Column::integer("area", Role::Key, &[Some(2), None]);
 //! let ra = Column::categorical("area", Role::Key, &[Some("1"), Some("2"), None], None).unwrap();
@@ -40,7 +40,7 @@ mod source;
 
 pub use codes::{
     Domain, KeyCodes, Keys, MISSING, PackedRows, PairSpec, SetCoding, SetMasks, encode_pair,
-    encode_pairs, encode_texts_pair, tuple_ids, tuple_ids_pair,
+    encode_pairs, encode_texts_pair, offset_of_bounds, tuple_ids, tuple_ids_pair,
 };
 pub use index::{Packing, PatternIndex};
 pub use policy::{MissingPolicy, SetMatch};

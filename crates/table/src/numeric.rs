@@ -3,8 +3,8 @@
 //! and the mean and spread of a sample.
 //!
 //! ```
-//! use intruder_data::numeric::{Moments, reads_as_numbers, values};
-//! use intruder_data::{Column, Role};
+//! use intruder_table::numeric::{Moments, reads_as_numbers, values};
+//! use intruder_table::{Column, Role};
 //! let c = Column::categorical("x", Role::Other, &[Some("1"), None, Some("4")], None).unwrap();
 //! assert!(reads_as_numbers(&c));
 //! let v = values(&c);

@@ -95,7 +95,8 @@ pub enum DataError {
 }
 
 impl DataError {
-    pub(crate) fn input(location: Location, message: impl Into<String>) -> Self {
+    /// An input error at `location` (a file, line and column) with its message.
+    pub fn input(location: Location, message: impl Into<String>) -> Self {
         DataError::Input {
             location,
             message: message.into(),

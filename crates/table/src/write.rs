@@ -10,7 +10,7 @@
 //! A result table with one column per measure is written with [`write_csv`]:
 //!
 //! ```
-//! use intruder_data::write::{Cells, FloatStyle, write_csv};
+//! use intruder_table::write::{Cells, FloatStyle, write_csv};
 //! let dir = tempfile::tempdir().unwrap();
 //! let path = dir.path().join("per_record.csv");
 //! let row: Vec<i64> = vec![1, 2, 3];
@@ -410,11 +410,7 @@ pub fn write_csv(path: &Path, header: &[&str], columns: &[Cells<'_>]) -> Result<
 }
 
 /// Writes data columns as CSV (header of their names, text as [`Column::text`]).
-pub(crate) fn write_columns(
-    path: &Path,
-    columns: &[&Column],
-    nrows: usize,
-) -> Result<(), DataError> {
+pub fn write_columns(path: &Path, columns: &[&Column], nrows: usize) -> Result<(), DataError> {
     let names: Vec<&str> = columns.iter().map(|c| c.name()).collect();
     let cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::Column(c)).collect();
     write_atomically(path, |w| write_rows(w, Some(&names), &cells, nrows))
