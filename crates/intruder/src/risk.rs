@@ -129,7 +129,7 @@ enum Read {
     /// The outcome, from the key columns alone.
     Done(Box<FileRisk>),
     /// The table, read on the way (a CSV file whose keys did not allow the key path), and its
-    /// columns (as [`ColumnSet::of`] gives them, computed for the key path already).
+    /// columns (as [`Dataset::column_set`] gives them, computed for the key path already).
     Table(Dataset, ColumnSet),
     /// Nothing: the file is to be read whole.
     Neither,
