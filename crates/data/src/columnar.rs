@@ -87,14 +87,11 @@ mod imp {
     use rayon::prelude::*;
 
     use super::*;
-    use crate::Bitmap;
-    use crate::Schema;
     use crate::read::chunked::{Bits, ColChunk, ColPlan, Plan, finish_column};
     use crate::read::intern::Key;
     use crate::read::onepass::{self, Config};
-    use crate::write::write_atomically;
-    use crate::write::{FloatStyle, push_f64, push_i64};
-    use crate::{Column, ColumnData};
+    use crate::write::{FloatStyle, push_f64, push_i64, write_atomically};
+    use crate::{Bitmap, Column, ColumnData, Schema};
 
     pub(super) const SCHEMA_KEY: &str = "intruder.schema";
 

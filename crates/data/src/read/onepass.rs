@@ -18,11 +18,7 @@ use foldhash::fast::FixedState;
 
 use super::textcheck::Checked;
 use super::{NUMERIC_SWITCH, ReadOptions};
-use crate::Bitmap;
-use crate::ColumnSpec;
-use crate::Dataset;
-use crate::{Column, ColumnData, Kind, Role};
-use crate::{DataError, Location};
+use crate::{Bitmap, Column, ColumnData, ColumnSpec, DataError, Dataset, Kind, Location, Role};
 use intruder_table::{unknown_column, unknown_columns};
 
 /// Reads CSV from any reader in one pass; `label` names it in errors.
