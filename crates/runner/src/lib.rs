@@ -27,7 +27,9 @@
 //!   t-interval clipped to their range ([`Stat`]); every figure shown has a glossary entry
 //!   ([`glossary`]) whose human name titles axes, legends and columns. The figures are laid
 //!   out as [`Figure`]s (points, labels, legend rectangles) before they are drawn, so tests
-//!   check the layout itself.
+//!   check the layout itself. `summary.md` and `report.html` are rendered from the templates in
+//!   `crates/runner/templates/` (askama, checked when the crate compiles); askama's HTML escaper
+//!   is the one escape of every text in the report and in the figures' SVG.
 //!
 //! # The scenario
 //! The released file is the masked original. The intruder's file is a seeded sample of the

@@ -1,18 +1,16 @@
 //! The one escape of every text the reports put into HTML or SVG (element text and attribute
-//! values alike, every attribute being written in double quotes): `&`, `<`, `>` and `"`.
+//! values alike): the template engine's own (askama's HTML escaper, which writes `&`, `<`, `>`,
+//! `"` and `'` as numeric character references), so the figures' SVG, drawn in code, escapes
+//! exactly as the templates of `report.html` do.
 
-/// `s` with the characters markup gives a meaning to replaced by their entities.
+use askama::filters::Escaper;
+
+/// `s` with the characters markup gives a meaning to replaced by character references.
 pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
+    askama::filters::Html
+        .write_escaped_str(&mut out, s)
+        .expect("writing into a String cannot fail");
     out
 }
 
@@ -24,9 +22,9 @@ mod tests {
     fn every_markup_character_is_escaped_and_nothing_else() {
         assert_eq!(
             escape(r#"a < b & c > "d" 'e' — θ"#),
-            "a &lt; b &amp; c &gt; &quot;d&quot; 'e' — θ"
+            "a &#60; b &#38; c &#62; &#34;d&#34; &#39;e&#39; — θ"
         );
-        // escaping twice escapes the entities (the caller escapes raw text once)
-        assert_eq!(escape("&amp;"), "&amp;amp;");
+        // escaping twice escapes the references (the caller escapes raw text once)
+        assert_eq!(escape("&#38;"), "&#38;#38;");
     }
 }

@@ -13,7 +13,6 @@ use crate::aggregate::{
 };
 use crate::glossary::{GlossaryEntry, glossary, unit_name};
 use crate::hash::VERSION;
-use crate::markup::escape as esc;
 use crate::metrics::metrics;
 use crate::plan::Plan;
 use crate::plot;
@@ -121,10 +120,6 @@ fn questions_heading(exp: &Experiment) -> (String, String) {
         "Questions without the ground truth: singling out, linkability, inference, membership, distances".to_string()
     };
     (heading, text.join(" "))
-}
-
-fn wrap_table(t: &str) -> String {
-    format!("<div class=\"tw\">{}</div>\n", t.trim_end())
 }
 
 fn glossary_table(entries: &[GlossaryEntry]) -> TableData {
@@ -252,15 +247,22 @@ pub fn write_reports(
     write_svgs(out, &study_plots, &mut files)?;
     let parts = ReportParts {
         exp,
-        fingerprint,
-        failures,
-        headline,
-        verdict: verdict.as_ref(),
-        verdict_warnings: &verdict_warnings,
-        questions,
+        sections: sections(
+            exp,
+            failures,
+            headline,
+            verdict.as_ref().map(|t| (t, verdict_warnings.as_slice())),
+            questions,
+        ),
         plots: &plots,
         tables,
         published,
+        study: exp.study.as_ref().map(|st| {
+            (
+                st.name().to_string(),
+                crate::exec::study_id(exp, &**st, fingerprint),
+            )
+        }),
         study_plots,
         study_tables,
         glossary: glossary_table(&entries),
@@ -273,11 +275,12 @@ pub fn write_reports(
     };
 
     let p = out.join("summary.md");
-    write_text(&p, &parts.markdown())?;
+    write_text(&p, &parts.markdown()?)?;
     files.push(p);
     let p = out.join("report.html");
-    write_text(&p, &parts.html())?;
+    write_text(&p, &parts.html()?)?;
     files.push(p);
+    drop(parts);
 
     Ok(Written {
         files,
@@ -363,28 +366,29 @@ fn study_parts(
     Ok((st.tables(&r), figs))
 }
 
-/// What `summary.md` and `report.html` show, in the order they show it.
+/// One section before the figures: a heading, what it says, its tables and warnings.
+struct Section<'a> {
+    heading: String,
+    text: String,
+    tables: Vec<std::borrow::Cow<'a, TableData>>,
+    warnings: &'a [String],
+}
+
+/// What `summary.md` and `report.html` show, in the order they show it (the templates in
+/// `templates/` lay it out).
 struct ReportParts<'a> {
     /// The experiment.
     exp: &'a Experiment,
-    /// The plan's fingerprint (names the study's stored result).
-    fingerprint: &'a str,
-    /// The failures, when some run, attack or measure failed.
-    failures: Option<TableData>,
-    /// The headline table.
-    headline: Option<TableData>,
-    /// The verdict table, when runs were cross-examined.
-    verdict: Option<&'a TableData>,
-    /// The cross-examinations' warnings.
-    verdict_warnings: &'a [String],
-    /// The questions' tables (none without `[[question]]`).
-    questions: Vec<TableData>,
+    /// Failures, headline, verdict and questions, each when there is one.
+    sections: Vec<Section<'a>>,
     /// The experiment's figures.
     plots: &'a [Svg],
     /// The summary tables.
     tables: Vec<TableData>,
     /// The published values beside ours.
     published: Option<TableData>,
+    /// The longitudinal study's name and the id of its stored result, when there is one.
+    study: Option<(String, String)>,
     /// The longitudinal study's figures.
     study_plots: Vec<Svg>,
     /// The longitudinal study's tables.
@@ -397,194 +401,101 @@ struct ReportParts<'a> {
     replicates: String,
 }
 
-/// A figure as an HTML `<figure>`: the SVG inline (without its XML prologue) and its caption.
-fn figure_html(f: &Svg) -> String {
-    let body = f.2.find("<svg").map_or(f.2.as_str(), |i| &f.2[i..]);
-    format!(
-        "<figure>{body}<figcaption>{}</figcaption></figure>\n",
-        esc(&f.1)
-    )
+/// An SVG figure as it goes inline into `report.html`: without its XML prologue.
+pub(crate) fn inline_svg(svg: &str) -> &str {
+    svg.find("<svg").map_or(svg, |i| &svg[i..])
+}
+
+/// `report.html`: `templates/report.html` (askama escapes every text it puts in).
+#[derive(askama::Template)]
+#[template(path = "report.html")]
+struct ReportHtml<'a> {
+    p: &'a ReportParts<'a>,
+    css: &'static str,
+    version: &'static str,
+    how_to_read: &'static str,
+    intervals: &'static str,
+}
+
+/// `summary.md`: `templates/summary.md` (markdown: nothing escaped but the tables' `|`).
+#[derive(askama::Template)]
+#[template(path = "summary.md")]
+struct SummaryMd<'a> {
+    p: &'a ReportParts<'a>,
+    version: &'static str,
+    how_to_read: &'static str,
+    intervals: &'static str,
 }
 
 impl ReportParts<'_> {
     /// `summary.md`.
-    fn markdown(&self) -> String {
-        let exp = self.exp;
-        let mut md = format!(
-            "# {}\n\n{}\n\nToolkit {VERSION}, seed {}, {}. Raw runs: `runs/`, every figure per run: `results.csv`.\n\n## How to read this report\n\n{}\n\n",
-            exp.name, exp.description, exp.seed, self.replicates, HOW_TO_READ
-        );
-        md.push_str(&self.findings_markdown());
-        md.push_str("## Figures\n\n");
-        for (name, caption, _) in self.plots {
-            md.push_str(&format!("![{caption}]({name})\n\n"));
-        }
-        md.push_str("## Tables\n\n");
-        for t in &self.tables {
-            md.push_str(&t.markdown());
-            md.push('\n');
-        }
-        if let Some(t) = &self.published {
-            md.push_str(&t.markdown());
-            md.push('\n');
-        }
-        if let Some(st) = &exp.study {
-            md.push_str(&format!(
-                "## Longitudinal study ({})\n\nRaw result: `longitudinal/{}.json`.\n\n",
-                st.name(),
-                crate::exec::study_id(exp, &**st, self.fingerprint)
-            ));
-        }
-        for (name, caption, _) in &self.study_plots {
-            md.push_str(&format!("![{caption}]({name})\n\n"));
-        }
-        for t in &self.study_tables {
-            md.push_str(&t.markdown());
-            md.push('\n');
-        }
-        md.push_str("## Glossary\n\n");
-        md.push_str(&self.glossary.markdown());
-        md.push_str(&format!(
-            "\n{INTERVALS_TEXT}\n\n## Plan\n\n```text\n{}```\n",
-            self.plan_text
-        ));
-        md
-    }
-
-    /// The markdown sections before the figures: failures, headline, verdict, questions (each
-    /// when there is one).
-    fn findings_markdown(&self) -> String {
-        let mut md = String::new();
-        if let Some(t) = &self.failures {
-            md.push_str("## Failures\n\n");
-            md.push_str(FAILURES_TEXT);
-            md.push_str("\n\n");
-            md.push_str(&t.markdown());
-            md.push('\n');
-        }
-        if let Some(t) = &self.headline {
-            md.push_str("## Headline: correct re-identifications per target\n\n");
-            md.push_str(HEADLINE_TEXT);
-            md.push_str("\n\n");
-            md.push_str(&t.markdown());
-            md.push('\n');
-        }
-        if let Some(t) = self.verdict {
-            md.push_str("## Verdict: promises against the attacks\n\n");
-            md.push_str(VERDICT_TEXT);
-            md.push_str("\n\n");
-            md.push_str(&t.markdown());
-            md.push('\n');
-            for w in self.verdict_warnings {
-                md.push_str(&format!("- warning: {w}\n"));
-            }
-            if !self.verdict_warnings.is_empty() {
-                md.push('\n');
-            }
-        }
-        if !self.questions.is_empty() {
-            let (heading, text) = questions_heading(self.exp);
-            md.push_str(&format!("## {heading}\n\n{text}\n\n"));
-            for t in &self.questions {
-                md.push_str(&t.markdown());
-                md.push('\n');
-            }
-        }
-        md
+    fn markdown(&self) -> Result<String, RunnerError> {
+        let t = SummaryMd {
+            p: self,
+            version: VERSION,
+            how_to_read: HOW_TO_READ,
+            intervals: INTERVALS_TEXT,
+        };
+        rendered(&t, "summary.md")
     }
 
     /// `report.html`, self-contained (SVGs inline).
-    fn html(&self) -> String {
-        let exp = self.exp;
-        let mut html = format!(
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{0}</title><style>{CSS}</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n<p class=\"meta\">Toolkit {VERSION}, seed {2}, {3}. Raw runs: <code>runs/</code>; every figure per run: <code>results.csv</code>.</p>\n<h2>How to read this report</h2>\n<p>{4}</p>\n",
-            esc(&exp.name),
-            esc(&exp.description),
-            exp.seed,
-            self.replicates,
-            esc(HOW_TO_READ)
-        );
-        html.push_str(&self.findings_html());
-        html.push_str("<h2>Figures</h2>\n");
-        for f in self.plots {
-            html.push_str(&figure_html(f));
-        }
-        html.push_str("<h2>Tables</h2>\n");
-        for t in &self.tables {
-            html.push_str(&wrap_table(&t.html()));
-        }
-        if let Some(t) = &self.published {
-            html.push_str(&wrap_table(&t.html()));
-        }
-        if let Some(st) = &exp.study {
-            html.push_str(&format!(
-                "<h2>Longitudinal study ({})</h2>\n",
-                esc(st.name())
-            ));
-        }
-        for f in &self.study_plots {
-            html.push_str(&figure_html(f));
-        }
-        for t in &self.study_tables {
-            html.push_str(&wrap_table(&t.html()));
-        }
-        html.push_str("<h2>Glossary</h2>\n");
-        html.push_str(&wrap_table(&self.glossary.html().replacen(
-            "<table>",
-            "<table class=\"gl\">",
-            1,
-        )));
-        html.push_str(&format!("<p>{}</p>\n", esc(INTERVALS_TEXT)));
-        html.push_str(&format!(
-            "<h2>Plan</h2>\n<pre class=\"plan\">{}</pre>\n</body></html>\n",
-            esc(&self.plan_text)
-        ));
-        html
+    fn html(&self) -> Result<String, RunnerError> {
+        let t = ReportHtml {
+            p: self,
+            css: CSS,
+            version: VERSION,
+            how_to_read: HOW_TO_READ,
+            intervals: INTERVALS_TEXT,
+        };
+        rendered(&t, "report.html")
     }
+}
 
-    /// The HTML sections before the figures: failures, headline, verdict, questions (each when
-    /// there is one).
-    fn findings_html(&self) -> String {
-        let mut html = String::new();
-        if let Some(t) = &self.failures {
-            html.push_str(&format!(
-                "<h2>Failures</h2>\n<p>{}</p>\n",
-                esc(FAILURES_TEXT)
-            ));
-            html.push_str(&wrap_table(&t.html()));
-        }
-        if let Some(t) = &self.headline {
-            html.push_str(&format!(
-                "<h2>Headline: correct re-identifications per target</h2>\n<p>{}</p>\n",
-                esc(HEADLINE_TEXT)
-            ));
-            html.push_str(&wrap_table(&t.html()));
-        }
-        if let Some(t) = self.verdict {
-            html.push_str(&format!(
-                "<h2>Verdict: promises against the attacks</h2>\n<p>{}</p>\n",
-                esc(VERDICT_TEXT)
-            ));
-            html.push_str(&wrap_table(&t.html()));
-            if !self.verdict_warnings.is_empty() {
-                html.push_str("<ul class=\"warn\">\n");
-                for w in self.verdict_warnings {
-                    html.push_str(&format!("<li>warning: {}</li>\n", esc(w)));
-                }
-                html.push_str("</ul>\n");
-            }
-        }
-        if !self.questions.is_empty() {
-            let (heading, text) = questions_heading(self.exp);
-            html.push_str(&format!(
-                "<h2>{}</h2>\n<p>{}</p>\n",
-                esc(&heading),
-                esc(&text)
-            ));
-            for t in &self.questions {
-                html.push_str(&wrap_table(&t.html()));
-            }
-        }
-        html
+/// A template's text, ending in a line break (the template engine drops the file's last one).
+fn rendered(t: &impl askama::Template, file: &str) -> Result<String, RunnerError> {
+    t.render()
+        .map(|s| s + "\n")
+        .map_err(|e| RunnerError::Invalid(format!("{file}: the template failed: {e}")))
+}
+
+/// The sections before the figures: failures, headline, verdict, questions (each when there is
+/// one).
+fn sections<'a>(
+    exp: &Experiment,
+    failures: Option<TableData>,
+    headline: Option<TableData>,
+    verdict: Option<(&'a TableData, &'a [String])>,
+    questions: Vec<TableData>,
+) -> Vec<Section<'a>> {
+    let mut out = Vec::new();
+    let one = |heading: &str, text: &str, tables: Vec<TableData>| Section {
+        heading: heading.to_string(),
+        text: text.to_string(),
+        tables: tables.into_iter().map(std::borrow::Cow::Owned).collect(),
+        warnings: &[],
+    };
+    if let Some(t) = failures {
+        out.push(one("Failures", FAILURES_TEXT, vec![t]));
     }
+    if let Some(t) = headline {
+        out.push(one(
+            "Headline: correct re-identifications per target",
+            HEADLINE_TEXT,
+            vec![t],
+        ));
+    }
+    if let Some((t, warnings)) = verdict {
+        out.push(Section {
+            heading: "Verdict: promises against the attacks".into(),
+            text: VERDICT_TEXT.into(),
+            tables: vec![std::borrow::Cow::Borrowed(t)],
+            warnings,
+        });
+    }
+    if !questions.is_empty() {
+        let (heading, text) = questions_heading(exp);
+        out.push(one(&heading, &text, questions));
+    }
+    out
 }

@@ -1,8 +1,6 @@
 //! A rendered table (caption, header, cells) shared by the summary, the report and the studies;
 //! markdown and HTML.
 
-use crate::markup::escape as esc;
-
 /// A rendered table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableData {
@@ -64,34 +62,28 @@ impl TableData {
         s
     }
 
-    /// As an HTML table.
-    pub fn html(&self) -> String {
-        let mut s = format!("<table><caption>{}</caption><thead><tr>", esc(&self.title));
-        for h in &self.header {
-            s.push_str(&format!("<th>{}</th>", esc(h)));
-        }
-        s.push_str("</tr></thead><tbody>");
-        for r in &self.rows {
-            s.push_str("<tr>");
-            for c in r {
-                s.push_str(&format!("<td>{}</td>", html_cell(c)));
-            }
-            s.push_str("</tr>");
-        }
-        s.push_str("</tbody></table>\n");
-        s
+    /// As an HTML table (`templates/table.html`, the report's table macro); `class` is the
+    /// table's class attribute (none when empty).
+    pub fn html(&self, class: &str) -> String {
+        askama::Template::render(&TableHtml { t: self, class })
+            .expect("writing a table into a String cannot fail")
     }
 }
 
-/// A cell in HTML: an interval (`12.3% [10.1%, 14.8%]`) never breaks inside its brackets.
-fn html_cell(c: &str) -> String {
+/// One table in HTML.
+#[derive(askama::Template)]
+#[template(path = "table.html")]
+struct TableHtml<'a> {
+    t: &'a TableData,
+    class: &'a str,
+}
+
+/// A cell that holds an interval (`12.3% [10.1%, 14.8%]`), split into the value and the
+/// bracketed interval, which HTML keeps on one line; `None` for any other cell.
+pub(crate) fn split_interval(c: &str) -> Option<(&str, &str)> {
     match c.find(" [") {
-        Some(i) if c.ends_with(']') => format!(
-            "{} <span class=\"ci\">{}</span>",
-            esc(&c[..i]),
-            esc(&c[i + 1..])
-        ),
-        _ => esc(c),
+        Some(i) if c.ends_with(']') => Some((&c[..i], &c[i + 1..])),
+        _ => None,
     }
 }
 
@@ -122,8 +114,8 @@ mod tests {
             header: vec!["setting".into(), "x".into()],
             rows: vec![vec!["none".into(), "12.3% [10.1%, 14.8%]".into()]],
         };
-        let h = t.html();
-        assert!(h.contains("<caption>Attack a&lt;b</caption>"), "{h}");
+        let h = t.html("");
+        assert!(h.contains("<caption>Attack a&#60;b</caption>"), "{h}");
         assert!(
             h.contains("<td>12.3% <span class=\"ci\">[10.1%, 14.8%]</span></td>"),
             "{h}"

@@ -80,7 +80,7 @@ fn well_formed(svg: &str) {
         let text = &rest[j + 1..rest[j + 1..].find('<').map_or(rest.len(), |k| k + j + 1)];
         for (k, _) in text.match_indices('&') {
             assert!(
-                ["&amp;", "&lt;", "&gt;", "&quot;"]
+                ["&#38;", "&#60;", "&#62;", "&#34;", "&#39;"]
                     .iter()
                     .any(|e| text[k..].starts_with(e)),
                 "raw & in {text}"

@@ -391,7 +391,7 @@ fn membership_and_distances_judge_every_setting_of_the_grid() {
     }
     let glossary = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
-        glossary.contains("question.&lt;name&gt;.tpr_at_fpr_1")
-            || glossary.contains("question.<name>.tpr_at_fpr_1")
+        glossary.contains("question.&#60;name&#62;.tpr_at_fpr_1"),
+        "the metric pattern's angle brackets are escaped"
     );
 }
