@@ -201,13 +201,9 @@ impl Prepared {
                     ..
                 } => AttackError::Column {
                     file: match file.as_str() {
-                        "intruder" => intruder.source().display().to_string(),
-                        "released" => released.source().display().to_string(),
-                        _ => format!(
-                            "{} / {}",
-                            intruder.source().display(),
-                            released.source().display()
-                        ),
+                        "intruder" => intruder.source().to_string(),
+                        "released" => released.source().to_string(),
+                        _ => format!("{} / {}", intruder.source(), released.source()),
                     },
                     name,
                     message,

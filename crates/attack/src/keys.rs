@@ -136,7 +136,7 @@ pub struct ResolvedKey<'a> {
 }
 
 fn file(t: &Table) -> String {
-    t.source().display().to_string()
+    t.source().to_string()
 }
 
 /// Resolves every key in both tables: the columns exist, neither file is empty, the types are

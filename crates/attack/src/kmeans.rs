@@ -202,7 +202,7 @@ impl Attack for KMeansAttack {
         let (x, xr, y, yr) = prep.dense();
         if x.rows() == 0 {
             return Err(AttackError::Column {
-                file: intruder.source().display().to_string(),
+                file: intruder.source().to_string(),
                 name: keys
                     .pairs()
                     .iter()

@@ -212,7 +212,7 @@ impl Attack for Nearest {
                 .collect();
             if let Some(p) = cost.iter().position(|c| !c.is_finite()) {
                 return Err(AttackError::Column {
-                    file: released.source().display().to_string(),
+                    file: released.source().to_string(),
                     name: keys
                         .pairs()
                         .iter()

@@ -2,8 +2,6 @@
 //! evaluator's side (`intruder-eval`) and the surfaces see a [`Dataset`]; methods see its
 //! [`Table`].
 
-use std::path::PathBuf;
-
 use crate::{Column, DataError, Role, Schema, Table};
 
 /// A table and the ground-truth columns of the same file, row for row, as loaded.
@@ -27,7 +25,7 @@ pub struct Dataset {
 impl Dataset {
     /// Splits columns by role: truth columns go to [`Dataset::truth`], the rest to the [`Table`].
     pub fn split_truth(
-        source: impl Into<PathBuf>,
+        source: impl Into<intruder_table::SourceLabel>,
         columns: Vec<Column>,
     ) -> Result<Self, DataError> {
         let (truth, rest): (Vec<Column>, Vec<Column>) =

@@ -47,8 +47,8 @@ pub use columnar::{ColumnarFile, ParquetKeys, write_parquet};
 pub use dataset::Dataset;
 pub use files::{WriteFile, is_parquet_name, read_csv, read_timed};
 pub use intruder_table::{
-    Bitmap, Column, ColumnData, ColumnSpec, DataError, Kind, Location, Role, Schema, Table,
-    Timings, figure_list, format_float, keys, numeric, params, registry, report, write,
+    Bitmap, Column, ColumnData, ColumnSpec, DataError, Kind, Location, Role, Schema, SourceLabel,
+    Table, Timings, figure_list, format_float, keys, numeric, params, registry, report, write,
     write_atomically,
 };
 pub use load::{Input, load, load_timed, schema_beside};

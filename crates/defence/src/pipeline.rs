@@ -356,13 +356,13 @@ impl Pipeline {
     }
 }
 
-/// The label of a masked table: the input's file name and "(masked)", never the input's path
-/// (a method handed the masked table cannot re-read the unmasked file, nor its truth, from it).
-pub fn masked_label(input: &std::path::Path) -> String {
-    let name = input.file_name().map_or_else(
-        || input.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+/// The label of a masked table: the last part of the input's label (its file name, when it
+/// names a file) and "(masked)", never the input's path.
+pub fn masked_label(input: &intruder_table::SourceLabel) -> String {
+    let path = std::path::Path::new(input.as_str());
+    let name = path
+        .file_name()
+        .map_or_else(|| input.to_string(), |n| n.to_string_lossy().into_owned());
     format!("{name} (masked)")
 }
 

@@ -208,8 +208,8 @@ fn a_masked_table_is_labelled_anew_never_with_the_unmasked_files_path() {
     .unwrap();
     let p = Pipeline::from_toml("[[step]]\nmethod = \"subsample\"\nfraction = 0.5\n", "p").unwrap();
     let (m, _) = p.run(&ds.table, 1).unwrap();
-    assert_eq!(m.source().to_str(), Some("people.csv (masked)"));
-    assert_eq!(ds.table.source().to_str(), Some("/srv/census/people.csv"));
+    assert_eq!(m.source().as_str(), "people.csv (masked)");
+    assert_eq!(ds.table.source().as_str(), "/srv/census/people.csv");
 }
 
 #[test]

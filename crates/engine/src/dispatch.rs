@@ -69,7 +69,7 @@ fn write(spec: &EngineSpec, table: &Table) -> Result<Written, EngineError> {
             engine: spec.engine.label(),
             what: format!(
                 "{} is a table in memory: a cluster's executors read Parquet files on shared storage (run the command on a file instead)",
-                table.source().display()
+                table.source()
             ),
         });
     }
@@ -79,7 +79,7 @@ fn write(spec: &EngineSpec, table: &Table) -> Result<Written, EngineError> {
         .iter()
         .find(|c| c.kind() == intruder_data::Kind::Set)
     {
-        let label = table.source().display().to_string();
+        let label = table.source().to_string();
         return Err(crate::plans::source::set_valued(spec, &label, c.name()));
     }
     let dir = tempfile::tempdir()
@@ -107,10 +107,7 @@ pub fn risk_table(
     }
     let w = write(spec, table)?;
     let mut out = risk(spec, &w.path, &Input::default(), measure)?;
-    let (tmp, real) = (
-        w.path.display().to_string(),
-        table.source().display().to_string(),
-    );
+    let (tmp, real) = (w.path.display().to_string(), table.source().to_string());
     for x in &mut out.warnings {
         *x = x.replace(&tmp, &real);
     }

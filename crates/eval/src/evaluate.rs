@@ -306,7 +306,7 @@ fn released_rows_by_id(
             && let Some(prev) = by_id.insert(t.to_string(), j)
         {
             return Err(AttackError::Column {
-                file: released.source().display().to_string(),
+                file: released.source().to_string(),
                 name: name.to_string(),
                 message: format!(
                     "truth id '{t}' appears on rows {} and {}: ids must be unique",
@@ -341,7 +341,7 @@ fn shared_id_warning(ic: &Column, intruder: &Table, name: &str) -> Option<String
     first_shared.map(|(t, a, b)| {
         format!(
             "{}: column '{}': truth id '{t}' appears on row {a} and again on row {b} ({shared} intruder record{} share{} an id with an earlier one): each is scored against the released record with that id, as when a household splits between waves; if every intruder record is one person, the ids are wrong",
-            intruder.source().display(),
+            intruder.source(),
             name,
             if shared == 1 { "" } else { "s" },
             if shared == 1 { "s" } else { "" },

@@ -77,7 +77,7 @@ pub struct Labelled {
 fn rows_differ(what: &str, table: &Table, n: usize) -> DataError {
     DataError::Invalid(format!(
         "{}: {what} has {n} rows, the table {}",
-        table.source().display(),
+        table.source(),
         table.nrows()
     ))
 }
@@ -207,7 +207,7 @@ impl Labelled {
         if let Some(&r) = kept_rows.iter().find(|&&r| r >= self.nrows()) {
             return Err(DataError::Invalid(format!(
                 "{}: the defence kept row {r} of a table of {} rows",
-                self.table.source().display(),
+                self.table.source(),
                 self.nrows()
             )));
         }
@@ -278,7 +278,7 @@ impl Labelled {
         let rows = twin_rows(intruder, self, ids)?;
         if rows.is_empty() && self.nrows() > 0 {
             return Err(AttackError::Column {
-                file: self.table.source().display().to_string(),
+                file: self.table.source().to_string(),
                 name: ids.released.clone(),
                 message: format!(
                     "twins_only: none of the {} released records has a twin in the intruder's file \

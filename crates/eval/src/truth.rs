@@ -41,7 +41,7 @@ impl Truth {
     /// truth columns present.
     pub fn require(&self, table: &Table, name: &str) -> Result<&Column, AttackError> {
         self.column(name).ok_or_else(|| AttackError::MissingTruth {
-            file: table.source().display().to_string(),
+            file: table.source().to_string(),
             name: name.to_string(),
             available: self.names(),
         })

@@ -286,8 +286,9 @@ impl PreparedAttack {
                 (ic, rc, KeyMap::same(&names)?)
             }
         };
-        let wave_t_file = last.table.source().to_path_buf();
-        let intruder = Table::new(wave_t_file.with_extension("intruder-knowledge"), icols)?;
+        // labelled after the last wave's file: `wave3.csv` → `wave3.intruder-knowledge`
+        let label = std::path::Path::new(last.table.source().as_str());
+        let intruder = Table::new(label.with_extension("intruder-knowledge"), icols)?;
         let y = panel.sensitive_last();
         let true_y: Vec<Option<f64>> = targets.iter().map(|&i| Some(y[i])).collect();
         let intruder_truth = Truth::new(vec![
@@ -300,7 +301,7 @@ impl PreparedAttack {
             .map(|&i| (!y[i].is_nan()).then_some(y[i]))
             .collect();
         rcols.push(Column::float(sensitive.clone(), Role::Sensitive, &pool_y));
-        let released = Table::new(wave_t_file, rcols)?;
+        let released = Table::new(last.table.source(), rcols)?;
         let released_truth = Truth::new(vec![row_ids(RECORD, &pool_rows)]);
         let intruder = Labelled::new(intruder, intruder_truth)?;
         let released = Labelled::new(released, released_truth)?;

@@ -47,11 +47,7 @@ pub(crate) fn design(
             )]));
         }
         let c = panel.aligned_column(key.wave, &key.column, rows)?;
-        let file = panel.waves()[key.wave - 1]
-            .table
-            .source()
-            .display()
-            .to_string();
+        let file = panel.waves()[key.wave - 1].table.source().to_string();
         let missing = (0..c.len()).filter(|&i| c.is_missing(i)).count();
         if missing > 0 {
             return Err(PanelError::Column {
@@ -107,7 +103,7 @@ pub(crate) fn design(
         let v: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
         if let Some(k) = v.iter().position(|x| x.is_nan()) {
             return Err(PanelError::Column {
-                file: panel.waves()[w - 1].table.source().display().to_string(),
+                file: panel.waves()[w - 1].table.source().to_string(),
                 column: panel.spec().sensitive.clone(),
                 message: format!(
                     "missing for the household of wave-{} row {}; the models need y in every wave",

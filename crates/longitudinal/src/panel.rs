@@ -159,7 +159,7 @@ pub struct Panel {
 }
 
 fn file(ds: &Dataset) -> String {
-    ds.table.source().display().to_string()
+    ds.table.source().to_string()
 }
 
 /// A column of a wave's table or, failing that, its ground truth.

@@ -241,7 +241,7 @@ impl Models {
             let yv: Vec<f64> = population.iter().map(|&i| y[i]).collect();
             if let Some(k) = yv.iter().position(|v| v.is_nan()) {
                 return Err(PanelError::Column {
-                    file: panel.last().table.source().display().to_string(),
+                    file: panel.last().table.source().to_string(),
                     column: panel.spec().sensitive.clone(),
                     message: format!(
                         "row {}: missing; the tree needs y^(T) of every household",

@@ -74,7 +74,7 @@ fn with_deciles(panel: &Panel, y: &[f64], m: &InheritanceModel) -> Result<Table,
             )?;
         }
     }
-    Ok(Table::new(last.table.source().to_path_buf(), cols)?)
+    Ok(Table::new(last.table.source(), cols)?)
 }
 
 /// Fits the model on the original wave `T` and on wave `T` with `released_y`, and compares.

@@ -96,7 +96,7 @@ impl Intruder {
         if self.mode == Mode::Link && panel.spec().released_link.is_none() {
             return Err(PanelError::Params(vec![format!(
                 "mode link: no released link column: {} has no '{}' column in every wave; name the released link column",
-                panel.last().table.source().display(),
+                panel.last().table.source(),
                 crate::files::DEFAULT_RELEASED_LINK
             )]));
         }
@@ -104,7 +104,7 @@ impl Intruder {
             let s = panel.summary();
             return Err(PanelError::Params(vec![format!(
                 "{}: no split record to attack ({} split record(s), {} excluded); check the split indicator (now '{}') and the non-unique policy",
-                panel.last().table.source().display(),
+                panel.last().table.source(),
                 s.split_records,
                 s.excluded,
                 panel.spec().split.as_deref().unwrap_or("none")

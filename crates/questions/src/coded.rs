@@ -42,7 +42,7 @@ pub(crate) struct Named<'a> {
 impl Named<'_> {
     /// The file the table came from, for messages.
     pub(crate) fn file(&self) -> String {
-        self.table.source().display().to_string()
+        self.table.source().to_string()
     }
 }
 
@@ -273,8 +273,8 @@ pub(crate) fn check_control_columns(
         return Ok(());
     }
     Err(QuestionError::ControlColumns {
-        control: control.source().display().to_string(),
-        original: original.source().display().to_string(),
+        control: control.source().to_string(),
+        original: original.source().to_string(),
         missing,
         extra,
     })

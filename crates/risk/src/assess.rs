@@ -1061,7 +1061,7 @@ pub fn assess_timed(
 ) -> Result<Assessment, RiskError> {
     params.check()?;
     let encode_start = Instant::now();
-    let file = table.source().display().to_string();
+    let file = table.source().to_string();
     let n_total = table.nrows();
     let set_key = |k: &String| {
         table
@@ -1163,7 +1163,7 @@ pub fn empty_column_warnings(
     keys: &[String],
     sensitive: Option<&str>,
 ) -> Vec<String> {
-    let file = table.source().display().to_string();
+    let file = table.source().to_string();
     let empty = |name: &str| {
         table
             .column(name)

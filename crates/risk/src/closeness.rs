@@ -422,7 +422,7 @@ fn sensitive_ranks(
                 if let Some(x) = v {
                     if x.is_nan() {
                         return Err(RiskError::Column {
-                            file: table.source().display().to_string(),
+                            file: table.source().to_string(),
                             column: params.sensitive.clone(),
                             message: format!(
                                 "record {} is NaN; an ordered sensitive value must be a number",
@@ -442,7 +442,7 @@ fn sensitive_ranks(
         }
         _ => {
             return Err(RiskError::Column {
-                file: table.source().display().to_string(),
+                file: table.source().to_string(),
                 column: params.sensitive.clone(),
                 message: format!(
                     "is {}, which has no order; the ordered distance needs numbers or categories (declare type = \"categorical\" with levels in their order), or use distance = \"equal\"",

@@ -52,7 +52,7 @@ pub(crate) fn check_rows(file: &str, n: usize) -> Result<(), RiskError> {
 /// Checks `names` against `table`: the names ([`check_names`]), the records ([`check_rows`]),
 /// and that each column exists.
 pub(crate) fn check_keys(table: &Table, names: &[String]) -> Result<(), RiskError> {
-    let file = table.source().display().to_string();
+    let file = table.source().to_string();
     check_names(names)?;
     let n = table.nrows();
     check_rows(&file, n)?;

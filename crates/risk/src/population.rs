@@ -876,7 +876,7 @@ pub fn population_uniqueness(
     params: &PopulationParams,
 ) -> Result<PopulationRisk, RiskError> {
     params.check()?;
-    let file = table.source().display().to_string();
+    let file = table.source().to_string();
     let n_total = table.nrows();
     let kd = key_data(table, &params.keys, params.set_match, false)?;
     let classes = classes_of(&kd, params.missing);

@@ -151,7 +151,7 @@ fn check_rows(exp: &Experiment, data: &Loaded) -> Vec<Problem> {
                     "data.truth",
                     format!(
                         "{}: column '{}': truth id '{t}' appears on rows {} and {}: the released file's ids must be unique (one record per person), since the attacks are scored by them",
-                        data.released.table().source().display(),
+                        data.released.table().source(),
                         d.truth,
                         prev + 1,
                         j + 1
@@ -170,7 +170,7 @@ fn check_rows(exp: &Experiment, data: &Loaded) -> Vec<Problem> {
                 key,
                 format!(
                     "{}: no record is left (after the filter, if any)",
-                    ds.table().source().display()
+                    ds.table().source()
                 ),
             ));
         }
@@ -190,7 +190,7 @@ fn check_rows(exp: &Experiment, data: &Loaded) -> Vec<Problem> {
                 "scenario.intruder_n",
                 format!(
                     "{k} records asked, but the intruder's source {} has {} records; expected at most {} (or give the share known instead)",
-                    src.table().source().display(),
+                    src.table().source(),
                     src.nrows(),
                     src.nrows()
                 ),
@@ -211,7 +211,7 @@ fn check_control(exp: &Experiment, data: &Loaded, out: &mut Vec<Problem>) {
     }
     let n = data.released.nrows();
     let k = crate::data::control_size(share, n);
-    let file = data.released.table().source().display().to_string();
+    let file = data.released.table().source().to_string();
     if k == 0 || k == n {
         out.push(problem(
             "scenario.control",

@@ -185,7 +185,7 @@ fn load_from(exp: &Experiment, dir: &Path) -> Result<Loaded, RunnerError> {
         // path, a generator's output directory).
         loaded.map(|mut ds| {
             if let Some(name) = path.file_name() {
-                ds.table.relabel(name);
+                ds.table.relabel(name.to_string_lossy().into_owned());
             }
             Labelled::from_dataset(ds)
         })

@@ -7,8 +7,9 @@
 //! `intruder-data`, the crate that reads files. Ground truth (role `truth`: the true person id,
 //! a true original value) is set apart when a file is read (`intruder_data::Dataset::truth`) and
 //! a [`Table`] never holds it (`Table::new` rejects truth columns), so a method, which is given
-//! a `&Table`, cannot read the truth by construction: it can neither open the file again nor
-//! reach a reader that would hand the truth over. A test in the facade crate checks that no
+//! a `&Table`, cannot read the truth by construction: it can neither open the file again (a
+//! table's source is a [`SourceLabel`], text for messages, not a path) nor reach a reader that
+//! would hand the truth over. A test in the facade crate checks that no
 //! method crate depends on `intruder-data` through any path. A method that needs a second data
 //! table named in its parameters (a population table) reads it with [`read_table`], which gives
 //! a table without its truth columns.
@@ -53,6 +54,6 @@ pub use column::{Column, ColumnData, Kind, Role, format_float};
 pub use error::{DataError, Location};
 pub use reader::{TableReader, read_table, set_table_reader};
 pub use schema::{ColumnSpec, Schema};
-pub use table::{Table, schema_of, unknown_column, unknown_columns};
+pub use table::{SourceLabel, Table, schema_of, unknown_column, unknown_columns};
 pub use timings::Timings;
 pub use write::write_atomically;

@@ -458,7 +458,7 @@ impl ColumnSet {
             .filter_map(|c| column_levels(c).map(|l| (c.name().to_string(), l)))
             .collect();
         ColumnSet {
-            file: table.source().display().to_string(),
+            file: table.source().to_string(),
             columns,
             first_not_number,
             levels,

@@ -1,11 +1,83 @@
 //! Tables: what an attack, a defence or a risk measure sees.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::column::{Column, Kind, Role};
 use crate::error::DataError;
 use crate::schema::{ColumnSpec, Schema};
+
+/// What a table is called in messages and reports: the file it was read from as the user named
+/// it, `NAME (masked)` for a release, the experiment's name for its data. A label only: the
+/// table model cannot open it (no method reads a file through a table; the readers, which
+/// alone can load a file's truth, live in another crate).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceLabel(Arc<str>);
+
+impl SourceLabel {
+    /// The label's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SourceLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for SourceLabel {
+    fn from(s: &str) -> Self {
+        SourceLabel(s.into())
+    }
+}
+
+impl From<String> for SourceLabel {
+    fn from(s: String) -> Self {
+        SourceLabel(s.into())
+    }
+}
+
+impl From<&String> for SourceLabel {
+    fn from(s: &String) -> Self {
+        SourceLabel(s.as_str().into())
+    }
+}
+
+/// A file's path as the user gave it (lossily, where it is not Unicode).
+impl From<&Path> for SourceLabel {
+    fn from(p: &Path) -> Self {
+        SourceLabel(p.to_string_lossy().into())
+    }
+}
+
+impl From<PathBuf> for SourceLabel {
+    fn from(p: PathBuf) -> Self {
+        SourceLabel::from(p.as_path())
+    }
+}
+
+impl From<&PathBuf> for SourceLabel {
+    fn from(p: &PathBuf) -> Self {
+        SourceLabel::from(p.as_path())
+    }
+}
+
+impl From<&SourceLabel> for SourceLabel {
+    fn from(l: &SourceLabel) -> Self {
+        l.clone()
+    }
+}
+
+impl SourceLabel {
+    /// The label where an error names a file.
+    pub fn error_file(&self) -> PathBuf {
+        PathBuf::from(self.as_str())
+    }
+}
 
 /// A columnar table of microdata: what an attack, a defence or a risk measure sees.
 ///
@@ -15,7 +87,7 @@ use crate::schema::{ColumnSpec, Schema};
 /// so they cannot read it by construction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
-    source: PathBuf,
+    source: SourceLabel,
     columns: Vec<Column>,
     index: HashMap<String, usize>,
     nrows: usize,
@@ -23,7 +95,7 @@ pub struct Table {
 
 impl Table {
     /// Builds a table. Columns must have distinct names, equal lengths and no truth role.
-    pub fn new(source: impl Into<PathBuf>, columns: Vec<Column>) -> Result<Self, DataError> {
+    pub fn new(source: impl Into<SourceLabel>, columns: Vec<Column>) -> Result<Self, DataError> {
         let source = source.into();
         let nrows = columns.first().map_or(0, Column::len);
         let mut index = HashMap::with_capacity(columns.len());
@@ -57,14 +129,15 @@ impl Table {
         })
     }
 
-    /// Where the table came from (a file path or a label).
-    pub fn source(&self) -> &Path {
+    /// What the table is called in messages and reports (the file it was read from, as named,
+    /// or a label such as `NAME (masked)`).
+    pub fn source(&self) -> &SourceLabel {
         &self.source
     }
 
     /// Names the table's source anew (messages and reports name it so): e.g. the experiment
     /// runner names a file as the experiment does, whatever path it was read from.
-    pub fn relabel(&mut self, source: impl Into<PathBuf>) {
+    pub fn relabel(&mut self, source: impl Into<SourceLabel>) {
         self.source = source.into();
     }
 
@@ -110,7 +183,7 @@ impl Table {
     pub fn set_role(&mut self, name: &str, role: Role) -> Result<(), DataError> {
         if role == Role::Truth {
             return Err(DataError::Column {
-                file: self.source.clone(),
+                file: self.source.error_file(),
                 name: name.into(),
                 message: "a table column cannot take the truth role".into(),
             });
@@ -192,9 +265,9 @@ pub fn schema_of<'a>(columns: impl Iterator<Item = &'a Column>) -> Schema {
 }
 
 /// The error for a column `name` that `source` does not have, with a did-you-mean among `names`.
-pub fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> DataError {
+pub fn unknown_column(source: impl Into<SourceLabel>, name: &str, names: Vec<&str>) -> DataError {
     DataError::UnknownColumn {
-        file: source.to_path_buf(),
+        file: source.into().error_file(),
         name: name.to_string(),
         hint: crate::params::did_you_mean(name, names.iter().copied())
             + &crate::params::one_column_hint(&names),
@@ -203,9 +276,13 @@ pub fn unknown_column(source: &Path, name: &str, names: Vec<&str>) -> DataError 
 }
 
 /// Every name of `absent` missing from `names`, each with its did-you-mean, in one error.
-pub fn unknown_columns(source: &Path, absent: &[&str], names: Vec<&str>) -> DataError {
+pub fn unknown_columns(
+    source: impl Into<SourceLabel>,
+    absent: &[&str],
+    names: Vec<&str>,
+) -> DataError {
     DataError::UnknownColumns {
-        file: source.to_path_buf(),
+        file: source.into().error_file(),
         names: absent
             .iter()
             .map(|n| {
@@ -259,5 +336,20 @@ mod tests {
         assert!(Table::new("f", vec![a.clone(), a.clone()]).is_err());
         let b = Column::integer("b", Role::Key, &[Some(1), Some(2)]);
         assert!(Table::new("f", vec![a, b]).is_err());
+    }
+
+    #[test]
+    fn a_source_is_a_label_named_in_messages() {
+        let age = Column::integer("age", Role::Key, &[Some(3)]);
+        let mut t = Table::new(Path::new("data/people.csv"), vec![age]).unwrap();
+        assert_eq!(t.source().as_str(), "data/people.csv");
+        let e = t.column("agg").unwrap_err().to_string();
+        assert!(e.starts_with("data/people.csv: "), "{e}");
+        t.relabel("people.csv (masked)");
+        assert_eq!(t.source().to_string(), "people.csv (masked)");
+        let e = t.column("agg").unwrap_err().to_string();
+        assert!(e.starts_with("people.csv (masked): "), "{e}");
+        // a table built from another keeps its label
+        assert_eq!(t.take(&[0]).source(), t.source());
     }
 }

@@ -149,7 +149,7 @@ pub(crate) fn numeric(table: &Table, name: &str) -> Result<Vec<f64>, UtilityErro
     let c = table.column(name)?;
     if !matches!(c.kind(), Kind::Integer | Kind::Float) {
         return Err(UtilityError::Column {
-            file: table.source().display().to_string(),
+            file: table.source().to_string(),
             column: name.to_string(),
             message: format!(
                 "is {}{}; this measure needs a numeric column",

@@ -165,9 +165,9 @@ pub fn il1s(original: &Table, masked: &Table, vars: &[String]) -> Result<Il1s, U
     if original.nrows() != masked.nrows() {
         return Err(UtilityError::Mismatch(format!(
             "IL1s compares records one to one, but {} has {} records and {} has {}; when the masking removed or sampled records, subset the original with the change log's kept rows (intruder utility --log)",
-            original.source().display(),
+            original.source(),
             original.nrows(),
-            masked.source().display(),
+            masked.source(),
             masked.nrows()
         )));
     }
@@ -182,7 +182,7 @@ pub fn il1s(original: &Table, masked: &Table, vars: &[String]) -> Result<Il1s, U
         let s = var.sqrt();
         if !(s > 0.0) {
             return Err(UtilityError::Column {
-                file: original.source().display().to_string(),
+                file: original.source().to_string(),
                 column: v.clone(),
                 message: "has no spread (standard deviation 0 or undefined); IL1s divides by it"
                     .into(),

@@ -138,7 +138,7 @@ pub(crate) fn terms(tables: &[&Table], names: &[String]) -> Result<Vec<Term>, Ut
                     Ok(Term::Categorical(n.clone(), levels))
                 }
                 k => Err(UtilityError::Column {
-                    file: tables[0].source().display().to_string(),
+                    file: tables[0].source().to_string(),
                     column: n.clone(),
                     message: format!("is {k}; expected a numeric or categorical column"),
                 }),
@@ -239,7 +239,7 @@ fn response(
 ) -> Result<Vec<f64>, UtilityError> {
     let c = t.column(&formula.response)?;
     let bad = |m: String| UtilityError::Column {
-        file: t.source().display().to_string(),
+        file: t.source().to_string(),
         column: formula.response.clone(),
         message: m,
     };
@@ -409,7 +409,7 @@ impl Design {
             }
         }
         let n = y.len();
-        let file = table.source().display().to_string();
+        let file = table.source().to_string();
         let model = format!("{} ~ {}", formula.response, formula.predictors.join(" + "));
         if n <= p {
             return Err(UtilityError::Model(format!(
@@ -596,7 +596,7 @@ fn positive_level(
     };
     if lv.len() != 2 {
         return Err(UtilityError::Column {
-            file: tables[0].source().display().to_string(),
+            file: tables[0].source().to_string(),
             column: formula.response.clone(),
             message: format!(
                 "has {} observed categories ({}); a logistic model needs exactly two",

@@ -238,7 +238,7 @@ impl LinkageSpec {
         released_name: &dyn Fn(&str) -> String,
     ) -> Result<(), SpecError> {
         let mut p = self.problems();
-        let file = |t: &Table| t.source().display().to_string();
+        let file = |t: &Table| t.source().to_string();
         let check_col = |key: &str, t: &Table, name: &str, p: &mut Vec<String>| -> bool {
             if name.is_empty() {
                 return false;

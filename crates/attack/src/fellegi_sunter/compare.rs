@@ -329,7 +329,7 @@ impl Prepared {
                     Some(v) => v,
                     None => {
                         views.push(derived_view(e, &dict).map_err(|m| AttackError::Column {
-                            file: intruder.source().display().to_string(),
+                            file: intruder.source().to_string(),
                             name: spec.column.clone(),
                             message: m,
                         })?);
@@ -367,7 +367,7 @@ impl Prepared {
                                     (released, rc.name()),
                                 );
                                 return Err(AttackError::Column {
-                                    file: t.source().display().to_string(),
+                                    file: t.source().to_string(),
                                     name: col.to_string(),
                                     message: format!(
                                         "row {}: '{s}' is not a date YYYY-MM-DD (needed by a 'date' level; give format = \"…\" for another format)",

@@ -81,13 +81,13 @@ fn check_sizes(intruder: &Table, released: &Table) -> Result<(), AttackError> {
         let n = t.nrows();
         if n == 0 {
             return Err(AttackError::Empty {
-                file: t.source().display().to_string(),
+                file: t.source().to_string(),
                 which,
             });
         }
         if n >= u32::MAX as usize {
             return Err(AttackError::Column {
-                file: t.source().display().to_string(),
+                file: t.source().to_string(),
                 name: String::new(),
                 message: format!("{n} records: at most {} are supported", u32::MAX - 1),
             });

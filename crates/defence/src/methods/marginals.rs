@@ -86,7 +86,7 @@ impl Defence for IndependentMarginals {
             let rows: Vec<usize> = (0..n).map(|_| rng.gen_range(0..n_in)).collect();
             columns.push(col.take(&rows));
         }
-        let out = Table::new(table.source().to_path_buf(), columns)?;
+        let out = Table::new(table.source(), columns)?;
         Ok(Masked {
             table: out,
             kept_rows: None,

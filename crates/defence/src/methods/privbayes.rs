@@ -625,7 +625,7 @@ impl Defence for PrivBayes {
         for ((col, a), c) in table.columns().iter().zip(&attrs).zip(&codes) {
             columns.push(column_of(col, a, c, rng)?);
         }
-        let out = Table::new(table.source().to_path_buf(), columns)?;
+        let out = Table::new(table.source(), columns)?;
         let names =
             |v: &[usize]| -> Vec<&str> { v.iter().map(|&i| table.columns()[i].name()).collect() };
         let details = json!({

@@ -19,7 +19,7 @@ fn on_released_columns(table: &Table, released: &Table) -> Result<Table, RunnerE
         .into_iter()
         .filter_map(|n| table.column(n).ok().cloned())
         .collect();
-    Ok(Table::new(table.source().to_path_buf(), columns)?)
+    Ok(Table::new(table.source(), columns)?)
 }
 
 /// Every question of the experiment, asked of `released` (no truth columns) about `original`

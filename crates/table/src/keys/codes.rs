@@ -506,7 +506,7 @@ fn distinct_observed(codes: &[u32], card: u32) -> usize {
 fn check_rows(table: &Table, column: &str) -> Result<(), DataError> {
     if table.nrows() >= MISSING as usize {
         return Err(DataError::Column {
-            file: table.source().to_path_buf(),
+            file: table.source().error_file(),
             name: column.to_string(),
             message: format!(
                 "{} records; key coding supports at most {}",

@@ -35,7 +35,10 @@ pub struct CsvFile {
 impl std::fmt::Debug for CsvFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (label, kind) = match &self.parse {
-            Parse::Ready(ds) => (ds.table.source().to_path_buf(), "table"),
+            Parse::Ready(ds) => (
+                std::path::PathBuf::from(ds.table.source().as_str()),
+                "table",
+            ),
             Parse::Chunks(p) => (p.label.clone(), "chunks"),
         };
         f.debug_struct("CsvFile")
