@@ -17,10 +17,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .display()
             .to_string()
     }));
-    let g = intruder_synth::find(name)?;
-    let params = g.parse_params(None, &sets)?;
-    g.generate(&params, seed, &dir)?;
-    println!("{name} seed {seed} {}", params.describe());
+    let g = intruder_synth::parse(name, None, &sets)?;
+    g.generate(seed, &dir)?;
+    println!("{name} seed {seed} {}", g.params().describe());
     for f in intruder_synth::figures::compute(name, &dir)? {
         let published = g
             .published()

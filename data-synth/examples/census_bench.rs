@@ -22,10 +22,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .get(2)
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("intruder-census-bench"));
-    let g = intruder_synth::find("census")?;
-    let params = g.parse_params(Some(rows), &[format!("keys={keys}")])?;
+    let g = intruder_synth::parse("census", Some(rows), &[format!("keys={keys}")])?;
     let start = Instant::now();
-    let files = g.generate(&params, 1, &dir)?;
+    let files = g.generate(1, &dir)?;
     let secs = start.elapsed().as_secs_f64();
     let bytes: u64 = files
         .iter()

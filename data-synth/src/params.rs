@@ -1,31 +1,29 @@
 //! Generator parameters on the workspace's shared parameter layer
 //! ([`intruder_data::params`]): every generator declares its parameters once as a static slice
 //! of [`ParamSpec`] (kinds integer or number with a [`Range`], choice or bool; default and doc),
-//! and the validated values ([`Params`]) are read through a
+//! and its registry entry's builder reads the validated values ([`Params::read`]) through a
 //! [`ParamReader`](intruder_data::params::ParamReader) from a TOML table — the experiment's
-//! `[data] params = {…}` as it is, the command line's `--set key=value` through
-//! [`parse_assignments`](intruder_data::params::parse_assignments). Every problem (unknown key
-//! with a did-you-mean, wrong type, out of range, a key given twice) is reported at once with
-//! its path, before any work starts.
+//! `[data] params = {…}` as it is ([`crate::configure`]), the command line's `--set key=value`
+//! through [`parse_assignments`](intruder_data::params::parse_assignments) ([`crate::parse`]).
+//! Every problem (unknown key with a did-you-mean, wrong type, out of range, a key given twice)
+//! is reported at once with its path, before any work starts.
 //!
 //! ```
-//! use intruder_synth::find;
-//! let g = find("census").unwrap();
 //! let t: toml::Table = "keys = 31\nfracton = 0.1".parse().unwrap();
-//! let err = g.parse_table(None, &t, "data.params").unwrap_err().to_string();
+//! let err = intruder_synth::configure("census", None, &t, "data.params").unwrap_err().to_string();
 //! assert!(err.contains("data.params.keys: expected a value in [1, 30], found 31"));
 //! assert!(err.contains("data.params.fracton: unknown key (did you mean 'fraction'?)"));
-//! let p = g.parse_table(Some(5000), &toml::Table::new(), "").unwrap();
-//! assert_eq!((p.int("n"), p.int("keys")), (5000, 20));
+//! let g = intruder_synth::configure("census", Some(5000), &toml::Table::new(), "").unwrap();
+//! assert_eq!((g.params().int("n"), g.params().int("keys")), (5000, 20));
 //! ```
 
 use std::collections::BTreeMap;
 use std::fmt;
 
+use intruder_data::params::{Entry, ParamReader, Problem, ReadContext, parse_assignments};
 pub use intruder_data::params::{ParamKind, ParamSpec, Range};
-use intruder_data::params::{ParamReader, Problem, ReadContext, parse_assignments};
 
-use crate::SynthError;
+use crate::{Generator, SynthError};
 
 /// A validated parameter value.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,125 +92,144 @@ fn read_one(r: &mut ParamReader<'_>, spec: &'static ParamSpec) -> Option<Value> 
     }
 }
 
+/// `table` with the size `n` (`--n`, `[data] n`) set as the parameter `n`, and the problems of
+/// doing so (no such parameter; given twice).
+fn with_size(
+    entry: &Entry<dyn Generator>,
+    n: Option<u64>,
+    table: &toml::Table,
+    prefix: &str,
+) -> (toml::Table, Vec<Problem>) {
+    let path = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
+    let mut merged = table.clone();
+    let mut problems = Vec::new();
+    if let Some(n) = n {
+        match entry.params.iter().find(|s| s.name == SIZE) {
+            None => problems.push(problem(
+                path(SIZE),
+                format!("generator '{}' has no size parameter n", entry.name),
+            )),
+            Some(_) if table.contains_key(SIZE) => problems.push(problem(
+                path(SIZE),
+                "given twice: as the size (--n, [data] n) and as a parameter; give it once",
+            )),
+            Some(_) => match i64::try_from(n) {
+                Ok(v) => {
+                    merged.insert(SIZE.into(), toml::Value::Integer(v));
+                }
+                Err(_) => problems.push(problem(path(SIZE), format!("{n} is too large"))),
+            },
+        }
+    }
+    (merged, problems)
+}
+
+/// The generator of `entry` configured from `table` and the size `n` ([`crate::configure`]).
+pub(crate) fn configure(
+    entry: &Entry<dyn Generator>,
+    n: Option<u64>,
+    table: &toml::Table,
+    prefix: &str,
+) -> Result<Box<dyn Generator>, SynthError> {
+    let (merged, mut problems) = with_size(entry, n, table, prefix);
+    let built = entry.configure(&merged, prefix, ReadContext::default(), &[]);
+    match built {
+        Ok(b) if problems.is_empty() => return Ok(b.method),
+        Ok(_) => {}
+        Err(more) => problems.extend(more),
+    }
+    Err(SynthError::Params {
+        generator: entry.name.to_string(),
+        problems,
+    })
+}
+
+/// The generator of `entry` configured from `key=value` strings and the size `n`
+/// ([`crate::parse`]).
+pub(crate) fn parse<S: AsRef<str>>(
+    entry: &Entry<dyn Generator>,
+    n: Option<u64>,
+    sets: &[S],
+) -> Result<Box<dyn Generator>, SynthError> {
+    let mut table = toml::Table::new();
+    let mut problems = Vec::new();
+    for item in sets {
+        let item = item.as_ref().to_string();
+        match parse_assignments(std::slice::from_ref(&item)) {
+            Ok(t) => {
+                for (k, v) in t {
+                    if table.contains_key(&k) {
+                        problems.push(problem(k, "given more than once"));
+                    } else {
+                        table.insert(k, v);
+                    }
+                }
+            }
+            Err(e) => problems.push(problem(String::new(), e)),
+        }
+    }
+    match configure(entry, n, &table, "") {
+        Ok(g) if problems.is_empty() => Ok(g),
+        Ok(_) => Err(SynthError::Params {
+            generator: entry.name.to_string(),
+            problems,
+        }),
+        Err(SynthError::Params { problems: more, .. }) => {
+            problems.extend(more);
+            Err(SynthError::Params {
+                generator: entry.name.to_string(),
+                problems,
+            })
+        }
+        Err(e) => Err(e),
+    }
+}
+
 impl Params {
-    /// Reads and validates the parameters of generator `generator` with specification `specs`
-    /// from `table` (keys absent take their default); `n` (from `--n` or `[data] n`) sets the
-    /// parameter `n`. Every problem is reported at once, each with its path under `prefix`
-    /// (`data.params.keys`; empty on the command line).
-    pub fn from_table(
+    /// Reads every parameter of `specs` (generator `generator`'s) through `r`: a key given is
+    /// read and checked (kind, range, choice), an absent one takes its declared default, read
+    /// the same way. `None` when any given value is wrong (the problems are in `r`). What each
+    /// generator's registry entry builds with.
+    pub fn read(
+        r: &mut ParamReader<'_>,
         generator: &'static str,
         specs: &'static [ParamSpec],
-        n: Option<u64>,
-        table: &toml::Table,
-        prefix: &str,
-    ) -> Result<Params, SynthError> {
-        let path = |k: &str| {
-            if prefix.is_empty() {
-                k.to_string()
-            } else {
-                format!("{prefix}.{k}")
-            }
-        };
-        let mut problems = Vec::new();
-        // Defaults first, then what was given: every value goes through the same checks.
-        let mut merged = toml::Table::new();
+    ) -> Option<Params> {
+        let mut defaults = toml::Table::new();
         for s in specs {
-            merged.insert(
+            defaults.insert(
                 s.name.to_string(),
                 intruder_data::params::parse_value_text(s.default),
             );
         }
-        let mut explicit: Vec<&'static str> = Vec::new();
-        for (k, v) in table {
-            merged.insert(k.clone(), v.clone());
-            if let Some(s) = specs.iter().find(|s| s.name == k) {
-                explicit.push(s.name);
-            }
-        }
-        if let Some(n) = n {
-            match specs.iter().find(|s| s.name == SIZE) {
-                None => problems.push(problem(
-                    path(SIZE),
-                    format!("generator '{generator}' has no size parameter n"),
-                )),
-                Some(_) if table.contains_key(SIZE) => problems.push(problem(
-                    path(SIZE),
-                    "given twice: as the size (--n, [data] n) and as a parameter; give it once",
-                )),
-                Some(s) => match i64::try_from(n) {
-                    Ok(v) => {
-                        merged.insert(SIZE.into(), toml::Value::Integer(v));
-                        explicit.push(s.name);
-                    }
-                    Err(_) => problems.push(problem(path(SIZE), format!("{n} is too large"))),
-                },
-            }
-        }
-        let mut r = ParamReader::new(&merged, prefix, &[specs], ReadContext::default());
+        let mut from_defaults =
+            ParamReader::new(&defaults, "default", &[specs], ReadContext::default());
         let mut values = BTreeMap::new();
+        let mut explicit = Vec::new();
         for s in specs {
-            if let Some(v) = read_one(&mut r, s) {
+            let v = if r.has(s.name) {
+                explicit.push(s.name);
+                read_one(r, s)
+            } else {
+                read_one(&mut from_defaults, s)
+            };
+            if let Some(v) = v {
                 values.insert(s.name, v);
             }
         }
-        problems.extend(r.finish().problems);
-        if problems.is_empty() {
-            explicit.sort_unstable();
-            explicit.dedup();
-            Ok(Params {
-                generator,
-                values,
-                explicit,
-            })
-        } else {
-            Err(SynthError::Params {
-                generator: generator.to_string(),
-                problems,
-            })
-        }
-    }
-
-    /// Reads `key=value` strings (the command line's `--set`; each value read as TOML, else as
-    /// text, see [`parse_assignments`]) and validates them as [`Params::from_table`] does.
-    /// Malformed items and keys given twice are reported with the other problems.
-    pub fn parse<S: AsRef<str>>(
-        generator: &'static str,
-        specs: &'static [ParamSpec],
-        n: Option<u64>,
-        sets: &[S],
-    ) -> Result<Params, SynthError> {
-        let mut table = toml::Table::new();
-        let mut problems = Vec::new();
-        for item in sets {
-            let item = item.as_ref().to_string();
-            match parse_assignments(std::slice::from_ref(&item)) {
-                Ok(t) => {
-                    for (k, v) in t {
-                        if table.contains_key(&k) {
-                            problems.push(problem(k, "given more than once"));
-                        } else {
-                            table.insert(k, v);
-                        }
-                    }
-                }
-                Err(e) => problems.push(problem(String::new(), e)),
-            }
-        }
-        match Params::from_table(generator, specs, n, &table, "") {
-            Ok(p) if problems.is_empty() => Ok(p),
-            Ok(_) => Err(SynthError::Params {
-                generator: generator.to_string(),
-                problems,
-            }),
-            Err(SynthError::Params { problems: more, .. }) => {
-                problems.extend(more);
-                Err(SynthError::Params {
-                    generator: generator.to_string(),
-                    problems,
-                })
-            }
-            Err(e) => Err(e),
-        }
+        let defaults_ok = from_defaults.finish().problems;
+        debug_assert!(defaults_ok.is_empty(), "{generator}: {defaults_ok:?}");
+        (r.ok() && values.len() == specs.len()).then_some(Params {
+            generator,
+            values,
+            explicit,
+        })
     }
 
     /// Name of the generator these parameters were validated for.
@@ -294,6 +311,56 @@ mod tests {
         ParamSpec::new("flag", ParamKind::Bool, "flag").default_value("true"),
     ];
 
+    /// A generator that writes nothing: its parameters are all there is to it.
+    #[derive(Debug)]
+    struct Bare(Params);
+
+    impl Generator for Bare {
+        fn name(&self) -> &'static str {
+            self.0.generator()
+        }
+        fn description(&self) -> &'static str {
+            ""
+        }
+        fn published(&self) -> &'static [(&'static str, &'static str)] {
+            &[]
+        }
+        fn params(&self) -> &Params {
+            &self.0
+        }
+        fn schemas(&self, _seed: u64) -> Result<Vec<(String, crate::Schema)>, SynthError> {
+            Ok(Vec::new())
+        }
+        fn generate(
+            &self,
+            _seed: u64,
+            _out: &std::path::Path,
+        ) -> Result<Vec<std::path::PathBuf>, SynthError> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn entry(name: &'static str, specs: &'static [ParamSpec]) -> Entry<dyn Generator> {
+        Entry {
+            name,
+            summary: "",
+            reference: "",
+            params: specs,
+            figures: &[],
+            build: if name == "g" { build_g } else { build_h },
+        }
+    }
+
+    fn build_g(r: &mut ParamReader) -> Option<Box<dyn Generator>> {
+        Some(Box::new(Bare(Params::read(r, "g", SPECS)?)))
+    }
+
+    static NO_N: &[ParamSpec] = &[ParamSpec::new("k", ParamKind::Integer, "k").default_value("1")];
+
+    fn build_h(r: &mut ParamReader) -> Option<Box<dyn Generator>> {
+        Some(Box::new(Bare(Params::read(r, "h", NO_N)?)))
+    }
+
     fn messages(e: SynthError) -> Vec<String> {
         match e {
             SynthError::Params { problems, .. } => {
@@ -305,13 +372,14 @@ mod tests {
 
     #[test]
     fn defaults_values_and_explicit() {
-        let p = Params::parse("g", SPECS, None, &["p=1", "mode=b"]).unwrap();
+        let g = parse(&entry("g", SPECS), None, &["p=1", "mode=b"]).unwrap();
+        let p = g.params();
         assert_eq!(p.describe(), "flag=true mode=b n=10 p=1");
         assert!(p.is_explicit("p") && p.is_explicit("mode") && !p.is_explicit("n"));
         assert_eq!(p.float("p"), 1.0);
-        let p = Params::parse::<&str>("g", SPECS, Some(7), &[]).unwrap();
-        assert_eq!(p.int("n"), 7);
-        assert!(p.is_explicit("n"));
+        let g = parse::<&str>(&entry("g", SPECS), Some(7), &[]).unwrap();
+        assert_eq!(g.params().int("n"), 7);
+        assert!(g.params().is_explicit("n"));
     }
 
     #[test]
@@ -319,7 +387,7 @@ mod tests {
         let t: toml::Table = "n = 0\np = \"x\"\nmode = \"c\"\nflag = 1\nflg = 2"
             .parse()
             .unwrap();
-        let m = messages(Params::from_table("g", SPECS, None, &t, "data.params").unwrap_err());
+        let m = messages(configure(&entry("g", SPECS), None, &t, "data.params").unwrap_err());
         assert_eq!(
             m,
             vec![
@@ -335,19 +403,17 @@ mod tests {
     #[test]
     fn size_given_twice_or_without_a_size_parameter() {
         let t: toml::Table = "n = 5".parse().unwrap();
-        let m = messages(Params::from_table("g", SPECS, Some(6), &t, "").unwrap_err());
+        let m = messages(configure(&entry("g", SPECS), Some(6), &t, "").unwrap_err());
         assert_eq!(m.len(), 1);
         assert!(m[0].starts_with("n: given twice"), "{m:?}");
-        static NO_N: &[ParamSpec] =
-            &[ParamSpec::new("k", ParamKind::Integer, "k").default_value("1")];
-        let m = messages(Params::parse::<&str>("h", NO_N, Some(3), &[]).unwrap_err());
+        let m = messages(parse::<&str>(&entry("h", NO_N), Some(3), &[]).unwrap_err());
         assert_eq!(m, vec!["n: generator 'h' has no size parameter n"]);
     }
 
     #[test]
     fn malformed_and_repeated_assignments_are_reported_with_the_rest() {
         let m =
-            messages(Params::parse("g", SPECS, None, &["oops", "n=2", "n=3", "p=2"]).unwrap_err());
+            messages(parse(&entry("g", SPECS), None, &["oops", "n=2", "n=3", "p=2"]).unwrap_err());
         assert_eq!(
             m,
             vec![

@@ -62,30 +62,24 @@ fn wealth_is_strongly_correlated_across_waves_and_links_can_be_withheld() {
 
 #[test]
 fn moved_below_the_followed_up_twice_share_is_an_error() {
-    let g = intruder_synth::find("household-panel").expect("registered");
-    let p = g
-        .parse_params(
-            None,
-            &["n=100".into(), "retention=1".into(), "split=0.5".into()],
-        )
-        .expect("values in range");
+    let g = intruder_synth::parse(
+        "household-panel",
+        None,
+        &["n=100", "retention=1", "split=0.5"],
+    )
+    .expect("values in range");
     let dir = tempfile::tempdir().expect("tempdir");
     // 100 wave-2 households with 50 split: 6 pairs -> needs 94 wave-1 households: fine;
     // with nonunique=1 there are 25 pairs and moved must cover them.
-    assert!(g.generate(&p, 1, dir.path()).is_ok());
-    let p = g
-        .parse_params(
-            None,
-            &[
-                "n=100".into(),
-                "nonunique=1".into(),
-                "moved=0.1".into(),
-                "split=0.5".into(),
-            ],
-        )
-        .expect("values in range");
+    assert!(g.generate(1, dir.path()).is_ok());
+    let g = intruder_synth::parse(
+        "household-panel",
+        None,
+        &["n=100", "nonunique=1", "moved=0.1", "split=0.5"],
+    )
+    .expect("values in range");
     let err = g
-        .generate(&p, 1, dir.path().join("x").as_path())
+        .generate(1, dir.path().join("x").as_path())
         .expect_err("moved too small");
     assert!(err.to_string().contains("moved"), "{err}");
 }

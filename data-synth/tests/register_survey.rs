@@ -129,16 +129,15 @@ fn the_population_holds_the_register_sample_and_leaves_the_other_files_alone() {
 
 #[test]
 fn a_population_smaller_than_the_sample_is_an_error() {
-    let g = intruder_synth::find("register-survey").expect("registered");
-    let p = g
-        .parse_params(
-            None,
-            &["n=100".into(), "twins=10".into(), "population=50".into()],
-        )
-        .expect("values in range");
+    let g = intruder_synth::parse(
+        "register-survey",
+        None,
+        &["n=100", "twins=10", "population=50"],
+    )
+    .expect("values in range");
     let dir = tempfile::tempdir().expect("tempdir");
     let e = g
-        .generate(&p, 1, dir.path())
+        .generate(1, dir.path())
         .expect_err("too small")
         .to_string();
     assert!(

@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::{contents, generate};
-use intruder_synth::{SynthError, find, generators};
+use intruder_synth::{SynthError, configure, find, generators, parse};
 
 /// Small settings per generator so every test here is fast.
 fn small(name: &str) -> Vec<&'static str> {
@@ -20,20 +20,20 @@ fn small(name: &str) -> Vec<&'static str> {
 #[test]
 fn same_seed_same_bytes_other_seed_other_bytes() {
     for g in generators() {
-        let sets = small(g.name());
-        let (d1, f1) = generate(g.name(), 42, &sets);
-        let (d2, _) = generate(g.name(), 42, &sets);
-        let (d3, _) = generate(g.name(), 43, &sets);
+        let sets = small(g.name);
+        let (d1, f1) = generate(g.name, 42, &sets);
+        let (d2, _) = generate(g.name, 42, &sets);
+        let (d3, _) = generate(g.name, 43, &sets);
         let (c1, c2, c3) = (
             contents(d1.path()),
             contents(d2.path()),
             contents(d3.path()),
         );
-        assert_eq!(c1, c2, "{}: same seed, different bytes", g.name());
+        assert_eq!(c1, c2, "{}: same seed, different bytes", g.name);
         assert!(!f1.is_empty());
         for ((name, a), (_, b)) in c1.iter().zip(&c3) {
             if name.ends_with(".csv") {
-                assert_ne!(a, b, "{}: {name} identical under another seed", g.name());
+                assert_ne!(a, b, "{}: {name} identical under another seed", g.name);
             }
         }
     }
@@ -42,7 +42,7 @@ fn same_seed_same_bytes_other_seed_other_bytes() {
 #[test]
 fn every_csv_has_a_schema_with_a_truth_column_matching_its_header() {
     for g in generators() {
-        let (dir, files) = generate(g.name(), 1, &small(g.name()));
+        let (dir, files) = generate(g.name, 1, &small(g.name));
         let csvs: Vec<_> = files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "csv"))
@@ -53,7 +53,7 @@ fn every_csv_has_a_schema_with_a_truth_column_matching_its_header() {
             let schema = std::fs::read_to_string(&schema_path).expect("schema next to csv");
             assert!(schema.starts_with(&format!(
                 "# written by intruder synth {} (seed 1, data version {})\n",
-                g.name(),
+                g.name,
                 intruder_synth::DATA_VERSION
             )));
             assert!(schema.contains("delimiter = \",\"\nmissing = [\"\"]\n"));
@@ -91,7 +91,7 @@ fn unknown_generator_lists_the_valid_names() {
     let err = find("no-such").err().expect("unknown");
     let text = err.to_string();
     for g in generators() {
-        assert!(text.contains(g.name()), "{text}");
+        assert!(text.contains(g.name), "{text}");
     }
     assert!(matches!(err, SynthError::UnknownGenerator { .. }));
 }
@@ -99,20 +99,15 @@ fn unknown_generator_lists_the_valid_names() {
 #[test]
 fn unknown_parameter_lists_the_valid_ones() {
     for g in generators() {
-        let err = g
-            .parse_params(None, &["colour=blue".into()])
-            .expect_err("unknown");
+        let err = parse(g.name, None, &["colour=blue"]).expect_err("unknown");
         let text = err.to_string();
         assert!(text.contains("colour: unknown key"), "{text}");
-        for p in g.params() {
-            assert!(text.contains(p.name), "{}: {text}", g.name());
+        for p in g.params {
+            assert!(text.contains(p.name), "{}: {text}", g.name);
         }
     }
     // A near name is suggested.
-    let err = find("census")
-        .expect("registered")
-        .parse_params(None, &["fracton=0.1".into()])
-        .expect_err("typo");
+    let err = parse("census", None, &["fracton=0.1"]).expect_err("typo");
     assert!(
         err.to_string()
             .contains("fracton: unknown key (did you mean 'fraction'?)"),
@@ -122,18 +117,12 @@ fn unknown_parameter_lists_the_valid_ones() {
 
 #[test]
 fn out_of_range_values_are_errors_and_all_are_reported() {
-    let g = find("survey-panel").expect("registered");
-    let err = g
-        .parse_params(
-            None,
-            &[
-                "n=-5".into(),
-                "income_missing=1.5".into(),
-                "fill_jitter=abc".into(),
-                "oops".into(),
-            ],
-        )
-        .expect_err("invalid");
+    let err = parse(
+        "survey-panel",
+        None,
+        &["n=-5", "income_missing=1.5", "fill_jitter=abc", "oops"],
+    )
+    .expect_err("invalid");
     let text = err.to_string();
     assert!(
         text.contains("n: expected a value in [1, 10000000], found -5"),
@@ -148,30 +137,28 @@ fn out_of_range_values_are_errors_and_all_are_reported() {
         "{text}"
     );
     assert!(text.contains("--set 'oops': expected KEY=VALUE"), "{text}");
-    let g = find("census").expect("registered");
-    assert!(g.parse_params(Some(0), &[]).is_err());
-    assert!(g.parse_params(None, &["keys=31".into()]).is_err());
-    assert!(g.parse_params(None, &["preset=other".into()]).is_err());
-    assert!(g.parse_params(None, &["n=5".into(), "n=6".into()]).is_err());
-    assert!(g.parse_params(Some(5), &["n=6".into()]).is_err());
+    assert!(parse::<&str>("census", Some(0), &[]).is_err());
+    assert!(parse("census", None, &["keys=31"]).is_err());
+    assert!(parse("census", None, &["preset=other"]).is_err());
+    assert!(parse("census", None, &["n=5", "n=6"]).is_err());
+    assert!(parse("census", Some(5), &["n=6"]).is_err());
 }
 
 #[test]
 fn a_table_is_read_as_given_with_paths() {
-    let g = find("household-panel").expect("registered");
     let t: toml::Table = "links = false\nsplit = 0.1\nretention = 2"
         .parse()
         .expect("toml");
-    let err = g
-        .parse_table(Some(100), &t, "data.params")
-        .expect_err("retention > 1");
+    let err =
+        configure("household-panel", Some(100), &t, "data.params").expect_err("retention > 1");
     let text = err.to_string();
     assert!(
         text.contains("data.params.retention: expected a value in [0, 1], found 2"),
         "{text}"
     );
     let t: toml::Table = "links = false\nsplit = 0.1".parse().expect("toml");
-    let p = g.parse_table(Some(100), &t, "data.params").expect("valid");
+    let g = configure("household-panel", Some(100), &t, "data.params").expect("valid");
+    let p = g.params();
     assert_eq!(
         p.describe(),
         "links=false moved=0.137 n=100 nonunique=0.123 retention=0.659267 split=0.1 \
@@ -179,10 +166,8 @@ fn a_table_is_read_as_given_with_paths() {
     );
     assert!(p.is_explicit("n") && p.is_explicit("links") && !p.is_explicit("moved"));
     // The same values through --set give the same parameters.
-    let q = g
-        .parse_params(Some(100), &["links=false".into(), "split=0.1".into()])
-        .expect("valid");
-    assert_eq!(p.describe(), q.describe());
+    let q = parse("household-panel", Some(100), &["links=false", "split=0.1"]).expect("valid");
+    assert_eq!(p.describe(), q.params().describe());
 }
 
 #[test]
@@ -201,25 +186,23 @@ fn readme_parameter_table_is_generated_from_the_registry() {
 #[test]
 fn defaults_are_valid_and_documented() {
     for g in generators() {
-        assert!(g.parse_params(None, &[]).is_ok(), "{}", g.name());
-        assert!(!g.description().is_empty());
-        assert!(!g.published().is_empty());
-        assert!(!g.summary().is_empty() && !g.reference().is_empty());
-        for p in g.params() {
-            assert!(!p.doc.is_empty(), "{}.{}", g.name(), p.name);
-            assert!(!p.default.is_empty(), "{}.{}", g.name(), p.name);
+        let built = parse::<&str>(g.name, None, &[]).expect("the defaults are valid");
+        assert_eq!(built.name(), g.name);
+        assert!(!built.description().is_empty());
+        assert!(!built.published().is_empty());
+        assert!(!g.summary.is_empty() && !g.reference.is_empty());
+        for p in g.params {
+            assert!(!p.doc.is_empty(), "{}.{}", g.name, p.name);
+            assert!(!p.default.is_empty(), "{}.{}", g.name, p.name);
         }
     }
 }
 
 #[test]
 fn a_failing_generator_writes_nothing() {
-    let g = find("census").expect("registered");
-    let p = g
-        .parse_params(None, &["n=10".into(), "sample=20".into()])
-        .expect("each value in range");
+    let g = parse("census", None, &["n=10", "sample=20"]).expect("each value in range");
     let dir = tempfile::tempdir().expect("tempdir");
-    let err = g.generate(&p, 1, dir.path()).expect_err("sample > n");
+    let err = g.generate(1, dir.path()).expect_err("sample > n");
     assert!(err.to_string().contains("sample=20"), "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
 }
@@ -248,12 +231,11 @@ fn declared_schemas_are_the_schemas_written() {
         ("linkage-pair", &["n=40"]),
     ];
     for &(name, sets) in cases {
-        let g = intruder_synth::find(name).unwrap();
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let params = g.parse_params(None, &sets).unwrap();
+        let g = parse(name, None, &sets).unwrap();
         let declared = intruder_synth::schemas(name, None, &sets, 7).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let files = g.generate(&params, 7, dir.path()).unwrap();
+        let files = g.generate(7, dir.path()).unwrap();
         let csv: Vec<String> = files
             .iter()
             .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))

@@ -93,17 +93,14 @@ fn missing_income_category_implies_missing_income() {
 
 #[test]
 fn income_category_above_income_missing_is_rejected() {
-    let g = intruder_synth::find("survey-panel").expect("registered");
-    let p = g
-        .parse_params(
-            None,
-            &["income_missing=0.1".into(), "income_cat_missing=0.2".into()],
-        )
-        .expect("each value is in range");
+    let g = intruder_synth::parse(
+        "survey-panel",
+        None,
+        &["income_missing=0.1", "income_cat_missing=0.2"],
+    )
+    .expect("each value is in range");
     let dir = tempfile::tempdir().expect("tempdir");
-    let err = g
-        .generate(&p, 1, dir.path())
-        .expect_err("inconsistent shares");
+    let err = g.generate(1, dir.path()).expect_err("inconsistent shares");
     assert!(err.to_string().contains("income_cat_missing"));
     assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
 }

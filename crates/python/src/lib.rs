@@ -992,16 +992,13 @@ fn utility(
 type SynthOut = (Vec<(String, ArrowTable)>, String);
 
 fn synth_impl(name: &str, n: Option<u64>, seed: u64, table: toml::Table) -> Result<SynthOut> {
-    let generator = intruder_synth::find(name)?;
-    let params = generator
-        .parse_table(n, &table, "")
-        .map_err(|e| anyhow!("{e}"))?;
+    let generator = intruder_synth::configure(name, n, &table, "").map_err(|e| anyhow!("{e}"))?;
     // The generators stream to files (they are built for 10^7 rows); they are read back from a
     // temporary directory that is removed at once.
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
     let out = dir.path().join(name);
     let files = generator
-        .generate(&params, seed, &out)
+        .generate(seed, &out)
         .with_context(|| format!("generating {name}"))?;
     let mut tables = Vec::new();
     for f in files {
@@ -1018,7 +1015,7 @@ fn synth_impl(name: &str, n: Option<u64>, seed: u64, table: toml::Table) -> Resu
         let ds = intruder_data::load(&f, &Input::default())?;
         tables.push((stem.to_string(), table_of(&ds)?));
     }
-    Ok((tables, params.describe()))
+    Ok((tables, generator.params().describe()))
 }
 
 /// A synthetic data set: ([(file stem, table)], parameters as text).

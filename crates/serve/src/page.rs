@@ -33,7 +33,7 @@ const ORDER: [&str; 16] = [
 pub fn generator_files() -> Value {
     let mut out = serde_json::Map::new();
     for g in intruder_synth::generators() {
-        let files = match intruder_synth::schemas(g.name(), None, &[], 1) {
+        let files = match intruder_synth::schemas(g.name, None, &[], 1) {
             Ok(files) => files,
             Err(_) => continue,
         };
@@ -54,7 +54,7 @@ pub fn generator_files() -> Value {
                 json!({"file": file, "columns": columns})
             })
             .collect();
-        out.insert(g.name().to_string(), Value::Array(files));
+        out.insert(g.name.to_string(), Value::Array(files));
     }
     Value::Object(out)
 }

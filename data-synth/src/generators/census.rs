@@ -21,11 +21,16 @@ use rand_distr::{Binomial, Distribution};
 use crate::dist::{Categorical, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `census` generator.
-#[derive(Debug, Clone, Copy)]
-pub struct Census;
+#[derive(Debug, Clone)]
+pub struct Census {
+    /// The validated parameters.
+    params: Params,
+}
 
 /// Number of categories of keys `k01..k30`: skewed sizes, several above ten.
 pub const KEY_CATEGORIES: [usize; 30] = [
@@ -295,15 +300,28 @@ fn multinomial(r: &mut impl Rng, n: u64, shares: &[f64]) -> Vec<u64> {
     out
 }
 
+/// Registry entry.
+pub const ENTRY: Entry<dyn Generator> = Entry {
+    name: NAME,
+    summary: "Dalenius-style population with many skewed, dependent keys and a weighted sample; preset drug-survey",
+    reference: "Dalenius (1986) population uniqueness; youth drug-use survey (1,502 respondents, 126 age x sex x region x status classes)",
+    params: PARAMS,
+    figures: &[],
+    build,
+};
+
+/// The generator's name.
+const NAME: &str = "census";
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Generator>> {
+    Some(Box::new(Census {
+        params: Params::read(r, NAME, PARAMS)?,
+    }))
+}
+
 impl Generator for Census {
     fn name(&self) -> &'static str {
-        "census"
-    }
-    fn summary(&self) -> &'static str {
-        "Dalenius-style population with many skewed, dependent keys and a weighted sample; preset drug-survey"
-    }
-    fn reference(&self) -> &'static str {
-        "Dalenius (1986) population uniqueness; youth drug-use survey (1,502 respondents, 126 age x sex x region x status classes)"
+        NAME
     }
     fn description(&self) -> &'static str {
         "Dalenius-style population: N records with P skewed, mutually dependent categorical \
@@ -313,25 +331,22 @@ impl Generator for Census {
          minority/aboriginal 3 = 126 classes; 1,502 respondents stratified by region). \
          Writes population.csv and sample.csv (+ schemas)."
     }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
+    fn params(&self) -> &Params {
+        &self.params
     }
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
-    fn schemas(&self, params: &Params, seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+    fn schemas(&self, seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        let params = &self.params;
         let (pop, sample) = file_schemas(&self.plan(params, seed)?);
         Ok(vec![
             ("population.csv".into(), pop),
             ("sample.csv".into(), sample),
         ])
     }
-    fn generate(
-        &self,
-        params: &Params,
-        seed: u64,
-        out_dir: &Path,
-    ) -> Result<Vec<PathBuf>, SynthError> {
+    fn generate(&self, seed: u64, out_dir: &Path) -> Result<Vec<PathBuf>, SynthError> {
+        let params = &self.params;
         let plan = self.plan(params, seed)?;
         let mut out = OutputSet::new(out_dir)?;
         let (pop_schema, sample_schema) = file_schemas(&plan);

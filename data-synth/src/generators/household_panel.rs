@@ -16,11 +16,16 @@ use rand::seq::SliceRandom;
 use crate::dist::{Categorical, chance, normal, pick, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `household-panel` generator.
-#[derive(Debug, Clone, Copy)]
-pub struct HouseholdPanel;
+#[derive(Debug, Clone)]
+pub struct HouseholdPanel {
+    /// The validated parameters.
+    params: Params,
+}
 
 /// Number of output areas.
 pub const AREAS: usize = 53;
@@ -282,15 +287,28 @@ impl HouseholdPanel {
     }
 }
 
+/// Registry entry.
+pub const ENTRY: Entry<dyn Generator> = Entry {
+    name: NAME,
+    summary: "WAS-like two-wave household panel with split households and a releasable link",
+    reference: "Mitra, Blanchard, Dove, Tudor & Spicer (2020), Wealth and Assets Survey waves 1-2 (§3, Table 1)",
+    params: PARAMS,
+    figures: &[],
+    build,
+};
+
+/// The generator's name.
+const NAME: &str = "household-panel";
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Generator>> {
+    Some(Box::new(HouseholdPanel {
+        params: Params::read(r, NAME, PARAMS)?,
+    }))
+}
+
 impl Generator for HouseholdPanel {
     fn name(&self) -> &'static str {
-        "household-panel"
-    }
-    fn summary(&self) -> &'static str {
-        "WAS-like two-wave household panel with split households and a releasable link"
-    }
-    fn reference(&self) -> &'static str {
-        "Mitra, Blanchard, Dove, Tudor & Spicer (2020), Wealth and Assets Survey waves 1-2 (§3, Table 1)"
+        NAME
     }
     fn description(&self) -> &'static str {
         "WAS-like two-wave household panel (Mitra): wave-1 households with output area (53), \
@@ -300,13 +318,14 @@ impl Generator for HouseholdPanel {
          correlated across waves, an inheritance indicator depending on wealth decile, age and \
          sex, and a releasable link id. Writes household-wave1.csv and household-wave2.csv."
     }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
+    fn params(&self) -> &Params {
+        &self.params
     }
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
-    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+    fn schemas(&self, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        let params = &self.params;
         self.sizes(params)?;
         let (s1, s2) = schemas(params.bool("links"));
         Ok(vec![
@@ -314,12 +333,8 @@ impl Generator for HouseholdPanel {
             ("household-wave2.csv".into(), s2),
         ])
     }
-    fn generate(
-        &self,
-        params: &Params,
-        seed: u64,
-        out_dir: &Path,
-    ) -> Result<Vec<PathBuf>, SynthError> {
+    fn generate(&self, seed: u64, out_dir: &Path) -> Result<Vec<PathBuf>, SynthError> {
+        let params = &self.params;
         let (n, wave2_n, split_n, pairs, moved_n) = self.sizes(params)?;
         let split_w1 = split_n - pairs;
         let stay_n = wave2_n - split_n;

@@ -14,11 +14,16 @@ use super::names;
 use crate::dist::{Categorical, chance, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `linkage-pair` generator.
-#[derive(Debug, Clone, Copy)]
-pub struct LinkagePair;
+#[derive(Debug, Clone)]
+pub struct LinkagePair {
+    /// The validated parameters.
+    params: Params,
+}
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("n", ParamKind::Integer, "records in file A")
@@ -272,15 +277,28 @@ impl LinkagePair {
     }
 }
 
+/// Registry entry.
+pub const ENTRY: Entry<dyn Generator> = Entry {
+    name: NAME,
+    summary: "Two person files for record linkage, file B with typos, missing values, swaps and year errors",
+    reference: "Fellegi & Sunter (1969) test bed; error rates from the brief",
+    params: PARAMS,
+    figures: &[],
+    build,
+};
+
+/// The generator's name.
+const NAME: &str = "linkage-pair";
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Generator>> {
+    Some(Box::new(LinkagePair {
+        params: Params::read(r, NAME, PARAMS)?,
+    }))
+}
+
 impl Generator for LinkagePair {
     fn name(&self) -> &'static str {
-        "linkage-pair"
-    }
-    fn summary(&self) -> &'static str {
-        "Two person files for record linkage, file B with typos, missing values, swaps and year errors"
-    }
-    fn reference(&self) -> &'static str {
-        "Fellegi & Sunter (1969) test bed; error rates from the brief"
+        NAME
     }
     fn description(&self) -> &'static str {
         "Two person files for record linkage (Fellegi-Sunter test bed): first name, surname \
@@ -289,25 +307,22 @@ impl Generator for LinkagePair {
          typos, missing values, first-name/surname swaps and off-by-one birth years. Writes \
          file-a.csv and file-b.csv sharing the truth column person_id."
     }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
+    fn params(&self) -> &Params {
+        &self.params
     }
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
-    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+    fn schemas(&self, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        let params = &self.params;
         self.common(params)?;
         Ok(vec![
             ("file-a.csv".into(), schema()),
             ("file-b.csv".into(), schema()),
         ])
     }
-    fn generate(
-        &self,
-        params: &Params,
-        seed: u64,
-        out_dir: &Path,
-    ) -> Result<Vec<PathBuf>, SynthError> {
+    fn generate(&self, seed: u64, out_dir: &Path) -> Result<Vec<PathBuf>, SynthError> {
+        let params = &self.params;
         let n_a = params.usize("n");
         let n_b = params.usize("n_b");
         let common = self.common(params)?;

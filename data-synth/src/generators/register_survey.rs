@@ -17,11 +17,16 @@ use rand::seq::SliceRandom;
 use crate::dist::{Categorical, chance, normal, pick, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `register-survey` generator.
-#[derive(Debug, Clone, Copy)]
-pub struct RegisterSurvey;
+#[derive(Debug, Clone)]
+pub struct RegisterSurvey {
+    /// The validated parameters.
+    params: Params,
+}
 
 /// Zipf exponent of occupation frequencies (calibrated to ~69% register sample uniques).
 const OCCUPATION_ZIPF: f64 = 1.7;
@@ -397,15 +402,28 @@ impl RegisterSurvey {
     }
 }
 
+/// Registry entry.
+pub const ENTRY: Entry<dyn Generator> = Entry {
+    name: NAME,
+    summary: "IAB/MPI-like register sample and retrospective survey sharing real twins",
+    reference: "Bender, Brand & Bacher (2001), IAB employment register and MPI survey (Tables 1-3)",
+    params: PARAMS,
+    figures: &[],
+    build,
+};
+
+/// The generator's name.
+const NAME: &str = "register-survey";
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Generator>> {
+    Some(Box::new(RegisterSurvey {
+        params: Params::read(r, NAME, PARAMS)?,
+    }))
+}
+
 impl Generator for RegisterSurvey {
     fn name(&self) -> &'static str {
-        "register-survey"
-    }
-    fn summary(&self) -> &'static str {
-        "IAB/MPI-like register sample and retrospective survey sharing real twins"
-    }
-    fn reference(&self) -> &'static str {
-        "Bender, Brand & Bacher (2001), IAB employment register and MPI survey (Tables 1-3)"
+        NAME
     }
     fn description(&self) -> &'static str {
         "IAB/MPI-like register sample and survey (Bender et al.): a register sample of \
@@ -417,13 +435,14 @@ impl Generator for RegisterSurvey {
          Writes register.csv and survey.csv sharing the truth column person_id, and with \
          population = N the cohorts' population.csv (the register sample its first persons)."
     }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
+    fn params(&self) -> &Params {
+        &self.params
     }
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
-    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+    fn schemas(&self, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        let params = &self.params;
         let population = params.usize("population");
         let total = params.usize("n") + params.usize("twins");
         self.check(population, total)?;
@@ -436,12 +455,8 @@ impl Generator for RegisterSurvey {
             .map(|f| (f.to_string(), schema()))
             .collect())
     }
-    fn generate(
-        &self,
-        params: &Params,
-        seed: u64,
-        out_dir: &Path,
-    ) -> Result<Vec<PathBuf>, SynthError> {
+    fn generate(&self, seed: u64, out_dir: &Path) -> Result<Vec<PathBuf>, SynthError> {
+        let params = &self.params;
         let n = params.usize("n");
         let twins = params.usize("twins");
         let exact = params.float("exact_income");

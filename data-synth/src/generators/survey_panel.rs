@@ -14,11 +14,16 @@ use crate::dist::{chance, normal, pick, rng};
 use crate::mob::{AgeObservation, estimate_birth_months};
 use crate::output::OutputSet;
 use crate::schema::{ColumnType, Role, Schema};
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `survey-panel` generator.
-#[derive(Debug, Clone, Copy)]
-pub struct SurveyPanel;
+#[derive(Debug, Clone)]
+pub struct SurveyPanel {
+    /// The validated parameters.
+    params: Params,
+}
 
 /// Primary occupation (LISS `belbezig`, without "too young").
 pub const OCCUPATIONS: [&str; 13] = [
@@ -228,15 +233,28 @@ impl SurveyPanel {
     }
 }
 
+/// Registry entry.
+pub const ENTRY: Entry<dyn Generator> = Entry {
+    name: NAME,
+    summary: "LISS-like survey panel with set-valued variables and an estimated month of birth",
+    reference: "Mulder (2014), LISS panel: missingness and month-of-birth figures",
+    params: PARAMS,
+    figures: &[],
+    build,
+};
+
+/// The generator's name.
+const NAME: &str = "survey-panel";
+
+fn build(r: &mut ParamReader) -> Option<Box<dyn Generator>> {
+    Some(Box::new(SurveyPanel {
+        params: Params::read(r, NAME, PARAMS)?,
+    }))
+}
+
 impl Generator for SurveyPanel {
     fn name(&self) -> &'static str {
-        "survey-panel"
-    }
-    fn summary(&self) -> &'static str {
-        "LISS-like survey panel with set-valued variables and an estimated month of birth"
-    }
-    fn reference(&self) -> &'static str {
-        "Mulder (2014), LISS panel: missingness and month-of-birth figures"
+        NAME
     }
     fn description(&self) -> &'static str {
         "LISS-like survey panel (Mulder): respondents with year of birth, gender, occupation, \
@@ -245,25 +263,22 @@ impl Generator for SurveyPanel {
          birth estimated from simulated monthly waves (set: one month, two, or missing). \
          Writes survey-panel.csv and survey-panel-truth.csv (true birth dates) with schemas."
     }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
+    fn params(&self) -> &Params {
+        &self.params
     }
     fn published(&self) -> &'static [(&'static str, &'static str)] {
         PUBLISHED
     }
-    fn schemas(&self, params: &Params, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+    fn schemas(&self, _seed: u64) -> Result<Vec<(String, Schema)>, SynthError> {
+        let params = &self.params;
         self.check(params)?;
         Ok(vec![
             ("survey-panel.csv".into(), data_schema()),
             ("survey-panel-truth.csv".into(), truth_schema()),
         ])
     }
-    fn generate(
-        &self,
-        params: &Params,
-        seed: u64,
-        out_dir: &Path,
-    ) -> Result<Vec<PathBuf>, SynthError> {
+    fn generate(&self, seed: u64, out_dir: &Path) -> Result<Vec<PathBuf>, SynthError> {
+        let params = &self.params;
         self.check(params)?;
         let n = params.usize("n");
         let mut out = OutputSet::new(out_dir)?;

@@ -122,27 +122,25 @@ pub(crate) fn parse_data(t: &Table, p: &mut Problems) -> Option<DataSpec> {
     let released_where = s.scalar_map(p, "released_where").unwrap_or_default();
     let intruder_where = s.scalar_map(p, "intruder_where").unwrap_or_default();
     if let Some(g) = &generator {
-        match intruder_synth::find(g) {
-            // The generator reads `params` as given: kinds, ranges, choices and unknown keys
-            // (with a did-you-mean) are checked here, every problem with its path.
-            Ok(gen_) => {
-                let table = t
-                    .get("params")
-                    .and_then(toml::Value::as_table)
-                    .cloned()
-                    .unwrap_or_default();
-                match gen_.parse_table(n, &table, "data.params") {
-                    Ok(_) => {}
-                    // Each problem already names its path (`data.params.bad: unknown key`).
-                    Err(intruder_synth::SynthError::Params { problems, .. }) => {
-                        for pr in problems {
-                            p.push("", pr);
-                        }
-                    }
-                    Err(e) => p.push("data.params", e),
+        // The generator reads `params` as given: kinds, ranges, choices and unknown keys
+        // (with a did-you-mean) are checked here, every problem with its path.
+        let table = t
+            .get("params")
+            .and_then(toml::Value::as_table)
+            .cloned()
+            .unwrap_or_default();
+        match intruder_synth::configure(g, n, &table, "data.params") {
+            Ok(_) => {}
+            // Each problem already names its path (`data.params.bad: unknown key`).
+            Err(intruder_synth::SynthError::Params { problems, .. }) => {
+                for pr in problems {
+                    p.push("", pr);
                 }
             }
-            Err(e) => p.push("data.generator", e),
+            Err(e @ intruder_synth::SynthError::UnknownGenerator { .. }) => {
+                p.push("data.generator", e)
+            }
+            Err(e) => p.push("data.params", e),
         }
     }
     if released.is_none() && !t.contains_key("released") {
