@@ -77,6 +77,9 @@ pub struct ChangeLog {
     pub records_changed: usize,
     /// Input records (surviving to the output) with a cell recoded by a public recoding.
     pub records_recoded: usize,
+    /// Input records (surviving to the output) changed or recoded, each counted once: what a
+    /// release altered in any way (a generalised record is altered though not changed).
+    pub records_changed_or_recoded: usize,
     /// Per step.
     pub steps: Vec<StepLog>,
 }
@@ -123,6 +126,7 @@ impl ChangeLog {
             "suppressions": self.suppressions,
             "records_changed": self.records_changed,
             "records_recoded": self.records_recoded,
+            "records_changed_or_recoded": self.records_changed_or_recoded,
             "steps": steps,
         });
         if let Some(step) = self.synthetic {

@@ -339,6 +339,10 @@ impl Pipeline {
         let kept_rows = origin.unwrap_or_default();
         let records_changed = kept_rows.iter().filter(|&&r| changed[r]).count();
         let records_recoded = kept_rows.iter().filter(|&&r| recoded[r]).count();
+        let records_changed_or_recoded = kept_rows
+            .iter()
+            .filter(|&&r| changed[r] || recoded[r])
+            .count();
         let log = ChangeLog {
             seed,
             rows_in: table.nrows(),
@@ -347,6 +351,7 @@ impl Pipeline {
             suppressions: steps.iter().map(|s| s.suppressions).sum(),
             records_changed,
             records_recoded,
+            records_changed_or_recoded,
             kept_rows,
             synthetic,
             steps,

@@ -458,6 +458,7 @@ fn summary_groups(exp: &Experiment, results: &[SettingResult]) -> Vec<(String, V
             "utility.cell_loss",
             "utility.ncp",
             "utility.ci_overlap_mean",
+            "masking.records_altered_share",
             "masking.records_changed_or_removed_share",
             "masking.records_removed_share",
             "masking.records_changed_share",
@@ -626,7 +627,7 @@ pub fn verdict_table(
             Unit::Proportion,
         ));
         row.push(cell_unit(
-            s.get("masking.records_changed_or_removed_share"),
+            s.get("masking.records_altered_share"),
             Unit::Proportion,
         ));
         for k in &loss {
@@ -650,7 +651,7 @@ pub fn verdict_table(
         header.push(format!("{} (scenario)", a.name));
     }
     header.push("key cells suppressed".into());
-    header.push("records changed or removed".into());
+    header.push("records changed, recoded or removed".into());
     header.extend(loss.iter().map(|k| human_name(exp, k)));
     Some((
         TableData {

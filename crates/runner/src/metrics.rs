@@ -20,6 +20,7 @@ pub fn metrics(run: &RunRecord) -> Vec<Metric> {
         count("suppressions", m.suppressions),
         count("records_changed", m.records_changed),
         count("records_recoded", m.records_recoded),
+        count("records_changed_or_recoded", m.records_changed_or_recoded),
     ];
     // Shares of the file's own records: no sampling behind them, so they are averaged over
     // replicates (t-interval) rather than pooled with a binomial (Wilson) interval, which would
@@ -39,6 +40,11 @@ pub fn metrics(run: &RunRecord) -> Vec<Metric> {
     out.extend(share(
         "records_changed_or_removed_share",
         (m.records_changed + removed).min(m.rows_in),
+        m.rows_in,
+    ));
+    out.extend(share(
+        ALTERED_SHARE,
+        (m.records_changed_or_recoded + removed).min(m.rows_in),
         m.rows_in,
     ));
     out.push(Metric::new(
@@ -543,6 +549,10 @@ pub fn question_figure_doc(figure: &str) -> Option<&'static FigureDoc> {
         .find(|d| d.figure == figure)
 }
 
+/// The masking figure the risk–utility map and the verdict table show as the cost when no
+/// utility measure says more: the share of records changed, recoded or removed.
+pub const ALTERED_SHARE: &str = "records_altered_share";
+
 /// The masking and intruder figures, with their glossary entries.
 pub const MASKING_FIGURES: &[FigureDoc] = &[
     doc(
@@ -595,6 +605,13 @@ pub const MASKING_FIGURES: &[FigureDoc] = &[
         "–",
     ),
     doc(
+        "masking.records_changed_or_recoded",
+        Unit::Count,
+        "records changed or recoded",
+        "released records with a cell changed or recoded by any step, each counted once",
+        "–",
+    ),
+    doc(
         "masking.records_changed_share",
         Unit::Proportion,
         "share of released records changed",
@@ -613,6 +630,13 @@ pub const MASKING_FIGURES: &[FigureDoc] = &[
         Unit::Proportion,
         "share of records changed or removed",
         "(records changed + records removed) / records before masking: information loss that counts record removal and subsampling",
+        "–",
+    ),
+    doc(
+        "masking.records_altered_share",
+        Unit::Proportion,
+        "share of records changed, recoded or removed",
+        "(records changed or recoded + records removed) / records before masking: every record the release does not show as it was — perturbed, generalised (a recoded cell counts: the recoding is published, but the detail is lost) or left out; the default information loss of the risk–utility map and the verdict table",
         "–",
     ),
     doc(
@@ -737,7 +761,8 @@ mod tests {
                 cells_changed: 1,
                 suppressions: 0,
                 records_changed: 1,
-                records_recoded: 0,
+                records_recoded: 2,
+                records_changed_or_recoded: 2,
             },
             attacks: Vec::new(),
             risk: Vec::new(),
@@ -755,6 +780,10 @@ mod tests {
         assert_eq!(v("masking.records_changed_or_removed_share"), 0.6);
         // The old share, over the released records only, is blind to the removal.
         assert_eq!(v("masking.records_changed_share"), 0.2);
+        // 2 records changed or recoded (one of them both) + 5 removed, of 10: what the map and
+        // the verdict table show as the cost.
+        assert_eq!(v("masking.records_altered_share"), 0.7);
+        assert_eq!(v("masking.records_recoded"), 2.0);
         for x in m.iter().filter(|x| x.id.scope == Scope::Masking) {
             let id = x.id.to_string();
             assert!(
@@ -773,6 +802,7 @@ mod tests {
             suppressions: 0,
             records_changed: 0,
             records_recoded: 0,
+            records_changed_or_recoded: 0,
         };
         let m = metrics(&empty);
         assert!(m.iter().all(|x| !x.id.figure.ends_with("_share")));

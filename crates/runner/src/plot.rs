@@ -1527,15 +1527,15 @@ pub fn map_risk(exp: &Experiment) -> Option<String> {
 }
 
 /// The loss axis of the risk–utility map: `[report] loss`, else the first of IL1s, the pMSE
-/// ratio, the information lost per key cell and the share of records changed or removed that
-/// the runs have.
+/// ratio, the information lost per key cell and the share of records changed, recoded or removed
+/// (a generalised record is not shown as it was) that the runs have.
 pub fn map_loss(exp: &Experiment, results: &[SettingResult]) -> Option<String> {
     exp.report.loss.clone().or_else(|| {
         [
             "utility.il1s",
             "utility.pmse_ratio",
             "utility.cell_loss",
-            "masking.records_changed_or_removed_share",
+            "masking.records_altered_share",
         ]
         .into_iter()
         .find(|k| results.iter().any(|s| s.get(k).is_some()))

@@ -11,8 +11,9 @@ use intruder_data::report::{Report, Unit};
 /// these structs bumps it, so runs stored under an older schema are not reused (they are rerun,
 /// with the same seeds: the run *key* does not include it). 2: per-record `declared` links.
 /// 3: the cross-examination (`checks`), `masking.records_recoded`, and `failures`, the
-/// measures of a run that failed while the others' outcomes were kept.
-pub const RECORD_SCHEMA: u32 = 3;
+/// measures of a run that failed while the others' outcomes were kept. 4:
+/// `masking.records_changed_or_recoded`.
+pub const RECORD_SCHEMA: u32 = 4;
 
 /// One run's raw outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -228,6 +229,9 @@ pub struct MaskingRecord {
     /// runs stored before it was kept.
     #[serde(default)]
     pub records_recoded: usize,
+    /// Records changed or recoded, each once (absent in runs stored before it was kept).
+    #[serde(default)]
+    pub records_changed_or_recoded: usize,
 }
 
 /// One attack's outcome: the evaluator's file-level figures that cannot be recomputed from the

@@ -197,7 +197,7 @@ fn issue_17_report_answers_the_intruders_question() {
     assert!(
         map.x
             .title
-            .starts_with("share of records changed or removed")
+            .starts_with("share of records changed, recoded or removed")
     );
     // The subsample is not at zero loss on the map.
     let sub_label = map.labels.iter().find(|l| l.text == "subsample").unwrap();
@@ -331,4 +331,81 @@ fn a_map_spanning_decades_switches_to_a_log_axis() {
     if let Some(dir) = std::env::var_os("INTRUDER_FIGURES") {
         std::fs::write(std::path::Path::new(&dir).join("log-map.svg"), f.svg()).unwrap();
     }
+}
+
+/// A generalised release is not free: the map's default loss and the verdict table's cost count
+/// recoded records (a published recoding keeps no record as it was), where the share of records
+/// changed or removed, blind to recoding, says 0.
+#[test]
+fn generalisation_costs_what_it_recodes_on_the_map_and_in_the_verdict() {
+    let toml = r#"
+name = "recoding-cost"
+seed = 5
+[data]
+generator = "survey-panel"
+n = 300
+released = "survey-panel.csv"
+truth = "person_id"
+[scenario]
+keys = ["year_of_birth", "gender"]
+known = 1.0
+[[defence]]
+name = "none"
+[[defence]]
+name = "generalise"
+[[defence.step]]
+method = "generalise"
+hierarchies = { year_of_birth = { interval = [10, 20, 40] }, gender = { mask = true } }
+k = 3
+[[attack]]
+method = "exact"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let exp = Experiment::from_toml(toml, "cost.toml".as_ref()).unwrap();
+    let done = run_experiment(
+        &exp,
+        &RunOptions {
+            out: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let results = &done.written.results;
+    let g = results.iter().find(|s| s.label == "generalise").unwrap();
+    let mean = |k: &str| g.get(k).unwrap().mean;
+    // Every record's year of birth is banded (the search chose a level above the original).
+    assert_eq!(mean("masking.records_recoded"), 300.0);
+    assert_eq!(mean("masking.records_changed_or_removed_share"), 0.0);
+    let altered = mean("masking.records_altered_share");
+    assert_eq!(
+        altered,
+        mean("masking.records_changed_or_recoded") / 300.0,
+        "no record removed: the altered share is the changed or recoded one"
+    );
+    assert_eq!(altered, 1.0);
+    let none = &results[0];
+    assert_eq!(none.get("masking.records_altered_share").unwrap().mean, 0.0);
+    // The map puts it at that loss, not at zero.
+    let figs = plots(&exp, &done.plan, results).unwrap();
+    let map = figs.iter().find(|f| f.file == "risk-utility.svg").unwrap();
+    assert!(
+        map.x
+            .title
+            .starts_with("share of records changed, recoded or removed")
+    );
+    let label = map.labels.iter().find(|l| l.text == "generalise").unwrap();
+    assert!(
+        label.anchor.0 > map.area.x + map.area.w * 0.5,
+        "{:?}",
+        label.anchor
+    );
+    // The verdict table's cost column says so too.
+    let verdict = done.written.verdict.as_ref().unwrap();
+    let col = verdict
+        .header
+        .iter()
+        .position(|h| h == "records changed, recoded or removed")
+        .unwrap();
+    let row = verdict.rows.iter().find(|r| r[0] == "generalise").unwrap();
+    assert_eq!(row[col], "100.0%");
 }
