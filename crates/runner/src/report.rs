@@ -280,7 +280,6 @@ pub fn write_reports(
     let p = out.join("report.html");
     write_text(&p, &parts.html()?)?;
     files.push(p);
-    drop(parts);
 
     Ok(Written {
         files,

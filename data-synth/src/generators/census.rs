@@ -18,11 +18,11 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_distr::{Binomial, Distribution};
 
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::dist::{Categorical, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
-use intruder_data::params::{Entry, ParamReader};
-
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `census` generator.

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 use rand::Rng;
 use rand::seq::SliceRandom;
 
+use intruder_data::params::{Entry, ParamReader};
+
 use super::names;
 use crate::dist::{Categorical, chance, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
-use intruder_data::params::{Entry, ParamReader};
-
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `linkage-pair` generator.

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use rand::Rng;
 use rand::seq::SliceRandom;
 
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::dist::{Categorical, chance, normal, pick, rng};
 use crate::output::{CsvSink, OutputSet};
 use crate::schema::{ColumnType, Role, Schema};
-use intruder_data::params::{Entry, ParamReader};
-
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `register-survey` generator.

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 use rand::Rng;
 use rand_distr::{Distribution, Poisson};
 
+use intruder_data::params::{Entry, ParamReader};
+
 use crate::dist::{chance, normal, pick, rng};
 use crate::mob::{AgeObservation, estimate_birth_months};
 use crate::output::OutputSet;
 use crate::schema::{ColumnType, Role, Schema};
-use intruder_data::params::{Entry, ParamReader};
-
 use crate::{Generator, ParamKind, ParamSpec, Params, Range, SynthError};
 
 /// The `survey-panel` generator.
