@@ -3,7 +3,10 @@
 //! nodes checked and the time of the masking step (the search and writing the masked table; the
 //! CSV is read before the clock starts), best of `repeats` after `warmup` untimed runs.
 //!
-//! Usage: generalise_adult DATA.csv HIERARCHY_DIR K,... METRIC,... LIMIT WARMUP REPEATS
+//! Usage: generalise_adult DATA.csv HIERARCHY_DIR K,... METRIC,... LIMIT WARMUP REPEATS [heuristic:N]
+//!
+//! With `heuristic:N` the search is the heuristic one (`search = "heuristic"`, `budget = N`
+//! checked transformations), as `ArxAdult ... lightning:N` runs ARX's Lightning.
 use std::path::Path;
 use std::time::Instant;
 
@@ -27,9 +30,20 @@ const ATTRIBUTES: [&str; 9] = [
 fn main() -> Result<()> {
     let a: Vec<String> = std::env::args().collect();
     anyhow::ensure!(
-        a.len() == 8,
-        "usage: generalise_adult DATA.csv HIERARCHY_DIR K,... METRIC,... LIMIT WARMUP REPEATS"
+        a.len() == 8 || a.len() == 9,
+        "usage: generalise_adult DATA.csv HIERARCHY_DIR K,... METRIC,... LIMIT WARMUP REPEATS [heuristic:N]"
     );
+    let heuristic = match a.get(8) {
+        None => String::new(),
+        Some(h) => {
+            let n: u64 = h
+                .strip_prefix("heuristic:")
+                .context("the optional last argument is heuristic:N")?
+                .parse()
+                .context("heuristic:N takes a whole number of checks")?;
+            format!("search = \"heuristic\"\nbudget = {n}\n")
+        }
+    };
     let input = Input {
         delimiter: Some(b';'),
         ..Input::default()
@@ -46,7 +60,7 @@ fn main() -> Result<()> {
                 .map(|c| format!("\"{c}\" = \"{}\"", dir.join(format!("{c}.csv")).display()))
                 .collect();
             let params: toml::Table = format!(
-                "hierarchies = {{ {} }}\nk = {k}\nsuppression_limit = {}\nmetric = \"{metric}\"\nprotect_against = \"listwise\"\n",
+                "hierarchies = {{ {} }}\nk = {k}\nsuppression_limit = {}\nmetric = \"{metric}\"\nprotect_against = \"listwise\"\n{heuristic}",
                 hierarchies.join(", "),
                 a[5]
             )
