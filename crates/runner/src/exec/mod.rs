@@ -361,7 +361,10 @@ fn run_inner(
             None => log.records_changed,
         },
         records_recoded: log.records_recoded,
-        records_changed_or_recoded: log.records_changed_or_recoded,
+        records_changed_or_recoded: match log.synthetic {
+            Some(_) => log.rows_out,
+            None => log.records_changed_or_recoded,
+        },
     };
     // 4. Attacks, 5. risk, 6. utility: one that fails is recorded, the others kept.
     let mut failures = Vec::new();
