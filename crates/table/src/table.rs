@@ -21,6 +21,11 @@ impl SourceLabel {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The label where an error names a file.
+    pub fn error_file(&self) -> PathBuf {
+        PathBuf::from(self.as_str())
+    }
 }
 
 impl fmt::Display for SourceLabel {
@@ -69,13 +74,6 @@ impl From<&PathBuf> for SourceLabel {
 impl From<&SourceLabel> for SourceLabel {
     fn from(l: &SourceLabel) -> Self {
         l.clone()
-    }
-}
-
-impl SourceLabel {
-    /// The label where an error names a file.
-    pub fn error_file(&self) -> PathBuf {
-        PathBuf::from(self.as_str())
     }
 }
 

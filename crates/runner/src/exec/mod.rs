@@ -350,21 +350,16 @@ fn run_inner(
     } else {
         Vec::new()
     };
+    // a synthetic release holds no input record: every released record counts as changed
+    let every_if_synthetic = |n: usize| log.synthetic.map_or(n, |_| log.rows_out);
     let masking = MaskingRecord {
         rows_in: log.rows_in,
         rows_out: log.rows_out,
         cells_changed: log.cells_changed,
         suppressions: log.suppressions,
-        // a synthetic release holds no input record: every released record counts as changed
-        records_changed: match log.synthetic {
-            Some(_) => log.rows_out,
-            None => log.records_changed,
-        },
+        records_changed: every_if_synthetic(log.records_changed),
         records_recoded: log.records_recoded,
-        records_changed_or_recoded: match log.synthetic {
-            Some(_) => log.rows_out,
-            None => log.records_changed_or_recoded,
-        },
+        records_changed_or_recoded: every_if_synthetic(log.records_changed_or_recoded),
     };
     // 4. Attacks, 5. risk, 6. utility: one that fails is recorded, the others kept.
     let mut failures = Vec::new();
