@@ -211,7 +211,9 @@ fn method_table(args: &Args) -> Result<toml::Table> {
 pub fn run(args: Args) -> Result<()> {
     if args.params.list {
         let text = params::list_text(
-            "Defences (in a pipeline: [[step]] method = \"NAME\"; alone: --method NAME --set key=value):",
+            "Defences (in a pipeline: [[step]] method = \"NAME\"; alone: --method NAME --set key=value).\n\
+             Each example runs as written on household-wave1.csv of `intruder synth household-panel --out DIR`:\n\
+             intruder mask --data DIR/household-wave1.csv --method NAME EXAMPLE --seed 1 --out masked.csv",
             &docs(),
         );
         std::io::stdout().lock().write_all(text.as_bytes())?;

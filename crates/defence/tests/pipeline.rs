@@ -2,7 +2,7 @@
 //! columns checked against the data and truth subsetting (the README's method table is a
 //! generated doc: crates/cli/tests/generated_docs.rs).
 
-use intruder_data::params::{ColumnSet, ReadContext};
+use intruder_data::params::{ColumnSet, ParamSpec, ReadContext};
 use intruder_data::{Column, Dataset, Kind, Role};
 use intruder_defence::{DEFENCES, Pipeline};
 
@@ -83,79 +83,64 @@ fn every_registry_entry_rejects_an_empty_step_and_names_its_required_keys() {
     }
 }
 
+/// Every defence's example (the settings its parameters declare with `ParamSpec::example`, which
+/// `--list` prints) runs as written on household-wave1.csv of `intruder synth household-panel`,
+/// the file `--list` names: as one step of a pipeline and through its registry entry alike. A
+/// new defence is run here without naming it; one whose required parameters lack an example
+/// (and so whose `--list` example would not run) fails.
 #[test]
-fn every_method_runs_on_a_tiny_synthetic_file() {
-    let n = 40;
-    let a: Vec<Option<i64>> = (0..n).map(|i| Some(i % 4)).collect();
-    let b: Vec<Option<&str>> = (0..n)
-        .map(|i| Some(["x", "y", "z"][i as usize % 3]))
-        .collect();
-    let x: Vec<Option<f64>> = (0..n).map(|i| Some((i * 13 % 17) as f64 + 0.5)).collect();
-    let y: Vec<Option<f64>> = (0..n)
-        .map(|i| Some((i * 7 % 11) as f64 * 2.0 - (i % 3) as f64))
-        .collect();
-    let t = intruder_data::Table::new(
-        "tiny",
-        vec![
-            Column::integer("a", Role::Key, &a),
-            Column::categorical("b", Role::Key, &b, None).unwrap(),
-            Column::float("x", Role::Sensitive, &x),
-            Column::float("y", Role::Sensitive, &y),
-        ],
+fn every_methods_example_runs_on_the_file_list_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let generator =
+        intruder_synth::configure("household-panel", Some(400), &toml::Table::new(), "").unwrap();
+    generator.generate(1, dir.path()).unwrap();
+    let data = intruder_data::load(
+        &dir.path().join("household-wave1.csv"),
+        &intruder_data::Input::default(),
     )
     .unwrap();
-    let steps = [
-        "method = \"global-recode\"\nvariables = [\"x\"]\nbreaks = [0, 10, 20]",
-        "method = \"top-bottom-code\"\nvariables = [\"x\"]\ntop = 12",
-        "method = \"round\"\nvariables = [\"y\"]\nbase = 5",
-        "method = \"local-suppression\"\nkeys = [\"a\", \"b\"]\nk = 4",
-        "method = \"risk-suppression\"\nkeys = [\"a\", \"b\"]\nthreshold = 0.2",
-        "method = \"generalise\"\nhierarchies = { a = { interval = [2] }, b = { mask = true } }\nk = 4",
-        "method = \"remove-records\"\nkeys = [\"a\", \"b\"]\nk = 4",
-        "method = \"noise\"\nvariables = [\"x\", \"y\"]\nnoise = 10\ncorrelated = true",
-        "method = \"mdav\"\nvariables = [\"x\", \"y\"]\nk = 3",
-        "method = \"rank-swap\"\nvariables = [\"x\"]\np = 10",
-        "method = \"pram\"\nvariables = [\"b\"]",
-        "method = \"record-swap\"\nhid = \"h\"\nhierarchy = [\"area\"]\nsimilar = [\"a\"]\nrisk_variables = [\"b\"]\nswaprate = 0.5",
-        "method = \"subsample\"\nfraction = 0.5",
-        "method = \"independent-marginals\"",
-        "method = \"privbayes\"\nepsilon = 1",
-    ];
-    // record swapping needs households that share their area: 20 of 2 records in 3 areas
-    let mut households = t.clone();
-    let h: Vec<Option<i64>> = (0..n).map(|i| Some(i / 2)).collect();
-    let area: Vec<Option<i64>> = (0..n).map(|i| Some(i / 2 % 3)).collect();
-    let pair_a: Vec<Option<i64>> = (0..n).map(|i| Some(i / 2 % 4)).collect();
-    households
-        .push(Column::integer("h", Role::Group, &h))
-        .unwrap();
-    households
-        .push(Column::integer("area", Role::Key, &area))
-        .unwrap();
-    households
-        .replace(Column::integer("a", Role::Key, &pair_a))
-        .unwrap();
-    assert_eq!(steps.len(), DEFENCES.len());
-    for (s, m) in steps.iter().zip(DEFENCES) {
-        assert!(s.contains(&format!("\"{}\"", m.name)));
-        let p = Pipeline::from_toml(&format!("[[step]]\n{s}\n"), "p").unwrap();
+    let t = data.table;
+    let cols = ColumnSet::of_parts(&t, &[]);
+    let common: &[ParamSpec] = &[];
+    for m in DEFENCES {
+        let doc = m.doc(common);
+        // the example gives every required parameter no schema role fills
+        for p in m.params {
+            let filled = p.role.is_some_and(|r| !t.with_role(r).is_empty());
+            assert!(
+                !p.required || filled || !p.example.is_empty(),
+                "{}: required parameter {} has no example",
+                m.name,
+                p.name
+            );
+        }
+        let example = doc.example().unwrap_or_default();
+        let flags = doc.example_flags().unwrap_or_default();
+        let mut step = example.clone();
+        step.insert("method".into(), m.name.into());
+        let mut pipeline = toml::Table::new();
+        pipeline.insert("step".into(), vec![toml::Value::Table(step)].into());
+        let ctx = ReadContext {
+            base_dir: None,
+            columns: Some(&cols),
+        };
+        let p = Pipeline::from_toml_with(&toml::to_string(&pipeline).unwrap(), "p", ctx)
+            .unwrap_or_else(|e| panic!("{} {flags}: {e}", m.name));
         assert!(p.warnings().is_empty(), "{}: {:?}", m.name, p.warnings());
         // The registry entry builds the same method from the bare table.
-        let mut table: toml::Table = s.parse().unwrap();
-        table.remove("method");
         let built = m
-            .configure(&table, "", ReadContext::default(), &[])
-            .unwrap_or_else(|e| panic!("{}: {e:?}", m.name));
+            .configure(&p.steps[0].params, "", ctx, &[])
+            .unwrap_or_else(|e| panic!("{} {flags}: {e:?}", m.name));
         assert_eq!(built.method.method(), m.name);
-        let input = if m.name == "record-swap" {
-            &households
-        } else {
-            &t
-        };
         let (out, log) = p
-            .run(input, 1)
-            .unwrap_or_else(|e| panic!("{}: {e}", m.name));
+            .run(&t, 1)
+            .unwrap_or_else(|e| panic!("{} {flags}: {e}", m.name));
         assert_eq!(out.nrows(), log.rows_out);
+        assert!(
+            log.rows_out < t.nrows() || log.cells_changed > 0 || built.method.synthetic(),
+            "{} {flags}: the example changes nothing",
+            m.name
+        );
         if built.method.synthetic() {
             // new records: none maps to an input row
             assert!(log.kept_rows.is_empty(), "{}", m.name);

@@ -83,7 +83,7 @@ pub fn kind_word(kind: ParamKind) -> &'static str {
 
 /// One declared parameter as JSON: name, type (as the docs write it) and kind (one word),
 /// choices, required, default, range, the role whose columns are its default, old names, docs,
-/// and whether it is the family's common one.
+/// whether it is the family's common one, and the value the method's example gives it.
 pub fn param_json(s: &ParamSpec, common: bool) -> Value {
     json!({
         "name": s.name,
@@ -97,12 +97,13 @@ pub fn param_json(s: &ParamSpec, common: bool) -> Value {
         "aliases": s.aliases,
         "doc": s.doc,
         "common": common,
+        "example": if s.example.is_empty() { Value::Null } else { json!(s.example) },
     })
 }
 
 /// The methods of `docs` as a JSON array: name, summary, reference, parameters (the
 /// family's common ones first, marked `common`) and the figures each declares (id, human name,
-/// unit, reference, whether it is never negative).
+/// unit, reference, whether it is never negative), and its example's settings.
 pub fn docs_json(docs: &[MethodDoc]) -> Value {
     Value::Array(
         docs.iter()
@@ -128,6 +129,9 @@ pub fn docs_json(docs: &[MethodDoc]) -> Value {
                     "reference": d.reference,
                     "parameters": ps,
                     "figures": figures,
+                    "example": d.example().map_or(Value::Null, |t| {
+                        serde_json::to_value(t).expect("a TOML table is JSON")
+                    }),
                 })
             })
             .collect(),

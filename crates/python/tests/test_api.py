@@ -22,7 +22,7 @@ def test_methods_lists_the_registry(family, cli):
     ms = intruder.methods(family)
     assert ms, family
     for m in ms:
-        assert set(m) == {"name", "summary", "reference", "parameters", "figures"}
+        assert set(m) == {"name", "summary", "reference", "parameters", "figures", "example"}
         assert m["name"] and m["summary"]
         for p in m["parameters"]:
             assert {"name", "type", "required", "default", "doc"} <= set(p)
@@ -65,6 +65,34 @@ def test_methods_parameters_are_keyword_arguments():
     """Every risk parameter is accepted by risk() under its registry name."""
     names = {p["name"] for m in intruder.methods("risk") for p in m["parameters"]}
     assert {"keys", "missing", "weight", "population_size", "max_msu_size"} <= names
+
+
+def test_every_defences_example_masks_the_file_the_list_names(cli, tmp_path):
+    """The example of each defence (``methods("defence")[i]["example"]``, what ``mask --list``
+    prints) masks household-wave1.csv of ``synth household-panel`` as the command line does."""
+    cli("synth", "household-panel", "--n", "300", "--seed", "2", "--out", tmp_path)
+    data = tmp_path / "household-wave1.csv"
+    for m in intruder.methods("defence"):
+        needed = [p["name"] for p in m["parameters"] if p["required"] and not p["role"]]
+        assert set(needed) <= set(m["example"] or {}), m["name"]
+        steps = [{"method": m["name"], **(m["example"] or {})}]
+        masked, log = intruder.mask(data, steps, seed=4, check=False)
+        assert log["rows_out"] == len(masked), m["name"]
+        flags = []
+        for name, value in (m["example"] or {}).items():
+            flags += ["--set", f"{name}={json.dumps(value) if not isinstance(value, dict) else _toml_inline(value)}"]
+        out = tmp_path / f"{m['name']}.csv"
+        _, cli_log, _ = cli("mask", "--data", data, "--method", m["name"], *flags, "--seed", "4",
+                            "--no-check", "--out", out, "--format", "json")
+        assert json.loads(cli_log)["rows_out"] == log["rows_out"], m["name"]
+        assert json.loads(cli_log)["cells_changed"] == log["cells_changed"], m["name"]
+
+
+def _toml_inline(value):
+    """A dict as a TOML inline table (JSON's nested objects are not TOML)."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_inline(v)}" for k, v in value.items()) + " }"
+    return json.dumps(value)
 
 
 def test_synth_equals_the_cli_files(cli, tmp_path):

@@ -296,6 +296,12 @@ pub struct ParamSpec {
     /// Further names of its command-line flag (`--k` for `k_anonymity`); the flag's own name is
     /// the parameter's with `-` for `_`.
     pub flag_aliases: &'static [&'static str],
+    /// A value to show in the method's example (TOML value text: `["income"]`, `100`): given
+    /// for every parameter the example needs — each required one that no schema role fills, and
+    /// one of a choice the method requires (`breaks` or `map`). The examples of a family name
+    /// the columns of one built-in file (the defences': data-synth's `household-panel` wave 1),
+    /// and a test runs each method's example on it ([`MethodDoc::example`]).
+    pub example: &'static str,
 }
 
 impl ParamSpec {
@@ -312,7 +318,14 @@ impl ParamSpec {
             range: Range::ANY,
             need: ColumnNeed::Any,
             flag_aliases: &[],
+            example: "",
         }
+    }
+
+    /// The value its method's example gives it ([`ParamSpec::example`]).
+    pub const fn example(mut self, value: &'static str) -> Self {
+        self.example = value;
+        self
     }
 
     /// Marks it required.
@@ -1560,6 +1573,42 @@ pub struct MethodDoc {
     pub figures: &'static [FigureSpec],
 }
 
+impl MethodDoc {
+    /// The method's example as a TOML table (`method` is not in it): each of its own and the
+    /// family's common parameters that declares an example value, with that value; `None` when
+    /// none does.
+    pub fn example(&self) -> Option<toml::Table> {
+        let mut t = toml::Table::new();
+        for p in self.common.iter().chain(self.params) {
+            if !p.example.is_empty() {
+                t.insert(p.name.to_string(), parse_value_text(p.example));
+            }
+        }
+        (!t.is_empty()).then_some(t)
+    }
+
+    /// The example as command-line settings: `--set 'variables=["total_wealth"]' --set base=1000`
+    /// (a value with a quote, bracket, brace or space in single quotes).
+    pub fn example_flags(&self) -> Option<String> {
+        let mut out = Vec::new();
+        for p in self.common.iter().chain(self.params) {
+            if p.example.is_empty() {
+                continue;
+            }
+            let plain = p
+                .example
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+            out.push(if plain {
+                format!("--set {}={}", p.name, p.example)
+            } else {
+                format!("--set '{}={}'", p.name, p.example)
+            });
+        }
+        (!out.is_empty()).then(|| out.join(" "))
+    }
+}
+
 impl<T: ?Sized> Entry<T> {
     /// This entry's documentation, with the family's common parameters.
     pub fn doc(&self, common: &'static [ParamSpec]) -> MethodDoc {
@@ -1602,6 +1651,9 @@ pub fn list_text(title: &str, docs: &[MethodDoc]) -> String {
         ));
         for p in d.params {
             line(&mut out, p);
+        }
+        if let Some(flags) = d.example_flags() {
+            out.push_str(&format!("  example: {flags}\n"));
         }
         if !d.figures.is_empty() {
             let ids: Vec<&str> = d.figures.iter().map(|f| f.id).collect();
@@ -1659,8 +1711,12 @@ pub fn markdown_table(docs: &[MethodDoc]) -> String {
         String::from("| method | parameter | type | default | meaning |\n|---|---|---|---|---|\n");
     let esc = |x: &str| x.replace('|', "\\|");
     for d in docs {
+        let example = d
+            .example_flags()
+            .map(|f| format!(". Example: `{}`", esc(&f)))
+            .unwrap_or_default();
         s.push_str(&format!(
-            "| **`{}`** | | | | {} ({}) |\n",
+            "| **`{}`** | | | | {} ({}){example} |\n",
             d.name,
             esc(d.summary),
             esc(d.reference)

@@ -24,8 +24,11 @@ pub struct Shift {
 const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("variables", ParamKind::Columns, "numeric variables")
         .required()
-        .needs(ColumnNeed::Numeric),
-    ParamSpec::new("by", ParamKind::Number, "what is added to every observed value").required(),
+        .needs(ColumnNeed::Numeric)
+        .example(r#"["total_wealth"]"#),
+    ParamSpec::new("by", ParamKind::Number, "what is added to every observed value")
+        .required()
+        .example("100"),
 ];
 
 /// Registry entry.

@@ -38,9 +38,11 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Columns,
         "numeric variables, aggregated jointly (no missing values)",
     )
+    .example(r#"["ref_age", "total_wealth"]"#)
     .required()
     .needs(ColumnNeed::Numeric),
     ParamSpec::new("k", ParamKind::Integer, "minimum group size")
+    .example("3")
         .required()
         .within(Range::at_least(2.0)),
     ParamSpec::new(

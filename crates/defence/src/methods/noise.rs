@@ -33,6 +33,7 @@ pub struct Noise {
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("variables", ParamKind::Columns, "numeric variables")
+    .example(r#"["total_wealth"]"#)
         .required()
         .needs(ColumnNeed::Numeric),
     ParamSpec::new(
@@ -40,6 +41,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "noise variance as a PERCENTAGE of the data's variance (α = noise/100), at most 1e6 (a million per cent)",
     )
+    .example("10")
     .required()
     .within(Range::left_open(0.0, 1e6)),
     ParamSpec::new(

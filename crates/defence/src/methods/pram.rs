@@ -93,6 +93,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Columns,
         "categorical variables, perturbed independently",
     )
+    .example(r#"["accommodation"]"#)
     .required()
     .needs(ColumnNeed::Categorical),
     ParamSpec::new(

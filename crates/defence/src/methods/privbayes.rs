@@ -85,6 +85,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "the privacy budget ε of the release (ε-differential privacy)",
     )
+    .example("1")
     .required()
     .within(Range::POSITIVE),
     ParamSpec::new(

@@ -30,6 +30,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Columns,
         "numeric variables, each swapped independently",
     )
+    .example(r#"["total_wealth"]"#)
     .required()
     .needs(ColumnNeed::Numeric),
     ParamSpec::new(
@@ -37,6 +38,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "rank window as a PERCENTAGE of n (p = 5 → at most ⌊0.05·n⌋ ranks apart)",
     )
+    .example("5")
     .required()
     .within(Range::left_open(0.0, 100.0)),
 ];

@@ -36,13 +36,15 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Columns,
         "variables to recode, all the same way",
     )
+    .example(r#"["ref_age"]"#)
     .required()
     .alias(&["columns"]),
     ParamSpec::new(
         "breaks",
         ParamKind::Numbers,
         "interval breaks for numeric variables, strictly increasing, at least two; values outside [first, last] are an error (give `breaks` or `map`)",
-    ),
+    )
+    .example("[0, 30, 45, 65, 120]"),
     ParamSpec::new(
         "labels",
         ParamKind::Strings,

@@ -100,6 +100,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Column,
         "household id: a household's records are swapped together",
     )
+    .example("link_id")
     .required()
     .from_role(Role::Group)
     .needs(ColumnNeed::Discrete),
@@ -108,6 +109,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Columns,
         "geography, coarse to fine (e.g. nuts1, nuts2, nuts3): risk is counted per level and these values are exchanged between a household and its donor; every record of a household must share them",
     )
+    .example(r#"["area"]"#)
     .required()
     .needs(ColumnNeed::Discrete),
     ParamSpec::new(
@@ -115,6 +117,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Columns,
         "household-level columns a donor must share with the household it is swapped with (e.g. household size): sdcMicro's first similarity profile",
     )
+    .example(r#"["household_type"]"#)
     .required()
     .needs(ColumnNeed::Discrete),
     ParamSpec::new(
@@ -128,6 +131,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Columns,
         "the k-anonymity rule: a household is at risk at the first level where a member's values of these columns and the geography down to that level are shared by fewer than k_anonymity records (give risk_variables or risk)",
     )
+    .example(r#"["ref_age", "ref_sex"]"#)
     .needs(ColumnNeed::Discrete),
     ParamSpec::new(
         "k_anonymity",
@@ -154,6 +158,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "share of households swapped, a swap moving two: households·swaprate/2 swaps (rounded up or down at random), spread over the finest areas in proportion to their households; households at risk are swapped whatever the rate and count towards their finest area's share",
     )
+    .example("0.05")
     .default_value("0.05")
     .within(Range::SHARE),
     ParamSpec::new(

@@ -41,6 +41,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Integer,
         "records whose class has fewer than k records are removed (k = 2 removes sample uniques)",
     )
+    .example("3")
     .required()
     .within(Range::at_least(2.0)),
     PROTECT_AGAINST,

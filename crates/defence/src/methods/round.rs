@@ -22,6 +22,7 @@ pub struct Round {
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("variables", ParamKind::Columns, "numeric variables")
+    .example(r#"["total_wealth"]"#)
         .required()
         .needs(ColumnNeed::Numeric)
         .alias(&["columns"]),
@@ -30,6 +31,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "rounding base: x becomes base·round(x/base), halves away from zero",
     )
+    .example("1000")
     .required()
     .within(Range::POSITIVE),
 ];

@@ -33,6 +33,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "sampling fraction (give fraction or size)",
     )
+    .example("0.5")
     .within(Range::left_open(0.0, 1.0)),
     ParamSpec::new("size", ParamKind::Integer, "sample size (not with strata)")
         .within(Range::at_least(1.0)),

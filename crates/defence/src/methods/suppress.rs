@@ -119,6 +119,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Integer,
         "target k: every record in a class of at least k records (itself included) under protect_against",
     )
+    .example("3")
     .required()
     .within(Range::at_least(2.0)),
     ParamSpec::new(
@@ -342,6 +343,7 @@ const RISK_PARAMS: &[ParamSpec] = &[
         ParamKind::Number,
         "every record ends with individual risk at most this, under protect_against",
     )
+    .example("0.2")
     .required()
     .within(Range::left_open(0.0, 1.0)),
     ParamSpec::new(

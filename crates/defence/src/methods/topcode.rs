@@ -28,6 +28,7 @@ pub struct TopBottomCode {
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("variables", ParamKind::Columns, "numeric variables")
+    .example(r#"["total_wealth"]"#)
         .required()
         .needs(ColumnNeed::Numeric)
         .alias(&["columns"]),
@@ -35,7 +36,8 @@ const PARAMS: &[ParamSpec] = &[
         "top",
         ParamKind::Number,
         "values strictly above are replaced (give top, bottom or both)",
-    ),
+    )
+    .example("1000000"),
     ParamSpec::new(
         "bottom",
         ParamKind::Number,

@@ -222,10 +222,14 @@ def methods(family: str) -> List[Dict[str, Any]]:
     """The methods of a family, with their parameters, from the registry the command line uses.
 
     ``family`` is ``"attack"``, ``"defence"``, ``"risk"``, ``"utility"`` or ``"generator"``.
-    Each method is a dict with ``name``, ``summary``, ``reference``, ``parameters`` and
-    ``figures``; each parameter has ``name``, ``type``, ``kind`` (one word), ``choices``,
-    ``required``, ``default``, ``range``, ``role`` (the schema role it defaults to),
-    ``aliases``, ``doc`` and ``common`` (shared by the family). Every parameter is a keyword
+    Each method is a dict with ``name``, ``summary``, ``reference``, ``parameters``,
+    ``figures`` and ``example``; each parameter has ``name``, ``type``, ``kind`` (one word),
+    ``choices``, ``required``, ``default``, ``range``, ``role`` (the schema role it defaults
+    to), ``aliases``, ``doc``, ``common`` (shared by the family) and ``example`` (its value in
+    the method's example, as TOML text, or None). A defence's ``example`` is a dict of settings
+    that masks household-wave1.csv of ``synth("household-panel")`` as written
+    (``mask(data, [{"method": m["name"], **m["example"]}], seed=1)``); None when the method
+    needs none or has none. Every parameter is a keyword
     argument of the family's function. ``figures`` lists what a risk or utility measure
     reports (``id`` as in its summary, the human ``name`` reports use, ``unit``, ``reference``,
     ``non_negative``); an attack's figures are the evaluator's, so its list is empty.

@@ -101,6 +101,7 @@ const PARAMS: &[ParamSpec] = &[
         ParamKind::Table,
         "one hierarchy per key: column = \"h/col.csv\" (ARX's hierarchy CSV: a row per value, a field per level; relative to the experiment file), { file, delimiter }, { interval = [5, 10, 20], origin = 0 } (numeric bands per level) or { mask = true } (characters masked from the right)",
     )
+    .example("{ area = { mask = true }, bedrooms = { interval = [2, 4] } }")
     .required(),
     ParamSpec::new(
         "keys",
@@ -108,12 +109,14 @@ const PARAMS: &[ParamSpec] = &[
         "the key variables generalised (each needs a hierarchy; a hierarchy for a column that is not a key is an error)",
     )
     .default_value("the columns of `hierarchies`")
+    .example(r#"["area", "bedrooms"]"#)
     .from_role(Role::Key),
     ParamSpec::new(
         "k",
         ParamKind::Integer,
         "k-anonymity: every released class of at least k records, under protect_against",
     )
+    .example("3")
     .within(Range::at_least(1.0)),
     ParamSpec::new(
         "models",
