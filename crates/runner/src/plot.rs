@@ -20,6 +20,19 @@
 //! axes within [0, 1] and printed as percentages; each point carries a `<title>` with its exact
 //! values (hover text in a browser). Text widths are estimated (0.6 em per character, wider
 //! than most sans-serif glyphs), so the boxes tested are at least as large as the text drawn.
+//!
+//! Why no plotting library (issue 33 asked for one; looked at on 2026-12-03): `plotters` 0.3.7
+//! draws through `plotters-backend`'s `DrawingBackend`, whose coordinates are whole pixels
+//! (`BackendCoord = (i32, i32)`) and whose SVG backend (`plotters-svg`) writes eight elements
+//! (`svg`, `circle`, `line`, `polyline`, `rect`, `text`, `image`, `polygon`) — no `<title>`
+//! (the hover values every point carries here), no `<g>`, no `stroke-dasharray` (its dashed
+//! series are separate segments); without a font feature it measures text as 0.45 em per
+//! *byte* (`size / 1.24² × 0.7`), narrower than ASCII glyphs and three times too wide for `≤`,
+//! `ℓ` or `—`, so the layout tests above could not hold. Vega-Lite needs a
+//! JavaScript engine to render static SVG (`vl-convert` embeds Deno/V8, whose prebuilt library
+//! is downloaded at build time: not buildable offline here, and far heavier than this module).
+//! The escape is the report's (askama's, through [`crate::markup::escape`]), so figures and
+//! report escape alike.
 
 use crate::markup::escape as esc;
 use intruder_data::report::Unit;
