@@ -32,7 +32,7 @@ use intruder_table::keys::{Keys, PatternIndex};
 use intruder_table::params::{Entry, ParamKind, ParamReader, ParamSpec, Range};
 
 use crate::config::{MISSING, MissingPolicy, THRESHOLD};
-use crate::error::AttackError;
+use crate::error::{AttackError, ParamError};
 use crate::keys::{KeyMap, Tokens, encode, resolve, tokenize};
 use crate::linkage::{Candidates, Linkage, ListCandidates, Lister};
 use crate::{Attack, Knowledge, Linked};
@@ -47,12 +47,12 @@ pub const MAX_MAX_LISTED: usize = 1_000_000_000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExactMatch {
     /// Missing-value policy.
-    pub missing: MissingPolicy,
+    missing: MissingPolicy,
     /// Links are declared at a best score ≥ this (every candidate scores 1: a threshold above 1
     /// declares none); `None` declares every record's best candidate.
-    pub threshold: Option<f64>,
+    threshold: Option<f64>,
     /// Candidates listed per intruder record (the smallest rows; the count stays exact).
-    pub max_listed: usize,
+    max_listed: usize,
 }
 
 /// `max_listed` (exact).
@@ -85,6 +85,31 @@ impl ExactMatch {
             threshold: None,
             max_listed: DEFAULT_MAX_LISTED,
         }
+    }
+
+    /// The attack with every setting, checked as the registry checks them: `max_listed` in
+    /// [1, 10⁹], a finite threshold.
+    pub fn with_settings(
+        missing: MissingPolicy,
+        threshold: Option<f64>,
+        max_listed: usize,
+    ) -> Result<Self, ParamError> {
+        if !(1..=MAX_MAX_LISTED).contains(&max_listed) {
+            return Err(ParamError::Unsupported(format!(
+                "max_listed: expected a whole number in [1, {MAX_MAX_LISTED}], found {max_listed}"
+            )));
+        }
+        if threshold.is_some_and(|t| !t.is_finite()) {
+            return Err(ParamError::Unsupported(format!(
+                "threshold: expected a finite number, found {}",
+                threshold.unwrap_or_default()
+            )));
+        }
+        Ok(ExactMatch {
+            missing,
+            threshold,
+            max_listed,
+        })
     }
 
     /// Reads the parameters declared in [`PARAMS`].

@@ -62,6 +62,15 @@
 //! assert_eq!(masked.column("age").unwrap().as_f64(2), Some(85.0));
 //! assert_eq!(log.cells_changed, 1);
 //! ```
+//!
+//! # Checked by construction
+//! A configured defence (`methods::round::Round`, …) keeps its fields private: the only way to
+//! one is its entry's `build` (through [`Pipeline`] or `Entry::configure`), which checks every
+//! parameter, so a library cannot run a defence with settings no surface would accept. What a
+//! library writes unchecked is the step's table of parameters. This does not compile:
+//! ```compile_fail
+//! let r = intruder_defence::methods::round::Round { variables: vec!["x".into()], base: -5.0 };
+//! ```
 #![deny(missing_docs)]
 // `!(x > y)` is deliberate: it is also true when x is NaN. Index loops mirror the formulas.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]

@@ -39,11 +39,8 @@ pub fn exact(spec: &EngineSpec, req: &ExactRequest) -> Result<Linkage, EngineErr
             let intruder = load(&req.intruder, &req.intruder_input)?;
             let released = load(&req.released, &req.released_input)?;
             let knowledge = Knowledge::new(&intruder.table, req.key_map()?)?;
-            let attack = ExactMatch {
-                missing: req.missing,
-                threshold: None,
-                max_listed: req.max_listed,
-            };
+            let attack = ExactMatch::with_settings(req.missing, None, req.max_listed)
+                .map_err(intruder_attack::AttackError::from)?;
             Ok(attack.link(&knowledge, &released.table, 0)?.linkage)
         }
         #[cfg(feature = "cluster")]

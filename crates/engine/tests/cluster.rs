@@ -58,8 +58,8 @@ fn two_executors_give_the_local_figures() {
         let mut p = params(&["region", "age", "sex"], policy);
         p.weight = Some("w".into());
         for m in [
-            &Frequency { params: p.clone() } as &dyn intruder_risk::RiskMeasure,
-            &Individual { params: p.clone() },
+            &Frequency::new(p.clone()).unwrap() as &dyn intruder_risk::RiskMeasure,
+            &Individual::new(p.clone()).unwrap(),
         ] {
             let a = risk(&local, &released, &Input::default(), m).unwrap();
             check(
@@ -157,22 +157,20 @@ fn a_lost_executor_never_gives_wrong_figures() {
     // A lost executor: one is killed while a wildcard run (many joins) is under way. The run
     // either fails with an error naming the engine, or completes with the local figures.
     let (_, big) = survey(dir.path(), "big", 20_000, 23, false);
-    let m = Frequency {
-        params: params(
-            &["region", "age", "job"],
-            intruder_risk::MissingPolicy::Wildcard,
-        ),
-    };
+    let m = Frequency::new(params(
+        &["region", "age", "job"],
+        intruder_risk::MissingPolicy::Wildcard,
+    ))
+    .unwrap();
     let expected = risk(&local, &big, &Input::default(), &m).unwrap();
     let spec = ballista.clone();
     let big2 = big.clone();
     let run = std::thread::spawn(move || {
-        let m = Frequency {
-            params: params(
-                &["region", "age", "job"],
-                intruder_risk::MissingPolicy::Wildcard,
-            ),
-        };
+        let m = Frequency::new(params(
+            &["region", "age", "job"],
+            intruder_risk::MissingPolicy::Wildcard,
+        ))
+        .unwrap();
         risk(&spec, &big2, &Input::default(), &m)
     });
     std::thread::sleep(Duration::from_millis(1500));

@@ -19,9 +19,10 @@ fn without_the_feature_other_engines_are_refused_clearly() {
     if intruder_engine::CLUSTER_BUILT {
         assert_eq!(spec.engine, intruder_engine::Engine::DataFusion);
     } else {
-        let m = intruder_risk::registry::Frequency {
-            params: intruder_risk::RiskParams::new(vec!["a".into()]),
-        };
+        let m = intruder_risk::registry::Frequency::new(intruder_risk::RiskParams::new(vec![
+            "a".into(),
+        ]))
+        .unwrap();
         let e = intruder_engine::risk(&spec, "x.csv".as_ref(), &Default::default(), &m)
             .unwrap_err()
             .to_string();

@@ -44,7 +44,7 @@ fn frequency_under_every_policy_matches_local() {
         ] {
             let mut p = params(keys, policy);
             p.population_size = Some(30_000.0);
-            let m = Frequency { params: p };
+            let m = Frequency::new(p).unwrap();
             for file in [&csv, &parquet] {
                 both(&m, file, &format!("{policy:?} {keys:?} {}", file.display()));
             }
@@ -64,9 +64,9 @@ fn individual_risk_from_weights_matches_local() {
         let mut p = params(&["region", "age", "sex", "job"], policy);
         p.weight = Some("w".into());
         p.population_size = Some(40_000.0);
-        let m = Individual { params: p.clone() };
+        let m = Individual::new(p.clone()).unwrap();
         both(&m, &parquet, &format!("individual {policy:?}"));
-        let m = Frequency { params: p };
+        let m = Frequency::new(p).unwrap();
         both(&m, &parquet, &format!("frequency weighted {policy:?}"));
     }
 }
@@ -77,9 +77,7 @@ fn mulders_table_2_on_datafusion() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("t2.csv");
     std::fs::write(&f, "age,gender\n40,M\n36,F\n.,M\n40,.\n23,M\n23,M\n").unwrap();
-    let m = Frequency {
-        params: params(&["age", "gender"], MissingPolicy::Wildcard),
-    };
+    let m = Frequency::new(params(&["age", "gender"], MissingPolicy::Wildcard)).unwrap();
     let (_, df) = engines();
     let out = risk(&df, &f, &Input::default(), &m).unwrap();
     let get = |n: &str| {
@@ -105,7 +103,7 @@ fn errors_name_the_file_and_the_record() {
     std::fs::write(&f, "a,w\n1,2\n2,\n3,4\n").unwrap();
     let mut p = params(&["a"], MissingPolicy::Listwise);
     p.weight = Some("w".into());
-    let m = Individual { params: p };
+    let m = Individual::new(p).unwrap();
     let (local, df) = engines();
     let a = risk(&local, &f, &Input::default(), &m)
         .unwrap_err()
@@ -115,9 +113,7 @@ fn errors_name_the_file_and_the_record() {
         .to_string();
     assert!(b.contains("record 2 has no weight"), "{b}");
     assert_eq!(a, b);
-    let m = Frequency {
-        params: params(&["nope"], MissingPolicy::Listwise),
-    };
+    let m = Frequency::new(params(&["nope"], MissingPolicy::Listwise)).unwrap();
     let b = risk(&df, &f, &Input::default(), &m)
         .unwrap_err()
         .to_string();
@@ -128,7 +124,7 @@ fn errors_name_the_file_and_the_record() {
     // What the counts cannot give is refused, not approximated.
     let mut p = params(&["a"], MissingPolicy::Listwise);
     p.sensitive = Some("w".into());
-    let b = risk(&df, &f, &Input::default(), &Frequency { params: p })
+    let b = risk(&df, &f, &Input::default(), &Frequency::new(p).unwrap())
         .unwrap_err()
         .to_string();
     assert!(b.contains("local engine only"), "{b}");
@@ -138,9 +134,11 @@ fn errors_name_the_file_and_the_record() {
 fn a_tiny_memory_limit_fails_clearly_or_matches() {
     let dir = tempfile::tempdir().unwrap();
     let (_, parquet) = survey(dir.path(), "s", 4000, 3, false);
-    let m = Frequency {
-        params: params(&["region", "age", "sex", "job"], MissingPolicy::AsValue),
-    };
+    let m = Frequency::new(params(
+        &["region", "age", "sex", "job"],
+        MissingPolicy::AsValue,
+    ))
+    .unwrap();
     let local = risk(&EngineSpec::default(), &parquet, &Input::default(), &m).unwrap();
     let tiny = EngineSpec::parse(Some("datafusion"), Some("64KiB")).unwrap();
     match risk(&tiny, &parquet, &Input::default(), &m) {

@@ -38,7 +38,7 @@ pub const ENTRY: Entry<dyn Attack> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Agreement {
     /// Fewest agreeing keys of a candidate.
-    pub min_agree: usize,
+    min_agree: usize,
 }
 
 fn build(r: &mut ParamReader<'_>) -> Option<Box<dyn Attack>> {

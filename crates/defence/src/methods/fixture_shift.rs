@@ -16,9 +16,9 @@ const NAME: &str = "fixture-shift";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shift {
     /// Numeric variables.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// What is added to every observed value.
-    pub by: f64,
+    pub(crate) by: f64,
 }
 
 const PARAMS: &[ParamSpec] = &[

@@ -24,7 +24,7 @@ const NAME: &str = "independent-marginals";
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndependentMarginals {
     /// Records to release; `None`: as many as the input.
-    pub n: Option<usize>,
+    pub(crate) n: Option<usize>,
 }
 
 const PARAMS: &[ParamSpec] = &[ParamSpec::new(

@@ -25,11 +25,11 @@ const NAME: &str = "mdav";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mdav {
     /// Numeric variables aggregated together.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// Minimum group size (≥ 2).
-    pub k: usize,
+    pub(crate) k: usize,
     /// Standardise the variables before computing distances.
-    pub standardise: bool,
+    pub(crate) standardise: bool,
 }
 
 const PARAMS: &[ParamSpec] = &[

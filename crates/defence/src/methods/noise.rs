@@ -24,11 +24,11 @@ const NAME: &str = "noise";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Noise {
     /// Numeric variables.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// Noise variance as a percentage of the variable's variance (> 0).
-    pub noise: f64,
+    pub(crate) noise: f64,
     /// Correlated noise (covariance proportional to the data's).
-    pub correlated: bool,
+    pub(crate) correlated: bool,
 }
 
 const PARAMS: &[ParamSpec] = &[

@@ -37,20 +37,20 @@ const NAME: &str = "pram";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pram {
     /// Categorical variables, each perturbed on its own.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// Invariant PRAM, 0 < pd ≤ 1: the diagonal of the base matrix, or its minimum
     /// (see `pd_meaning`).
-    pub pd: f64,
+    pub(crate) pd: f64,
     /// What `pd` means: the diagonal itself, or sdcMicro's minimum of a U(pd, 1) draw.
-    pub pd_meaning: PdMeaning,
+    pub(crate) pd_meaning: PdMeaning,
     /// Mixing with the identity, 0 ≤ alpha ≤ 1 (sdcMicro's `alpha`).
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// A given transition matrix (one variable only).
-    pub matrix: Option<Vec<Vec<f64>>>,
+    pub(crate) matrix: Option<Vec<Vec<f64>>>,
     /// The categories of the matrix's rows and columns.
-    pub levels: Option<Vec<String>>,
+    pub(crate) levels: Option<Vec<String>>,
     /// Stratum variables.
-    pub strata: Vec<String>,
+    pub(crate) strata: Vec<String>,
 }
 
 /// What `pd` means in invariant PRAM.

@@ -68,15 +68,15 @@ pub const MAX_CELLS: u64 = 1 << 24;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrivBayes {
     /// The privacy budget ε (> 0).
-    pub epsilon: f64,
+    pub(crate) epsilon: f64,
     /// The degree of the network: at most `k` parents per attribute.
-    pub k: usize,
+    pub(crate) k: usize,
     /// Bins of a numeric column (≥ 2).
-    pub bins: usize,
+    pub(crate) bins: usize,
     /// The share β of ε spent on learning the network (0 < β < 1).
-    pub beta: f64,
+    pub(crate) beta: f64,
     /// Records to release; `None`: as many as the input.
-    pub n: Option<usize>,
+    pub(crate) n: Option<usize>,
 }
 
 const PARAMS: &[ParamSpec] = &[

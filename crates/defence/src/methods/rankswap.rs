@@ -19,9 +19,9 @@ const NAME: &str = "rank-swap";
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankSwap {
     /// Numeric variables, each swapped on its own.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// Window as a PERCENTAGE of the number of records, 0 < p ≤ 100.
-    pub p: f64,
+    pub(crate) p: f64,
 }
 
 const PARAMS: &[ParamSpec] = &[

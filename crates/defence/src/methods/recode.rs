@@ -17,17 +17,17 @@ const NAME: &str = "global-recode";
 #[derive(Debug, Clone, PartialEq)]
 pub struct GlobalRecode {
     /// Variables recoded the same way.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// Interval breaks for numeric columns, strictly increasing (at least two).
-    pub breaks: Option<Vec<f64>>,
+    pub(crate) breaks: Option<Vec<f64>>,
     /// Labels of the intervals (one fewer than the breaks); default `[a,b)` style labels.
-    pub labels: Option<Vec<String>>,
+    pub(crate) labels: Option<Vec<String>>,
     /// Intervals closed on the right `(a,b]` (the first one `[a,b]`) instead of on the left
     /// `[a,b)` (the last one `[a,b]`).
-    pub right: bool,
+    pub(crate) right: bool,
     /// Category map for categorical or text columns: old label = new label; unmapped labels
     /// are kept.
-    pub map: Option<BTreeMap<String, String>>,
+    pub(crate) map: Option<BTreeMap<String, String>>,
 }
 
 const PARAMS: &[ParamSpec] = &[

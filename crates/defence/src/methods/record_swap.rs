@@ -75,23 +75,23 @@ const NAME: &str = "record-swap";
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordSwap {
     /// The household id column.
-    pub hid: String,
+    pub(crate) hid: String,
     /// Geography columns, coarse to fine.
-    pub hierarchy: Vec<String>,
+    pub(crate) hierarchy: Vec<String>,
     /// Similarity profiles tried in order: `similar`, then each of `similar_fallback`.
-    pub similar: Vec<Vec<String>>,
+    pub(crate) similar: Vec<Vec<String>>,
     /// Columns of the k-anonymity rule (empty with `risk`).
-    pub risk_variables: Vec<String>,
+    pub(crate) risk_variables: Vec<String>,
     /// Given risk columns, one per hierarchy level (empty: the k-anonymity rule).
-    pub risk: Vec<String>,
+    pub(crate) risk: Vec<String>,
     /// Households in classes below k must be swapped (0: none must).
-    pub k_anonymity: u32,
+    pub(crate) k_anonymity: u32,
     /// With `risk`: the risk above which a household must be swapped (0: 1/k_anonymity).
-    pub risk_threshold: f64,
+    pub(crate) risk_threshold: f64,
     /// Share of households swapped, 0 ≤ swaprate ≤ 1.
-    pub swaprate: f64,
+    pub(crate) swaprate: f64,
     /// Further household-level columns exchanged with the geography.
-    pub carry_along: Vec<String>,
+    pub(crate) carry_along: Vec<String>,
 }
 
 const PARAMS: &[ParamSpec] = &[

@@ -25,11 +25,11 @@ const NAME: &str = "remove-records";
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoveRecords {
     /// Key variables.
-    pub keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     /// Records in classes smaller than `k` are removed (k ≥ 2).
-    pub k: u32,
+    pub(crate) k: u32,
     /// The rule the remaining records are k-anonymous under.
-    pub protect_against: ProtectAgainst,
+    pub(crate) protect_against: ProtectAgainst,
 }
 
 const PARAMS: &[ParamSpec] = &[

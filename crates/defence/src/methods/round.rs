@@ -15,9 +15,9 @@ const NAME: &str = "round";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Round {
     /// Numeric variables.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// The rounding base (> 0).
-    pub base: f64,
+    pub(crate) base: f64,
 }
 
 const PARAMS: &[ParamSpec] = &[

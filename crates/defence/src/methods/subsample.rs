@@ -18,13 +18,13 @@ const NAME: &str = "subsample";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Subsample {
     /// Sampling fraction, 0 < f ≤ 1.
-    pub fraction: Option<f64>,
+    pub(crate) fraction: Option<f64>,
     /// Sample size (without strata).
-    pub size: Option<usize>,
+    pub(crate) size: Option<usize>,
     /// Stratum variables.
-    pub strata: Vec<String>,
+    pub(crate) strata: Vec<String>,
     /// The design-weight column to add or update.
-    pub weight: String,
+    pub(crate) weight: String,
 }
 
 const PARAMS: &[ParamSpec] = &[

@@ -88,14 +88,14 @@ impl Target {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalSuppression {
     /// Key variables.
-    pub keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     /// Target k (≥ 2).
-    pub k: u32,
+    pub(crate) k: u32,
     /// sdcMicro importance, one per key, a permutation of 1..=p (1 = suppressed last); `None`
     /// for the default (more distinct values = less important).
-    pub importance: Option<Vec<i64>>,
+    pub(crate) importance: Option<Vec<i64>>,
     /// The rule under which the output is k-anonymous.
-    pub protect_against: ProtectAgainst,
+    pub(crate) protect_against: ProtectAgainst,
 }
 
 /// `protect_against` of the k- and risk-promising defences.
@@ -319,15 +319,15 @@ impl Defence for LocalSuppression {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RiskSuppression {
     /// Key variables defining the classes.
-    pub keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     /// Records with risk strictly above are suppressed (0 < threshold ≤ 1).
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The key suppressed first; `None` = the least important key (most distinct values).
-    pub suppress: Option<String>,
+    pub(crate) suppress: Option<String>,
     /// Sampling-weight column for Benedetti–Franconi risk; `None` = risk 1/f_k.
-    pub weight: Option<String>,
+    pub(crate) weight: Option<String>,
     /// The rule under which every risk ends at most the threshold.
-    pub protect_against: ProtectAgainst,
+    pub(crate) protect_against: ProtectAgainst,
 }
 
 const RISK_PARAMS: &[ParamSpec] = &[

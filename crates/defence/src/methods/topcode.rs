@@ -15,15 +15,15 @@ const NAME: &str = "top-bottom-code";
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopBottomCode {
     /// Numeric variables.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
     /// Values strictly above are recoded.
-    pub top: Option<f64>,
+    pub(crate) top: Option<f64>,
     /// Values strictly below are recoded.
-    pub bottom: Option<f64>,
+    pub(crate) bottom: Option<f64>,
     /// Replacement of top-coded values.
-    pub top_value: f64,
+    pub(crate) top_value: f64,
     /// Replacement of bottom-coded values.
-    pub bottom_value: f64,
+    pub(crate) bottom_value: f64,
 }
 
 const PARAMS: &[ParamSpec] = &[

@@ -60,12 +60,12 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeySpace {
     /// The key variables.
-    pub keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     /// Listwise: records missing a key are not counted and a missing cell is no value;
     /// as-value: a missing cell is one more value of its key.
-    pub missing: MissingPolicy,
+    pub(crate) missing: MissingPolicy,
     /// Whether to add the table of distinct values per key.
-    pub per_key: bool,
+    pub(crate) per_key: bool,
 }
 
 fn build(r: &mut ParamReader) -> Option<Box<dyn RiskMeasure>> {

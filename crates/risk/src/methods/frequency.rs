@@ -121,7 +121,17 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frequency {
     /// The checked parameters.
-    pub params: RiskParams,
+    pub(crate) params: RiskParams,
+}
+
+impl Frequency {
+    /// The measure with `params`, checked as the registry checks them ([`RiskParams::check`]).
+    /// The typed way in for a library: the fields are private, so an unchecked measure cannot
+    /// be made (the registry's `build` reads the same parameters from a table).
+    pub fn new(params: RiskParams) -> Result<Self, RiskError> {
+        params.check()?;
+        Ok(Frequency { params })
+    }
 }
 
 /// Reads and checks the parameters of the frequency measure; `None` when `r` recorded a problem.

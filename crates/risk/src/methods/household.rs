@@ -60,7 +60,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Household {
     /// The checked parameters (`group` is set).
-    pub params: RiskParams,
+    pub(crate) params: RiskParams,
 }
 
 /// Reads and checks the parameters of the household measure; `None` when `r` recorded a problem.

@@ -69,7 +69,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LDiversity {
     /// The checked parameters (`sensitive` is set).
-    pub params: RiskParams,
+    pub(crate) params: RiskParams,
 }
 
 /// Reads and checks the parameters of the ℓ-diversity measure; `None` when `r` recorded a problem.

@@ -111,7 +111,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Population {
     /// The checked parameters.
-    pub params: PopulationParams,
+    pub(crate) params: PopulationParams,
 }
 
 /// Reads and checks the parameters of the population measure; `None` when `r` recorded a problem.

@@ -78,7 +78,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Suda2Measure {
     /// The checked parameters.
-    pub params: Suda2Params,
+    pub(crate) params: Suda2Params,
 }
 
 /// Reads and checks the parameters of the SUDA2 measure; `None` when `r` recorded a problem.

@@ -80,7 +80,7 @@ pub const ENTRY: Entry<dyn RiskMeasure> = Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TClosenessMeasure {
     /// The checked parameters.
-    pub params: TClosenessParams,
+    pub(crate) params: TClosenessParams,
 }
 
 /// Reads and checks the parameters of the t-closeness measure; `None` when `r` recorded a problem.

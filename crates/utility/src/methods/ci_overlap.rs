@@ -18,9 +18,9 @@ const NAME: &str = "ci-overlap";
 #[derive(Debug, Clone, PartialEq)]
 pub struct CiOverlapMeasure {
     /// The model.
-    pub formula: Formula,
+    pub(crate) formula: Formula,
     /// Its family.
-    pub family: Family,
+    pub(crate) family: Family,
 }
 
 /// The measure's own parameters (the common ones are [`crate::UTILITY_COMMON`]).

@@ -17,7 +17,7 @@ const NAME: &str = "correlations";
 #[derive(Debug, Clone, PartialEq)]
 pub struct CorrelationsMeasure {
     /// Numeric variables, at least two.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
 }
 
 /// The measure's own parameters (the common ones are [`crate::UTILITY_COMMON`]).

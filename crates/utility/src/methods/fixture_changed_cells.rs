@@ -19,7 +19,7 @@ const NAME: &str = "fixture-changed-cells";
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChangedCells {
     /// The variables compared (any kind).
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
 }
 
 /// The measure's own parameters (the common ones are [`crate::UTILITY_COMMON`]).

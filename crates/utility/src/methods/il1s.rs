@@ -18,7 +18,7 @@ const NAME: &str = "il1s";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Il1sMeasure {
     /// Numeric variables.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
 }
 
 /// The measure's own parameters (the common ones are [`crate::UTILITY_COMMON`]).

@@ -19,7 +19,7 @@ const NAME: &str = "information-loss";
 #[derive(Debug, Clone, PartialEq)]
 pub struct InformationLossMeasure {
     /// The key variables.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
 }
 
 /// The measure's own parameters (the common ones are [`crate::UTILITY_COMMON`]).

@@ -17,7 +17,7 @@ const NAME: &str = "moments";
 #[derive(Debug, Clone, PartialEq)]
 pub struct MomentsMeasure {
     /// Numeric variables.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
 }
 
 /// The measure's own parameters (the common ones are [`crate::UTILITY_COMMON`]).

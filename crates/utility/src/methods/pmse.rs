@@ -17,7 +17,7 @@ const NAME: &str = "pmse";
 #[derive(Debug, Clone, PartialEq)]
 pub struct PmseMeasure {
     /// Numeric or categorical variables of the propensity model.
-    pub variables: Vec<String>,
+    pub(crate) variables: Vec<String>,
 }
 
 /// The measure's own parameters (the common ones are [`crate::UTILITY_COMMON`]).

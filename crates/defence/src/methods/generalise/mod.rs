@@ -66,31 +66,31 @@ pub enum SearchMode {
 #[derive(Debug)]
 pub struct Generalise {
     /// The keys generalised, each with a hierarchy.
-    pub keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     /// The hierarchy of each key (as declared).
-    pub hierarchies: Vec<(String, HierarchySpec)>,
+    pub(crate) hierarchies: Vec<(String, HierarchySpec)>,
     /// k-anonymity.
-    pub k: Option<u32>,
+    pub(crate) k: Option<u32>,
     /// Other privacy models.
-    pub models: Vec<ModelSpec>,
+    pub(crate) models: Vec<ModelSpec>,
     /// Share of records that may be suppressed.
-    pub suppression_limit: f64,
+    pub(crate) suppression_limit: f64,
     /// The quality model.
-    pub metric: Metric,
+    pub(crate) metric: Metric,
     /// ARX's weighting of generalisation against suppression.
-    pub gs_factor: f64,
+    pub(crate) gs_factor: f64,
     /// The intruder the k promise holds against.
-    pub protect_against: ProtectAgainst,
+    pub(crate) protect_against: ProtectAgainst,
     /// Population table (δ-presence, k-map).
-    pub population: Option<std::path::PathBuf>,
+    pub(crate) population: Option<std::path::PathBuf>,
     /// Search mode.
-    pub search: SearchMode,
+    pub(crate) search: SearchMode,
     /// Nodes the heuristic may check.
-    pub budget: usize,
+    pub(crate) budget: usize,
     /// Seconds the heuristic may run.
-    pub time_limit: Option<f64>,
+    pub(crate) time_limit: Option<f64>,
     /// Attack constraints.
-    pub attacks: Vec<AttackSpec>,
+    pub(crate) attacks: Vec<AttackSpec>,
     /// The levels chosen by the last run (what the release publishes).
     chosen: Mutex<Option<Vec<u8>>>,
 }
