@@ -29,6 +29,24 @@ fn both(m: &dyn RiskMeasure, file: &std::path::Path, what: &str) {
     assert_eq!(a.warnings, b.warnings, "{what}: warnings");
 }
 
+/// Measures as every surface builds them (the registry from a table of parameters; the CLI,
+/// Python, experiments): such a measure keeps `per_record` on for the calls that ask for
+/// records, and the plans must still run it (they were refused: "per-record figures", found by
+/// the first `intruder risk --engine datafusion` on the benchmark file).
+#[test]
+fn a_measure_from_the_registry_runs_on_datafusion() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, parquet) = survey(dir.path(), "s", 2000, 5, true);
+    for text in [
+        "measure = \"frequency\"\nkeys = [\"region\", \"age\", \"sex\"]\nmissing = \"wildcard\"",
+        "measure = \"individual\"\nkeys = [\"region\", \"age\", \"sex\"]\nweight = \"w\"",
+    ] {
+        let table: toml::Table = text.parse().unwrap();
+        let built = intruder_risk::configure(&table, "", Default::default(), &[]).unwrap();
+        both(built.method.as_ref(), &parquet, text);
+    }
+}
+
 #[test]
 fn frequency_under_every_policy_matches_local() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,7 +25,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 use intruder_attack::Linkage;
 use intruder_data::Input;
-use intruder_risk::{RiskMeasure, RiskOutcome};
+use intruder_risk::{RiskMeasure, RiskOutcome, RiskParams};
 
 use crate::request::ExactRequest;
 use crate::{Engine, EngineError, EngineSpec};
@@ -115,6 +115,13 @@ pub fn risk(
             measure.name()
         ),
     })?;
+    // A measure keeps `per_record` on (its calls choose: `assess(table, per_record)`); from
+    // counts there are none, so the plans are asked for the summary only, as
+    // `outcome_of_counts` reports it. A surface refuses `--per-record` before it gets here.
+    let params = &RiskParams {
+        per_record: false,
+        ..params.clone()
+    };
     if let Some(what) = intruder_risk::external::counts_suffice(params) {
         return Err(EngineError::Unsupported {
             engine: spec.engine.label(),
