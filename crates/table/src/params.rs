@@ -1778,6 +1778,51 @@ mod tests {
         ParamSpec::new("spec", ParamKind::Path, "a file"),
     ];
 
+    /// A method's example: its parameters' example values in declaration order (common ones
+    /// first), as a table and as `--set` flags, quoted for the shell where a value needs it.
+    #[test]
+    fn a_methods_example_is_its_parameters_example_values() {
+        static COMMON: &[ParamSpec] =
+            &[ParamSpec::new("keys", ParamKind::Columns, "keys").example(r#"["a", "b"]"#)];
+        static OWN: &[ParamSpec] = &[
+            ParamSpec::new("k", ParamKind::Integer, "k")
+                .required()
+                .example("3"),
+            ParamSpec::new("p", ParamKind::Number, "p"),
+            ParamSpec::new("hid", ParamKind::Column, "hid").example("household_id"),
+            ParamSpec::new("h", ParamKind::Table, "h").example("{ a = { mask = true } }"),
+        ];
+        let doc = MethodDoc {
+            name: "m",
+            summary: "s",
+            reference: "r",
+            params: OWN,
+            common: COMMON,
+            figures: &[],
+        };
+        assert_eq!(
+            doc.example_flags().unwrap(),
+            r#"--set 'keys=["a", "b"]' --set k=3 --set hid=household_id --set 'h={ a = { mask = true } }'"#
+        );
+        let t = doc.example().unwrap();
+        assert_eq!(t.len(), 4);
+        assert_eq!(t["k"], toml::Value::Integer(3));
+        assert_eq!(t["hid"], toml::Value::String("household_id".into()));
+        assert_eq!(t["h"]["a"]["mask"], toml::Value::Boolean(true));
+        assert!(
+            list_text("T", &[doc]).contains(
+                "\n  example: --set 'keys=[\"a\", \"b\"]' --set k=3 --set hid=household_id"
+            )
+        );
+        let none = MethodDoc {
+            common: &[],
+            params: &OWN[1..2],
+            ..doc
+        };
+        assert_eq!((none.example(), none.example_flags()), (None, None));
+        assert!(!list_text("T", &[none]).contains("example:"));
+    }
+
     fn read(text: &str, ctx: ReadContext<'_>) -> (Vec<String>, Vec<String>) {
         let t: toml::Table = text.parse().unwrap();
         let mut r = ParamReader::new(&t, "attack[2]", &[SPECS], ctx);
