@@ -78,21 +78,16 @@ def test_every_defences_example_masks_the_file_the_list_names(cli, tmp_path):
         steps = [{"method": m["name"], **(m["example"] or {})}]
         masked, log = intruder.mask(data, steps, seed=4, check=False)
         assert log["rows_out"] == len(masked), m["name"]
+        # the command line takes each parameter's example as written (TOML value text)
         flags = []
-        for name, value in (m["example"] or {}).items():
-            flags += ["--set", f"{name}={json.dumps(value) if not isinstance(value, dict) else _toml_inline(value)}"]
+        for p in m["parameters"]:
+            if p["example"] is not None:
+                flags += ["--set", f"{p['name']}={p['example']}"]
         out = tmp_path / f"{m['name']}.csv"
         _, cli_log, _ = cli("mask", "--data", data, "--method", m["name"], *flags, "--seed", "4",
                             "--no-check", "--out", out, "--format", "json")
         assert json.loads(cli_log)["rows_out"] == log["rows_out"], m["name"]
         assert json.loads(cli_log)["cells_changed"] == log["cells_changed"], m["name"]
-
-
-def _toml_inline(value):
-    """A dict as a TOML inline table (JSON's nested objects are not TOML)."""
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_inline(v)}" for k, v in value.items()) + " }"
-    return json.dumps(value)
 
 
 def test_synth_equals_the_cli_files(cli, tmp_path):
