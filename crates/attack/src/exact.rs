@@ -87,16 +87,17 @@ impl ExactMatch {
         }
     }
 
-    /// The attack with every setting, checked as the registry checks them: `max_listed` in
-    /// [1, 10⁹], a finite threshold.
+    /// The attack with every setting, checked as the registry checks them: `max_listed` within
+    /// its declared range (`max_listed` of `--list`), a finite threshold.
     pub fn with_settings(
         missing: MissingPolicy,
         threshold: Option<f64>,
         max_listed: usize,
     ) -> Result<Self, ParamError> {
-        if !(1..=MAX_MAX_LISTED).contains(&max_listed) {
+        if !MAX_LISTED.range.contains(max_listed as f64) {
             return Err(ParamError::Unsupported(format!(
-                "max_listed: expected a whole number in [1, {MAX_MAX_LISTED}], found {max_listed}"
+                "max_listed: expected a value {}, found {max_listed}",
+                MAX_LISTED.range
             )));
         }
         if threshold.is_some_and(|t| !t.is_finite()) {
