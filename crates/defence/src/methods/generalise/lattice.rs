@@ -451,7 +451,30 @@ impl<'a> Search<'a> {
         let mut failure = None;
         let mut hs = Vec::with_capacity(snap.hists.len());
         let mut broken = vec![0usize; models.len()];
-        for c in 0..snap.len() {
+        let ks: Vec<u32> = models
+            .iter()
+            .filter_map(|m| match m {
+                Model::KAnonymity { k } => Some(*k),
+                _ => None,
+            })
+            .collect();
+        let sizes_only = !self.data.population && ks.len() == models.len();
+        if sizes_only {
+            // k-anonymity alone, the usual case: class sizes are all it reads (every class
+            // holds records of the file without a population table)
+            let most = ks.iter().copied().max().unwrap_or(0);
+            for (o, &n) in outlier.iter_mut().zip(&snap.count) {
+                if n < most {
+                    *o = true;
+                    for (b, &k) in broken.iter_mut().zip(&ks) {
+                        if n < k {
+                            *b += n as usize;
+                        }
+                    }
+                }
+            }
+        }
+        for c in (0..snap.len()).filter(|_| !sizes_only) {
             if snap.count[c] == 0 {
                 let p = if self.data.population {
                     snap.pcount[c]
@@ -913,7 +936,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             step += 1;
-            if step % stepping == 0 {
+            if step.is_multiple_of(stepping) {
                 let mut node = levels;
                 while let Some(next) = self.expand(&mut run, &node) {
                     node = next;
@@ -1036,9 +1059,28 @@ pub fn exact_rates_on(view: &ClassView, n: usize, keys: &[usize], distinct: bool
     if n == 0 {
         return [0.0, 0.0];
     }
-    let (group, groups) = if distinct && keys.len() == view.dims {
-        ((0..view.count.len() as u32).collect(), view.count.len())
-    } else {
+    if distinct && keys.len() == view.dims {
+        // each class its own group: no grouping to do
+        let s: u64 = (0..view.count.len())
+            .filter(|&c| view.outlier[c])
+            .map(|c| view.count[c] as u64)
+            .sum();
+        let (mut listwise, mut wildcard) = (0.0, 0.0);
+        for (&k, &hidden) in view.count.iter().zip(view.outlier) {
+            let k = k as u64;
+            if k == 0 {
+                continue;
+            }
+            if hidden {
+                wildcard += k as f64 / s as f64;
+            } else {
+                listwise += 1.0;
+                wildcard += k as f64 / (k + s) as f64;
+            }
+        }
+        return [listwise / n as f64, wildcard / n as f64];
+    }
+    let (group, groups) = {
         let snap = Snapshot {
             levels: view.levels.to_vec(),
             codes: view.codes.to_vec(),
