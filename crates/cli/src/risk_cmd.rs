@@ -99,7 +99,10 @@ pub fn run(args: Args) -> Result<()> {
                 spec.engine
             );
         }
-        let (measure, outcome) = engine_outcome(&spec, data, &input, &mut table)?;
+        // the engine reads and counts in one plan: one phase
+        let (measure, outcome) = timings.time(Timings::ENGINE, || {
+            engine_outcome(&spec, data, &input, &mut table)
+        })?;
         return finish(&args, data, measure.as_ref(), outcome, &timings);
     }
     let options = input.read_options(data)?;

@@ -159,6 +159,19 @@ fn risk_and_exact_are_the_same_on_every_engine() {
             }
             assert!(ok, "{a:?}: {err}\n{}", cluster.log_tails(10));
             assert_eq!(figures(&local), figures(&out), "{a:?}");
+            if args[0] == "risk" {
+                // --timings gives the engine's phase (it printed only `write` once)
+                a.push("--timings");
+                let (ok, _, err) = intruder(&a, dir.path());
+                let line = err
+                    .lines()
+                    .find(|l| l.starts_with("timings: "))
+                    .unwrap_or("");
+                assert!(
+                    ok && line.contains("engine ") && line.contains("write "),
+                    "{a:?}: {err}"
+                );
+            }
         }
     }
     drop(cluster);

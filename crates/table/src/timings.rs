@@ -30,6 +30,9 @@ impl Timings {
     pub const COUNT: &'static str = "count";
     /// Writing outputs.
     pub const WRITE: &'static str = "write";
+    /// A run on an engine other than the local one (`--engine`), which reads and counts in
+    /// one plan.
+    pub const ENGINE: &'static str = "engine";
 
     /// No phase yet.
     pub fn new() -> Self {
