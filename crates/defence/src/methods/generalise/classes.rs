@@ -174,6 +174,16 @@ impl AnyPacker {
     }
 }
 
+/// Packed key `k` with each field of `moved` (shift, mask, lifting table) lifted in place.
+#[inline(always)]
+fn lift(mut k: u64, moved: &[(u32, u64, &[u32])]) -> u64 {
+    for &(s, mask, up) in moved {
+        let code = (k >> s) & mask;
+        k = (k & !(mask << s)) | ((up[code as usize] as u64) << s);
+    }
+    k
+}
+
 /// Fibonacci hashing's multiplier (2⁶⁴ / φ).
 const FIB: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -600,6 +610,17 @@ impl Group<'_> {
         }
     }
 
+    /// The fields of the keys raised from `src` to `tgt`: shift, mask and lifting table.
+    fn moved<'s>(&'s self, p: &Pack64, src: &Snapshot, tgt: &[u8]) -> Vec<(u32, u64, &'s [u32])> {
+        (0..self.dims.len())
+            .filter(|&d| src.levels[d] != tgt[d])
+            .map(|d| {
+                let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
+                (p.shift[d], p.mask(d), self.dims[d].up[a][b - a].as_slice())
+            })
+            .collect()
+    }
+
     /// [`Self::roll_up`] on packed classes: each key's field lifted in place in the word.
     fn roll_up_packed(
         &self,
@@ -618,24 +639,13 @@ impl Group<'_> {
         out.count.reserve_exact(src.len());
         let mut index = open.index(src.len());
         let mut map = want_map.then(|| Vec::with_capacity(src.len()));
-        let moved: Vec<(u32, u64, &[u32])> = (0..self.dims.len())
-            .filter(|&d| src.levels[d] != tgt[d])
-            .map(|d| {
-                let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
-                (p.shift[d], p.mask(d), self.dims[d].up[a][b - a].as_slice())
-            })
-            .collect();
+        let moved = self.moved(p, src, tgt);
         const BATCH: usize = 16;
         let mut keys = [0u64; BATCH];
         for start in (0..src.len()).step_by(BATCH) {
             let m = BATCH.min(src.len() - start);
             for (key, &k) in keys.iter_mut().zip(&src.keys[start..start + m]) {
-                let mut k = k;
-                for &(s, mask, up) in &moved {
-                    let code = (k >> s) & mask;
-                    k = (k & !(mask << s)) | ((up[code as usize] as u64) << s);
-                }
-                *key = k;
+                *key = lift(k, &moved);
             }
             let warm = keys[..m]
                 .iter()
@@ -671,13 +681,7 @@ impl Group<'_> {
     /// the count.
     fn roll_up_counts(&self, p: &Pack64, open: Open, src: &Snapshot, tgt: &[u8]) -> Snapshot {
         let n = src.len();
-        let moved: Vec<(u32, u64, &[u32])> = (0..self.dims.len())
-            .filter(|&d| src.levels[d] != tgt[d])
-            .map(|d| {
-                let (a, b) = (src.levels[d] as usize, tgt[d] as usize);
-                (p.shift[d], p.mask(d), self.dims[d].up[a][b - a].as_slice())
-            })
-            .collect();
+        let moved = self.moved(p, src, tgt);
         let mut index = open.index(n);
         // the table's parts in locals, so that filing a class reloads nothing
         let table = &mut index.0;
@@ -692,11 +696,7 @@ impl Group<'_> {
         for (ks, cs) in src.keys.chunks(BATCH).zip(src.count.chunks(BATCH)) {
             let mut warm = 0u64;
             for (l, &k) in lifted.iter_mut().zip(ks) {
-                let mut k = k;
-                for &(s, mask, up) in &moved {
-                    let code = (k >> s) & mask;
-                    k = (k & !(mask << s)) | ((up[code as usize] as u64) << s);
-                }
+                let k = lift(k, &moved);
                 *l = k;
                 warm = warm.wrapping_add(cells[(k.wrapping_mul(FIB) >> shift) as usize]);
             }
