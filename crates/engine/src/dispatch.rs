@@ -57,7 +57,7 @@ struct Written {
     _dir: tempfile::TempDir,
 }
 
-fn write(spec: &EngineSpec, table: &Table) -> Result<Written, EngineError> {
+fn write(spec: &EngineSpec, table: &Table, keys: &[&str]) -> Result<Written, EngineError> {
     if !crate::CLUSTER_BUILT {
         return Err(EngineError::NotBuilt(spec.engine.label()));
     }
@@ -70,20 +70,33 @@ fn write(spec: &EngineSpec, table: &Table) -> Result<Written, EngineError> {
             ),
         });
     }
+    // A set-valued key matches by overlap, which the plans do not express: refused. A
+    // set-valued column the plans do not read (a survey's list of fields, say) is left out of
+    // the copy.
+    let is_set = |c: &&intruder_data::Column| c.kind() == intruder_data::Kind::Set;
     #[cfg(feature = "cluster")]
     if let Some(c) = table
         .columns()
         .iter()
-        .find(|c| c.kind() == intruder_data::Kind::Set)
+        .filter(is_set)
+        .find(|c| keys.contains(&c.name()))
     {
         let label = table.source().to_string();
         return Err(crate::plans::source::set_valued(spec, &label, c.name()));
     }
+    #[cfg(not(feature = "cluster"))]
+    let _ = keys;
+    let kept = if table.columns().iter().any(|c| is_set(&c)) {
+        let columns = table.columns().iter().filter(|c| !is_set(c)).cloned();
+        Table::new(table.source().clone(), columns.collect())?
+    } else {
+        table.clone()
+    };
     let dir = tempfile::tempdir()
         .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
     let path = dir.path().join("table.parquet");
     let ds = Dataset {
-        table: table.clone(),
+        table: kept,
         truth: Vec::new(),
         notes: Vec::new(),
     };
@@ -102,7 +115,8 @@ pub fn risk_table(
     if spec.engine.is_local() {
         return Ok(measure.assess(table, false)?);
     }
-    let w = write(spec, table)?;
+    let keys: Vec<&str> = measure.keys().iter().map(String::as_str).collect();
+    let w = write(spec, table, &keys)?;
     let mut out = risk(spec, &w.path, &Input::default(), measure)?;
     let (tmp, real) = (w.path.display().to_string(), table.source().to_string());
     for x in &mut out.warnings {
@@ -123,8 +137,23 @@ pub fn link_tables(
     if spec.engine.is_local() {
         return Ok(attack.link(knowledge, released, seed)?);
     }
-    let i = write(spec, knowledge.table())?;
-    let r = write(spec, released)?;
+    let pairs = knowledge.keys().pairs();
+    let i = write(
+        spec,
+        knowledge.table(),
+        &pairs
+            .iter()
+            .map(|p| p.intruder.as_str())
+            .collect::<Vec<_>>(),
+    )?;
+    let r = write(
+        spec,
+        released,
+        &pairs
+            .iter()
+            .map(|p| p.released.as_str())
+            .collect::<Vec<_>>(),
+    )?;
     crate::link_on_engine(
         spec,
         attack,

@@ -94,3 +94,39 @@ fn a_hand_made_case() {
     assert_eq!(out.records[0].total(), 2);
     assert!(out.records[1].is_empty());
 }
+
+/// Tables in memory (an experiment's intruder and released files) with a set-valued column
+/// the attack does not match on: linked on datafusion as on local, the column left out of the
+/// copies the plans scan.
+#[test]
+fn tables_with_a_set_valued_non_key_link_as_on_local() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_set = |name: &str, n: usize, seed: u64| {
+        let (csv, _) = survey(dir.path(), name, n, seed, false);
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        let mut out = format!("{},fields\n", lines.next().unwrap());
+        for (i, l) in lines.enumerate() {
+            out.push_str(&format!("{l},{}\n", ["1|2", "3", "", "2|4"][i % 4]));
+        }
+        let p = dir.path().join(format!("{name}_set.csv"));
+        std::fs::write(&p, out).unwrap();
+        let input = Input {
+            set_valued: vec!["fields".into()],
+            ..Input::default()
+        };
+        intruder_data::load(&p, &input).unwrap().table
+    };
+    let (i, r) = (with_set("i", 200, 3), with_set("r", 700, 4));
+    let keys = intruder_attack::KeyMap::same(&["region", "age", "sex"]).unwrap();
+    let knowledge = intruder_attack::Knowledge::new(&i, keys).unwrap();
+    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+    for policy in [MissingPolicy::Listwise, MissingPolicy::Wildcard] {
+        let attack = intruder_attack::ExactMatch::with_settings(policy, None, 100).unwrap();
+        let a = intruder_engine::link_tables(&EngineSpec::default(), &attack, &knowledge, &r, 0)
+            .unwrap();
+        let b = intruder_engine::link_tables(&df, &attack, &knowledge, &r, 0).unwrap();
+        assert_eq!(a.linkage.records, b.linkage.records, "{policy:?}");
+        assert!(a.linkage.records.iter().any(|x| x.total() > 0));
+    }
+}

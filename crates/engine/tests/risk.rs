@@ -170,3 +170,48 @@ fn a_tiny_memory_limit_fails_clearly_or_matches() {
         }
     }
 }
+
+/// A table in memory (an experiment's released file) with a set-valued column the measure
+/// does not count on runs on datafusion with the local figures: the column is left out of the
+/// copy the plans scan (survey-panel's `education_field` made every experiment's risk and
+/// exact figures fail on datafusion). A set-valued key is refused by name.
+#[test]
+fn a_set_valued_column_that_is_not_a_key_is_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = survey(dir.path(), "s", 1500, 11, false);
+    // The survey with a set-valued column `fields` appended.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let mut out = format!("{},fields\n", lines.next().unwrap());
+    for (i, l) in lines.enumerate() {
+        let cell = ["1|2", "3", "", "2|4|1"][i % 4];
+        out.push_str(&format!("{l},{cell}\n"));
+    }
+    let with_set = dir.path().join("with_set.csv");
+    std::fs::write(&with_set, out).unwrap();
+    let input = Input {
+        set_valued: vec!["fields".into()],
+        ..Input::default()
+    };
+    let table = intruder_data::load(&with_set, &input).unwrap().table;
+    assert_eq!(
+        table.column("fields").unwrap().kind(),
+        intruder_data::Kind::Set
+    );
+    let (local, df) = engines();
+    for policy in [MissingPolicy::Listwise, MissingPolicy::Wildcard] {
+        let m = Frequency::new(params(&["region", "age", "sex"], policy)).unwrap();
+        let a = intruder_engine::risk_table(&local, &table, &m).unwrap();
+        let b = intruder_engine::risk_table(&df, &table, &m).unwrap();
+        same_figures(&a.report.figures, &b.report.figures, "a set-valued non-key");
+        assert!(a.report.figures.iter().any(|f| f.name == "n_total"));
+    }
+    let m = Frequency::new(params(&["region", "fields"], MissingPolicy::Listwise)).unwrap();
+    let e = intruder_engine::risk_table(&df, &table, &m)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("'fields' is set-valued") && e.contains("local engine only"),
+        "{e}"
+    );
+}
