@@ -32,18 +32,26 @@ fn candidates_and_c_i_match_local_under_every_policy() {
     let (icsv, ipq) = survey(dir.path(), "i", 300, 5, false);
     let (_, rpq) = survey(dir.path(), "r", 900, 6, false);
     let local = EngineSpec::default();
-    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+    // Without a memory limit the joins are hash joins; under one, sort-merge joins.
+    let dfs = [
+        EngineSpec::parse(Some("datafusion"), None).unwrap(),
+        EngineSpec::parse(Some("datafusion"), Some("256MiB")).unwrap(),
+    ];
     for policy in [
         MissingPolicy::Listwise,
         MissingPolicy::AsValue,
         MissingPolicy::Wildcard,
     ] {
-        for max in [3, 100] {
+        for (max, df) in [(3, &dfs[0]), (100, &dfs[0]), (3, &dfs[1]), (100, &dfs[1])] {
             for intruder in [&icsv, &ipq] {
                 let req = request(intruder, &rpq, policy, max);
                 let a = exact(&local, &req).unwrap();
-                let b = exact(&df, &req).unwrap();
-                let what = format!("{policy:?} max_listed {max} {}", intruder.display());
+                let b = exact(df, &req).unwrap();
+                let what = format!(
+                    "{policy:?} max_listed {max} {} limit {:?}",
+                    intruder.display(),
+                    df.memory_limit
+                );
                 assert_eq!(a.records, b.records, "{what}: candidates");
                 assert_eq!(a.notes, b.notes, "{what}: notes");
                 assert_eq!(a.released_rows, b.released_rows, "{what}");

@@ -70,6 +70,71 @@ fn frequency_under_every_policy_matches_local() {
     }
 }
 
+/// Wildcard risk without a memory limit (every pair of missingness patterns joined in one
+/// plan, hash joins) and under one (a pair at a time, sort-merge joins, parts on disk): the
+/// local figures both ways, weighted and not.
+#[test]
+fn wildcard_with_and_without_a_memory_limit_matches_local() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, parquet) = survey(dir.path(), "s", 2500, 13, false);
+    let keys = ["region", "age", "sex", "job"];
+    let unbounded = EngineSpec::parse(Some("datafusion"), None).unwrap();
+    let bounded = EngineSpec::parse(Some("datafusion"), Some("32MiB")).unwrap();
+    let mut weighted = params(&keys, MissingPolicy::Wildcard);
+    weighted.weight = Some("w".into());
+    let measures: [Box<dyn RiskMeasure>; 2] = [
+        Box::new(Frequency::new(params(&keys, MissingPolicy::Wildcard)).unwrap()),
+        Box::new(Individual::new(weighted).unwrap()),
+    ];
+    for m in &measures {
+        let local = risk(
+            &EngineSpec::default(),
+            &parquet,
+            &Input::default(),
+            m.as_ref(),
+        )
+        .unwrap();
+        for spec in [&unbounded, &bounded] {
+            let out = risk(spec, &parquet, &Input::default(), m.as_ref()).unwrap();
+            let what = format!("{} limit {:?}", m.name(), spec.memory_limit);
+            same_figures(&local.report.figures, &out.report.figures, &what);
+        }
+    }
+}
+
+/// Wildcard risk under a limit where the two large missingness patterns are too large for a
+/// hash join's build side (a third of the limit at 96 bytes a row: 29,127 rows at 8 MiB):
+/// 120,000 records, `a` with 100,000 values, `b` missing in half of them (~58,000 and
+/// ~45,000 distinct tuples), so that pair is a sort-merge join; the local figures.
+#[test]
+fn wildcard_pairs_too_large_to_hash_join_match_local() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("a,b\n");
+    let mut x: u64 = 7;
+    for _ in 0..120_000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let a = (x >> 33) % 100_000;
+        let b = (x >> 20) % 20;
+        if b < 10 {
+            csv.push_str(&format!("{a},{b}\n"));
+        } else {
+            csv.push_str(&format!("{a},\n"));
+        }
+    }
+    let c = dir.path().join("big.csv");
+    std::fs::write(&c, csv).unwrap();
+    let ds = intruder_data::load(&c, &Input::default()).unwrap();
+    let p = dir.path().join("big.parquet");
+    intruder_data::write_parquet(&p, &ds).unwrap();
+    let m = Frequency::new(params(&["a", "b"], MissingPolicy::Wildcard)).unwrap();
+    let local = risk(&EngineSpec::default(), &p, &Input::default(), &m).unwrap();
+    let bounded = EngineSpec::parse(Some("datafusion"), Some("8MiB")).unwrap();
+    let out = risk(&bounded, &p, &Input::default(), &m).unwrap();
+    same_figures(&local.report.figures, &out.report.figures, "8 MiB");
+}
+
 #[test]
 fn individual_risk_from_weights_matches_local() {
     let dir = tempfile::tempdir().unwrap();

@@ -466,50 +466,136 @@ async fn n_match_counts(
     .await?;
     let mut patterns: Vec<i64> = rows(&pb).map(|(b, i)| int_at(b, "p", i)).collect();
     patterns.sort_unstable();
-    let mut all: Option<DataFrame> = None;
+    // Under a memory limit (in process), one join at a time: each pattern's tuples are written
+    // to a file of their own, and each pair of patterns is joined by a job of its own that
+    // writes its part; the parts are read back at the end. A union of every pair (up to 2^k
+    // joins) starts every join at once, and their hash tables (which DataFusion 55 cannot
+    // spill) or their sorts' merge reservations together passed the pool.
+    let one_at_a_time = spec.engine == Engine::DataFusion && spec.memory_limit.is_some();
+    let scratch = if one_at_a_time {
+        Some(scratch_dir(spec)?)
+    } else {
+        None
+    };
+    // Each pattern's tuples, and under a memory limit their number (the file's rows).
+    let mut of_pattern = Vec::with_capacity(patterns.len());
+    let mut files = Vec::with_capacity(patterns.len());
     for &p in &patterns {
-        let tp = tuples.clone().filter(col("p").eq(lit(p))).map_err(e)?;
-        for &q in &patterns {
-            let common: Vec<usize> = (0..nk).filter(|&k| p & q & (1 << k) != 0).collect();
-            let mut qaggs = vec![sum(col("cnt")).alias("m")];
-            if weighted {
-                qaggs.push(sum(col("ws")).alias("wm"));
+        let t = tuples.clone().filter(col("p").eq(lit(p))).map_err(e)?;
+        match &scratch {
+            Some(dir) => {
+                let file = dir.path().join(format!("tuples-{p}.parquet"));
+                let n = write_file(spec, t, &file).await?;
+                of_pattern.push(read(spec, ctx, &file).await?);
+                files.push((file, n));
             }
-            let rq = tuples
-                .clone()
-                .filter(col("p").eq(lit(q)))
-                .map_err(e)?
-                .aggregate(common.iter().map(|&k| col(key(k))).collect(), qaggs)
-                .map_err(e)?;
-            let mut rsel: Vec<Expr> = common
-                .iter()
-                .map(|&k| col(key(k)).alias(format!("q{k}")))
-                .collect();
-            rsel.push(col("m"));
-            if weighted {
-                rsel.push(col("wm"));
-            }
-            let rq = rq.select(rsel).map_err(e)?;
-            let lcols: Vec<String> = common.iter().map(|&k| key(k)).collect();
-            let rcols: Vec<String> = common.iter().map(|&k| format!("q{k}")).collect();
-            let lrefs: Vec<&str> = lcols.iter().map(String::as_str).collect();
-            let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
-            let joined = tp
-                .clone()
-                .join(rq, JoinType::Inner, &lrefs, &rrefs, None)
-                .map_err(e)?;
+            None => of_pattern.push(t),
+        }
+    }
+    // Under a limit, a pair whose smaller side fits in a third of it (at the width of its
+    // rows, twice over for the hash table) is a hash join with that side as the build side: the
+    // other side streams past it unsorted. Larger pairs are sort-merge joins, which spill.
+    let sessions = spec
+        .memory_limit
+        .filter(|_| scratch.is_some())
+        .map(|limit| {
+            (
+                join_session(ctx, true, limit),
+                join_session(ctx, false, limit),
+            )
+        });
+    let fits = |rows: u64| {
+        let bytes = rows as f64 * ((nk + 4) * 8) as f64 * 2.0;
+        spec.memory_limit
+            .is_some_and(|limit| bytes <= limit as f64 / 3.0)
+    };
+    let mut all: Option<DataFrame> = None;
+    for (pi, &p) in patterns.iter().enumerate() {
+        for (qi, &q) in patterns.iter().enumerate() {
             let mut sel: Vec<Expr> = keys.clone();
             sel.push(col("cnt"));
-            sel.push(col("m"));
-            if weighted {
-                sel.push(col("wm"));
+            let part = if p == q {
+                // A pattern against itself: its tuples are distinct on the keys it observes,
+                // so each matches itself alone (m = its own records).
+                sel.push(col("cnt").alias("m"));
+                if weighted {
+                    sel.push(col("ws").alias("wm"));
+                }
+                of_pattern[pi].clone().select(sel).map_err(e)?
+            } else {
+                // Under a limit: the smaller side as the build side of a hash join when it
+                // fits (`Some(left or not)`), else a sort-merge join (`None`). Without one,
+                // the session's joins (hash joins, build side chosen by DataFusion).
+                let build_left = match files.get(pi).zip(files.get(qi)) {
+                    Some(((_, np), (_, nq))) if fits((*np).min(*nq)) => Some(np <= nq),
+                    _ => None,
+                };
+                let (tp, tq) = match &sessions {
+                    Some((hash, merge)) => {
+                        let s = if build_left.is_some() { hash } else { merge };
+                        (
+                            read(spec, s, &files[pi].0).await?,
+                            read(spec, s, &files[qi].0).await?,
+                        )
+                    }
+                    None => (of_pattern[pi].clone(), of_pattern[qi].clone()),
+                };
+                let common: Vec<usize> = (0..nk).filter(|&k| p & q & (1 << k) != 0).collect();
+                let mut qaggs = vec![sum(col("cnt")).alias("m")];
+                if weighted {
+                    qaggs.push(sum(col("ws")).alias("wm"));
+                }
+                let rq = tq
+                    .aggregate(common.iter().map(|&k| col(key(k))).collect(), qaggs)
+                    .map_err(e)?;
+                let mut rsel: Vec<Expr> = common
+                    .iter()
+                    .map(|&k| col(key(k)).alias(format!("q{k}")))
+                    .collect();
+                rsel.push(col("m"));
+                if weighted {
+                    rsel.push(col("wm"));
+                }
+                let rq = rq.select(rsel).map_err(e)?;
+                let lcols: Vec<String> = common.iter().map(|&k| key(k)).collect();
+                let rcols: Vec<String> = common.iter().map(|&k| format!("q{k}")).collect();
+                let lrefs: Vec<&str> = lcols.iter().map(String::as_str).collect();
+                let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
+                let joined = match build_left {
+                    Some(false) => rq.join(tp, JoinType::Inner, &rrefs, &lrefs, None),
+                    _ => tp.join(rq, JoinType::Inner, &lrefs, &rrefs, None),
+                }
+                .map_err(e)?;
+                sel.push(col("m"));
+                if weighted {
+                    sel.push(col("wm"));
+                }
+                joined.select(sel).map_err(e)?
+            };
+            match &scratch {
+                Some(dir) => {
+                    let file = parts_dir(dir)?.join(format!("part-{p}-{q}.parquet"));
+                    write_file(spec, part, &file).await?;
+                }
+                None => {
+                    all = Some(match all {
+                        None => part,
+                        Some(a) => a.union(part).map_err(e)?,
+                    })
+                }
             }
-            let part = joined.select(sel).map_err(e)?;
-            all = Some(match all {
-                None => part,
-                Some(a) => a.union(part).map_err(e)?,
-            });
         }
+    }
+    if let Some(dir) = &scratch {
+        let parts = parts_dir(dir)?;
+        let p = parts
+            .to_str()
+            .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
+        all = Some(
+            ctx.read_parquet(p, ParquetReadOptions::default())
+                .await
+                .map_err(e)?,
+        );
     }
     let all = all.ok_or_else(|| EngineError::Config("no records".into()))?;
     let mut aggs = vec![max(col("cnt")).alias("records"), sum(col("m")).alias("nm")];
@@ -538,9 +624,86 @@ async fn n_match_counts(
     })
 }
 
-/// In process: `df` written to a temporary Parquet directory (in the spill directory) and
-/// scanned from there, so later plans read it instead of recomputing it. On a cluster the
-/// plan is returned as it is (executors recompute it: no shared scratch space is assumed).
+/// A temporary directory in the spill directory (else the system's).
+fn scratch_dir(spec: &EngineSpec) -> Result<tempfile::TempDir, EngineError> {
+    match &spec.spill_dir {
+        Some(d) => tempfile::tempdir_in(d),
+        None => tempfile::tempdir(),
+    }
+    .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))
+}
+
+/// The directory of the pattern pairs' parts in `dir` (made when missing).
+fn parts_dir(dir: &tempfile::TempDir) -> Result<std::path::PathBuf, EngineError> {
+    let parts = dir.path().join("parts");
+    std::fs::create_dir_all(&parts)
+        .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
+    Ok(parts)
+}
+
+/// `df` run and written to the Parquet file `path`; the rows written.
+async fn write_file(spec: &EngineSpec, df: DataFrame, path: &Path) -> Result<u64, EngineError> {
+    let p = path
+        .to_str()
+        .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
+    let out = df
+        .write_parquet(
+            p,
+            DataFrameWriteOptions::new().with_single_file_output(true),
+            None,
+        )
+        .await
+        .map_err(|e| run_error(spec, e))?;
+    Ok(rows(&out).map(|(b, i)| int_at(b, "count", i) as u64).sum())
+}
+
+/// A session beside `ctx` (the same memory pool and spill directory) whose joins are hash
+/// joins with the left input as the build side, as written (`hash`), or sort-merge joins,
+/// whose sorts spill (DataFusion 55's hash join cannot spill its build side).
+fn join_session(ctx: &SessionContext, hash: bool, limit: u64) -> SessionContext {
+    let mut config = ctx.copied_config();
+    config.options_mut().optimizer.prefer_hash_join = hash;
+    config.options_mut().optimizer.join_reordering = !hash;
+    // Each sort under a sort-merge join (two inputs, each partition) reserves room to merge
+    // its spills: at most a sixteenth of the limit each, so that one join fits in it.
+    let merge = &mut config.options_mut().execution.sort_spill_reservation_bytes;
+    *merge = (*merge).min(limit as usize / 16);
+    let state = datafusion::execution::session_state::SessionStateBuilder::new()
+        .with_default_features()
+        .with_config(config)
+        .with_runtime_env(ctx.runtime_env())
+        .build();
+    SessionContext::new_with_state(state)
+}
+
+/// The Parquet file `path` scanned in `ctx`.
+async fn read(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    path: &Path,
+) -> Result<DataFrame, EngineError> {
+    let p = path
+        .to_str()
+        .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
+    ctx.read_parquet(p, ParquetReadOptions::default())
+        .await
+        .map_err(|e| run_error(spec, e))
+}
+
+/// `df` run and written to the Parquet file `path`, then scanned from there.
+async fn write_read(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    df: DataFrame,
+    path: &Path,
+) -> Result<DataFrame, EngineError> {
+    write_file(spec, df, path).await?;
+    read(spec, ctx, path).await
+}
+
+/// In process: `df` written to a temporary Parquet file (in the spill directory) and scanned
+/// from there, so later plans read it instead of recomputing it. On a cluster the plan is
+/// returned as it is (executors recompute it: no shared scratch space is assumed).
 async fn materialise(
     spec: &EngineSpec,
     ctx: &SessionContext,
@@ -549,21 +712,7 @@ async fn materialise(
     if spec.engine != Engine::DataFusion {
         return Ok((df, None));
     }
-    let dir = match &spec.spill_dir {
-        Some(d) => tempfile::tempdir_in(d),
-        None => tempfile::tempdir(),
-    }
-    .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
-    let path = dir.path().join("tuples");
-    let p = path
-        .to_str()
-        .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
-    df.write_parquet(p, DataFrameWriteOptions::new(), None)
-        .await
-        .map_err(|e| run_error(spec, e))?;
-    let back = ctx
-        .read_parquet(p, ParquetReadOptions::default())
-        .await
-        .map_err(|e| run_error(spec, e))?;
+    let dir = scratch_dir(spec)?;
+    let back = write_read(spec, ctx, df, &dir.path().join("tuples.parquet")).await?;
     Ok((back, Some(dir)))
 }
