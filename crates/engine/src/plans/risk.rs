@@ -477,21 +477,8 @@ async fn n_match_counts(
     } else {
         None
     };
-    // Each pattern's tuples, and under a memory limit their number (the file's rows).
-    let mut of_pattern = Vec::with_capacity(patterns.len());
-    let mut files = Vec::with_capacity(patterns.len());
-    for &p in &patterns {
-        let t = tuples.clone().filter(col("p").eq(lit(p))).map_err(e)?;
-        match &scratch {
-            Some(dir) => {
-                let file = dir.path().join(format!("tuples-{p}.parquet"));
-                let n = write_file(spec, t, &file).await?;
-                of_pattern.push(read(spec, ctx, &file).await?);
-                files.push((file, n));
-            }
-            None => of_pattern.push(t),
-        }
-    }
+    let (of_pattern, files) =
+        pattern_tuples(spec, ctx, &tuples, &patterns, scratch.as_ref()).await?;
     // Under a limit, a pair whose smaller side fits in a third of it (at the width of its
     // rows, twice over for the hash table) is a hash join with that side as the build side: the
     // other side streams past it unsorted. Larger pairs are sort-merge joins, which spill.
@@ -540,37 +527,7 @@ async fn n_match_counts(
                     }
                     None => (of_pattern[pi].clone(), of_pattern[qi].clone()),
                 };
-                let common: Vec<usize> = (0..nk).filter(|&k| p & q & (1 << k) != 0).collect();
-                let mut qaggs = vec![sum(col("cnt")).alias("m")];
-                if weighted {
-                    qaggs.push(sum(col("ws")).alias("wm"));
-                }
-                let rq = tq
-                    .aggregate(common.iter().map(|&k| col(key(k))).collect(), qaggs)
-                    .map_err(e)?;
-                let mut rsel: Vec<Expr> = common
-                    .iter()
-                    .map(|&k| col(key(k)).alias(format!("q{k}")))
-                    .collect();
-                rsel.push(col("m"));
-                if weighted {
-                    rsel.push(col("wm"));
-                }
-                let rq = rq.select(rsel).map_err(e)?;
-                let lcols: Vec<String> = common.iter().map(|&k| key(k)).collect();
-                let rcols: Vec<String> = common.iter().map(|&k| format!("q{k}")).collect();
-                let lrefs: Vec<&str> = lcols.iter().map(String::as_str).collect();
-                let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
-                let joined = match build_left {
-                    Some(false) => rq.join(tp, JoinType::Inner, &rrefs, &lrefs, None),
-                    _ => tp.join(rq, JoinType::Inner, &lrefs, &rrefs, None),
-                }
-                .map_err(e)?;
-                sel.push(col("m"));
-                if weighted {
-                    sel.push(col("wm"));
-                }
-                joined.select(sel).map_err(e)?
+                pair_part(spec, (p, q), tp, tq, build_left, nk, weighted, sel)?
             };
             match &scratch {
                 Some(dir) => {
@@ -622,6 +579,84 @@ async fn n_match_counts(
         n_match: hist,
         risk_levels,
     })
+}
+
+/// Each pattern's tuples; with a scratch directory written to a file of their own and
+/// scanned from there, with the file and its rows.
+#[allow(clippy::type_complexity)]
+async fn pattern_tuples(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    tuples: &DataFrame,
+    patterns: &[i64],
+    scratch: Option<&tempfile::TempDir>,
+) -> Result<(Vec<DataFrame>, Vec<(std::path::PathBuf, u64)>), EngineError> {
+    let mut of_pattern = Vec::with_capacity(patterns.len());
+    let mut files = Vec::with_capacity(patterns.len());
+    for &p in patterns {
+        let t = tuples
+            .clone()
+            .filter(col("p").eq(lit(p)))
+            .map_err(|e| run_error(spec, e))?;
+        match scratch {
+            Some(dir) => {
+                let file = dir.path().join(format!("tuples-{p}.parquet"));
+                let n = write_file(spec, t, &file).await?;
+                of_pattern.push(read(spec, ctx, &file).await?);
+                files.push((file, n));
+            }
+            None => of_pattern.push(t),
+        }
+    }
+    Ok((of_pattern, files))
+}
+
+/// The part of n_match that pattern `q` gives the tuples `tp` of pattern `p`: `tq` grouped on
+/// the keys both observe and joined to `tp` (`build_left`: `Some(false)` puts the grouped side
+/// first, the build side of a hash join), selected as `sel` (the keys, `cnt`) then `m`, `wm`.
+#[allow(clippy::too_many_arguments)]
+fn pair_part(
+    spec: &EngineSpec,
+    (p, q): (i64, i64),
+    tp: DataFrame,
+    tq: DataFrame,
+    build_left: Option<bool>,
+    nk: usize,
+    weighted: bool,
+    mut sel: Vec<Expr>,
+) -> Result<DataFrame, EngineError> {
+    let e = |e| run_error(spec, e);
+    let common: Vec<usize> = (0..nk).filter(|&k| p & q & (1 << k) != 0).collect();
+    let mut qaggs = vec![sum(col("cnt")).alias("m")];
+    if weighted {
+        qaggs.push(sum(col("ws")).alias("wm"));
+    }
+    let rq = tq
+        .aggregate(common.iter().map(|&k| col(key(k))).collect(), qaggs)
+        .map_err(e)?;
+    let mut rsel: Vec<Expr> = common
+        .iter()
+        .map(|&k| col(key(k)).alias(format!("q{k}")))
+        .collect();
+    rsel.push(col("m"));
+    if weighted {
+        rsel.push(col("wm"));
+    }
+    let rq = rq.select(rsel).map_err(e)?;
+    let lcols: Vec<String> = common.iter().map(|&k| key(k)).collect();
+    let rcols: Vec<String> = common.iter().map(|&k| format!("q{k}")).collect();
+    let lrefs: Vec<&str> = lcols.iter().map(String::as_str).collect();
+    let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
+    let joined = match build_left {
+        Some(false) => rq.join(tp, JoinType::Inner, &rrefs, &lrefs, None),
+        _ => tp.join(rq, JoinType::Inner, &lrefs, &rrefs, None),
+    }
+    .map_err(e)?;
+    sel.push(col("m"));
+    if weighted {
+        sel.push(col("wm"));
+    }
+    joined.select(sel).map_err(e)
 }
 
 /// A temporary directory in the spill directory (else the system's).
