@@ -477,6 +477,7 @@ async fn n_match_counts(
     } else {
         None
     };
+    let parts = scratch.as_ref().map(parts_dir).transpose()?;
     let (of_pattern, files) =
         pattern_tuples(spec, ctx, &tuples, &patterns, scratch.as_ref()).await?;
     // Under a limit, a pair whose smaller side fits in a third of it (at the width of its
@@ -529,9 +530,9 @@ async fn n_match_counts(
                 };
                 pair_part(spec, (p, q), tp, tq, build_left, nk, weighted, sel)?
             };
-            match &scratch {
-                Some(dir) => {
-                    let file = parts_dir(dir)?.join(format!("part-{p}-{q}.parquet"));
+            match &parts {
+                Some(parts) => {
+                    let file = parts.join(format!("part-{p}-{q}.parquet"));
                     write_file(spec, part, &file).await?;
                 }
                 None => {
@@ -543,8 +544,7 @@ async fn n_match_counts(
             }
         }
     }
-    if let Some(dir) = &scratch {
-        let parts = parts_dir(dir)?;
+    if let Some(parts) = &parts {
         let p = parts
             .to_str()
             .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
