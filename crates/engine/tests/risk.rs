@@ -280,3 +280,73 @@ fn a_set_valued_column_that_is_not_a_key_is_left_out() {
         "{e}"
     );
 }
+
+/// A Parquet file of integer keys of several Arrow types, written by DataFusion from `sql`.
+fn typed_parquet(dir: &std::path::Path, name: &str, sql: &str) -> std::path::PathBuf {
+    use datafusion::dataframe::DataFrameWriteOptions;
+    let path = dir.join(format!("{name}.parquet"));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let ctx = datafusion::prelude::SessionContext::new();
+        let df = ctx.sql(sql).await.unwrap();
+        df.repartition(datafusion::prelude::Partitioning::RoundRobinBatch(1))
+            .unwrap()
+            .write_parquet(
+                path.to_str().unwrap(),
+                DataFrameWriteOptions::new().with_single_file_output(true),
+                None,
+            )
+            .await
+            .unwrap();
+    });
+    path
+}
+
+/// Integer keys are grouped as one BIGINT (each key's value less its least, times the
+/// product of the earlier keys' ranges; missing one more value under as-value) when the
+/// ranges' product is below 2^63, else on the columns: the local engine's figures either way,
+/// and its encoding (`mixed-radix` or `recoded`, from the distinct values).
+#[test]
+fn integer_keys_grouped_as_one_number_match_local() {
+    let dir = tempfile::tempdir().unwrap();
+    // 6,000 records: `a` int8 from -3 to 3, `b` int32 with negatives and 10% missing, `c`
+    // uint16, `d` missing everywhere, `e` uint64 near i64::MAX, `wide` 1 or 10^15 (a range too wide to pack beside the others,
+    // 2 distinct values), `u1` … `u6` unique per record (six such keys: 6000^6 tuples
+    // overflow 64 bits, so the local engine re-codes), `w` a weight.
+    let packed = typed_parquet(
+        dir.path(),
+        "packed",
+        "SELECT CAST(v % 7 - 3 AS TINYINT) AS a,
+                CASE WHEN v % 10 = 0 THEN NULL ELSE CAST((v * 7919) % 23 - 11 AS INT) END AS b,
+                CAST((v * 104729) % 5 AS SMALLINT UNSIGNED) AS c,
+                CAST(NULL AS BIGINT) AS d,
+                CAST(9223372036854775000 - (v % 3) AS BIGINT UNSIGNED) AS e,
+                CASE WHEN v % 4 = 0 THEN 1000000000000000 ELSE 1 END AS wide,
+                v * 1000003 AS u1, v * 7 - 50000 AS u2, v * 13 AS u3, v * 17 AS u4,
+                v * 19 + 5 AS u5, v AS u6,
+                CAST(10 + v % 41 AS DOUBLE) AS w
+         FROM generate_series(0, 5999) AS t(v)",
+    );
+    let cases: [&[&str]; 7] = [
+        &["a", "b", "c"],
+        &["a", "b", "c", "d"],
+        &["a", "e"],
+        &["a", "b", "wide", "c", "u1"],
+        &["u1", "u2", "u3", "u4", "u5", "u6"],
+        &["a", "b", "c", "u2", "u6"],
+        &["d"],
+    ];
+    for keys in cases {
+        for policy in [MissingPolicy::Listwise, MissingPolicy::AsValue] {
+            let what = format!("{keys:?} {policy:?}");
+            both(
+                &Frequency::new(params(keys, policy)).unwrap(),
+                &packed,
+                &what,
+            );
+            let mut weighted = params(keys, policy);
+            weighted.weight = Some("w".into());
+            both(&Individual::new(weighted).unwrap(), &packed, &what);
+        }
+    }
+}

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::functions_aggregate::expr_fn::count;
+use datafusion::functions_aggregate::count::count_all;
 use datafusion::prelude::*;
 
 use intruder_attack::fellegi_sunter::Term;
@@ -160,7 +160,7 @@ pub async fn block(
             spec,
             joined
                 .clone()
-                .aggregate(vec![], vec![count(lit(1)).alias("n")])
+                .aggregate(vec![], vec![count_all().alias("n")])
                 .map_err(e)?,
         )
         .await?;

@@ -10,7 +10,8 @@
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::functions_aggregate::expr_fn::{count, sum};
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::functions_aggregate::expr_fn::sum;
 use datafusion::functions_window::expr_fn::row_number;
 use datafusion::logical_expr::ExprFunctionExt;
 use datafusion::prelude::*;
@@ -178,7 +179,7 @@ async fn join(
         let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
         let c = rq
             .clone()
-            .aggregate(group.clone(), vec![count(lit(1)).alias("c")])
+            .aggregate(group.clone(), vec![count_all().alias("c")])
             .map_err(e)?
             .select(rename(&["c"]))
             .map_err(e)?;
@@ -252,7 +253,7 @@ pub async fn link(
         async move {
             let b = collect(
                 spec,
-                df.aggregate(vec![], vec![count(lit(1)).alias("n")])
+                df.aggregate(vec![], vec![count_all().alias("n")])
                     .map_err(e)?,
             )
             .await?;

@@ -9,6 +9,7 @@ use std::path::Path;
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
 use datafusion::dataframe::DataFrameWriteOptions;
+use datafusion::functions_aggregate::count::count_all;
 use datafusion::functions_aggregate::expr_fn::{count, count_distinct, max, min, sum};
 use datafusion::prelude::*;
 use datafusion::scalar::ScalarValue;
@@ -73,7 +74,9 @@ pub(crate) fn rows(batches: &[RecordBatch]) -> impl Iterator<Item = (&RecordBatc
 struct Facts {
     n_total: usize,
     observed: Vec<usize>,
-    distinct: Vec<usize>,
+    /// Per key, its least and greatest value when it is an integer column whose values fit
+    /// in an `i64` (`Some(None)` when the key has no value at all); `None` otherwise.
+    range: Vec<Option<Option<(i64, i64)>>>,
 }
 
 /// The frequency figures of `data` as `params` asks (every figure [`counts_suffice`] allows;
@@ -99,9 +102,11 @@ pub async fn assess(
     if let Some(w) = &params.weight {
         columns.push((w.clone(), "w".into()));
     }
-    // Row numbers only name offending records; on Ballista they cannot be used at all
+    // Row numbers only name offending weights; on Ballista they cannot be used at all
     // (`row_numbers_reach_executors`), and the weight checks find those records in process.
-    let row = row_numbers_reach_executors(spec).then_some("row");
+    // Without a weight the scan leaves them out, which lets the first pass take its counts
+    // and ranges from the file's statistics.
+    let row = (params.weight.is_some() && row_numbers_reach_executors(spec)).then_some("row");
     let src = scan(spec, ctx, data, input, &columns, row).await?;
     let mut df = src.df;
     if let Some(w) = &params.weight {
@@ -170,13 +175,81 @@ pub async fn assess(
     Ok(a)
 }
 
-/// Records, and per key the records observed and the distinct values.
+/// Records, and per key the records observed and, for integer keys, the least and greatest
+/// value (cheap: Parquet's statistics often give them).
 async fn facts(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Facts, EngineError> {
-    let mut aggs = vec![count(lit(1)).alias("n")];
+    let schema = df.schema().clone();
+    let is_int: Vec<bool> = (0..nk)
+        .map(|k| {
+            schema
+                .field_with_unqualified_name(&key(k))
+                .is_ok_and(|f| f.data_type().is_integer())
+        })
+        .collect();
+    let mut aggs = vec![count_all().alias("n")];
     for k in 0..nk {
         aggs.push(count(col(key(k))).alias(format!("o{k}")));
-        aggs.push(count_distinct(col(key(k))).alias(format!("d{k}")));
+        if is_int[k] {
+            aggs.push(min(col(key(k))).alias(format!("lo{k}")));
+            aggs.push(max(col(key(k))).alias(format!("hi{k}")));
+        }
     }
+    let q = df
+        .clone()
+        .aggregate(vec![], aggs)
+        .map_err(|e| run_error(spec, e))?;
+    let b = collect(spec, q).await?;
+    let b = &b[0];
+    let range = (0..nk)
+        .map(|k| {
+            if !is_int[k] {
+                return None;
+            }
+            let (lo, hi) = (
+                wide_int_at(b, &format!("lo{k}")),
+                wide_int_at(b, &format!("hi{k}")),
+            );
+            match (lo, hi) {
+                (Some(lo), Some(hi)) => match (i64::try_from(lo), i64::try_from(hi)) {
+                    (Ok(lo), Ok(hi)) => Some(Some((lo, hi))),
+                    _ => None,
+                },
+                _ => Some(None),
+            }
+        })
+        .collect();
+    Ok(Facts {
+        n_total: int_at(b, "n", 0) as usize,
+        observed: (0..nk)
+            .map(|k| int_at(b, &format!("o{k}"), 0) as usize)
+            .collect(),
+        range,
+    })
+}
+
+/// Row 0 of integer column `c` widened to `i128` (`None` when null).
+fn wide_int_at(b: &RecordBatch, c: &str) -> Option<i128> {
+    use datafusion::arrow::compute::cast;
+    let a = b.column_by_name(c).expect("a column the plan names");
+    if a.is_null(0) {
+        return None;
+    }
+    if a.data_type() == &DataType::UInt64 {
+        return Some(
+            a.as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+                .value(0) as i128,
+        );
+    }
+    let a = cast(a, &DataType::Int64).expect("an integer column casts to Int64");
+    Some(a.as_primitive::<Int64Type>().value(0) as i128)
+}
+
+/// Each key's distinct values (a pass of its own: only when the ranges cannot settle the
+/// encoding).
+async fn distinct(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Vec<usize>, EngineError> {
+    let aggs = (0..nk)
+        .map(|k| count_distinct(col(key(k))).alias(format!("d{k}")))
+        .collect();
     let b = collect(
         spec,
         df.clone()
@@ -184,16 +257,52 @@ async fn facts(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Facts, En
             .map_err(|e| run_error(spec, e))?,
     )
     .await?;
-    let b = &b[0];
-    Ok(Facts {
-        n_total: int_at(b, "n", 0) as usize,
-        observed: (0..nk)
-            .map(|k| int_at(b, &format!("o{k}"), 0) as usize)
-            .collect(),
-        distinct: (0..nk)
-            .map(|k| int_at(b, &format!("d{k}"), 0) as usize)
-            .collect(),
-    })
+    Ok((0..nk)
+        .map(|k| int_at(&b[0], &format!("d{k}"), 0) as usize)
+        .collect())
+}
+
+/// The radix of each key when every key is an integer column and the product of their
+/// ranges (each one more under as-value, for missing) is below 2^63: each tuple is then one
+/// `BIGINT`, Σ (value − least) × stride, missing coded as the range. `None` otherwise.
+fn radices(range: &[Option<Option<(i64, i64)>>], as_value: bool) -> Option<Vec<(i64, i64)>> {
+    let mut product: i128 = 1;
+    let mut out = Vec::with_capacity(range.len());
+    for r in range {
+        let (lo, width) = match (*r)? {
+            Some((lo, hi)) => (lo, hi as i128 - lo as i128 + 1),
+            None => (0, 0),
+        };
+        let radix = (width + i128::from(as_value)).max(1);
+        product = product.checked_mul(radix)?;
+        if product >= 1i128 << 63 {
+            return None;
+        }
+        out.push((lo, radix as i64));
+    }
+    Some(out)
+}
+
+/// The one `BIGINT` coding a tuple by `radices` (see there).
+fn packed(radices: &[(i64, i64)], as_value: bool) -> Expr {
+    let mut stride: i64 = 1;
+    let mut sum: Option<Expr> = None;
+    for (k, &(lo, radix)) in radices.iter().enumerate() {
+        if radix > 1 {
+            let v = cast(col(key(k)), DataType::Int64) - lit(lo);
+            let code = match as_value {
+                true => coalesce(vec![v, lit(radix - 1)]),
+                false => v,
+            };
+            let term = code * lit(stride);
+            sum = Some(match sum {
+                Some(s) => s + term,
+                None => term,
+            });
+        }
+        stride *= radix;
+    }
+    sum.unwrap_or_else(|| lit(0i64))
 }
 
 /// The weight column checked as the local engine checks it (every record a finite number ≥ 0;
@@ -381,6 +490,7 @@ async fn class_counts(
 ) -> Result<ClassCounts, EngineError> {
     let e = |e| run_error(spec, e);
     let keys: Vec<Expr> = (0..nk).map(|k| col(key(k))).collect();
+    let df_for_distinct = df.clone();
     let mut base = df;
     if policy == MissingPolicy::Listwise {
         let complete = keys
@@ -390,11 +500,25 @@ async fn class_counts(
             .expect("at least one key");
         base = base.filter(complete).map_err(e)?;
     }
-    let mut aggs = vec![count(lit(1)).alias("f")];
+    let mut aggs = vec![count_all().alias("f")];
     if weighted {
         aggs.push(sum(col("w")).alias("big"));
     }
-    let classes = base.aggregate(keys, aggs).map_err(e)?;
+    let as_value = policy == MissingPolicy::AsValue;
+    // Grouped on one BIGINT when the keys' ranges allow (the local engine's mixed radix;
+    // several times faster than grouping on the columns and a fifth of the memory per class),
+    // else on the columns. Either way the encoding reported is the local engine's.
+    let (group, encoding) = match radices(&facts.range, as_value) {
+        Some(r) => (
+            vec![packed(&r, as_value).alias("tuple")],
+            Encoding::MixedRadix,
+        ),
+        None => (
+            keys,
+            encoding(&distinct(spec, &df_for_distinct, nk).await?, as_value),
+        ),
+    };
+    let classes = base.aggregate(group, aggs).map_err(e)?;
     let sizes = histogram(spec, classes.clone(), "f", lit(1i64)).await?;
     let counted: usize = sizes.iter().map(|&(f, c)| f as usize * c).sum();
     let risk_levels = if weighted {
@@ -414,7 +538,7 @@ async fn class_counts(
         n_total: facts.n_total,
         n_deleted: facts.n_total - counted,
         sizes,
-        encoding: encoding(&facts.distinct, policy == MissingPolicy::AsValue),
+        encoding,
         risk_levels,
     })
 }
@@ -444,7 +568,7 @@ async fn n_match_counts(
 ) -> Result<NMatchCounts, EngineError> {
     let e = |e| run_error(spec, e);
     let keys: Vec<Expr> = (0..nk).map(|k| col(key(k))).collect();
-    let mut aggs = vec![count(lit(1)).alias("cnt")];
+    let mut aggs = vec![count_all().alias("cnt")];
     if weighted {
         aggs.push(sum(col("w")).alias("ws"));
     }
