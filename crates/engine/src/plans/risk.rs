@@ -159,7 +159,11 @@ pub async fn assess(
     };
     let weighted = params.weight.is_some();
     let mut a = if params.missing == MissingPolicy::Wildcard {
-        let counts = n_match_counts(spec, ctx, df, nk, weighted, facts.n_total).await?;
+        let tuple = match radices(&facts.range, true) {
+            Some(r) => Tuple::Packed(r),
+            None => Tuple::Columns(nk),
+        };
+        let counts = n_match_counts(spec, ctx, df, &tuple, weighted, facts.n_total).await?;
         assess_n_match_counts(counts, &file, params)?
     } else {
         let counts = class_counts(spec, df, nk, weighted, params.missing, &facts).await?;
@@ -555,6 +559,94 @@ fn pattern(nk: usize) -> Expr {
         .expect("at least one key")
 }
 
+/// How wildcard's plans hold a tuple: as the key columns, or as one `BIGINT` (integer keys
+/// whose ranges allow it, [`radices`] with missing as a value: the local engine's mixed
+/// radix), which makes every grouping and every join between patterns one on a single number.
+enum Tuple {
+    /// `k0` … `k{n-1}`.
+    Columns(usize),
+    /// `t`, coded by these `(least value, radix)`; a missing key's digit is its radix − 1.
+    Packed(Vec<(i64, i64)>),
+}
+
+impl Tuple {
+    /// Keys.
+    fn nk(&self) -> usize {
+        match self {
+            Tuple::Columns(n) => *n,
+            Tuple::Packed(r) => r.len(),
+        }
+    }
+
+    /// The columns that name a tuple in plans.
+    fn names(&self) -> Vec<Expr> {
+        match self {
+            Tuple::Columns(n) => (0..*n).map(|k| col(key(k))).collect(),
+            Tuple::Packed(_) => vec![col("t")],
+        }
+    }
+
+    /// The grouping of the file's records into tuples.
+    fn group(&self) -> Vec<Expr> {
+        match self {
+            Tuple::Columns(_) => self.names(),
+            Tuple::Packed(r) => vec![packed(r, true).alias("t")],
+        }
+    }
+
+    /// Place value of key `k` in `t`.
+    fn stride(r: &[(i64, i64)], k: usize) -> i64 {
+        r[..k].iter().map(|&(_, radix)| radix).product()
+    }
+
+    /// Key `k`'s digit in `t`.
+    fn digit(r: &[(i64, i64)], k: usize) -> Expr {
+        (col("t") / lit(Self::stride(r, k))) % lit(r[k].1)
+    }
+
+    /// A tuple's missingness pattern (bit `k` set when key `k` is observed), from its
+    /// columns, or from `t`'s digits.
+    fn pattern(&self) -> Expr {
+        match self {
+            Tuple::Columns(n) => pattern(*n),
+            Tuple::Packed(r) => (0..r.len())
+                .map(|k| {
+                    when(Self::digit(r, k).not_eq(lit(r[k].1 - 1)), lit(1i64 << k))
+                        .otherwise(lit(0i64))
+                        .expect("a CASE with one branch")
+                })
+                .reduce(|a, b| a + b)
+                .expect("at least one key"),
+        }
+    }
+
+    /// The keys `common` of a tuple, as the expressions a join between patterns matches on:
+    /// the columns, or one number (the digits of `common` at their places in `t`).
+    fn on(&self, common: &[usize]) -> Vec<Expr> {
+        match self {
+            Tuple::Columns(_) => common.iter().map(|&k| col(key(k))).collect(),
+            Tuple::Packed(_) if common.is_empty() => Vec::new(),
+            Tuple::Packed(r) => {
+                let sum = common
+                    .iter()
+                    .map(|&k| Self::digit(r, k) * lit(Self::stride(r, k)))
+                    .reduce(|a, b| a + b)
+                    .expect("a common key");
+                vec![sum]
+            }
+        }
+    }
+
+    /// Bytes of a tuple's row in a join's hash table (its columns, the counts), twice over.
+    fn row_bytes(&self) -> f64 {
+        let width = match self {
+            Tuple::Columns(n) => *n,
+            Tuple::Packed(_) => 1,
+        };
+        ((width + 4) * 8) as f64 * 2.0
+    }
+}
+
 /// Mulder's n_match by missingness pattern: the distinct tuples (a missing value one more
 /// value) with their records; for each pattern P of a tuple and Q of the others, the records
 /// of Q grouped on the keys observed in both and joined to P's tuples; summed per tuple.
@@ -562,20 +654,20 @@ async fn n_match_counts(
     spec: &EngineSpec,
     ctx: &SessionContext,
     df: DataFrame,
-    nk: usize,
+    tuple: &Tuple,
     weighted: bool,
     n_total: usize,
 ) -> Result<NMatchCounts, EngineError> {
     let e = |e| run_error(spec, e);
-    let keys: Vec<Expr> = (0..nk).map(|k| col(key(k))).collect();
+    let keys: Vec<Expr> = tuple.names();
     let mut aggs = vec![count_all().alias("cnt")];
     if weighted {
         aggs.push(sum(col("w")).alias("ws"));
     }
     let tuples = df
-        .aggregate(keys.clone(), aggs)
+        .aggregate(tuple.group(), aggs)
         .map_err(e)?
-        .with_column("p", pattern(nk))
+        .with_column("p", tuple.pattern())
         .map_err(e)?;
     // In process the tuples are written once to the spill directory and read back, so each
     // pattern pair reads them instead of the file (out of core either way).
@@ -617,7 +709,7 @@ async fn n_match_counts(
             )
         });
     let fits = |rows: u64| {
-        let bytes = rows as f64 * ((nk + 4) * 8) as f64 * 2.0;
+        let bytes = rows as f64 * tuple.row_bytes();
         spec.memory_limit
             .is_some_and(|limit| bytes <= limit as f64 / 3.0)
     };
@@ -652,7 +744,7 @@ async fn n_match_counts(
                     }
                     None => (of_pattern[pi].clone(), of_pattern[qi].clone()),
                 };
-                pair_part(spec, (p, q), tp, tq, build_left, nk, weighted, sel)?
+                pair_part(spec, (p, q), tp, tq, build_left, tuple, weighted, sel)?
             };
             match &parts {
                 Some(parts) => {
@@ -745,30 +837,32 @@ fn pair_part(
     tp: DataFrame,
     tq: DataFrame,
     build_left: Option<bool>,
-    nk: usize,
+    tuple: &Tuple,
     weighted: bool,
     mut sel: Vec<Expr>,
 ) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
-    let common: Vec<usize> = (0..nk).filter(|&k| p & q & (1 << k) != 0).collect();
+    let common: Vec<usize> = (0..tuple.nk()).filter(|&k| p & q & (1 << k) != 0).collect();
+    let on = tuple.on(&common);
     let mut qaggs = vec![sum(col("cnt")).alias("m")];
     if weighted {
         qaggs.push(sum(col("ws")).alias("wm"));
     }
+    let rcols: Vec<String> = (0..on.len()).map(|i| format!("q{i}")).collect();
+    let lcols: Vec<String> = (0..on.len()).map(|i| format!("l{i}")).collect();
     let rq = tq
-        .aggregate(common.iter().map(|&k| col(key(k))).collect(), qaggs)
+        .aggregate(
+            on.iter()
+                .zip(&rcols)
+                .map(|(x, n)| x.clone().alias(n.as_str()))
+                .collect(),
+            qaggs,
+        )
         .map_err(e)?;
-    let mut rsel: Vec<Expr> = common
-        .iter()
-        .map(|&k| col(key(k)).alias(format!("q{k}")))
-        .collect();
-    rsel.push(col("m"));
-    if weighted {
-        rsel.push(col("wm"));
+    let mut tp = tp;
+    for (x, n) in on.iter().zip(&lcols) {
+        tp = tp.with_column(n, x.clone()).map_err(e)?;
     }
-    let rq = rq.select(rsel).map_err(e)?;
-    let lcols: Vec<String> = common.iter().map(|&k| key(k)).collect();
-    let rcols: Vec<String> = common.iter().map(|&k| format!("q{k}")).collect();
     let lrefs: Vec<&str> = lcols.iter().map(String::as_str).collect();
     let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
     let joined = match build_left {
