@@ -54,7 +54,8 @@ fn two_executors_give_the_local_figures() {
         intruder_risk::MissingPolicy::AsValue,
         intruder_risk::MissingPolicy::Wildcard,
     ] {
-        // Two keys that may be missing: four patterns, sixteen joins under wildcard.
+        // Two keys that may be missing: four patterns, each a job of up to three joins under
+        // wildcard.
         let mut p = params(&["region", "age", "sex"], policy);
         p.weight = Some("w".into());
         for m in [

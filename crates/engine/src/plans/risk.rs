@@ -458,11 +458,16 @@ async fn risk_levels(
             )
         })
         .collect();
-    // Summed by decreasing risk, then records: the same on any partitioning.
-    let mut sorted = levels.clone();
-    sorted.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let total = sorted.iter().map(|&(r, c)| r * c as f64).sum();
+    let total = sum_of_risks(&levels);
     Ok((levels, total))
+}
+
+/// The sum of the risks of `levels` (risk, records) over their records, summed by decreasing
+/// risk, then records: the same on any partitioning.
+fn sum_of_risks(levels: &[(f64, usize)]) -> f64 {
+    let mut sorted = levels.to_vec();
+    sorted.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    sorted.iter().map(|&(r, c)| r * c as f64).sum()
 }
 
 /// The histogram of `df`'s column `value`, each row counting `weight` records.
@@ -620,19 +625,24 @@ impl Tuple {
         }
     }
 
-    /// The keys `common` of a tuple, as the expressions a join between patterns matches on:
-    /// the columns, or one number (the digits of `common` at their places in `t`).
-    fn on(&self, common: &[usize]) -> Vec<Expr> {
+    /// The keys `common` of a tuple of pattern `own`, as the expressions a join between
+    /// patterns matches on: the columns, or one number — `t` with the digits of the keys it
+    /// observes beyond `common` set to missing (radix − 1), as every key it does not observe
+    /// already is; so only those few digits are computed, and two tuples get the same number
+    /// exactly when they agree on `common`.
+    fn on(&self, common: &[usize], own: i64) -> Vec<Expr> {
         match self {
             Tuple::Columns(_) => common.iter().map(|&k| col(key(k))).collect(),
             Tuple::Packed(_) if common.is_empty() => Vec::new(),
             Tuple::Packed(r) => {
-                let sum = common
-                    .iter()
-                    .map(|&k| Self::digit(r, k) * lit(Self::stride(r, k)))
-                    .reduce(|a, b| a + b)
-                    .expect("a common key");
-                vec![sum]
+                let shift = (0..r.len())
+                    .filter(|&k| own & (1 << k) != 0 && !common.contains(&k))
+                    .map(|k| (lit(r[k].1 - 1) - Self::digit(r, k)) * lit(Self::stride(r, k)))
+                    .reduce(|a, b| a + b);
+                vec![match shift {
+                    Some(s) => col("t") + s,
+                    None => col("t"),
+                }]
             }
         }
     }
@@ -648,8 +658,11 @@ impl Tuple {
 }
 
 /// Mulder's n_match by missingness pattern: the distinct tuples (a missing value one more
-/// value) with their records; for each pattern P of a tuple and Q of the others, the records
-/// of Q grouped on the keys observed in both and joined to P's tuples; summed per tuple.
+/// value) with their records; for the tuples of each pattern P, n_match is their own records
+/// plus, for each other pattern Q, the records of Q that agree on the keys both observe (Q
+/// grouped on those keys and joined to P's tuples; Q's total when they share none). Each
+/// pattern's histogram of n_match (and its individual risks) is counted by a job of its own
+/// and the driver adds them up: a tuple has one pattern.
 async fn n_match_counts(
     spec: &EngineSpec,
     ctx: &SessionContext,
@@ -659,7 +672,6 @@ async fn n_match_counts(
     n_total: usize,
 ) -> Result<NMatchCounts, EngineError> {
     let e = |e| run_error(spec, e);
-    let keys: Vec<Expr> = tuple.names();
     let mut aggs = vec![count_all().alias("cnt")];
     if weighted {
         aggs.push(sum(col("w")).alias("ws"));
@@ -669,212 +681,408 @@ async fn n_match_counts(
         .map_err(e)?
         .with_column("p", tuple.pattern())
         .map_err(e)?;
-    // In process the tuples are written once to the spill directory and read back, so each
-    // pattern pair reads them instead of the file (out of core either way).
-    let (tuples, _dir) = materialise(spec, ctx, tuples).await?;
-    let pb = collect(
-        spec,
-        tuples
-            .clone()
-            .aggregate(vec![col("p")], vec![])
-            .map_err(e)?,
-    )
-    .await?;
-    let mut patterns: Vec<i64> = rows(&pb).map(|(b, i)| int_at(b, "p", i)).collect();
-    patterns.sort_unstable();
-    // Under a memory limit (in process), one join at a time: each pattern's tuples are written
-    // to a file of their own, and each pair of patterns is joined by a job of its own that
-    // writes its part; the parts are read back at the end. A union of every pair (up to 2^k
-    // joins) starts every join at once, and their hash tables (which DataFusion 55 cannot
-    // spill) or their sorts' merge reservations together passed the pool.
-    let one_at_a_time = spec.engine == Engine::DataFusion && spec.memory_limit.is_some();
-    let scratch = if one_at_a_time {
-        Some(scratch_dir(spec)?)
-    } else {
-        None
+    let (patterns, of_pattern, files, scratch) =
+        split_patterns(spec, ctx, tuples, weighted).await?;
+    // Under a memory limit (in process), a pattern's joins run in a session that makes them
+    // hash joins (their build sides as written) when those fit in a third of the limit
+    // together, else one join at a time, each a hash join or a sort-merge join (whose sorts
+    // spill) by its size.
+    let bounded = match (spec.memory_limit.filter(|_| !files.is_empty()), &scratch) {
+        (Some(limit), Some(dir)) => Some(Bounded {
+            hash: join_session(ctx, true, limit),
+            merge: join_session(ctx, false, limit),
+            rows_fit: (limit as f64 / 3.0 / tuple.row_bytes()) as u64,
+            dir: dir.path().to_path_buf(),
+            files: &files,
+        }),
+        _ => None,
     };
-    let parts = scratch.as_ref().map(parts_dir).transpose()?;
-    let (of_pattern, files) =
-        pattern_tuples(spec, ctx, &tuples, &patterns, scratch.as_ref()).await?;
-    // Under a limit, a pair whose smaller side fits in a third of it (at the width of its
-    // rows, twice over for the hash table) is a hash join with that side as the build side: the
-    // other side streams past it unsorted. Larger pairs are sort-merge joins, which spill.
-    let sessions = spec
-        .memory_limit
-        .filter(|_| scratch.is_some())
-        .map(|limit| {
-            (
-                join_session(ctx, true, limit),
-                join_session(ctx, false, limit),
-            )
-        });
-    let fits = |rows: u64| {
-        let bytes = rows as f64 * tuple.row_bytes();
-        spec.memory_limit
-            .is_some_and(|limit| bytes <= limit as f64 / 3.0)
-    };
-    let mut all: Option<DataFrame> = None;
-    for (pi, &p) in patterns.iter().enumerate() {
-        for (qi, &q) in patterns.iter().enumerate() {
-            let mut sel: Vec<Expr> = keys.clone();
-            sel.push(col("cnt"));
-            let part = if p == q {
-                // A pattern against itself: its tuples are distinct on the keys it observes,
-                // so each matches itself alone (m = its own records).
-                sel.push(col("cnt").alias("m"));
-                if weighted {
-                    sel.push(col("ws").alias("wm"));
-                }
-                of_pattern[pi].clone().select(sel).map_err(e)?
-            } else {
-                // Under a limit: the smaller side as the build side of a hash join when it
-                // fits (`Some(left or not)`), else a sort-merge join (`None`). Without one,
-                // the session's joins (hash joins, build side chosen by DataFusion).
-                let build_left = match files.get(pi).zip(files.get(qi)) {
-                    Some(((_, np), (_, nq))) if fits((*np).min(*nq)) => Some(np <= nq),
-                    _ => None,
-                };
-                let (tp, tq) = match &sessions {
-                    Some((hash, merge)) => {
-                        let s = if build_left.is_some() { hash } else { merge };
-                        (
-                            read(spec, s, &files[pi].0).await?,
-                            read(spec, s, &files[qi].0).await?,
-                        )
-                    }
-                    None => (of_pattern[pi].clone(), of_pattern[qi].clone()),
-                };
-                pair_part(spec, (p, q), tp, tq, build_left, tuple, weighted, sel)?
-            };
-            match &parts {
-                Some(parts) => {
-                    let file = parts.join(format!("part-{p}-{q}.parquet"));
-                    write_file(spec, part, &file).await?;
-                }
-                None => {
-                    all = Some(match all {
-                        None => part,
-                        Some(a) => a.union(part).map_err(e)?,
-                    })
-                }
+    let mut hist: std::collections::BTreeMap<u32, usize> = Default::default();
+    let mut levels: std::collections::BTreeMap<u64, usize> = Default::default();
+    for pi in 0..patterns.len() {
+        let per_tuple = pattern_n_match(
+            spec,
+            tuple,
+            &patterns,
+            pi,
+            &of_pattern,
+            bounded.as_ref(),
+            weighted,
+        )
+        .await?;
+        for (v, c) in histogram(spec, per_tuple.clone(), "nm", col("records")).await? {
+            *hist.entry(v).or_default() += c;
+        }
+        if weighted {
+            let r = per_tuple
+                .select(vec![
+                    individual_risk()
+                        .call(vec![col("nm"), col("wnm")])
+                        .alias("risk"),
+                    col("records"),
+                ])
+                .map_err(e)?;
+            for (risk, c) in risk_levels(spec, r).await?.0 {
+                *levels.entry(risk.to_bits()).or_default() += c;
             }
         }
     }
-    if let Some(parts) = &parts {
-        let p = parts
-            .to_str()
-            .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
-        all = Some(
-            ctx.read_parquet(p, ParquetReadOptions::default())
-                .await
-                .map_err(e)?,
-        );
-    }
-    let all = all.ok_or_else(|| EngineError::Config("no records".into()))?;
-    let mut aggs = vec![max(col("cnt")).alias("records"), sum(col("m")).alias("nm")];
-    if weighted {
-        aggs.push(sum(col("wm")).alias("wnm"));
-    }
-    let per_tuple = all.aggregate(keys, aggs).map_err(e)?;
-    let hist = histogram(spec, per_tuple.clone(), "nm", col("records")).await?;
-    let risk_levels = if weighted {
-        let r = per_tuple
-            .select(vec![
-                individual_risk()
-                    .call(vec![col("nm"), col("wnm")])
-                    .alias("risk"),
-                col("records"),
-            ])
-            .map_err(e)?;
-        Some(risk_levels(spec, r).await?)
-    } else {
-        None
-    };
+    let risk_levels = weighted.then(|| {
+        let levels: Vec<(f64, usize)> = levels
+            .into_iter()
+            .map(|(b, c)| (f64::from_bits(b), c))
+            .collect();
+        let total = sum_of_risks(&levels);
+        (levels, total)
+    });
     Ok(NMatchCounts {
         n_total,
-        n_match: hist,
+        n_match: hist.into_iter().collect(),
         risk_levels,
     })
 }
 
-/// Each pattern's tuples; with a scratch directory written to a file of their own and
-/// scanned from there, with the file and its rows.
-#[allow(clippy::type_complexity)]
-async fn pattern_tuples(
-    spec: &EngineSpec,
-    ctx: &SessionContext,
-    tuples: &DataFrame,
-    patterns: &[i64],
-    scratch: Option<&tempfile::TempDir>,
-) -> Result<(Vec<DataFrame>, Vec<(std::path::PathBuf, u64)>), EngineError> {
-    let mut of_pattern = Vec::with_capacity(patterns.len());
-    let mut files = Vec::with_capacity(patterns.len());
-    for &p in patterns {
-        let t = tuples
-            .clone()
-            .filter(col("p").eq(lit(p)))
-            .map_err(|e| run_error(spec, e))?;
-        match scratch {
-            Some(dir) => {
-                let file = dir.path().join(format!("tuples-{p}.parquet"));
-                let n = write_file(spec, t, &file).await?;
-                of_pattern.push(read(spec, ctx, &file).await?);
-                files.push((file, n));
-            }
-            None => of_pattern.push(t),
-        }
-    }
-    Ok((of_pattern, files))
+/// A missingness pattern with its records and their weight.
+struct Pattern {
+    bits: i64,
+    tuples: u64,
+    records: u64,
+    weight: f64,
 }
 
-/// The part of n_match that pattern `q` gives the tuples `tp` of pattern `p`: `tq` grouped on
-/// the keys both observe and joined to `tp` (`build_left`: `Some(false)` puts the grouped side
-/// first, the build side of a hash join), selected as `sel` (the keys, `cnt`) then `m`, `wm`.
-#[allow(clippy::too_many_arguments)]
-fn pair_part(
+/// Under a memory limit: the sessions for joins, how many rows' groups a hash join may build
+/// on, and where the patterns' tuples are.
+struct Bounded<'a> {
+    hash: SessionContext,
+    merge: SessionContext,
+    rows_fit: u64,
+    dir: std::path::PathBuf,
+    files: &'a [std::path::PathBuf],
+}
+
+/// The tuples of pattern `pi` with `records` (their own), `nm` (their n_match) and, when
+/// weighted, `wnm` (its weight).
+async fn pattern_n_match(
     spec: &EngineSpec,
-    (p, q): (i64, i64),
-    tp: DataFrame,
-    tq: DataFrame,
-    build_left: Option<bool>,
     tuple: &Tuple,
+    patterns: &[Pattern],
+    pi: usize,
+    of_pattern: &[DataFrame],
+    bounded: Option<&Bounded<'_>>,
     weighted: bool,
-    mut sel: Vec<Expr>,
 ) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
+    let p = patterns[pi].bits;
+    // Patterns sharing no key with P add their totals; the others are joined.
+    let (mut plus, mut wplus) = (0u64, 0.0f64);
+    let mut joined: Vec<usize> = Vec::new();
+    for (qi, q) in patterns.iter().enumerate() {
+        if qi == pi {
+            continue;
+        }
+        if p & q.bits == 0 {
+            plus += q.records;
+            wplus += q.weight;
+        } else {
+            joined.push(qi);
+        }
+    }
+    // Each join's build side: P's tuples when Q observes every key P does and has more
+    // tuples (Q's tuples are probed against P's and what matches is summed per tuple), else Q's
+    // tuples grouped on the keys both observe.
+    let probe_q =
+        |qi: usize| p & patterns[qi].bits == p && patterns[pi].tuples < patterns[qi].tuples;
+    let build = |qi: usize| match probe_q(qi) {
+        true => patterns[pi].tuples,
+        false => patterns[qi].tuples,
+    };
+    // Under a limit: one plan in the hash session when every join's build side fits with the
+    // others; else a join at a time, each a hash join when its build side fits, else a
+    // sort-merge join, with what came before it written to disk.
+    let together =
+        bounded.is_none_or(|b| joined.iter().map(|&qi| build(qi)).sum::<u64>() <= b.rows_fit);
+    let mut base = match bounded {
+        Some(b) => read(spec, &b.hash, &b.files[pi]).await?,
+        None => of_pattern[pi].clone(),
+    };
+    for (step, &qi) in joined.iter().enumerate() {
+        let (tp, tq) = match bounded {
+            Some(b) => {
+                let s = match together || build(qi) <= b.rows_fit {
+                    true => &b.hash,
+                    false => &b.merge,
+                };
+                if !together {
+                    let from = match step {
+                        0 => b.files[pi].clone(),
+                        _ => written(spec, base, b, pi, step).await?,
+                    };
+                    base = read(spec, s, &from).await?;
+                }
+                (
+                    read(spec, s, &b.files[pi]).await?,
+                    read(spec, s, &b.files[qi]).await?,
+                )
+            }
+            None => (of_pattern[pi].clone(), of_pattern[qi].clone()),
+        };
+        let pair = Pair {
+            p,
+            q: patterns[qi].bits,
+            step,
+            probe_q: probe_q(qi),
+        };
+        base = join_pattern(spec, tuple, &pair, base, tp, tq, weighted)?;
+    }
+    // Its own records, the totals of the patterns sharing no key, and each join's part.
+    let total = |own: &str, part: &str, plus: Expr| {
+        (0..joined.len())
+            .map(|step| coalesce(vec![col(format!("{part}{step}")), lit(0)]))
+            .fold(col(own) + plus, |a, b| a + b)
+    };
+    let mut sel = vec![
+        col("cnt").alias("records"),
+        total("cnt", "m", lit(plus as i64)).alias("nm"),
+    ];
+    if weighted {
+        sel.push(total("ws", "wm", lit(wplus)).alias("wnm"));
+    }
+    base.select(sel).map_err(e)
+}
+
+/// `base` (pattern P's tuples with the joins so far) run and written to a file of its own in
+/// the scratch directory; the file.
+async fn written(
+    spec: &EngineSpec,
+    base: DataFrame,
+    b: &Bounded<'_>,
+    pi: usize,
+    step: usize,
+) -> Result<std::path::PathBuf, EngineError> {
+    let file = b.dir.join(format!("base-{pi}-{step}.parquet"));
+    write_file(spec, base, &file).await?;
+    Ok(file)
+}
+
+/// One join of [`pattern_n_match`]: pattern `p`'s tuples with pattern `q`'s, the `step`-th.
+struct Pair {
+    p: i64,
+    q: i64,
+    step: usize,
+    /// Whether `q` observes every key `p` does and has more tuples: then `q`'s tuples are
+    /// probed against `p`'s (the build side) instead of grouped.
+    probe_q: bool,
+}
+
+/// `base` (tuples of pattern `p` with the joins so far) with `m{step}` (and `wm{step}`): the
+/// records of `tq` (pattern `q`'s tuples) that agree with each tuple on the keys both
+/// observe, null when none. The build side of each hash join is its left input:
+/// - `q` observes only keys `p` does: `q`'s tuples are distinct on them, so they join `base`
+///   as they are;
+/// - `probe_q`: `tp` (`p`'s tuples, distinct on the keys both observe) joined by `q`'s
+///   tuples, summed per tuple of `p`, then joined to `base` on the tuple;
+/// - else `q`'s tuples grouped on the keys both observe, joined to `base`.
+fn join_pattern(
+    spec: &EngineSpec,
+    tuple: &Tuple,
+    pair: &Pair,
+    base: DataFrame,
+    tp: DataFrame,
+    tq: DataFrame,
+    weighted: bool,
+) -> Result<DataFrame, EngineError> {
+    let e = |e| run_error(spec, e);
+    let Pair { p, q, step, .. } = *pair;
     let common: Vec<usize> = (0..tuple.nk()).filter(|&k| p & q & (1 << k) != 0).collect();
-    let on = tuple.on(&common);
-    let mut qaggs = vec![sum(col("cnt")).alias("m")];
+    let (on_p, on_q) = (tuple.on(&common, p), tuple.on(&common, q));
+    let (m, wm) = (format!("m{step}"), format!("wm{step}"));
+    let named = |on: &[Expr], prefix: &str| -> Vec<(Expr, String)> {
+        on.iter()
+            .enumerate()
+            .map(|(i, x)| (x.clone(), format!("{prefix}{step}_{i}")))
+            .collect()
+    };
+    let (lon, ron) = (named(&on_p, "l"), named(&on_q, "q"));
+    let mut counts = vec![col("cnt")];
     if weighted {
-        qaggs.push(sum(col("ws")).alias("wm"));
+        counts.push(col("ws"));
     }
-    let rcols: Vec<String> = (0..on.len()).map(|i| format!("q{i}")).collect();
-    let lcols: Vec<String> = (0..on.len()).map(|i| format!("l{i}")).collect();
-    let rq = tq
-        .aggregate(
-            on.iter()
-                .zip(&rcols)
-                .map(|(x, n)| x.clone().alias(n.as_str()))
+    let aliased = |on: &[(Expr, String)], rest: Vec<Expr>| -> Vec<Expr> {
+        on.iter()
+            .map(|(x, n)| x.clone().alias(n.as_str()))
+            .chain(rest)
+            .collect()
+    };
+    let sums = || {
+        let mut s = vec![sum(col("cnt")).alias(m.as_str())];
+        if weighted {
+            s.push(sum(col("ws")).alias(wm.as_str()));
+        }
+        s
+    };
+    // The right side to join `base` on: (its columns, `base`'s expressions), and the side.
+    let (right, rkeys, lkeys): (DataFrame, Vec<String>, Vec<Expr>) = if q & !p == 0 {
+        let mut sel = vec![col("cnt").alias(m.as_str())];
+        if weighted {
+            sel.push(col("ws").alias(wm.as_str()));
+        }
+        let right = tq.select(aliased(&ron, sel)).map_err(e)?;
+        (right, ron.iter().map(|(_, n)| n.clone()).collect(), on_p)
+    } else if pair.probe_q {
+        // P's tuples by their own name (`t`, or the keys P observes) with their join key.
+        let own: Vec<usize> = (0..tuple.nk()).filter(|&k| p & (1 << k) != 0).collect();
+        let ids: Vec<(Expr, String)> = match tuple {
+            Tuple::Packed(_) => vec![(col("t"), format!("id{step}_0"))],
+            Tuple::Columns(_) => own
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (col(key(k)), format!("id{step}_{i}")))
                 .collect(),
-            qaggs,
+        };
+        let left = tp
+            .select(aliased(
+                &lon,
+                ids.iter()
+                    .map(|(x, n)| x.clone().alias(n.as_str()))
+                    .collect(),
+            ))
+            .map_err(e)?;
+        let probe = tq.select(aliased(&ron, counts)).map_err(e)?;
+        let l: Vec<&str> = lon.iter().map(|(_, n)| n.as_str()).collect();
+        let r: Vec<&str> = ron.iter().map(|(_, n)| n.as_str()).collect();
+        let summed = left
+            .join(probe, JoinType::Inner, &l, &r, None)
+            .map_err(e)?
+            .aggregate(ids.iter().map(|(_, n)| col(n.as_str())).collect(), sums())
+            .map_err(e)?;
+        (
+            summed,
+            ids.iter().map(|(_, n)| n.clone()).collect(),
+            ids.into_iter().map(|(x, _)| x).collect(),
         )
-        .map_err(e)?;
-    let mut tp = tp;
-    for (x, n) in on.iter().zip(&lcols) {
-        tp = tp.with_column(n, x.clone()).map_err(e)?;
+    } else {
+        let grouped = tq
+            .aggregate(
+                ron.iter()
+                    .map(|(x, n)| x.clone().alias(n.as_str()))
+                    .collect(),
+                sums(),
+            )
+            .map_err(e)?;
+        (grouped, ron.iter().map(|(_, n)| n.clone()).collect(), on_p)
+    };
+    let lcols: Vec<String> = (0..lkeys.len()).map(|i| format!("j{step}_{i}")).collect();
+    let mut base = base;
+    for (x, n) in lkeys.iter().zip(&lcols) {
+        base = base.with_column(n, x.clone()).map_err(e)?;
     }
+    let keep: Vec<Expr> = base
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name())
+        .filter(|n| !lcols.contains(n))
+        .map(|n| col(n.as_str()))
+        .chain(std::iter::once(col(m.as_str())))
+        .chain(weighted.then(|| col(wm.as_str())))
+        .collect();
     let lrefs: Vec<&str> = lcols.iter().map(String::as_str).collect();
-    let rrefs: Vec<&str> = rcols.iter().map(String::as_str).collect();
-    let joined = match build_left {
-        Some(false) => rq.join(tp, JoinType::Inner, &rrefs, &lrefs, None),
-        _ => tp.join(rq, JoinType::Inner, &lrefs, &rrefs, None),
-    }
-    .map_err(e)?;
-    sel.push(col("m"));
+    let rrefs: Vec<&str> = rkeys.iter().map(String::as_str).collect();
+    right
+        .join(base, JoinType::Right, &rrefs, &lrefs, None)
+        .map_err(e)?
+        .select(keep)
+        .map_err(e)
+}
+
+/// The missingness patterns of `tuples` (with their tuples, records and weight, by their
+/// bits) and each one's tuples. In process the tuples are written once, by pattern, to
+/// directories of their own in a scratch directory (returned, with those directories), and
+/// each pattern's are read from there (out of core). On a cluster they stay a plan, filtered
+/// by pattern (executors recompute them: no shared scratch space is assumed).
+#[allow(clippy::type_complexity)]
+async fn split_patterns(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    tuples: DataFrame,
+    weighted: bool,
+) -> Result<
+    (
+        Vec<Pattern>,
+        Vec<DataFrame>,
+        Vec<std::path::PathBuf>,
+        Option<tempfile::TempDir>,
+    ),
+    EngineError,
+> {
+    let e = |e| run_error(spec, e);
+    let mut totals = vec![count_all().alias("tn"), sum(col("cnt")).alias("n")];
     if weighted {
-        sel.push(col("wm"));
+        totals.push(sum(col("ws")).alias("wn"));
     }
-    joined.select(sel).map_err(e)
+    let pattern = |bits: i64, b: &RecordBatch, i: usize| Pattern {
+        bits,
+        tuples: int_at(b, "tn", i) as u64,
+        records: int_at(b, "n", i) as u64,
+        weight: match weighted {
+            true => float_at(b, "wn", i).unwrap_or(0.0),
+            false => 0.0,
+        },
+    };
+    if spec.engine != Engine::DataFusion {
+        let pb = collect(
+            spec,
+            tuples
+                .clone()
+                .aggregate(vec![col("p")], totals)
+                .map_err(e)?,
+        )
+        .await?;
+        let mut patterns: Vec<Pattern> = rows(&pb)
+            .map(|(b, i)| pattern(int_at(b, "p", i), b, i))
+            .collect();
+        patterns.sort_unstable_by_key(|p| p.bits);
+        let of_pattern = patterns
+            .iter()
+            .map(|p| tuples.clone().filter(col("p").eq(lit(p.bits))).map_err(e))
+            .collect::<Result<_, _>>()?;
+        return Ok((patterns, of_pattern, Vec::new(), None));
+    }
+    let dir = scratch_dir(spec)?;
+    let root = dir.path().join("tuples");
+    let root_str = root
+        .to_str()
+        .ok_or_else(|| EngineError::Config("temporary path not UTF-8".into()))?;
+    tuples
+        .write_parquet(
+            root_str,
+            DataFrameWriteOptions::new().with_partition_by(vec!["p".into()]),
+            None,
+        )
+        .await
+        .map_err(e)?;
+    let mut bits: Vec<(i64, std::path::PathBuf)> = std::fs::read_dir(&root)
+        .map_err(|err| EngineError::Config(format!("cannot read {}: {err}", root.display())))?
+        .filter_map(|d| d.ok())
+        .filter_map(|d| {
+            let name = d.file_name().to_str()?.strip_prefix("p=")?.parse().ok()?;
+            Some((name, d.path()))
+        })
+        .collect();
+    bits.sort_unstable_by_key(|(b, _)| *b);
+    let (mut patterns, mut of_pattern, mut files) = (Vec::new(), Vec::new(), Vec::new());
+    for (b, path) in bits {
+        let df = read(spec, ctx, &path).await?;
+        let t = collect(
+            spec,
+            df.clone().aggregate(vec![], totals.clone()).map_err(e)?,
+        )
+        .await?;
+        patterns.push(pattern(b, &t[0], 0));
+        of_pattern.push(df);
+        files.push(path);
+    }
+    Ok((patterns, of_pattern, files, Some(dir)))
 }
 
 /// A temporary directory in the spill directory (else the system's).
@@ -884,14 +1092,6 @@ fn scratch_dir(spec: &EngineSpec) -> Result<tempfile::TempDir, EngineError> {
         None => tempfile::tempdir(),
     }
     .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))
-}
-
-/// The directory of the pattern pairs' parts in `dir` (made when missing).
-fn parts_dir(dir: &tempfile::TempDir) -> Result<std::path::PathBuf, EngineError> {
-    let parts = dir.path().join("parts");
-    std::fs::create_dir_all(&parts)
-        .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
-    Ok(parts)
 }
 
 /// `df` run and written to the Parquet file `path`; the rows written.
@@ -941,31 +1141,4 @@ async fn read(
     ctx.read_parquet(p, ParquetReadOptions::default())
         .await
         .map_err(|e| run_error(spec, e))
-}
-
-/// `df` run and written to the Parquet file `path`, then scanned from there.
-async fn write_read(
-    spec: &EngineSpec,
-    ctx: &SessionContext,
-    df: DataFrame,
-    path: &Path,
-) -> Result<DataFrame, EngineError> {
-    write_file(spec, df, path).await?;
-    read(spec, ctx, path).await
-}
-
-/// In process: `df` written to a temporary Parquet file (in the spill directory) and scanned
-/// from there, so later plans read it instead of recomputing it. On a cluster the plan is
-/// returned as it is (executors recompute it: no shared scratch space is assumed).
-async fn materialise(
-    spec: &EngineSpec,
-    ctx: &SessionContext,
-    df: DataFrame,
-) -> Result<(DataFrame, Option<tempfile::TempDir>), EngineError> {
-    if spec.engine != Engine::DataFusion {
-        return Ok((df, None));
-    }
-    let dir = scratch_dir(spec)?;
-    let back = write_read(spec, ctx, df, &dir.path().join("tuples.parquet")).await?;
-    Ok((back, Some(dir)))
 }
