@@ -160,7 +160,10 @@ pub async fn assess(
     let weighted = params.weight.is_some();
     let mut a = if params.missing == MissingPolicy::Wildcard {
         let tuple = match radices(&facts.range, true) {
-            Some(r) => Tuple::Packed(r),
+            Some(r) => Tuple::Packed(
+                r,
+                facts.observed.iter().map(|&o| o < facts.n_total).collect(),
+            ),
             None => Tuple::Columns(nk),
         };
         let counts = n_match_counts(spec, ctx, df, &tuple, weighted, facts.n_total).await?;
@@ -571,7 +574,8 @@ enum Tuple {
     /// `k0` … `k{n-1}`.
     Columns(usize),
     /// `t`, coded by these `(least value, radix)`; a missing key's digit is its radix − 1.
-    Packed(Vec<(i64, i64)>),
+    /// Then, per key, whether it may be missing.
+    Packed(Vec<(i64, i64)>, Vec<bool>),
 }
 
 impl Tuple {
@@ -579,7 +583,7 @@ impl Tuple {
     fn nk(&self) -> usize {
         match self {
             Tuple::Columns(n) => *n,
-            Tuple::Packed(r) => r.len(),
+            Tuple::Packed(r, _) => r.len(),
         }
     }
 
@@ -587,7 +591,7 @@ impl Tuple {
     fn names(&self) -> Vec<Expr> {
         match self {
             Tuple::Columns(n) => (0..*n).map(|k| col(key(k))).collect(),
-            Tuple::Packed(_) => vec![col("t")],
+            Tuple::Packed(..) => vec![col("t")],
         }
     }
 
@@ -595,7 +599,7 @@ impl Tuple {
     fn group(&self) -> Vec<Expr> {
         match self {
             Tuple::Columns(_) => self.names(),
-            Tuple::Packed(r) => vec![packed(r, true).alias("t")],
+            Tuple::Packed(r, _) => vec![packed(r, true).alias("t")],
         }
     }
 
@@ -610,18 +614,25 @@ impl Tuple {
     }
 
     /// A tuple's missingness pattern (bit `k` set when key `k` is observed), from its
-    /// columns, or from `t`'s digits.
+    /// columns, or from `t`'s digits (of the keys that may be missing; a key never missing
+    /// is a constant bit, a key with no value none).
     fn pattern(&self) -> Expr {
         match self {
             Tuple::Columns(n) => pattern(*n),
-            Tuple::Packed(r) => (0..r.len())
-                .map(|k| {
-                    when(Self::digit(r, k).not_eq(lit(r[k].1 - 1)), lit(1i64 << k))
-                        .otherwise(lit(0i64))
-                        .expect("a CASE with one branch")
-                })
-                .reduce(|a, b| a + b)
-                .expect("at least one key"),
+            Tuple::Packed(r, may_miss) => {
+                let always: i64 = (0..r.len())
+                    .filter(|&k| !may_miss[k] && r[k].1 > 1)
+                    .map(|k| 1i64 << k)
+                    .sum();
+                (0..r.len())
+                    .filter(|&k| may_miss[k] && r[k].1 > 1)
+                    .map(|k| {
+                        when(Self::digit(r, k).not_eq(lit(r[k].1 - 1)), lit(1i64 << k))
+                            .otherwise(lit(0i64))
+                            .expect("a CASE with one branch")
+                    })
+                    .fold(lit(always), |a, b| a + b)
+            }
         }
     }
 
@@ -633,8 +644,8 @@ impl Tuple {
     fn on(&self, common: &[usize], own: i64) -> Vec<Expr> {
         match self {
             Tuple::Columns(_) => common.iter().map(|&k| col(key(k))).collect(),
-            Tuple::Packed(_) if common.is_empty() => Vec::new(),
-            Tuple::Packed(r) => {
+            Tuple::Packed(..) if common.is_empty() => Vec::new(),
+            Tuple::Packed(r, _) => {
                 let shift = (0..r.len())
                     .filter(|&k| own & (1 << k) != 0 && !common.contains(&k))
                     .map(|k| (lit(r[k].1 - 1) - Self::digit(r, k)) * lit(Self::stride(r, k)))
@@ -651,7 +662,7 @@ impl Tuple {
     fn row_bytes(&self) -> f64 {
         let width = match self {
             Tuple::Columns(n) => *n,
-            Tuple::Packed(_) => 1,
+            Tuple::Packed(..) => 1,
         };
         ((width + 4) * 8) as f64 * 2.0
     }
@@ -932,7 +943,7 @@ fn join_pattern(
         // P's tuples by their own name (`t`, or the keys P observes) with their join key.
         let own: Vec<usize> = (0..tuple.nk()).filter(|&k| p & (1 << k) != 0).collect();
         let ids: Vec<(Expr, String)> = match tuple {
-            Tuple::Packed(_) => vec![(col("t"), format!("id{step}_0"))],
+            Tuple::Packed(..) => vec![(col("t"), format!("id{step}_0"))],
             Tuple::Columns(_) => own
                 .iter()
                 .enumerate()
