@@ -692,8 +692,21 @@ async fn n_match_counts(
         .map_err(e)?
         .with_column("p", tuple.pattern())
         .map_err(e)?;
+    // In process, packed tuples that surely fit in a third of the limit (at most a tuple a
+    // record) are held in memory instead of written to disk, in the session the joins run in.
+    let held = match tuple {
+        Tuple::Packed(..) if spec.engine == Engine::DataFusion => {
+            let bytes = n_total as u64 * (3 + u64::from(weighted)) * 8;
+            match spec.memory_limit {
+                None => Some(ctx.clone()),
+                Some(limit) if bytes <= limit / 3 => Some(join_session(ctx, true, limit)),
+                Some(_) => None,
+            }
+        }
+        _ => None,
+    };
     let (patterns, of_pattern, files, scratch) =
-        split_patterns(spec, ctx, tuples, weighted).await?;
+        split_patterns(spec, ctx, tuples, weighted, held).await?;
     // Under a memory limit (in process), a pattern's joins run in a session that makes them
     // hash joins (their build sides as written) when those fit in a third of the limit
     // together, else one join at a time, each a hash join or a sort-merge join (whose sorts
@@ -1007,16 +1020,18 @@ fn join_pattern(
 }
 
 /// The missingness patterns of `tuples` (with their tuples, records and weight, by their
-/// bits) and each one's tuples. In process the tuples are written once, by pattern, to
-/// directories of their own in a scratch directory (returned, with those directories), and
-/// each pattern's are read from there (out of core). On a cluster they stay a plan, filtered
-/// by pattern (executors recompute them: no shared scratch space is assumed).
+/// bits) and each one's tuples. `held`: the tuples are collected and held in memory, in that
+/// session. Else in process they are written once, by pattern, to directories of their own in
+/// a scratch directory (returned, with those directories), and each pattern's are read from
+/// there (out of core). On a cluster they stay a plan, filtered by pattern (executors
+/// recompute them: no shared scratch space is assumed).
 #[allow(clippy::type_complexity)]
 async fn split_patterns(
     spec: &EngineSpec,
     ctx: &SessionContext,
     tuples: DataFrame,
     weighted: bool,
+    held: Option<SessionContext>,
 ) -> Result<
     (
         Vec<Pattern>,
@@ -1040,7 +1055,15 @@ async fn split_patterns(
             false => 0.0,
         },
     };
-    if spec.engine != Engine::DataFusion {
+    let in_memory = match &held {
+        Some(session) => {
+            let batches = collect(spec, tuples.clone()).await?;
+            Some(session.read_batches(batches).map_err(e)?)
+        }
+        None => None,
+    };
+    if spec.engine != Engine::DataFusion || in_memory.is_some() {
+        let tuples = in_memory.unwrap_or(tuples);
         let pb = collect(
             spec,
             tuples
@@ -1053,10 +1076,15 @@ async fn split_patterns(
             .map(|(b, i)| pattern(int_at(b, "p", i), b, i))
             .collect();
         patterns.sort_unstable_by_key(|p| p.bits);
-        let of_pattern = patterns
-            .iter()
-            .map(|p| tuples.clone().filter(col("p").eq(lit(p.bits))).map_err(e))
-            .collect::<Result<_, _>>()?;
+        let mut of_pattern = Vec::with_capacity(patterns.len());
+        for p in &patterns {
+            let t = tuples.clone().filter(col("p").eq(lit(p.bits))).map_err(e)?;
+            of_pattern.push(match &held {
+                // Held: each pattern's tuples apart, so that a join does not filter them all.
+                Some(session) => session.read_batches(collect(spec, t).await?).map_err(e)?,
+                None => t,
+            });
+        }
         return Ok((patterns, of_pattern, Vec::new(), None));
     }
     let dir = scratch_dir(spec)?;
