@@ -160,10 +160,7 @@ pub async fn assess(
     let weighted = params.weight.is_some();
     let mut a = if params.missing == MissingPolicy::Wildcard {
         let tuple = match radices(&facts.range, true) {
-            Some(r) => Tuple::Packed(
-                r,
-                facts.observed.iter().map(|&o| o < facts.n_total).collect(),
-            ),
+            Some(r) => Tuple::Packed(r, may_miss(&facts, true)),
             None => Tuple::Columns(nk),
         };
         let counts = n_match_counts(spec, ctx, df, &tuple, weighted, facts.n_total).await?;
@@ -290,14 +287,16 @@ fn radices(range: &[Option<Option<(i64, i64)>>], as_value: bool) -> Option<Vec<(
     Some(out)
 }
 
-/// The one `BIGINT` coding a tuple by `radices` (see there).
-fn packed(radices: &[(i64, i64)], as_value: bool) -> Expr {
+/// The one `BIGINT` coding a tuple by `radices` (see there); a key that `may_miss` gets the
+/// missing code (radix − 1) where it is missing (under listwise no key may: those records are
+/// gone).
+fn packed(radices: &[(i64, i64)], may_miss: &[bool]) -> Expr {
     let mut stride: i64 = 1;
     let mut sum: Option<Expr> = None;
     for (k, &(lo, radix)) in radices.iter().enumerate() {
         if radix > 1 {
             let v = cast(col(key(k)), DataType::Int64) - lit(lo);
-            let code = match as_value {
+            let code = match may_miss[k] {
                 true => coalesce(vec![v, lit(radix - 1)]),
                 false => v,
             };
@@ -310,6 +309,15 @@ fn packed(radices: &[(i64, i64)], as_value: bool) -> Expr {
         stride *= radix;
     }
     sum.unwrap_or_else(|| lit(0i64))
+}
+
+/// Per key, whether it may be missing in the records grouped under `as_value` (else none is).
+fn may_miss(facts: &Facts, as_value: bool) -> Vec<bool> {
+    facts
+        .observed
+        .iter()
+        .map(|&o| as_value && o < facts.n_total)
+        .collect()
 }
 
 /// The weight column checked as the local engine checks it (every record a finite number ≥ 0;
@@ -522,7 +530,7 @@ async fn class_counts(
     // else on the columns. Either way the encoding reported is the local engine's.
     let (group, encoding) = match radices(&facts.range, as_value) {
         Some(r) => (
-            vec![packed(&r, as_value).alias("tuple")],
+            vec![packed(&r, &may_miss(facts, as_value)).alias("tuple")],
             Encoding::MixedRadix,
         ),
         None => (
@@ -599,7 +607,7 @@ impl Tuple {
     fn group(&self) -> Vec<Expr> {
         match self {
             Tuple::Columns(_) => self.names(),
-            Tuple::Packed(r, _) => vec![packed(r, true).alias("t")],
+            Tuple::Packed(r, m) => vec![packed(r, m).alias("t")],
         }
     }
 
