@@ -774,7 +774,7 @@ async fn n_match_counts(
     })
 }
 
-/// A missingness pattern with its records and their weight.
+/// A missingness pattern (its bits) with its distinct tuples, its records and their weight.
 struct Pattern {
     bits: i64,
     tuples: u64,
