@@ -526,8 +526,8 @@ async fn class_counts(
     }
     let as_value = policy == MissingPolicy::AsValue;
     // Grouped on one BIGINT when the keys' ranges allow (the local engine's mixed radix;
-    // several times faster than grouping on the columns and a fifth of the memory per class),
-    // else on the columns. Either way the encoding reported is the local engine's.
+    // several times faster than grouping on the columns, in half the memory), else on the
+    // columns. Either way the encoding reported is the local engine's.
     let (group, encoding) = match radices(&facts.range, as_value) {
         Some(r) => (
             vec![packed(&r, &may_miss(facts, as_value)).alias("tuple")],
