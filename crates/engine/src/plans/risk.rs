@@ -198,12 +198,7 @@ async fn facts(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Facts, En
             aggs.push(max(col(key(k))).alias(format!("hi{k}")));
         }
     }
-    let q = df
-        .clone()
-        .aggregate(vec![], aggs)
-        .map_err(|e| run_error(spec, e))?;
-    let b = collect(spec, q).await?;
-    let b = &b[0];
+    let b = &totals(spec, df, aggs).await?;
     let range = (0..nk)
         .map(|k| {
             if !is_int[k] {
@@ -248,12 +243,12 @@ fn wide_int_at(b: &RecordBatch, c: &str) -> Option<i128> {
     Some(a.as_primitive::<Int64Type>().value(0) as i128)
 }
 
-/// Each key's distinct values (a pass of its own: only when the ranges cannot settle the
-/// encoding).
-async fn distinct(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Vec<usize>, EngineError> {
-    let aggs = (0..nk)
-        .map(|k| count_distinct(col(key(k))).alias(format!("d{k}")))
-        .collect();
+/// The one row of `aggs` over the whole of `df`.
+async fn totals(
+    spec: &EngineSpec,
+    df: &DataFrame,
+    aggs: Vec<Expr>,
+) -> Result<RecordBatch, EngineError> {
     let b = collect(
         spec,
         df.clone()
@@ -261,8 +256,20 @@ async fn distinct(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Vec<us
             .map_err(|e| run_error(spec, e))?,
     )
     .await?;
+    Ok(b.into_iter()
+        .find(|b| b.num_rows() > 0)
+        .expect("an aggregate without groups has one row"))
+}
+
+/// Each key's distinct values (a pass of its own: only when the ranges cannot settle the
+/// encoding).
+async fn distinct(spec: &EngineSpec, df: &DataFrame, nk: usize) -> Result<Vec<usize>, EngineError> {
+    let aggs = (0..nk)
+        .map(|k| count_distinct(col(key(k))).alias(format!("d{k}")))
+        .collect();
+    let b = totals(spec, df, aggs).await?;
     Ok((0..nk)
-        .map(|k| int_at(&b[0], &format!("d{k}"), 0) as usize)
+        .map(|k| int_at(&b, &format!("d{k}"), 0) as usize)
         .collect())
 }
 
@@ -351,14 +358,7 @@ async fn weight_facts(
         min(w()).alias("min"),
         sum(w()).alias("total"),
     ];
-    let b = collect(
-        spec,
-        df.clone()
-            .aggregate(vec![], aggs)
-            .map_err(|e| run_error(spec, e))?,
-    )
-    .await?;
-    let b = &b[0];
+    let b = &totals(spec, df, aggs).await?;
     let at = |row: i64| async move {
         let r = collect(
             spec,
@@ -1050,9 +1050,9 @@ async fn split_patterns(
     EngineError,
 > {
     let e = |e| run_error(spec, e);
-    let mut totals = vec![count_all().alias("tn"), sum(col("cnt")).alias("n")];
+    let mut sums = vec![count_all().alias("tn"), sum(col("cnt")).alias("n")];
     if weighted {
-        totals.push(sum(col("ws")).alias("wn"));
+        sums.push(sum(col("ws")).alias("wn"));
     }
     let pattern = |bits: i64, b: &RecordBatch, i: usize| Pattern {
         bits,
@@ -1074,10 +1074,7 @@ async fn split_patterns(
         let tuples = in_memory.unwrap_or(tuples);
         let pb = collect(
             spec,
-            tuples
-                .clone()
-                .aggregate(vec![col("p")], totals)
-                .map_err(e)?,
+            tuples.clone().aggregate(vec![col("p")], sums).map_err(e)?,
         )
         .await?;
         let mut patterns: Vec<Pattern> = rows(&pb)
@@ -1120,12 +1117,7 @@ async fn split_patterns(
     let (mut patterns, mut of_pattern, mut files) = (Vec::new(), Vec::new(), Vec::new());
     for (b, path) in bits {
         let df = read(spec, ctx, &path).await?;
-        let t = collect(
-            spec,
-            df.clone().aggregate(vec![], totals.clone()).map_err(e)?,
-        )
-        .await?;
-        patterns.push(pattern(b, &t[0], 0));
+        patterns.push(pattern(b, &totals(spec, &df, sums.clone()).await?, 0));
         of_pattern.push(df);
         files.push(path);
     }
