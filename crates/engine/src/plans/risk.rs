@@ -742,19 +742,27 @@ async fn n_match_counts(
             weighted,
         )
         .await?;
-        for (v, c) in histogram(spec, per_tuple.clone(), "nm", col("records")).await? {
-            *hist.entry(v).or_default() += c;
-        }
+        // One run of the pattern's joins: records by n_match (and individual risk).
+        let mut group = vec![col("nm")];
         if weighted {
-            let r = per_tuple
-                .select(vec![
-                    individual_risk()
-                        .call(vec![col("nm"), col("wnm")])
-                        .alias("risk"),
-                    col("records"),
-                ])
-                .map_err(e)?;
-            for (risk, c) in risk_levels(spec, r).await?.0 {
+            group.push(
+                individual_risk()
+                    .call(vec![col("nm"), col("wnm")])
+                    .alias("risk"),
+            );
+        }
+        let b = collect(
+            spec,
+            per_tuple
+                .aggregate(group, vec![sum(col("records")).alias("c")])
+                .map_err(e)?,
+        )
+        .await?;
+        for (b, i) in rows(&b) {
+            let c = int_at(b, "c", i) as usize;
+            *hist.entry(int_at(b, "nm", i) as u32).or_default() += c;
+            if weighted {
+                let risk = float_at(b, "risk", i).unwrap_or(0.0);
                 *levels.entry(risk.to_bits()).or_default() += c;
             }
         }
