@@ -11,6 +11,8 @@ mod common;
 #[cfg(feature = "cluster")]
 mod exact;
 #[cfg(feature = "cluster")]
+mod linkage;
+#[cfg(feature = "cluster")]
 mod risk;
 
 #[test]

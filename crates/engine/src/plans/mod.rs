@@ -8,6 +8,7 @@
 
 pub mod blocking;
 pub mod exact;
+pub mod linkage;
 pub mod risk;
 pub mod source;
 pub mod udf;

@@ -1,0 +1,227 @@
+//! Fellegi–Sunter's comparison and pattern counting as plans: the same pattern counts, by rule
+//! set, as the local kernel.
+
+use std::path::{Path, PathBuf};
+
+use intruder_attack::fellegi_sunter::LinkageSpec;
+use intruder_attack::fellegi_sunter::compare::{Prepared, pack};
+use intruder_attack::fellegi_sunter::encode::rule_keys;
+use intruder_attack::fellegi_sunter::kernel::Kernel;
+use intruder_data::{Input, load};
+use intruder_engine::EngineSpec;
+use intruder_engine::plans::linkage::{LinkageRequest, pattern_counts};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const FIRST: [&str; 12] = [
+    "anna", "anne", "hannah", "john", "jon", "joan", "maria", "marie", "peter", "pieter", "sophie",
+    "sofie",
+];
+const LAST: [&str; 10] = [
+    "smith", "smyth", "jones", "johnson", "jansen", "janssen", "brown", "braun", "mueller",
+    "muller",
+];
+const TOWN: [&str; 4] = ["north", "south", "east", "west"];
+
+/// `n` people (first name, surname, birth year, town; some cells missing), and a released copy
+/// of the first `overlap` of them with typos and shifted years plus others, as CSV; the
+/// released file also as Parquet.
+fn people(dir: &Path, n: usize, overlap: usize, seed: u64) -> (PathBuf, PathBuf, PathBuf) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let person = |rng: &mut ChaCha8Rng| {
+        let f = FIRST[rng.gen_range(0..FIRST.len())].to_string();
+        let l = LAST[rng.gen_range(0..LAST.len())].to_string();
+        let y = 1940 + rng.gen_range(0..50);
+        let t = TOWN[rng.gen_range(0..TOWN.len())].to_string();
+        (f, l, y, t)
+    };
+    let cell = |rng: &mut ChaCha8Rng, s: String| {
+        if rng.gen_range(0..20) == 0 {
+            String::new()
+        } else {
+            s
+        }
+    };
+    let mut a = String::from("id,first,last,year,town\n");
+    let mut b = String::from("rid,first,surname,year,town\n");
+    let mut kept = Vec::new();
+    for i in 0..n {
+        let (f, l, y, t) = person(&mut rng);
+        let row = format!(
+            "{i},{},{},{},{}\n",
+            cell(&mut rng, f.clone()),
+            cell(&mut rng, l.clone()),
+            cell(&mut rng, y.to_string()),
+            cell(&mut rng, t.clone())
+        );
+        a.push_str(&row);
+        if i < overlap {
+            kept.push((f, l, y, t));
+        }
+    }
+    for (i, (f, l, y, t)) in kept.into_iter().enumerate() {
+        let typo = |rng: &mut ChaCha8Rng, s: String| {
+            if rng.gen_range(0..4) == 0 && s.len() > 2 {
+                let k = rng.gen_range(0..s.len());
+                format!("{}x{}", &s[..k], &s[k + 1..])
+            } else {
+                s
+            }
+        };
+        let f = typo(&mut rng, f);
+        let l = typo(&mut rng, l);
+        let y = y + rng.gen_range(-1..=1) * i32::from(rng.gen_range(0..3) == 0);
+        b.push_str(&format!("{i},{f},{l},{y},{t}\n"));
+    }
+    for i in 0..n {
+        let (f, l, y, t) = person(&mut rng);
+        b.push_str(&format!(
+            "{},{f},{},{y},{}\n",
+            overlap + i,
+            cell(&mut rng, l),
+            cell(&mut rng, t)
+        ));
+    }
+    let (pa, pb) = (dir.join("a.csv"), dir.join("b.csv"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    let pq = dir.join("b.parquet");
+    let ds = load(&pb, &Input::default()).unwrap();
+    intruder_data::write_parquet(&pq, &ds).unwrap();
+    (pa, pb, pq)
+}
+
+const SPEC: &str = r#"
+blocking = [["town", "year"], ["last"], ["first", "town"]]
+
+[[comparison]]
+column = "first"
+levels = [
+  { kind = "null" },
+  { kind = "exact" },
+  { kind = "jaro-winkler", threshold = 0.9 },
+  { kind = "exact", on = "first_letter(first)" },
+  { kind = "else" },
+]
+
+[[comparison]]
+column = "last"
+released = "surname"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "levenshtein", threshold = 1 }, { kind = "else" }]
+
+[[comparison]]
+column = "year"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold = 1 }, { kind = "else" }]
+
+[[comparison]]
+column = "town"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "else" }]
+"#;
+
+/// The local kernel's tally: `(per rule, (pattern, pairs), (rule set, pattern, pairs))`.
+type Tally = (Vec<u64>, Vec<(u64, u64)>, Vec<(u32, u64, u64)>);
+
+fn local(a: &Path, b: &Path, spec: &LinkageSpec, renamed: &[(String, String)]) -> Tally {
+    let ti = load(a, &Input::default()).unwrap().table;
+    let tr = load(b, &Input::default()).unwrap().table;
+    let rn = |c: &str| {
+        renamed
+            .iter()
+            .find(|(i, _)| i == c)
+            .map_or(c.to_string(), |(_, r)| r.clone())
+    };
+    let prepared: Vec<Prepared> = spec
+        .comparisons
+        .iter()
+        .map(|c| {
+            let r = c.released.clone().unwrap_or_else(|| rn(&c.column));
+            Prepared::with_names(c, &ti, &tr, &r, &rn).unwrap()
+        })
+        .collect();
+    let keys: Vec<_> = spec
+        .blocking
+        .iter()
+        .map(|r| rule_keys(&ti, &tr, r, &rn).unwrap())
+        .collect();
+    let kernel = Kernel::new(&prepared, &keys, ti.nrows(), tr.nrows());
+    let built = kernel.build();
+    let packed: Vec<u64> = built
+        .patterns
+        .iter()
+        .map(|&c| pack(&kernel.decode(c)))
+        .collect();
+    let mut counts: Vec<(u64, u64)> = packed.iter().copied().zip(built.counts).collect();
+    counts.sort_unstable();
+    let mut by_rules: Vec<(u32, u64, u64)> = built
+        .by_rules
+        .iter()
+        .map(|&(s, q, n)| (s, packed[q as usize], n))
+        .collect();
+    by_rules.sort_unstable();
+    let per_rule = built.per_rule.iter().map(|&n| n as u64).collect();
+    (per_rule, counts, by_rules)
+}
+
+fn request(a: &Path, b: &Path, spec: &LinkageSpec, renamed: &[(String, String)]) -> LinkageRequest {
+    LinkageRequest {
+        intruder: a.to_path_buf(),
+        intruder_input: Input::default(),
+        released: b.to_path_buf(),
+        released_input: Input::default(),
+        rules: spec.blocking.clone(),
+        comparisons: spec.comparisons.clone(),
+        released_names: renamed.to_vec(),
+    }
+}
+
+#[test]
+fn pattern_counts_by_rule_set_match_the_local_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, bq) = people(dir.path(), 600, 400, 5);
+    let spec = LinkageSpec::from_toml(SPEC, "spec.toml").unwrap();
+    let renamed = vec![("last".to_string(), "surname".to_string())];
+    let want = local(&a, &b, &spec, &renamed);
+    assert!(
+        want.0.iter().all(|&n| n > 0),
+        "every rule pairs records: {:?}",
+        want.0
+    );
+    assert!(
+        want.2.iter().any(|x| x.0.count_ones() > 1),
+        "pairs agreeing on several rules"
+    );
+    for (released, limit) in [(&b, None), (&bq, None), (&bq, Some("16MiB"))] {
+        let df = EngineSpec::parse(Some("datafusion"), limit).unwrap();
+        let got = pattern_counts(&df, &request(&a, released, &spec, &renamed)).unwrap();
+        let what = format!("{} under {limit:?}", released.display());
+        assert_eq!(got.per_rule, want.0, "{what}: pairs per rule");
+        assert_eq!(got.n_pairs, want.0.iter().sum::<u64>(), "{what}");
+        assert_eq!(got.counts, want.1, "{what}: pattern counts");
+        assert_eq!(got.by_rules, want.2, "{what}: counts by rule set");
+    }
+}
+
+#[test]
+fn a_columns_reversed_level_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, _) = people(dir.path(), 20, 10, 1);
+    let spec = LinkageSpec::from_toml(
+        r#"
+blocking = [["town"]]
+[[comparison]]
+column = "first"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "columns-reversed", column = "town" }, { kind = "else" }]
+"#,
+        "spec.toml",
+    )
+    .unwrap();
+    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+    let e = pattern_counts(&df, &request(&a, &b, &spec, &[]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("columns-reversed") && e.contains("local engine"),
+        "{e}"
+    );
+}
