@@ -225,3 +225,145 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "columns-reversed", co
         "{e}"
     );
 }
+
+/// `a` and `b` equal, numbers to a relative 1e-12; `borderline` (the local run's waterfall,
+/// which reads two records) left out.
+fn close_json(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            assert!(
+                (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1e-300),
+                "{at}: local {x} engine {y}"
+            );
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = |m: &serde_json::Map<String, Value>| {
+                m.keys()
+                    .filter(|k| *k != "borderline")
+                    .cloned()
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(keys(x), keys(y), "{at}: fields");
+            for k in keys(x) {
+                close_json(&x[&k], &y[&k], &format!("{at}.{k}"));
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{at}: length");
+            for (n, (p, q)) in x.iter().zip(y).enumerate() {
+                close_json(p, q, &format!("{at}[{n}]"));
+            }
+        }
+        _ => assert_eq!(a, b, "{at}"),
+    }
+}
+
+const TF_SPEC: &str = r#"
+blocking = [["town", "year"], ["last"], ["first", "town"]]
+
+[[comparison]]
+column = "first"
+term_frequency = true
+levels = [
+  { kind = "null" },
+  { kind = "exact" },
+  { kind = "jaro-winkler", threshold = 0.9 },
+  { kind = "else" },
+]
+
+[[comparison]]
+column = "last"
+released = "surname"
+term_frequency = true
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "levenshtein", threshold = 1 }, { kind = "else" }]
+
+[[comparison]]
+column = "year"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold = 1 }, { kind = "else" }]
+
+[[comparison]]
+column = "town"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "else" }]
+"#;
+
+#[test]
+fn a_run_gives_the_local_linkage_and_model() {
+    use intruder_attack::fellegi_sunter::{Assignment, FellegiSunter, FsParams};
+    use intruder_attack::{Attack, Knowledge};
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, bq) = people(dir.path(), 500, 350, 9);
+    let spec = LinkageSpec::from_toml(TF_SPEC, "spec.toml").unwrap();
+    let renamed = vec![("last".to_string(), "surname".to_string())];
+    let ti = load(&a, &Input::default()).unwrap().table;
+    let tr = load(&b, &Input::default()).unwrap().table;
+    // u from the values' frequencies (the default sample), and from 500 random pairs
+    // (the fuzzy comparisons' value pairs are more than that)
+    for (assignment, u_sample, released, limit) in [
+        (Assignment::Greedy, None, &b, None),
+        (Assignment::Greedy, Some(500), &bq, Some("16MiB")),
+        (Assignment::None, Some(500), &b, None),
+        (Assignment::Optimal, None, &bq, None),
+    ] {
+        let mut params = FsParams {
+            spec: Some(spec.clone()),
+            assignment,
+            ..FsParams::default()
+        };
+        if let Some(n) = u_sample {
+            params.u_sample = n;
+        }
+        let fs = FellegiSunter::new(params).unwrap();
+        let knowledge = Knowledge::new(&ti, fs.implied_keys().unwrap()).unwrap();
+        let want = fs.link(&knowledge, &tr, 11).unwrap();
+        let df = EngineSpec::parse(Some("datafusion"), limit).unwrap();
+        let got = intruder_engine::plans::linkage::link(
+            &df,
+            &request(&a, released, &spec, &renamed),
+            &fs,
+            11,
+        )
+        .unwrap();
+        let what = format!(
+            "{assignment:?}, u_sample {u_sample:?}, {}",
+            released.display()
+        );
+        let (wm, gm) = (
+            want.model.as_ref().unwrap().to_json(),
+            got.model.as_ref().unwrap().to_json(),
+        );
+        close_json(&wm, &gm, &what);
+        if u_sample.is_some() {
+            let sampled = wm["comparisons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["u_from_frequencies"] == false)
+                .count();
+            assert!(sampled >= 1, "{what}: some u from random pairs");
+        }
+        assert!(
+            wm["links"].as_u64().unwrap() > 100,
+            "{what}: {}",
+            wm["links"]
+        );
+        let (wl, gl) = (&want.linkage, &got.linkage);
+        assert_eq!(wl.records.len(), gl.records.len(), "{what}");
+        for (n, (x, y)) in wl.records.iter().zip(&gl.records).enumerate() {
+            assert_eq!(x.list.len(), y.list.len(), "{what}: record {n}");
+            for (p, q) in x.list.iter().zip(&y.list) {
+                assert_eq!((p.row, p.rank), (q.row, q.rank), "{what}: record {n}");
+                assert!(
+                    (p.score - q.score).abs() <= 1e-12 * p.score.abs().max(1.0),
+                    "{what}: record {n}"
+                );
+            }
+        }
+        close_json(
+            &serde_json::to_value(&wl.notes).unwrap(),
+            &serde_json::to_value(&gl.notes).unwrap(),
+            &format!("{what}: notes"),
+        );
+    }
+}

@@ -859,22 +859,54 @@ impl<'p> Kernel<'p> {
     }
 }
 
-/// The matcher of a comparison and the field value of every record of each file.
-fn matcher(p: &Prepared, table_cells: usize, cached_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
-    let miss = p.level_of_ids(MISSING, MISSING);
+/// The levels of agreement and disagreement of a comparison with null, exact and else levels
+/// only, on the values themselves (`columns-reversed` levels aside): compared by id alone.
+pub(crate) fn exact_only(p: &Prepared) -> Option<(u8, u8)> {
     let kinds: Vec<LevelKind> = p.spec.levels.iter().map(|l| l.kind).collect();
     let first = |f: &dyn Fn(LevelKind) -> bool| -> u8 {
         kinds.iter().position(|&k| f(k)).unwrap_or(kinds.len() - 1) as u8
     };
-    if p.spec.levels.iter().all(|l| {
-        l.on.is_none()
-            && matches!(
-                l.kind,
-                LevelKind::Null | LevelKind::Exact | LevelKind::Else | LevelKind::ColumnsReversed
+    p.spec
+        .levels
+        .iter()
+        .all(|l| {
+            l.on.is_none()
+                && matches!(
+                    l.kind,
+                    LevelKind::Null
+                        | LevelKind::Exact
+                        | LevelKind::Else
+                        | LevelKind::ColumnsReversed
+                )
+        })
+        .then(|| {
+            (
+                first(&|k| matches!(k, LevelKind::Exact | LevelKind::Else)),
+                first(&|k| k == LevelKind::Else),
             )
-    }) {
-        let eq = first(&|k| matches!(k, LevelKind::Exact | LevelKind::Else));
-        let ne = first(&|k| k == LevelKind::Else);
+        })
+}
+
+/// Whether the values recur: each file has at least [`REUSE_RECORDS_PER_VALUE`] records per
+/// value it holds. Near-unique values (ids, dates of birth) recur in few pairs: their levels
+/// are computed directly rather than through a table whose cells would each cost a cache miss.
+pub(crate) fn reused(ni: usize, nr: usize, a_values: usize, b_values: usize) -> bool {
+    ni >= REUSE_RECORDS_PER_VALUE * a_values && nr >= REUSE_RECORDS_PER_VALUE * b_values
+}
+
+/// Whether a comparison's levels go through a table of `cells` value pairs (and so u can be
+/// counted from the values' frequencies).
+pub(crate) fn tabled(cells: usize, reuse: bool, table_cells: usize) -> bool {
+    cells <= table_cells && (cells <= TABLE_CACHED_MAX || reuse)
+}
+
+/// The table limit of [`Kernel::new`].
+pub(crate) const TABLE_CELLS: usize = TABLE_CELLS_MAX;
+
+/// The matcher of a comparison and the field value of every record of each file.
+fn matcher(p: &Prepared, table_cells: usize, cached_cells: usize) -> (Matcher, Vec<u32>, Vec<u32>) {
+    let miss = p.level_of_ids(MISSING, MISSING);
+    if let Some((eq, ne)) = exact_only(p) {
         return (Matcher::Exact { miss, eq, ne }, p.a.clone(), p.b.clone());
     }
     // Per-file indices of the values each file holds, the most frequent first (then by id):
@@ -908,11 +940,8 @@ fn matcher(p: &Prepared, table_cells: usize, cached_cells: usize) -> (Matcher, V
     let (xa, a_ids) = local(&p.a);
     let (xb, b_ids) = local(&p.b);
     let cells = a_ids.len().saturating_mul(b_ids.len());
-    // Near-unique values (ids, dates of birth) recur in few pairs: their levels are computed
-    // directly rather than through a table whose cells would each cost a cache miss.
-    let reuse = p.a.len() >= REUSE_RECORDS_PER_VALUE * a_ids.len()
-        && p.b.len() >= REUSE_RECORDS_PER_VALUE * b_ids.len();
-    if cells <= table_cells && (cells <= TABLE_CACHED_MAX || reuse) {
+    let reuse = reused(p.a.len(), p.b.len(), a_ids.len(), b_ids.len());
+    if tabled(cells, reuse, table_cells) {
         // Whole when small, else the corner of the most frequent values (about square, all
         // of a file's values when they are few).
         let (na, nb) = (a_ids.len(), b_ids.len());

@@ -80,6 +80,7 @@ mod assign;
 pub mod blocking;
 mod check;
 pub mod compare;
+pub mod counted;
 pub mod em;
 pub mod encode;
 mod explain;
@@ -106,6 +107,7 @@ pub use predict::Assignment;
 pub use report::{ComparisonReport, FsModel, LevelReport, Waterfall, WaterfallStep};
 pub use run::{FsRun, ScoredPair};
 pub use spec::{Comparison, DateMetric, Level, LevelKind, LinkageSpec, SpecError, Term};
+pub use tf::ValueCounts;
 pub use train::TrainingSession;
 
 use std::path::Path;
@@ -558,9 +560,11 @@ impl FellegiSunter {
             dims,
         );
         clock.lap("EM");
+        let values: Vec<ValueCounts> = setup.prepared.iter().map(ValueCounts::of).collect();
         let s = score::score(
             p.threshold,
             &setup.prepared,
+            &values,
             &setup.layout,
             &fitted.report,
             &u.u,

@@ -2,10 +2,10 @@
 //! term-frequency adjustments, and the [`Scorer`] that gives every candidate pair its match
 //! weight from its pattern (module docs of [`fellegi_sunter`](super), step 4).
 
-use super::compare::{self, Prepared};
+use super::compare::Prepared;
 use super::em::{self, EmReport, Layout, Table2};
 use super::kernel::Scorer;
-use super::tf::TermFrequencies;
+use super::tf::{TermFrequencies, ValueCounts};
 use super::{probability_of_weight, weight_of_probability};
 
 /// Weights and the scorer.
@@ -29,6 +29,7 @@ pub(crate) struct Scoring {
 pub(crate) fn score(
     threshold: f64,
     prepared: &[Prepared],
+    values: &[ValueCounts],
     layout: &Layout,
     report: &EmReport,
     u_rand: &Table2,
@@ -64,6 +65,7 @@ pub(crate) fn score(
     let prior_weight = weight_of_probability(lambda);
     let scorer = scorer(
         prepared,
+        values,
         &level_weights,
         u_rand,
         pattern_levels,
@@ -72,7 +74,14 @@ pub(crate) fn score(
     // No pair can be declared when even the best levels everywhere stay under the threshold.
     let thr_w = weight_of_probability(threshold);
     let mut warnings = Vec::new();
-    let best = best_reachable(prepared, layout, &level_weights, &scorer, prior_weight);
+    let best = best_reachable(
+        prepared,
+        values,
+        layout,
+        &level_weights,
+        &scorer,
+        prior_weight,
+    );
     if best.total < thr_w {
         warnings.push(format!(
             "no pair can be declared a link: the largest match weight any pair can reach is {:+.3} (match probability {:.3e}), below the threshold's weight {thr_w:+.3} (match probability {threshold}); prior weight {prior_weight:+.3} (lambda {lambda:.3e}), best level of each comparison: {}. Lower the threshold, or check the m and u of the levels above",
@@ -95,6 +104,7 @@ pub(crate) fn score(
 /// exact level by the intruder's value id.
 fn scorer(
     prepared: &[Prepared],
+    values: &[ValueCounts],
     level_weights: &[Vec<f64>],
     u_rand: &Table2,
     pattern_levels: &[Vec<u8>],
@@ -108,7 +118,7 @@ fn scorer(
         .map(|(c, p)| {
             let l = exact[c]?;
             p.spec.term_frequency.then(|| {
-                let t = TermFrequencies::new(p);
+                let t = TermFrequencies::of_counts(&values[c]);
                 let u = em::clamp_probability(u_rand[c][l]);
                 (0..p.dict.len() as u32)
                     .map(|id| t.adjustment(id, u))
@@ -160,6 +170,7 @@ struct Reachable {
 
 fn best_reachable(
     prepared: &[Prepared],
+    values: &[ValueCounts],
     layout: &em::Layout,
     level_weights: &[Vec<f64>],
     scorer: &Scorer,
@@ -170,16 +181,14 @@ fn best_reachable(
     for (c, p) in prepared.iter().enumerate() {
         let adj = |l: usize| -> f64 {
             match &scorer.tf[c] {
-                Some(t) if p.exact_level() == Some(l) => {
-                    let mut in_b = vec![false; p.dict.len()];
-                    for &y in p.b.iter().filter(|&&y| y != compare::MISSING) {
-                        in_b[y as usize] = true;
-                    }
-                    p.a.iter()
-                        .filter(|&&x| x != compare::MISSING && in_b[x as usize])
-                        .map(|&x| t[x as usize])
-                        .fold(f64::NEG_INFINITY, f64::max)
-                }
+                Some(t) if p.exact_level() == Some(l) => values[c]
+                    .a
+                    .iter()
+                    .zip(&values[c].b)
+                    .zip(t)
+                    .filter(|((x, y), _)| **x > 0 && **y > 0)
+                    .map(|(_, &w)| w)
+                    .fold(f64::NEG_INFINITY, f64::max),
                 _ => 0.0,
             }
         };

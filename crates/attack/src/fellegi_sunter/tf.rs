@@ -7,6 +7,33 @@
 
 use super::compare::{MISSING, Prepared};
 
+/// The records of each file holding each value of a comparison (by value id), and the
+/// records missing it: what u from the values' frequencies and the term frequencies read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ValueCounts {
+    /// Intruder records per value id.
+    pub a: Vec<u64>,
+    /// Released records per value id.
+    pub b: Vec<u64>,
+}
+
+impl ValueCounts {
+    /// Counts the records of a comparison prepared on the two files.
+    pub fn of(p: &Prepared) -> ValueCounts {
+        let count = |ids: &[u32]| {
+            let mut v = vec![0u64; p.dict.len()];
+            for &id in ids.iter().filter(|&&id| id != MISSING) {
+                v[id as usize] += 1;
+            }
+            v
+        };
+        ValueCounts {
+            a: count(&p.a),
+            b: count(&p.b),
+        }
+    }
+}
+
 /// Term frequencies of one comparison's values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermFrequencies {
@@ -17,15 +44,13 @@ pub struct TermFrequencies {
 impl TermFrequencies {
     /// Counts every observed value of both files.
     pub fn new(p: &Prepared) -> TermFrequencies {
-        let mut counts = vec![0u64; p.dict.len()];
-        let mut total = 0u64;
-        for &id in p.a.iter().chain(p.b.iter()) {
-            if id != MISSING {
-                counts[id as usize] += 1;
-                total += 1;
-            }
-        }
-        let total = total.max(1) as f64;
+        Self::of_counts(&ValueCounts::of(p))
+    }
+
+    /// From the records of each file holding each value.
+    pub fn of_counts(v: &ValueCounts) -> TermFrequencies {
+        let counts: Vec<u64> = v.a.iter().zip(&v.b).map(|(x, y)| x + y).collect();
+        let total = counts.iter().sum::<u64>().max(1) as f64;
         TermFrequencies {
             tf: counts.into_iter().map(|c| c as f64 / total).collect(),
         }

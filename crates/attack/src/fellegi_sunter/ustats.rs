@@ -37,23 +37,15 @@ pub(crate) struct UEstimate {
     pub sampled_pairs: usize,
 }
 
-/// Level counts of the comparisons not counted exactly, over the plan's random pairs (or every
-/// pair).
-fn sampled_counts(kernel: &Kernel, plan: UPlan, wanted: &[bool], seed: u64) -> Vec<Vec<u64>> {
-    let (ni, nr) = (kernel.ni(), kernel.nr());
-    let mut counts: Vec<Vec<u64>> = Vec::new();
-    let mut add = |sample: &[(u32, u32)]| {
-        let c = kernel.level_counts(sample, wanted);
-        if counts.is_empty() {
-            counts = c;
-        } else {
-            for (acc, c) in counts.iter_mut().zip(c) {
-                for (a, b) in acc.iter_mut().zip(c) {
-                    *a += b;
-                }
-            }
-        }
-    };
+/// The pairs of the u estimate, chunk by chunk, to `each`: every pair once (row-major) when
+/// the plan says so, else the plan's pairs drawn with a generator seeded by `seed` — the same
+/// pairs whoever compares them (the local kernel, or an engine joining them to its records).
+pub fn for_each_u_pair<E>(
+    plan: UPlan,
+    (ni, nr): (usize, usize),
+    seed: u64,
+    mut each: impl FnMut(&[(u32, u32)]) -> Result<(), E>,
+) -> Result<(), E> {
     let mut sample: Vec<(u32, u32)> = Vec::with_capacity(plan.pairs.min(U_CHUNK));
     if plan.every_pair {
         let mut next = 0usize;
@@ -61,7 +53,7 @@ fn sampled_counts(kernel: &Kernel, plan: UPlan, wanted: &[bool], seed: u64) -> V
             let n = (plan.pairs - next).min(U_CHUNK);
             sample.clear();
             sample.extend((next..next + n).map(|p| ((p / nr) as u32, (p % nr) as u32)));
-            add(&sample);
+            each(&sample)?;
             next += n;
         }
     } else {
@@ -72,10 +64,36 @@ fn sampled_counts(kernel: &Kernel, plan: UPlan, wanted: &[bool], seed: u64) -> V
             sample.clear();
             sample
                 .extend((0..n).map(|_| (rng.gen_range(0..ni as u32), rng.gen_range(0..nr as u32))));
-            add(&sample);
+            each(&sample)?;
             left -= n;
         }
     }
+    Ok(())
+}
+
+/// Adds level counts `c` into `acc` (empty: taken as they are).
+pub(crate) fn add_counts(acc: &mut Vec<Vec<u64>>, c: Vec<Vec<u64>>) {
+    if acc.is_empty() {
+        *acc = c;
+    } else {
+        for (a, c) in acc.iter_mut().zip(c) {
+            for (x, y) in a.iter_mut().zip(c) {
+                *x += y;
+            }
+        }
+    }
+}
+
+/// Level counts of the comparisons not counted exactly, over the plan's random pairs (or every
+/// pair).
+fn sampled_counts(kernel: &Kernel, plan: UPlan, wanted: &[bool], seed: u64) -> Vec<Vec<u64>> {
+    let mut counts: Vec<Vec<u64>> = Vec::new();
+    let done: Result<(), std::convert::Infallible> =
+        for_each_u_pair(plan, (kernel.ni(), kernel.nr()), seed, |sample| {
+            add_counts(&mut counts, kernel.level_counts(sample, wanted));
+            Ok(())
+        });
+    let Ok(()) = done;
     counts
 }
 
@@ -111,14 +129,31 @@ pub(crate) fn estimate_u(
     plan: UPlan,
     seed: u64,
 ) -> UEstimate {
-    let k = prepared.len();
     let budget = plan.pairs as u64;
-    let exact: Vec<Option<Vec<u64>>> = (0..k)
+    let exact: Vec<Option<Vec<u64>>> = (0..prepared.len())
         .map(|c| kernel.exact_level_counts(c, budget))
         .collect();
+    let got: Result<UEstimate, std::convert::Infallible> =
+        u_of(prepared, layout, plan, exact, |wanted| {
+            Ok(sampled_counts(kernel, plan, wanted, seed))
+        });
+    let Ok(u) = got;
+    u
+}
+
+/// u from the level counts over every pair of the comparisons counted exactly (`exact[c]`),
+/// and `sampled(wanted)`'s counts over the plan's pairs for the others.
+pub(crate) fn u_of<E>(
+    prepared: &[Prepared],
+    layout: &Layout,
+    plan: UPlan,
+    exact: Vec<Option<Vec<u64>>>,
+    sampled: impl FnOnce(&[bool]) -> Result<Vec<Vec<u64>>, E>,
+) -> Result<UEstimate, E> {
+    let k = prepared.len();
     let wanted: Vec<bool> = exact.iter().map(Option::is_none).collect();
     let sampled = if wanted.iter().any(|&w| w) {
-        sampled_counts(kernel, plan, &wanted, seed)
+        sampled(&wanted)?
     } else {
         Vec::new()
     };
@@ -128,9 +163,9 @@ pub(crate) fn estimate_u(
             u_of_counts(&prepared[c], layout.null[c], counts)
         })
         .collect();
-    UEstimate {
+    Ok(UEstimate {
         u,
         from_frequencies: exact.iter().map(Option::is_some).collect(),
         sampled_pairs: if sampled.is_empty() { 0 } else { plan.pairs },
-    }
+    })
 }

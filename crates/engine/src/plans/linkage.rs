@@ -34,9 +34,13 @@ use datafusion::functions_aggregate::count::count_all;
 use datafusion::prelude::*;
 use rayon::prelude::*;
 
+use intruder_attack::Linked;
 use intruder_attack::fellegi_sunter::compare::Prepared;
+use intruder_attack::fellegi_sunter::counted::{Counted, CountedFit, CountedModel, WeighedPairs};
 use intruder_attack::fellegi_sunter::encode::MISSING;
-use intruder_attack::fellegi_sunter::{Comparison, LevelKind, Term};
+use intruder_attack::fellegi_sunter::{
+    Assignment, Comparison, FellegiSunter, LevelKind, Term, ValueCounts,
+};
 use intruder_data::{Column, Input, Role, Table};
 
 use super::risk::{collect, int_at, rows};
@@ -210,26 +214,6 @@ fn cast_expr(e: Expr, t: DataType) -> Expr {
     datafusion::prelude::cast(e, t)
 }
 
-/// The distinct values of column `c` of `df`.
-async fn distinct_values(
-    spec: &EngineSpec,
-    df: &DataFrame,
-    c: &str,
-) -> Result<ArrayRef, EngineError> {
-    let t = df
-        .schema()
-        .field_with_unqualified_name(c)
-        .map_err(|e| run_error(spec, e))?
-        .data_type()
-        .clone();
-    let d = df
-        .clone()
-        .aggregate(vec![col(c)], vec![])
-        .map_err(|e| run_error(spec, e))?;
-    let got = collect(spec, d).await?;
-    one_array(spec, &got, &t)
-}
-
 /// `df` with the value id `id` of column `c` (a left join with the dictionary `values` →
 /// `ids`; missing values get [`MISSING`]).
 fn with_ids(
@@ -268,17 +252,93 @@ fn with_ids(
     joined.select(keep).map_err(e)
 }
 
-/// The comparisons' dictionaries, and both files with each comparison's value ids
-/// (`ia{k}`, `ib{k}`).
-async fn dictionaries(
+/// Both files as the plans read them — each comparison's value ids (`ia{k}`, `ib{k}`), the
+/// blocking columns (`a{n}`, `b{n}`), the row numbers (`i`, `j`) when asked for — and the
+/// comparisons' dictionaries with the records per value.
+pub struct Scanned {
+    /// The intruder's file.
+    pub a: DataFrame,
+    /// The released file.
+    pub b: DataFrame,
+    /// The columns read: `(intruder name, released name)`, column `n` as `a{n}` / `b{n}`.
+    pub cols: Vec<(String, String)>,
+    /// Each comparison's dictionary.
+    pub prepared: Vec<Prepared>,
+    /// Records per value id of each comparison.
+    pub values: Vec<ValueCounts>,
+    /// Intruder and released records.
+    pub dims: (usize, usize),
+    _sources: (super::source::Source, super::source::Source),
+}
+
+/// The distinct values of column `c` of `df` with their records.
+async fn distinct_values(
+    spec: &EngineSpec,
+    df: &DataFrame,
+    c: &str,
+) -> Result<(ArrayRef, Vec<u64>), EngineError> {
+    let t = df
+        .schema()
+        .field_with_unqualified_name(c)
+        .map_err(|e| run_error(spec, e))?
+        .data_type()
+        .clone();
+    let d = df
+        .clone()
+        .aggregate(vec![col(c)], vec![count_all().alias("n")])
+        .map_err(|e| run_error(spec, e))?;
+    let got = collect(spec, d).await?;
+    let n: Vec<u64> = rows(&got).map(|(b, i)| int_at(b, "n", i) as u64).collect();
+    Ok((one_array(spec, &got, &t)?, n))
+}
+
+/// Records per value id, from the distinct values' ids and records.
+fn per_id(ids: &[u32], n: &[u64], dict: usize) -> Vec<u64> {
+    let mut v = vec![0u64; dict];
+    for (&id, &k) in ids.iter().zip(n) {
+        if id != MISSING {
+            v[id as usize] += k;
+        }
+    }
+    v
+}
+
+/// Scans both files and interns each comparison's values; see [`Scanned`].
+pub async fn scan_both(
     spec: &EngineSpec,
     ctx: &SessionContext,
     req: &LinkageRequest,
-    cols: &[(String, String)],
-    (mut a, mut b): (DataFrame, DataFrame),
-    labels: (&str, &str),
-) -> Result<(Vec<Prepared>, DataFrame, DataFrame), EngineError> {
+    rows: bool,
+) -> Result<Scanned, EngineError> {
+    if req.comparisons.len() > intruder_attack::fellegi_sunter::MAX_COMPARISONS {
+        return Err(EngineError::Config(format!(
+            "{} comparisons: at most {} are supported",
+            req.comparisons.len(),
+            intruder_attack::fellegi_sunter::MAX_COMPARISONS
+        )));
+    }
+    let cols = req.columns(spec)?;
+    let icols: Vec<(String, String)> = cols
+        .iter()
+        .enumerate()
+        .map(|(n, (c, _))| (c.clone(), format!("a{n}")))
+        .collect();
+    let rcols: Vec<(String, String)> = cols
+        .iter()
+        .enumerate()
+        .map(|(n, (_, r))| (r.clone(), format!("b{n}")))
+        .collect();
+    let (ri, rj) = if rows {
+        (Some("i"), Some("j"))
+    } else {
+        (None, None)
+    };
+    let si = scan(spec, ctx, &req.intruder, &req.intruder_input, &icols, ri).await?;
+    let sr = scan(spec, ctx, &req.released, &req.released_input, &rcols, rj).await?;
+    let (mut a, mut b) = (si.df.clone(), sr.df.clone());
     let mut prepared = Vec::with_capacity(req.comparisons.len());
+    let mut values = Vec::with_capacity(req.comparisons.len());
+    let mut dims = (0usize, 0usize);
     for (k, c) in req.comparisons.iter().enumerate() {
         let n = cols
             .iter()
@@ -287,32 +347,62 @@ async fn dictionaries(
         let (x, y) = (format!("a{n}"), format!("b{n}"));
         a = plain(spec, a, &x)?;
         b = plain(spec, b, &y)?;
-        let va = distinct_values(spec, &a, &x).await?;
-        let vb = distinct_values(spec, &b, &y).await?;
+        let (va, na) = distinct_values(spec, &a, &x).await?;
+        let (vb, nb) = distinct_values(spec, &b, &y).await?;
+        dims = (
+            na.iter().sum::<u64>() as usize,
+            nb.iter().sum::<u64>() as usize,
+        );
         let rname = &cols[n].1;
-        let ta = Table::new(labels.0, vec![as_column(spec, &c.column, &va, labels.0)?])?;
-        let tb = Table::new(labels.1, vec![as_column(spec, rname, &vb, labels.1)?])?;
-        let p = Prepared::new(c, &ta, &tb, rname).map_err(|e| EngineError::Run {
-            engine: spec.engine.label(),
-            message: e.to_string(),
-        })?;
+        let ta = Table::new(
+            si.label.as_str(),
+            vec![as_column(spec, &c.column, &va, &si.label)?],
+        )?;
+        let tb = Table::new(
+            sr.label.as_str(),
+            vec![as_column(spec, rname, &vb, &sr.label)?],
+        )?;
+        let p = Prepared::new(c, &ta, &tb, rname)?;
+        values.push(ValueCounts {
+            a: per_id(&p.a, &na, p.dict.len()),
+            b: per_id(&p.b, &nb, p.dict.len()),
+        });
         a = with_ids(spec, ctx, a, &x, &format!("ia{k}"), &va, &p.a)?;
         b = with_ids(spec, ctx, b, &y, &format!("ib{k}"), &vb, &p.b)?;
         prepared.push(p);
     }
-    Ok((prepared, a, b))
+    for (n, label) in [(dims.0, &si.label), (dims.1, &sr.label)] {
+        if n == 0 {
+            return Err(EngineError::Config(format!("{label}: no records to link")));
+        }
+        if n >= u32::MAX as usize {
+            return Err(EngineError::Config(format!(
+                "{label}: {n} records; at most {} are supported",
+                u32::MAX - 1
+            )));
+        }
+    }
+    Ok(Scanned {
+        a,
+        b,
+        cols,
+        prepared,
+        values,
+        dims,
+        _sources: (si, sr),
+    })
 }
 
 /// The candidate pairs: per rule an equi-join less the earlier rules' pairs, with `s`, the set
 /// of rules the pair agrees on, and the value ids of every comparison; the rules' pairs
-/// unioned.
+/// unioned (with the rows `i`, `j` when `rows`).
 fn candidate_pairs(
     spec: &EngineSpec,
     req: &LinkageRequest,
-    cols: &[(String, String)],
-    a: &DataFrame,
-    b: &DataFrame,
+    st: &Scanned,
+    rows: bool,
 ) -> Result<DataFrame, EngineError> {
+    let (cols, a, b) = (&st.cols, &st.a, &st.b);
     let e = |e| run_error(spec, e);
     let at = |c: &str| {
         cols.iter()
@@ -359,9 +449,12 @@ fn candidate_pairs(
             .fold(lit(true), Expr::and)
             .is_true()
     };
-    let ids: Vec<Expr> = (0..req.comparisons.len())
+    let mut ids: Vec<Expr> = (0..req.comparisons.len())
         .flat_map(|k| [col(format!("ia{k}")), col(format!("ib{k}"))])
         .collect();
+    if rows {
+        ids.extend([col("i"), col("j")]);
+    }
     let mut all: Option<DataFrame> = None;
     for r in 0..req.rules.len() {
         let l: Vec<&str> = keys[r].iter().map(|(x, _)| x.as_str()).collect();
@@ -431,47 +524,18 @@ async fn levels(
     ctx.read_batch(batch).map_err(e)
 }
 
-/// Counts the agreement patterns of the candidate pairs by rule set; see the [module
-/// docs](self).
-pub async fn count_patterns(
+/// The candidate pairs with each comparison's level `l{k}` and their pattern.
+async fn scored_pairs(
     spec: &EngineSpec,
     ctx: &SessionContext,
     req: &LinkageRequest,
-) -> Result<PatternTally, EngineError> {
+    st: &Scanned,
+    rows: bool,
+) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
-    if req.comparisons.len() > intruder_attack::fellegi_sunter::MAX_COMPARISONS {
-        return Err(EngineError::Config(format!(
-            "{} comparisons: at most {} are supported",
-            req.comparisons.len(),
-            intruder_attack::fellegi_sunter::MAX_COMPARISONS
-        )));
-    }
-    let cols = req.columns(spec)?;
-    let icols: Vec<(String, String)> = cols
-        .iter()
-        .enumerate()
-        .map(|(n, (c, _))| (c.clone(), format!("a{n}")))
-        .collect();
-    let rcols: Vec<(String, String)> = cols
-        .iter()
-        .enumerate()
-        .map(|(n, (_, r))| (r.clone(), format!("b{n}")))
-        .collect();
-    let si = scan(spec, ctx, &req.intruder, &req.intruder_input, &icols, None).await?;
-    let sr = scan(spec, ctx, &req.released, &req.released_input, &rcols, None).await?;
-    let labels = (si.label.as_str(), sr.label.as_str());
-    let (prepared, a, b) = dictionaries(
-        spec,
-        ctx,
-        req,
-        &cols,
-        (si.df.clone(), sr.df.clone()),
-        labels,
-    )
-    .await?;
-    let pairs = candidate_pairs(spec, req, &cols, &a, &b)?;
+    let pairs = candidate_pairs(spec, req, st, rows)?;
     let mut scored = pairs.clone();
-    for (k, p) in prepared.iter().enumerate() {
+    for (k, p) in st.prepared.iter().enumerate() {
         let lv = levels(spec, ctx, &pairs, k, p).await?;
         let (ia, ib, x, y) = (
             format!("ia{k}"),
@@ -483,14 +547,24 @@ pub async fn count_patterns(
             .join(lv, JoinType::Inner, &[&ia, &ib], &[&x, &y], None)
             .map_err(e)?;
     }
-    let pattern = (0..prepared.len()).fold(lit(0i64), |acc, k| {
+    let pattern = (0..st.prepared.len()).fold(lit(0i64), |acc, k| {
         acc + cast_expr(col(format!("l{k}")), DataType::Int64) * lit(16i64.pow(k as u32))
     });
+    scored.with_column("pattern", pattern).map_err(e)
+}
+
+/// Counts the agreement patterns of the candidate pairs by rule set; see the [module
+/// docs](self).
+pub async fn count_patterns(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    req: &LinkageRequest,
+    st: &Scanned,
+) -> Result<PatternTally, EngineError> {
+    let e = |e| run_error(spec, e);
+    let scored = scored_pairs(spec, ctx, req, st, false).await?;
     let counted = scored
-        .aggregate(
-            vec![col("s"), pattern.alias("pattern")],
-            vec![count_all().alias("n")],
-        )
+        .aggregate(vec![col("s"), col("pattern")], vec![count_all().alias("n")])
         .map_err(e)?;
     let got = collect(spec, counted).await?;
     let mut by_rules: Vec<(u32, u64, u64)> = rows(&got)
@@ -515,7 +589,7 @@ pub async fn count_patterns(
         n_pairs,
         counts: counts.into_iter().collect(),
         by_rules,
-        prepared,
+        prepared: st.prepared.clone(),
     })
 }
 
@@ -526,6 +600,306 @@ pub fn pattern_counts(
 ) -> Result<PatternTally, EngineError> {
     runtime()?.block_on(async {
         let ctx = super::context(spec).await?;
-        count_patterns(spec, &ctx, req).await
+        let st = scan_both(spec, &ctx, req, false).await?;
+        count_patterns(spec, &ctx, req, &st).await
+    })
+}
+
+/// The intruder records grouped by their value ids, with their number.
+async fn intruder_values(
+    spec: &EngineSpec,
+    st: &Scanned,
+) -> Result<Vec<(Vec<u32>, u64)>, EngineError> {
+    let k = st.prepared.len();
+    let ids: Vec<Expr> = (0..k).map(|c| col(format!("ia{c}"))).collect();
+    let g =
+        st.a.clone()
+            .aggregate(ids, vec![count_all().alias("n")])
+            .map_err(|e| run_error(spec, e))?;
+    let got = collect(spec, g).await?;
+    let mut out = Vec::new();
+    for b in &got {
+        let cs: Vec<&UInt32Array> = (0..k)
+            .map(|c| b.column(c).as_primitive::<UInt32Type>())
+            .collect();
+        for r in 0..b.num_rows() {
+            out.push((
+                cs.iter().map(|x| x.value(r)).collect(),
+                int_at(b, "n", r) as u64,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// A table of `(key, value)` rows for a join.
+fn table2(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    names: (&str, &str),
+    key: ArrayRef,
+    value: ArrayRef,
+) -> Result<DataFrame, EngineError> {
+    let e = |e| run_error(spec, e);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(names.0, key.data_type().clone(), false),
+        Field::new(names.1, value.data_type().clone(), false),
+    ]));
+    let batch = RecordBatch::try_new(schema, vec![key, value]).map_err(|x| e(x.into()))?;
+    ctx.read_batch(batch).map_err(e)
+}
+
+/// The level counts, per comparison (those `wanted`), of one chunk of the u estimate's random
+/// pairs: the pairs joined to both files by row number, their value ids compared on the
+/// driver.
+async fn sample_levels(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    st: &Scanned,
+    pairs: &[(u32, u32)],
+    wanted: &[bool],
+) -> Result<Vec<Vec<u64>>, EngineError> {
+    let e = |e| run_error(spec, e);
+    let ks: Vec<usize> = (0..wanted.len()).filter(|&k| wanted[k]).collect();
+    let is: ArrayRef = Arc::new(datafusion::arrow::array::UInt64Array::from_iter_values(
+        pairs.iter().map(|p| u64::from(p.0)),
+    ));
+    let js: ArrayRef = Arc::new(datafusion::arrow::array::UInt64Array::from_iter_values(
+        pairs.iter().map(|p| u64::from(p.1)),
+    ));
+    let sample = table2(spec, ctx, ("si", "sj"), is, js)?;
+    let a =
+        st.a.clone()
+            .select(
+                std::iter::once(cast_expr(col("i"), DataType::UInt64).alias("ri"))
+                    .chain(ks.iter().map(|k| col(format!("ia{k}"))))
+                    .collect::<Vec<Expr>>(),
+            )
+            .map_err(e)?;
+    let b =
+        st.b.clone()
+            .select(
+                std::iter::once(cast_expr(col("j"), DataType::UInt64).alias("rj"))
+                    .chain(ks.iter().map(|k| col(format!("ib{k}"))))
+                    .collect::<Vec<Expr>>(),
+            )
+            .map_err(e)?;
+    let joined = sample
+        .join(a, JoinType::Inner, &["si"], &["ri"], None)
+        .map_err(e)?
+        .join(b, JoinType::Inner, &["sj"], &["rj"], None)
+        .map_err(e)?;
+    let got = collect(spec, joined).await?;
+    let mut out: Vec<Vec<u64>> = st
+        .prepared
+        .iter()
+        .map(|p| vec![0u64; p.spec.levels.len()])
+        .collect();
+    let mut seen = 0usize;
+    for batch in &got {
+        seen += batch.num_rows();
+        for &k in &ks {
+            let x = batch
+                .column_by_name(&format!("ia{k}"))
+                .expect("ids")
+                .as_primitive::<UInt32Type>();
+            let y = batch
+                .column_by_name(&format!("ib{k}"))
+                .expect("ids")
+                .as_primitive::<UInt32Type>();
+            let p = &st.prepared[k];
+            let part: Vec<u64> = x
+                .values()
+                .par_iter()
+                .zip(y.values().par_iter())
+                .fold(
+                    || vec![0u64; p.spec.levels.len()],
+                    |mut acc, (&x, &y)| {
+                        acc[p.level_of_ids(x, y) as usize] += 1;
+                        acc
+                    },
+                )
+                .reduce(
+                    || vec![0u64; p.spec.levels.len()],
+                    |mut s, t| {
+                        for (a, b) in s.iter_mut().zip(t) {
+                            *a += b;
+                        }
+                        s
+                    },
+                );
+            for (o, v) in out[k].iter_mut().zip(part) {
+                *o += v;
+            }
+        }
+    }
+    if seen != pairs.len() {
+        return Err(EngineError::Run {
+            engine: spec.engine.label(),
+            message: format!(
+                "{} of {} random pairs found their records by row number",
+                seen,
+                pairs.len()
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// Every candidate pair `(i, j, w)` with its match weight: the pattern's `prior + Σ level
+/// weights`, then each term-frequency adjustment of a comparison at its exact level, by the
+/// intruder's value, in comparison order (the local scorer's sum).
+async fn weighed_pairs(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    req: &LinkageRequest,
+    st: &Scanned,
+    fit: &CountedFit,
+) -> Result<DataFrame, EngineError> {
+    let e = |e| run_error(spec, e);
+    let mut scored = scored_pairs(spec, ctx, req, st, true).await?;
+    let base = table2(
+        spec,
+        ctx,
+        ("bp", "base"),
+        Arc::new(datafusion::arrow::array::Int64Array::from_iter_values(
+            fit.base.iter().map(|x| x.0 as i64),
+        )),
+        Arc::new(datafusion::arrow::array::Float64Array::from_iter_values(
+            fit.base.iter().map(|x| x.1),
+        )),
+    )?;
+    scored = scored
+        .join(base, JoinType::Inner, &["pattern"], &["bp"], None)
+        .map_err(e)?;
+    let mut w = col("base");
+    for (k, t) in fit.tf.iter().enumerate() {
+        let Some((exact, adj)) = t else { continue };
+        let (id, v) = (format!("tid{k}"), format!("tadj{k}"));
+        let tab = table2(
+            spec,
+            ctx,
+            (&id, &v),
+            Arc::new(UInt32Array::from_iter_values(0..adj.len() as u32)),
+            Arc::new(datafusion::arrow::array::Float64Array::from(adj.clone())),
+        )?;
+        scored = scored
+            .join(tab, JoinType::Left, &[&format!("ia{k}")], &[&id], None)
+            .map_err(e)?;
+        w = w + when(col(format!("l{k}")).eq(lit(*exact as u8)), col(&v))
+            .otherwise(lit(0.0f64))
+            .map_err(e)?;
+    }
+    scored
+        .select(vec![
+            cast_expr(col("i"), DataType::UInt32).alias("i"),
+            cast_expr(col("j"), DataType::UInt32).alias("j"),
+            w.alias("w"),
+        ])
+        .map_err(e)
+}
+
+/// `(i, j, w)` rows of collected batches.
+fn triples(got: &[RecordBatch]) -> Vec<(u32, u32, f64)> {
+    let mut out = Vec::new();
+    for b in got {
+        let i = b.column(0).as_primitive::<UInt32Type>();
+        let j = b.column(1).as_primitive::<UInt32Type>();
+        let w = b.column(2).as_primitive::<Float64Type>();
+        out.extend((0..b.num_rows()).map(|r| (i.value(r), j.value(r), w.value(r))));
+    }
+    out
+}
+
+/// Fellegi–Sunter with `attack`'s parameters on the engine of `spec` (DataFusion in process):
+/// the same linkage and model as the local run (`FellegiSunter::run`), the records never on
+/// the driver; see [`intruder_attack::fellegi_sunter::counted`].
+pub fn link(
+    spec: &EngineSpec,
+    req: &LinkageRequest,
+    attack: &FellegiSunter,
+    seed: u64,
+) -> Result<Linked, EngineError> {
+    if !super::risk::row_numbers_reach_executors(spec) {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: "Fellegi–Sunter links records by row number (DataFusion's file_row_index()), which Ballista 55 cannot send to its executors (see docs/cluster.md); it runs on --engine local and --engine datafusion".into(),
+        });
+    }
+    let rt = runtime()?;
+    let ctx = rt.block_on(super::context(spec))?;
+    let st = rt.block_on(scan_both(spec, &ctx, req, true))?;
+    let tally = rt.block_on(count_patterns(spec, &ctx, req, &st))?;
+    let counted = Counted {
+        prepared: st.prepared.clone(),
+        values: st.values.clone(),
+        dims: st.dims,
+        per_rule: tally.per_rule.iter().map(|&n| n as usize).collect(),
+        counts: tally.counts,
+        by_rules: tally.by_rules,
+        intruder_values: rt.block_on(intruder_values(spec, &st))?,
+    };
+    let fit = attack.fit_counted(&counted, seed, |pairs, wanted| {
+        rt.block_on(sample_levels(spec, &ctx, &st, pairs, wanted))
+    })?;
+    let weighed = rt.block_on(weighed_pairs(spec, &ctx, req, &st, &fit))?;
+    let e = |e| run_error(spec, e);
+    let (linkage, model) = match attack.params().assignment {
+        Assignment::None => {
+            let got = rt.block_on(collect(spec, weighed))?;
+            attack.link_counted(fit, WeighedPairs::All(triples(&got)))?
+        }
+        Assignment::Optimal => {
+            let above = weighed
+                .filter(col("w").gt_eq(lit(fit.threshold_weight)))
+                .map_err(e)?;
+            let got = rt.block_on(collect(spec, above))?;
+            attack.link_counted(fit, WeighedPairs::Above(triples(&got)))?
+        }
+        Assignment::Greedy => {
+            let ranked = weighed
+                .sort(vec![
+                    col("w").sort(false, true),
+                    col("i").sort(true, false),
+                    col("j").sort(true, false),
+                ])
+                .map_err(e)?;
+            let mut stream = rt.block_on(ranked.execute_stream()).map_err(e)?;
+            let mut batch: Vec<(u32, u32, f64)> = Vec::new();
+            let mut at = 0usize;
+            let mut failed: Option<EngineError> = None;
+            let mut next = std::iter::from_fn(|| {
+                use futures::StreamExt;
+                while at == batch.len() {
+                    match rt.block_on(stream.next()) {
+                        None => return None,
+                        Some(Err(x)) => {
+                            failed = Some(run_error(spec, x));
+                            return Some(Err(intruder_attack::AttackError::from(
+                                intruder_attack::ParamError::Unsupported(
+                                    "the engine's run failed".into(),
+                                ),
+                            )));
+                        }
+                        Some(Ok(b)) => {
+                            batch = triples(std::slice::from_ref(&b));
+                            at = 0;
+                        }
+                    }
+                }
+                at += 1;
+                Some(Ok(batch[at - 1]))
+            });
+            let got = attack.link_counted(fit, WeighedPairs::Ranked(&mut next));
+            drop(next);
+            if let Some(f) = failed {
+                return Err(f);
+            }
+            got?
+        }
+    };
+    Ok(Linked {
+        linkage,
+        model: Some(Box::new(CountedModel(model))),
     })
 }

@@ -77,8 +77,11 @@ pub async fn context(spec: &EngineSpec) -> Result<SessionContext, EngineError> {
             let rt = rt.build_arc().map_err(|e| run_error(spec, e))?;
             let config = SessionConfig::new()
                 .with_target_partitions(std::thread::available_parallelism().map_or(2, |n| n.get()))
-                // Sorts that spill need room to merge.
-                .with_sort_spill_reservation_bytes(16 << 20);
+                // Sorts that spill need room to merge: 16 MiB, or a quarter of a smaller limit.
+                .with_sort_spill_reservation_bytes(
+                    spec.memory_limit
+                        .map_or(16 << 20, |l| (l as usize / 4).min(16 << 20)),
+                );
             let state = SessionStateBuilder::new()
                 .with_default_features()
                 .with_config(config)

@@ -1,0 +1,460 @@
+//! A run from counts, for an engine that holds the records (the DataFusion plans of
+//! `intruder-engine`): the same steps and figures as [`FellegiSunter::run`], fed with what the
+//! engine counted instead of the records.
+//!
+//! The engine gives each comparison's dictionary ([`Prepared`] built from the distinct values
+//! of both files), the records per value ([`ValueCounts`]), the agreement patterns of the
+//! candidate pairs by rule set, the intruder records by their values, and — for u — the level
+//! counts of the random pairs [`for_each_u_pair`] draws. From these [`FellegiSunter::fit_counted`]
+//! estimates u exactly where the local kernel would (from the values' frequencies, by the
+//! same rule), fits m and λ by the same EM, and weighs every pattern ([`CountedFit`]); the
+//! engine then weighs its pairs, `base(pattern) + Σ term-frequency adjustments` in comparison
+//! order (the local sum, bit for bit), and hands them back in the order the assignment reads
+//! ([`FellegiSunter::link_counted`]).
+//!
+//! Not from counts: `columns-reversed` levels (they read a second column per record), a
+//! specification's `[training]` rules, and the borderline link's waterfall (it reads two
+//! records' values; the model's `borderline` is left empty).
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use super::compare::{MISSING, Prepared, pack};
+use super::em::Layout;
+use super::explain;
+use super::fit;
+use super::kernel::{TABLE_CELLS, exact_only, reused, tabled};
+use super::predict::{self, Assignment};
+use super::report::FsModel;
+use super::score;
+use super::tf::ValueCounts;
+use super::ustats::{self, UEstimate};
+use super::{FellegiSunter, UPlan};
+use crate::error::{AttackError, ParamError};
+use crate::linkage::{Candidate, Candidates, Linkage};
+
+pub use super::ustats::for_each_u_pair;
+
+/// What an engine counted for a run.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    /// Each comparison's dictionary: [`Prepared`] on the distinct values of both files.
+    pub prepared: Vec<Prepared>,
+    /// Records per value id of each comparison, in each file.
+    pub values: Vec<ValueCounts>,
+    /// Intruder and released records.
+    pub dims: (usize, usize),
+    /// Candidate pairs each blocking rule produced (pairs of earlier rules excluded).
+    pub per_rule: Vec<usize>,
+    /// `(packed pattern, pairs)` over every candidate pair.
+    pub counts: Vec<(u64, u64)>,
+    /// `(rule set, packed pattern, pairs)`: bit `r` of the set is whether the pairs agree on
+    /// rule `r`.
+    pub by_rules: Vec<(u32, u64, u64)>,
+    /// The intruder records by their value id in each comparison, with their number (for the
+    /// self-match weights).
+    pub intruder_values: Vec<(Vec<u32>, u64)>,
+}
+
+/// The fitted model and what weighs a pair.
+#[derive(Debug, Clone)]
+pub struct CountedFit {
+    /// The model (`links` 0 and no borderline until [`FellegiSunter::link_counted`]).
+    pub model: FsModel,
+    /// `prior + Σ level weights` of every pattern of the candidate pairs, by packed pattern.
+    pub base: Vec<(u64, f64)>,
+    /// Per comparison with term frequencies: its exact level and the adjustment by value id.
+    pub tf: Vec<Option<(usize, Vec<f64>)>>,
+    /// The threshold's match weight.
+    pub threshold_weight: f64,
+    /// Intruder and released records.
+    pub dims: (usize, usize),
+    notes: Vec<(String, f64)>,
+}
+
+/// The pairs an engine weighed, in the order the assignment reads them.
+pub enum WeighedPairs<'a> {
+    /// `assignment = none`: every candidate pair `(intruder row, released row, weight)`, in
+    /// any order.
+    All(Vec<(u32, u32, f64)>),
+    /// `assignment = greedy`: every candidate pair by weight descending, then intruder row,
+    /// then released row (consumed as it comes: one flag per record is held).
+    Ranked(&'a mut dyn Iterator<Item = Result<(u32, u32, f64), AttackError>>),
+    /// `assignment = optimal`: the pairs at or above the threshold's weight, in any order.
+    Above(Vec<(u32, u32, f64)>),
+}
+
+/// Level counts over every pair of the two files from the values' frequencies, when the local
+/// kernel counts them so (else `None`: u comes from random pairs); see `Kernel::exact_level_counts`.
+pub fn exact_level_counts(
+    p: &Prepared,
+    v: &ValueCounts,
+    (ni, nr): (usize, usize),
+    budget: u64,
+) -> Option<Vec<u64>> {
+    if !p.reversed.is_empty() {
+        return None;
+    }
+    let (ni, nr) = (ni as u64, nr as u64);
+    let (pa, pb): (u64, u64) = (v.a.iter().sum(), v.b.iter().sum());
+    let mut out = vec![0u64; p.spec.levels.len()];
+    let miss = p.level_of_ids(MISSING, MISSING) as usize;
+    out[miss] += ni * nr - pa * pb;
+    if let Some((eq, ne)) = exact_only(p) {
+        let same: u64 = v.a.iter().zip(&v.b).map(|(x, y)| x * y).sum();
+        out[eq as usize] += same;
+        out[ne as usize] += pa * pb - same;
+        return Some(out);
+    }
+    let held = |c: &[u64]| -> Vec<(u32, u64)> {
+        c.iter()
+            .enumerate()
+            .filter(|x| *x.1 > 0)
+            .map(|(id, &n)| (id as u32, n))
+            .collect()
+    };
+    let (xa, xb) = (held(&v.a), held(&v.b));
+    let cells = xa.len().saturating_mul(xb.len());
+    let reuse = reused(ni as usize, nr as usize, xa.len(), xb.len());
+    if !tabled(cells, reuse, TABLE_CELLS) || cells as u64 > budget {
+        return None;
+    }
+    let k = out.len();
+    let sums = xa
+        .par_iter()
+        .fold(
+            || vec![0u64; k],
+            |mut acc, &(x, na)| {
+                for &(y, nb) in &xb {
+                    acc[p.level_of_ids(x, y) as usize] += na * nb;
+                }
+                acc
+            },
+        )
+        .reduce(
+            || vec![0u64; k],
+            |mut x, y| {
+                for (s, t) in x.iter_mut().zip(y) {
+                    *s += t;
+                }
+                x
+            },
+        );
+    for (o, s) in out.iter_mut().zip(sums) {
+        *o += s;
+    }
+    Some(out)
+}
+
+/// The refusal of what a run from counts cannot do.
+fn unsupported(what: &str) -> AttackError {
+    ParamError::Unsupported(format!("fellegi-sunter from an engine's counts: {what}")).into()
+}
+
+impl FellegiSunter {
+    /// Estimates u, fits m and λ and weighs every pattern, from an engine's counts; see the
+    /// [module docs](self). `sampled(pairs, wanted)` gives the level counts, per comparison
+    /// (those `wanted`), of one chunk of the random pairs [`for_each_u_pair`] draws with
+    /// `seed`; it is called chunk by chunk, only when some comparison is not counted
+    /// exactly.
+    pub fn fit_counted<E: From<AttackError>>(
+        &self,
+        c: &Counted,
+        seed: u64,
+        mut sampled: impl FnMut(&[(u32, u32)], &[bool]) -> Result<Vec<Vec<u64>>, E>,
+    ) -> Result<CountedFit, E> {
+        let p = self.params();
+        let spec = p
+            .spec
+            .as_ref()
+            .ok_or_else(|| unsupported("a linkage specification is needed (the comparisons are not inferred from the records)"))?;
+        if spec.training.is_some() {
+            return Err(unsupported(
+                "a specification's [training] rules run on the local engine only",
+            )
+            .into());
+        }
+        if c.prepared.iter().any(|x| !x.reversed.is_empty()) {
+            return Err(unsupported("columns-reversed levels run on the local engine only").into());
+        }
+        let dims = c.dims;
+        let prepared = &c.prepared;
+        let layout = Layout {
+            levels: prepared.iter().map(|x| x.spec.levels.len()).collect(),
+            null: prepared.iter().map(|x| x.null_level()).collect(),
+        };
+        let plan = UPlan::new(p.u_sample, dims.0, dims.1).map_err(AttackError::from)?;
+        let budget = plan.pairs as u64;
+        let exact: Vec<Option<Vec<u64>>> = prepared
+            .iter()
+            .zip(&c.values)
+            .map(|(x, v)| exact_level_counts(x, v, dims, budget))
+            .collect();
+        let u: UEstimate = ustats::u_of(prepared, &layout, plan, exact, |wanted| {
+            let mut counts = Vec::new();
+
+            for_each_u_pair(plan, dims, seed, |pairs| {
+                ustats::add_counts(&mut counts, sampled(pairs, wanted)?);
+                Ok::<(), E>(())
+            })?;
+            Ok::<_, E>(counts)
+        })?;
+        let n_pairs: usize = c.per_rule.iter().sum();
+        let patterns = fit::PatternCounts {
+            counts: &c.counts,
+            by_rules: &c.by_rules,
+            n_pairs,
+        };
+        let fitted = fit::fit(
+            p,
+            prepared,
+            &layout,
+            &spec.blocking,
+            &patterns,
+            None,
+            &u.u,
+            dims,
+        );
+        let pattern_levels: Vec<Vec<u8>> = c
+            .counts
+            .iter()
+            .map(|&(q, _)| {
+                (0..prepared.len())
+                    .map(|k| super::compare::unpack(q, k) as u8)
+                    .collect()
+            })
+            .collect();
+        let s = score::score(
+            p.threshold,
+            prepared,
+            &c.values,
+            &layout,
+            &fitted.report,
+            &u.u,
+            &pattern_levels,
+            n_pairs,
+            None,
+            dims,
+        );
+        let base: Vec<(u64, f64)> = pattern_levels
+            .iter()
+            .zip(&s.scorer.base)
+            .map(|(lv, &w)| (pack(lv), w))
+            .collect();
+        let tf: Vec<Option<(usize, Vec<f64>)>> = s
+            .scorer
+            .tf
+            .iter()
+            .zip(prepared)
+            .map(|(t, x)| {
+                t.clone()
+                    .map(|t| (x.exact_level().expect("tf on an exact level"), t))
+            })
+            .collect();
+        let comparisons =
+            explain::comparison_reports(prepared, &layout, &fitted, &u, &s.level_weights);
+        let notes = explain::notes(
+            p,
+            plan,
+            &u,
+            &fitted,
+            c.counts.len(),
+            &c.per_rule,
+            (n_pairs, 0),
+            (s.lambda, s.prior_weight, s.threshold_weight),
+        );
+        let self_match_weights = self_match_weights(
+            prepared,
+            &s.level_weights,
+            &tf,
+            s.prior_weight,
+            &c.intruder_values,
+        );
+        let model = FsModel {
+            spec: spec.clone(),
+            pairs_per_rule: c.per_rule.clone(),
+            candidate_pairs: n_pairs,
+            patterns: c.counts.len(),
+            u_sample: p.u_sample,
+            u_pairs: plan.pairs,
+            u_every_pair: plan.every_pair,
+            training: p.training,
+            sessions: fitted.sessions,
+            em: fitted.report,
+            lambda: s.lambda,
+            prior_weight: s.prior_weight,
+            threshold: p.threshold,
+            threshold_weight: s.threshold_weight,
+            assignment: p.assignment,
+            links: 0,
+            comparisons,
+            warnings: s.warnings,
+            self_match_weights,
+            borderline: None,
+        };
+        Ok(CountedFit {
+            model,
+            base,
+            tf,
+            threshold_weight: s.threshold_weight,
+            dims,
+            notes,
+        })
+    }
+
+    /// The linkage of the pairs an engine weighed with `fit`, as [`FellegiSunter::run`] links
+    /// them, and the model with its number of links.
+    pub fn link_counted(
+        &self,
+        fit: CountedFit,
+        pairs: WeighedPairs<'_>,
+    ) -> Result<(Linkage, FsModel), AttackError> {
+        let p = self.params();
+        let (ni, nr) = fit.dims;
+        let thr_w = fit.threshold_weight;
+        let mut links = 0usize;
+        let one = |j: u32, w: f64| Candidates {
+            list: vec![Candidate {
+                row: j as usize,
+                score: w,
+                rank: 1,
+            }],
+            unlisted: 0,
+        };
+        let records: Vec<Candidates> = match (p.assignment, pairs) {
+            (Assignment::None, WeighedPairs::All(all)) => {
+                let mut by: Vec<Vec<(usize, f64)>> = vec![Vec::new(); ni];
+                for (i, j, w) in all {
+                    links += usize::from(w >= thr_w);
+                    by[i as usize].push((j as usize, w));
+                }
+                by.into_iter().map(Candidates::from_scored).collect()
+            }
+            (Assignment::Greedy, WeighedPairs::Ranked(ranked)) => {
+                let mut out: Vec<Option<(u32, f64)>> = vec![None; ni];
+                let mut used = vec![false; nr];
+                for x in ranked {
+                    let (i, j, w) = x?;
+                    if w.is_nan() || out[i as usize].is_some() || used[j as usize] {
+                        continue;
+                    }
+                    used[j as usize] = true;
+                    out[i as usize] = Some((j, w));
+                }
+                out.into_iter()
+                    .map(|a| match a {
+                        Some((j, w)) => {
+                            links += usize::from(w >= thr_w);
+                            one(j, w)
+                        }
+                        None => Candidates::default(),
+                    })
+                    .collect()
+            }
+            (Assignment::Optimal, WeighedPairs::Above(mut above)) => {
+                // the local order: by intruder row, each row's pairs best first
+                above.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(a.1.cmp(&b.1)));
+                let pairs = super::blocking::Pairs {
+                    intruder: above.iter().map(|x| x.0).collect(),
+                    released: above.iter().map(|x| x.1).collect(),
+                    per_rule: Vec::new(),
+                };
+                let w: Vec<f64> = above.iter().map(|x| x.2).collect();
+                predict::optimal(&pairs, &w, ni, nr, thr_w)?
+                    .into_iter()
+                    .map(|a| match a {
+                        Some((j, w)) => {
+                            links += usize::from(w >= thr_w);
+                            one(j, w)
+                        }
+                        None => Candidates::default(),
+                    })
+                    .collect()
+            }
+            (a, _) => {
+                return Err(unsupported(&format!(
+                    "the pairs given do not suit assignment {a:?}"
+                )));
+            }
+        };
+        let mut notes = fit.notes;
+        for (name, v) in &mut notes {
+            if name == "links_at_threshold" {
+                *v = links as f64;
+            }
+        }
+        let mut model = fit.model;
+        model.links = links;
+        let linkage = Linkage {
+            method: "fellegi-sunter".into(),
+            scored: true,
+            complete: p.assignment == Assignment::None,
+            released_rows: nr,
+            records,
+            notes,
+            lister: None,
+        };
+        Ok((linkage, model))
+    }
+}
+
+/// The self-match weights ([`explain`]'s) of the intruder records grouped by their values.
+fn self_match_weights(
+    prepared: &[Prepared],
+    level_weights: &[Vec<f64>],
+    tf: &[Option<(usize, Vec<f64>)>],
+    prior_weight: f64,
+    records: &[(Vec<u32>, u64)],
+) -> Vec<(f64, u64)> {
+    let mut by: BTreeMap<i64, u64> = BTreeMap::new();
+    for (ids, n) in records {
+        let mut w = prior_weight;
+        for (c, p) in prepared.iter().enumerate() {
+            let x = ids[c];
+            let l = p.level_of_ids(x, x) as usize;
+            w += level_weights[c][l];
+            if let Some((e, t)) = &tf[c]
+                && *e == l
+            {
+                w += t[x as usize];
+            }
+        }
+        *by.entry((w * 100.0).round() as i64).or_insert(0) += n;
+    }
+    by.into_iter().map(|(k, n)| (k as f64 / 100.0, n)).collect()
+}
+
+/// The model of a run from counts, as the surfaces show it. Explaining a pair and writing the
+/// scored pairs read the records, which stay on the engine: both are refused with a message
+/// saying so.
+#[derive(Debug, Clone)]
+pub struct CountedModel(pub FsModel);
+
+impl crate::LinkModel for CountedModel {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(&self.0).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn to_text(&self) -> String {
+        self.0.to_table()
+    }
+
+    fn explain_pair(&self, _i: usize, _j: usize) -> Result<super::Waterfall, AttackError> {
+        Err(unsupported(
+            "explaining a pair reads its two records, which stay on the engine: run with --engine local to explain pairs",
+        ))
+    }
+
+    fn write_pairs(
+        &self,
+        _path: &std::path::Path,
+        _intruder_id: &dyn Fn(usize) -> String,
+        _released_id: &dyn Fn(usize) -> String,
+        _floor: f64,
+    ) -> Result<usize, AttackError> {
+        Err(unsupported(
+            "writing the scored pairs reads every candidate pair's records, which stay on the engine: run with --engine local to write them",
+        ))
+    }
+}
