@@ -160,6 +160,12 @@ pub trait Attack: Send + Sync {
     fn fits_model(&self) -> bool {
         false
     }
+
+    /// The attack as its own type, for a surface that runs some attacks elsewhere (the
+    /// engines run Fellegi–Sunter from its parameters); `None` by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// What an attack returns: the linkage, and the fitted model of attacks that fit one.

@@ -126,7 +126,8 @@ pub fn risk_table(
 }
 
 /// An attack's linkage of a released table in memory by the intruder's knowledge: local runs
-/// the attack; `datafusion` runs the exact attack's plans on temporary Parquet copies.
+/// the attack; `datafusion` runs the exact attack's or Fellegi–Sunter's plans on temporary
+/// Parquet copies.
 pub fn link_tables(
     spec: &EngineSpec,
     attack: &dyn Attack,
@@ -160,5 +161,6 @@ pub fn link_tables(
         knowledge.keys(),
         (&i.path, &Input::default()),
         (&r.path, &Input::default()),
+        seed,
     )
 }

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use intruder_attack::fellegi_sunter::FellegiSunter;
 use intruder_attack::{Attack, KeyMap, Linked, MissingPolicy};
 use intruder_data::Input;
 
@@ -15,7 +16,8 @@ pub struct EngineArgs {
     /// engines), datafusion (Apache DataFusion in process, spilling to disk past
     /// --memory-limit), or ballista://HOST:PORT (an Apache Ballista cluster; see
     /// docs/cluster.md). Frequency and individual risk and the exact attack run on every
-    /// engine with the same figures.
+    /// engine with the same figures; Fellegi–Sunter (with a linkage specification) on local
+    /// and datafusion.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
     /// DataFusion's memory pool (e.g. 4GiB): operators past it spill to disk (only with
@@ -33,19 +35,27 @@ impl EngineArgs {
 }
 
 /// The linkage of `attack` (configured by the registry) run on `spec`'s engine: the exact
-/// attack as plans; any other attack is refused with a message naming what runs there.
+/// attack and Fellegi–Sunter as plans (`seed` drives Fellegi–Sunter's random pairs); any other
+/// attack is refused with a message naming what runs there.
 pub fn link_on_engine(
     spec: &EngineSpec,
     attack: &dyn Attack,
     keys: &KeyMap,
     intruder: (&Path, &Input),
     released: (&Path, &Input),
+    seed: u64,
 ) -> Result<Linked, EngineError> {
+    if let Some(fs) = attack
+        .as_any()
+        .and_then(|a| a.downcast_ref::<FellegiSunter>())
+    {
+        return fellegi_sunter(spec, fs, keys, intruder, released, seed);
+    }
     if attack.name() != "exact" {
         return Err(EngineError::Unsupported {
             engine: spec.engine.label(),
             what: format!(
-                "the {} attack runs on the local engine only (the exact attack runs as plans)",
+                "the {} attack runs on the local engine only (the exact and fellegi-sunter attacks run as plans)",
                 attack.name()
             ),
         });
@@ -87,4 +97,53 @@ pub fn link_on_engine(
         max_listed,
     };
     Ok(Linked::from(crate::exact(spec, &req)?))
+}
+
+/// Fellegi–Sunter on `spec`'s engine, with its linkage specification (the engines do not infer
+/// one from the records) and the key map's released names.
+fn fellegi_sunter(
+    spec: &EngineSpec,
+    fs: &FellegiSunter,
+    keys: &KeyMap,
+    intruder: (&Path, &Input),
+    released: (&Path, &Input),
+    seed: u64,
+) -> Result<Linked, EngineError> {
+    let Some(ls) = fs.params().spec.as_ref() else {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: "fellegi-sunter without a linkage specification infers its comparisons from the records, which the engines do not read on the driver: give --linkage-spec (or an inline linkage table)".into(),
+        });
+    };
+    if let Some(p) = keys.pairs().iter().find(|p| p.recode.is_some()) {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: format!(
+                "key '{}' is recoded: recoded keys run on the local engine only",
+                p.intruder
+            ),
+        });
+    }
+    #[cfg(feature = "cluster")]
+    {
+        let req = crate::plans::linkage::LinkageRequest {
+            intruder: intruder.0.to_path_buf(),
+            intruder_input: intruder.1.clone(),
+            released: released.0.to_path_buf(),
+            released_input: released.1.clone(),
+            rules: ls.blocking.clone(),
+            comparisons: ls.comparisons.clone(),
+            released_names: keys
+                .pairs()
+                .iter()
+                .map(|p| (p.intruder.clone(), p.released.clone()))
+                .collect(),
+        };
+        crate::plans::linkage::link(spec, &req, fs, seed)
+    }
+    #[cfg(not(feature = "cluster"))]
+    {
+        let _ = (ls, intruder, released, seed);
+        Err(EngineError::NotBuilt(spec.engine.label()))
+    }
 }

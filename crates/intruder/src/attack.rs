@@ -326,7 +326,7 @@ pub fn attack(
         Placement::Engine {
             spec,
             files: Some([i, r]),
-        } => intruder_engine::link_on_engine(spec, attack, &keys, *i, *r)
+        } => intruder_engine::link_on_engine(spec, attack, &keys, *i, *r, request.seed)
             .map_err(anyhow::Error::from),
         Placement::Engine { spec, files: None } => {
             intruder_engine::link_tables(spec, attack, &knowledge, attacked, request.seed)

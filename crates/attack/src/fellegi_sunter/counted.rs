@@ -70,6 +70,8 @@ pub struct CountedFit {
     pub threshold_weight: f64,
     /// Intruder and released records.
     pub dims: (usize, usize),
+    /// `log2(m / u)` per comparison and level.
+    pub level_weights: Vec<Vec<f64>>,
     notes: Vec<(String, f64)>,
 }
 
@@ -299,6 +301,7 @@ impl FellegiSunter {
             tf,
             threshold_weight: s.threshold_weight,
             dims,
+            level_weights: s.level_weights,
             notes,
         })
     }
@@ -307,7 +310,7 @@ impl FellegiSunter {
     /// them, and the model with its number of links.
     pub fn link_counted(
         &self,
-        fit: CountedFit,
+        fit: &CountedFit,
         pairs: WeighedPairs<'_>,
     ) -> Result<(Linkage, FsModel), AttackError> {
         let p = self.params();
@@ -378,13 +381,13 @@ impl FellegiSunter {
                 )));
             }
         };
-        let mut notes = fit.notes;
+        let mut notes = fit.notes.clone();
         for (name, v) in &mut notes {
             if name == "links_at_threshold" {
                 *v = links as f64;
             }
         }
-        let mut model = fit.model;
+        let mut model = fit.model.clone();
         model.links = links;
         let linkage = Linkage {
             method: "fellegi-sunter".into(),
@@ -396,6 +399,86 @@ impl FellegiSunter {
             lister: None,
         };
         Ok((linkage, model))
+    }
+}
+
+/// The link the model explains (the local run's `borderline`): the declared link of least
+/// weight (then of least intruder row); none without assignment.
+pub fn borderline(
+    linkage: &Linkage,
+    fit: &CountedFit,
+    assignment: Assignment,
+) -> Option<(usize, usize)> {
+    if assignment == Assignment::None {
+        return None;
+    }
+    linkage
+        .records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.list.first().map(|c| (i, c.row, c.score)))
+        .filter(|x| x.2 >= fit.threshold_weight)
+        .min_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)))
+        .map(|x| (x.0, x.1))
+}
+
+impl CountedFit {
+    /// The weight breakdown of intruder row `i` and released row `j` (a candidate pair) from
+    /// their value ids in each comparison, as `FsRun::explain_pair` gives it.
+    pub fn waterfall(
+        &self,
+        prepared: &[Prepared],
+        (i, j): (usize, usize),
+        a_ids: &[u32],
+        b_ids: &[u32],
+    ) -> super::Waterfall {
+        let levels: Vec<u8> = prepared
+            .iter()
+            .enumerate()
+            .map(|(k, p)| p.level_of_ids(a_ids[k], b_ids[k]))
+            .collect();
+        let prior = self.model.prior_weight;
+        let mut total = prior;
+        for (k, &l) in levels.iter().enumerate() {
+            total += self.level_weights[k][l as usize];
+        }
+        let mut adj = vec![0.0; levels.len()];
+        for (k, &l) in levels.iter().enumerate() {
+            if let Some((e, t)) = &self.tf[k]
+                && *e == l as usize
+            {
+                adj[k] = t[a_ids[k] as usize];
+                total += adj[k];
+            }
+        }
+        let mut cum = prior;
+        let steps = levels
+            .iter()
+            .enumerate()
+            .map(|(k, &l)| {
+                let p = &prepared[k];
+                let w = self.level_weights[k][l as usize];
+                cum += w + adj[k];
+                super::WaterfallStep {
+                    comparison: p.spec.column.clone(),
+                    intruder_value: p.value(a_ids[k]).map(str::to_string),
+                    released_value: p.value(b_ids[k]).map(str::to_string),
+                    level: p.spec.levels[l as usize].label(),
+                    weight: w,
+                    tf_adjustment: adj[k],
+                    cumulative: cum,
+                }
+            })
+            .collect();
+        super::Waterfall {
+            intruder_row: i,
+            released_row: j,
+            candidate: true,
+            prior_weight: prior,
+            steps,
+            match_weight: total,
+            match_probability: super::probability_of_weight(total),
+        }
     }
 }
 

@@ -744,6 +744,10 @@ impl Attack for FellegiSunter {
     fn fits_model(&self) -> bool {
         true
     }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
 }
 
 impl LinkModel for FsRun {

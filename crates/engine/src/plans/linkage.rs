@@ -36,7 +36,9 @@ use rayon::prelude::*;
 
 use intruder_attack::Linked;
 use intruder_attack::fellegi_sunter::compare::Prepared;
-use intruder_attack::fellegi_sunter::counted::{Counted, CountedFit, CountedModel, WeighedPairs};
+use intruder_attack::fellegi_sunter::counted::{
+    Counted, CountedFit, CountedModel, WeighedPairs, borderline,
+};
 use intruder_attack::fellegi_sunter::encode::MISSING;
 use intruder_attack::fellegi_sunter::{
     Assignment, Comparison, FellegiSunter, LevelKind, Term, ValueCounts,
@@ -214,8 +216,8 @@ fn cast_expr(e: Expr, t: DataType) -> Expr {
     datafusion::prelude::cast(e, t)
 }
 
-/// `df` with the value id `id` of column `c` (a left join with the dictionary `values` →
-/// `ids`; missing values get [`MISSING`]).
+/// `df` with the value id `id` of column `c` (the dictionary `values` → `ids` joined to it;
+/// missing values get [`MISSING`]).
 fn with_ids(
     spec: &EngineSpec,
     ctx: &SessionContext,
@@ -237,8 +239,8 @@ fn with_ids(
     )
     .map_err(|x| e(x.into()))?;
     let dict = ctx.read_batch(batch).map_err(e)?;
-    let joined = df
-        .join(dict, JoinType::Left, &[c], &[vname.as_str()], None)
+    let joined = dict
+        .join(df, JoinType::Right, &[vname.as_str()], &[c], None)
         .map_err(e)?;
     let keep: Vec<Expr> = joined
         .schema()
@@ -543,8 +545,11 @@ async fn scored_pairs(
             format!("x{k}"),
             format!("y{k}"),
         );
-        scored = scored
-            .join(lv, JoinType::Inner, &[&ia, &ib], &[&x, &y], None)
+        // the level table (small) on the left: the join's build side
+        // (a right join: every pair has its level, and the planner keeps the sides as
+        // written, where it would reorder a chain of inner joins)
+        scored = lv
+            .join(scored, JoinType::Right, &[&x, &y], &[&ia, &ib], None)
             .map_err(e)?;
     }
     let pattern = (0..st.prepared.len()).fold(lit(0i64), |acc, k| {
@@ -593,6 +598,22 @@ pub async fn count_patterns(
     })
 }
 
+/// The planner's options these plans need.
+/// - A round-robin repartition the planner puts between a Parquet scan and the projection
+///   that reads its row numbers leaves `file_row_index()` with no file to read ("source
+///   dependent and cannot be evaluated directly", DataFusion 55.2): these plans go without it
+///   (the scans are still split by byte range, the joins and aggregates by hash).
+/// - The joins are written with their small side (a dictionary, a table of levels or weights,
+///   a chunk of random pairs) on the left, which a hash join builds; the planner, which knows
+///   nothing of the candidate pairs' number, would swap them and build on the pairs.
+fn set_options(ctx: &SessionContext) {
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    let opts = state.config_mut().options_mut();
+    opts.optimizer.enable_round_robin_repartition = false;
+    opts.optimizer.join_reordering = false;
+}
+
 /// [`count_patterns`] on `spec`'s engine, from synchronous code.
 pub fn pattern_counts(
     spec: &EngineSpec,
@@ -600,6 +621,7 @@ pub fn pattern_counts(
 ) -> Result<PatternTally, EngineError> {
     runtime()?.block_on(async {
         let ctx = super::context(spec).await?;
+        set_options(&ctx);
         let st = scan_both(spec, &ctx, req, false).await?;
         count_patterns(spec, &ctx, req, &st).await
     })
@@ -769,8 +791,8 @@ async fn weighed_pairs(
             fit.base.iter().map(|x| x.1),
         )),
     )?;
-    scored = scored
-        .join(base, JoinType::Inner, &["pattern"], &["bp"], None)
+    scored = base
+        .join(scored, JoinType::Right, &["bp"], &["pattern"], None)
         .map_err(e)?;
     let mut w = col("base");
     for (k, t) in fit.tf.iter().enumerate() {
@@ -783,8 +805,8 @@ async fn weighed_pairs(
             Arc::new(UInt32Array::from_iter_values(0..adj.len() as u32)),
             Arc::new(datafusion::arrow::array::Float64Array::from(adj.clone())),
         )?;
-        scored = scored
-            .join(tab, JoinType::Left, &[&format!("ia{k}")], &[&id], None)
+        scored = tab
+            .join(scored, JoinType::Right, &[&id], &[&format!("ia{k}")], None)
             .map_err(e)?;
         w = w + when(col(format!("l{k}")).eq(lit(*exact as u8)), col(&v))
             .otherwise(lit(0.0f64))
@@ -797,6 +819,47 @@ async fn weighed_pairs(
             w.alias("w"),
         ])
         .map_err(e)
+}
+
+/// The value ids of intruder row `i` and released row `j` in each comparison.
+async fn pair_ids(
+    spec: &EngineSpec,
+    st: &Scanned,
+    (i, j): (usize, usize),
+) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+    let k = st.prepared.len();
+    let one =
+        |df: &DataFrame, row: &str, at: usize, side: &str| -> Result<DataFrame, EngineError> {
+            df.clone()
+                .filter(cast_expr(col(row), DataType::UInt64).eq(lit(at as u64)))
+                .and_then(|d| {
+                    d.select(
+                        (0..k)
+                            .map(|c| col(format!("{side}{c}")))
+                            .collect::<Vec<Expr>>(),
+                    )
+                })
+                .map_err(|e| run_error(spec, e))
+        };
+    let ids = |got: &[RecordBatch]| -> Vec<u32> {
+        got.iter()
+            .find(|b| b.num_rows() > 0)
+            .map(|b| {
+                (0..k)
+                    .map(|c| b.column(c).as_primitive::<UInt32Type>().value(0))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let a = ids(&collect(spec, one(&st.a, "i", i, "ia")?).await?);
+    let b = ids(&collect(spec, one(&st.b, "j", j, "ib")?).await?);
+    if a.len() != k || b.len() != k {
+        return Err(EngineError::Run {
+            engine: spec.engine.label(),
+            message: format!("records {} / {} not found by row number", i + 1, j + 1),
+        });
+    }
+    Ok((a, b))
 }
 
 /// `(i, j, w)` rows of collected batches.
@@ -828,6 +891,7 @@ pub fn link(
     }
     let rt = runtime()?;
     let ctx = rt.block_on(super::context(spec))?;
+    set_options(&ctx);
     let st = rt.block_on(scan_both(spec, &ctx, req, true))?;
     let tally = rt.block_on(count_patterns(spec, &ctx, req, &st))?;
     let counted = Counted {
@@ -847,14 +911,14 @@ pub fn link(
     let (linkage, model) = match attack.params().assignment {
         Assignment::None => {
             let got = rt.block_on(collect(spec, weighed))?;
-            attack.link_counted(fit, WeighedPairs::All(triples(&got)))?
+            attack.link_counted(&fit, WeighedPairs::All(triples(&got)))?
         }
         Assignment::Optimal => {
             let above = weighed
                 .filter(col("w").gt_eq(lit(fit.threshold_weight)))
                 .map_err(e)?;
             let got = rt.block_on(collect(spec, above))?;
-            attack.link_counted(fit, WeighedPairs::Above(triples(&got)))?
+            attack.link_counted(&fit, WeighedPairs::Above(triples(&got)))?
         }
         Assignment::Greedy => {
             let ranked = weighed
@@ -890,7 +954,7 @@ pub fn link(
                 at += 1;
                 Some(Ok(batch[at - 1]))
             });
-            let got = attack.link_counted(fit, WeighedPairs::Ranked(&mut next));
+            let got = attack.link_counted(&fit, WeighedPairs::Ranked(&mut next));
             drop(next);
             if let Some(f) = failed {
                 return Err(f);
@@ -898,6 +962,11 @@ pub fn link(
             got?
         }
     };
+    let mut model = model;
+    if let Some((i, j)) = borderline(&linkage, &fit, attack.params().assignment) {
+        let (a, b) = rt.block_on(pair_ids(spec, &st, (i, j)))?;
+        model.borderline = Some(fit.waterfall(&st.prepared, (i, j), &a, &b));
+    }
     Ok(Linked {
         linkage,
         model: Some(Box::new(CountedModel(model))),
