@@ -52,9 +52,25 @@ pub fn exact(spec: &EngineSpec, req: &ExactRequest) -> Result<Linkage, EngineErr
 
 /// A table written to a temporary Parquet file, for an engine other than local to scan (the
 /// runner's and Python's tables live in memory).
+#[derive(Debug)]
 struct Written {
     path: PathBuf,
     _dir: tempfile::TempDir,
+}
+
+/// A linkage's lister that reads the temporary copies later (the exact attack lists the
+/// candidates of records listed in part when the evaluator asks): the copies live as long as
+/// it does.
+#[derive(Debug)]
+struct KeepCopies {
+    inner: intruder_attack::Lister,
+    _copies: (Written, Written),
+}
+
+impl intruder_attack::ListCandidates for KeepCopies {
+    fn list(&self, records: &[usize]) -> Vec<Vec<usize>> {
+        self.inner.list(records)
+    }
 }
 
 fn write(spec: &EngineSpec, table: &Table, keys: &[&str]) -> Result<Written, EngineError> {
@@ -138,6 +154,8 @@ pub fn link_tables(
     if spec.engine.is_local() {
         return Ok(attack.link(knowledge, released, seed)?);
     }
+    let inferred = with_spec(attack, knowledge.table(), released, knowledge.keys())?;
+    let attack: &dyn Attack = inferred.as_ref().map_or(attack, |f| f as &dyn Attack);
     let pairs = knowledge.keys().pairs();
     let i = write(
         spec,
@@ -155,12 +173,39 @@ pub fn link_tables(
             .map(|p| p.released.as_str())
             .collect::<Vec<_>>(),
     )?;
-    crate::link_on_engine(
+    let mut linked = crate::link_on_engine(
         spec,
         attack,
         knowledge.keys(),
         (&i.path, &Input::default()),
         (&r.path, &Input::default()),
         seed,
-    )
+    )?;
+    if let Some(inner) = linked.linkage.lister.take() {
+        linked.linkage.lister = Some(intruder_attack::Lister::new(std::sync::Arc::new(
+            KeepCopies {
+                inner,
+                _copies: (i, r),
+            },
+        )));
+    }
+    Ok(linked)
+}
+
+/// Fellegi–Sunter with its linkage specification written out from the tables when none was
+/// given (the engines do not infer one); `None` for another attack.
+pub fn with_spec(
+    attack: &dyn Attack,
+    intruder: &Table,
+    released: &Table,
+    keys: &intruder_attack::KeyMap,
+) -> Result<Option<intruder_attack::fellegi_sunter::FellegiSunter>, EngineError> {
+    use intruder_attack::fellegi_sunter::FellegiSunter;
+    match attack
+        .as_any()
+        .and_then(|a| a.downcast_ref::<FellegiSunter>())
+    {
+        Some(fs) => Ok(Some(fs.with_spec_of(intruder, released, keys)?)),
+        None => Ok(None),
+    }
 }

@@ -271,7 +271,7 @@ pub const CLUSTER_BUILT: bool = cfg!(feature = "cluster");
 mod dispatch;
 mod request;
 mod surface;
-pub use dispatch::{exact, link_tables, risk, risk_table};
+pub use dispatch::{exact, link_tables, risk, risk_table, with_spec};
 pub use request::ExactRequest;
 pub use surface::{EngineArgs, link_on_engine};
 

@@ -371,3 +371,26 @@ fn a_run_gives_the_local_linkage_and_model() {
         );
     }
 }
+
+#[test]
+fn a_rule_without_terms_pairs_every_record_as_locally() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, _) = people(dir.path(), 60, 40, 3);
+    // (a specification file cannot write one; the inferred specification of small files does)
+    let mut spec = LinkageSpec::from_toml(
+        r#"
+blocking = [["town"]]
+[[comparison]]
+column = "first"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "jaro-winkler", threshold = 0.9 }, { kind = "else" }]
+"#,
+        "spec.toml",
+    )
+    .unwrap();
+    spec.blocking.push(Vec::new());
+    let want = local(&a, &b, &spec, &[]);
+    assert_eq!(want.0.iter().sum::<u64>(), 60 * 100, "every pair once");
+    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+    let got = pattern_counts(&df, &request(&a, &b, &spec, &[])).unwrap();
+    assert_eq!((got.per_rule, got.counts, got.by_rules), want);
+}

@@ -326,8 +326,14 @@ pub fn attack(
         Placement::Engine {
             spec,
             files: Some([i, r]),
-        } => intruder_engine::link_on_engine(spec, attack, &keys, *i, *r, request.seed)
-            .map_err(anyhow::Error::from),
+        } => {
+            let inferred = intruder_engine::with_spec(attack, intruder.table(), attacked, &keys)?;
+            let attack: &dyn intruder_attack::Attack = inferred
+                .as_ref()
+                .map_or(attack, |f| f as &dyn intruder_attack::Attack);
+            intruder_engine::link_on_engine(spec, attack, &keys, *i, *r, request.seed)
+                .map_err(anyhow::Error::from)
+        }
         Placement::Engine { spec, files: None } => {
             intruder_engine::link_tables(spec, attack, &knowledge, attacked, request.seed)
                 .map_err(anyhow::Error::from)

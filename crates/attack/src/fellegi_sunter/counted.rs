@@ -155,6 +155,25 @@ fn unsupported(what: &str) -> AttackError {
 }
 
 impl FellegiSunter {
+    /// This attack with its linkage specification written out: the one given, else the one
+    /// [`LinkageSpec::default_for`] infers from the two tables' key columns (a surface that
+    /// holds the tables does this before handing the files to an engine, which does not infer).
+    pub fn with_spec_of(
+        &self,
+        intruder: &intruder_table::Table,
+        released: &intruder_table::Table,
+        keys: &crate::KeyMap,
+    ) -> Result<FellegiSunter, AttackError> {
+        if self.params().spec.is_some() {
+            return Ok(self.clone());
+        }
+        let spec = super::LinkageSpec::default_for(intruder, released, keys)?;
+        FellegiSunter::new(super::FsParams {
+            spec: Some(spec),
+            ..self.params().clone()
+        })
+    }
+
     /// Estimates u, fits m and λ and weighs every pattern, from an engine's counts; see the
     /// [module docs](self). `sampled(pairs, wanted)` gives the level counts, per comparison
     /// (those `wanted`), of one chunk of the random pairs [`for_each_u_pair`] draws with

@@ -138,11 +138,6 @@ impl LinkageRequest {
                 .unwrap_or_else(|| self.released_name(&c.column));
             add(&c.column, r)?;
         }
-        if self.rules.iter().any(Vec::is_empty) {
-            return Err(refuse(
-                "a blocking rule without terms pairs every record with every other: the plans need at least one column per rule".into(),
-            ));
-        }
         Ok(cols)
     }
 }
@@ -462,10 +457,17 @@ fn candidate_pairs(
         let l: Vec<&str> = keys[r].iter().map(|(x, _)| x.as_str()).collect();
         let rr: Vec<&str> = keys[r].iter().map(|(_, y)| y.as_str()).collect();
         let earlier = (0..r).map(|q| agree(q).not()).reduce(Expr::and);
-        let joined = a
-            .clone()
-            .join(b.clone(), JoinType::Inner, &l, &rr, earlier)
-            .map_err(e)?;
+        // a rule without terms pairs every record with every other (a cross join), as the
+        // local engine's one block does
+        let joined = if l.is_empty() {
+            a.clone()
+                .join_on(b.clone(), JoinType::Inner, earlier)
+                .map_err(e)?
+        } else {
+            a.clone()
+                .join(b.clone(), JoinType::Inner, &l, &rr, earlier)
+                .map_err(e)?
+        };
         let set = (r + 1..req.rules.len()).fold(lit(1i64 << r), |s, q| {
             s + when(agree(q), lit(1i64 << q))
                 .otherwise(lit(0i64))
