@@ -1,8 +1,9 @@
 //! `--engine` from the command line and `[engine]` from an experiment file (feature `cluster`):
 //! `intruder risk` gives the same output on `local`, `datafusion` and a Ballista cluster of two
 //! executors started as processes (the engine crate's `intruder-scheduler` and
-//! `intruder-executor`, built beside `intruder`); `intruder attack --method exact` the same on
-//! `local` and `datafusion` (Ballista refuses it clearly: docs/cluster.md); an experiment gives
+//! `intruder-executor`, built beside `intruder`); `intruder attack --method exact` and
+//! `--method fellegi-sunter` the same on `local` and `datafusion` (Ballista refuses them
+//! clearly: docs/cluster.md); an experiment gives
 //! the same results on `local` and `datafusion`.
 
 use std::path::{Path, PathBuf};
@@ -168,6 +169,33 @@ fn commands(r: &str, i: &str) -> Vec<Vec<String>> {
             .map(String::from)
             .to_vec(),
         );
+    }
+    // Fellegi–Sunter, its specification inferred from the keys (the CLI holds the files),
+    // u from random pairs (500 are fewer than the value pairs of the keys) and greedy, or
+    // from the values' frequencies and every pair ranked
+    for extra in [
+        ["--set", "u_sample=500", "--assignment", "greedy"],
+        ["--set", "u_sample=1000000", "--assignment", "none"],
+    ] {
+        let mut cmd = [
+            "attack",
+            "--method",
+            "fellegi-sunter",
+            "--intruder",
+            i,
+            "--released",
+            r,
+            "--keys",
+            "region,age,sex",
+            "--truth-intruder",
+            "pid",
+            "--truth-released",
+            "id",
+        ]
+        .map(String::from)
+        .to_vec();
+        cmd.extend(extra.map(String::from));
+        out.push(cmd);
     }
     out
 }

@@ -540,7 +540,11 @@ async fn scored_pairs(
     let pairs = candidate_pairs(spec, req, st, rows)?;
     let mut scored = pairs.clone();
     for (k, p) in st.prepared.iter().enumerate() {
+        let t = std::time::Instant::now();
         let lv = levels(spec, ctx, &pairs, k, p).await?;
+        if std::env::var_os("INTRUDER_FS_TIMING").is_some() {
+            eprintln!("  levels of comparison {k}: {:.3} s", t.elapsed().as_secs_f64());
+        }
         let (ia, ib, x, y) = (
             format!("ia{k}"),
             format!("ib{k}"),
@@ -864,6 +868,23 @@ async fn pair_ids(
     Ok((a, b))
 }
 
+/// Phase timings printed to stderr when `INTRUDER_FS_TIMING` is set (as the local run prints
+/// its own).
+struct Clock(Option<std::time::Instant>);
+
+impl Clock {
+    fn new() -> Self {
+        Clock(std::env::var_os("INTRUDER_FS_TIMING").map(|_| std::time::Instant::now()))
+    }
+
+    fn lap(&mut self, what: &str) {
+        if let Some(t) = &mut self.0 {
+            eprintln!("fellegi-sunter on the engine: {what}: {:.3} s", t.elapsed().as_secs_f64());
+            *t = std::time::Instant::now();
+        }
+    }
+}
+
 /// `(i, j, w)` rows of collected batches.
 fn triples(got: &[RecordBatch]) -> Vec<(u32, u32, f64)> {
     let mut out = Vec::new();
@@ -894,8 +915,11 @@ pub fn link(
     let rt = runtime()?;
     let ctx = rt.block_on(super::context(spec))?;
     set_options(&ctx);
+    let mut clock = Clock::new();
     let st = rt.block_on(scan_both(spec, &ctx, req, true))?;
+    clock.lap("dictionaries");
     let tally = rt.block_on(count_patterns(spec, &ctx, req, &st))?;
+    clock.lap("pattern counts");
     let counted = Counted {
         prepared: st.prepared.clone(),
         values: st.values.clone(),
@@ -905,9 +929,11 @@ pub fn link(
         by_rules: tally.by_rules,
         intruder_values: rt.block_on(intruder_values(spec, &st))?,
     };
+    clock.lap("intruder records by value");
     let fit = attack.fit_counted(&counted, seed, |pairs, wanted| {
         rt.block_on(sample_levels(spec, &ctx, &st, pairs, wanted))
     })?;
+    clock.lap("u and EM");
     let weighed = rt.block_on(weighed_pairs(spec, &ctx, req, &st, &fit))?;
     let e = |e| run_error(spec, e);
     let (linkage, model) = match attack.params().assignment {
@@ -964,6 +990,7 @@ pub fn link(
             got?
         }
     };
+    clock.lap("weights and assignment");
     let mut model = model;
     if let Some((i, j)) = borderline(&linkage, &fit, attack.params().assignment) {
         let (a, b) = rt.block_on(pair_ids(spec, &st, (i, j)))?;
