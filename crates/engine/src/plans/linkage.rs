@@ -82,6 +82,8 @@ pub struct PatternTally {
     pub by_rules: Vec<(u32, u64, u64)>,
     /// Each comparison's dictionary (the distinct values of both files).
     pub prepared: Vec<Prepared>,
+    /// Each comparison's level of its distinct value-id pairs among the candidate pairs.
+    pub levels: Vec<RecordBatch>,
 }
 
 impl LinkageRequest {
@@ -484,67 +486,89 @@ fn candidate_pairs(
     all.ok_or_else(|| EngineError::Config("a linkage specification needs a blocking rule".into()))
 }
 
-/// The levels of comparison `k` for its distinct value-id pairs among `pairs`: computed on the
-/// driver, in parallel, as a table `(x{k}, y{k}, l{k})` to join back.
-async fn levels(
+/// The levels of every comparison for its distinct value-id pairs among `pairs`, as tables
+/// `(x{k}, y{k}, l{k})` to join back: the distinct pairs of all comparisons in one pass over
+/// the candidate pairs (`GROUPING SETS`), their levels computed on the driver, in parallel,
+/// once per distinct pair.
+async fn level_tables(
     spec: &EngineSpec,
-    ctx: &SessionContext,
     pairs: &DataFrame,
-    k: usize,
-    p: &Prepared,
-) -> Result<DataFrame, EngineError> {
+    prepared: &[Prepared],
+) -> Result<Vec<RecordBatch>, EngineError> {
+    use datafusion::logical_expr::GroupingSet;
     let e = |e| run_error(spec, e);
-    let (ia, ib) = (format!("ia{k}"), format!("ib{k}"));
+    let k = prepared.len();
+    let sets: Vec<Vec<Expr>> = (0..k)
+        .map(|c| vec![col(format!("ia{c}")), col(format!("ib{c}"))])
+        .collect();
     let d = pairs
         .clone()
-        .aggregate(vec![col(&ia), col(&ib)], vec![])
+        .aggregate(
+            vec![Expr::GroupingSet(GroupingSet::GroupingSets(sets))],
+            vec![],
+        )
         .map_err(e)?;
     let got = collect(spec, d).await?;
-    let mut xs: Vec<u32> = Vec::new();
-    let mut ys: Vec<u32> = Vec::new();
+    let mut xs: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let mut ys: Vec<Vec<u32>> = vec![Vec::new(); k];
     for batch in &got {
-        xs.extend(batch.column(0).as_primitive::<UInt32Type>().values().iter());
-        ys.extend(batch.column(1).as_primitive::<UInt32Type>().values().iter());
+        for c in 0..k {
+            let x = batch
+                .column_by_name(&format!("ia{c}"))
+                .expect("a grouped column")
+                .as_primitive::<UInt32Type>();
+            let y = batch
+                .column_by_name(&format!("ib{c}"))
+                .expect("a grouped column")
+                .as_primitive::<UInt32Type>();
+            for r in 0..batch.num_rows() {
+                if x.is_valid(r) {
+                    xs[c].push(x.value(r));
+                    ys[c].push(y.value(r));
+                }
+            }
+        }
     }
-    let ls: Vec<u8> = xs
-        .par_iter()
-        .zip(&ys)
-        .map(|(&x, &y)| p.level_of_ids(x, y))
-        .collect();
-    let schema = Arc::new(Schema::new(vec![
-        Field::new(format!("x{k}"), DataType::UInt32, false),
-        Field::new(format!("y{k}"), DataType::UInt32, false),
-        Field::new(format!("l{k}"), DataType::UInt8, false),
-    ]));
-    let batch = RecordBatch::try_new(
-        schema,
-        vec![
-            Arc::new(UInt32Array::from(xs)),
-            Arc::new(UInt32Array::from(ys)),
-            Arc::new(UInt8Array::from(ls)),
-        ],
-    )
-    .map_err(|x| e(x.into()))?;
-    ctx.read_batch(batch).map_err(e)
+    let mut out = Vec::with_capacity(k);
+    for (c, p) in prepared.iter().enumerate() {
+        let (x, y) = (std::mem::take(&mut xs[c]), std::mem::take(&mut ys[c]));
+        let ls: Vec<u8> = x
+            .par_iter()
+            .zip(&y)
+            .map(|(&x, &y)| p.level_of_ids(x, y))
+            .collect();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new(format!("x{c}"), DataType::UInt32, false),
+            Field::new(format!("y{c}"), DataType::UInt32, false),
+            Field::new(format!("l{c}"), DataType::UInt8, false),
+        ]));
+        out.push(
+            RecordBatch::try_new(
+                schema,
+                vec![
+                    Arc::new(UInt32Array::from(x)),
+                    Arc::new(UInt32Array::from(y)),
+                    Arc::new(UInt8Array::from(ls)),
+                ],
+            )
+            .map_err(|x| e(x.into()))?,
+        );
+    }
+    Ok(out)
 }
 
-/// The candidate pairs with each comparison's level `l{k}` and their pattern.
-async fn scored_pairs(
+/// The candidate pairs with each comparison's level `l{k}` (from `levels`, [`level_tables`])
+/// and their pattern.
+fn scored_pairs(
     spec: &EngineSpec,
     ctx: &SessionContext,
-    req: &LinkageRequest,
-    st: &Scanned,
-    rows: bool,
+    pairs: DataFrame,
+    levels: &[RecordBatch],
 ) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
-    let pairs = candidate_pairs(spec, req, st, rows)?;
-    let mut scored = pairs.clone();
-    for (k, p) in st.prepared.iter().enumerate() {
-        let t = std::time::Instant::now();
-        let lv = levels(spec, ctx, &pairs, k, p).await?;
-        if std::env::var_os("INTRUDER_FS_TIMING").is_some() {
-            eprintln!("  levels of comparison {k}: {:.3} s", t.elapsed().as_secs_f64());
-        }
+    let mut scored = pairs;
+    for (k, lv) in levels.iter().enumerate() {
+        let lv = ctx.read_batch(lv.clone()).map_err(e)?;
         let (ia, ib, x, y) = (
             format!("ia{k}"),
             format!("ib{k}"),
@@ -558,7 +582,7 @@ async fn scored_pairs(
             .join(scored, JoinType::Right, &[&x, &y], &[&ia, &ib], None)
             .map_err(e)?;
     }
-    let pattern = (0..st.prepared.len()).fold(lit(0i64), |acc, k| {
+    let pattern = (0..levels.len()).fold(lit(0i64), |acc, k| {
         acc + cast_expr(col(format!("l{k}")), DataType::Int64) * lit(16i64.pow(k as u32))
     });
     scored.with_column("pattern", pattern).map_err(e)
@@ -573,7 +597,9 @@ pub async fn count_patterns(
     st: &Scanned,
 ) -> Result<PatternTally, EngineError> {
     let e = |e| run_error(spec, e);
-    let scored = scored_pairs(spec, ctx, req, st, false).await?;
+    let pairs = candidate_pairs(spec, req, st, false)?;
+    let levels = level_tables(spec, &pairs, &st.prepared).await?;
+    let scored = scored_pairs(spec, ctx, pairs, &levels)?;
     let counted = scored
         .aggregate(vec![col("s"), col("pattern")], vec![count_all().alias("n")])
         .map_err(e)?;
@@ -601,6 +627,7 @@ pub async fn count_patterns(
         counts: counts.into_iter().collect(),
         by_rules,
         prepared: st.prepared.clone(),
+        levels,
     })
 }
 
@@ -782,10 +809,12 @@ async fn weighed_pairs(
     ctx: &SessionContext,
     req: &LinkageRequest,
     st: &Scanned,
+    levels: &[RecordBatch],
     fit: &CountedFit,
 ) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
-    let mut scored = scored_pairs(spec, ctx, req, st, true).await?;
+    let pairs = candidate_pairs(spec, req, st, true)?;
+    let mut scored = scored_pairs(spec, ctx, pairs, levels)?;
     let base = table2(
         spec,
         ctx,
@@ -879,7 +908,10 @@ impl Clock {
 
     fn lap(&mut self, what: &str) {
         if let Some(t) = &mut self.0 {
-            eprintln!("fellegi-sunter on the engine: {what}: {:.3} s", t.elapsed().as_secs_f64());
+            eprintln!(
+                "fellegi-sunter on the engine: {what}: {:.3} s",
+                t.elapsed().as_secs_f64()
+            );
             *t = std::time::Instant::now();
         }
     }
@@ -919,6 +951,7 @@ pub fn link(
     let st = rt.block_on(scan_both(spec, &ctx, req, true))?;
     clock.lap("dictionaries");
     let tally = rt.block_on(count_patterns(spec, &ctx, req, &st))?;
+    let levels = tally.levels;
     clock.lap("pattern counts");
     let counted = Counted {
         prepared: st.prepared.clone(),
@@ -934,7 +967,7 @@ pub fn link(
         rt.block_on(sample_levels(spec, &ctx, &st, pairs, wanted))
     })?;
     clock.lap("u and EM");
-    let weighed = rt.block_on(weighed_pairs(spec, &ctx, req, &st, &fit))?;
+    let weighed = rt.block_on(weighed_pairs(spec, &ctx, req, &st, &levels, &fit))?;
     let e = |e| run_error(spec, e);
     let (linkage, model) = match attack.params().assignment {
         Assignment::None => {
