@@ -285,6 +285,12 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold 
 [[comparison]]
 column = "town"
 levels = [{ kind = "null" }, { kind = "exact" }, { kind = "else" }]
+
+# record numbers: a dictionary too large for a square table of levels (a hash map instead)
+[[comparison]]
+column = "id"
+released = "rid"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "levenshtein", threshold = 1 }, { kind = "else" }]
 "#;
 
 #[test]
@@ -294,7 +300,10 @@ fn a_run_gives_the_local_linkage_and_model() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b, bq) = people(dir.path(), 6000, 4000, 9);
     let spec = LinkageSpec::from_toml(TF_SPEC, "spec.toml").unwrap();
-    let renamed = vec![("last".to_string(), "surname".to_string())];
+    let renamed = vec![
+        ("last".to_string(), "surname".to_string()),
+        ("id".to_string(), "rid".to_string()),
+    ];
     let ti = load(&a, &Input::default()).unwrap().table;
     let tr = load(&b, &Input::default()).unwrap().table;
     // u from the values' frequencies (the default sample), and from 500 random pairs

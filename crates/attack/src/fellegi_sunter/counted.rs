@@ -149,6 +149,17 @@ pub fn exact_level_counts(
     Some(out)
 }
 
+/// The levels of agreement and disagreement of a comparison whose levels are null, exact and
+/// else on the values themselves: its level is read from the two value ids alone (equal or
+/// not; either missing gives `p.level_of_ids(MISSING, MISSING)`), as the local kernel reads it.
+pub fn compared_by_id(p: &Prepared) -> Option<(u8, u8)> {
+    if p.reversed.is_empty() {
+        exact_only(p)
+    } else {
+        None
+    }
+}
+
 /// The refusal of what a run from counts cannot do.
 fn unsupported(what: &str) -> AttackError {
     ParamError::Unsupported(format!("fellegi-sunter from an engine's counts: {what}")).into()

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, RecordBatch, UInt8Array, UInt32Array, new_null_array,
+    Array, ArrayRef, AsArray, RecordBatch, UInt32Array, new_null_array,
 };
 use datafusion::arrow::compute::{cast, concat};
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, UInt32Type};
@@ -37,7 +37,7 @@ use rayon::prelude::*;
 use intruder_attack::Linked;
 use intruder_attack::fellegi_sunter::compare::Prepared;
 use intruder_attack::fellegi_sunter::counted::{
-    Counted, CountedFit, CountedModel, WeighedPairs, borderline,
+    Counted, CountedFit, CountedModel, WeighedPairs, borderline, compared_by_id,
 };
 use intruder_attack::fellegi_sunter::encode::MISSING;
 use intruder_attack::fellegi_sunter::{
@@ -82,8 +82,8 @@ pub struct PatternTally {
     pub by_rules: Vec<(u32, u64, u64)>,
     /// Each comparison's dictionary (the distinct values of both files).
     pub prepared: Vec<Prepared>,
-    /// Each comparison's level of its distinct value-id pairs among the candidate pairs.
-    pub levels: Vec<RecordBatch>,
+    /// How each comparison's level is read from a pair's value ids.
+    lookups: Arc<Vec<Lookup>>,
 }
 
 impl LinkageRequest {
@@ -486,120 +486,233 @@ fn candidate_pairs(
     all.ok_or_else(|| EngineError::Config("a linkage specification needs a blocking rule".into()))
 }
 
-/// The levels of every comparison for its distinct value-id pairs among `pairs`, as tables
-/// `(x{k}, y{k}, l{k})` to join back: the distinct pairs of all comparisons in one pass over
-/// the candidate pairs (`GROUPING SETS`), their levels computed on the driver, in parallel,
-/// once per distinct pair.
-async fn level_tables(
+/// How a pair's level in one comparison is read from its two value ids.
+enum Lookup {
+    /// Null, exact and else levels: equal ids or not.
+    ById { miss: u8, eq: u8, ne: u8 },
+    /// Levels by `(x, y)` in a square table over the dictionary (small dictionaries).
+    Dense { miss: u8, n: usize, cells: Vec<u8> },
+    /// Levels by `(x, y)` in a hash map.
+    Map {
+        miss: u8,
+        map: foldhash::HashMap<u64, u8>,
+    },
+}
+
+/// Dictionaries of at most this many values squared keep their levels in a square table.
+const DENSE_CELLS: usize = 1 << 24;
+
+impl Lookup {
+    #[inline]
+    fn level(&self, x: u32, y: u32) -> u8 {
+        match self {
+            Lookup::ById { miss, eq, ne } => {
+                if x == MISSING || y == MISSING {
+                    *miss
+                } else if x == y {
+                    *eq
+                } else {
+                    *ne
+                }
+            }
+            Lookup::Dense { miss, n, cells } => {
+                if x == MISSING || y == MISSING {
+                    *miss
+                } else {
+                    cells[x as usize * n + y as usize]
+                }
+            }
+            Lookup::Map { miss, map } => {
+                if x == MISSING || y == MISSING {
+                    *miss
+                } else {
+                    map.get(&((u64::from(x) << 32) | u64::from(y)))
+                        .copied()
+                        .unwrap_or(u8::MAX)
+                }
+            }
+        }
+    }
+}
+
+/// How every comparison's level is read: by id where the levels are null, exact and else;
+/// else from the comparison's distinct value-id pairs among `pairs`, all found in one pass
+/// over the candidate pairs (`GROUPING SETS`), their levels computed on the driver, in
+/// parallel, once per distinct pair, with the local engine's definitions.
+async fn lookups(
     spec: &EngineSpec,
     pairs: &DataFrame,
     prepared: &[Prepared],
-) -> Result<Vec<RecordBatch>, EngineError> {
+) -> Result<Vec<Lookup>, EngineError> {
     use datafusion::logical_expr::GroupingSet;
     let e = |e| run_error(spec, e);
     let k = prepared.len();
-    let sets: Vec<Vec<Expr>> = (0..k)
-        .map(|c| vec![col(format!("ia{c}")), col(format!("ib{c}"))])
-        .collect();
-    let d = pairs
-        .clone()
-        .aggregate(
-            vec![Expr::GroupingSet(GroupingSet::GroupingSets(sets))],
-            vec![],
-        )
-        .map_err(e)?;
-    let got = collect(spec, d).await?;
+    let by_id: Vec<Option<(u8, u8)>> = prepared.iter().map(compared_by_id).collect();
+    let tabled: Vec<usize> = (0..k).filter(|&c| by_id[c].is_none()).collect();
     let mut xs: Vec<Vec<u32>> = vec![Vec::new(); k];
     let mut ys: Vec<Vec<u32>> = vec![Vec::new(); k];
-    for batch in &got {
-        for c in 0..k {
-            let x = batch
-                .column_by_name(&format!("ia{c}"))
-                .expect("a grouped column")
-                .as_primitive::<UInt32Type>();
-            let y = batch
-                .column_by_name(&format!("ib{c}"))
-                .expect("a grouped column")
-                .as_primitive::<UInt32Type>();
-            for r in 0..batch.num_rows() {
-                if x.is_valid(r) {
-                    xs[c].push(x.value(r));
-                    ys[c].push(y.value(r));
+    if !tabled.is_empty() {
+        let sets: Vec<Vec<Expr>> = tabled
+            .iter()
+            .map(|c| vec![col(format!("ia{c}")), col(format!("ib{c}"))])
+            .collect();
+        let d = pairs
+            .clone()
+            .aggregate(
+                vec![Expr::GroupingSet(GroupingSet::GroupingSets(sets))],
+                vec![],
+            )
+            .map_err(e)?;
+        for batch in &collect(spec, d).await? {
+            for &c in &tabled {
+                let x = batch
+                    .column_by_name(&format!("ia{c}"))
+                    .expect("a grouped column")
+                    .as_primitive::<UInt32Type>();
+                let y = batch
+                    .column_by_name(&format!("ib{c}"))
+                    .expect("a grouped column")
+                    .as_primitive::<UInt32Type>();
+                for r in 0..batch.num_rows() {
+                    if x.is_valid(r) {
+                        xs[c].push(x.value(r));
+                        ys[c].push(y.value(r));
+                    }
                 }
             }
         }
     }
     let mut out = Vec::with_capacity(k);
     for (c, p) in prepared.iter().enumerate() {
+        let miss = p.level_of_ids(MISSING, MISSING);
+        if let Some((eq, ne)) = by_id[c] {
+            out.push(Lookup::ById { miss, eq, ne });
+            continue;
+        }
         let (x, y) = (std::mem::take(&mut xs[c]), std::mem::take(&mut ys[c]));
         let ls: Vec<u8> = x
             .par_iter()
             .zip(&y)
             .map(|(&x, &y)| p.level_of_ids(x, y))
             .collect();
-        let schema = Arc::new(Schema::new(vec![
-            Field::new(format!("x{c}"), DataType::UInt32, false),
-            Field::new(format!("y{c}"), DataType::UInt32, false),
-            Field::new(format!("l{c}"), DataType::UInt8, false),
-        ]));
-        out.push(
-            RecordBatch::try_new(
-                schema,
-                vec![
-                    Arc::new(UInt32Array::from(x)),
-                    Arc::new(UInt32Array::from(y)),
-                    Arc::new(UInt8Array::from(ls)),
-                ],
-            )
-            .map_err(|x| e(x.into()))?,
-        );
+        let n = p.dict.len();
+        out.push(if n.saturating_mul(n) <= DENSE_CELLS {
+            let mut cells = vec![u8::MAX; n * n];
+            for ((&x, &y), &l) in x.iter().zip(&y).zip(&ls) {
+                if x != MISSING && y != MISSING {
+                    cells[x as usize * n + y as usize] = l;
+                }
+            }
+            Lookup::Dense { miss, n, cells }
+        } else {
+            let map = x
+                .iter()
+                .zip(&y)
+                .zip(&ls)
+                .map(|((&x, &y), &l)| ((u64::from(x) << 32) | u64::from(y), l))
+                .collect();
+            Lookup::Map { miss, map }
+        });
     }
     Ok(out)
 }
 
-/// The candidate pairs with each comparison's level `l{k}` (from `levels`, [`level_tables`])
-/// and their pattern.
-fn scored_pairs(
-    spec: &EngineSpec,
-    ctx: &SessionContext,
-    pairs: DataFrame,
-    levels: &[RecordBatch],
-) -> Result<DataFrame, EngineError> {
-    let e = |e| run_error(spec, e);
-    let mut scored = pairs;
-    for (k, lv) in levels.iter().enumerate() {
-        let lv = ctx.read_batch(lv.clone()).map_err(e)?;
-        let (ia, ib, x, y) = (
-            format!("ia{k}"),
-            format!("ib{k}"),
-            format!("x{k}"),
-            format!("y{k}"),
-        );
-        // the level table (small) on the left: the join's build side
-        // (a right join: every pair has its level, and the planner keeps the sides as
-        // written, where it would reorder a chain of inner joins)
-        scored = lv
-            .join(scored, JoinType::Right, &[&x, &y], &[&ia, &ib], None)
-            .map_err(e)?;
+/// The value-id columns of every comparison, `ia0, ib0, ia1, ib1, …`.
+fn id_columns(k: usize) -> Vec<Expr> {
+    (0..k)
+        .flat_map(|c| [col(format!("ia{c}")), col(format!("ib{c}"))])
+        .collect()
+}
+
+/// A function of the value ids of every comparison (`ia0, ib0, ia1, ib1, …`), row by row.
+fn id_function<T, A>(
+    name: &str,
+    k: usize,
+    out: DataType,
+    f: impl Fn(&[u32]) -> Option<T> + Send + Sync + 'static,
+) -> datafusion::logical_expr::ScalarUDF
+where
+    A: Array + FromIterator<Option<T>> + 'static,
+{
+    use datafusion::logical_expr::{ColumnarValue, Volatility, create_udf};
+    create_udf(
+        name,
+        vec![DataType::UInt32; 2 * k],
+        out,
+        Volatility::Immutable,
+        Arc::new(move |args: &[ColumnarValue]| {
+            let arrays = ColumnarValue::values_to_arrays(args)?;
+            let ids: Vec<&[u32]> = arrays
+                .iter()
+                .map(|a| a.as_primitive::<UInt32Type>().values().as_ref())
+                .collect();
+            let rows = ids.first().map_or(0, |a| a.len());
+            let mut row = vec![0u32; 2 * k];
+            let mut lost = false;
+            let got: A = (0..rows)
+                .map(|r| {
+                    for (v, a) in row.iter_mut().zip(&ids) {
+                        *v = a[r];
+                    }
+                    let x = f(&row);
+                    lost |= x.is_none();
+                    x
+                })
+                .collect();
+            if lost {
+                return Err(datafusion::error::DataFusionError::Execution(
+                    "a candidate pair's value ids are not among the distinct pairs compared".into(),
+                ));
+            }
+            Ok(ColumnarValue::Array(Arc::new(got) as ArrayRef))
+        }),
+    )
+}
+
+/// The packed pattern (4 bits a comparison) of a pair's value ids; `None` when a level is
+/// not found (a pair the distinct pairs missed: never, but not silently).
+fn pattern_of(lookups: &[Lookup], ids: &[u32]) -> Option<u64> {
+    let mut acc = 0u64;
+    for (c, l) in lookups.iter().enumerate() {
+        let v = l.level(ids[2 * c], ids[2 * c + 1]);
+        if v == u8::MAX {
+            return None;
+        }
+        acc |= u64::from(v) << (4 * c);
     }
-    let pattern = (0..levels.len()).fold(lit(0i64), |acc, k| {
-        acc + cast_expr(col(format!("l{k}")), DataType::Int64) * lit(16i64.pow(k as u32))
-    });
-    scored.with_column("pattern", pattern).map_err(e)
+    Some(acc)
+}
+
+/// The candidate pairs with their packed pattern, `pattern`.
+fn with_pattern(
+    spec: &EngineSpec,
+    pairs: DataFrame,
+    lookups: &Arc<Vec<Lookup>>,
+) -> Result<DataFrame, EngineError> {
+    let k = lookups.len();
+    let l = lookups.clone();
+    let udf = id_function::<i64, datafusion::arrow::array::Int64Array>(
+        "intruder_fs_pattern",
+        k,
+        DataType::Int64,
+        move |ids| pattern_of(&l, ids).map(|q| q as i64),
+    );
+    pairs
+        .with_column("pattern", udf.call(id_columns(k)))
+        .map_err(|e| run_error(spec, e))
 }
 
 /// Counts the agreement patterns of the candidate pairs by rule set; see the [module
 /// docs](self).
 pub async fn count_patterns(
     spec: &EngineSpec,
-    ctx: &SessionContext,
     req: &LinkageRequest,
     st: &Scanned,
 ) -> Result<PatternTally, EngineError> {
     let e = |e| run_error(spec, e);
     let pairs = candidate_pairs(spec, req, st, false)?;
-    let levels = level_tables(spec, &pairs, &st.prepared).await?;
-    let scored = scored_pairs(spec, ctx, pairs, &levels)?;
+    let lookups = Arc::new(lookups(spec, &pairs, &st.prepared).await?);
+    let scored = with_pattern(spec, pairs, &lookups)?;
     let counted = scored
         .aggregate(vec![col("s"), col("pattern")], vec![count_all().alias("n")])
         .map_err(e)?;
@@ -627,7 +740,7 @@ pub async fn count_patterns(
         counts: counts.into_iter().collect(),
         by_rules,
         prepared: st.prepared.clone(),
-        levels,
+        lookups,
     })
 }
 
@@ -656,7 +769,7 @@ pub fn pattern_counts(
         let ctx = super::context(spec).await?;
         set_options(&ctx);
         let st = scan_both(spec, &ctx, req, false).await?;
-        count_patterns(spec, &ctx, req, &st).await
+        count_patterns(spec, req, &st).await
     })
 }
 
@@ -804,54 +917,41 @@ async fn sample_levels(
 /// Every candidate pair `(i, j, w)` with its match weight: the pattern's `prior + Σ level
 /// weights`, then each term-frequency adjustment of a comparison at its exact level, by the
 /// intruder's value, in comparison order (the local scorer's sum).
-async fn weighed_pairs(
+fn weighed_pairs(
     spec: &EngineSpec,
-    ctx: &SessionContext,
     req: &LinkageRequest,
     st: &Scanned,
-    levels: &[RecordBatch],
+    lookups: &Arc<Vec<Lookup>>,
     fit: &CountedFit,
 ) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
     let pairs = candidate_pairs(spec, req, st, true)?;
-    let mut scored = scored_pairs(spec, ctx, pairs, levels)?;
-    let base = table2(
-        spec,
-        ctx,
-        ("bp", "base"),
-        Arc::new(datafusion::arrow::array::Int64Array::from_iter_values(
-            fit.base.iter().map(|x| x.0 as i64),
-        )),
-        Arc::new(datafusion::arrow::array::Float64Array::from_iter_values(
-            fit.base.iter().map(|x| x.1),
-        )),
-    )?;
-    scored = base
-        .join(scored, JoinType::Right, &["bp"], &["pattern"], None)
-        .map_err(e)?;
-    let mut w = col("base");
-    for (k, t) in fit.tf.iter().enumerate() {
-        let Some((exact, adj)) = t else { continue };
-        let (id, v) = (format!("tid{k}"), format!("tadj{k}"));
-        let tab = table2(
-            spec,
-            ctx,
-            (&id, &v),
-            Arc::new(UInt32Array::from_iter_values(0..adj.len() as u32)),
-            Arc::new(datafusion::arrow::array::Float64Array::from(adj.clone())),
-        )?;
-        scored = tab
-            .join(scored, JoinType::Right, &[&id], &[&format!("ia{k}")], None)
-            .map_err(e)?;
-        w = w + when(col(format!("l{k}")).eq(lit(*exact as u8)), col(&v))
-            .otherwise(lit(0.0f64))
-            .map_err(e)?;
-    }
-    scored
+    let k = lookups.len();
+    let l = lookups.clone();
+    let base: foldhash::HashMap<u64, f64> = fit.base.iter().copied().collect();
+    let tf = fit.tf.clone();
+    let udf = id_function::<f64, datafusion::arrow::array::Float64Array>(
+        "intruder_fs_weight",
+        k,
+        DataType::Float64,
+        move |ids| {
+            let q = pattern_of(&l, ids)?;
+            let mut w = *base.get(&q)?;
+            for (c, t) in tf.iter().enumerate() {
+                if let Some((exact, adj)) = t
+                    && ((q >> (4 * c)) & 0xF) as usize == *exact
+                {
+                    w += adj[ids[2 * c] as usize];
+                }
+            }
+            Some(w)
+        },
+    );
+    pairs
         .select(vec![
             cast_expr(col("i"), DataType::UInt32).alias("i"),
             cast_expr(col("j"), DataType::UInt32).alias("j"),
-            w.alias("w"),
+            udf.call(id_columns(k)).alias("w"),
         ])
         .map_err(e)
 }
@@ -950,8 +1050,8 @@ pub fn link(
     let mut clock = Clock::new();
     let st = rt.block_on(scan_both(spec, &ctx, req, true))?;
     clock.lap("dictionaries");
-    let tally = rt.block_on(count_patterns(spec, &ctx, req, &st))?;
-    let levels = tally.levels;
+    let tally = rt.block_on(count_patterns(spec, req, &st))?;
+    let lookups = tally.lookups.clone();
     clock.lap("pattern counts");
     let counted = Counted {
         prepared: st.prepared.clone(),
@@ -967,7 +1067,7 @@ pub fn link(
         rt.block_on(sample_levels(spec, &ctx, &st, pairs, wanted))
     })?;
     clock.lap("u and EM");
-    let weighed = rt.block_on(weighed_pairs(spec, &ctx, req, &st, &levels, &fit))?;
+    let weighed = weighed_pairs(spec, req, &st, &lookups, &fit)?;
     let e = |e| run_error(spec, e);
     let (linkage, model) = match attack.params().assignment {
         Assignment::None => {
