@@ -490,21 +490,63 @@ fn candidate_pairs(
 enum Lookup {
     /// Null, exact and else levels: equal ids or not.
     ById { miss: u8, eq: u8, ne: u8 },
-    /// Levels by `(x, y)` in a square table over the dictionary (small dictionaries).
-    Dense { miss: u8, n: usize, cells: Vec<u8> },
-    /// Levels by `(x, y)` in a hash map.
-    Map {
+    /// Any other comparison: its levels computed with the local engine's definitions
+    /// ([`Prepared::level_of_ids`]) the first time a value pair is met, and kept.
+    Memo {
         miss: u8,
-        map: foldhash::HashMap<u64, u8>,
+        p: Box<Prepared>,
+        memo: Memo,
     },
+}
+
+/// Levels kept by value pair, shared by the engine's threads: a square table over the
+/// dictionary when it is small (`u8::MAX`: not computed yet; any thread may fill a cell, it
+/// always writes the same level), else a hash map in shards.
+enum Memo {
+    Dense {
+        n: usize,
+        cells: Vec<std::sync::atomic::AtomicU8>,
+    },
+    Shards(Vec<std::sync::Mutex<foldhash::HashMap<u64, u8>>>),
 }
 
 /// Dictionaries of at most this many values squared keep their levels in a square table.
 const DENSE_CELLS: usize = 1 << 24;
 
+/// Shards of a [`Memo::Shards`].
+const SHARDS: usize = 64;
+
 impl Lookup {
+    fn new(p: &Prepared) -> Lookup {
+        let miss = p.level_of_ids(MISSING, MISSING);
+        if let Some((eq, ne)) = compared_by_id(p) {
+            return Lookup::ById { miss, eq, ne };
+        }
+        let n = p.dict.len();
+        let memo = if n.saturating_mul(n) <= DENSE_CELLS {
+            Memo::Dense {
+                n,
+                cells: (0..n * n)
+                    .map(|_| std::sync::atomic::AtomicU8::new(u8::MAX))
+                    .collect(),
+            }
+        } else {
+            Memo::Shards(
+                (0..SHARDS)
+                    .map(|_| std::sync::Mutex::new(Default::default()))
+                    .collect(),
+            )
+        };
+        Lookup::Memo {
+            miss,
+            p: Box::new(p.clone()),
+            memo,
+        }
+    }
+
     #[inline]
     fn level(&self, x: u32, y: u32) -> u8 {
+        use std::sync::atomic::Ordering::Relaxed;
         match self {
             Lookup::ById { miss, eq, ne } => {
                 if x == MISSING || y == MISSING {
@@ -515,106 +557,32 @@ impl Lookup {
                     *ne
                 }
             }
-            Lookup::Dense { miss, n, cells } => {
-                if x == MISSING || y == MISSING {
-                    *miss
-                } else {
-                    cells[x as usize * n + y as usize]
-                }
-            }
-            Lookup::Map { miss, map } => {
-                if x == MISSING || y == MISSING {
-                    *miss
-                } else {
-                    map.get(&((u64::from(x) << 32) | u64::from(y)))
-                        .copied()
-                        .unwrap_or(u8::MAX)
-                }
-            }
-        }
-    }
-}
-
-/// How every comparison's level is read: by id where the levels are null, exact and else;
-/// else from the comparison's distinct value-id pairs among `pairs`, all found in one pass
-/// over the candidate pairs (`GROUPING SETS`), their levels computed on the driver, in
-/// parallel, once per distinct pair, with the local engine's definitions.
-async fn lookups(
-    spec: &EngineSpec,
-    pairs: &DataFrame,
-    prepared: &[Prepared],
-) -> Result<Vec<Lookup>, EngineError> {
-    use datafusion::logical_expr::GroupingSet;
-    let e = |e| run_error(spec, e);
-    let k = prepared.len();
-    let by_id: Vec<Option<(u8, u8)>> = prepared.iter().map(compared_by_id).collect();
-    let tabled: Vec<usize> = (0..k).filter(|&c| by_id[c].is_none()).collect();
-    let mut xs: Vec<Vec<u32>> = vec![Vec::new(); k];
-    let mut ys: Vec<Vec<u32>> = vec![Vec::new(); k];
-    if !tabled.is_empty() {
-        let sets: Vec<Vec<Expr>> = tabled
-            .iter()
-            .map(|c| vec![col(format!("ia{c}")), col(format!("ib{c}"))])
-            .collect();
-        let d = pairs
-            .clone()
-            .aggregate(
-                vec![Expr::GroupingSet(GroupingSet::GroupingSets(sets))],
-                vec![],
-            )
-            .map_err(e)?;
-        for batch in &collect(spec, d).await? {
-            for &c in &tabled {
-                let x = batch
-                    .column_by_name(&format!("ia{c}"))
-                    .expect("a grouped column")
-                    .as_primitive::<UInt32Type>();
-                let y = batch
-                    .column_by_name(&format!("ib{c}"))
-                    .expect("a grouped column")
-                    .as_primitive::<UInt32Type>();
-                for r in 0..batch.num_rows() {
-                    if x.is_valid(r) {
-                        xs[c].push(x.value(r));
-                        ys[c].push(y.value(r));
+            Lookup::Memo { miss, .. } if x == MISSING || y == MISSING => *miss,
+            Lookup::Memo { p, memo, .. } => match memo {
+                Memo::Dense { n, cells } => {
+                    let cell = &cells[x as usize * n + y as usize];
+                    match cell.load(Relaxed) {
+                        u8::MAX => {
+                            let l = p.level_of_ids(x, y);
+                            cell.store(l, Relaxed);
+                            l
+                        }
+                        l => l,
                     }
                 }
-            }
-        }
-    }
-    let mut out = Vec::with_capacity(k);
-    for (c, p) in prepared.iter().enumerate() {
-        let miss = p.level_of_ids(MISSING, MISSING);
-        if let Some((eq, ne)) = by_id[c] {
-            out.push(Lookup::ById { miss, eq, ne });
-            continue;
-        }
-        let (x, y) = (std::mem::take(&mut xs[c]), std::mem::take(&mut ys[c]));
-        let ls: Vec<u8> = x
-            .par_iter()
-            .zip(&y)
-            .map(|(&x, &y)| p.level_of_ids(x, y))
-            .collect();
-        let n = p.dict.len();
-        out.push(if n.saturating_mul(n) <= DENSE_CELLS {
-            let mut cells = vec![u8::MAX; n * n];
-            for ((&x, &y), &l) in x.iter().zip(&y).zip(&ls) {
-                if x != MISSING && y != MISSING {
-                    cells[x as usize * n + y as usize] = l;
+                Memo::Shards(shards) => {
+                    let key = (u64::from(x) << 32) | u64::from(y);
+                    let shard = &shards[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize];
+                    if let Some(&l) = shard.lock().expect("a memo shard").get(&key) {
+                        return l;
+                    }
+                    let l = p.level_of_ids(x, y);
+                    shard.lock().expect("a memo shard").insert(key, l);
+                    l
                 }
-            }
-            Lookup::Dense { miss, n, cells }
-        } else {
-            let map = x
-                .iter()
-                .zip(&y)
-                .zip(&ls)
-                .map(|((&x, &y), &l)| ((u64::from(x) << 32) | u64::from(y), l))
-                .collect();
-            Lookup::Map { miss, map }
-        });
+            },
+        }
     }
-    Ok(out)
 }
 
 /// The value-id columns of every comparison, `ia0, ib0, ia1, ib1, …`.
@@ -661,7 +629,7 @@ where
                 .collect();
             if lost {
                 return Err(datafusion::error::DataFusionError::Execution(
-                    "a candidate pair's value ids are not among the distinct pairs compared".into(),
+                    "a candidate pair's pattern is not among those counted".into(),
                 ));
             }
             Ok(ColumnarValue::Array(Arc::new(got) as ArrayRef))
@@ -669,16 +637,11 @@ where
     )
 }
 
-/// The packed pattern (4 bits a comparison) of a pair's value ids; `None` when a level is
-/// not found (a pair the distinct pairs missed: never, but not silently).
+/// The packed pattern (4 bits a comparison) of a pair's value ids.
 fn pattern_of(lookups: &[Lookup], ids: &[u32]) -> Option<u64> {
     let mut acc = 0u64;
     for (c, l) in lookups.iter().enumerate() {
-        let v = l.level(ids[2 * c], ids[2 * c + 1]);
-        if v == u8::MAX {
-            return None;
-        }
-        acc |= u64::from(v) << (4 * c);
+        acc |= u64::from(l.level(ids[2 * c], ids[2 * c + 1])) << (4 * c);
     }
     Some(acc)
 }
@@ -711,7 +674,7 @@ pub async fn count_patterns(
 ) -> Result<PatternTally, EngineError> {
     let e = |e| run_error(spec, e);
     let pairs = candidate_pairs(spec, req, st, false)?;
-    let lookups = Arc::new(lookups(spec, &pairs, &st.prepared).await?);
+    let lookups = Arc::new(st.prepared.iter().map(Lookup::new).collect::<Vec<_>>());
     let scored = with_pattern(spec, pairs, &lookups)?;
     let counted = scored
         .aggregate(vec![col("s"), col("pattern")], vec![count_all().alias("n")])
