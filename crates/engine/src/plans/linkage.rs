@@ -1,26 +1,29 @@
-//! Fellegi–Sunter's comparison and pattern counting as plans: the candidate pairs of the
-//! blocking rules (as [`super::blocking`] makes them), each pair's level on every comparison,
-//! and the agreement patterns counted by the set of rules the pairs agree on — what the local
-//! kernel ([`intruder_attack::fellegi_sunter::kernel::Kernel::build`]) counts, and all that
-//! EM reads.
-//!
-//! The values are compared on the driver, once per distinct pair, with the local engine's own
-//! definitions ([`Prepared::level_of_ids`]); the records never leave the engine:
+//! Fellegi–Sunter as plans ([`link`]): the candidate pairs of the blocking rules (as
+//! [`super::blocking`] makes them), each pair's level on every comparison, the agreement
+//! patterns counted by the set of rules the pairs agree on — what the local kernel
+//! ([`intruder_attack::fellegi_sunter::kernel::Kernel::build`]) counts, and all that EM reads —
+//! then u, EM and the weights on the driver ([`intruder_attack::fellegi_sunter::counted`]), and
+//! every pair weighed for the assignment. The records never leave the engine:
 //! 1. each comparison's distinct values in either file (a `GROUP BY`) are interned on the
 //!    driver into the comparison's dictionary ([`Prepared`], built from the distinct values as
 //!    the local engine builds it from the records), and joined back to each record as its
 //!    value id;
-//! 2. each blocking rule is an equi-join less the pairs of the earlier rules, tagged with the
-//!    set of rules the pair agrees on (bit `r`: both records observe rule `r`'s columns and
-//!    they are equal);
-//! 3. per comparison, the distinct `(intruder id, released id)` pairs among the candidate pairs
-//!    go to the driver, which computes their levels (string similarities and all) in parallel;
-//!    the levels are joined back to the pairs;
-//! 4. the pattern (4 bits a comparison, as
-//!    [`intruder_attack::fellegi_sunter::compare::pack`] packs it) is counted by rule set.
+//! 2. each blocking rule is an equi-join (a rule without terms a cross join) less the pairs of
+//!    the earlier rules, tagged with the set of rules the pair agrees on (bit `r`: both records
+//!    observe rule `r`'s columns and they are equal); the rules' pairs are unioned;
+//! 3. a function of the pair's value ids gives its pattern (4 bits a comparison, as
+//!    [`intruder_attack::fellegi_sunter::compare::pack`] packs it): a null/exact/else
+//!    comparison by equality of the ids, any other by the local engine's definitions
+//!    ([`Prepared::level_of_ids`]), computed the first time a value pair is met and kept (a
+//!    square table over a small dictionary, else a sharded map) for both passes;
+//! 4. the patterns are counted by rule set;
+//! 5. u's random pairs are joined to the records by row number, a million at a time;
+//! 6. a second pass weighs every pair (the pattern's weight, then the term-frequency
+//!    adjustments in comparison order: the local sum) for the assignment.
 //!
-//! The candidate pairs are produced again for each comparison's distinct pairs and for the
-//! final count rather than held: under a memory limit the joins and aggregates spill.
+//! The candidate pairs are produced again for each pass rather than held: under a memory limit
+//! the joins, aggregates and the sort spill. The functions hold the dictionaries, so these
+//! plans run in process (`--engine datafusion`); Ballista is refused anyway (row numbers).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -1045,24 +1048,37 @@ pub fn link(
             attack.link_counted(&fit, WeighedPairs::Above(triples(&got)))?
         }
         Assignment::Greedy => {
-            let ranked = weighed
-                .sort(vec![
-                    col("w").sort(false, true),
-                    col("i").sort(true, false),
-                    col("j").sort(true, false),
-                ])
-                .map_err(e)?;
+            // Sorted by weight alone (a one-column sort, several times faster than three);
+            // the pairs of equal weight arrive together and are put in row order here.
+            let ranked = weighed.sort(vec![col("w").sort(false, true)]).map_err(e)?;
             let mut stream = rt.block_on(ranked.execute_stream()).map_err(e)?;
-            let mut batch: Vec<(u32, u32, f64)> = Vec::new();
-            let mut at = 0usize;
+            let mut group: Vec<(u32, u32, f64)> = Vec::new();
+            let mut ready: std::collections::VecDeque<(u32, u32, f64)> = Default::default();
+            let mut done = false;
             let mut failed: Option<EngineError> = None;
+            let flush =
+                |group: &mut Vec<(u32, u32, f64)>,
+                 ready: &mut std::collections::VecDeque<(u32, u32, f64)>| {
+                    group.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+                    ready.extend(group.drain(..));
+                };
             let mut next = std::iter::from_fn(|| {
                 use futures::StreamExt;
-                while at == batch.len() {
+                loop {
+                    if let Some(x) = ready.pop_front() {
+                        return Some(Ok(x));
+                    }
+                    if done {
+                        return None;
+                    }
                     match rt.block_on(stream.next()) {
-                        None => return None,
+                        None => {
+                            done = true;
+                            flush(&mut group, &mut ready);
+                        }
                         Some(Err(x)) => {
                             failed = Some(run_error(spec, x));
+                            done = true;
                             return Some(Err(intruder_attack::AttackError::from(
                                 intruder_attack::ParamError::Unsupported(
                                     "the engine's run failed".into(),
@@ -1070,13 +1086,18 @@ pub fn link(
                             )));
                         }
                         Some(Ok(b)) => {
-                            batch = triples(std::slice::from_ref(&b));
-                            at = 0;
+                            for t in triples(std::slice::from_ref(&b)) {
+                                if group
+                                    .first()
+                                    .is_some_and(|g| g.2.to_bits() != t.2.to_bits())
+                                {
+                                    flush(&mut group, &mut ready);
+                                }
+                                group.push(t);
+                            }
                         }
                     }
                 }
-                at += 1;
-                Some(Ok(batch[at - 1]))
             });
             let got = attack.link_counted(&fit, WeighedPairs::Ranked(&mut next));
             drop(next);
