@@ -439,17 +439,7 @@ pub fn borderline(
     fit: &CountedFit,
     assignment: Assignment,
 ) -> Option<(usize, usize)> {
-    if assignment == Assignment::None {
-        return None;
-    }
-    linkage
-        .records
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.list.first().map(|c| (i, c.row, c.score)))
-        .filter(|x| x.2 >= fit.threshold_weight)
-        .min_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)))
-        .map(|x| (x.0, x.1))
+    super::borderline_link(&linkage.records, fit.threshold_weight, assignment)
 }
 
 impl CountedFit {

@@ -560,11 +560,14 @@ impl FellegiSunter {
             dims,
         );
         clock.lap("EM");
-        let values: Vec<ValueCounts> = setup.prepared.iter().map(ValueCounts::of).collect();
         let s = score::score(
             p.threshold,
             &setup.prepared,
-            &values,
+            &setup
+                .prepared
+                .iter()
+                .map(ValueCounts::of)
+                .collect::<Vec<_>>(),
             &setup.layout,
             &fitted.report,
             &u.u,
@@ -605,12 +608,7 @@ impl FellegiSunter {
             s.prior_weight,
             setup.ni,
         );
-        let borderline = records
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| r.list.first().map(|c| (i, c.row, c.score)))
-            .filter(|x| x.2 >= thr_w && p.assignment != Assignment::None)
-            .min_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
+        let borderline = borderline_link(&records, thr_w, p.assignment);
         let linkage = Linkage {
             method: "fellegi-sunter".into(),
             scored: true,
@@ -652,10 +650,29 @@ impl FellegiSunter {
             prepared: setup.prepared,
             level_weights: s.level_weights,
         };
-        run.model.borderline = borderline.and_then(|(i, j, _)| run.explain_pair(i, j).ok());
+        run.model.borderline = borderline.and_then(|(i, j)| run.explain_pair(i, j).ok());
         clock.lap("explanation");
         Ok(run)
     }
+}
+
+/// The link the model explains (`borderline`): the declared link of least weight, then of
+/// least intruder row; none without assignment. `(intruder row, released row)`.
+pub(crate) fn borderline_link(
+    records: &[crate::linkage::Candidates],
+    threshold_weight: f64,
+    assignment: Assignment,
+) -> Option<(usize, usize)> {
+    if assignment == Assignment::None {
+        return None;
+    }
+    records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.list.first().map(|c| (i, c.row, c.score)))
+        .filter(|x| x.2 >= threshold_weight)
+        .min_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)))
+        .map(|x| (x.0, x.1))
 }
 
 /// `(rule set, packed pattern, pairs)` of some pairs.

@@ -248,7 +248,7 @@ fn with_ids(
         .iter()
         .map(|f| f.name().clone())
         .filter(|n| *n != vname && *n != iname)
-        .map(|n| col(n))
+        .map(col)
         .chain([coalesce(vec![col(&iname), lit(MISSING)]).alias(id)])
         .collect();
     joined.select(keep).map_err(e)
@@ -1100,7 +1100,6 @@ pub fn link(
                 }
             });
             let got = attack.link_counted(&fit, WeighedPairs::Ranked(&mut next));
-            drop(next);
             if let Some(f) = failed {
                 return Err(f);
             }
