@@ -347,13 +347,25 @@ impl FellegiSunter {
         let (ni, nr) = fit.dims;
         let thr_w = fit.threshold_weight;
         let mut links = 0usize;
-        let one = |j: u32, w: f64| Candidates {
-            list: vec![Candidate {
-                row: j as usize,
-                score: w,
-                rank: 1,
-            }],
-            unlisted: 0,
+        // each intruder record's link (if any) as its one candidate; links at the threshold
+        // counted
+        let assigned = |a: Vec<Option<(u32, f64)>>, links: &mut usize| -> Vec<Candidates> {
+            a.into_iter()
+                .map(|a| match a {
+                    Some((j, w)) => {
+                        *links += usize::from(w >= thr_w);
+                        Candidates {
+                            list: vec![Candidate {
+                                row: j as usize,
+                                score: w,
+                                rank: 1,
+                            }],
+                            unlisted: 0,
+                        }
+                    }
+                    None => Candidates::default(),
+                })
+                .collect()
         };
         let records: Vec<Candidates> = match (p.assignment, pairs) {
             (Assignment::None, WeighedPairs::All(all)) => {
@@ -375,15 +387,7 @@ impl FellegiSunter {
                     used[j as usize] = true;
                     out[i as usize] = Some((j, w));
                 }
-                out.into_iter()
-                    .map(|a| match a {
-                        Some((j, w)) => {
-                            links += usize::from(w >= thr_w);
-                            one(j, w)
-                        }
-                        None => Candidates::default(),
-                    })
-                    .collect()
+                assigned(out, &mut links)
             }
             (Assignment::Optimal, WeighedPairs::Above(mut above)) => {
                 // the local order: by intruder row, each row's pairs best first
@@ -394,16 +398,7 @@ impl FellegiSunter {
                     per_rule: Vec::new(),
                 };
                 let w: Vec<f64> = above.iter().map(|x| x.2).collect();
-                predict::optimal(&pairs, &w, ni, nr, thr_w)?
-                    .into_iter()
-                    .map(|a| match a {
-                        Some((j, w)) => {
-                            links += usize::from(w >= thr_w);
-                            one(j, w)
-                        }
-                        None => Candidates::default(),
-                    })
-                    .collect()
+                assigned(predict::optimal(&pairs, &w, ni, nr, thr_w)?, &mut links)
             }
             (a, _) => {
                 return Err(unsupported(&format!(

@@ -699,17 +699,24 @@ fn training_patterns(setup: &setup::Setup) -> Option<(ByRules, usize)> {
     Some((by_rules, built.candidates.len()))
 }
 
-/// Phase timings printed to stderr when `INTRUDER_FS_TIMING` is set (for benchmarks).
-struct Clock(Option<std::time::Instant>);
+/// Phase timings printed to stderr when `INTRUDER_FS_TIMING` is set (for benchmarks), each
+/// line `LABEL: PHASE: SECONDS s`.
+pub struct Clock(Option<(std::time::Instant, &'static str)>);
 
 impl Clock {
-    fn new() -> Self {
-        Clock(std::env::var_os("INTRUDER_FS_TIMING").map(|_| std::time::Instant::now()))
+    /// A clock whose lines start with `label` (off unless `INTRUDER_FS_TIMING` is set).
+    pub fn labelled(label: &'static str) -> Self {
+        Clock(std::env::var_os("INTRUDER_FS_TIMING").map(|_| (std::time::Instant::now(), label)))
     }
 
-    fn lap(&mut self, what: &str) {
-        if let Some(t) = &mut self.0 {
-            eprintln!("fellegi-sunter: {what}: {:.3} s", t.elapsed().as_secs_f64());
+    fn new() -> Self {
+        Self::labelled("fellegi-sunter")
+    }
+
+    /// Prints the time since the last lap as `what`'s.
+    pub fn lap(&mut self, what: &str) {
+        if let Some((t, label)) = &mut self.0 {
+            eprintln!("{label}: {what}: {:.3} s", t.elapsed().as_secs_f64());
             *t = std::time::Instant::now();
         }
     }

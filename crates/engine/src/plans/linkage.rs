@@ -963,26 +963,6 @@ async fn pair_ids(
     Ok((a, b))
 }
 
-/// Phase timings printed to stderr when `INTRUDER_FS_TIMING` is set (as the local run prints
-/// its own).
-struct Clock(Option<std::time::Instant>);
-
-impl Clock {
-    fn new() -> Self {
-        Clock(std::env::var_os("INTRUDER_FS_TIMING").map(|_| std::time::Instant::now()))
-    }
-
-    fn lap(&mut self, what: &str) {
-        if let Some(t) = &mut self.0 {
-            eprintln!(
-                "fellegi-sunter on the engine: {what}: {:.3} s",
-                t.elapsed().as_secs_f64()
-            );
-            *t = std::time::Instant::now();
-        }
-    }
-}
-
 /// `(i, j, w)` rows of collected batches.
 fn triples(got: &[RecordBatch]) -> Vec<(u32, u32, f64)> {
     let mut out = Vec::new();
@@ -1013,7 +993,8 @@ pub fn link(
     let rt = runtime()?;
     let ctx = rt.block_on(super::context(spec))?;
     set_options(&ctx);
-    let mut clock = Clock::new();
+    let mut clock =
+        intruder_attack::fellegi_sunter::Clock::labelled("fellegi-sunter on the engine");
     let st = rt.block_on(scan_both(spec, &ctx, req, true))?;
     clock.lap("dictionaries");
     let tally = rt.block_on(count_patterns(spec, req, &st))?;
