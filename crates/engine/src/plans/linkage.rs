@@ -641,12 +641,10 @@ where
 }
 
 /// The packed pattern (4 bits a comparison) of a pair's value ids.
-fn pattern_of(lookups: &[Lookup], ids: &[u32]) -> Option<u64> {
-    let mut acc = 0u64;
-    for (c, l) in lookups.iter().enumerate() {
-        acc |= u64::from(l.level(ids[2 * c], ids[2 * c + 1])) << (4 * c);
-    }
-    Some(acc)
+fn pattern_of(lookups: &[Lookup], ids: &[u32]) -> u64 {
+    lookups.iter().enumerate().fold(0u64, |acc, (c, l)| {
+        acc | (u64::from(l.level(ids[2 * c], ids[2 * c + 1])) << (4 * c))
+    })
 }
 
 /// The candidate pairs with their packed pattern, `pattern`.
@@ -661,7 +659,7 @@ fn with_pattern(
         "intruder_fs_pattern",
         k,
         DataType::Int64,
-        move |ids| pattern_of(&l, ids).map(|q| q as i64),
+        move |ids| Some(pattern_of(&l, ids) as i64),
     );
     pairs
         .with_column("pattern", udf.call(id_columns(k)))
@@ -901,7 +899,7 @@ fn weighed_pairs(
         k,
         DataType::Float64,
         move |ids| {
-            let q = pattern_of(&l, ids)?;
+            let q = pattern_of(&l, ids);
             let mut w = *base.get(&q)?;
             for (c, t) in tf.iter().enumerate() {
                 if let Some((exact, adj)) = t
