@@ -49,6 +49,16 @@ pub(crate) fn assign(
         }
         predict::optimal(&above, &w, ni, nr, thr_w)?
     };
+    Ok(linked_records(assigned, thr_w))
+}
+
+/// Each intruder record's link of a one-to-one assignment (if any) as its one candidate, and
+/// the number of links at or above the threshold's weight `thr_w`.
+pub(crate) fn linked_records(
+    assigned: Vec<Option<(u32, f64)>>,
+    thr_w: f64,
+) -> (Vec<Candidates>, usize) {
+    let mut links = 0usize;
     let records = assigned
         .into_iter()
         .map(|a| match a {
@@ -66,5 +76,5 @@ pub(crate) fn assign(
             None => Candidates::default(),
         })
         .collect();
-    Ok((records, links))
+    (records, links)
 }

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
+use super::assign::linked_records;
 use super::compare::{MISSING, Prepared, pack};
 use super::em::Layout;
 use super::explain;
@@ -32,7 +33,7 @@ use super::tf::ValueCounts;
 use super::ustats::{self, UEstimate};
 use super::{FellegiSunter, UPlan};
 use crate::error::{AttackError, ParamError};
-use crate::linkage::{Candidate, Candidates, Linkage};
+use crate::linkage::{Candidates, Linkage};
 
 pub use super::ustats::for_each_u_pair;
 
@@ -346,35 +347,15 @@ impl FellegiSunter {
         let p = self.params();
         let (ni, nr) = fit.dims;
         let thr_w = fit.threshold_weight;
-        let mut links = 0usize;
-        // each intruder record's link (if any) as its one candidate; links at the threshold
-        // counted
-        let assigned = |a: Vec<Option<(u32, f64)>>, links: &mut usize| -> Vec<Candidates> {
-            a.into_iter()
-                .map(|a| match a {
-                    Some((j, w)) => {
-                        *links += usize::from(w >= thr_w);
-                        Candidates {
-                            list: vec![Candidate {
-                                row: j as usize,
-                                score: w,
-                                rank: 1,
-                            }],
-                            unlisted: 0,
-                        }
-                    }
-                    None => Candidates::default(),
-                })
-                .collect()
-        };
-        let records: Vec<Candidates> = match (p.assignment, pairs) {
+        let (records, links): (Vec<Candidates>, usize) = match (p.assignment, pairs) {
             (Assignment::None, WeighedPairs::All(all)) => {
                 let mut by: Vec<Vec<(usize, f64)>> = vec![Vec::new(); ni];
+                let mut links = 0usize;
                 for (i, j, w) in all {
                     links += usize::from(w >= thr_w);
                     by[i as usize].push((j as usize, w));
                 }
-                by.into_iter().map(Candidates::from_scored).collect()
+                (by.into_iter().map(Candidates::from_scored).collect(), links)
             }
             (Assignment::Greedy, WeighedPairs::Ranked(ranked)) => {
                 let mut out: Vec<Option<(u32, f64)>> = vec![None; ni];
@@ -387,7 +368,7 @@ impl FellegiSunter {
                     used[j as usize] = true;
                     out[i as usize] = Some((j, w));
                 }
-                assigned(out, &mut links)
+                linked_records(out, thr_w)
             }
             (Assignment::Optimal, WeighedPairs::Above(mut above)) => {
                 // the local order: by intruder row, each row's pairs best first
@@ -398,7 +379,7 @@ impl FellegiSunter {
                     per_rule: Vec::new(),
                 };
                 let w: Vec<f64> = above.iter().map(|x| x.2).collect();
-                assigned(predict::optimal(&pairs, &w, ni, nr, thr_w)?, &mut links)
+                linked_records(predict::optimal(&pairs, &w, ni, nr, thr_w)?, thr_w)
             }
             (a, _) => {
                 return Err(unsupported(&format!(
