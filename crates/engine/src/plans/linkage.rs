@@ -319,6 +319,7 @@ pub async fn scan_both(
             intruder_attack::fellegi_sunter::MAX_COMPARISONS
         )));
     }
+    set_options(ctx);
     let cols = req.columns(spec)?;
     let icols: Vec<(String, String)> = cols
         .iter()
@@ -373,7 +374,11 @@ pub async fn scan_both(
         b = with_ids(spec, ctx, b, &y, &format!("ib{k}"), &vb, &p.b)?;
         prepared.push(p);
     }
+    // (blocking alone, with no comparison, counts no records here)
     for (n, label) in [(dims.0, &si.label), (dims.1, &sr.label)] {
+        if req.comparisons.is_empty() {
+            break;
+        }
         if n == 0 {
             return Err(EngineError::Config(format!("{label}: no records to link")));
         }
@@ -398,7 +403,7 @@ pub async fn scan_both(
 /// The candidate pairs: per rule an equi-join less the earlier rules' pairs, with `s`, the set
 /// of rules the pair agrees on, and the value ids of every comparison; the rules' pairs
 /// unioned (with the rows `i`, `j` when `rows`).
-fn candidate_pairs(
+pub(crate) fn candidate_pairs(
     spec: &EngineSpec,
     req: &LinkageRequest,
     st: &Scanned,
@@ -708,7 +713,8 @@ pub async fn count_patterns(
     })
 }
 
-/// The planner's options these plans need.
+/// The planner's options these plans need (set on the session by [`scan_both`], before any
+/// of them is built).
 /// - A round-robin repartition the planner puts between a Parquet scan and the projection
 ///   that reads its row numbers leaves `file_row_index()` with no file to read ("source
 ///   dependent and cannot be evaluated directly", DataFusion 55.2): these plans go without it
@@ -731,7 +737,6 @@ pub fn pattern_counts(
 ) -> Result<PatternTally, EngineError> {
     runtime()?.block_on(async {
         let ctx = super::context(spec).await?;
-        set_options(&ctx);
         let st = scan_both(spec, &ctx, req, false).await?;
         count_patterns(spec, req, &st).await
     })
@@ -800,22 +805,17 @@ async fn sample_levels(
         pairs.iter().map(|p| u64::from(p.1)),
     ));
     let sample = table2(spec, ctx, ("si", "sj"), is, js)?;
-    let a =
-        st.a.clone()
+    // a file's row number (as `r{row}`) and the wanted comparisons' value ids
+    let side = |df: &DataFrame, row: &str, ids: &str| {
+        df.clone()
             .select(
-                std::iter::once(cast_expr(col("i"), DataType::UInt64).alias("ri"))
-                    .chain(ks.iter().map(|k| col(format!("ia{k}"))))
+                std::iter::once(cast_expr(col(row), DataType::UInt64).alias(format!("r{row}")))
+                    .chain(ks.iter().map(|k| col(format!("{ids}{k}"))))
                     .collect::<Vec<Expr>>(),
             )
-            .map_err(e)?;
-    let b =
-        st.b.clone()
-            .select(
-                std::iter::once(cast_expr(col("j"), DataType::UInt64).alias("rj"))
-                    .chain(ks.iter().map(|k| col(format!("ib{k}"))))
-                    .collect::<Vec<Expr>>(),
-            )
-            .map_err(e)?;
+            .map_err(e)
+    };
+    let (a, b) = (side(&st.a, "i", "ia")?, side(&st.b, "j", "ib")?);
     let joined = sample
         .join(a, JoinType::Inner, &["si"], &["ri"], None)
         .map_err(e)?
@@ -990,7 +990,6 @@ pub fn link(
     }
     let rt = runtime()?;
     let ctx = rt.block_on(super::context(spec))?;
-    set_options(&ctx);
     let mut clock =
         intruder_attack::fellegi_sunter::Clock::labelled("fellegi-sunter on the engine");
     let st = rt.block_on(scan_both(spec, &ctx, req, true))?;
