@@ -198,18 +198,23 @@ fn one_array(
 /// `df` with column `c` as plain text when it is dictionary-encoded (a dictionary table's
 /// values and the records' must have one type to be joined).
 fn plain(spec: &EngineSpec, df: DataFrame, c: &str) -> Result<DataFrame, EngineError> {
-    let t = df
-        .schema()
-        .field_with_unqualified_name(c)
-        .map_err(|e| run_error(spec, e))?
-        .data_type()
-        .clone();
+    let t = type_of(spec, &df, c)?;
     match t {
         DataType::Dictionary(..) | DataType::LargeUtf8 | DataType::Utf8View => df
             .with_column(c, cast_expr(col(c), DataType::Utf8))
             .map_err(|e| run_error(spec, e)),
         _ => Ok(df),
     }
+}
+
+/// The type of column `c` of `df`.
+fn type_of(spec: &EngineSpec, df: &DataFrame, c: &str) -> Result<DataType, EngineError> {
+    Ok(df
+        .schema()
+        .field_with_unqualified_name(c)
+        .map_err(|e| run_error(spec, e))?
+        .data_type()
+        .clone())
 }
 
 fn cast_expr(e: Expr, t: DataType) -> Expr {
@@ -279,12 +284,7 @@ async fn distinct_values(
     df: &DataFrame,
     c: &str,
 ) -> Result<(ArrayRef, Vec<u64>), EngineError> {
-    let t = df
-        .schema()
-        .field_with_unqualified_name(c)
-        .map_err(|e| run_error(spec, e))?
-        .data_type()
-        .clone();
+    let t = type_of(spec, df, c)?;
     let d = df
         .clone()
         .aggregate(vec![col(c)], vec![count_all().alias("n")])
@@ -420,15 +420,7 @@ pub(crate) fn candidate_pairs(
     let (mut a, mut b) = (a.clone(), b.clone());
     let mut key = |n: usize| -> Result<(String, String), EngineError> {
         let (x, y) = (format!("a{n}"), format!("b{n}"));
-        let ty = |df: &DataFrame, c: &str| -> Result<DataType, EngineError> {
-            Ok(df
-                .schema()
-                .field_with_unqualified_name(c)
-                .map_err(e)?
-                .data_type()
-                .clone())
-        };
-        if ty(&a, &x)? == ty(&b, &y)? {
+        if type_of(spec, &a, &x)? == type_of(spec, &b, &y)? {
             return Ok((x, y));
         }
         let (kx, ky) = (format!("ka{n}"), format!("kb{n}"));
