@@ -77,11 +77,11 @@ fn write(spec: &EngineSpec, table: &Table, keys: &[&str]) -> Result<Written, Eng
     if !crate::CLUSTER_BUILT {
         return Err(EngineError::NotBuilt(spec.engine.label()));
     }
-    if !matches!(spec.engine, Engine::DataFusion) {
+    if !matches!(spec.engine, Engine::DataFusion) && spec.scratch_dir.is_none() {
         return Err(EngineError::Unsupported {
             engine: spec.engine.label(),
             what: format!(
-                "{} is a table in memory: a cluster's executors read Parquet files on shared storage (run the command on a file instead)",
+                "{} is a table in memory: a cluster's executors read Parquet files on shared storage (run the command on a file instead, or give a scratch directory every executor sees: --scratch-dir, [engine] scratch_dir)",
                 table.source()
             ),
         });
@@ -108,8 +108,12 @@ fn write(spec: &EngineSpec, table: &Table, keys: &[&str]) -> Result<Written, Eng
     } else {
         table.clone()
     };
-    let dir = tempfile::tempdir()
-        .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
+    // In process: the system's temporary directory; on a cluster: the shared scratch one.
+    let dir = match &spec.scratch_dir {
+        Some(d) => tempfile::Builder::new().prefix("intruder-").tempdir_in(d),
+        None => tempfile::tempdir(),
+    }
+    .map_err(|e| EngineError::Config(format!("cannot make a temporary directory: {e}")))?;
     let path = dir.path().join("table.parquet");
     let ds = Dataset {
         table: kept,
@@ -121,7 +125,8 @@ fn write(spec: &EngineSpec, table: &Table, keys: &[&str]) -> Result<Written, Eng
 }
 
 /// [`risk`] of a table in memory (the runner's released file, a Python data frame): local
-/// assesses it; `datafusion` scans it from a temporary Parquet copy. Warnings name the
+/// assesses it; `datafusion` scans it from a temporary Parquet copy, Ballista from one in the
+/// scratch directory. Warnings name the
 /// table's source.
 pub fn risk_table(
     spec: &EngineSpec,

@@ -120,6 +120,11 @@ pub struct EngineSpec {
     pub memory_limit: Option<u64>,
     /// Where DataFusion spills (default: the system's temporary directory).
     pub spill_dir: Option<std::path::PathBuf>,
+    /// A directory every Ballista executor sees (shared storage), where a run that needs
+    /// each record's row number (the exact attack, listing candidate pairs) writes a numbered
+    /// copy of the columns it reads, removed when the run ends: Ballista 55 loses Parquet's
+    /// row numbers on the way to its executors (docs/cluster.md). Only for `ballista://`.
+    pub scratch_dir: Option<std::path::PathBuf>,
 }
 
 impl EngineSpec {
@@ -141,16 +146,33 @@ impl EngineSpec {
             engine,
             memory_limit,
             spill_dir: None,
+            scratch_dir: None,
         })
     }
 
+    /// `self` with `scratch_dir` (see [`EngineSpec::scratch_dir`]); an error with another
+    /// engine than `ballista://`.
+    pub fn with_scratch_dir(
+        mut self,
+        dir: Option<std::path::PathBuf>,
+    ) -> Result<Self, EngineError> {
+        if dir.is_some() && !matches!(self.engine, Engine::Ballista { .. }) {
+            return Err(EngineError::Config(format!(
+                "--scratch-dir applies to --engine ballista://HOST:PORT (a directory every executor sees), not to {}",
+                self.engine
+            )));
+        }
+        self.scratch_dir = dir;
+        Ok(self)
+    }
+
     /// Reads an experiment's `[engine]` table: `name` (local | datafusion |
-    /// ballista://HOST:PORT), `memory_limit` ("4GiB") and `spill_dir`.
+    /// ballista://HOST:PORT), `memory_limit` ("4GiB"), `spill_dir` and `scratch_dir`.
     pub fn from_table(t: &toml::Table) -> Result<Self, EngineError> {
         for k in t.keys() {
-            if !["name", "memory_limit", "spill_dir"].contains(&k.as_str()) {
+            if !["name", "memory_limit", "spill_dir", "scratch_dir"].contains(&k.as_str()) {
                 return Err(EngineError::Config(format!(
-                    "[engine]: unknown key '{k}'; expected name, memory_limit or spill_dir"
+                    "[engine]: unknown key '{k}'; expected name, memory_limit, spill_dir or scratch_dir"
                 )));
             }
         }
@@ -166,13 +188,13 @@ impl EngineSpec {
         let mut spec =
             EngineSpec::parse(text("name")?.as_deref(), text("memory_limit")?.as_deref())?;
         spec.spill_dir = text("spill_dir")?.map(Into::into);
-        Ok(spec)
+        spec.with_scratch_dir(text("scratch_dir")?.map(Into::into))
     }
 }
 
 impl EngineSpec {
-    /// Takes `engine` and `memory_limit` out of a method's parameter table (the Python
-    /// package's keyword parameters), leaving the rest to the method.
+    /// Takes `engine`, `memory_limit` and `scratch_dir` out of a method's parameter table (the
+    /// Python package's keyword parameters), leaving the rest to the method.
     pub fn take_from(t: &mut toml::Table) -> Result<Self, EngineError> {
         let mut text = |k: &str| -> Result<Option<String>, EngineError> {
             match t.remove(k) {
@@ -183,7 +205,9 @@ impl EngineSpec {
         };
         let engine = text("engine")?;
         let limit = text("memory_limit")?;
-        EngineSpec::parse(engine.as_deref(), limit.as_deref())
+        let scratch = text("scratch_dir")?;
+        EngineSpec::parse(engine.as_deref(), limit.as_deref())?
+            .with_scratch_dir(scratch.map(Into::into))
     }
 }
 
@@ -333,6 +357,33 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("unknown key 'nme'")
+        );
+    }
+
+    #[test]
+    fn scratch_only_with_ballista() {
+        let t: toml::Table =
+            toml::from_str("name = \"ballista://h:50050\"\nscratch_dir = \"/shared/tmp\"").unwrap();
+        assert_eq!(
+            EngineSpec::from_table(&t).unwrap().scratch_dir,
+            Some("/shared/tmp".into())
+        );
+        let t: toml::Table =
+            toml::from_str("name = \"datafusion\"\nscratch_dir = \"/shared/tmp\"").unwrap();
+        let e = EngineSpec::from_table(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("--scratch-dir applies to --engine ballista"),
+            "{e}"
+        );
+        let mut t: toml::Table =
+            toml::from_str("engine = \"ballista://h:1\"\nscratch_dir = \"/s\"\nk = 3").unwrap();
+        let s = EngineSpec::take_from(&mut t).unwrap();
+        assert_eq!(s.scratch_dir, Some("/s".into()));
+        assert_eq!(t.len(), 1, "the method's own parameters are left");
+        let mut t: toml::Table = toml::from_str("scratch_dir = \"/s\"").unwrap();
+        assert!(
+            EngineSpec::take_from(&mut t).is_err(),
+            "local takes no scratch directory"
         );
     }
 }

@@ -45,6 +45,7 @@ pub struct LocalCluster {
     port: u16,
     logs: PathBuf,
     _work: Vec<tempfile::TempDir>,
+    scratch: tempfile::TempDir,
 }
 
 impl Drop for LocalCluster {
@@ -92,6 +93,7 @@ impl LocalCluster {
             port,
             logs: logs.to_path_buf(),
             _work: Vec::new(),
+            scratch: tempfile::tempdir().map_err(io)?,
         };
         wait_for(port, &mut c.scheduler, "intruder-scheduler")?;
         for k in 0..executors {
@@ -132,9 +134,17 @@ impl LocalCluster {
         format!("ballista://127.0.0.1:{}", self.port)
     }
 
-    /// The engine of this cluster.
+    /// The engine of this cluster, with its scratch directory (every executor runs on this
+    /// machine, so any directory is shared): see [`EngineSpec::scratch_dir`].
     pub fn spec(&self) -> EngineSpec {
-        EngineSpec::parse(Some(&self.url()), None).expect("a well-formed url")
+        EngineSpec::parse(Some(&self.url()), None)
+            .and_then(|s| s.with_scratch_dir(Some(self.scratch.path().to_path_buf())))
+            .expect("a well-formed url")
+    }
+
+    /// The scratch directory of [`LocalCluster::spec`].
+    pub fn scratch_dir(&self) -> &Path {
+        self.scratch.path()
     }
 
     /// Kills executor `k` (as a machine lost mid-run); `false` when it was already gone.

@@ -1,4 +1,4 @@
-//! What the surfaces share: the `--engine` and `--memory-limit` flags, and the attack call
+//! What the surfaces share: the `--engine`, `--memory-limit` and `--scratch-dir` flags, and the attack call
 //! that runs an attack's linkage on the chosen engine.
 
 use std::path::Path;
@@ -9,7 +9,7 @@ use intruder_data::Input;
 
 use crate::{EngineError, EngineSpec, ExactRequest};
 
-/// `--engine` and `--memory-limit`.
+/// `--engine`, `--memory-limit` and `--scratch-dir`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct EngineArgs {
     /// Where the counting and matching run: local (the default: the toolkit's in-process
@@ -24,12 +24,19 @@ pub struct EngineArgs {
     /// --engine datafusion).
     #[arg(long, value_name = "SIZE")]
     pub memory_limit: Option<String>,
+    /// A directory every Ballista executor sees (shared storage), where the exact attack
+    /// writes numbered copies of the columns it reads, removed when it ends (only with
+    /// --engine ballista://HOST:PORT; Ballista 55 loses Parquet's row numbers on the way to
+    /// its executors).
+    #[arg(long, value_name = "DIR")]
+    pub scratch_dir: Option<std::path::PathBuf>,
 }
 
 impl EngineArgs {
     /// The engine asked for; `None` for the local engine (the surface's own path).
     pub fn spec(&self) -> Result<Option<EngineSpec>, EngineError> {
-        let spec = EngineSpec::parse(self.engine.as_deref(), self.memory_limit.as_deref())?;
+        let spec = EngineSpec::parse(self.engine.as_deref(), self.memory_limit.as_deref())?
+            .with_scratch_dir(self.scratch_dir.clone())?;
         Ok((!spec.engine.is_local()).then_some(spec))
     }
 }

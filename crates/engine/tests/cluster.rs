@@ -78,22 +78,64 @@ fn two_executors_give_the_local_figures() {
         }
     }
 
-    // Exact: refused with the upstream reason (row numbers cannot reach the executors).
+    // Exact, every policy: the executors scan numbered copies in the scratch directory
+    // (Ballista 55 loses Parquet's row numbers); the candidates are the local engine's, and
+    // the copies are gone when the run ends.
+    for policy in [
+        MissingPolicy::Listwise,
+        MissingPolicy::AsValue,
+        MissingPolicy::Wildcard,
+    ] {
+        let req = ExactRequest {
+            intruder: intruder.clone(),
+            intruder_input: Input::default(),
+            released: released.clone(),
+            released_input: Input::default(),
+            keys: ["region", "age", "sex"]
+                .iter()
+                .map(|k| (k.to_string(), k.to_string()))
+                .collect(),
+            missing: policy,
+            max_listed: 5,
+        };
+        let a = exact(&local, &req).unwrap();
+        let b = match exact(&ballista, &req) {
+            Ok(b) => b,
+            Err(e) => panic!("ballista exact {policy:?}: {e}\n{}", cluster.log_tails(15)),
+        };
+        assert_eq!(a.records, b.records, "ballista exact {policy:?}");
+        assert_eq!(a.notes, b.notes, "ballista exact {policy:?}");
+        let part: Vec<usize> = (0..a.records.len())
+            .filter(|&i| a.records[i].in_part())
+            .take(3)
+            .collect();
+        assert!(!part.is_empty(), "{policy:?}: a record listed in part");
+        assert_eq!(
+            a.lister.as_ref().unwrap().list(&part),
+            b.lister.as_ref().unwrap().list(&part),
+            "ballista exact {policy:?}: whole lists"
+        );
+        drop(b);
+        assert_eq!(
+            std::fs::read_dir(cluster.scratch_dir()).unwrap().count(),
+            0,
+            "the numbered copies are removed"
+        );
+    }
+    // Without a scratch directory: refused, naming the option.
+    let bare = EngineSpec::parse(Some(&cluster.url()), None).unwrap();
     let req = ExactRequest {
         intruder: intruder.clone(),
         intruder_input: Input::default(),
         released: released.clone(),
         released_input: Input::default(),
-        keys: ["region", "age", "sex"]
-            .iter()
-            .map(|k| (k.to_string(), k.to_string()))
-            .collect(),
-        missing: MissingPolicy::Wildcard,
+        keys: vec![("region".into(), "region".into())],
+        missing: MissingPolicy::Listwise,
         max_listed: 5,
     };
-    let e = exact(&ballista, &req).unwrap_err().to_string();
+    let e = exact(&bare, &req).unwrap_err().to_string();
     assert!(
-        e.contains("file_row_index") && e.contains("--engine datafusion"),
+        e.contains("--scratch-dir") && e.contains("row number"),
         "{e}"
     );
 
@@ -126,10 +168,18 @@ fn two_executors_give_the_local_figures() {
         released_names: Vec::new(),
     };
     check(
-        candidate_pairs(&ballista, &breq, false)
-            .map(|(per_rule, _)| {
-                let want: Vec<u64> = want.per_rule.iter().map(|&n| n as u64).collect();
-                assert_eq!(per_rule, want, "ballista blocking");
+        candidate_pairs(&ballista, &breq, true)
+            .map(|(per_rule, listed)| {
+                let want_n: Vec<u64> = want.per_rule.iter().map(|&n| n as u64).collect();
+                assert_eq!(per_rule, want_n, "ballista blocking");
+                let mut pairs: Vec<(usize, usize)> = want
+                    .intruder
+                    .iter()
+                    .zip(&want.released)
+                    .map(|(&a, &b)| (a as usize, b as usize))
+                    .collect();
+                pairs.sort_unstable();
+                assert_eq!(listed.unwrap(), pairs, "ballista blocking: the pairs");
             })
             .map_err(|e| format!("ballista blocking: {e}")),
         &cluster,

@@ -1,4 +1,4 @@
-"""``engine=`` and ``memory_limit=``: risk and the exact attack on ``local`` are the default's
+"""``engine=``, ``memory_limit=`` and ``scratch_dir=``: risk and the exact attack on ``local`` are the default's
 figures; on ``datafusion`` they are the same figures when the package is built with the
 ``cluster`` feature, and a clear error naming the feature when it is not."""
 
@@ -70,3 +70,6 @@ def test_bad_engines_are_clear_errors(reader):
         intruder.risk(data, KEYS, engine="local", memory_limit="1GiB")
     with pytest.raises(ValueError, match="per_record runs on the local engine only"):
         intruder.risk(data, KEYS, engine="datafusion", per_record=True)
+    # A cluster's shared scratch directory (numbered copies, data frames) is a cluster's only.
+    with pytest.raises(ValueError, match="--scratch-dir applies to --engine ballista://HOST:PORT"):
+        intruder.risk(data, KEYS, engine="datafusion", scratch_dir="/tmp")

@@ -46,12 +46,6 @@ pub async fn block(
     list: bool,
 ) -> Result<(Vec<u64>, Option<Vec<(usize, usize)>>), EngineError> {
     let e = |e| run_error(spec, e);
-    if list && !super::risk::row_numbers_reach_executors(spec) {
-        return Err(EngineError::Unsupported {
-            engine: spec.engine.label(),
-            what: "listing the candidate pairs needs row numbers, which Ballista 55 cannot send to its executors (see docs/cluster.md)".into(),
-        });
-    }
     let lreq = LinkageRequest {
         intruder: req.intruder.clone(),
         intruder_input: req.intruder_input.clone(),

@@ -974,10 +974,10 @@ pub fn link(
     attack: &FellegiSunter,
     seed: u64,
 ) -> Result<Linked, EngineError> {
-    if !super::risk::row_numbers_reach_executors(spec) {
+    if !matches!(spec.engine, crate::Engine::DataFusion) {
         return Err(EngineError::Unsupported {
             engine: spec.engine.label(),
-            what: "Fellegi–Sunter links records by row number (DataFusion's file_row_index()), which Ballista 55 cannot send to its executors (see docs/cluster.md); it runs on --engine local and --engine datafusion".into(),
+            what: "Fellegi–Sunter's comparison and weight functions carry the run's value dictionaries and model, which a Ballista 55 executor cannot receive (a plan's functions reach it by name only; see docs/cluster.md); it runs on --engine local and --engine datafusion".into(),
         });
     }
     let rt = runtime()?;

@@ -77,10 +77,13 @@ pub async fn context(spec: &EngineSpec) -> Result<SessionContext, EngineError> {
             let rt = rt.build_arc().map_err(|e| run_error(spec, e))?;
             let config = SessionConfig::new()
                 .with_target_partitions(std::thread::available_parallelism().map_or(2, |n| n.get()))
-                // Sorts that spill need room to merge: 16 MiB, or a quarter of a smaller limit.
+                // Sorts that spill need room to merge: 16 MiB, or a 64th of a smaller limit
+                // (from 1 MiB): a plan may run a sort per partition of each of its branches at
+                // once (the exact attack under wildcard: one per pair of missingness patterns),
+                // and each holds its reservation.
                 .with_sort_spill_reservation_bytes(
                     spec.memory_limit
-                        .map_or(16 << 20, |l| (l as usize / 4).min(16 << 20)),
+                        .map_or(16 << 20, |l| (l as usize / 64).clamp(1 << 20, 16 << 20)),
                 );
             let state = SessionStateBuilder::new()
                 .with_default_features()
@@ -143,12 +146,6 @@ pub fn risk(
 /// [`crate::exact`] on a DataFusion or Ballista engine.
 pub fn exact(spec: &EngineSpec, req: &ExactRequest) -> Result<Linkage, EngineError> {
     req.key_map()?;
-    if !risk::row_numbers_reach_executors(spec) {
-        return Err(EngineError::Unsupported {
-            engine: spec.engine.label(),
-            what: "the exact attack lists candidates by row number (DataFusion's file_row_index()), which Ballista 55 cannot send to its executors (datafusion-proto 55.2 drops a Parquet scan's virtual columns: see docs/cluster.md); it runs on --engine local and --engine datafusion".into(),
-        });
-    }
     let rt = runtime()?;
     rt.block_on(async {
         let ctx = context(spec).await?;

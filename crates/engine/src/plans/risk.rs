@@ -102,11 +102,11 @@ pub async fn assess(
     if let Some(w) = &params.weight {
         columns.push((w.clone(), "w".into()));
     }
-    // Row numbers only name offending weights; on Ballista they cannot be used at all
-    // (`row_numbers_reach_executors`), and the weight checks find those records in process.
+    // Row numbers only name offending weights; on Ballista, whose executors cannot read them
+    // (`file_row_index_reaches_executors`), the weight checks find those records in process.
     // Without a weight the scan leaves them out, which lets the first pass take its counts
     // and ranges from the file's statistics.
-    let row = (params.weight.is_some() && row_numbers_reach_executors(spec)).then_some("row");
+    let row = (params.weight.is_some() && file_row_index_reaches_executors(spec)).then_some("row");
     let src = scan(spec, ctx, data, input, &columns, row).await?;
     let mut df = src.df;
     if let Some(w) = &params.weight {
@@ -140,6 +140,7 @@ pub async fn assess(
                     engine: Engine::DataFusion,
                     memory_limit: None,
                     spill_dir: spec.spill_dir.clone(),
+                    scratch_dir: None,
                 };
                 let lctx = super::context(&local).await?;
                 let w_col = vec![(w.clone(), "w".to_string())];
@@ -432,7 +433,10 @@ struct Weights {
 /// (`FileScanConfig::parse_table_schema_from_proto`, datafusion-datasource 55.2.0
 /// `file_scan_config/proto.rs`), so an executor cannot decode a scan that projects the row
 /// index ("Column index 6 out of bounds for projected expressions of length 6").
-pub(crate) fn row_numbers_reach_executors(spec: &EngineSpec) -> bool {
+/// Whether the plans' executors can read a Parquet scan's `file_row_index()`: in process yes;
+/// on Ballista 55 no (docs/cluster.md), where a run needing row numbers scans a numbered copy
+/// ([`super::source::scan`], [`EngineSpec::scratch_dir`]).
+pub(crate) fn file_row_index_reaches_executors(spec: &EngineSpec) -> bool {
     spec.engine == Engine::DataFusion
 }
 
