@@ -68,11 +68,33 @@ def to_parquet(csv, schema, pq):
 
 
 def run(cmd):
+    """The process, its wall time, peak resident bytes, CPU seconds and phase times (the
+    `INTRUDER_FS_TIMING` lines: `label: phase: seconds s`)."""
     t = time.time()
-    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
+    env = dict(os.environ, INTRUDER_FS_TIMING="1")
+    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True, env=env)
     wall = time.time() - t
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-    return p, wall, int(rss.group(1)) * 1024 if rss else None
+    cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", p.stderr))
+    phases = {}
+    for label, what, secs in re.findall(r"^([\w -]+?): ([^:\n]+): ([\d.]+) s$", p.stderr, re.M):
+        key = f"{label}: {what}"
+        phases[key] = round(phases.get(key, 0.0) + float(secs), 3)
+    return p, wall, int(rss.group(1)) * 1024 if rss else None, round(cpu, 2), phases
+
+
+def find(v, key):
+    """The first value of `key` anywhere in the JSON value `v`, or None."""
+    if isinstance(v, dict):
+        if key in v:
+            return v[key]
+        v = list(v.values())
+    if isinstance(v, list):
+        for x in v:
+            got = find(x, key)
+            if got is not None:
+                return got
+    return None
 
 
 def main():
@@ -85,6 +107,9 @@ def main():
     ap.add_argument("--format", default="parquet", choices=["csv", "parquet"])
     ap.add_argument("--assignment", default="greedy")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--spec", default=SPEC,
+                    help="the linkage specification (default: the 1M benchmark's, "
+                         "benches/linkage/linkage_1m.toml)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     intruder = os.path.join(a.bin_dir, "intruder")
@@ -109,7 +134,7 @@ def main():
         out = os.path.join(a.work, f"{engine}.json")
         cmd = [intruder, "attack", "--method", "fellegi-sunter",
                "--intruder", files["a"][0], "--released", files["b"][0],
-               "--linkage-spec", SPEC, "--truth", "person_id", "--threshold", "0.5",
+               "--linkage-spec", a.spec, "--truth", "person_id", "--threshold", "0.5",
                "--assignment", a.assignment, "--seed", str(a.seed), "--format", "json",
                "--out", out]
         for side, flag in (("a", "--intruder-schema"), ("b", "--released-schema")):
@@ -119,10 +144,12 @@ def main():
             cmd += ["--engine", engine]
             if engine == "datafusion" and a.memory_limit:
                 cmd += ["--memory-limit", a.memory_limit]
-        p, wall, rss = run(cmd)
+        p, wall, rss, cpu, phases = run(cmd)
         line = {"rows": a.rows, "engine": engine, "format": a.format,
+                "spec": os.path.basename(a.spec),
                 "memory_limit": a.memory_limit if engine == "datafusion" else None,
                 "assignment": a.assignment, "wall_s": round(wall, 3), "peak_rss_bytes": rss,
+                "cpu_s": cpu, "phases_s": phases,
                 "exit": p.returncode, "date": time.strftime("%Y-%m-%dT%H:%M:%S")}
         if p.returncode != 0:
             line["error"] = p.stderr.strip().splitlines()[-25:]
@@ -130,6 +157,8 @@ def main():
             got = json.load(open(out))
             for k in ("declared", "correct_matches", "precision", "recall", "f1"):
                 line[k] = got.get(k)
+            for k in ("candidate_pairs", "pairs_per_rule", "patterns"):
+                line[k] = find(got, k)
             if reference is None:
                 reference = got
                 line["same_as_first"] = True

@@ -66,6 +66,31 @@ def same(a, b, path="$"):
     return None if abs(a - b) <= 1e-12 * scale else f"{path}: {a!r} against {b!r}"
 
 
+def tree_bytes(dirs):
+    """Bytes of the files under `dirs` (Ballista keeps a job's shuffle files for five minutes
+    after it ends, so the difference around a run is what the run wrote)."""
+    total = 0
+    for d in dirs:
+        for root, _, files in os.walk(d):
+            for f in files:
+                try:
+                    total += os.path.getsize(os.path.join(root, f))
+                except OSError:
+                    pass
+    return total
+
+
+def process_cpu(pids):
+    """CPU seconds (user + system) the processes `pids` have spent so far (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, required=True)
@@ -77,7 +102,15 @@ def main():
     ap.add_argument("--bin-dir", default="target/release")
     ap.add_argument("--out", required=True)
     ap.add_argument("--label", default="", help="a note stored with each line (scaling.sh: executors=N)")
+    ap.add_argument("--shuffle-dirs", default="",
+                    help="Ballista executors' work directories (comma-separated): each line records "
+                         "the bytes the run wrote under them (shuffle files and results)")
+    ap.add_argument("--executor-pids", default="",
+                    help="Ballista executors' process ids (comma-separated): each line records the "
+                         "CPU seconds they spent during the run")
     a = ap.parse_args()
+    dirs = [d for d in a.shuffle_dirs.split(",") if d]
+    pids = [int(x) for x in a.executor_pids.split(",") if x]
 
     data = os.path.join(a.data_dir, f"engine_bench_{a.rows}.parquet")
     if not os.path.exists(data):
@@ -95,6 +128,7 @@ def main():
                 cmd += ["--engine", engine]
                 if engine == "datafusion" and a.memory_limit:
                     cmd += ["--memory-limit", a.memory_limit]
+            before = (tree_bytes(dirs), process_cpu(pids))
             with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
                 p = subprocess.run(
                     ["/usr/bin/time", "-f", "%e %M %U %S", "-o", tf.name] + cmd,
@@ -110,6 +144,10 @@ def main():
                 "peak_rss_gib": round(int(rss_kib) / 2**20, 3),
                 "load_before": os.getloadavg()[0],
             }
+            if dirs and engine.startswith("ballista"):
+                line["shuffle_bytes"] = tree_bytes(dirs) - before[0]
+            if pids and engine.startswith("ballista"):
+                line["executor_cpu_s"] = round(process_cpu(pids) - before[1], 2)
             if p.returncode != 0:
                 line["error"] = p.stderr.strip()[-2000:]
                 failed = True
