@@ -11,7 +11,7 @@ use intruder_attack::fellegi_sunter::Term;
 use intruder_data::{Input, load};
 use intruder_engine::local_cluster::LocalCluster;
 use intruder_engine::plans::blocking::{BlockingRequest, candidate_pairs};
-use intruder_engine::{EngineSpec, ExactRequest, exact, risk};
+use intruder_engine::{EngineSpec, exact, risk};
 use intruder_risk::RiskParams;
 use intruder_risk::registry::{Frequency, Individual};
 
@@ -86,18 +86,7 @@ fn two_executors_give_the_local_figures() {
         MissingPolicy::AsValue,
         MissingPolicy::Wildcard,
     ] {
-        let req = ExactRequest {
-            intruder: intruder.clone(),
-            intruder_input: Input::default(),
-            released: released.clone(),
-            released_input: Input::default(),
-            keys: ["region", "age", "sex"]
-                .iter()
-                .map(|k| (k.to_string(), k.to_string()))
-                .collect(),
-            missing: policy,
-            max_listed: 5,
-        };
+        let req = crate::exact::request(&intruder, &released, policy, 5);
         let a = exact(&local, &req).unwrap();
         let b = match exact(&ballista, &req) {
             Ok(b) => b,
@@ -124,15 +113,7 @@ fn two_executors_give_the_local_figures() {
     }
     // Without a scratch directory: refused, naming the option.
     let bare = EngineSpec::parse(Some(&cluster.url()), None).unwrap();
-    let req = ExactRequest {
-        intruder: intruder.clone(),
-        intruder_input: Input::default(),
-        released: released.clone(),
-        released_input: Input::default(),
-        keys: vec![("region".into(), "region".into())],
-        missing: MissingPolicy::Listwise,
-        max_listed: 5,
-    };
+    let req = crate::exact::request(&intruder, &released, MissingPolicy::Listwise, 5);
     let e = exact(&bare, &req).unwrap_err().to_string();
     assert!(
         e.contains("--scratch-dir") && e.contains("row number"),

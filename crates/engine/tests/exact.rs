@@ -6,7 +6,8 @@ use intruder_engine::{EngineSpec, ExactRequest, exact};
 
 use crate::common::survey;
 
-fn request(
+/// The exact attack of `i` against `r` on region, age and sex.
+pub(crate) fn request(
     i: &std::path::Path,
     r: &std::path::Path,
     policy: MissingPolicy,
