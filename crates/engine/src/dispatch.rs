@@ -126,8 +126,7 @@ fn write(spec: &EngineSpec, table: &Table, keys: &[&str]) -> Result<Written, Eng
 
 /// [`risk`] of a table in memory (the runner's released file, a Python data frame): local
 /// assesses it; `datafusion` scans it from a temporary Parquet copy, Ballista from one in the
-/// scratch directory. Warnings name the
-/// table's source.
+/// scratch directory. Warnings name the table's source.
 pub fn risk_table(
     spec: &EngineSpec,
     table: &Table,

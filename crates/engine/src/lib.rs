@@ -150,8 +150,9 @@ impl EngineSpec {
         })
     }
 
-    /// `self` with `scratch_dir` (see [`EngineSpec::scratch_dir`]); an error with another
-    /// engine than `ballista://`.
+    /// `self` with `scratch_dir` (see [`EngineSpec::scratch_dir`]), made absolute (the
+    /// executors resolve the copies' paths, not this process); an error with another engine
+    /// than `ballista://`.
     pub fn with_scratch_dir(
         mut self,
         dir: Option<std::path::PathBuf>,
@@ -162,7 +163,12 @@ impl EngineSpec {
                 self.engine
             )));
         }
-        self.scratch_dir = dir;
+        self.scratch_dir = dir
+            .map(|d| {
+                std::path::absolute(&d)
+                    .map_err(|e| EngineError::Config(format!("--scratch-dir {}: {e}", d.display())))
+            })
+            .transpose()?;
         Ok(self)
     }
 
@@ -380,6 +386,13 @@ mod tests {
         let s = EngineSpec::take_from(&mut t).unwrap();
         assert_eq!(s.scratch_dir, Some("/s".into()));
         assert_eq!(t.len(), 1, "the method's own parameters are left");
+        let mut t: toml::Table =
+            toml::from_str("engine = \"ballista://h:1\"\nscratch_dir = \"rel\"").unwrap();
+        assert_eq!(
+            EngineSpec::take_from(&mut t).unwrap().scratch_dir,
+            Some(std::env::current_dir().unwrap().join("rel")),
+            "made absolute: the executors resolve it"
+        );
         let mut t: toml::Table = toml::from_str("scratch_dir = \"/s\"").unwrap();
         assert!(
             EngineSpec::take_from(&mut t).is_err(),
