@@ -32,7 +32,7 @@ extrapolation from this machine's cores; the assumptions are printed with it):
 
 import argparse
 import json
-import math
+import os
 import statistics
 
 
@@ -244,7 +244,6 @@ def main():
     if a.out:
         with open(a.out + ".tmp", "w") as f:
             json.dump(out, f, indent=1)
-        import os
         os.replace(a.out + ".tmp", a.out)
 
 

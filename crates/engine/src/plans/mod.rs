@@ -54,6 +54,17 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, EngineError> {
         .map_err(|e| EngineError::Config(format!("cannot start the engine's threads: {e}")))
 }
 
+/// DataFusion in process, without a memory limit, spilling where `spec` spills: where a
+/// cluster's run does on the client what its executors cannot (read row numbers).
+pub(crate) fn in_process(spec: &EngineSpec) -> EngineSpec {
+    EngineSpec {
+        engine: Engine::DataFusion,
+        memory_limit: None,
+        spill_dir: spec.spill_dir.clone(),
+        scratch_dir: None,
+    }
+}
+
 /// The session of `spec`'s engine, with the toolkit's functions registered.
 pub async fn context(spec: &EngineSpec) -> Result<SessionContext, EngineError> {
     let ctx = match &spec.engine {

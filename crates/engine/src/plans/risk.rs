@@ -136,12 +136,7 @@ pub async fn assess(
             if row.is_none() && (wf.bad > 0 || wf.facts.below_one.is_some()) {
                 // Where the offending records are: found by DataFusion in process (the file
                 // is read here only when a weight is missing, negative or below 1).
-                let local = EngineSpec {
-                    engine: Engine::DataFusion,
-                    memory_limit: None,
-                    spill_dir: spec.spill_dir.clone(),
-                    scratch_dir: None,
-                };
+                let local = super::in_process(spec);
                 let lctx = super::context(&local).await?;
                 let w_col = vec![(w.clone(), "w".to_string())];
                 let src = scan(&local, &lctx, data, input, &w_col, Some("row")).await?;

@@ -228,9 +228,7 @@ async fn number_rows(
             .map(str::to_owned)
             .ok_or_else(|| EngineError::Config(format!("{}: the path is not UTF-8", p.display())))
     };
-    let config = SessionConfig::new()
-        .with_target_partitions(std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let ctx = SessionContext::new_with_config(config);
+    let ctx = super::context(&super::in_process(spec)).await?;
     // As in the linkage plans: no round-robin repartition between the scan and the row index.
     ctx.state_ref()
         .write()
