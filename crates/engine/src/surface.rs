@@ -15,19 +15,18 @@ pub struct EngineArgs {
     /// Where the counting and matching run: local (the default: the toolkit's in-process
     /// engines), datafusion (Apache DataFusion in process, spilling to disk past
     /// --memory-limit), or ballista://HOST:PORT (an Apache Ballista cluster; see
-    /// docs/cluster.md). Frequency and individual risk and the exact attack run on every
-    /// engine with the same figures; Fellegi–Sunter (with a linkage specification) on local
-    /// and datafusion.
+    /// docs/cluster.md). Frequency and individual risk, the exact attack and Fellegi–Sunter
+    /// (with a linkage specification) run on every engine with the same figures.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<String>,
     /// DataFusion's memory pool (e.g. 4GiB): operators past it spill to disk (only with
     /// --engine datafusion).
     #[arg(long, value_name = "SIZE")]
     pub memory_limit: Option<String>,
-    /// A directory every Ballista executor sees (shared storage), where the exact attack
-    /// writes numbered copies of the columns it reads, removed when it ends (only with
-    /// --engine ballista://HOST:PORT; Ballista 55 loses Parquet's row numbers on the way to
-    /// its executors).
+    /// A directory every Ballista executor sees (shared storage), where the exact attack and
+    /// Fellegi–Sunter write numbered copies of the columns they read (and Fellegi–Sunter its
+    /// dictionaries), removed when they end (only with --engine ballista://HOST:PORT;
+    /// Ballista 55 loses Parquet's row numbers on the way to its executors).
     #[arg(long, value_name = "DIR")]
     pub scratch_dir: Option<std::path::PathBuf>,
 }

@@ -166,6 +166,64 @@ fn two_executors_give_the_local_figures() {
         &cluster,
     );
 
+    // Fellegi–Sunter: its functions reach the executors with their dictionaries and model
+    // (plans::shipped); the dictionaries and u's random pairs are files in the scratch
+    // directory. Every assignment, u from frequencies and from random pairs.
+    {
+        use intruder_attack::fellegi_sunter::{Assignment, FellegiSunter, FsParams, LinkageSpec};
+        use intruder_attack::{Attack, Knowledge};
+        let (a, b, bq) = crate::linkage::people(dir.path(), 3000, 2000, 9);
+        let spec = LinkageSpec::from_toml(crate::linkage::TF_SPEC, "spec.toml").unwrap();
+        let renamed = vec![
+            ("last".to_string(), "surname".to_string()),
+            ("id".to_string(), "rid".to_string()),
+        ];
+        let ti = load(&a, &Input::default()).unwrap().table;
+        let tr = load(&b, &Input::default()).unwrap().table;
+        for (assignment, u_sample, released) in [
+            (Assignment::Greedy, Some(500), &bq),
+            (Assignment::None, None, &b),
+            (Assignment::Optimal, Some(500), &bq),
+        ] {
+            let mut params = FsParams {
+                spec: Some(spec.clone()),
+                assignment,
+                ..FsParams::default()
+            };
+            if let Some(n) = u_sample {
+                params.u_sample = n;
+            }
+            let fs = FellegiSunter::new(params).unwrap();
+            let knowledge = Knowledge::new(&ti, fs.implied_keys().unwrap()).unwrap();
+            let want = fs.link(&knowledge, &tr, 11).unwrap();
+            let req = crate::linkage::request(&a, released, &spec, &renamed);
+            let got = match intruder_engine::plans::linkage::link(&ballista, &req, &fs, 11) {
+                Ok(g) => g,
+                Err(e) => panic!(
+                    "ballista fellegi-sunter {assignment:?}: {e}\n{}",
+                    cluster.log_tails(15)
+                ),
+            };
+            crate::linkage::same_linked(&want, &got, &format!("ballista {assignment:?}"));
+        }
+        assert_eq!(
+            std::fs::read_dir(cluster.scratch_dir()).unwrap().count(),
+            0,
+            "the dictionaries' and samples' files are removed"
+        );
+        // Without a scratch directory: refused, naming the option.
+        let req = crate::linkage::request(&a, &bq, &spec, &renamed);
+        let fs = FellegiSunter::new(FsParams {
+            spec: Some(spec.clone()),
+            ..FsParams::default()
+        })
+        .unwrap();
+        let e = intruder_engine::plans::linkage::link(&bare, &req, &fs, 11)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--scratch-dir"), "{e}");
+    }
+
     drop(cluster);
 }
 

@@ -26,7 +26,12 @@ const TOWN: [&str; 4] = ["north", "south", "east", "west"];
 /// `n` people (first name, surname, birth year, town; some cells missing), and a released copy
 /// of the first `overlap` of them with typos and shifted years plus others, as CSV; the
 /// released file also as Parquet.
-fn people(dir: &Path, n: usize, overlap: usize, seed: u64) -> (PathBuf, PathBuf, PathBuf) {
+pub(crate) fn people(
+    dir: &Path,
+    n: usize,
+    overlap: usize,
+    seed: u64,
+) -> (PathBuf, PathBuf, PathBuf) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let person = |rng: &mut ChaCha8Rng| {
         let f = FIRST[rng.gen_range(0..FIRST.len())].to_string();
@@ -162,7 +167,12 @@ fn local(a: &Path, b: &Path, spec: &LinkageSpec, renamed: &[(String, String)]) -
     (per_rule, counts, by_rules)
 }
 
-fn request(a: &Path, b: &Path, spec: &LinkageSpec, renamed: &[(String, String)]) -> LinkageRequest {
+pub(crate) fn request(
+    a: &Path,
+    b: &Path,
+    spec: &LinkageSpec,
+    renamed: &[(String, String)],
+) -> LinkageRequest {
     LinkageRequest {
         intruder: a.to_path_buf(),
         intruder_input: Input::default(),
@@ -259,7 +269,7 @@ fn close_json(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
     }
 }
 
-const TF_SPEC: &str = r#"
+pub(crate) const TF_SPEC: &str = r#"
 blocking = [["town", "year"], ["last"], ["first", "town"]]
 
 [[comparison]]
@@ -337,18 +347,14 @@ fn a_run_gives_the_local_linkage_and_model() {
             "{assignment:?}, u_sample {u_sample:?}, {}",
             released.display()
         );
-        let (wm, gm) = (
-            want.model.as_ref().unwrap().to_json(),
-            got.model.as_ref().unwrap().to_json(),
-        );
-        close_json(&wm, &gm, &what);
+        same_linked(&want, &got, &what);
         assert_eq!(
-            wm["borderline"].is_null(),
+            want.model.as_ref().unwrap().to_json()["borderline"].is_null(),
             assignment == Assignment::None,
             "{what}: a borderline link explained"
         );
         if u_sample.is_some() {
-            let sampled = wm["comparisons"]
+            let sampled = want.model.as_ref().unwrap().to_json()["comparisons"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -356,29 +362,43 @@ fn a_run_gives_the_local_linkage_and_model() {
                 .count();
             assert!(sampled >= 1, "{what}: some u from random pairs");
         }
-        assert!(
-            wm["links"].as_u64().unwrap() > 100,
-            "{what}: {}",
-            wm["links"]
-        );
-        let (wl, gl) = (&want.linkage, &got.linkage);
-        assert_eq!(wl.records.len(), gl.records.len(), "{what}");
-        for (n, (x, y)) in wl.records.iter().zip(&gl.records).enumerate() {
-            assert_eq!(x.list.len(), y.list.len(), "{what}: record {n}");
-            for (p, q) in x.list.iter().zip(&y.list) {
-                assert_eq!((p.row, p.rank), (q.row, q.rank), "{what}: record {n}");
-                assert!(
-                    (p.score - q.score).abs() <= 1e-12 * p.score.abs().max(1.0),
-                    "{what}: record {n}"
-                );
-            }
-        }
-        close_json(
-            &serde_json::to_value(&wl.notes).unwrap(),
-            &serde_json::to_value(&gl.notes).unwrap(),
-            &format!("{what}: notes"),
-        );
     }
+}
+
+/// The engine's linkage and model (`got`) are the local run's (`want`): the same links and
+/// ranks, scores and every number of the model to a relative 1e-12.
+pub(crate) fn same_linked(
+    want: &intruder_attack::Linked,
+    got: &intruder_attack::Linked,
+    what: &str,
+) {
+    let (wm, gm) = (
+        want.model.as_ref().unwrap().to_json(),
+        got.model.as_ref().unwrap().to_json(),
+    );
+    close_json(&wm, &gm, what);
+    assert!(
+        wm["links"].as_u64().unwrap() > 100,
+        "{what}: {}",
+        wm["links"]
+    );
+    let (wl, gl) = (&want.linkage, &got.linkage);
+    assert_eq!(wl.records.len(), gl.records.len(), "{what}");
+    for (n, (x, y)) in wl.records.iter().zip(&gl.records).enumerate() {
+        assert_eq!(x.list.len(), y.list.len(), "{what}: record {n}");
+        for (p, q) in x.list.iter().zip(&y.list) {
+            assert_eq!((p.row, p.rank), (q.row, q.rank), "{what}: record {n}");
+            assert!(
+                (p.score - q.score).abs() <= 1e-12 * p.score.abs().max(1.0),
+                "{what}: record {n}"
+            );
+        }
+    }
+    close_json(
+        &serde_json::to_value(&wl.notes).unwrap(),
+        &serde_json::to_value(&gl.notes).unwrap(),
+        &format!("{what}: notes"),
+    );
 }
 
 #[test]

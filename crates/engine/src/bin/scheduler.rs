@@ -1,5 +1,6 @@
 //! `intruder-scheduler`: Apache Ballista's scheduler with the toolkit's functions registered
-//! (the plans of `--engine ballista://HOST:PORT` name them). Every flag is Ballista's
+//! (the plans of `--engine ballista://HOST:PORT` name them) and its codecs (which carry the
+//! functions that hold a run's state). Every flag is Ballista's
 //! scheduler's (`intruder-scheduler --help`); e.g.
 //! `intruder-scheduler --bind-host 0.0.0.0 --bind-port 50050`.
 
@@ -36,7 +37,11 @@ async fn run() -> ballista_core::error::Result<()> {
     let addr = addr.parse().map_err(|e: std::net::AddrParseError| {
         ballista_core::error::BallistaError::Configuration(format!("{addr}: {e}"))
     })?;
-    let config: SchedulerConfig = opt.try_into()?;
+    let mut config: SchedulerConfig = opt.try_into()?;
+    // Fellegi–Sunter's functions arrive with their state (intruder_engine::plans::shipped).
+    let (logical, physical) = intruder_engine::plans::shipped::codecs();
+    config.override_logical_codec = Some(logical);
+    config.override_physical_codec = Some(physical);
     let config = config.with_override_session_builder(Arc::new(|config: SessionConfig| {
         let mut scalar = ballista_scalar_functions();
         scalar.extend(intruder_engine::plans::udf::all());

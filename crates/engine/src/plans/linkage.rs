@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use intruder_attack::Linked;
 use intruder_attack::fellegi_sunter::compare::Prepared;
 use intruder_attack::fellegi_sunter::counted::{
-    Counted, CountedFit, CountedModel, WeighedPairs, borderline, compared_by_id,
+    Counted, CountedFit, CountedModel, WeighedPairs, borderline,
 };
 use intruder_attack::fellegi_sunter::encode::MISSING;
 use intruder_attack::fellegi_sunter::{
@@ -48,6 +48,7 @@ use intruder_attack::fellegi_sunter::{
 };
 use intruder_data::{Column, Input, Role, Table};
 
+use super::fs_functions::{Lookup, Recipe, Weights, id_columns, pattern_function, weight_function};
 use super::risk::{collect, int_at, rows};
 use super::source::scan;
 use super::{run_error, runtime};
@@ -155,7 +156,38 @@ fn as_column(
     values: &ArrayRef,
     file: &str,
 ) -> Result<Column, EngineError> {
-    let e = |e: datafusion::arrow::error::ArrowError| run_error(spec, e.into());
+    column_of(name, values).map_err(|what| match what {
+        ColumnOf::Arrow(e) => run_error(spec, e.into()),
+        ColumnOf::Type(t) => EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: format!(
+                "{file}: column '{name}' is {t}; the plans compare integer, float and text columns"
+            ),
+        },
+    })
+}
+
+/// Why [`column_of`] failed.
+#[derive(Debug)]
+pub(crate) enum ColumnOf {
+    /// A cast failed.
+    Arrow(datafusion::arrow::error::ArrowError),
+    /// The values are of a type the plans do not compare.
+    Type(DataType),
+}
+
+impl std::fmt::Display for ColumnOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ColumnOf::Arrow(e) => e.fmt(f),
+            ColumnOf::Type(t) => write!(f, "values of type {t}"),
+        }
+    }
+}
+
+/// [`as_column`] without the engine's error.
+pub(crate) fn column_of(name: &str, values: &ArrayRef) -> Result<Column, ColumnOf> {
+    let e = ColumnOf::Arrow;
     let t = values.data_type();
     Ok(if t.is_integer() {
         let v = cast(values, &DataType::Int64).map_err(e)?;
@@ -173,12 +205,7 @@ fn as_column(
         let v = v.as_string::<i32>();
         Column::string(name, Role::Key, &v.iter().collect::<Vec<_>>())
     } else {
-        return Err(EngineError::Unsupported {
-            engine: spec.engine.label(),
-            what: format!(
-                "{file}: column '{name}' is {t}; the plans compare integer, float and text columns"
-            ),
-        });
+        return Err(ColumnOf::Type(t.clone()));
     })
 }
 
@@ -222,8 +249,10 @@ fn cast_expr(e: Expr, t: DataType) -> Expr {
 }
 
 /// `df` with the value id `id` of column `c` (the dictionary `values` → `ids` joined to it;
-/// missing values get [`MISSING`]).
-fn with_ids(
+/// missing values get [`MISSING`]). On a cluster the dictionary is a file in the scratch
+/// directory, kept in `temps` for the run.
+#[allow(clippy::too_many_arguments)]
+async fn with_ids(
     spec: &EngineSpec,
     ctx: &SessionContext,
     df: DataFrame,
@@ -231,6 +260,7 @@ fn with_ids(
     id: &str,
     values: &ArrayRef,
     ids: &[u32],
+    temps: &mut Vec<tempfile::TempDir>,
 ) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
     let (vname, iname) = (format!("{id}_v"), format!("{id}_i"));
@@ -243,7 +273,7 @@ fn with_ids(
         vec![values.clone(), Arc::new(UInt32Array::from(ids.to_vec()))],
     )
     .map_err(|x| e(x.into()))?;
-    let dict = ctx.read_batch(batch).map_err(e)?;
+    let dict = small_table(spec, ctx, batch, temps).await?;
     let joined = dict
         .join(df, JoinType::Right, &[vname.as_str()], &[c], None)
         .map_err(e)?;
@@ -275,7 +305,11 @@ pub struct Scanned {
     pub values: Vec<ValueCounts>,
     /// Intruder and released records.
     pub dims: (usize, usize),
+    /// What the pattern and weight functions are built from (without weights).
+    recipe: Recipe,
     _sources: (super::source::Source, super::source::Source),
+    /// The dictionaries' files on a cluster.
+    _temps: Vec<tempfile::TempDir>,
 }
 
 /// The distinct values of column `c` of `df` with their records.
@@ -342,6 +376,12 @@ pub async fn scan_both(
     let mut prepared = Vec::with_capacity(req.comparisons.len());
     let mut values = Vec::with_capacity(req.comparisons.len());
     let mut dims = (0usize, 0usize);
+    let mut temps = Vec::new();
+    let mut recipe = Recipe {
+        labels: (si.label.clone(), sr.label.clone()),
+        comparisons: Vec::with_capacity(req.comparisons.len()),
+        weights: None,
+    };
     for (k, c) in req.comparisons.iter().enumerate() {
         let n = cols
             .iter()
@@ -370,8 +410,11 @@ pub async fn scan_both(
             a: per_id(&p.a, &na, p.dict.len()),
             b: per_id(&p.b, &nb, p.dict.len()),
         });
-        a = with_ids(spec, ctx, a, &x, &format!("ia{k}"), &va, &p.a)?;
-        b = with_ids(spec, ctx, b, &y, &format!("ib{k}"), &vb, &p.b)?;
+        let ia = format!("ia{k}");
+        a = with_ids(spec, ctx, a, &x, &ia, &va, &p.a, &mut temps).await?;
+        let ib = format!("ib{k}");
+        b = with_ids(spec, ctx, b, &y, &ib, &vb, &p.b, &mut temps).await?;
+        recipe.comparisons.push((c.clone(), rname.clone(), va, vb));
         prepared.push(p);
     }
     // (blocking alone, with no comparison, counts no records here)
@@ -396,7 +439,9 @@ pub async fn scan_both(
         prepared,
         values,
         dims,
+        recipe,
         _sources: (si, sr),
+        _temps: temps,
     })
 }
 
@@ -486,180 +531,17 @@ pub(crate) fn candidate_pairs(
     all.ok_or_else(|| EngineError::Config("a linkage specification needs a blocking rule".into()))
 }
 
-/// How a pair's level in one comparison is read from its two value ids.
-enum Lookup {
-    /// Null, exact and else levels: equal ids or not.
-    ById { miss: u8, eq: u8, ne: u8 },
-    /// Any other comparison: its levels computed with the local engine's definitions
-    /// ([`Prepared::level_of_ids`]) the first time a value pair is met, and kept.
-    Memo {
-        miss: u8,
-        p: Box<Prepared>,
-        memo: Memo,
-    },
-}
-
-/// Levels kept by value pair, shared by the engine's threads: a square table over the
-/// dictionary when it is small (`u8::MAX`: not computed yet; any thread may fill a cell, it
-/// always writes the same level), else a hash map in shards.
-enum Memo {
-    Dense {
-        n: usize,
-        cells: Vec<std::sync::atomic::AtomicU8>,
-    },
-    Shards(Vec<std::sync::Mutex<foldhash::HashMap<u64, u8>>>),
-}
-
-/// Dictionaries of at most this many values squared keep their levels in a square table.
-const DENSE_CELLS: usize = 1 << 24;
-
-/// Shards of a [`Memo::Shards`].
-const SHARDS: usize = 64;
-
-impl Lookup {
-    fn new(p: &Prepared) -> Lookup {
-        let miss = p.level_of_ids(MISSING, MISSING);
-        if let Some((eq, ne)) = compared_by_id(p) {
-            return Lookup::ById { miss, eq, ne };
-        }
-        let n = p.dict.len();
-        let memo = if n.saturating_mul(n) <= DENSE_CELLS {
-            Memo::Dense {
-                n,
-                cells: (0..n * n)
-                    .map(|_| std::sync::atomic::AtomicU8::new(u8::MAX))
-                    .collect(),
-            }
-        } else {
-            Memo::Shards(
-                (0..SHARDS)
-                    .map(|_| std::sync::Mutex::new(Default::default()))
-                    .collect(),
-            )
-        };
-        Lookup::Memo {
-            miss,
-            p: Box::new(p.clone()),
-            memo,
-        }
-    }
-
-    #[inline]
-    fn level(&self, x: u32, y: u32) -> u8 {
-        use std::sync::atomic::Ordering::Relaxed;
-        match self {
-            Lookup::ById { miss, eq, ne } => {
-                if x == MISSING || y == MISSING {
-                    *miss
-                } else if x == y {
-                    *eq
-                } else {
-                    *ne
-                }
-            }
-            Lookup::Memo { miss, .. } if x == MISSING || y == MISSING => *miss,
-            Lookup::Memo { p, memo, .. } => match memo {
-                Memo::Dense { n, cells } => {
-                    let cell = &cells[x as usize * n + y as usize];
-                    match cell.load(Relaxed) {
-                        u8::MAX => {
-                            let l = p.level_of_ids(x, y);
-                            cell.store(l, Relaxed);
-                            l
-                        }
-                        l => l,
-                    }
-                }
-                Memo::Shards(shards) => {
-                    let key = (u64::from(x) << 32) | u64::from(y);
-                    let shard = &shards[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize];
-                    if let Some(&l) = shard.lock().expect("a memo shard").get(&key) {
-                        return l;
-                    }
-                    let l = p.level_of_ids(x, y);
-                    shard.lock().expect("a memo shard").insert(key, l);
-                    l
-                }
-            },
-        }
-    }
-}
-
-/// The value-id columns of every comparison, `ia0, ib0, ia1, ib1, …`.
-fn id_columns(k: usize) -> Vec<Expr> {
-    (0..k)
-        .flat_map(|c| [col(format!("ia{c}")), col(format!("ib{c}"))])
-        .collect()
-}
-
-/// A function of the value ids of every comparison (`ia0, ib0, ia1, ib1, …`), row by row.
-fn id_function<T, A>(
-    name: &str,
-    k: usize,
-    out: DataType,
-    f: impl Fn(&[u32]) -> Option<T> + Send + Sync + 'static,
-) -> datafusion::logical_expr::ScalarUDF
-where
-    A: Array + FromIterator<Option<T>> + 'static,
-{
-    use datafusion::logical_expr::{ColumnarValue, Volatility, create_udf};
-    create_udf(
-        name,
-        vec![DataType::UInt32; 2 * k],
-        out,
-        Volatility::Immutable,
-        Arc::new(move |args: &[ColumnarValue]| {
-            let arrays = ColumnarValue::values_to_arrays(args)?;
-            let ids: Vec<&[u32]> = arrays
-                .iter()
-                .map(|a| a.as_primitive::<UInt32Type>().values().as_ref())
-                .collect();
-            let rows = ids.first().map_or(0, |a| a.len());
-            let mut row = vec![0u32; 2 * k];
-            let mut lost = false;
-            let got: A = (0..rows)
-                .map(|r| {
-                    for (v, a) in row.iter_mut().zip(&ids) {
-                        *v = a[r];
-                    }
-                    let x = f(&row);
-                    lost |= x.is_none();
-                    x
-                })
-                .collect();
-            if lost {
-                return Err(datafusion::error::DataFusionError::Execution(
-                    "a candidate pair's pattern is not among those counted".into(),
-                ));
-            }
-            Ok(ColumnarValue::Array(Arc::new(got) as ArrayRef))
-        }),
-    )
-}
-
-/// The packed pattern (4 bits a comparison) of a pair's value ids.
-fn pattern_of(lookups: &[Lookup], ids: &[u32]) -> u64 {
-    lookups.iter().enumerate().fold(0u64, |acc, (c, l)| {
-        acc | (u64::from(l.level(ids[2 * c], ids[2 * c + 1])) << (4 * c))
-    })
-}
-
 /// The candidate pairs with their packed pattern, `pattern`.
 fn with_pattern(
     spec: &EngineSpec,
+    st: &Scanned,
     pairs: DataFrame,
     lookups: &Arc<Vec<Lookup>>,
 ) -> Result<DataFrame, EngineError> {
-    let k = lookups.len();
-    let l = lookups.clone();
-    let udf = id_function::<i64, datafusion::arrow::array::Int64Array>(
-        "intruder_fs_pattern",
-        k,
-        DataType::Int64,
-        move |ids| Some(pattern_of(&l, ids) as i64),
-    );
+    let payload = st.recipe.encode().map_err(|e| run_error(spec, e))?;
+    let udf = pattern_function(lookups.clone(), payload);
     pairs
-        .with_column("pattern", udf.call(id_columns(k)))
+        .with_column("pattern", udf.call(id_columns(lookups.len())))
         .map_err(|e| run_error(spec, e))
 }
 
@@ -673,7 +555,7 @@ pub async fn count_patterns(
     let e = |e| run_error(spec, e);
     let pairs = candidate_pairs(spec, req, st, false)?;
     let lookups = Arc::new(st.prepared.iter().map(Lookup::new).collect::<Vec<_>>());
-    let scored = with_pattern(spec, pairs, &lookups)?;
+    let scored = with_pattern(spec, st, pairs, &lookups)?;
     let counted = scored
         .aggregate(vec![col("s"), col("pattern")], vec![count_all().alias("n")])
         .map_err(e)?;
@@ -761,21 +643,59 @@ async fn intruder_values(
     Ok(out)
 }
 
+/// `batch` as a table of the engine: in memory in process; on a cluster a Parquet file in the
+/// scratch directory (its directory kept in `temps`), read back as the batch's types.
+async fn small_table(
+    spec: &EngineSpec,
+    ctx: &SessionContext,
+    batch: RecordBatch,
+    temps: &mut Vec<tempfile::TempDir>,
+) -> Result<DataFrame, EngineError> {
+    let e = |e| run_error(spec, e);
+    if matches!(spec.engine, crate::Engine::DataFusion) {
+        return ctx.read_batch(batch).map_err(e);
+    }
+    let (dir, file) =
+        super::source::scratch_file(spec, "Fellegi–Sunter's dictionaries and samples")?;
+    let out = std::fs::File::create(&file)
+        .map_err(|x| EngineError::Config(format!("cannot write {}: {x}", file.display())))?;
+    let mut w = datafusion::parquet::arrow::ArrowWriter::try_new(out, batch.schema(), None)
+        .map_err(|x| e(x.into()))?;
+    w.write(&batch).map_err(|x| e(x.into()))?;
+    w.close().map_err(|x| e(x.into()))?;
+    temps.push(dir);
+    let path = file
+        .to_str()
+        .ok_or_else(|| EngineError::Config(format!("{}: not UTF-8", file.display())))?;
+    let df = ctx
+        .read_parquet(path, ParquetReadOptions::default())
+        .await
+        .map_err(e)?;
+    // (strings come back as views)
+    let back: Vec<Expr> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| cast_expr(col(f.name()), f.data_type().clone()).alias(f.name()))
+        .collect();
+    df.select(back).map_err(e)
+}
+
 /// A table of `(key, value)` rows for a join.
-fn table2(
+async fn table2(
     spec: &EngineSpec,
     ctx: &SessionContext,
     names: (&str, &str),
-    key: ArrayRef,
-    value: ArrayRef,
+    (key, value): (ArrayRef, ArrayRef),
+    temps: &mut Vec<tempfile::TempDir>,
 ) -> Result<DataFrame, EngineError> {
-    let e = |e| run_error(spec, e);
     let schema = Arc::new(Schema::new(vec![
         Field::new(names.0, key.data_type().clone(), false),
         Field::new(names.1, value.data_type().clone(), false),
     ]));
-    let batch = RecordBatch::try_new(schema, vec![key, value]).map_err(|x| e(x.into()))?;
-    ctx.read_batch(batch).map_err(e)
+    let batch =
+        RecordBatch::try_new(schema, vec![key, value]).map_err(|x| run_error(spec, x.into()))?;
+    small_table(spec, ctx, batch, temps).await
 }
 
 /// The level counts, per comparison (those `wanted`), of one chunk of the u estimate's random
@@ -796,7 +716,8 @@ async fn sample_levels(
     let js: ArrayRef = Arc::new(datafusion::arrow::array::UInt64Array::from_iter_values(
         pairs.iter().map(|p| u64::from(p.1)),
     ));
-    let sample = table2(spec, ctx, ("si", "sj"), is, js)?;
+    let mut temps = Vec::new();
+    let sample = table2(spec, ctx, ("si", "sj"), (is, js), &mut temps).await?;
     // a file's row number (as `r{row}`) and the wanted comparisons' value ids
     let side = |df: &DataFrame, row: &str, ids: &str| {
         df.clone()
@@ -870,9 +791,7 @@ async fn sample_levels(
     Ok(out)
 }
 
-/// Every candidate pair `(i, j, w)` with its match weight: the pattern's `prior + Σ level
-/// weights`, then each term-frequency adjustment of a comparison at its exact level, by the
-/// intruder's value, in comparison order (the local scorer's sum).
+/// Every candidate pair `(i, j, w)` with its match weight ([`weight_function`]).
 fn weighed_pairs(
     spec: &EngineSpec,
     req: &LinkageRequest,
@@ -882,32 +801,20 @@ fn weighed_pairs(
 ) -> Result<DataFrame, EngineError> {
     let e = |e| run_error(spec, e);
     let pairs = candidate_pairs(spec, req, st, true)?;
-    let k = lookups.len();
-    let l = lookups.clone();
-    let base: foldhash::HashMap<u64, f64> = fit.base.iter().copied().collect();
-    let tf = fit.tf.clone();
-    let udf = id_function::<f64, datafusion::arrow::array::Float64Array>(
-        "intruder_fs_weight",
-        k,
-        DataType::Float64,
-        move |ids| {
-            let q = pattern_of(&l, ids);
-            let mut w = *base.get(&q)?;
-            for (c, t) in tf.iter().enumerate() {
-                if let Some((exact, adj)) = t
-                    && ((q >> (4 * c)) & 0xF) as usize == *exact
-                {
-                    w += adj[ids[2 * c] as usize];
-                }
-            }
-            Some(w)
-        },
-    );
+    let weights = Weights {
+        base: fit.base.clone(),
+        tf: fit.tf.clone(),
+    };
+    let recipe = Recipe {
+        weights: Some(weights.clone()),
+        ..st.recipe.clone()
+    };
+    let udf = weight_function(lookups.clone(), &weights, recipe.encode().map_err(e)?);
     pairs
         .select(vec![
             cast_expr(col("i"), DataType::UInt32).alias("i"),
             cast_expr(col("j"), DataType::UInt32).alias("j"),
-            udf.call(id_columns(k)).alias("w"),
+            udf.call(id_columns(lookups.len())).alias("w"),
         ])
         .map_err(e)
 }
@@ -974,12 +881,6 @@ pub fn link(
     attack: &FellegiSunter,
     seed: u64,
 ) -> Result<Linked, EngineError> {
-    if !matches!(spec.engine, crate::Engine::DataFusion) {
-        return Err(EngineError::Unsupported {
-            engine: spec.engine.label(),
-            what: "Fellegi–Sunter's comparison and weight functions carry the run's value dictionaries and model, which a Ballista 55 executor cannot receive (a plan's functions reach it by name only; see docs/cluster.md); it runs on --engine local and --engine datafusion".into(),
-        });
-    }
     let rt = runtime()?;
     let ctx = rt.block_on(super::context(spec))?;
     let mut clock =

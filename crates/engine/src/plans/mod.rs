@@ -8,8 +8,10 @@
 
 pub mod blocking;
 pub mod exact;
+mod fs_functions;
 pub mod linkage;
 pub mod risk;
+pub mod shipped;
 pub mod source;
 pub mod udf;
 
@@ -105,7 +107,11 @@ pub async fn context(spec: &EngineSpec) -> Result<SessionContext, EngineError> {
         }
         Engine::Ballista { host, port } => {
             use ballista::prelude::{SessionConfigExt, SessionContextExt};
-            let config = SessionConfig::new_with_ballista().with_ballista_job_name("intruder");
+            let (logical, physical) = shipped::codecs();
+            let config = SessionConfig::new_with_ballista()
+                .with_ballista_job_name("intruder")
+                .with_ballista_logical_extension_codec(logical)
+                .with_ballista_physical_extension_codec(physical);
             let state = SessionStateBuilder::new()
                 .with_default_features()
                 .with_config(config)

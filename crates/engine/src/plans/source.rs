@@ -190,6 +190,31 @@ fn unknown_column(path: &Path, name: &str, schema: &datafusion::common::DFSchema
     })
 }
 
+/// A file in a directory of its own in the cluster's scratch directory, for `what` (a table
+/// the driver made, which the executors read): the directory (removed when dropped) and the
+/// file's path.
+pub(crate) fn scratch_file(
+    spec: &EngineSpec,
+    what: &str,
+) -> Result<(tempfile::TempDir, std::path::PathBuf), EngineError> {
+    let Some(d) = &spec.scratch_dir else {
+        return Err(EngineError::Unsupported {
+            engine: spec.engine.label(),
+            what: format!(
+                "{what} are tables the driver makes, which a cluster's executors read from shared storage: give --scratch-dir DIR ([engine] scratch_dir), a directory every executor sees"
+            ),
+        });
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("intruder-")
+        .tempdir_in(d)
+        .map_err(|e| {
+            EngineError::Config(format!("cannot make a directory in {}: {e}", d.display()))
+        })?;
+    let file = dir.path().join("table.parquet");
+    Ok((dir, file))
+}
+
 /// A directory for a copy of `label` the executors read: in `spec`'s scratch directory on a
 /// cluster (shared storage), the system's temporary directory in process.
 fn scratch(spec: &EngineSpec, label: &str, what: &str) -> Result<tempfile::TempDir, EngineError> {

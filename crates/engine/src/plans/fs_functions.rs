@@ -1,0 +1,596 @@
+//! Fellegi–Sunter's two functions of a candidate pair's value ids — its packed agreement
+//! pattern ([`PATTERN`]) and its match weight ([`WEIGHT`]) — and what they are built from.
+//!
+//! Both hold the run's state: each comparison's dictionary (to compute a level the first time
+//! a value pair is met, and keep it) and, for the weight, the fitted model. In process they
+//! are plain closures over it. For a Ballista cluster each also keeps a [`Recipe`] encoded as
+//! its payload — the comparisons, the distinct values each dictionary was interned from, the
+//! pattern weights and term-frequency adjustments — from which a scheduler or executor builds
+//! the same function ([`function_from_payload`]; see [`super::shipped`]): the dictionaries
+//! are interned again from the same values in the same order, so a value id means the same
+//! value on every process, and the weights are carried bit for bit (Arrow arrays).
+
+use std::io::Cursor;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Float64Array, Int64Array, RecordBatch, UInt64Array,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema, UInt32Type, UInt64Type};
+use datafusion::arrow::ipc::reader::StreamReader;
+use datafusion::arrow::ipc::writer::StreamWriter;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::{ColumnarValue, ScalarUDF};
+use datafusion::prelude::{Expr, col};
+
+use intruder_attack::fellegi_sunter::Comparison;
+use intruder_attack::fellegi_sunter::compare::Prepared;
+use intruder_attack::fellegi_sunter::counted::compared_by_id;
+use intruder_attack::fellegi_sunter::encode::MISSING;
+use intruder_data::Table;
+
+use super::shipped::{Eval, Shipped};
+
+/// The name of the pattern function in plans.
+pub(crate) const PATTERN: &str = "intruder_fs_pattern";
+
+/// The name of the weight function in plans.
+pub(crate) const WEIGHT: &str = "intruder_fs_weight";
+
+/// How a pair's level in one comparison is read from its two value ids.
+pub(crate) enum Lookup {
+    /// Null, exact and else levels: equal ids or not.
+    ById { miss: u8, eq: u8, ne: u8 },
+    /// Any other comparison: its levels computed with the local engine's definitions
+    /// ([`Prepared::level_of_ids`]) the first time a value pair is met, and kept.
+    Memo {
+        miss: u8,
+        p: Box<Prepared>,
+        memo: Memo,
+    },
+}
+
+/// Levels kept by value pair, shared by the engine's threads: a square table over the
+/// dictionary when it is small (`u8::MAX`: not computed yet; any thread may fill a cell, it
+/// always writes the same level), else a hash map in shards.
+pub(crate) enum Memo {
+    Dense {
+        n: usize,
+        cells: Vec<std::sync::atomic::AtomicU8>,
+    },
+    Shards(Vec<std::sync::Mutex<foldhash::HashMap<u64, u8>>>),
+}
+
+/// Dictionaries of at most this many values squared keep their levels in a square table.
+const DENSE_CELLS: usize = 1 << 24;
+
+/// Shards of a [`Memo::Shards`].
+const SHARDS: usize = 64;
+
+impl Lookup {
+    pub(crate) fn new(p: &Prepared) -> Lookup {
+        let miss = p.level_of_ids(MISSING, MISSING);
+        if let Some((eq, ne)) = compared_by_id(p) {
+            return Lookup::ById { miss, eq, ne };
+        }
+        let n = p.dict.len();
+        let memo = if n.saturating_mul(n) <= DENSE_CELLS {
+            Memo::Dense {
+                n,
+                cells: (0..n * n)
+                    .map(|_| std::sync::atomic::AtomicU8::new(u8::MAX))
+                    .collect(),
+            }
+        } else {
+            Memo::Shards(
+                (0..SHARDS)
+                    .map(|_| std::sync::Mutex::new(Default::default()))
+                    .collect(),
+            )
+        };
+        Lookup::Memo {
+            miss,
+            p: Box::new(p.clone()),
+            memo,
+        }
+    }
+
+    #[inline]
+    fn level(&self, x: u32, y: u32) -> u8 {
+        use std::sync::atomic::Ordering::Relaxed;
+        match self {
+            Lookup::ById { miss, eq, ne } => {
+                if x == MISSING || y == MISSING {
+                    *miss
+                } else if x == y {
+                    *eq
+                } else {
+                    *ne
+                }
+            }
+            Lookup::Memo { miss, .. } if x == MISSING || y == MISSING => *miss,
+            Lookup::Memo { p, memo, .. } => match memo {
+                Memo::Dense { n, cells } => {
+                    let cell = &cells[x as usize * n + y as usize];
+                    match cell.load(Relaxed) {
+                        u8::MAX => {
+                            let l = p.level_of_ids(x, y);
+                            cell.store(l, Relaxed);
+                            l
+                        }
+                        l => l,
+                    }
+                }
+                Memo::Shards(shards) => {
+                    let key = (u64::from(x) << 32) | u64::from(y);
+                    let shard = &shards[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize];
+                    if let Some(&l) = shard.lock().expect("a memo shard").get(&key) {
+                        return l;
+                    }
+                    let l = p.level_of_ids(x, y);
+                    shard.lock().expect("a memo shard").insert(key, l);
+                    l
+                }
+            },
+        }
+    }
+}
+
+/// The value-id columns of every comparison, `ia0, ib0, ia1, ib1, …`.
+pub(crate) fn id_columns(k: usize) -> Vec<Expr> {
+    (0..k)
+        .flat_map(|c| [col(format!("ia{c}")), col(format!("ib{c}"))])
+        .collect()
+}
+
+/// The packed pattern (4 bits a comparison) of a pair's value ids.
+fn pattern_of(lookups: &[Lookup], ids: &[u32]) -> u64 {
+    lookups.iter().enumerate().fold(0u64, |acc, (c, l)| {
+        acc | (u64::from(l.level(ids[2 * c], ids[2 * c + 1])) << (4 * c))
+    })
+}
+
+/// What the functions are built from: per comparison, the comparison, the released column's
+/// name and the distinct values of either file, in the order they were interned; for the
+/// weight, the model's part that weighs a pair.
+#[derive(Clone)]
+pub(crate) struct Recipe {
+    /// The intruder's and the released file's names (for errors).
+    pub labels: (String, String),
+    /// `(comparison, released column, intruder values, released values)`.
+    pub comparisons: Vec<(Comparison, String, ArrayRef, ArrayRef)>,
+    /// `prior + Σ level weights` by packed pattern, and per comparison with term
+    /// frequencies its exact level and the adjustment by value id.
+    pub weights: Option<Weights>,
+}
+
+/// The part of a fitted model that weighs a pair.
+#[derive(Clone)]
+pub(crate) struct Weights {
+    /// `prior + Σ level weights` by packed pattern.
+    pub base: Vec<(u64, f64)>,
+    /// Per comparison with term frequencies: its exact level and the adjustment by value id.
+    pub tf: Vec<Option<(usize, Vec<f64>)>>,
+}
+
+/// The header of an encoded [`Recipe`] (its arrays follow as Arrow IPC streams).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Header {
+    labels: (String, String),
+    comparisons: Vec<(Comparison, String)>,
+    /// Per comparison, its exact level when it has term-frequency adjustments; absent: no
+    /// weights.
+    tf_levels: Option<Vec<Option<usize>>>,
+}
+
+/// The version tag of the encoding.
+const MAGIC: &[u8; 4] = b"IFS1";
+
+fn bad(what: impl std::fmt::Display) -> DataFusionError {
+    DataFusionError::Plan(format!(
+        "a Fellegi–Sunter function's payload cannot be read ({what}): are the client, scheduler and executors one version of the toolkit?"
+    ))
+}
+
+/// One Arrow IPC stream of `columns` (one batch).
+fn ipc(columns: Vec<(&str, ArrayRef)>) -> Result<Vec<u8>> {
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|c| c.1).collect())?;
+    let mut out = Vec::new();
+    let mut w = StreamWriter::try_new(&mut out, &schema)?;
+    w.write(&batch)?;
+    w.finish()?;
+    drop(w);
+    Ok(out)
+}
+
+/// The columns of one Arrow IPC stream (its batches concatenated).
+fn from_ipc(bytes: &[u8]) -> Result<Vec<ArrayRef>> {
+    let r = StreamReader::try_new(Cursor::new(bytes), None)?;
+    let schema = r.schema();
+    let batches = r.collect::<std::result::Result<Vec<_>, _>>()?;
+    let b = datafusion::arrow::compute::concat_batches(&schema, &batches)?;
+    Ok(b.columns().to_vec())
+}
+
+impl Recipe {
+    /// The recipe encoded: `IFS1`, the header's length (u32 LE) and JSON, then each blob's
+    /// length (u64 LE) and bytes: per comparison its intruder and released values, then with
+    /// weights the patterns and their weights, then each term-frequency adjustment.
+    pub(crate) fn encode(&self) -> Result<Vec<u8>> {
+        let header = Header {
+            labels: self.labels.clone(),
+            comparisons: self
+                .comparisons
+                .iter()
+                .map(|(c, r, _, _)| (c.clone(), r.clone()))
+                .collect(),
+            tf_levels: self
+                .weights
+                .as_ref()
+                .map(|w| w.tf.iter().map(|t| t.as_ref().map(|x| x.0)).collect()),
+        };
+        let mut blobs = Vec::new();
+        for (_, _, a, b) in &self.comparisons {
+            blobs.push(ipc(vec![("v", a.clone())])?);
+            blobs.push(ipc(vec![("v", b.clone())])?);
+        }
+        if let Some(w) = &self.weights {
+            blobs.push(ipc(vec![
+                (
+                    "pattern",
+                    Arc::new(UInt64Array::from_iter_values(w.base.iter().map(|x| x.0))) as ArrayRef,
+                ),
+                (
+                    "weight",
+                    Arc::new(Float64Array::from_iter_values(w.base.iter().map(|x| x.1))),
+                ),
+            ])?);
+            for (_, adj) in w.tf.iter().flatten() {
+                blobs.push(ipc(vec![(
+                    "adj",
+                    Arc::new(Float64Array::from(adj.clone())) as ArrayRef,
+                )])?);
+            }
+        }
+        let json = serde_json::to_vec(&header).map_err(|e| bad(e))?;
+        let mut out =
+            Vec::with_capacity(8 + json.len() + blobs.iter().map(|b| 8 + b.len()).sum::<usize>());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(&json);
+        for b in blobs {
+            out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            out.extend_from_slice(&b);
+        }
+        Ok(out)
+    }
+
+    /// A recipe from its [encoding](Self::encode).
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Recipe> {
+        let rest = bytes
+            .strip_prefix(MAGIC.as_slice())
+            .ok_or_else(|| bad("no IFS1 tag"))?;
+        let take = |rest: &mut &[u8], n: usize| -> Result<Vec<u8>> {
+            if rest.len() < n {
+                return Err(bad("truncated"));
+            }
+            let (x, y) = rest.split_at(n);
+            *rest = y;
+            Ok(x.to_vec())
+        };
+        let mut rest = rest;
+        let n = u32::from_le_bytes(take(&mut rest, 4)?.try_into().expect("4 bytes")) as usize;
+        let header: Header = serde_json::from_slice(&take(&mut rest, n)?).map_err(|e| bad(e))?;
+        let mut blob = || -> Result<Vec<ArrayRef>> {
+            let n = u64::from_le_bytes(take(&mut rest, 8)?.try_into().expect("8 bytes"));
+            from_ipc(&take(&mut rest, usize::try_from(n).map_err(|e| bad(e))?)?)
+        };
+        let mut comparisons = Vec::with_capacity(header.comparisons.len());
+        for (c, r) in header.comparisons {
+            let a = blob()?.remove(0);
+            let b = blob()?.remove(0);
+            comparisons.push((c, r, a, b));
+        }
+        let weights = match header.tf_levels {
+            None => None,
+            Some(levels) => {
+                let base = blob()?;
+                let (p, w) = (
+                    base[0].as_primitive::<UInt64Type>(),
+                    base[1].as_primitive::<Float64Type>(),
+                );
+                let base = p
+                    .values()
+                    .iter()
+                    .copied()
+                    .zip(w.values().iter().copied())
+                    .collect();
+                let mut tf = Vec::with_capacity(levels.len());
+                for l in levels {
+                    tf.push(match l {
+                        None => None,
+                        Some(exact) => {
+                            let adj = blob()?.remove(0);
+                            Some((exact, adj.as_primitive::<Float64Type>().values().to_vec()))
+                        }
+                    });
+                }
+                Some(Weights { base, tf })
+            }
+        };
+        if !rest.is_empty() {
+            return Err(bad("bytes left over"));
+        }
+        Ok(Recipe {
+            labels: header.labels,
+            comparisons,
+            weights,
+        })
+    }
+
+    /// Each comparison's dictionary, interned again from the values (as the driver did).
+    pub(crate) fn prepared(&self) -> Result<Vec<Prepared>> {
+        let e = |e: intruder_data::DataError| bad(e);
+        self.comparisons
+            .iter()
+            .map(|(c, r, a, b)| {
+                let ta = Table::new(
+                    self.labels.0.as_str(),
+                    vec![super::linkage::column_of(&c.column, a).map_err(bad)?],
+                )
+                .map_err(e)?;
+                let tb = Table::new(
+                    self.labels.1.as_str(),
+                    vec![super::linkage::column_of(r, b).map_err(bad)?],
+                )
+                .map_err(e)?;
+                Prepared::new(c, &ta, &tb, r).map_err(bad)
+            })
+            .collect()
+    }
+}
+
+/// `f` of each row's value ids (`ia0, ib0, ia1, ib1, …`, `k` comparisons) as a column.
+fn id_eval<T, A>(k: usize, f: impl Fn(&[u32]) -> Option<T> + Send + Sync + 'static) -> Arc<Eval>
+where
+    A: Array + FromIterator<Option<T>> + 'static,
+{
+    Arc::new(move |args: &[ColumnarValue]| {
+        let arrays = ColumnarValue::values_to_arrays(args)?;
+        let ids: Vec<&[u32]> = arrays
+            .iter()
+            .map(|a| a.as_primitive::<UInt32Type>().values().as_ref())
+            .collect();
+        let rows = ids.first().map_or(0, |a| a.len());
+        let mut row = vec![0u32; 2 * k];
+        let mut lost = false;
+        let got: A = (0..rows)
+            .map(|r| {
+                for (v, a) in row.iter_mut().zip(&ids) {
+                    *v = a[r];
+                }
+                let x = f(&row);
+                lost |= x.is_none();
+                x
+            })
+            .collect();
+        if lost {
+            return Err(DataFusionError::Execution(
+                "a candidate pair's pattern is not among those counted".into(),
+            ));
+        }
+        Ok(ColumnarValue::Array(Arc::new(got) as ArrayRef))
+    })
+}
+
+/// The pattern function over `lookups`, with `payload` (an encoded [`Recipe`]) to ship it.
+pub(crate) fn pattern_function(lookups: Arc<Vec<Lookup>>, payload: Vec<u8>) -> ScalarUDF {
+    let k = lookups.len();
+    let eval = id_eval::<i64, Int64Array>(k, move |ids| Some(pattern_of(&lookups, ids) as i64));
+    Shipped::new(
+        PATTERN,
+        vec![DataType::UInt32; 2 * k],
+        DataType::Int64,
+        payload,
+        eval,
+    )
+}
+
+/// The weight function: the pattern's `prior + Σ level weights`, then each term-frequency
+/// adjustment of a comparison at its exact level, by the intruder's value, in comparison
+/// order (the local scorer's sum).
+pub(crate) fn weight_function(
+    lookups: Arc<Vec<Lookup>>,
+    weights: &Weights,
+    payload: Vec<u8>,
+) -> ScalarUDF {
+    let k = lookups.len();
+    let base: foldhash::HashMap<u64, f64> = weights.base.iter().copied().collect();
+    let tf = weights.tf.clone();
+    let eval = id_eval::<f64, Float64Array>(k, move |ids| {
+        let q = pattern_of(&lookups, ids);
+        let mut w = *base.get(&q)?;
+        for (c, t) in tf.iter().enumerate() {
+            if let Some((exact, adj)) = t
+                && ((q >> (4 * c)) & 0xF) as usize == *exact
+            {
+                w += adj[ids[2 * c] as usize];
+            }
+        }
+        Some(w)
+    });
+    Shipped::new(
+        WEIGHT,
+        vec![DataType::UInt32; 2 * k],
+        DataType::Float64,
+        payload,
+        eval,
+    )
+}
+
+/// The function `name` ([`PATTERN`] or [`WEIGHT`]) built from its payload.
+pub(crate) fn function_from_payload(name: &str, payload: &[u8]) -> Result<ScalarUDF> {
+    let recipe = Recipe::decode(payload)?;
+    let lookups = Arc::new(
+        recipe
+            .prepared()?
+            .iter()
+            .map(Lookup::new)
+            .collect::<Vec<_>>(),
+    );
+    match (name, &recipe.weights) {
+        (PATTERN, _) => Ok(pattern_function(lookups, payload.to_vec())),
+        (WEIGHT, Some(w)) => Ok(weight_function(lookups, w, payload.to_vec())),
+        _ => Err(bad(format!("{name} without its model"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{StringArray, UInt32Array};
+    use intruder_attack::fellegi_sunter::LinkageSpec;
+
+    /// Runs `f` on value-id rows `(ia0, ib0, ia1, ib1)`.
+    fn eval(f: &ScalarUDF, rows: &[[u32; 4]]) -> ArrayRef {
+        let cols: Vec<ColumnarValue> = (0..4)
+            .map(|c| {
+                ColumnarValue::Array(Arc::new(UInt32Array::from_iter_values(
+                    rows.iter().map(|r| r[c]),
+                )) as ArrayRef)
+            })
+            .collect();
+        let s = f
+            .inner()
+            .downcast_ref::<Shipped>()
+            .expect("a shipped function");
+        let args = datafusion::logical_expr::ScalarFunctionArgs {
+            args: cols,
+            arg_fields: (0..4)
+                .map(|c| Arc::new(Field::new(format!("x{c}"), DataType::UInt32, false)))
+                .collect(),
+            number_rows: rows.len(),
+            return_field: Arc::new(Field::new("out", s.returns_type(), true)),
+            config_options: Arc::new(Default::default()),
+        };
+        match f.invoke_with_args(args).unwrap() {
+            ColumnarValue::Array(a) => a,
+            ColumnarValue::Scalar(_) => panic!("a column"),
+        }
+    }
+
+    #[test]
+    fn a_function_rebuilt_from_its_payload_computes_the_same() {
+        let spec = LinkageSpec::from_toml(
+            r#"
+blocking = [["first"]]
+[[comparison]]
+column = "first"
+term_frequency = true
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "jaro-winkler", threshold = 0.9 }, { kind = "else" }]
+[[comparison]]
+column = "year"
+released = "yob"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold = 1 }, { kind = "else" }]
+"#,
+            "spec.toml",
+        )
+        .unwrap();
+        let first_a: ArrayRef =
+            Arc::new(StringArray::from(vec![Some("anna"), Some("marie"), None]));
+        let first_b: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("anne"),
+            Some("maria"),
+            Some("anna"),
+        ]));
+        let year_a: ArrayRef = Arc::new(Int64Array::from(vec![1950, 1960]));
+        let year_b: ArrayRef = Arc::new(Int64Array::from(vec![1961, 1950, 1970]));
+        let recipe = Recipe {
+            labels: ("i.csv".into(), "r.csv".into()),
+            comparisons: vec![
+                (
+                    spec.comparisons[0].clone(),
+                    "first".into(),
+                    first_a,
+                    first_b,
+                ),
+                (spec.comparisons[1].clone(), "yob".into(), year_a, year_b),
+            ],
+            weights: None,
+        };
+        let prepared = recipe.prepared().unwrap();
+        let lookups = Arc::new(prepared.iter().map(Lookup::new).collect::<Vec<_>>());
+        // weights that are not short decimals (bit-for-bit through the payload)
+        let weights = Weights {
+            base: (0..256u64)
+                .map(|q| (q, (q as f64).sqrt() / 3.0 - 1.1))
+                .collect(),
+            tf: vec![Some((1, vec![0.1 / 3.0, -2.0f64.ln(), 1e-300, 7.0])), None],
+        };
+        let with_weights = Recipe {
+            weights: Some(weights.clone()),
+            ..recipe.clone()
+        };
+        let pattern = pattern_function(lookups.clone(), recipe.encode().unwrap());
+        let weight = weight_function(lookups, &weights, with_weights.encode().unwrap());
+        let rows: Vec<[u32; 4]> = (0..4u32)
+            .flat_map(|x| (0..4u32).map(move |y| [x, y, x % 3, (y + 1) % 4]))
+            .chain([[MISSING, 0, 0, MISSING]])
+            .collect();
+        let dicts: Vec<usize> = prepared.iter().map(|p| p.dict.len()).collect();
+        assert_eq!(
+            dicts,
+            vec![4, 4],
+            "anna, marie, anne, maria; 1950, 1960, 1961, 1970"
+        );
+        let rows: Vec<[u32; 4]> = rows
+            .into_iter()
+            .filter(|r| r.iter().all(|&v| v == MISSING || v < 4))
+            .collect();
+        for (f, name) in [(&pattern, PATTERN), (&weight, WEIGHT)] {
+            let payload = f
+                .inner()
+                .downcast_ref::<Shipped>()
+                .unwrap()
+                .payload()
+                .to_vec();
+            let g = function_from_payload(name, &payload).unwrap();
+            assert_eq!(g.name(), name);
+            let (x, y) = (eval(f, &rows), eval(&g, &rows));
+            assert_eq!(x.as_ref(), y.as_ref(), "{name}: the same column");
+            if name == WEIGHT {
+                let (x, y) = (
+                    x.as_primitive::<Float64Type>(),
+                    y.as_primitive::<Float64Type>(),
+                );
+                for (p, q) in x.values().iter().zip(y.values()) {
+                    assert_eq!(p.to_bits(), q.to_bits(), "bit for bit");
+                }
+            }
+        }
+        // marie/maria agree at jaro-winkler (0.92: level 2), 1950/1961 differ (else, 3); anna/anne
+        // do not (0.883: else); 1960/1961 are within 1 (level 2)
+        let p = eval(&pattern, &[[1, 3, 0, 2], [0, 2, 1, 2]]);
+        let p = p.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+        assert_eq!((p.value(0), p.value(1)), (2 | (3 << 4), 3 | (2 << 4)));
+        // A payload from another version, or cut short: an error, not a wrong function.
+        let mut bad = with_weights.encode().unwrap();
+        bad.truncate(bad.len() - 3);
+        let e = function_from_payload(WEIGHT, &bad).unwrap_err().to_string();
+        assert!(e.contains("cannot be read"), "{e}");
+        let e = function_from_payload(WEIGHT, b"XYZ0")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("one version"), "{e}");
+        let e = function_from_payload(WEIGHT, &recipe.encode().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("without its model"), "{e}");
+    }
+}
