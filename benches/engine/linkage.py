@@ -10,6 +10,10 @@ to 1e-12 relative). Appends one JSON line per run to OUT.
     python3 benches/engine/linkage.py --rows 1000000 --engines local,datafusion \
         --memory-limit 4GiB --bin-dir target/release --work /tmp/fs1m --out FILE
 
+On a Ballista cluster (an engine `ballista://HOST:PORT`): `--scratch-dir DIR` (a directory the
+executors see), and `--executor-pids` / `--shuffle-dirs` (the executors' processes and work
+directories on this machine) to record their CPU seconds and the bytes they wrote.
+
 Binaries: cargo build --release -p intruder-cli --features parquet,cluster.
 """
 
@@ -20,6 +24,8 @@ import re
 import subprocess
 import sys
 import time
+
+from run import process_cpu, tree_bytes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC = os.path.join(HERE, "..", "linkage", "linkage_1m.toml")
@@ -111,7 +117,14 @@ def main():
                     help="the linkage specification (default: the 1M benchmark's, "
                          "benches/linkage/linkage_1m.toml)")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--scratch-dir", default="", help="for ballista:// engines")
+    ap.add_argument("--executor-pids", default="",
+                    help="comma-separated pids of local executors (their CPU is recorded)")
+    ap.add_argument("--shuffle-dirs", default="",
+                    help="comma-separated work directories of local executors (bytes written)")
     a = ap.parse_args()
+    pids = [int(x) for x in a.executor_pids.split(",") if x]
+    dirs = [x for x in a.shuffle_dirs.split(",") if x]
     intruder = os.path.join(a.bin_dir, "intruder")
     data = os.path.join(a.work, "data")
     if not os.path.exists(os.path.join(data, "file-b.csv")):
@@ -131,7 +144,7 @@ def main():
             files[side] = (csv, schema)
     reference = None
     for engine in a.engines.split(","):
-        out = os.path.join(a.work, f"{engine}.json")
+        out = os.path.join(a.work, re.sub(r"[^\w.-]+", "_", engine) + ".json")
         cmd = [intruder, "attack", "--method", "fellegi-sunter",
                "--intruder", files["a"][0], "--released", files["b"][0],
                "--linkage-spec", a.spec, "--truth", "person_id", "--threshold", "0.5",
@@ -144,6 +157,11 @@ def main():
             cmd += ["--engine", engine]
             if engine == "datafusion" and a.memory_limit:
                 cmd += ["--memory-limit", a.memory_limit]
+            if engine.startswith("ballista://") and a.scratch_dir:
+                cmd += ["--scratch-dir", a.scratch_dir]
+        on_cluster = engine.startswith("ballista://")
+        cpu0 = process_cpu(pids) if on_cluster and pids else None
+        bytes0 = tree_bytes(dirs) if on_cluster and dirs else None
         p, wall, rss, cpu, phases = run(cmd)
         line = {"rows": a.rows, "engine": engine, "format": a.format,
                 "spec": os.path.basename(a.spec),
@@ -151,6 +169,11 @@ def main():
                 "assignment": a.assignment, "wall_s": round(wall, 3), "peak_rss_bytes": rss,
                 "cpu_s": cpu, "phases_s": phases,
                 "exit": p.returncode, "date": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        if cpu0 is not None:
+            line["executors"] = len(pids)
+            line["executor_cpu_s"] = round(process_cpu(pids) - cpu0, 2)
+        if bytes0 is not None:
+            line["shuffle_bytes"] = tree_bytes(dirs) - bytes0
         if p.returncode != 0:
             line["error"] = p.stderr.strip().splitlines()[-25:]
         else:

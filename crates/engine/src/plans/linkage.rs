@@ -918,6 +918,23 @@ pub fn link(
             let got = rt.block_on(collect(spec, above))?;
             attack.link_counted(&fit, WeighedPairs::Above(triples(&got)))?
         }
+        Assignment::Greedy if !matches!(spec.engine, crate::Engine::DataFusion) => {
+            // Ballista 55's sort of the weighed pairs reaches the client out of order (seen on
+            // the 1M × 1M benchmark with two executors; docs/cluster.md): the pairs are
+            // gathered unsorted and put in the assignment's order here (weight descending,
+            // then rows), holding 16 bytes a candidate pair on the driver.
+            use futures::StreamExt;
+            let mut stream = rt.block_on(weighed.execute_stream()).map_err(e)?;
+            let mut all: Vec<(u32, u32, f64)> = Vec::new();
+            while let Some(b) = rt.block_on(stream.next()) {
+                all.extend(triples(std::slice::from_ref(&b.map_err(e)?)));
+            }
+            all.par_sort_unstable_by(|x, y| {
+                y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1))
+            });
+            let mut ranked = all.into_iter().map(Ok);
+            attack.link_counted(&fit, WeighedPairs::Ranked(&mut ranked))?
+        }
         Assignment::Greedy => {
             // Sorted by weight alone (a one-column sort, several times faster than three);
             // the pairs of equal weight arrive together and are put in row order here.
@@ -927,6 +944,7 @@ pub fn link(
             let mut ready: std::collections::VecDeque<(u32, u32, f64)> = Default::default();
             let mut done = false;
             let mut failed: Option<EngineError> = None;
+            let mut last: Option<f64> = None;
             let flush =
                 |group: &mut Vec<(u32, u32, f64)>,
                  ready: &mut std::collections::VecDeque<(u32, u32, f64)>| {
@@ -958,6 +976,23 @@ pub fn link(
                         }
                         Some(Ok(b)) => {
                             for t in triples(std::slice::from_ref(&b)) {
+                                // The assignment is only right on a sorted stream: check it.
+                                if let Some(l) = last.filter(|&l| t.2 > l) {
+                                    failed = Some(EngineError::Run {
+                                        engine: spec.engine.label(),
+                                        message: format!(
+                                            "the candidate pairs sorted by weight arrived out of order (weight {} after {l}); no links are reported from an unsorted stream",
+                                            t.2
+                                        ),
+                                    });
+                                    done = true;
+                                    return Some(Err(intruder_attack::AttackError::from(
+                                        intruder_attack::ParamError::Unsupported(
+                                            "the engine's run failed".into(),
+                                        ),
+                                    )));
+                                }
+                                last = Some(t.2);
                                 if group
                                     .first()
                                     .is_some_and(|g| g.2.to_bits() != t.2.to_bits())
