@@ -258,7 +258,7 @@ impl Recipe {
                 )])?);
             }
         }
-        let json = serde_json::to_vec(&header).map_err(|e| bad(e))?;
+        let json = serde_json::to_vec(&header).map_err(bad)?;
         let mut out =
             Vec::with_capacity(8 + json.len() + blobs.iter().map(|b| 8 + b.len()).sum::<usize>());
         out.extend_from_slice(MAGIC);
@@ -286,10 +286,10 @@ impl Recipe {
         };
         let mut rest = rest;
         let n = u32::from_le_bytes(take(&mut rest, 4)?.try_into().expect("4 bytes")) as usize;
-        let header: Header = serde_json::from_slice(&take(&mut rest, n)?).map_err(|e| bad(e))?;
+        let header: Header = serde_json::from_slice(&take(&mut rest, n)?).map_err(bad)?;
         let mut blob = || -> Result<Vec<ArrayRef>> {
             let n = u64::from_le_bytes(take(&mut rest, 8)?.try_into().expect("8 bytes"));
-            from_ipc(&take(&mut rest, usize::try_from(n).map_err(|e| bad(e))?)?)
+            from_ipc(&take(&mut rest, usize::try_from(n).map_err(bad)?)?)
         };
         let mut comparisons = Vec::with_capacity(header.comparisons.len());
         for (c, r) in header.comparisons {
@@ -393,7 +393,7 @@ where
 pub(crate) fn pattern_function(lookups: Arc<Vec<Lookup>>, payload: Vec<u8>) -> ScalarUDF {
     let k = lookups.len();
     let eval = id_eval::<i64, Int64Array>(k, move |ids| Some(pattern_of(&lookups, ids) as i64));
-    Shipped::new(
+    Shipped::udf(
         PATTERN,
         vec![DataType::UInt32; 2 * k],
         DataType::Int64,
@@ -425,7 +425,7 @@ pub(crate) fn weight_function(
         }
         Some(w)
     });
-    Shipped::new(
+    Shipped::udf(
         WEIGHT,
         vec![DataType::UInt32; 2 * k],
         DataType::Float64,

@@ -49,7 +49,7 @@ pub(crate) struct Shipped {
 
 impl Shipped {
     /// The function `name(args) -> returns` that `eval` computes, built from `payload`.
-    pub(crate) fn new(
+    pub(crate) fn udf(
         name: &str,
         args: Vec<DataType>,
         returns: DataType,
