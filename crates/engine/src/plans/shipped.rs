@@ -10,7 +10,7 @@
 //! `fun_definition`), and from which the receiving process builds the same function again
 //! ([`rebuild`]). Everything else a plan holds is left to Ballista's own codecs.
 //!
-//! A process keeps the functions it rebuilt (the last few, by name and payload), so that the
+//! A process keeps the functions it rebuilt (the last four, by name and payload), so that the
 //! tasks of one run share one function — and its memo of levels — rather than build it per
 //! task.
 
@@ -141,8 +141,10 @@ fn payload_of(udf: &ScalarUDF) -> Option<&[u8]> {
 /// Functions this process rebuilt, most recent last.
 static REBUILT: Mutex<Vec<(String, u64, Arc<ScalarUDF>)>> = Mutex::new(Vec::new());
 
-/// Functions kept in [`REBUILT`].
-const KEPT: usize = 8;
+/// Functions kept in [`REBUILT`]: a Fellegi–Sunter run's two (pattern and weight) for two runs
+/// at once. A kept function holds its dictionaries and the levels it met (up to a few hundred
+/// MB on a large linkage), which a long-lived executor would otherwise keep after its run.
+const KEPT: usize = 4;
 
 /// The function `name` built again from `payload` (or the one this process built from it
 /// already).
