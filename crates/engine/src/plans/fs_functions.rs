@@ -291,34 +291,43 @@ impl Recipe {
             let n = u64::from_le_bytes(take(&mut rest, 8)?.try_into().expect("8 bytes"));
             from_ipc(&take(&mut rest, usize::try_from(n).map_err(bad)?)?)
         };
+        let column = |cols: Vec<ArrayRef>, at: usize| -> Result<ArrayRef> {
+            cols.get(at).cloned().ok_or_else(|| bad("a column missing"))
+        };
+        let floats = |a: &ArrayRef| -> Result<Vec<f64>> {
+            a.as_primitive_opt::<Float64Type>()
+                .filter(|x| x.null_count() == 0)
+                .map(|x| x.values().to_vec())
+                .ok_or_else(|| bad("weights not a column of numbers"))
+        };
         let mut comparisons = Vec::with_capacity(header.comparisons.len());
         for (c, r) in header.comparisons {
-            let a = blob()?.remove(0);
-            let b = blob()?.remove(0);
+            let a = column(blob()?, 0)?;
+            let b = column(blob()?, 0)?;
             comparisons.push((c, r, a, b));
         }
         let weights = match header.tf_levels {
             None => None,
+            Some(levels) if levels.len() != comparisons.len() => {
+                return Err(bad("term frequencies not one per comparison"));
+            }
             Some(levels) => {
                 let base = blob()?;
-                let (p, w) = (
-                    base[0].as_primitive::<UInt64Type>(),
-                    base[1].as_primitive::<Float64Type>(),
-                );
-                let base = p
-                    .values()
-                    .iter()
-                    .copied()
-                    .zip(w.values().iter().copied())
-                    .collect();
+                let p = column(base.clone(), 0)?;
+                let p = p
+                    .as_primitive_opt::<UInt64Type>()
+                    .filter(|x| x.null_count() == 0)
+                    .ok_or_else(|| bad("patterns not a column of numbers"))?;
+                let w = floats(&column(base, 1)?)?;
+                if p.len() != w.len() {
+                    return Err(bad("patterns and weights of different lengths"));
+                }
+                let base = p.values().iter().copied().zip(w).collect();
                 let mut tf = Vec::with_capacity(levels.len());
                 for l in levels {
                     tf.push(match l {
                         None => None,
-                        Some(exact) => {
-                            let adj = blob()?.remove(0);
-                            Some((exact, adj.as_primitive::<Float64Type>().values().to_vec()))
-                        }
+                        Some(exact) => Some((exact, floats(&column(blob()?, 0)?)?)),
                     });
                 }
                 Some(Weights { base, tf })
@@ -437,13 +446,23 @@ pub(crate) fn weight_function(
 /// The function `name` ([`PATTERN`] or [`WEIGHT`]) built from its payload.
 pub(crate) fn function_from_payload(name: &str, payload: &[u8]) -> Result<ScalarUDF> {
     let recipe = Recipe::decode(payload)?;
-    let lookups = Arc::new(
-        recipe
-            .prepared()?
-            .iter()
-            .map(Lookup::new)
-            .collect::<Vec<_>>(),
-    );
+    let prepared = recipe.prepared()?;
+    // (an adjustment per value of the dictionary, and exact levels among the levels: the
+    // weight function indexes both)
+    if let Some(w) = &recipe.weights {
+        for ((t, p), c) in w.tf.iter().zip(&prepared).zip(0..) {
+            if let Some((exact, adj)) = t
+                && (adj.len() != p.dict.len() || *exact >= p.spec.levels.len())
+            {
+                return Err(bad(format!(
+                    "comparison {c}: {} term-frequency adjustments for {} values",
+                    adj.len(),
+                    p.dict.len()
+                )));
+            }
+        }
+    }
+    let lookups = Arc::new(prepared.iter().map(Lookup::new).collect::<Vec<_>>());
     match (name, &recipe.weights) {
         (PATTERN, _) => Ok(pattern_function(lookups, payload.to_vec())),
         (WEIGHT, Some(w)) => Ok(weight_function(lookups, w, payload.to_vec())),
@@ -592,5 +611,21 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold 
             .unwrap_err()
             .to_string();
         assert!(e.contains("without its model"), "{e}");
+        // Weights that do not fit the dictionaries: an error, not an index out of bounds on
+        // an executor.
+        let short = Recipe {
+            weights: Some(Weights {
+                base: weights.base.clone(),
+                tf: vec![Some((1, vec![0.5; 3])), None],
+            }),
+            ..recipe.clone()
+        };
+        let e = function_from_payload(WEIGHT, &short.encode().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("3 term-frequency adjustments for 4 values"),
+            "{e}"
+        );
     }
 }

@@ -22,8 +22,10 @@
 //!    adjustments in comparison order: the local sum) for the assignment.
 //!
 //! The candidate pairs are produced again for each pass rather than held: under a memory limit
-//! the joins, aggregates and the sort spill. The functions hold the dictionaries, so these
-//! plans run in process (`--engine datafusion`); Ballista is refused anyway (row numbers).
+//! the joins, aggregates and the sort spill. The functions hold the dictionaries and the model
+//! ([`super::fs_functions`]); on Ballista they travel with them ([`super::shipped`]), the
+//! dictionaries' tables and u's random pairs are files in the scratch directory, and the
+//! greedy assignment's pairs are sorted on the driver (Ballista's sort arrives out of order).
 
 use std::path::PathBuf;
 use std::sync::Arc;
