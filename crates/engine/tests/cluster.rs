@@ -171,7 +171,6 @@ fn two_executors_give_the_local_figures() {
     // directory. Every assignment, u from frequencies and from random pairs.
     {
         use intruder_attack::fellegi_sunter::{Assignment, FellegiSunter, FsParams, LinkageSpec};
-        use intruder_attack::{Attack, Knowledge};
         let (a, b, bq) = crate::linkage::people(dir.path(), 3000, 2000, 9);
         let spec = LinkageSpec::from_toml(crate::linkage::TF_SPEC, "spec.toml").unwrap();
         let renamed = vec![
@@ -185,17 +184,7 @@ fn two_executors_give_the_local_figures() {
             (Assignment::None, None, &b),
             (Assignment::Optimal, Some(500), &bq),
         ] {
-            let mut params = FsParams {
-                spec: Some(spec.clone()),
-                assignment,
-                ..FsParams::default()
-            };
-            if let Some(n) = u_sample {
-                params.u_sample = n;
-            }
-            let fs = FellegiSunter::new(params).unwrap();
-            let knowledge = Knowledge::new(&ti, fs.implied_keys().unwrap()).unwrap();
-            let want = fs.link(&knowledge, &tr, 11).unwrap();
+            let (fs, want) = crate::linkage::local_run(&spec, assignment, u_sample, (&ti, &tr));
             let req = crate::linkage::request(&a, released, &spec, &renamed);
             let got = match intruder_engine::plans::linkage::link(&ballista, &req, &fs, 11) {
                 Ok(g) => g,

@@ -305,8 +305,7 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "levenshtein", thresho
 
 #[test]
 fn a_run_gives_the_local_linkage_and_model() {
-    use intruder_attack::fellegi_sunter::{Assignment, FellegiSunter, FsParams};
-    use intruder_attack::{Attack, Knowledge};
+    use intruder_attack::fellegi_sunter::Assignment;
     let dir = tempfile::tempdir().unwrap();
     let (a, b, bq) = people(dir.path(), 6000, 4000, 9);
     let spec = LinkageSpec::from_toml(TF_SPEC, "spec.toml").unwrap();
@@ -324,17 +323,7 @@ fn a_run_gives_the_local_linkage_and_model() {
         (Assignment::None, Some(500), &b, None),
         (Assignment::Optimal, None, &bq, None),
     ] {
-        let mut params = FsParams {
-            spec: Some(spec.clone()),
-            assignment,
-            ..FsParams::default()
-        };
-        if let Some(n) = u_sample {
-            params.u_sample = n;
-        }
-        let fs = FellegiSunter::new(params).unwrap();
-        let knowledge = Knowledge::new(&ti, fs.implied_keys().unwrap()).unwrap();
-        let want = fs.link(&knowledge, &tr, 11).unwrap();
+        let (fs, want) = local_run(&spec, assignment, u_sample, (&ti, &tr));
         let df = EngineSpec::parse(Some("datafusion"), limit).unwrap();
         let got = intruder_engine::plans::linkage::link(
             &df,
@@ -363,6 +352,33 @@ fn a_run_gives_the_local_linkage_and_model() {
             assert!(sampled >= 1, "{what}: some u from random pairs");
         }
     }
+}
+
+/// Fellegi–Sunter with `spec`, `assignment` and `u_sample` (else the default), and its local
+/// run on `(intruder, released)` with seed 11.
+pub(crate) fn local_run(
+    spec: &LinkageSpec,
+    assignment: intruder_attack::fellegi_sunter::Assignment,
+    u_sample: Option<usize>,
+    (intruder, released): (&intruder_data::Table, &intruder_data::Table),
+) -> (
+    intruder_attack::fellegi_sunter::FellegiSunter,
+    intruder_attack::Linked,
+) {
+    use intruder_attack::fellegi_sunter::{FellegiSunter, FsParams};
+    use intruder_attack::{Attack, Knowledge};
+    let mut params = FsParams {
+        spec: Some(spec.clone()),
+        assignment,
+        ..FsParams::default()
+    };
+    if let Some(n) = u_sample {
+        params.u_sample = n;
+    }
+    let fs = FellegiSunter::new(params).unwrap();
+    let knowledge = Knowledge::new(intruder, fs.implied_keys().unwrap()).unwrap();
+    let want = fs.link(&knowledge, released, 11).unwrap();
+    (fs, want)
 }
 
 /// The engine's linkage and model (`got`) are the local run's (`want`): the same links and
