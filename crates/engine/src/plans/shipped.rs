@@ -141,6 +141,12 @@ fn payload_of(udf: &ScalarUDF) -> Option<&[u8]> {
 /// Functions this process rebuilt, most recent last.
 static REBUILT: Mutex<Vec<(String, u64, Arc<ScalarUDF>)>> = Mutex::new(Vec::new());
 
+/// [`REBUILT`], locked. Its entries are whole functions, valid even if a thread panicked
+/// while holding the lock: a poisoned lock is taken as it is, not a panic of every later task.
+fn kept() -> std::sync::MutexGuard<'static, Vec<(String, u64, Arc<ScalarUDF>)>> {
+    REBUILT.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Functions kept in [`REBUILT`]: a Fellegi–Sunter run's two (pattern and weight) for two runs
 /// at once. A kept function holds its dictionaries and the levels it met (up to a few hundred
 /// MB on a large linkage), which a long-lived executor would otherwise keep after its run.
@@ -155,7 +161,7 @@ pub(crate) fn rebuild(name: &str, payload: &[u8]) -> Result<Arc<ScalarUDF>> {
             .find(|(n, x, f)| n == name && *x == d && payload_of(f) == Some(payload))
             .map(|(_, _, f)| f.clone())
     };
-    if let Some(f) = found(&REBUILT.lock().expect("the rebuilt functions")) {
+    if let Some(f) = found(&kept()) {
         return Ok(f);
     }
     let f = Arc::new(match name {
@@ -168,7 +174,7 @@ pub(crate) fn rebuild(name: &str, payload: &[u8]) -> Result<Arc<ScalarUDF>> {
             )));
         }
     });
-    let mut kept = REBUILT.lock().expect("the rebuilt functions");
+    let mut kept = kept();
     if let Some(g) = found(&kept) {
         return Ok(g);
     }
