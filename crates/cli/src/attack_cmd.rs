@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use intruder::Surface;
 use intruder::attack::{
-    AttackRequest, AttackRun, Placement, TruthNames, attack, configure, explain_pair,
+    AttackRequest, AttackRun, Placement, TruthNames, attack, check_keys_before_reading, configure,
+    explain_pair,
 };
 use intruder::questions::Question;
 use intruder_attack::{Waterfall, docs};
@@ -121,21 +122,27 @@ fn truth_names(a: &Args) -> TruthNames {
 /// Reads both files; the truth columns named on the command line are read as ground truth
 /// (never seen by an attack).
 fn load_files(
-    a: &Args,
     (ipath, rpath): (&Path, &Path),
     (iinput, rinput): (&Input, &Input),
     timings: &mut Timings,
 ) -> Result<(Labelled, Labelled)> {
-    let names = truth_names(a);
-    let iinput = iinput
-        .clone()
-        .with_role(&names.intruder_columns(), Role::Truth);
-    let rinput = rinput
-        .clone()
-        .with_role(&names.released_columns(), Role::Truth);
-    let intruder = Labelled::from_dataset(common::load(ipath, &iinput, timings)?);
-    let released = Labelled::from_dataset(common::load(rpath, &rinput, timings)?);
+    let intruder = Labelled::from_dataset(common::load(ipath, iinput, timings)?);
+    let released = Labelled::from_dataset(common::load(rpath, rinput, timings)?);
     Ok((intruder, released))
+}
+
+/// Each file's input with the truth columns named on the command line given the role truth,
+/// as [`load_files`] reads them.
+fn with_truth(a: &Args, (iinput, rinput): &(Input, Input)) -> (Input, Input) {
+    let names = truth_names(a);
+    (
+        iinput
+            .clone()
+            .with_role(&names.intruder_columns(), Role::Truth),
+        rinput
+            .clone()
+            .with_role(&names.released_columns(), Role::Truth),
+    )
 }
 
 /// The fitted model's outputs: `--pairs-out`, `--model-out`, and the waterfall of
@@ -235,8 +242,14 @@ pub fn run(a: Args) -> Result<()> {
     check_outputs(&a, &ipath, &rpath)?;
     let mut timings = Timings::new();
     let inputs = engine_inputs(&a);
+    let read_as = with_truth(&a, &inputs);
+    check_keys_before_reading(
+        &configured,
+        [(&ipath, &read_as.0), (&rpath, &read_as.1)],
+        surface_name,
+    )?;
     let (intruder, released) =
-        load_files(&a, (&ipath, &rpath), (&inputs.0, &inputs.1), &mut timings)?;
+        load_files((&ipath, &rpath), (&read_as.0, &read_as.1), &mut timings)?;
     let placement = match a.engine.spec()? {
         None => Placement::Local,
         Some(spec) => Placement::Engine {

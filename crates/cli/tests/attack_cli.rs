@@ -480,3 +480,56 @@ fn per_record_parquet_holds_the_csv_cells() {
         assert!(text.starts_with("intruder_row,twin_row,candidates,best_ties,best_score,chosen_row,correct,twin_rank,p,r\n"));
     }
 }
+
+/// Keys that the Parquet files' columns (read from their footers) lack, or that are a file's
+/// truth, are refused before either table is read: the released file's unreadable column (a
+/// value its schema's categories lack) is never reached — it was, after both files had been
+/// read.
+#[test]
+fn keys_the_parquet_footers_lack_are_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "d.csv", "id,a,b\n1,x,1\n2,y,2\n3,x,1\n4,y,2\n");
+    let pq = |name: &str| {
+        let ds = intruder_data::load(&csv, &intruder_data::Input::default()).unwrap();
+        let p = dir.path().join(name);
+        ds.write_file(&p).is_ok().then_some(p)
+    };
+    let (Some(i), Some(r)) = (pq("i.parquet"), pq("r.parquet")) else {
+        return; // built without Parquet support
+    };
+    let schema = write(
+        dir.path(),
+        "s.toml",
+        "[columns.a]\ntype = \"categorical\"\ncategories = [\"x\"]\n",
+    );
+    let run = |keys: &str| {
+        let (ok, _, err) = intruder(&[
+            "--intruder",
+            i.to_str().unwrap(),
+            "--released",
+            r.to_str().unwrap(),
+            "--released-schema",
+            schema.to_str().unwrap(),
+            "--truth",
+            "id",
+            "--method",
+            "exact",
+            "--set",
+            &format!("keys={keys}"),
+        ]);
+        assert!(!ok);
+        err
+    };
+    // The released file cannot be read: the categories lack 'y'.
+    assert!(run("a,b").contains("'y'"));
+    for (keys, problem) in [
+        ("a,zz", "no column named 'zz'"),
+        ("a,id", "(it is the intruder's file's truth)"),
+    ] {
+        let err = run(keys);
+        assert!(
+            err.contains(problem) && !err.contains("'y'"),
+            "{keys}: {err}"
+        );
+    }
+}

@@ -852,3 +852,50 @@ fn the_json_summary_gives_a_generalisation_s_levels() {
     }
     assert_eq!(rows.iter().filter(|r| r["chosen"] == "yes").count(), 1);
 }
+
+/// Steps that a Parquet file's columns (read from its footer) refuse are refused before the
+/// table is read: the file's unreadable column (a value its schema's categories lack) is never
+/// reached — it was, after the whole file had been read.
+#[test]
+fn a_parquet_files_columns_refuse_steps_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, pq) = (dir.path().join("d.csv"), dir.path().join("d.parquet"));
+    std::fs::write(&csv, "a,b\nx,1\ny,2\nx,1\ny,2\n").unwrap();
+    let ds = intruder_data::load(&csv, &intruder_data::Input::default()).unwrap();
+    if ds.write_file(&pq).is_err() {
+        return; // built without Parquet support
+    }
+    let schema = dir.path().join("s.toml");
+    std::fs::write(
+        &schema,
+        "[columns.a]\ntype = \"categorical\"\ncategories = [\"x\"]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("m.csv");
+    let run = |set: &[&str]| {
+        let mut args = vec!["mask", "--data", pq.to_str().unwrap(), "--schema"];
+        args.extend([schema.to_str().unwrap(), "--method", "local-suppression"]);
+        for s in set {
+            args.extend(["--set", s]);
+        }
+        args.extend(["--seed", "1", "--out", out.to_str().unwrap()]);
+        let (ok, _, err) = intruder(&args);
+        assert!(!ok && !out.exists(), "{err}");
+        err
+    };
+    // The file cannot be read: the categories lack 'y'.
+    assert!(run(&["keys=a,b", "k=2"]).contains("'y'"));
+    for (set, problem) in [
+        (
+            &["keys=a,zz", "k=2"][..],
+            "no column named 'zz'; the columns are: a, b",
+        ),
+        (&["keys=a,b"][..], "k: is required but missing"),
+    ] {
+        let err = run(set);
+        assert!(
+            err.contains(problem) && !err.contains("'y'"),
+            "{set:?}: {err}"
+        );
+    }
+}

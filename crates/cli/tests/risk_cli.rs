@@ -1039,6 +1039,43 @@ fn a_bad_weight_from_the_readers_chunks_is_the_tables_error() {
         run(&["--per-record", per_record.to_str().unwrap()])
     );
     assert!(!per_record.exists());
+    // Parameters that the columns in the file's footer refuse are refused before the table is
+    // read: the bad weight is never reached (it was, after the whole file had been read).
+    for (args, problem) in [
+        (
+            &["--keys", "a,zz", "--measure", "individual"][..],
+            "w.parquet: no column named 'zz'; the columns are: a, b, w",
+        ),
+        (
+            &["--keys", "a,b", "--measure", "individuall"][..],
+            "unknown risk measure 'individuall'",
+        ),
+        (
+            &[
+                "--keys",
+                "a,b",
+                "--measure",
+                "frequency",
+                "--k-anonymity",
+                "x",
+            ][..],
+            "k_anonymity: expected a whole number ≥ 0, found the string \"x\"",
+        ),
+    ] {
+        for extra in [&[][..], &["--per-record", per_record.to_str().unwrap()]] {
+            let mut all = vec!["risk", "--data", pq.to_str().unwrap(), "--weight", "w"];
+            all.extend_from_slice(args);
+            all.extend_from_slice(extra);
+            let out = intruder(&all);
+            assert_eq!(out.status.code(), Some(2));
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(problem) && !err.contains("row 3"),
+                "{all:?}: {err}"
+            );
+        }
+    }
+    assert!(!per_record.exists());
 }
 
 /// A Parquet copy of an sdcMicro data set with integer keys is measured from its key columns

@@ -3,7 +3,7 @@
 
 use intruder_attack::{AttackError, KeyMap, Knowledge};
 use intruder_data::params::{ColumnNeed, ColumnSet, Problem};
-use intruder_data::{Column, DataError, Dataset, Table};
+use intruder_data::{Column, DataError, Dataset, Role, Table};
 use intruder_defence::ChangeLog;
 
 use crate::truth::Truth;
@@ -135,30 +135,15 @@ impl Labelled {
     /// column (set apart for the evaluator: named as such, not as a missing column). `path`
     /// starts each problem (`keys`, `attack[1].keys`).
     pub fn check_keys(&self, released: &Labelled, keys: &KeyMap, path: &str) -> Vec<Problem> {
-        let mut out = Vec::new();
-        for (side, file, name) in keys.pairs().iter().flat_map(|k| {
-            [
-                ("intruder's", self, k.intruder.as_str()),
-                ("released", released, k.released.as_str()),
-            ]
-        }) {
-            let set = ColumnSet::of_parts(file.table(), file.truth().columns());
-            if let Err(e) = set.check_usable(name, ColumnNeed::Any) {
-                let e = if file.truth().column(name).is_some() {
-                    format!("{e} (it is the {side} file's truth)")
-                } else {
-                    e
-                };
-                let p = Problem {
-                    path: path.to_string(),
-                    message: e,
-                };
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-        out
+        check_key_columns(
+            Some(&ColumnSet::of_parts(self.table(), self.truth().columns())),
+            Some(&ColumnSet::of_parts(
+                released.table(),
+                released.truth().columns(),
+            )),
+            keys,
+            path,
+        )
     }
 
     /// The records `rows`, in that order, of table and truth.
@@ -293,4 +278,43 @@ impl Labelled {
         }
         Ok(self.take(&rows))
     }
+}
+
+/// [`Labelled::check_keys`] on the files' columns (truth columns with the role truth), which a
+/// Parquet file's footer gives before its table is read; a side whose columns are not known
+/// (`None`) is not checked.
+pub fn check_key_columns(
+    intruder: Option<&ColumnSet>,
+    released: Option<&ColumnSet>,
+    keys: &KeyMap,
+    path: &str,
+) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for (side, set, name) in keys.pairs().iter().flat_map(|k| {
+        [
+            ("intruder's", intruder, k.intruder.as_str()),
+            ("released", released, k.released.as_str()),
+        ]
+    }) {
+        let Some(set) = set else { continue };
+        if let Err(e) = set.check_usable(name, ColumnNeed::Any) {
+            let truth = set
+                .columns
+                .iter()
+                .any(|(n, _, r)| n == name && *r == Role::Truth);
+            let e = if truth {
+                format!("{e} (it is the {side} file's truth)")
+            } else {
+                e
+            };
+            let p = Problem {
+                path: path.to_string(),
+                message: e,
+            };
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
 }

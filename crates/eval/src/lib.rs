@@ -54,6 +54,6 @@ pub use evaluate::{
     AttributeReport, DEFAULT_TOLERANCE, EvalOptions, Evaluation, PrPoint, RecordResult, Sensitive,
     evaluate, write_per_record,
 };
-pub use labelled::{Labelled, TruthIds, twin_rows};
+pub use labelled::{Labelled, TruthIds, check_key_columns, twin_rows};
 pub use truth::Truth;
 pub use verdict::{CheckError, CrossExamination, Verdict, cross_examine, cross_examine_run};

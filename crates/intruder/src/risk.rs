@@ -100,15 +100,26 @@ pub fn measure_file(
     timings: &mut Timings,
 ) -> Result<FileRisk> {
     let label = path.display().to_string();
+    // Parameters the file's columns refuse are refused before the table is read: a Parquet
+    // file's columns come from its footer (text shows as categorical, which every column
+    // parameter a text column may fill accepts), a CSV file's from the parse the key path
+    // made. On a 10,000,000-record file a misspelt measure or column took 2.4 s and 1 GB to
+    // report.
+    let refuse = |columns: &ColumnSet| {
+        configure(&mut params.clone(), columns, surface, surface_name, &label).map(|_| ())
+    };
     let read = if per_record {
         Read::Neither
     } else {
-        from_parts(path, options, params, &label, timings)?
+        from_parts(path, options, params, &label, &refuse, timings)?
     };
     let (ds, columns): (Dataset, ColumnSet) = match read {
         Read::Done(done) => return Ok(*done),
         Read::Table(ds, columns) => (ds, columns),
         Read::Neither => {
+            if let Some(file) = ColumnarFile::open(path, options) {
+                refuse(&file.columns())?;
+            }
             let ds = intruder_data::read_timed(path, options, timings)?;
             let columns = ds.column_set();
             (ds, columns)
@@ -142,6 +153,7 @@ fn from_parts(
     options: &ReadOptions,
     params: &toml::Table,
     label: &str,
+    refuse: &dyn Fn(&ColumnSet) -> Result<()>,
     timings: &mut Timings,
 ) -> Result<Read> {
     let done = |built: Built<dyn RiskMeasure>, outcome, notes| {
@@ -177,6 +189,7 @@ fn from_parts(
         let notes = csv.notes().to_vec();
         return Ok(done(built, outcome?, notes));
     }
+    refuse(&columns)?;
     let ds = timings.time(Timings::READ, || csv.into_dataset())?;
     Ok(Read::Table(ds, columns))
 }
