@@ -243,9 +243,13 @@ pub fn run(a: Args) -> Result<()> {
     let mut timings = Timings::new();
     let inputs = engine_inputs(&a);
     let read_as = with_truth(&a, &inputs);
+    let options = (
+        read_as.0.read_options(&ipath)?,
+        read_as.1.read_options(&rpath)?,
+    );
     check_keys_before_reading(
         &configured,
-        [(&ipath, &read_as.0), (&rpath, &read_as.1)],
+        [Some((&ipath, &options.0)), Some((&rpath, &options.1))],
         surface_name,
     )?;
     let (intruder, released) =

@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use intruder_attack::{ATTACK_COMMON, Configured, KeyMap, LinkModel, Linkage, Waterfall};
 use intruder_data::params::{self, ColumnSet, Problem, ReadContext};
 use intruder_data::report::Report;
-use intruder_data::{ColumnarFile, Input, Table, Timings};
+use intruder_data::{ColumnarFile, Input, ReadOptions, Table, Timings};
 use intruder_engine::EngineSpec;
 use intruder_eval::{
     EvalOptions, Evaluation, Labelled, TruthIds, check_key_columns, evaluate, twin_rows,
@@ -242,13 +242,14 @@ fn choose_keys(
 }
 
 /// The attack's keys checked against the columns of each file that is Parquet, read from its
-/// footer before its table is (`files`: each path with the input it will be read with, truth
-/// roles included): the problems [`attack`] reports once the tables are read, without
-/// reading them (a misspelt key took 8.6 s and 2.4 GB to report on two 10,000,000-record
-/// files). Keys that come from the tables' roles are checked once the tables are read.
+/// footer before its table is (`files`: the intruder's and the released file, each as the
+/// path and the options it will be read with, truth roles included; `None` for a table that
+/// is not a file): the problems [`attack`] reports once the tables are read, without reading
+/// them (a misspelt key took 8.6 s and 2.4 GB to report on two 10,000,000-record files). Keys
+/// that come from the tables' roles are checked once the tables are read.
 pub fn check_keys_before_reading(
     configured: &Configured,
-    files: [(&Path, &Input); 2],
+    files: [Option<(&Path, &ReadOptions)>; 2],
     surface_name: &str,
 ) -> Result<()> {
     if configured.key_names(&[]).is_none() {
@@ -257,11 +258,11 @@ pub fn check_keys_before_reading(
     let Ok(keys) = configured.key_map(&[], &[]) else {
         return Ok(()); // reported where the run makes its key map
     };
-    let columns = |(path, input): (&Path, &Input)| -> Result<Option<ColumnSet>> {
-        let options = input.read_options(path)?;
-        Ok(ColumnarFile::open(path, &options).map(|f| f.columns()))
+    let columns = |file: Option<(&Path, &ReadOptions)>| {
+        file.and_then(|(path, options)| ColumnarFile::open(path, options))
+            .map(|f| f.columns())
     };
-    let (intruder, released) = (columns(files[0])?, columns(files[1])?);
+    let (intruder, released) = (columns(files[0]), columns(files[1]));
     let bad = check_key_columns(intruder.as_ref(), released.as_ref(), &keys, "keys");
     if !bad.is_empty() {
         return Err(problems(surface_name, bad));

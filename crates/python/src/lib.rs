@@ -731,6 +731,11 @@ fn evaluation_batch(ev: &intruder_eval::Evaluation) -> Result<RecordBatch> {
     Ok(arrow_out::batch(fields, arrays, r.len())?)
 }
 
+/// A file source's path and read options, borrowed.
+fn side(f: &Option<(PathBuf, ReadOptions)>) -> Option<(&Path, &ReadOptions)> {
+    f.as_ref().map(|(p, o)| (p.as_path(), o))
+}
+
 fn attack_impl(
     (isrc, ischema): (&Source, &Option<SchemaArg>),
     (rsrc, rschema): (&Source, &Option<SchemaArg>),
@@ -738,7 +743,9 @@ fn attack_impl(
     truth: TruthNames,
     seed: u64,
 ) -> Result<AttackOut> {
-    use intruder::attack::{AttackRequest, Placement, attack, configure};
+    use intruder::attack::{
+        AttackRequest, Placement, attack, check_keys_before_reading, configure,
+    };
     let engine = intruder_engine::EngineSpec::take_from(&mut params)?;
     if !params.contains_key("method") {
         params.insert("method".into(), "exact".into());
@@ -749,8 +756,23 @@ fn attack_impl(
     let as_truth = |names: Vec<String>| -> Vec<(String, Role)> {
         names.into_iter().map(|n| (n, Role::Truth)).collect()
     };
-    let (intruder, _) = isrc.load(ischema, &as_truth(truth.intruder_columns()), None)?;
-    let (released, _) = rsrc.load(rschema, &as_truth(truth.released_columns()), None)?;
+    let roles = (
+        as_truth(truth.intruder_columns()),
+        as_truth(truth.released_columns()),
+    );
+    let file = |src: &Source, schema: &Option<SchemaArg>, roles: &[(String, Role)]| match src {
+        Source::File(p) => {
+            Ok::<_, anyhow::Error>(Some((p.clone(), file_options(p, schema, roles)?)))
+        }
+        Source::Arrow { .. } => Ok(None),
+    };
+    let files = (
+        file(isrc, ischema, &roles.0)?,
+        file(rsrc, rschema, &roles.1)?,
+    );
+    check_keys_before_reading(&configured, [side(&files.0), side(&files.1)], surface_name)?;
+    let (intruder, _) = isrc.load(ischema, &roles.0, None)?;
+    let (released, _) = rsrc.load(rschema, &roles.1, None)?;
     let mut warnings: Vec<String> = intruder
         .notes
         .iter()

@@ -145,3 +145,39 @@ def test_run_threads_zero_is_refused(tmp_path):
 def test_not_a_table_is_a_type_error():
     with pytest.raises(TypeError, match="expected a pandas, polars or pyarrow table"):
         intruder.risk(42, ["a"])
+
+
+def test_parquet_footer_columns_refuse_parameters_before_reading(tmp_path, cli):
+    """A misspelt key of a Parquet file given by its path is reported from the file's footer,
+    before the table is read, as the command line reports it: the released file's unreadable
+    column (a value its schema's categories lack) is never reached."""
+    import pyarrow
+    import pyarrow.parquet
+
+    table = pyarrow.table({"id": [1, 2, 3, 4], "a": ["x", "y", "x", "y"], "b": [1, 2, 1, 2]})
+    paths = [tmp_path / "i.parquet", tmp_path / "r.parquet"]
+    for p in paths:
+        pyarrow.parquet.write_table(table, p)
+    schema = {"a": {"type": "categorical", "categories": ["x"]}}
+    schema_file = tmp_path / "s.toml"
+    schema_file.write_text('[columns.a]\ntype = "categorical"\ncategories = ["x"]\n')
+    i, r = (str(p) for p in paths)
+
+    def attack(keys):
+        with pytest.raises(intruder.IntruderError) as e:
+            intruder.attack(i, r, keys=keys, truth="id", released_schema=schema)
+        code, _, stderr = cli(
+            "attack", "--intruder", i, "--released", r, "--released-schema", schema_file,
+            "--truth", "id", "--keys", ",".join(keys), check=False,
+        )
+        assert code != 0
+        assert problem_lines(str(e.value)) == problem_lines(stderr)
+        return str(e.value)
+
+    assert "'y'" in attack(["a", "b"])  # the file cannot be read
+    message = attack(["a", "zz"])
+    assert "no column named 'zz'" in message and "'y'" not in message
+
+    with pytest.raises(intruder.IntruderError) as e:
+        intruder.risk(r, ["a", "zz"], schema=schema)
+    assert "no column named 'zz'" in str(e.value) and "'y'" not in str(e.value)
