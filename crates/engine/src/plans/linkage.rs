@@ -25,7 +25,8 @@
 //! the joins, aggregates and the sort spill. The functions hold the dictionaries and the model
 //! ([`super::fs_functions`]); on Ballista they travel with them ([`super::shipped`]), the
 //! dictionaries' tables and u's random pairs are files in the scratch directory, and the
-//! greedy assignment's pairs are sorted on the driver (Ballista's sort arrives out of order).
+//! greedy assignment's sort is planned by Ballista's static planner (its adaptive planner's
+//! sort reaches the client out of order: [`super::for_sorted_output`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -920,27 +921,13 @@ pub fn link(
             let got = rt.block_on(collect(spec, above))?;
             attack.link_counted(&fit, WeighedPairs::Above(triples(&got)))?
         }
-        Assignment::Greedy if !matches!(spec.engine, crate::Engine::DataFusion) => {
-            // Ballista 55's sort of the weighed pairs reaches the client out of order (seen on
-            // the 1M × 1M benchmark with two executors; docs/cluster.md): the pairs are
-            // gathered unsorted and put in the assignment's order here (weight descending,
-            // then rows), holding 16 bytes a candidate pair on the driver.
-            use futures::StreamExt;
-            let mut stream = rt.block_on(weighed.execute_stream()).map_err(e)?;
-            let mut all: Vec<(u32, u32, f64)> = Vec::new();
-            while let Some(b) = rt.block_on(stream.next()) {
-                all.extend(triples(std::slice::from_ref(&b.map_err(e)?)));
-            }
-            all.par_sort_unstable_by(|x, y| {
-                y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1))
-            });
-            let mut ranked = all.into_iter().map(Ok);
-            attack.link_counted(&fit, WeighedPairs::Ranked(&mut ranked))?
-        }
         Assignment::Greedy => {
             // Sorted by weight alone (a one-column sort, several times faster than three);
-            // the pairs of equal weight arrive together and are put in row order here.
+            // the pairs of equal weight arrive together and are put in row order here. On
+            // Ballista the sort runs on the static planner, whose sorted output reaches the
+            // client in order (the adaptive planner's does not: `for_sorted_output`).
             let ranked = weighed.sort(vec![col("w").sort(false, true)]).map_err(e)?;
+            let ranked = rt.block_on(super::for_sorted_output(spec, ranked))?;
             let mut stream = rt.block_on(ranked.execute_stream()).map_err(e)?;
             let mut group: Vec<(u32, u32, f64)> = Vec::new();
             let mut ready: std::collections::VecDeque<(u32, u32, f64)> = Default::default();
