@@ -28,7 +28,7 @@ trap 'stop; rm -rf "$work"' EXIT
 port=50150
 for n in $counts; do
     "$bin/intruder-scheduler" --bind-host 127.0.0.1 --external-host 127.0.0.1 --bind-port $port \
-        --scheduler-policy pull-staged > "$work/scheduler_$n.log" 2>&1 &
+        > "$work/scheduler_$n.log" 2>&1 &
     pids+=($!)
     sleep 2
     epids=()
@@ -40,7 +40,7 @@ for n in $counts; do
             --bind-host 127.0.0.1 --external-host 127.0.0.1 --bind-port $base \
             --bind-grpc-port $((base + 1)) --bind-health-port $((base + 2)) \
             --executor-heartbeat-interval-seconds 1 --vcores 1 --work-dir "$work/e$n-$i" \
-            --task-scheduling-policy pull-staged > "$work/executor_$n-$i.log" 2>&1 &
+            > "$work/executor_$n-$i.log" 2>&1 &
         pids+=($!)
         epids+=($!)
         edirs+=("$work/e$n-$i")

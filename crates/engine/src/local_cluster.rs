@@ -83,10 +83,6 @@ impl LocalCluster {
             // A lost executor is noticed within seconds, not minutes.
             .args(["--executor-timeout-seconds", "6"])
             .args(["--expire-dead-executor-interval-seconds", "2"])
-            // Executors ask for work (pull): with Ballista 55's default (the scheduler pushes
-            // work) a job stalled for minutes after a lost executor's tasks were reset; asked,
-            // the scheduler hands them to the executors left (docs/cluster.md).
-            .args(["--scheduler-policy", "pull-staged"])
             .stdout(out("scheduler.log").map_err(io)?)
             .stderr(out("scheduler.err").map_err(io)?)
             .spawn()
@@ -112,7 +108,6 @@ impl LocalCluster {
                 .args(["--bind-health-port", &h.to_string()])
                 .args(["--executor-heartbeat-interval-seconds", "1"])
                 .args(["--vcores", "1"])
-                .args(["--task-scheduling-policy", "pull-staged"])
                 .arg("--work-dir")
                 .arg(work.path())
                 .stdout(out(&format!("executor{k}.log")).map_err(io)?)

@@ -1,6 +1,6 @@
 //! A real Ballista cluster: the project's scheduler and two executors started as separate
-//! processes on 127.0.0.1, the plans run through them and compared with the local engine; and
-//! one executor killed in the middle of a run.
+//! processes on 127.0.0.1, the plans run through them and compared with the local engine; in a
+//! test ignored by default (Ballista stalls), one executor killed in the middle of a run.
 //! Every process is stopped by the test.
 
 use std::path::Path;
@@ -219,14 +219,15 @@ fn two_executors_give_the_local_figures() {
 /// A lost executor: one of two is killed while a wildcard run is under way; the run must
 /// either fail with an error naming the engine or complete with the local figures.
 ///
-/// The cluster's executors ask for work (`LocalCluster`: pull-staged scheduling) and the
-/// jobs are planned by Ballista's static planner (`plans::context`). With Ballista 55's
-/// defaults the job made no progress for minutes after the lost executor's tasks were reset
-/// (a run of this test took 617 s; another was stopped after 60 s of an idle executor): the
-/// scheduler pushing work, under either planner; asking for it, under the adaptive planner,
-/// which cannot re-run a finished stage ("Can't find active stage to update stage output").
-/// The test was ignored then (docs/cluster.md).
+/// Ignored by default: with Ballista 55.0 the scheduler resets the lost executor's tasks,
+/// then logs "Failed to update 1 task statuses ... Can't find active stage to update stage
+/// output" and the job makes no progress for minutes (a run of this test took 617 s; another
+/// was stopped after 60 s of an idle executor): never wrong figures, but too long for CI.
+/// The message is the adaptive planner's; with the static planner (tried 2026-12-04) the
+/// scheduler rolls the stages back and stalls as well (docs/cluster.md). Run it with `cargo test -p intruder-engine --features cluster --test integration --
+/// --ignored lost_executor`.
 #[test]
+#[ignore = "Ballista 55 stalls for minutes after a lost executor (see the doc comment)"]
 fn a_lost_executor_never_gives_wrong_figures() {
     let dir = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();

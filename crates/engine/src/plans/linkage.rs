@@ -25,8 +25,8 @@
 //! the joins, aggregates and the sort spill. The functions hold the dictionaries and the model
 //! ([`super::fs_functions`]); on Ballista they travel with them ([`super::shipped`]), the
 //! dictionaries' tables and u's random pairs are files in the scratch directory, and the
-//! greedy assignment reads Ballista's sort as a stream, as in process (the static planner's:
-//! the adaptive planner's sort reaches the client out of order, `super::context`).
+//! greedy assignment's sort is planned by Ballista's static planner (its adaptive planner's
+//! sort reaches the client out of order: [`super::for_sorted_output`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -923,8 +923,11 @@ pub fn link(
         }
         Assignment::Greedy => {
             // Sorted by weight alone (a one-column sort, several times faster than three);
-            // the pairs of equal weight arrive together and are put in row order here.
+            // the pairs of equal weight arrive together and are put in row order here. On
+            // Ballista the sort runs on the static planner, whose sorted output reaches the
+            // client in order (the adaptive planner's does not: `for_sorted_output`).
             let ranked = weighed.sort(vec![col("w").sort(false, true)]).map_err(e)?;
+            let ranked = rt.block_on(super::for_sorted_output(spec, ranked))?;
             let mut stream = rt.block_on(ranked.execute_stream()).map_err(e)?;
             let mut group: Vec<(u32, u32, f64)> = Vec::new();
             let mut ready: std::collections::VecDeque<(u32, u32, f64)> = Default::default();

@@ -19,6 +19,7 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::Arc;
 
+use datafusion::dataframe::DataFrame;
 use datafusion::error::DataFusionError;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::memory_pool::{FairSpillPool, TrackConsumersPool};
@@ -105,34 +106,33 @@ pub async fn context(spec: &EngineSpec) -> Result<SessionContext, EngineError> {
                 .build();
             SessionContext::new_with_state(state)
         }
-        Engine::Ballista { host, port } => ballista_context(spec, host, *port).await?,
+        Engine::Ballista { host, port } => ballista_context(spec, host, *port, true).await?,
     };
     udf::register(&ctx);
     Ok(ctx)
 }
 
-/// A Ballista client whose jobs the scheduler plans with its static planner, with hash joins.
-/// Ballista 55's default, its adaptive planner, was left for two reasons found on 2026-12-04
-/// (docs/cluster.md): it sorts by value ranges that reach the client out of order (the 1M ×
-/// 1M linkage's pairs by weight: −15.77 after −32.65, every time; in order from the static
-/// planner), and it cannot re-run a finished stage whose output was on a lost executor ("Can't
-/// find active stage to update stage outputs": the job stalls; on the static planner it fails
-/// with an error naming the lost executor). The static planner's default joins, sort-merge
-/// joins, fail on plans whose sides are partitioned differently ("Invalid SortMergeJoinExec,
-/// partition count mismatch", wildcard risk), so its joins are hash joins.
+/// A Ballista client whose jobs the scheduler plans adaptively (`adaptive`: Ballista's
+/// default, joins and partition counts chosen from the sizes measured as stages end) or with
+/// its static planner, with hash joins (its default there, sort-merge joins, fails on plans
+/// whose join sides are partitioned differently: "Invalid SortMergeJoinExec, partition count
+/// mismatch", seen on wildcard risk).
 async fn ballista_context(
     spec: &EngineSpec,
     host: &str,
     port: u16,
+    adaptive: bool,
 ) -> Result<SessionContext, EngineError> {
     use ballista::prelude::{SessionConfigExt, SessionContextExt};
     let (logical, physical) = shipped::codecs();
-    let config = SessionConfig::new_with_ballista()
+    let mut config = SessionConfig::new_with_ballista()
         .with_ballista_job_name("intruder")
-        .with_ballista_adaptive_query_planner(false)
-        .set_bool("datafusion.optimizer.prefer_hash_join", true)
+        .with_ballista_adaptive_query_planner(adaptive)
         .with_ballista_logical_extension_codec(logical)
         .with_ballista_physical_extension_codec(physical);
+    if !adaptive {
+        config = config.set_bool("datafusion.optimizer.prefer_hash_join", true);
+    }
     let state = SessionStateBuilder::new()
         .with_default_features()
         .with_config(config)
@@ -140,6 +140,26 @@ async fn ballista_context(
     SessionContext::remote_with_state(&format!("df://{host}:{port}"), state)
         .await
         .map_err(|e| run_error(spec, e))
+}
+
+/// `df` on a session where a sort's output reaches the client in order: in process, `df`
+/// itself; on Ballista, `df`'s plan on a client whose jobs are planned statically. Ballista
+/// 55's adaptive planner sorts by value ranges, and the client receives the ranges out of
+/// order (the 1M × 1M linkage's pairs by weight: −15.77 after −32.65, every time; with the
+/// static planner, in order: docs/cluster.md).
+pub(crate) async fn for_sorted_output(
+    spec: &EngineSpec,
+    df: DataFrame,
+) -> Result<DataFrame, EngineError> {
+    match &spec.engine {
+        Engine::Ballista { host, port } => {
+            let ctx = ballista_context(spec, host, *port, false).await?;
+            udf::register(&ctx);
+            let plan = df.into_unoptimized_plan();
+            Ok(DataFrame::new(ctx.state(), plan))
+        }
+        _ => Ok(df),
+    }
 }
 
 /// [`crate::risk`] on a DataFusion or Ballista engine.
