@@ -144,9 +144,9 @@ async fn ballista_context(
 
 /// `df` on a session where a sort's output reaches the client in order: in process, `df`
 /// itself; on Ballista, `df`'s plan on a client whose jobs are planned statically. Ballista
-/// 55's adaptive planner sorts by value ranges, and the client receives the ranges out of
-/// order (the 1M × 1M linkage's pairs by weight: −15.77 after −32.65, every time; with the
-/// static planner, in order: docs/cluster.md).
+/// 55's adaptive planner's sort reaches the client out of order (the 1M × 1M linkage's pairs
+/// by weight: −15.77 after −32.65, every time; with the static planner, in order:
+/// docs/cluster.md).
 pub(crate) async fn for_sorted_output(
     spec: &EngineSpec,
     df: DataFrame,
