@@ -109,6 +109,9 @@ pub fn measure_file(
         configure(&mut params.clone(), columns, surface, surface_name, &label).map(|_| ())
     };
     let read = if per_record {
+        if let Some(file) = ColumnarFile::open(path, options) {
+            refuse(&file.columns())?;
+        }
         Read::Neither
     } else {
         from_parts(path, options, params, &label, &refuse, timings)?
@@ -117,9 +120,6 @@ pub fn measure_file(
         Read::Done(done) => return Ok(*done),
         Read::Table(ds, columns) => (ds, columns),
         Read::Neither => {
-            if let Some(file) = ColumnarFile::open(path, options) {
-                refuse(&file.columns())?;
-            }
             let ds = intruder_data::read_timed(path, options, timings)?;
             let columns = ds.column_set();
             (ds, columns)
@@ -165,7 +165,9 @@ fn from_parts(
         }))
     };
     if let Some(file) = timings.time(Timings::READ, || ColumnarFile::open(path, options)) {
-        let Some(built) = configure_for_parts(params, &file.columns()) else {
+        let columns = file.columns();
+        let Some(built) = configure_for_parts(params, &columns) else {
+            refuse(&columns)?;
             return Ok(Read::Neither);
         };
         let Some(keys) = file.keys(built.method.keys()) else {
