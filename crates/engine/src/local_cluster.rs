@@ -42,6 +42,7 @@ fn wait_for(port: u16, child: &mut Child, what: &str) -> Result<(), EngineError>
 pub struct LocalCluster {
     scheduler: Child,
     executors: Vec<Option<Child>>,
+    executor_ports: Vec<u16>,
     port: u16,
     logs: PathBuf,
     _work: Vec<tempfile::TempDir>,
@@ -90,6 +91,7 @@ impl LocalCluster {
         let mut c = LocalCluster {
             scheduler,
             executors: Vec::new(),
+            executor_ports: Vec::new(),
             port,
             logs: logs.to_path_buf(),
             _work: Vec::new(),
@@ -116,6 +118,7 @@ impl LocalCluster {
                 .map_err(io)?;
             let ready = wait_for(p, &mut child, "intruder-executor");
             c.executors.push(Some(child));
+            c.executor_ports.push(p);
             c._work.push(work);
             ready?;
         }
@@ -127,6 +130,11 @@ impl LocalCluster {
     /// The scheduler's port on 127.0.0.1.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// Executor `k`'s port on 127.0.0.1 (its data port, as the scheduler lists it).
+    pub fn executor_port(&self, k: usize) -> Option<u16> {
+        self.executor_ports.get(k).copied()
     }
 
     /// `ballista://127.0.0.1:PORT`.

@@ -1,6 +1,6 @@
 //! A real Ballista cluster: the project's scheduler and two executors started as separate
-//! processes on 127.0.0.1, the plans run through them and compared with the local engine; in a
-//! test ignored by default (Ballista stalls), one executor killed in the middle of a run.
+//! processes on 127.0.0.1, the plans run through them and compared with the local engine; one
+//! executor killed in the middle of a run; a scheduler that is not there.
 //! Every process is stopped by the test.
 
 use std::path::Path;
@@ -216,20 +216,17 @@ fn two_executors_give_the_local_figures() {
     drop(cluster);
 }
 
-/// A lost executor: one of two is killed while a wildcard run is under way; the run must
-/// either fail with an error naming the engine or complete with the local figures.
+/// A lost executor: one of two is killed while a wildcard run (many joins) is under way; the
+/// run fails at once with an error that names the killed executor, or (when the run was
+/// already done) gives the local figures.
 ///
-/// Ignored by default: with Ballista 55.0 the scheduler resets the lost executor's tasks,
-/// then logs "Failed to update 1 task statuses ... Can't find active stage to update stage
-/// output" and the job makes no progress for minutes (a run of this test took 617 s; another
-/// was stopped after 60 s of an idle executor): never wrong figures, but too long for CI.
-/// The message is the adaptive planner's; with the static planner (tried 2026-12-04) the
-/// scheduler rolls the stages back and stalls as well. Executors that ask for work
-/// (pull-staged) get past the stall but not safely: with the static planner this test failed
-/// clearly, but a linkage run completed with wrong figures (docs/cluster.md). Run it with `cargo test -p intruder-engine --features cluster --test integration --
-/// --ignored lost_executor`.
+/// Ballista 55 alone does not do this: with its defaults the scheduler resets the lost
+/// executor's tasks, then logs "Can't find active stage to update stage output" and the job
+/// makes no progress for minutes (a run took 617 s); with executors that ask for work and the
+/// static planner a linkage completed with wrong figures (docs/cluster.md). The client's
+/// watchdog (`plans::watchdog`) sees the executor's port close, cancels the run's jobs and
+/// fails the run.
 #[test]
-#[ignore = "Ballista 55 stalls for minutes after a lost executor (see the doc comment)"]
 fn a_lost_executor_never_gives_wrong_figures() {
     let dir = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
@@ -258,8 +255,12 @@ fn a_lost_executor_never_gives_wrong_figures() {
     std::thread::sleep(Duration::from_millis(1500));
     // The kill tells something only while the run is under way.
     let in_flight = !run.is_finished();
+    let killed = format!("127.0.0.1:{}", cluster.executor_port(1).unwrap());
+    let at = std::time::Instant::now();
     assert!(cluster.kill_executor(1));
-    match run.join().unwrap() {
+    let got = run.join().unwrap();
+    let took = at.elapsed();
+    match got {
         Ok(out) => {
             same_figures(
                 &expected.report.figures,
@@ -276,8 +277,52 @@ fn a_lost_executor_never_gives_wrong_figures() {
                 e.starts_with("--engine ballista://127.0.0.1:"),
                 "unclear error: {e}"
             );
-            eprintln!("the run failed clearly after a lost executor: {e}");
+            assert!(
+                e.contains(&killed),
+                "the error names the lost executor: {e}"
+            );
+            assert!(e.contains("No figures are reported"), "{e}");
+            // Stopped by the watchdog, not after Ballista's minutes-long stall (the watchdog
+            // looks twice a second; 30 s leaves room for a loaded machine).
+            assert!(
+                took < Duration::from_secs(30),
+                "stopped after {took:?}: {e}"
+            );
+            eprintln!("the run failed clearly after a lost executor, {took:?} after it: {e}");
         }
     }
     drop(cluster);
+}
+
+/// No scheduler at the address: the run fails before any plan, naming the address.
+#[test]
+fn a_scheduler_that_is_not_there_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, data) = survey(dir.path(), "r", 50, 21, true);
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let spec =
+        intruder_engine::EngineSpec::parse(Some(&format!("ballista://127.0.0.1:{port}")), None)
+            .unwrap();
+    let m = Frequency::new(params(
+        &["region", "age"],
+        intruder_risk::MissingPolicy::Listwise,
+    ))
+    .unwrap();
+    let e = risk(&spec, &data, &Input::default(), &m)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!(
+            "--engine ballista://127.0.0.1:{port}: GET http://127.0.0.1:{port}/api/executors: "
+        )),
+        "{e}"
+    );
+    assert!(e.contains("Is intruder-scheduler running there?"), "{e}");
+    assert!(e.contains("Connection refused"), "{e}");
+    eprintln!("{e}");
 }

@@ -15,7 +15,7 @@ use intruder_data::Input;
 
 use super::linkage::{self, LinkageRequest, scan_both};
 use super::risk::{collect, int_at, rows};
-use super::{run_error, runtime};
+use super::run_error;
 use crate::{EngineError, EngineSpec};
 
 /// Blocking rules on two files.
@@ -82,7 +82,7 @@ pub fn candidate_pairs(
     req: &BlockingRequest,
     list: bool,
 ) -> Result<(Vec<u64>, Option<Vec<(usize, usize)>>), EngineError> {
-    runtime()?.block_on(async {
+    super::Run::once(spec, async {
         let ctx = super::context(spec).await?;
         block(spec, &ctx, req, list).await
     })

@@ -19,8 +19,8 @@ use datafusion::prelude::*;
 use intruder_attack::{Candidates, Linkage, ListCandidates, Lister, MissingPolicy};
 
 use super::risk::{collect, int_at, rows};
+use super::run_error;
 use super::source::{Source, scan};
-use super::{run_error, runtime};
 use crate::request::ExactRequest;
 use crate::{EngineError, EngineSpec};
 
@@ -331,8 +331,7 @@ struct PlanLister {
 
 impl PlanLister {
     fn run(&self, records: &[usize]) -> Result<Vec<Vec<usize>>, EngineError> {
-        let rt = runtime()?;
-        rt.block_on(async {
+        super::Run::once(&self.spec, async {
             let ctx = super::context(&self.spec).await?;
             let s = sides(&self.spec, &ctx, &self.req).await?;
             let (_, listed) = join(

@@ -53,8 +53,8 @@ use intruder_data::{Column, Input, Role, Table};
 
 use super::fs_functions::{Lookup, Recipe, Weights, id_columns, pattern_function, weight_function};
 use super::risk::{collect, int_at, rows};
+use super::run_error;
 use super::source::scan;
-use super::{run_error, runtime};
 use crate::{EngineError, EngineSpec};
 
 /// Blocking rules and comparisons on two files.
@@ -612,7 +612,7 @@ pub fn pattern_counts(
     spec: &EngineSpec,
     req: &LinkageRequest,
 ) -> Result<PatternTally, EngineError> {
-    runtime()?.block_on(async {
+    super::Run::once(spec, async {
         let ctx = super::context(spec).await?;
         let st = scan_both(spec, &ctx, req, false).await?;
         count_patterns(spec, req, &st).await
@@ -884,7 +884,7 @@ pub fn link(
     attack: &FellegiSunter,
     seed: u64,
 ) -> Result<Linked, EngineError> {
-    let rt = runtime()?;
+    let rt = super::Run::start(spec)?;
     let ctx = rt.block_on(super::context(spec))?;
     let mut clock =
         intruder_attack::fellegi_sunter::Clock::labelled("fellegi-sunter on the engine");
@@ -928,7 +928,7 @@ pub fn link(
             // client in order (the adaptive planner's does not: `for_sorted_output`).
             let ranked = weighed.sort(vec![col("w").sort(false, true)]).map_err(e)?;
             let ranked = rt.block_on(super::for_sorted_output(spec, ranked))?;
-            let mut stream = rt.block_on(ranked.execute_stream()).map_err(e)?;
+            let mut stream = rt.block_on(async { ranked.execute_stream().await.map_err(e) })?;
             let mut group: Vec<(u32, u32, f64)> = Vec::new();
             let mut ready: std::collections::VecDeque<(u32, u32, f64)> = Default::default();
             let mut done = false;
@@ -949,7 +949,20 @@ pub fn link(
                     if done {
                         return None;
                     }
-                    match rt.block_on(stream.next()) {
+                    let got = rt.block_on(async { Ok(stream.next().await) });
+                    let got = match got {
+                        Ok(got) => got,
+                        Err(lost) => {
+                            failed = Some(lost);
+                            done = true;
+                            return Some(Err(intruder_attack::AttackError::from(
+                                intruder_attack::ParamError::Unsupported(
+                                    "the engine's run failed".into(),
+                                ),
+                            )));
+                        }
+                    };
+                    match got {
                         None => {
                             done = true;
                             flush(&mut group, &mut ready);
@@ -1007,7 +1020,7 @@ pub fn link(
         let (a, b) = rt.block_on(pair_ids(spec, &st, (i, j)))?;
         model.borderline = Some(fit.waterfall(&st.prepared, (i, j), &a, &b));
     }
-    Ok(Linked {
+    rt.finish(Linked {
         linkage,
         model: Some(Box::new(CountedModel(model))),
     })

@@ -14,7 +14,9 @@ pub mod risk;
 pub mod shipped;
 pub mod source;
 pub mod udf;
+mod watchdog;
 
+use std::future::Future;
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::Arc;
@@ -49,12 +51,66 @@ pub(crate) fn run_error(spec: &EngineSpec, e: DataFusionError) -> EngineError {
 }
 
 /// A multi-threaded runtime for one command.
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, EngineError> {
+fn runtime() -> Result<tokio::runtime::Runtime, EngineError> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(16 << 20)
         .build()
         .map_err(|e| EngineError::Config(format!("cannot start the engine's threads: {e}")))
+}
+
+/// One command's run: its threads and, on a Ballista cluster, the watch over its executors
+/// ([`watchdog`]: a lost executor stops the run with an error instead of a stall or figures
+/// that cannot be trusted).
+pub(crate) struct Run {
+    watch: Option<watchdog::Watchdog>,
+    rt: tokio::runtime::Runtime,
+}
+
+impl Run {
+    /// The threads, and on a cluster the executors as the scheduler lists them now.
+    pub(crate) fn start(spec: &EngineSpec) -> Result<Self, EngineError> {
+        let rt = runtime()?;
+        let watch = match &spec.engine {
+            Engine::Ballista { host, port } => {
+                Some(rt.block_on(watchdog::Watchdog::start(&spec.engine.label(), host, *port))?)
+            }
+            _ => None,
+        };
+        Ok(Self { watch, rt })
+    }
+
+    /// `fut` to its end, or (on a cluster) until an executor of the start is lost.
+    pub(crate) fn block_on<T>(
+        &self,
+        fut: impl Future<Output = Result<T, EngineError>>,
+    ) -> Result<T, EngineError> {
+        match &self.watch {
+            None => self.rt.block_on(fut),
+            Some(w) => self
+                .rt
+                .block_on(watchdog::JOB_NAME.scope(w.job_name().to_string(), w.guard(fut))),
+        }
+    }
+
+    /// `value`, the run's result, if (on a cluster) every executor of the start is still
+    /// there.
+    pub(crate) fn finish<T>(&self, value: T) -> Result<T, EngineError> {
+        if let Some(w) = &self.watch {
+            self.rt.block_on(w.finish())?;
+        }
+        Ok(value)
+    }
+
+    /// A run of one future: [`Run::start`], [`Run::block_on`], [`Run::finish`].
+    pub(crate) fn once<T>(
+        spec: &EngineSpec,
+        fut: impl Future<Output = Result<T, EngineError>>,
+    ) -> Result<T, EngineError> {
+        let run = Self::start(spec)?;
+        let value = run.block_on(fut)?;
+        run.finish(value)
+    }
 }
 
 /// DataFusion in process, without a memory limit, spilling where `spec` spills: where a
@@ -126,7 +182,11 @@ async fn ballista_context(
     use ballista::prelude::{SessionConfigExt, SessionContextExt};
     let (logical, physical) = shipped::codecs();
     let mut config = SessionConfig::new_with_ballista()
-        .with_ballista_job_name("intruder")
+        .with_ballista_job_name(
+            &watchdog::JOB_NAME
+                .try_with(|n| n.clone())
+                .unwrap_or_else(|_| "intruder".into()),
+        )
         .with_ballista_adaptive_query_planner(adaptive)
         .with_ballista_logical_extension_codec(logical)
         .with_ballista_physical_extension_codec(physical);
@@ -189,8 +249,7 @@ pub fn risk(
             what: format!("{what}: these run on the local engine only"),
         });
     }
-    let rt = runtime()?;
-    let a = rt.block_on(async {
+    let a = Run::once(spec, async {
         let ctx = context(spec).await?;
         risk::assess(spec, &ctx, data, input, params).await
     })?;
@@ -200,8 +259,7 @@ pub fn risk(
 /// [`crate::exact`] on a DataFusion or Ballista engine.
 pub fn exact(spec: &EngineSpec, req: &ExactRequest) -> Result<Linkage, EngineError> {
     req.key_map()?;
-    let rt = runtime()?;
-    rt.block_on(async {
+    Run::once(spec, async {
         let ctx = context(spec).await?;
         exact::link(spec, &ctx, req).await
     })
