@@ -29,10 +29,19 @@ pub fn pipeline_of_steps(
     label: &str,
     surface_name: &str,
 ) -> Result<Pipeline> {
-    let columns = columns_of(table, label);
+    pipeline_of_steps_on(steps, &columns_of(table, label), surface_name)
+}
+
+/// [`pipeline_of_steps`] on a set of columns: e.g. a Parquet file's, read from its footer, so
+/// that steps its columns refuse are refused before the table is read.
+pub fn pipeline_of_steps_on(
+    steps: &[toml::Table],
+    columns: &ColumnSet,
+    surface_name: &str,
+) -> Result<Pipeline> {
     let ctx = ReadContext {
         base_dir: None,
-        columns: Some(&columns),
+        columns: Some(columns),
     };
     Pipeline::from_steps(steps, "", ctx).map_err(|p| problems(surface_name, p))
 }

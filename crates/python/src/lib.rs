@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use intruder::attack::TruthNames;
 use intruder_data::params::{ColumnSet, ParamSpec, Problem};
-use intruder_data::{Dataset, Input, Kind, ReadOptions, Role, Schema, read_csv};
+use intruder_data::{ColumnarFile, Dataset, Input, Kind, ReadOptions, Role, Schema, read_csv};
 use intruder_eval::Labelled;
 
 mod arrow_in;
@@ -597,7 +597,14 @@ fn mask_impl(
     check: bool,
     check_keys: Option<Vec<String>>,
 ) -> Result<MaskOut> {
-    use intruder::mask::{Check, mask, pipeline_of_steps};
+    use intruder::mask::{Check, mask, pipeline_of_steps, pipeline_of_steps_on};
+    // Steps that a Parquet file's columns, read from its footer, refuse are refused before the
+    // table is read, as `intruder mask` does.
+    if let Source::File(p) = src
+        && let Some(file) = ColumnarFile::open(p, &file_options(p, schema, &[])?)
+    {
+        pipeline_of_steps_on(&steps, &file.columns(), "intruder.mask() steps")?;
+    }
     let (ds, _) = src.load(schema, &[], None)?;
     let label = src.label();
     let pipeline = pipeline_of_steps(&steps, &ds.table, &label, "intruder.mask() steps")?;

@@ -148,9 +148,10 @@ def test_not_a_table_is_a_type_error():
 
 
 def test_parquet_footer_columns_refuse_parameters_before_reading(tmp_path, cli):
-    """A misspelt key of a Parquet file given by its path is reported from the file's footer,
-    before the table is read, as the command line reports it: the released file's unreadable
-    column (a value its schema's categories lack) is never reached."""
+    """A misspelt key (or a step's missing parameter) of a Parquet file given by its path is
+    reported from the file's footer, before the table is read, as the command line reports it
+    (attack, risk, mask): the file's unreadable column (a value its schema's categories lack) is
+    never reached."""
     import pyarrow
     import pyarrow.parquet
 
@@ -181,3 +182,15 @@ def test_parquet_footer_columns_refuse_parameters_before_reading(tmp_path, cli):
     with pytest.raises(intruder.IntruderError) as e:
         intruder.risk(r, ["a", "zz"], schema=schema)
     assert "no column named 'zz'" in str(e.value) and "'y'" not in str(e.value)
+
+    def mask(step):
+        with pytest.raises(intruder.IntruderError) as e:
+            intruder.mask(r, [step], seed=1, schema=schema)
+        return str(e.value)
+
+    assert "'y'" in mask({"method": "local-suppression", "keys": ["a", "b"], "k": 2})
+    message = mask({"method": "local-suppression", "keys": ["a", "zz"], "k": 2})
+    assert "no column named 'zz'; the columns are: id, a, b" in message, message
+    assert "'y'" not in message
+    message = mask({"method": "local-suppression", "keys": ["a", "b"]})
+    assert "k: is required but missing" in message and "'y'" not in message, message
