@@ -144,6 +144,7 @@ fn fellegi_sunter(
                 .iter()
                 .map(|p| (p.intruder.clone(), p.released.clone()))
                 .collect(),
+            training: ls.training.clone(),
         };
         crate::plans::linkage::link(spec, &req, fs, seed)
     }

@@ -179,13 +179,17 @@ fn two_executors_give_the_local_figures() {
         ];
         let ti = load(&a, &Input::default()).unwrap().table;
         let tr = load(&b, &Input::default()).unwrap().table;
-        for (assignment, u_sample, released) in [
-            (Assignment::Greedy, Some(500), &bq),
-            (Assignment::None, None, &b),
-            (Assignment::Optimal, Some(500), &bq),
+        // and Splink's recipe (sessions on their own rules, λ from deterministic rules)
+        let training =
+            LinkageSpec::from_toml(&crate::linkage::training_spec(true), "spec.toml").unwrap();
+        for (assignment, u_sample, released, spec) in [
+            (Assignment::Greedy, Some(500), &bq, &spec),
+            (Assignment::None, None, &b, &spec),
+            (Assignment::Optimal, Some(500), &bq, &spec),
+            (Assignment::Greedy, None, &b, &training),
         ] {
-            let (fs, want) = crate::linkage::local_run(&spec, assignment, u_sample, (&ti, &tr));
-            let req = crate::linkage::request(&a, released, &spec, &renamed);
+            let (fs, want) = crate::linkage::local_run(spec, assignment, u_sample, (&ti, &tr));
+            let req = crate::linkage::request(&a, released, spec, &renamed);
             let got = match intruder_engine::plans::linkage::link(&ballista, &req, &fs, 11) {
                 Ok(g) => g,
                 Err(e) => panic!(

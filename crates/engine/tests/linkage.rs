@@ -181,6 +181,7 @@ pub(crate) fn request(
         rules: spec.blocking.clone(),
         comparisons: spec.comparisons.clone(),
         released_names: renamed.to_vec(),
+        training: spec.training.clone(),
     }
 }
 
@@ -350,6 +351,65 @@ fn a_run_gives_the_local_linkage_and_model() {
                 .filter(|c| c["u_from_frequencies"] == false)
                 .count();
             assert!(sampled >= 1, "{what}: some u from random pairs");
+        }
+    }
+}
+
+/// [`TF_SPEC`] with Splink's recipe: EM sessions on their own rules and, with
+/// `deterministic`, λ from deterministic rules with a recall of 0.8.
+pub(crate) fn training_spec(deterministic: bool) -> String {
+    let mut s = format!("{TF_SPEC}\n[training]\nblocking = [[\"year\"], [\"first\", \"town\"]]\n");
+    if deterministic {
+        s.push_str("deterministic = [[\"first\", \"last\", \"year\"], [\"id\"]]\nrecall = 0.8\n");
+    }
+    s
+}
+
+/// Splink's recipe (a specification's `[training]`: EM sessions on their own rules, λ from
+/// deterministic rules with a recall) on the engine: the local run's model and links.
+#[test]
+fn splinks_training_recipe_gives_the_local_linkage_and_model() {
+    use intruder_attack::fellegi_sunter::Assignment;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, bq) = people(dir.path(), 3000, 2000, 13);
+    let renamed = vec![
+        ("last".to_string(), "surname".to_string()),
+        ("id".to_string(), "rid".to_string()),
+    ];
+    let ti = load(&a, &Input::default()).unwrap().table;
+    let tr = load(&b, &Input::default()).unwrap().table;
+    // Sessions and λ from the deterministic rules; sessions alone (λ by EM).
+    for deterministic in [true, false] {
+        let spec = LinkageSpec::from_toml(&training_spec(deterministic), "spec.toml").unwrap();
+        for (assignment, released) in [(Assignment::Greedy, &b), (Assignment::Optimal, &bq)] {
+            let (fs, want) = local_run(&spec, assignment, None, (&ti, &tr));
+            let what = format!("{assignment:?}, deterministic rules {deterministic}");
+            let model = want.model.as_ref().unwrap().to_json();
+            // The recipe is in force: a session per training rule, λ from the rules' pairs.
+            let notes = serde_json::to_value(&want.linkage.notes)
+                .unwrap()
+                .to_string();
+            assert_eq!(
+                notes.contains("lambda_deterministic_pairs"),
+                deterministic,
+                "{what}: {notes}"
+            );
+            let sessions: Vec<&str> = model["sessions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["rule"].as_str().unwrap())
+                .collect();
+            assert_eq!(sessions, ["year", "first & town"], "{what}");
+            let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+            let got = intruder_engine::plans::linkage::link(
+                &df,
+                &request(&a, released, &spec, &renamed),
+                &fs,
+                11,
+            )
+            .unwrap();
+            same_linked(&want, &got, &what);
         }
     }
 }

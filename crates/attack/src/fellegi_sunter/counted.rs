@@ -12,9 +12,13 @@
 //! order (the local sum, bit for bit), and hands them back in the order the assignment reads
 //! ([`FellegiSunter::link_counted`]).
 //!
-//! Not from counts: `columns-reversed` levels (they read a second column per record), a
-//! specification's `[training]` rules, and the borderline link's waterfall (it reads two
-//! records' values; the model's `borderline` is left empty).
+//! A specification's `[training]` (Splink's recipe) is fitted from counts as well: the engine
+//! counts the sessions' patterns on their own rules and the pairs the deterministic rules find
+//! ([`Counted::training`], [`Counted::deterministic_pairs`]).
+//!
+//! Not from counts: `columns-reversed` levels (they read a second column per record), and the
+//! borderline link's waterfall (it reads two records' values; the model's `borderline` is left
+//! empty).
 
 use std::collections::BTreeMap;
 
@@ -56,6 +60,12 @@ pub struct Counted {
     /// The intruder records by their value id in each comparison, with their number (for the
     /// self-match weights).
     pub intruder_values: Vec<(Vec<u32>, u64)>,
+    /// A specification's `[training]` sessions (`training.blocking`, when it has rules): the
+    /// pattern counts of their pairs by the set of session rules they agree on, as
+    /// [`Counted::by_rules`], and the number of those pairs.
+    pub training: Option<(Vec<(u32, u64, u64)>, usize)>,
+    /// The pairs agreeing on any of `training.deterministic` (when it has rules), for λ.
+    pub deterministic_pairs: Option<usize>,
 }
 
 /// The fitted model and what weighs a pair.
@@ -202,12 +212,6 @@ impl FellegiSunter {
             .spec
             .as_ref()
             .ok_or_else(|| unsupported("a linkage specification is needed (the comparisons are not inferred from the records)"))?;
-        if spec.training.is_some() {
-            return Err(unsupported(
-                "a specification's [training] rules run on the local engine only",
-            )
-            .into());
-        }
         if c.prepared.iter().any(|x| !x.reversed.is_empty()) {
             return Err(unsupported("columns-reversed levels run on the local engine only").into());
         }
@@ -239,13 +243,41 @@ impl FellegiSunter {
             by_rules: &c.by_rules,
             n_pairs,
         };
+        // Splink's recipe ([training]), as the local run reads it: sessions on their own rules
+        // and λ from the pairs the deterministic rules find.
+        let rules_of = |f: fn(&super::spec::TrainingSpec) -> &Vec<Vec<super::spec::Term>>| {
+            spec.training.as_ref().map(f).filter(|r| !r.is_empty())
+        };
+        let (session_rules, deterministic_rules) =
+            (rules_of(|t| &t.blocking), rules_of(|t| &t.deterministic));
+        if session_rules.is_some() != c.training.is_some()
+            || deterministic_rules.is_some() != c.deterministic_pairs.is_some()
+        {
+            return Err(unsupported(
+                "the engine's counts do not match the specification's [training] rules",
+            )
+            .into());
+        }
+        let own = c.training.as_ref().map(|(by_rules, n)| fit::PatternCounts {
+            counts: &[],
+            by_rules,
+            n_pairs: *n,
+        });
+        let sessions = session_rules.map(Vec::as_slice).zip(own.as_ref());
+        let deterministic = c.deterministic_pairs.map(|pairs| {
+            let recall = spec.training.as_ref().and_then(|t| t.recall).unwrap_or(1.0);
+            (
+                pairs as f64 / recall / (dims.0 as f64 * dims.1 as f64),
+                pairs,
+            )
+        });
         let fitted = fit::fit(
             p,
             prepared,
             &layout,
             &spec.blocking,
             &patterns,
-            None,
+            sessions,
             &u.u,
             dims,
         );
@@ -267,7 +299,7 @@ impl FellegiSunter {
             &u.u,
             &pattern_levels,
             n_pairs,
-            None,
+            deterministic.map(|d| d.0),
             dims,
         );
         let base: Vec<(u64, f64)> = pattern_levels
@@ -287,7 +319,7 @@ impl FellegiSunter {
             .collect();
         let comparisons =
             explain::comparison_reports(prepared, &layout, &fitted, &u, &s.level_weights);
-        let notes = explain::notes(
+        let mut notes = explain::notes(
             p,
             plan,
             &u,
@@ -297,6 +329,9 @@ impl FellegiSunter {
             (n_pairs, 0),
             (s.lambda, s.prior_weight, s.threshold_weight),
         );
+        if let Some((_, pairs)) = deterministic {
+            notes.push(("lambda_deterministic_pairs".into(), pairs as f64));
+        }
         let self_match_weights = self_match_weights(
             prepared,
             &s.level_weights,

@@ -54,6 +54,7 @@ pub async fn block(
         rules: req.rules.clone(),
         comparisons: Vec::new(),
         released_names: req.released_names.clone(),
+        training: None,
     };
     let st = scan_both(spec, ctx, &lreq, list).await?;
     let pairs = linkage::candidate_pairs(spec, &lreq, &st, list)?;

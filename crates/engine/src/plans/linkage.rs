@@ -46,6 +46,7 @@ use intruder_attack::fellegi_sunter::counted::{
     Counted, CountedFit, CountedModel, WeighedPairs, borderline,
 };
 use intruder_attack::fellegi_sunter::encode::MISSING;
+use intruder_attack::fellegi_sunter::spec::TrainingSpec;
 use intruder_attack::fellegi_sunter::{
     Assignment, Comparison, FellegiSunter, LevelKind, Term, ValueCounts,
 };
@@ -74,6 +75,9 @@ pub struct LinkageRequest {
     pub comparisons: Vec<Comparison>,
     /// The released name of an intruder column (a key map), when it differs.
     pub released_names: Vec<(String, String)>,
+    /// The specification's `[training]` (Splink's recipe): its sessions' rules and its
+    /// deterministic rules are planned as the blocking rules are.
+    pub training: Option<TrainingSpec>,
 }
 
 /// What the plans counted: the inputs of EM.
@@ -120,7 +124,9 @@ impl LinkageRequest {
                 }
             }
         };
-        for t in self.rules.iter().flatten() {
+        let training = self.training.iter();
+        let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
+        for t in self.rules.iter().chain(extra).flatten() {
             match t {
                 Term::Column { column } => add(column, self.released_name(column))?,
                 other => {
@@ -607,6 +613,16 @@ fn set_options(ctx: &SessionContext) {
     opts.optimizer.join_reordering = false;
 }
 
+/// The number of rows of `df`.
+async fn count_rows(spec: &EngineSpec, df: DataFrame) -> Result<u64, EngineError> {
+    let counted = df
+        .aggregate(vec![], vec![count_all().alias("n")])
+        .map_err(|e| run_error(spec, e))?;
+    Ok(rows(&collect(spec, counted).await?)
+        .map(|(b, i)| int_at(b, "n", i) as u64)
+        .sum())
+}
+
 /// [`count_patterns`] on `spec`'s engine, from synchronous code.
 pub fn pattern_counts(
     spec: &EngineSpec,
@@ -893,6 +909,34 @@ pub fn link(
     let tally = rt.block_on(count_patterns(spec, req, &st))?;
     let lookups = tally.lookups.clone();
     clock.lap("pattern counts");
+    // Splink's recipe: the sessions' pattern counts on their own rules, and the pairs the
+    // deterministic rules find (for λ), from the same scan.
+    let on_rules = |rules: &[Vec<Term>]| LinkageRequest {
+        rules: rules.to_vec(),
+        training: None,
+        ..req.clone()
+    };
+    let (training, deterministic_pairs) = match &req.training {
+        Some(t) => {
+            let sessions = match t.blocking.is_empty() {
+                true => None,
+                false => {
+                    let got = rt.block_on(count_patterns(spec, &on_rules(&t.blocking), &st))?;
+                    Some((got.by_rules, got.n_pairs as usize))
+                }
+            };
+            let deterministic = match t.deterministic.is_empty() {
+                true => None,
+                false => {
+                    let pairs = candidate_pairs(spec, &on_rules(&t.deterministic), &st, false)?;
+                    Some(rt.block_on(count_rows(spec, pairs))? as usize)
+                }
+            };
+            (sessions, deterministic)
+        }
+        None => (None, None),
+    };
+    clock.lap("training rules");
     let counted = Counted {
         prepared: st.prepared.clone(),
         values: st.values.clone(),
@@ -901,6 +945,8 @@ pub fn link(
         counts: tally.counts,
         by_rules: tally.by_rules,
         intruder_values: rt.block_on(intruder_values(spec, &st))?,
+        training,
+        deterministic_pairs,
     };
     clock.lap("intruder records by value");
     let fit = attack.fit_counted(&counted, seed, |pairs, wanted| {
