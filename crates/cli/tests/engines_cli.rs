@@ -197,6 +197,43 @@ fn commands(r: &str, i: &str) -> Vec<Vec<String>> {
         cmd.extend(extra.map(String::from));
         out.push(cmd);
     }
+    // and a specification with Splink's recipe ([training]: EM sessions on their own rules,
+    // λ from deterministic rules)
+    let spec = Path::new(r).with_file_name("training.toml");
+    std::fs::write(
+        &spec,
+        r#"blocking = [["region"]]
+comparison = [
+  { column = "region", preset = "exact" },
+  { column = "age", levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold = 5 }, { kind = "else" }] },
+  { column = "sex", preset = "exact" },
+]
+[training]
+blocking = [["sex"], ["age"]]
+deterministic = [["region", "age", "sex"]]
+recall = 0.9
+"#,
+    )
+    .unwrap();
+    out.push(
+        [
+            "attack",
+            "--method",
+            "fellegi-sunter",
+            "--intruder",
+            i,
+            "--released",
+            r,
+            "--linkage-spec",
+            spec.to_str().unwrap(),
+            "--truth-intruder",
+            "pid",
+            "--truth-released",
+            "id",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
     out
 }
 
