@@ -936,7 +936,9 @@ pub fn link(
         }
         None => (None, None),
     };
-    clock.lap("training rules");
+    if req.training.is_some() {
+        clock.lap("training rules");
+    }
     let counted = Counted {
         prepared: st.prepared.clone(),
         values: st.values.clone(),
