@@ -12,9 +12,9 @@
 //! the jobs found by the run's own job name) and the run fails with an error that names the
 //! executor. A run that finishes is checked once more before its figures are reported.
 //!
-//! What it cannot see: an executor removed and registered again between two looks (half a
-//! second; Ballista registers an executor again on its next heartbeat, by default a minute
-//! later) — and a run whose executors all answered to the end is taken as sound.
+//! What it cannot see: a live executor that the scheduler drops (when it cannot launch a task
+//! there) and that registers again, with its next heartbeat, before the next look (half a
+//! second) — and a run whose executors all answered to the end is taken as sound.
 
 use std::collections::HashMap;
 use std::future::Future;
