@@ -58,22 +58,59 @@ fn pairs_per_rule_and_the_pairs_match_local() {
     assert_eq!(pairs.unwrap(), lp);
 }
 
+/// Terms that derive a value from a column: the local engine's pairs; a term on two
+/// different columns: refused, naming it.
 #[test]
-fn expression_terms_are_refused_clearly() {
+fn expression_terms_give_the_local_pairs_and_two_columns_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let (icsv, _) = survey(dir.path(), "i", 20, 1, false);
-    let req = BlockingRequest {
+    let (icsv, _) = survey(dir.path(), "i", 300, 41, false);
+    let (_, rpq) = survey(dir.path(), "r", 500, 42, false);
+    let terms = |t: &[&str]| -> Vec<Term> { t.iter().map(|x| Term::parse(x).unwrap()).collect() };
+    let rules = vec![
+        terms(&["prefix(region, 2)", "age"]),
+        terms(&["first_letter(job)", "sex"]),
+        terms(&["soundex(region)"]),
+    ];
+    let i = load(&icsv, &Input::default()).unwrap();
+    let r = load(&rpq, &Input::default()).unwrap();
+    let local = intruder_attack::fellegi_sunter::blocking::candidate_pairs(
+        &i.table,
+        &r.table,
+        &rules,
+        &|c: &str| c.to_string(),
+    )
+    .unwrap();
+    assert!(
+        local.per_rule.iter().all(|&n| n > 0),
+        "{:?}",
+        local.per_rule
+    );
+    let req = |rules: Vec<Vec<Term>>| BlockingRequest {
         intruder: icsv.clone(),
         intruder_input: Input::default(),
-        released: icsv,
+        released: rpq.clone(),
         released_input: Input::default(),
-        rules: vec![vec![Term::Prefix {
-            column: "region".into(),
-            n: 2,
-        }]],
+        rules,
         released_names: Vec::new(),
     };
     let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
-    let e = candidate_pairs(&df, &req, false).unwrap_err().to_string();
-    assert!(e.contains("column terms"), "{e}");
+    let (per_rule, pairs) = candidate_pairs(&df, &req(rules), true).unwrap();
+    let want: Vec<u64> = local.per_rule.iter().map(|&n| n as u64).collect();
+    assert_eq!(per_rule, want);
+    let mut lp: Vec<(usize, usize)> = local
+        .intruder
+        .iter()
+        .zip(&local.released)
+        .map(|(&a, &b)| (a as usize, b as usize))
+        .collect();
+    lp.sort_unstable();
+    assert_eq!(pairs.unwrap(), lp);
+
+    let e = candidate_pairs(&df, &req(vec![terms(&["l.region = r.job"])]), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("l.region = r.job") && e.contains("two different columns"),
+        "{e}"
+    );
 }

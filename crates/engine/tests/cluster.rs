@@ -182,11 +182,23 @@ fn two_executors_give_the_local_figures() {
         // and Splink's recipe (sessions on their own rules, λ from deterministic rules)
         let training =
             LinkageSpec::from_toml(&crate::linkage::training_spec(true), "spec.toml").unwrap();
+        // and blocking terms that derive a value from a column (their keys made from the
+        // distinct values on the client, joined back on the executors)
+        let derived = LinkageSpec::from_toml(
+            &crate::linkage::TF_SPEC.replace(
+                r#"blocking = [["town", "year"], ["last"], ["first", "town"]]"#,
+                r#"blocking = [["first_letter(last)", "year"], ["soundex(first)", "town"]]"#,
+            ),
+            "spec.toml",
+        )
+        .unwrap();
+        assert_eq!(derived.blocking[1][0].label(), "soundex(first)");
         for (assignment, u_sample, released, spec) in [
             (Assignment::Greedy, Some(500), &bq, &spec),
             (Assignment::None, None, &b, &spec),
             (Assignment::Optimal, Some(500), &bq, &spec),
             (Assignment::Greedy, None, &b, &training),
+            (Assignment::Greedy, None, &bq, &derived),
         ] {
             let (fs, want) = crate::linkage::local_run(spec, assignment, u_sample, (&ti, &tr));
             let req = crate::linkage::request(&a, released, spec, &renamed);

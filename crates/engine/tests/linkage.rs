@@ -414,6 +414,67 @@ fn splinks_training_recipe_gives_the_local_linkage_and_model() {
     }
 }
 
+/// Blocking terms that derive a value from a column (first letter, Soundex, a substring of the
+/// lower case; in the rules and in a training session's rule): the local run's pairs, model
+/// and links on the engine. A term on two different columns is refused, naming it.
+#[test]
+fn expression_blocking_terms_give_the_local_linkage_and_model() {
+    use intruder_attack::fellegi_sunter::Assignment;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, bq) = people(dir.path(), 3000, 2000, 17);
+    let rules = r#"blocking = [["first_letter(last)", "year"], ["soundex(first)", "town"], ["substr(lower(last), 1, 3)"]]"#;
+    let text = TF_SPEC.replace(
+        r#"blocking = [["town", "year"], ["last"], ["first", "town"]]"#,
+        rules,
+    );
+    assert!(text.contains("soundex"));
+    let text = format!("{text}\n[training]\nblocking = [[\"prefix(first, 2)\"], [\"year\"]]\n");
+    let spec = LinkageSpec::from_toml(&text, "spec.toml").unwrap();
+    let renamed = vec![
+        ("last".to_string(), "surname".to_string()),
+        ("id".to_string(), "rid".to_string()),
+    ];
+    let ti = load(&a, &Input::default()).unwrap().table;
+    let tr = load(&b, &Input::default()).unwrap().table;
+    for (assignment, released) in [(Assignment::Greedy, &b), (Assignment::None, &bq)] {
+        let (fs, want) = local_run(&spec, assignment, None, (&ti, &tr));
+        let what = format!("expression terms, {assignment:?}, {}", released.display());
+        let per_rule = want.model.as_ref().unwrap().to_json()["pairs_per_rule"].clone();
+        assert!(
+            per_rule
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|n| n.as_u64().unwrap() > 0),
+            "{what}: every rule pairs records: {per_rule}"
+        );
+        let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+        let got = intruder_engine::plans::linkage::link(
+            &df,
+            &request(&a, released, &spec, &renamed),
+            &fs,
+            11,
+        )
+        .unwrap();
+        same_linked(&want, &got, &what);
+    }
+    // two different columns: refused
+    let swapped = TF_SPEC.replace(
+        r#"blocking = [["town", "year"], ["last"], ["first", "town"]]"#,
+        r#"blocking = [["town", "year"], ["l.first = r.last"]]"#,
+    );
+    let spec = LinkageSpec::from_toml(&swapped, "spec.toml").unwrap();
+    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+    let e = pattern_counts(&df, &request(&a, &b, &spec, &renamed))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("l.first = r.last") && e.contains("two different columns"),
+        "{e}"
+    );
+}
+
 /// Fellegi–Sunter with `spec`, `assignment` and `u_sample` (else the default), and its local
 /// run on `(intruder, released)` with seed 11.
 pub(crate) fn local_run(

@@ -243,34 +243,8 @@ impl FellegiSunter {
             by_rules: &c.by_rules,
             n_pairs,
         };
-        // Splink's recipe ([training]), as the local run reads it: sessions on their own rules
-        // and λ from the pairs the deterministic rules find.
-        let rules_of = |f: fn(&super::spec::TrainingSpec) -> &Vec<Vec<super::spec::Term>>| {
-            spec.training.as_ref().map(f).filter(|r| !r.is_empty())
-        };
-        let (session_rules, deterministic_rules) =
-            (rules_of(|t| &t.blocking), rules_of(|t| &t.deterministic));
-        if session_rules.is_some() != c.training.is_some()
-            || deterministic_rules.is_some() != c.deterministic_pairs.is_some()
-        {
-            return Err(unsupported(
-                "the engine's counts do not match the specification's [training] rules",
-            )
-            .into());
-        }
-        let own = c.training.as_ref().map(|(by_rules, n)| fit::PatternCounts {
-            counts: &[],
-            by_rules,
-            n_pairs: *n,
-        });
-        let sessions = session_rules.map(Vec::as_slice).zip(own.as_ref());
-        let deterministic = c.deterministic_pairs.map(|pairs| {
-            let recall = spec.training.as_ref().and_then(|t| t.recall).unwrap_or(1.0);
-            (
-                pairs as f64 / recall / (dims.0 as f64 * dims.1 as f64),
-                pairs,
-            )
-        });
+        let (own, deterministic) = recipe(spec, c)?;
+        let sessions = own.as_ref().map(|(rules, counts)| (*rules, counts));
         let fitted = fit::fit(
             p,
             prepared,
@@ -441,6 +415,46 @@ impl FellegiSunter {
         };
         Ok((linkage, model))
     }
+}
+
+/// A specification's `[training]` (Splink's recipe) from an engine's counts, as the local run
+/// reads it: the sessions' rules with their pattern counts, and λ from the pairs the
+/// deterministic rules find, with that number of pairs (each `None` without such rules).
+#[allow(clippy::type_complexity)]
+fn recipe<'a>(
+    spec: &'a super::LinkageSpec,
+    c: &'a Counted,
+) -> Result<
+    (
+        Option<(&'a [Vec<super::spec::Term>], fit::PatternCounts<'a>)>,
+        Option<(f64, usize)>,
+    ),
+    AttackError,
+> {
+    let rules_of = |f: fn(&super::spec::TrainingSpec) -> &Vec<Vec<super::spec::Term>>| {
+        spec.training.as_ref().map(f).filter(|r| !r.is_empty())
+    };
+    let (session_rules, deterministic_rules) =
+        (rules_of(|t| &t.blocking), rules_of(|t| &t.deterministic));
+    if session_rules.is_some() != c.training.is_some()
+        || deterministic_rules.is_some() != c.deterministic_pairs.is_some()
+    {
+        return Err(unsupported(
+            "the engine's counts do not match the specification's [training] rules",
+        ));
+    }
+    let own = c.training.as_ref().map(|(by_rules, n)| fit::PatternCounts {
+        counts: &[],
+        by_rules,
+        n_pairs: *n,
+    });
+    let sessions = session_rules.map(Vec::as_slice).zip(own);
+    let deterministic = c.deterministic_pairs.map(|pairs| {
+        let recall = spec.training.as_ref().and_then(|t| t.recall).unwrap_or(1.0);
+        let (ni, nr) = c.dims;
+        (pairs as f64 / recall / (ni as f64 * nr as f64), pairs)
+    });
+    Ok((sessions, deterministic))
 }
 
 /// The link the model explains (the local run's `borderline`): the declared link of least

@@ -29,7 +29,7 @@ pub struct BlockingRequest {
     pub released: PathBuf,
     /// How to read it.
     pub released_input: Input,
-    /// The rules, as a linkage specification writes them (column terms).
+    /// The rules, as a linkage specification writes them (terms on one column each).
     pub rules: Vec<Vec<Term>>,
     /// The released name of an intruder column (a key map), when it differs.
     pub released_names: Vec<(String, String)>,

@@ -36,20 +36,22 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::compute::{cast, concat};
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, UInt32Type};
+use datafusion::functions::core::expr_fn::nullif;
 use datafusion::functions_aggregate::count::count_all;
 use datafusion::prelude::*;
 use rayon::prelude::*;
 
-use intruder_attack::Linked;
+use intruder_attack::fellegi_sunter::FsModel;
 use intruder_attack::fellegi_sunter::compare::Prepared;
 use intruder_attack::fellegi_sunter::counted::{
     Counted, CountedFit, CountedModel, WeighedPairs, borderline,
 };
-use intruder_attack::fellegi_sunter::encode::MISSING;
+use intruder_attack::fellegi_sunter::encode::{MISSING, NO_KEY, rule_keys};
 use intruder_attack::fellegi_sunter::spec::TrainingSpec;
 use intruder_attack::fellegi_sunter::{
     Assignment, Comparison, FellegiSunter, LevelKind, Term, ValueCounts,
 };
+use intruder_attack::{Linkage, Linked};
 use intruder_data::{Column, Input, Role, Table};
 
 use super::fs_functions::{Lookup, Recipe, Weights, id_columns, pattern_function, weight_function};
@@ -69,7 +71,7 @@ pub struct LinkageRequest {
     pub released: PathBuf,
     /// How to read it.
     pub released_input: Input,
-    /// The blocking rules (column terms), OR-ed.
+    /// The blocking rules (terms on one column each), OR-ed.
     pub rules: Vec<Vec<Term>>,
     /// The comparisons, in the specification's order.
     pub comparisons: Vec<Comparison>,
@@ -127,15 +129,13 @@ impl LinkageRequest {
         let training = self.training.iter();
         let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
         for t in self.rules.iter().chain(extra).flatten() {
-            match t {
-                Term::Column { column } => add(column, self.released_name(column))?,
-                other => {
-                    return Err(refuse(format!(
-                        "blocking term {}: the plans block on column terms; expressions of a column block on the local engine",
-                        other.label()
-                    )));
-                }
+            if t.released_column() != t.column() {
+                return Err(refuse(format!(
+                    "blocking term {}: it compares two different columns; such terms block on the local engine (the plans read one released column per intruder column)",
+                    t.label()
+                )));
             }
+            add(t.column(), self.released_name(t.column()))?;
         }
         for c in &self.comparisons {
             if c.levels
@@ -308,6 +308,9 @@ pub struct Scanned {
     pub b: DataFrame,
     /// The columns read: `(intruder name, released name)`, column `n` as `a{n}` / `b{n}`.
     pub cols: Vec<(String, String)>,
+    /// The blocking terms that derive a value from a column, term `t`'s keys as `ta{t}` /
+    /// `tb{t}`.
+    pub derived: Vec<Term>,
     /// Each comparison's dictionary.
     pub prepared: Vec<Prepared>,
     /// Records per value id of each comparison.
@@ -426,6 +429,48 @@ pub async fn scan_both(
         recipe.comparisons.push((c.clone(), rname.clone(), va, vb));
         prepared.push(p);
     }
+    // Blocking terms that derive a value from a column (first_letter, soundex, substr, …):
+    // the key of each distinct value computed here as the local engine computes it
+    // (`rule_keys` on the distinct values), joined back as `ta{t}` / `tb{t}` (null where a
+    // value has none).
+    let mut derived: Vec<Term> = Vec::new();
+    let training = req.training.iter();
+    let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
+    for term in req.rules.iter().chain(extra).flatten() {
+        if matches!(term, Term::Column { .. }) || derived.contains(term) {
+            continue;
+        }
+        let t = derived.len();
+        let n = cols
+            .iter()
+            .position(|(i, _)| i == term.column())
+            .expect("a read column");
+        let (x, y) = (format!("a{n}"), format!("b{n}"));
+        a = plain(spec, a, &x)?;
+        b = plain(spec, b, &y)?;
+        let (va, _) = distinct_values(spec, &a, &x).await?;
+        let (vb, _) = distinct_values(spec, &b, &y).await?;
+        let rname = cols[n].1.clone();
+        let ta = Table::new(
+            si.label.as_str(),
+            vec![as_column(spec, term.column(), &va, &si.label)?],
+        )?;
+        let tb = Table::new(
+            sr.label.as_str(),
+            vec![as_column(spec, &rname, &vb, &sr.label)?],
+        )?;
+        let keys = rule_keys(&ta, &tb, std::slice::from_ref(term), &|_| rname.clone())?;
+        let (ka, kb) = (format!("ta{t}"), format!("tb{t}"));
+        a = with_ids(spec, ctx, a, &x, &ka, &va, &keys.a, &mut temps).await?;
+        b = with_ids(spec, ctx, b, &y, &kb, &vb, &keys.b, &mut temps).await?;
+        let none = |df: DataFrame, k: &str| {
+            df.with_column(k, nullif(col(k), lit(NO_KEY)))
+                .map_err(|e| run_error(spec, e))
+        };
+        a = none(a, &ka)?;
+        b = none(b, &kb)?;
+        derived.push(term.clone());
+    }
     // (blocking alone, with no comparison, counts no records here)
     for (n, label) in [(dims.0, &si.label), (dims.1, &sr.label)] {
         if req.comparisons.is_empty() {
@@ -445,6 +490,7 @@ pub async fn scan_both(
         a,
         b,
         cols,
+        derived,
         prepared,
         values,
         dims,
@@ -493,7 +539,21 @@ pub(crate) fn candidate_pairs(
     let keys: Vec<Vec<(String, String)>> = req
         .rules
         .iter()
-        .map(|rule| rule.iter().map(|t| key(at(t.column()))).collect())
+        .map(|rule| {
+            rule.iter()
+                .map(|t| match t {
+                    Term::Column { column } => key(at(column)),
+                    other => {
+                        let d = st
+                            .derived
+                            .iter()
+                            .position(|x| x == other)
+                            .expect("a derived term");
+                        Ok((format!("ta{d}"), format!("tb{d}")))
+                    }
+                })
+                .collect()
+        })
         .collect::<Result<_, _>>()?;
     let agree = |r: usize| -> Expr {
         keys[r]
@@ -891,6 +951,135 @@ fn triples(got: &[RecordBatch]) -> Vec<(u32, u32, f64)> {
     out
 }
 
+/// The greedy one-to-one assignment of the weighed pairs, read as a stream sorted by weight.
+fn greedy(
+    rt: &super::Run,
+    spec: &EngineSpec,
+    attack: &FellegiSunter,
+    fit: &CountedFit,
+    weighed: DataFrame,
+) -> Result<(Linkage, FsModel), EngineError> {
+    let e = |e| run_error(spec, e);
+    // Sorted by weight alone (a one-column sort, several times faster than three);
+    // the pairs of equal weight arrive together and are put in row order here. On
+    // Ballista the sort runs on the static planner, whose sorted output reaches the
+    // client in order (the adaptive planner's does not: `for_sorted_output`).
+    let ranked = weighed.sort(vec![col("w").sort(false, true)]).map_err(e)?;
+    let ranked = rt.block_on(super::for_sorted_output(spec, ranked))?;
+    let mut stream = rt.block_on(async { ranked.execute_stream().await.map_err(e) })?;
+    let mut group: Vec<(u32, u32, f64)> = Vec::new();
+    let mut ready: std::collections::VecDeque<(u32, u32, f64)> = Default::default();
+    let mut done = false;
+    let mut failed: Option<EngineError> = None;
+    let mut last: Option<f64> = None;
+    let flush = |group: &mut Vec<(u32, u32, f64)>,
+                 ready: &mut std::collections::VecDeque<(u32, u32, f64)>| {
+        group.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        ready.extend(group.drain(..));
+    };
+    let mut next = std::iter::from_fn(|| {
+        use futures::StreamExt;
+        loop {
+            if let Some(x) = ready.pop_front() {
+                return Some(Ok(x));
+            }
+            if done {
+                return None;
+            }
+            let got = rt.block_on(async { Ok(stream.next().await) });
+            let got = match got {
+                Ok(got) => got,
+                Err(lost) => {
+                    failed = Some(lost);
+                    done = true;
+                    return Some(Err(intruder_attack::AttackError::from(
+                        intruder_attack::ParamError::Unsupported("the engine's run failed".into()),
+                    )));
+                }
+            };
+            match got {
+                None => {
+                    done = true;
+                    flush(&mut group, &mut ready);
+                }
+                Some(Err(x)) => {
+                    failed = Some(run_error(spec, x));
+                    done = true;
+                    return Some(Err(intruder_attack::AttackError::from(
+                        intruder_attack::ParamError::Unsupported("the engine's run failed".into()),
+                    )));
+                }
+                Some(Ok(b)) => {
+                    for t in triples(std::slice::from_ref(&b)) {
+                        // The assignment is only right on a sorted stream: check it.
+                        if let Some(l) = last.filter(|&l| t.2 > l) {
+                            failed = Some(EngineError::Run {
+                                engine: spec.engine.label(),
+                                message: format!(
+                                    "the candidate pairs sorted by weight arrived out of order (weight {} after {l}); no links are reported from an unsorted stream",
+                                    t.2
+                                ),
+                            });
+                            done = true;
+                            return Some(Err(intruder_attack::AttackError::from(
+                                intruder_attack::ParamError::Unsupported(
+                                    "the engine's run failed".into(),
+                                ),
+                            )));
+                        }
+                        last = Some(t.2);
+                        if group
+                            .first()
+                            .is_some_and(|g| g.2.to_bits() != t.2.to_bits())
+                        {
+                            flush(&mut group, &mut ready);
+                        }
+                        group.push(t);
+                    }
+                }
+            }
+        }
+    });
+    let got = attack.link_counted(fit, WeighedPairs::Ranked(&mut next));
+    if let Some(f) = failed {
+        return Err(f);
+    }
+    Ok(got?)
+}
+
+/// Splink's recipe (a specification's `[training]`), counted on the run's scan: the
+/// sessions' pattern counts on their own rules by rule set, with their number of pairs, and the
+/// pairs the deterministic rules find (for λ); each `None` without such rules.
+async fn training_counts(
+    spec: &EngineSpec,
+    req: &LinkageRequest,
+    st: &Scanned,
+) -> Result<(Option<(Vec<(u32, u64, u64)>, usize)>, Option<usize>), EngineError> {
+    let Some(t) = &req.training else {
+        return Ok((None, None));
+    };
+    let on_rules = |rules: &[Vec<Term>]| LinkageRequest {
+        rules: rules.to_vec(),
+        training: None,
+        ..req.clone()
+    };
+    let sessions = match t.blocking.is_empty() {
+        true => None,
+        false => {
+            let got = count_patterns(spec, &on_rules(&t.blocking), st).await?;
+            Some((got.by_rules, got.n_pairs as usize))
+        }
+    };
+    let deterministic = match t.deterministic.is_empty() {
+        true => None,
+        false => {
+            let pairs = candidate_pairs(spec, &on_rules(&t.deterministic), st, false)?;
+            Some(count_rows(spec, pairs).await? as usize)
+        }
+    };
+    Ok((sessions, deterministic))
+}
+
 /// Fellegi–Sunter with `attack`'s parameters on the engine of `spec` (DataFusion in process):
 /// the same linkage and model as the local run (`FellegiSunter::run`), the records never on
 /// the driver; see [`intruder_attack::fellegi_sunter::counted`].
@@ -909,33 +1098,7 @@ pub fn link(
     let tally = rt.block_on(count_patterns(spec, req, &st))?;
     let lookups = tally.lookups.clone();
     clock.lap("pattern counts");
-    // Splink's recipe: the sessions' pattern counts on their own rules, and the pairs the
-    // deterministic rules find (for λ), from the same scan.
-    let on_rules = |rules: &[Vec<Term>]| LinkageRequest {
-        rules: rules.to_vec(),
-        training: None,
-        ..req.clone()
-    };
-    let (training, deterministic_pairs) = match &req.training {
-        Some(t) => {
-            let sessions = match t.blocking.is_empty() {
-                true => None,
-                false => {
-                    let got = rt.block_on(count_patterns(spec, &on_rules(&t.blocking), &st))?;
-                    Some((got.by_rules, got.n_pairs as usize))
-                }
-            };
-            let deterministic = match t.deterministic.is_empty() {
-                true => None,
-                false => {
-                    let pairs = candidate_pairs(spec, &on_rules(&t.deterministic), &st, false)?;
-                    Some(rt.block_on(count_rows(spec, pairs))? as usize)
-                }
-            };
-            (sessions, deterministic)
-        }
-        None => (None, None),
-    };
+    let (training, deterministic_pairs) = rt.block_on(training_counts(spec, req, &st))?;
     if req.training.is_some() {
         clock.lap("training rules");
     }
@@ -969,98 +1132,7 @@ pub fn link(
             let got = rt.block_on(collect(spec, above))?;
             attack.link_counted(&fit, WeighedPairs::Above(triples(&got)))?
         }
-        Assignment::Greedy => {
-            // Sorted by weight alone (a one-column sort, several times faster than three);
-            // the pairs of equal weight arrive together and are put in row order here. On
-            // Ballista the sort runs on the static planner, whose sorted output reaches the
-            // client in order (the adaptive planner's does not: `for_sorted_output`).
-            let ranked = weighed.sort(vec![col("w").sort(false, true)]).map_err(e)?;
-            let ranked = rt.block_on(super::for_sorted_output(spec, ranked))?;
-            let mut stream = rt.block_on(async { ranked.execute_stream().await.map_err(e) })?;
-            let mut group: Vec<(u32, u32, f64)> = Vec::new();
-            let mut ready: std::collections::VecDeque<(u32, u32, f64)> = Default::default();
-            let mut done = false;
-            let mut failed: Option<EngineError> = None;
-            let mut last: Option<f64> = None;
-            let flush =
-                |group: &mut Vec<(u32, u32, f64)>,
-                 ready: &mut std::collections::VecDeque<(u32, u32, f64)>| {
-                    group.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-                    ready.extend(group.drain(..));
-                };
-            let mut next = std::iter::from_fn(|| {
-                use futures::StreamExt;
-                loop {
-                    if let Some(x) = ready.pop_front() {
-                        return Some(Ok(x));
-                    }
-                    if done {
-                        return None;
-                    }
-                    let got = rt.block_on(async { Ok(stream.next().await) });
-                    let got = match got {
-                        Ok(got) => got,
-                        Err(lost) => {
-                            failed = Some(lost);
-                            done = true;
-                            return Some(Err(intruder_attack::AttackError::from(
-                                intruder_attack::ParamError::Unsupported(
-                                    "the engine's run failed".into(),
-                                ),
-                            )));
-                        }
-                    };
-                    match got {
-                        None => {
-                            done = true;
-                            flush(&mut group, &mut ready);
-                        }
-                        Some(Err(x)) => {
-                            failed = Some(run_error(spec, x));
-                            done = true;
-                            return Some(Err(intruder_attack::AttackError::from(
-                                intruder_attack::ParamError::Unsupported(
-                                    "the engine's run failed".into(),
-                                ),
-                            )));
-                        }
-                        Some(Ok(b)) => {
-                            for t in triples(std::slice::from_ref(&b)) {
-                                // The assignment is only right on a sorted stream: check it.
-                                if let Some(l) = last.filter(|&l| t.2 > l) {
-                                    failed = Some(EngineError::Run {
-                                        engine: spec.engine.label(),
-                                        message: format!(
-                                            "the candidate pairs sorted by weight arrived out of order (weight {} after {l}); no links are reported from an unsorted stream",
-                                            t.2
-                                        ),
-                                    });
-                                    done = true;
-                                    return Some(Err(intruder_attack::AttackError::from(
-                                        intruder_attack::ParamError::Unsupported(
-                                            "the engine's run failed".into(),
-                                        ),
-                                    )));
-                                }
-                                last = Some(t.2);
-                                if group
-                                    .first()
-                                    .is_some_and(|g| g.2.to_bits() != t.2.to_bits())
-                                {
-                                    flush(&mut group, &mut ready);
-                                }
-                                group.push(t);
-                            }
-                        }
-                    }
-                }
-            });
-            let got = attack.link_counted(&fit, WeighedPairs::Ranked(&mut next));
-            if let Some(f) = failed {
-                return Err(f);
-            }
-            got?
-        }
+        Assignment::Greedy => greedy(&rt, spec, attack, &fit, weighed)?,
     };
     clock.lap("weights and assignment");
     let mut model = model;
