@@ -1,5 +1,7 @@
 //! Fellegi–Sunter's blocking rules as joins: the same pairs per rule as the local engine.
 
+use std::path::Path;
+
 use intruder_attack::fellegi_sunter::Term;
 use intruder_data::{Input, load};
 use intruder_engine::EngineSpec;
@@ -15,6 +17,27 @@ fn rule(cols: &[&str]) -> Vec<Term> {
         .collect()
 }
 
+/// The local engine's candidate pairs per rule, and its pairs sorted.
+fn local(i: &Path, r: &Path, rules: &[Vec<Term>]) -> (Vec<u64>, Vec<(usize, usize)>) {
+    let i = load(i, &Input::default()).unwrap();
+    let r = load(r, &Input::default()).unwrap();
+    let local = intruder_attack::fellegi_sunter::blocking::candidate_pairs(
+        &i.table,
+        &r.table,
+        rules,
+        &|c: &str| c.to_string(),
+    )
+    .unwrap();
+    let mut pairs: Vec<(usize, usize)> = local
+        .intruder
+        .iter()
+        .zip(&local.released)
+        .map(|(&a, &b)| (a as usize, b as usize))
+        .collect();
+    pairs.sort_unstable();
+    (local.per_rule.iter().map(|&n| n as u64).collect(), pairs)
+}
+
 #[test]
 fn pairs_per_rule_and_the_pairs_match_local() {
     let dir = tempfile::tempdir().unwrap();
@@ -26,15 +49,7 @@ fn pairs_per_rule_and_the_pairs_match_local() {
         rule(&["region", "sex", "job"]),
         rule(&["age"]),
     ];
-    let i = load(&icsv, &Input::default()).unwrap();
-    let r = load(&rpq, &Input::default()).unwrap();
-    let local = intruder_attack::fellegi_sunter::blocking::candidate_pairs(
-        &i.table,
-        &r.table,
-        &rules,
-        &|c: &str| c.to_string(),
-    )
-    .unwrap();
+    let (want, lp) = local(&icsv, &rpq, &rules);
     let req = BlockingRequest {
         intruder: icsv.clone(),
         intruder_input: Input::default(),
@@ -45,16 +60,8 @@ fn pairs_per_rule_and_the_pairs_match_local() {
     };
     let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
     let (per_rule, pairs) = candidate_pairs(&df, &req, true).unwrap();
-    let want: Vec<u64> = local.per_rule.iter().map(|&n| n as u64).collect();
     assert_eq!(per_rule, want);
     assert!(want[2] == 0, "rule 3 is implied by rule 2: no new pair");
-    let mut lp: Vec<(usize, usize)> = local
-        .intruder
-        .iter()
-        .zip(&local.released)
-        .map(|(&a, &b)| (a as usize, b as usize))
-        .collect();
-    lp.sort_unstable();
     assert_eq!(pairs.unwrap(), lp);
 }
 
@@ -71,20 +78,8 @@ fn expression_terms_give_the_local_pairs_and_two_columns_are_refused() {
         terms(&["first_letter(job)", "sex"]),
         terms(&["soundex(region)"]),
     ];
-    let i = load(&icsv, &Input::default()).unwrap();
-    let r = load(&rpq, &Input::default()).unwrap();
-    let local = intruder_attack::fellegi_sunter::blocking::candidate_pairs(
-        &i.table,
-        &r.table,
-        &rules,
-        &|c: &str| c.to_string(),
-    )
-    .unwrap();
-    assert!(
-        local.per_rule.iter().all(|&n| n > 0),
-        "{:?}",
-        local.per_rule
-    );
+    let (want, lp) = local(&icsv, &rpq, &rules);
+    assert!(want.iter().all(|&n| n > 0), "{want:?}");
     let req = |rules: Vec<Vec<Term>>| BlockingRequest {
         intruder: icsv.clone(),
         intruder_input: Input::default(),
@@ -95,15 +90,7 @@ fn expression_terms_give_the_local_pairs_and_two_columns_are_refused() {
     };
     let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
     let (per_rule, pairs) = candidate_pairs(&df, &req(rules), true).unwrap();
-    let want: Vec<u64> = local.per_rule.iter().map(|&n| n as u64).collect();
     assert_eq!(per_rule, want);
-    let mut lp: Vec<(usize, usize)> = local
-        .intruder
-        .iter()
-        .zip(&local.released)
-        .map(|(&a, &b)| (a as usize, b as usize))
-        .collect();
-    lp.sort_unstable();
     assert_eq!(pairs.unwrap(), lp);
 
     let e = candidate_pairs(&df, &req(vec![terms(&["l.region = r.job"])]), false)

@@ -355,6 +355,19 @@ fn a_run_gives_the_local_linkage_and_model() {
     }
 }
 
+/// The engine's run (DataFusion in process) of `fs` on `a` and `released`, with seed 11.
+fn on_datafusion(
+    a: &Path,
+    released: &Path,
+    spec: &LinkageSpec,
+    renamed: &[(String, String)],
+    fs: &intruder_attack::fellegi_sunter::FellegiSunter,
+) -> intruder_attack::Linked {
+    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
+    intruder_engine::plans::linkage::link(&df, &request(a, released, spec, renamed), fs, 11)
+        .unwrap()
+}
+
 /// [`TF_SPEC`] with Splink's recipe: EM sessions on their own rules and, with
 /// `deterministic`, λ from deterministic rules with a recall of 0.8.
 pub(crate) fn training_spec(deterministic: bool) -> String {
@@ -401,15 +414,11 @@ fn splinks_training_recipe_gives_the_local_linkage_and_model() {
                 .map(|x| x["rule"].as_str().unwrap())
                 .collect();
             assert_eq!(sessions, ["year", "first & town"], "{what}");
-            let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
-            let got = intruder_engine::plans::linkage::link(
-                &df,
-                &request(&a, released, &spec, &renamed),
-                &fs,
-                11,
-            )
-            .unwrap();
-            same_linked(&want, &got, &what);
+            same_linked(
+                &want,
+                &on_datafusion(&a, released, &spec, &renamed, &fs),
+                &what,
+            );
         }
     }
 }
@@ -448,15 +457,11 @@ fn expression_blocking_terms_give_the_local_linkage_and_model() {
                 .all(|n| n.as_u64().unwrap() > 0),
             "{what}: every rule pairs records: {per_rule}"
         );
-        let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
-        let got = intruder_engine::plans::linkage::link(
-            &df,
-            &request(&a, released, &spec, &renamed),
-            &fs,
-            11,
-        )
-        .unwrap();
-        same_linked(&want, &got, &what);
+        same_linked(
+            &want,
+            &on_datafusion(&a, released, &spec, &renamed, &fs),
+            &what,
+        );
     }
     // two different columns: refused
     let swapped = TF_SPEC.replace(

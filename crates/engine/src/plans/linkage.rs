@@ -100,6 +100,13 @@ pub struct PatternTally {
 }
 
 impl LinkageRequest {
+    /// The blocking rules, then the `[training]` sessions' and deterministic rules.
+    fn every_rule(&self) -> impl Iterator<Item = &Vec<Term>> {
+        let training = self.training.iter();
+        let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
+        self.rules.iter().chain(extra)
+    }
+
     fn released_name(&self, c: &str) -> String {
         self.released_names
             .iter()
@@ -126,9 +133,7 @@ impl LinkageRequest {
                 }
             }
         };
-        let training = self.training.iter();
-        let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
-        for t in self.rules.iter().chain(extra).flatten() {
+        for t in self.every_rule().flatten() {
             if t.released_column() != t.column() {
                 return Err(refuse(format!(
                     "blocking term {}: it compares two different columns; such terms block on the local engine (the plans read one released column per intruder column)",
@@ -298,6 +303,45 @@ async fn with_ids(
     joined.select(keep).map_err(e)
 }
 
+/// Column `x` of `a` and `y` of `b` (as plain text where they were dictionaries), with their
+/// distinct values, the records per value, and the values as one-column tables named as in
+/// each file (`names`), as the local engine reads them.
+struct Distinct {
+    a: DataFrame,
+    b: DataFrame,
+    va: ArrayRef,
+    na: Vec<u64>,
+    vb: ArrayRef,
+    nb: Vec<u64>,
+    ta: Table,
+    tb: Table,
+}
+
+async fn distinct(
+    spec: &EngineSpec,
+    (a, b): (DataFrame, DataFrame),
+    (x, y): (&str, &str),
+    names: &(String, String),
+    (la, lb): (&str, &str),
+) -> Result<Distinct, EngineError> {
+    let a = plain(spec, a, x)?;
+    let b = plain(spec, b, y)?;
+    let (va, na) = distinct_values(spec, &a, x).await?;
+    let (vb, nb) = distinct_values(spec, &b, y).await?;
+    let ta = Table::new(la, vec![as_column(spec, &names.0, &va, la)?])?;
+    let tb = Table::new(lb, vec![as_column(spec, &names.1, &vb, lb)?])?;
+    Ok(Distinct {
+        a,
+        b,
+        va,
+        na,
+        vb,
+        nb,
+        ta,
+        tb,
+    })
+}
+
 /// Both files as the plans read them — each comparison's value ids (`ia{k}`, `ib{k}`), the
 /// blocking columns (`a{n}`, `b{n}`), the row numbers (`i`, `j`) when asked for — and the
 /// comparisons' dictionaries with the records per value.
@@ -400,24 +444,15 @@ pub async fn scan_both(
             .position(|(i, _)| *i == c.column)
             .expect("a read column");
         let (x, y) = (format!("a{n}"), format!("b{n}"));
-        a = plain(spec, a, &x)?;
-        b = plain(spec, b, &y)?;
-        let (va, na) = distinct_values(spec, &a, &x).await?;
-        let (vb, nb) = distinct_values(spec, &b, &y).await?;
+        let d = distinct(spec, (a, b), (&x, &y), &cols[n], (&si.label, &sr.label)).await?;
+        (a, b) = (d.a, d.b);
+        let (va, na, vb, nb) = (d.va, d.na, d.vb, d.nb);
         dims = (
             na.iter().sum::<u64>() as usize,
             nb.iter().sum::<u64>() as usize,
         );
         let rname = &cols[n].1;
-        let ta = Table::new(
-            si.label.as_str(),
-            vec![as_column(spec, &c.column, &va, &si.label)?],
-        )?;
-        let tb = Table::new(
-            sr.label.as_str(),
-            vec![as_column(spec, rname, &vb, &sr.label)?],
-        )?;
-        let p = Prepared::new(c, &ta, &tb, rname)?;
+        let p = Prepared::new(c, &d.ta, &d.tb, rname)?;
         values.push(ValueCounts {
             a: per_id(&p.a, &na, p.dict.len()),
             b: per_id(&p.b, &nb, p.dict.len()),
@@ -434,9 +469,7 @@ pub async fn scan_both(
     // (`rule_keys` on the distinct values), joined back as `ta{t}` / `tb{t}` (null where a
     // value has none).
     let mut derived: Vec<Term> = Vec::new();
-    let training = req.training.iter();
-    let extra = training.flat_map(|t| t.blocking.iter().chain(&t.deterministic));
-    for term in req.rules.iter().chain(extra).flatten() {
+    for term in req.every_rule().flatten() {
         if matches!(term, Term::Column { .. }) || derived.contains(term) {
             continue;
         }
@@ -446,20 +479,11 @@ pub async fn scan_both(
             .position(|(i, _)| i == term.column())
             .expect("a read column");
         let (x, y) = (format!("a{n}"), format!("b{n}"));
-        a = plain(spec, a, &x)?;
-        b = plain(spec, b, &y)?;
-        let (va, _) = distinct_values(spec, &a, &x).await?;
-        let (vb, _) = distinct_values(spec, &b, &y).await?;
+        let d = distinct(spec, (a, b), (&x, &y), &cols[n], (&si.label, &sr.label)).await?;
+        (a, b) = (d.a, d.b);
+        let (va, vb) = (d.va, d.vb);
         let rname = cols[n].1.clone();
-        let ta = Table::new(
-            si.label.as_str(),
-            vec![as_column(spec, term.column(), &va, &si.label)?],
-        )?;
-        let tb = Table::new(
-            sr.label.as_str(),
-            vec![as_column(spec, &rname, &vb, &sr.label)?],
-        )?;
-        let keys = rule_keys(&ta, &tb, std::slice::from_ref(term), &|_| rname.clone())?;
+        let keys = rule_keys(&d.ta, &d.tb, std::slice::from_ref(term), &|_| rname.clone())?;
         let (ka, kb) = (format!("ta{t}"), format!("tb{t}"));
         a = with_ids(spec, ctx, a, &x, &ka, &va, &keys.a, &mut temps).await?;
         b = with_ids(spec, ctx, b, &y, &kb, &vb, &keys.b, &mut temps).await?;
