@@ -449,11 +449,10 @@ fn recipe<'a>(
         n_pairs: *n,
     });
     let sessions = session_rules.map(Vec::as_slice).zip(own);
-    let deterministic = c.deterministic_pairs.map(|pairs| {
-        let recall = spec.training.as_ref().and_then(|t| t.recall).unwrap_or(1.0);
-        let (ni, nr) = c.dims;
-        (pairs as f64 / recall / (ni as f64 * nr as f64), pairs)
-    });
+    let recall = spec.training.as_ref().and_then(|t| t.recall);
+    let deterministic = c
+        .deterministic_pairs
+        .map(|pairs| super::setup::deterministic_lambda(pairs, recall, c.dims));
     Ok((sessions, deterministic))
 }
 

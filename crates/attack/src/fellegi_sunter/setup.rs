@@ -155,8 +155,7 @@ impl Setup {
                     &released_name,
                 )?
                 .len();
-                let recall = t.recall.unwrap_or(1.0);
-                Some((pairs as f64 / recall / (ni as f64 * nr as f64), pairs))
+                Some(deterministic_lambda(pairs, t.recall, (ni, nr)))
             }
             _ => None,
         };
@@ -171,4 +170,16 @@ impl Setup {
             nr,
         })
     }
+}
+
+/// λ from the deterministic rules (`training.deterministic`, Splink's
+/// `estimate_probability_two_random_records_match`): the `pairs` agreeing on any of them /
+/// `recall` (1 when not given) / (n_I × n_R), with that number of pairs.
+pub(crate) fn deterministic_lambda(
+    pairs: usize,
+    recall: Option<f64>,
+    (ni, nr): (usize, usize),
+) -> (f64, usize) {
+    let recall = recall.unwrap_or(1.0);
+    (pairs as f64 / recall / (ni as f64 * nr as f64), pairs)
 }

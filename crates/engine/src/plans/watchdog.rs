@@ -247,10 +247,15 @@ impl Look {
         Ok(body)
     }
 
-    async fn executors(&self) -> Result<Vec<Executor>, String> {
-        let body = self.get("/api/executors").await?;
+    /// `GET path`, its answer read as JSON.
+    async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, String> {
+        let body = self.get(path).await?;
         serde_json::from_str(&body)
-            .map_err(|e| format!("GET {}/api/executors: unexpected answer ({e})", self.base))
+            .map_err(|e| format!("GET {}{path}: unexpected answer ({e})", self.base))
+    }
+
+    async fn executors(&self) -> Result<Vec<Executor>, String> {
+        self.get_json("/api/executors").await
     }
 
     /// The first executor of the start that is gone, if any (`Err`: the scheduler did not
@@ -295,9 +300,7 @@ impl Look {
 
     /// Cancels the jobs named `job_name` that are queued or running: how many.
     async fn cancel(&self, job_name: &str) -> Result<usize, String> {
-        let body = self.get("/api/jobs").await?;
-        let jobs: Vec<Job> = serde_json::from_str(&body)
-            .map_err(|e| format!("GET {}/api/jobs: unexpected answer ({e})", self.base))?;
+        let jobs: Vec<Job> = self.get_json("/api/jobs").await?;
         let mut n = 0;
         for j in jobs
             .iter()
