@@ -10,7 +10,9 @@
 //! there at the start is gone — it left the scheduler's list, or its port refuses connections
 //! (or does not answer twice in a row) — the run's jobs are cancelled (`PATCH /api/job/{id}`,
 //! the jobs found by the run's own job name) and the run fails with an error that names the
-//! executor. A run that finishes is checked once more before its figures are reported.
+//! executor. A run that finishes is checked once more before its figures are reported, and
+//! so is a run that fails (a job Ballista failed, or one the watch cancelled, between two
+//! looks): when an executor of the start is gone, the error names it, not the failed job.
 //!
 //! What it cannot see: a live executor that the scheduler drops (when it cannot launch a task
 //! there) and that registers again, with its next heartbeat, before the next look (half a
@@ -38,6 +40,9 @@ const EVERY: Duration = Duration::from_millis(500);
 const KNOCK: Duration = Duration::from_secs(2);
 /// How long the scheduler may leave the watchdog unanswered before the run is stopped.
 const SCHEDULER_SILENT: Duration = Duration::from_secs(15);
+/// How long a failed run waits for the watch to finish cancelling its jobs (the cancel's HTTP
+/// request times out after 5 s).
+const STOPPING: Duration = Duration::from_secs(10);
 
 /// One executor as the scheduler lists it (`GET /api/executors`; the other fields are not
 /// read).
@@ -67,8 +72,25 @@ struct Job {
 pub(crate) struct Watchdog {
     job_name: String,
     look: Look,
-    lost: watch::Receiver<Option<String>>,
+    lost: watch::Receiver<Verdict>,
     task: JoinHandle<()>,
+}
+
+/// What the watch has found.
+#[derive(Debug, Clone)]
+enum Verdict {
+    /// Every executor of the start is there.
+    Watching,
+    /// One is lost: the run's jobs are being cancelled.
+    Stopping,
+    /// One is lost: the run's error.
+    Lost(String),
+}
+
+impl Verdict {
+    fn is_lost(&self) -> bool {
+        matches!(self, Verdict::Lost(_))
+    }
 }
 
 impl Drop for Watchdog {
@@ -123,7 +145,7 @@ impl Watchdog {
             let answers = knock(&x).await.is_ok();
             look.start.push((x, answers));
         }
-        let (tx, lost) = watch::channel(None);
+        let (tx, lost) = watch::channel(Verdict::Watching);
         let watcher = look.clone();
         let name = job_name.clone();
         let task = tokio::spawn(async move {
@@ -147,8 +169,10 @@ impl Watchdog {
                     }
                 };
                 if let Some(what) = found {
+                    // (the cancelled jobs fail the run: it waits for the message)
+                    let _ = tx.send(Verdict::Stopping);
                     let cancelled = watcher.cancel(&name).await;
-                    let _ = tx.send(Some(stopped(&what, cancelled)));
+                    let _ = tx.send(Verdict::Lost(stopped(&what, cancelled)));
                     return;
                 }
             }
@@ -172,13 +196,45 @@ impl Watchdog {
         fut: impl Future<Output = Result<T, EngineError>>,
     ) -> Result<T, EngineError> {
         let mut lost = self.lost.clone();
-        tokio::select! {
+        let got = tokio::select! {
             biased;
-            Ok(message) = lost.wait_for(|m| m.is_some()) => Err(EngineError::Run {
-                engine: self.look.engine.clone(),
-                message: message.clone().unwrap_or_default(),
-            }),
+            Ok(v) = lost.wait_for(Verdict::is_lost) => Err(self.lost_error(&v)),
             r = fut => r,
+        };
+        match got {
+            Err(e) => Err(self.why_failed(e).await),
+            ok => ok,
+        }
+    }
+
+    fn lost_error(&self, v: &Verdict) -> EngineError {
+        EngineError::Run {
+            engine: self.look.engine.clone(),
+            message: match v {
+                Verdict::Lost(m) => m.clone(),
+                _ => String::new(),
+            },
+        }
+    }
+
+    /// The error of a failed run: a lost executor's when one is why (the watch is cancelling
+    /// the run's jobs, or Ballista failed a job before the watch's next look), else `e`.
+    async fn why_failed(&self, e: EngineError) -> EngineError {
+        let watching = matches!(*self.lost.borrow(), Verdict::Watching);
+        if !watching {
+            let mut lost = self.lost.clone();
+            let wait = tokio::time::timeout(STOPPING, lost.wait_for(Verdict::is_lost)).await;
+            return match wait {
+                Ok(Ok(v)) => self.lost_error(&v),
+                _ => e,
+            };
+        }
+        match self.look.gone(&mut HashMap::new()).await {
+            Ok(Some(what)) => {
+                let cancelled = self.look.cancel(&self.job_name).await;
+                self.lost_error(&Verdict::Lost(stopped(&what, cancelled)))
+            }
+            _ => e,
         }
     }
 
@@ -189,8 +245,18 @@ impl Watchdog {
             engine: self.look.engine.clone(),
             message,
         };
-        if let Some(m) = self.lost.borrow().clone() {
-            return Err(error(m));
+        let verdict = self.lost.borrow().clone();
+        match verdict {
+            Verdict::Watching => {}
+            Verdict::Lost(m) => return Err(error(m)),
+            Verdict::Stopping => {
+                let mut lost = self.lost.clone();
+                let wait = tokio::time::timeout(STOPPING, lost.wait_for(Verdict::is_lost)).await;
+                return Err(match wait {
+                    Ok(Ok(v)) => self.lost_error(&v),
+                    _ => error("an executor was lost; no figures are reported".into()),
+                });
+            }
         }
         let mut slow = HashMap::new();
         // A port that does not answer now is given one more knock.
