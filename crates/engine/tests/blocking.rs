@@ -65,10 +65,10 @@ fn pairs_per_rule_and_the_pairs_match_local() {
     assert_eq!(pairs.unwrap(), lp);
 }
 
-/// Terms that derive a value from a column: the local engine's pairs; a term on two
-/// different columns: refused, naming it.
+/// Terms that derive a value from a column, and terms on two different columns (one file's
+/// column against the other file's, as is or through a function): the local engine's pairs.
 #[test]
-fn expression_terms_give_the_local_pairs_and_two_columns_are_refused() {
+fn expression_terms_and_terms_on_two_columns_give_the_local_pairs() {
     let dir = tempfile::tempdir().unwrap();
     let (icsv, _) = survey(dir.path(), "i", 300, 41, false);
     let (_, rpq) = survey(dir.path(), "r", 500, 42, false);
@@ -93,11 +93,21 @@ fn expression_terms_give_the_local_pairs_and_two_columns_are_refused() {
     assert_eq!(per_rule, want);
     assert_eq!(pairs.unwrap(), lp);
 
-    let e = candidate_pairs(&df, &req(vec![terms(&["l.region = r.job"])]), false)
-        .unwrap_err()
-        .to_string();
+    // ages 20, 25, …, 75 against jobs 0 … 39; a text against numbers; the first digit of a
+    // job against that of an age; with a plain term on the same column
+    let swapped = vec![
+        terms(&["l.age = r.job", "sex"]),
+        terms(&["l.region = r.job"]),
+        terms(&["first_letter(l.job) = first_letter(r.age)", "region"]),
+        terms(&["l.job = r.age"]),
+    ];
+    let (want, lp) = local(&icsv, &rpq, &swapped);
     assert!(
-        e.contains("l.region = r.job") && e.contains("two different columns"),
-        "{e}"
+        want[0] > 0 && want[2] > 0 && want[3] > 0,
+        "rules that pair records: {want:?}"
     );
+    assert_eq!(want[1], 0, "regions are never jobs");
+    let (per_rule, pairs) = candidate_pairs(&df, &req(swapped), true).unwrap();
+    assert_eq!(per_rule, want);
+    assert_eq!(pairs.unwrap(), lp);
 }

@@ -193,14 +193,22 @@ fn two_executors_give_the_local_figures() {
         )
         .unwrap();
         assert_eq!(derived.blocking[1][0].label(), "soundex(first)");
+        // and Splink's swapped names: a blocking rule on two different columns,
+        // columns-reversed levels (the other columns' ids joined to the records, their values
+        // in the functions' payload)
+        let bs = crate::linkage::with_swapped_names(dir.path(), &b, "swapped.csv");
+        let ts = load(&bs, &Input::default()).unwrap().table;
+        let swapped = LinkageSpec::from_toml(&crate::linkage::swapped_spec(), "spec.toml").unwrap();
         for (assignment, u_sample, released, spec) in [
             (Assignment::Greedy, Some(500), &bq, &spec),
             (Assignment::None, None, &b, &spec),
             (Assignment::Optimal, Some(500), &bq, &spec),
             (Assignment::Greedy, None, &b, &training),
             (Assignment::Greedy, None, &bq, &derived),
+            (Assignment::Greedy, None, &bs, &swapped),
         ] {
-            let (fs, want) = crate::linkage::local_run(spec, assignment, u_sample, (&ti, &tr));
+            let tr = if released == &bs { &ts } else { &tr };
+            let (fs, want) = crate::linkage::local_run(spec, assignment, u_sample, (&ti, tr));
             let req = crate::linkage::request(&a, released, spec, &renamed);
             let got = match intruder_engine::plans::linkage::link(&ballista, &req, &fs, 11) {
                 Ok(g) => g,

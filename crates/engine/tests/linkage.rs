@@ -212,31 +212,6 @@ fn pattern_counts_by_rule_set_match_the_local_kernel() {
     }
 }
 
-#[test]
-fn a_columns_reversed_level_is_refused_clearly() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b, _) = people(dir.path(), 20, 10, 1);
-    let spec = LinkageSpec::from_toml(
-        r#"
-blocking = [["town"]]
-[[comparison]]
-column = "first"
-levels = [{ kind = "null" }, { kind = "exact" }, { kind = "columns-reversed", column = "town" }, { kind = "else" }]
-"#,
-        "spec.toml",
-    )
-    .unwrap();
-    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
-    let e = pattern_counts(&df, &request(&a, &b, &spec, &[]))
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        e.contains("columns-reversed") && e.contains("local engine"),
-        "{e}"
-    );
-}
-
 /// `a` and `b` equal, numbers to a relative 1e-12.
 fn close_json(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
     use serde_json::Value;
@@ -425,7 +400,7 @@ fn splinks_training_recipe_gives_the_local_linkage_and_model() {
 
 /// Blocking terms that derive a value from a column (first letter, Soundex, a substring of the
 /// lower case; in the rules and in a training session's rule): the local run's pairs, model
-/// and links on the engine. A term on two different columns is refused, naming it.
+/// and links on the engine.
 #[test]
 fn expression_blocking_terms_give_the_local_linkage_and_model() {
     use intruder_attack::fellegi_sunter::Assignment;
@@ -463,21 +438,95 @@ fn expression_blocking_terms_give_the_local_linkage_and_model() {
             &what,
         );
     }
-    // two different columns: refused
-    let swapped = TF_SPEC.replace(
-        r#"blocking = [["town", "year"], ["last"], ["first", "town"]]"#,
-        r#"blocking = [["town", "year"], ["l.first = r.last"]]"#,
-    );
-    let spec = LinkageSpec::from_toml(&swapped, "spec.toml").unwrap();
-    let df = EngineSpec::parse(Some("datafusion"), None).unwrap();
-    let e = pattern_counts(&df, &request(&a, &b, &spec, &renamed))
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        e.contains("l.first = r.last") && e.contains("two different columns"),
-        "{e}"
-    );
+}
+
+/// `released` with the first and last names of every seventh record swapped, written as
+/// `name` in `dir`.
+pub(crate) fn with_swapped_names(dir: &Path, released: &Path, name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(released).unwrap();
+    let mut out = String::new();
+    for (n, line) in text.lines().enumerate() {
+        let mut f: Vec<&str> = line.split(',').collect();
+        if n > 0 && n % 7 == 0 {
+            f.swap(1, 2);
+        }
+        out.push_str(&f.join(","));
+        out.push('\n');
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, out).unwrap();
+    p
+}
+
+/// [`TF_SPEC`] with Splink's swapped-names pieces: a blocking rule on two different columns
+/// (also in a training session) and `columns-reversed` levels on the names (symmetrical on
+/// the first name, one way on the last).
+pub(crate) fn swapped_spec() -> String {
+    let text = TF_SPEC
+        .replace(
+            r#"blocking = [["town", "year"], ["last"], ["first", "town"]]"#,
+            r#"blocking = [["town", "year"], ["l.first = r.last", "l.last = r.first"], ["last"], ["l.last = r.first", "year"]]"#,
+        )
+        .replace(
+            r#"{ kind = "exact" },
+  { kind = "jaro-winkler", threshold = 0.9 },"#,
+            r#"{ kind = "exact" },
+  { kind = "columns-reversed", column = "last", symmetrical = true },
+  { kind = "jaro-winkler", threshold = 0.9 },"#,
+        )
+        .replacen(
+            r#"{ kind = "exact" }, { kind = "levenshtein", threshold = 1 }"#,
+            r#"{ kind = "exact" }, { kind = "columns-reversed", column = "first" }, { kind = "levenshtein", threshold = 1 }"#,
+            1,
+        );
+    assert_eq!(text.matches("columns-reversed").count(), 2);
+    let text = format!("{text}\n[training]\nblocking = [[\"l.first = r.last\"], [\"year\"]]\n");
+    text
+}
+
+/// Splink's swapped-names pieces: a blocking rule on two different columns (`l.first =
+/// r.last and l.last = r.first`, also in a training session) and `columns-reversed` levels
+/// (the names crosswise: symmetrical on the first name, one way on the last): the local
+/// run's pairs, model, borderline waterfall and links on the engine.
+#[test]
+fn terms_on_two_columns_and_columns_reversed_levels_give_the_local_linkage_and_model() {
+    use intruder_attack::fellegi_sunter::Assignment;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, _) = people(dir.path(), 2000, 1500, 23);
+    let b = with_swapped_names(dir.path(), &b, "swapped.csv");
+    let text = swapped_spec();
+    let spec = LinkageSpec::from_toml(&text, "spec.toml").unwrap();
+    let renamed = vec![
+        ("last".to_string(), "surname".to_string()),
+        ("id".to_string(), "rid".to_string()),
+    ];
+    let ti = load(&a, &Input::default()).unwrap().table;
+    let tr = load(&b, &Input::default()).unwrap().table;
+    for assignment in [Assignment::Greedy, Assignment::None, Assignment::Optimal] {
+        let (fs, want) = local_run(&spec, assignment, None, (&ti, &tr));
+        let what = format!("swapped names, {assignment:?}");
+        let model = want.model.as_ref().unwrap().to_json();
+        let per_rule = model["pairs_per_rule"].as_array().unwrap().clone();
+        assert!(
+            per_rule.iter().all(|n| n.as_u64().unwrap() > 0),
+            "{what}: every rule pairs records: {per_rule:?}"
+        );
+        // the reversed levels hold for some candidate pairs
+        for c in [0, 1] {
+            let levels = &model["comparisons"][c]["levels"];
+            let reversed = levels
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| l["level"].as_str().unwrap().contains("reversed"))
+                .unwrap_or_else(|| panic!("{what}: comparison {c}'s levels {levels}"));
+            assert!(
+                reversed["pairs"].as_u64().unwrap() > 20,
+                "{what}: {reversed}"
+            );
+        }
+        same_linked(&want, &on_datafusion(&a, &b, &spec, &renamed, &fs), &what);
+    }
 }
 
 /// Fellegi–Sunter with `spec`, `assignment` and `u_sample` (else the default), and its local

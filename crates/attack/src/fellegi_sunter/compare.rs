@@ -624,6 +624,24 @@ impl Prepared {
         self.apply_reversed(base, x, self.b_other_ids(j), y, self.a_other_ids(i))
     }
 
+    /// The ids one record gives this comparison: its own value's, then the other column's of
+    /// each `columns-reversed` level, in order ([`level_of_sides`](Self::level_of_sides)).
+    pub fn width(&self) -> usize {
+        1 + self.reversed.len()
+    }
+
+    /// The level of two records from their ids laid out as [`width`](Self::width) says (`a`
+    /// the intruder record's, `b` the released record's), `columns-reversed` levels applied.
+    #[inline]
+    pub fn level_of_sides(&self, a: &[u32], b: &[u32]) -> u8 {
+        let (x, y) = (a[0], b[0]);
+        let base = self.level_of_ids(x, y);
+        if self.reversed.is_empty() {
+            return base;
+        }
+        self.apply_reversed(base, x, b[1..].iter().copied(), y, a[1..].iter().copied())
+    }
+
     fn a_other_ids(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
         self.reversed.iter().map(move |r| r.a_other[i])
     }

@@ -16,9 +16,9 @@
 //! counts the sessions' patterns on their own rules and the pairs the deterministic rules find
 //! ([`Counted::training`], [`Counted::deterministic_pairs`]).
 //!
-//! Not from counts: `columns-reversed` levels (they read a second column per record), and the
-//! borderline link's waterfall (it reads two records' values; the model's `borderline` is left
-//! empty).
+//! A record's ids in a comparison are its own value's and, for each `columns-reversed` level,
+//! the other column's ([`Prepared::width`]); the engine hands them over in that layout,
+//! comparison after comparison ([`Counted::intruder_values`], [`CountedFit::waterfall`]).
 
 use std::collections::BTreeMap;
 
@@ -57,7 +57,8 @@ pub struct Counted {
     /// `(rule set, packed pattern, pairs)`: bit `r` of the set is whether the pairs agree on
     /// rule `r`.
     pub by_rules: Vec<(u32, u64, u64)>,
-    /// The intruder records by their value id in each comparison, with their number (for the
+    /// The intruder records by their value ids in each comparison (laid out as
+    /// [`Prepared::width`] says, comparison after comparison), with their number (for the
     /// self-match weights).
     pub intruder_values: Vec<(Vec<u32>, u64)>,
     /// A specification's `[training]` sessions (`training.blocking`, when it has rules): the
@@ -212,9 +213,6 @@ impl FellegiSunter {
             .spec
             .as_ref()
             .ok_or_else(|| unsupported("a linkage specification is needed (the comparisons are not inferred from the records)"))?;
-        if c.prepared.iter().any(|x| !x.reversed.is_empty()) {
-            return Err(unsupported("columns-reversed levels run on the local engine only").into());
-        }
         let dims = c.dims;
         let prepared = &c.prepared;
         let layout = Layout {
@@ -468,7 +466,8 @@ pub fn borderline(
 
 impl CountedFit {
     /// The weight breakdown of intruder row `i` and released row `j` (a candidate pair) from
-    /// their value ids in each comparison, as `FsRun::explain_pair` gives it.
+    /// their value ids in each comparison (laid out as [`Prepared::width`] says, comparison
+    /// after comparison), as `FsRun::explain_pair` gives it.
     pub fn waterfall(
         &self,
         prepared: &[Prepared],
@@ -476,11 +475,15 @@ impl CountedFit {
         a_ids: &[u32],
         b_ids: &[u32],
     ) -> super::Waterfall {
+        let a_ids = sides(prepared, a_ids);
+        let b_ids = sides(prepared, b_ids);
         let levels: Vec<u8> = prepared
             .iter()
             .enumerate()
-            .map(|(k, p)| p.level_of_ids(a_ids[k], b_ids[k]))
+            .map(|(k, p)| p.level_of_sides(a_ids[k], b_ids[k]))
             .collect();
+        let (a_ids, b_ids): (Vec<u32>, Vec<u32>) =
+            a_ids.iter().zip(&b_ids).map(|(a, b)| (a[0], b[0])).unzip();
         let prior = self.model.prior_weight;
         let mut total = prior;
         for (k, &l) in levels.iter().enumerate() {
@@ -526,6 +529,20 @@ impl CountedFit {
     }
 }
 
+/// One record's ids (laid out as [`Prepared::width`] says, comparison after comparison) cut
+/// into each comparison's.
+fn sides<'a>(prepared: &[Prepared], ids: &'a [u32]) -> Vec<&'a [u32]> {
+    let mut rest = ids;
+    prepared
+        .iter()
+        .map(|p| {
+            let (own, more) = rest.split_at(p.width());
+            rest = more;
+            own
+        })
+        .collect()
+}
+
 /// The self-match weights ([`explain`]'s) of the intruder records grouped by their values.
 fn self_match_weights(
     prepared: &[Prepared],
@@ -537,9 +554,9 @@ fn self_match_weights(
     let mut by: BTreeMap<i64, u64> = BTreeMap::new();
     for (ids, n) in records {
         let mut w = prior_weight;
-        for (c, p) in prepared.iter().enumerate() {
-            let x = ids[c];
-            let l = p.level_of_ids(x, x) as usize;
+        for (c, (p, own)) in prepared.iter().zip(sides(prepared, ids)).enumerate() {
+            let x = own[0];
+            let l = p.level_of_sides(own, own) as usize;
             w += level_weights[c][l];
             if let Some((e, t)) = &tf[c]
                 && *e == l

@@ -136,29 +136,91 @@ impl Lookup {
     }
 }
 
-/// The value-id columns of every comparison, `ia0, ib0, ia1, ib1, …`.
-pub(crate) fn id_columns(k: usize) -> Vec<Expr> {
-    (0..k)
-        .flat_map(|c| [col(format!("ia{c}")), col(format!("ib{c}"))])
+impl Lookup {
+    /// The ids a record gives the comparison ([`Prepared::width`]).
+    fn width(&self) -> usize {
+        match self {
+            Lookup::ById { .. } => 1,
+            Lookup::Memo { p, .. } => p.width(),
+        }
+    }
+
+    /// The level of a pair from its slot of ids: the intruder record's [`width`](Self::width)
+    /// ids, then the released record's; `columns-reversed` levels applied.
+    #[inline]
+    fn level_at(&self, slot: &[u32]) -> u8 {
+        match self {
+            Lookup::Memo { p, .. } if !p.reversed.is_empty() => {
+                let (a, b) = slot.split_at(p.width());
+                let base = self.level(a[0], b[0]);
+                p.apply_reversed(
+                    base,
+                    a[0],
+                    b[1..].iter().copied(),
+                    b[0],
+                    a[1..].iter().copied(),
+                )
+            }
+            _ => self.level(slot[0], slot[1]),
+        }
+    }
+}
+
+/// The names of the id columns one side (`"a"` or `"b"`) gives comparison `k` of width
+/// `width`: its value's (`ia{k}`), then each `columns-reversed` level's other column's
+/// (`ra{k}_{r}`).
+pub(crate) fn side_columns(side: &str, k: usize, width: usize) -> Vec<String> {
+    std::iter::once(format!("i{side}{k}"))
+        .chain((1..width).map(|r| format!("r{side}{k}_{}", r - 1)))
         .collect()
 }
 
-/// The packed pattern (4 bits a comparison) of a pair's value ids.
+/// The id columns of every comparison, each comparison's slot in turn: the intruder's
+/// ([`side_columns`] `"a"`), then the released file's (`"b"`).
+pub(crate) fn id_columns(lookups: &[Lookup]) -> Vec<Expr> {
+    lookups
+        .iter()
+        .enumerate()
+        .flat_map(|(k, l)| {
+            let w = l.width();
+            side_columns("a", k, w)
+                .into_iter()
+                .chain(side_columns("b", k, w))
+        })
+        .map(col)
+        .collect()
+}
+
+/// Where each comparison's slot starts among a pair's ids, and the ids in all.
+fn slots(lookups: &[Lookup]) -> (Vec<usize>, usize) {
+    let mut at = Vec::with_capacity(lookups.len());
+    let mut n = 0;
+    for l in lookups {
+        at.push(n);
+        n += 2 * l.width();
+    }
+    (at, n)
+}
+
+/// The packed pattern (4 bits a comparison) of a pair's ids (each comparison's slot in turn).
 fn pattern_of(lookups: &[Lookup], ids: &[u32]) -> u64 {
+    let mut at = 0;
     lookups.iter().enumerate().fold(0u64, |acc, (c, l)| {
-        acc | (u64::from(l.level(ids[2 * c], ids[2 * c + 1])) << (4 * c))
+        let w = 2 * l.width();
+        let level = l.level_at(&ids[at..at + w]);
+        at += w;
+        acc | (u64::from(level) << (4 * c))
     })
 }
 
-/// What the functions are built from: per comparison, the comparison, the released column's
-/// name and the distinct values of either file, in the order they were interned; for the
-/// weight, the model's part that weighs a pair.
+/// What the functions are built from: per comparison, the values it was interned from
+/// ([`Interned`]); for the weight, the model's part that weighs a pair.
 #[derive(Clone)]
 pub(crate) struct Recipe {
     /// The intruder's and the released file's names (for errors).
     pub labels: (String, String),
-    /// `(comparison, released column, intruder values, released values)`.
-    pub comparisons: Vec<(Comparison, String, ArrayRef, ArrayRef)>,
+    /// Each comparison's values.
+    pub comparisons: Vec<Interned>,
     /// `prior + Σ level weights` by packed pattern, and per comparison with term
     /// frequencies its exact level and the adjustment by value id.
     pub weights: Option<Weights>,
@@ -173,11 +235,81 @@ pub(crate) struct Weights {
     pub tf: Vec<Option<(usize, Vec<f64>)>>,
 }
 
+/// A comparison with the distinct values of either file its dictionary is interned from, in
+/// the order they are interned (as [`Prepared::with_names`] interns records).
+#[derive(Clone)]
+pub(crate) struct Interned {
+    /// The comparison.
+    pub comparison: Comparison,
+    /// Its released column's name.
+    pub released: String,
+    /// The intruder's distinct values.
+    pub a: ArrayRef,
+    /// The released file's distinct values.
+    pub b: ArrayRef,
+    /// The other column of each `columns-reversed` level, in the levels' order (a column
+    /// once): its names in either file, its distinct values in either file.
+    pub others: Vec<((String, String), ArrayRef, ArrayRef)>,
+}
+
+impl Interned {
+    /// The comparison's dictionary: one table per file of the distinct values (each column
+    /// padded with nulls, which are not interned, to the longest), interned as the local
+    /// engine interns the records.
+    pub(crate) fn prepared(
+        &self,
+        labels: &(String, String),
+    ) -> std::result::Result<Prepared, String> {
+        let c = &self.comparison;
+        let table = |label: &str, own: (&str, &ArrayRef), others: Vec<(&str, &ArrayRef)>| {
+            let mut cols: Vec<(&str, &ArrayRef)> = vec![own];
+            for o in others {
+                if !cols.iter().any(|x| x.0 == o.0) {
+                    cols.push(o);
+                }
+            }
+            let n = cols.iter().map(|x| x.1.len()).max().unwrap_or(0);
+            let columns = cols
+                .into_iter()
+                .map(|(name, v)| {
+                    let pad = datafusion::arrow::array::new_null_array(v.data_type(), n - v.len());
+                    let v = datafusion::arrow::compute::concat(&[v.as_ref(), pad.as_ref()])
+                        .map_err(|e| e.to_string())?;
+                    super::linkage::column_of(name, &v)
+                        .map_err(|e| format!("{label}: column '{name}': {e}"))
+                })
+                .collect::<std::result::Result<Vec<_>, String>>()?;
+            Table::new(label, columns).map_err(|e| e.to_string())
+        };
+        let ta = table(
+            &labels.0,
+            (&c.column, &self.a),
+            self.others.iter().map(|o| (o.0.0.as_str(), &o.1)).collect(),
+        )?;
+        let tb = table(
+            &labels.1,
+            (&self.released, &self.b),
+            self.others.iter().map(|o| (o.0.1.as_str(), &o.2)).collect(),
+        )?;
+        let released_of = |name: &str| {
+            self.others
+                .iter()
+                .find(|o| o.0.0 == name)
+                .map_or(name.to_string(), |o| o.0.1.clone())
+        };
+        Prepared::with_names(c, &ta, &tb, &self.released, &released_of).map_err(|e| e.to_string())
+    }
+}
+
+/// A comparison in a [`Header`]: it, its released column, and the names in either file of
+/// its `columns-reversed` levels' other columns.
+type Named = (Comparison, String, Vec<(String, String)>);
+
 /// The header of an encoded [`Recipe`] (its arrays follow as Arrow IPC streams).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Header {
     labels: (String, String),
-    comparisons: Vec<(Comparison, String)>,
+    comparisons: Vec<Named>,
     /// Per comparison, its exact level when it has term-frequency adjustments; absent: no
     /// weights.
     tf_levels: Option<Vec<Option<usize>>>,
@@ -228,7 +360,10 @@ impl Recipe {
             comparisons: self
                 .comparisons
                 .iter()
-                .map(|(c, r, _, _)| (c.clone(), r.clone()))
+                .map(|x| {
+                    let names = x.others.iter().map(|o| o.0.clone()).collect();
+                    (x.comparison.clone(), x.released.clone(), names)
+                })
                 .collect(),
             tf_levels: self
                 .weights
@@ -236,9 +371,12 @@ impl Recipe {
                 .map(|w| w.tf.iter().map(|t| t.as_ref().map(|x| x.0)).collect()),
         };
         let mut blobs = Vec::new();
-        for (_, _, a, b) in &self.comparisons {
-            blobs.push(ipc(vec![("v", a.clone())])?);
-            blobs.push(ipc(vec![("v", b.clone())])?);
+        for x in &self.comparisons {
+            let others = x.others.iter().map(|o| (&o.1, &o.2));
+            for (a, b) in std::iter::once((&x.a, &x.b)).chain(others) {
+                blobs.push(ipc(vec![("v", a.clone())])?);
+                blobs.push(ipc(vec![("v", b.clone())])?);
+            }
         }
         if let Some(w) = &self.weights {
             blobs.push(ipc(vec![
@@ -301,10 +439,20 @@ impl Recipe {
                 .ok_or_else(|| bad("weights not a column of numbers"))
         };
         let mut comparisons = Vec::with_capacity(header.comparisons.len());
-        for (c, r) in header.comparisons {
+        for (comparison, released, names) in header.comparisons {
             let a = column(blob()?, 0)?;
             let b = column(blob()?, 0)?;
-            comparisons.push((c, r, a, b));
+            let mut others = Vec::with_capacity(names.len());
+            for n in names {
+                others.push((n, column(blob()?, 0)?, column(blob()?, 0)?));
+            }
+            comparisons.push(Interned {
+                comparison,
+                released,
+                a,
+                b,
+                others,
+            });
         }
         let weights = match header.tf_levels {
             None => None,
@@ -345,28 +493,15 @@ impl Recipe {
 
     /// Each comparison's dictionary, interned again from the values (as the driver did).
     pub(crate) fn prepared(&self) -> Result<Vec<Prepared>> {
-        let e = |e: intruder_data::DataError| bad(e);
         self.comparisons
             .iter()
-            .map(|(c, r, a, b)| {
-                let ta = Table::new(
-                    self.labels.0.as_str(),
-                    vec![super::linkage::column_of(&c.column, a).map_err(bad)?],
-                )
-                .map_err(e)?;
-                let tb = Table::new(
-                    self.labels.1.as_str(),
-                    vec![super::linkage::column_of(r, b).map_err(bad)?],
-                )
-                .map_err(e)?;
-                Prepared::new(c, &ta, &tb, r).map_err(bad)
-            })
+            .map(|x| x.prepared(&self.labels).map_err(bad))
             .collect()
     }
 }
 
-/// `f` of each row's value ids (`ia0, ib0, ia1, ib1, …`, `k` comparisons) as a column.
-fn id_eval<T, A>(k: usize, f: impl Fn(&[u32]) -> Option<T> + Send + Sync + 'static) -> Arc<Eval>
+/// `f` of each row's `n` ids ([`id_columns`]) as a column.
+fn id_eval<T, A>(n: usize, f: impl Fn(&[u32]) -> Option<T> + Send + Sync + 'static) -> Arc<Eval>
 where
     A: Array + FromIterator<Option<T>> + 'static,
 {
@@ -377,7 +512,7 @@ where
             .map(|a| a.as_primitive::<UInt32Type>().values().as_ref())
             .collect();
         let rows = ids.first().map_or(0, |a| a.len());
-        let mut row = vec![0u32; 2 * k];
+        let mut row = vec![0u32; n];
         let mut lost = false;
         let got: A = (0..rows)
             .map(|r| {
@@ -400,11 +535,11 @@ where
 
 /// The pattern function over `lookups`, with `payload` (an encoded [`Recipe`]) to ship it.
 pub(crate) fn pattern_function(lookups: Arc<Vec<Lookup>>, payload: Vec<u8>) -> ScalarUDF {
-    let k = lookups.len();
-    let eval = id_eval::<i64, Int64Array>(k, move |ids| Some(pattern_of(&lookups, ids) as i64));
+    let n = slots(&lookups).1;
+    let eval = id_eval::<i64, Int64Array>(n, move |ids| Some(pattern_of(&lookups, ids) as i64));
     Shipped::udf(
         PATTERN,
-        vec![DataType::UInt32; 2 * k],
+        vec![DataType::UInt32; n],
         DataType::Int64,
         payload,
         eval,
@@ -419,24 +554,24 @@ pub(crate) fn weight_function(
     weights: &Weights,
     payload: Vec<u8>,
 ) -> ScalarUDF {
-    let k = lookups.len();
+    let (at, n) = slots(&lookups);
     let base: foldhash::HashMap<u64, f64> = weights.base.iter().copied().collect();
     let tf = weights.tf.clone();
-    let eval = id_eval::<f64, Float64Array>(k, move |ids| {
+    let eval = id_eval::<f64, Float64Array>(n, move |ids| {
         let q = pattern_of(&lookups, ids);
         let mut w = *base.get(&q)?;
         for (c, t) in tf.iter().enumerate() {
             if let Some((exact, adj)) = t
                 && ((q >> (4 * c)) & 0xF) as usize == *exact
             {
-                w += adj[ids[2 * c] as usize];
+                w += adj[ids[at[c]] as usize];
             }
         }
         Some(w)
     });
     Shipped::udf(
         WEIGHT,
-        vec![DataType::UInt32; 2 * k],
+        vec![DataType::UInt32; n],
         DataType::Float64,
         payload,
         eval,
@@ -475,6 +610,21 @@ mod tests {
     use super::*;
     use datafusion::arrow::array::{StringArray, UInt32Array};
     use intruder_attack::fellegi_sunter::LinkageSpec;
+
+    fn interned(
+        c: &Comparison,
+        released: &str,
+        (a, b): (ArrayRef, ArrayRef),
+        others: Vec<((String, String), ArrayRef, ArrayRef)>,
+    ) -> Interned {
+        Interned {
+            comparison: c.clone(),
+            released: released.into(),
+            a,
+            b,
+            others,
+        }
+    }
 
     /// Runs `f` on value-id rows `(ia0, ib0, ia1, ib1)`.
     fn eval(f: &ScalarUDF, rows: &[[u32; 4]]) -> ArrayRef {
@@ -533,13 +683,8 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold 
         let recipe = Recipe {
             labels: ("i.csv".into(), "r.csv".into()),
             comparisons: vec![
-                (
-                    spec.comparisons[0].clone(),
-                    "first".into(),
-                    first_a,
-                    first_b,
-                ),
-                (spec.comparisons[1].clone(), "yob".into(), year_a, year_b),
+                interned(&spec.comparisons[0], "first", (first_a, first_b), vec![]),
+                interned(&spec.comparisons[1], "yob", (year_a, year_b), vec![]),
             ],
             weights: None,
         };

@@ -7,7 +7,10 @@
 //! 1. each comparison's distinct values in either file (a `GROUP BY`) are interned on the
 //!    driver into the comparison's dictionary ([`Prepared`], built from the distinct values as
 //!    the local engine builds it from the records), and joined back to each record as its
-//!    value id;
+//!    value id; a `columns-reversed` level's other column is interned into the same dictionary
+//!    and its ids joined back beside (`ra{k}_{r}`, `rb{k}_{r}`); a blocking term that derives
+//!    a key (an expression, or two different columns) is keyed from the distinct values the
+//!    same way;
 //! 2. each blocking rule is an equi-join (a rule without terms a cross join) less the pairs of
 //!    the earlier rules, tagged with the set of rules the pair agrees on (bit `r`: both records
 //!    observe rule `r`'s columns and they are equal); the rules' pairs are unioned;
@@ -54,7 +57,9 @@ use intruder_attack::fellegi_sunter::{
 use intruder_attack::{Linkage, Linked};
 use intruder_data::{Column, Input, Role, Table};
 
-use super::fs_functions::{Lookup, Recipe, Weights, id_columns, pattern_function, weight_function};
+use super::fs_functions::{
+    Interned, Lookup, Recipe, Weights, id_columns, pattern_function, side_columns, weight_function,
+};
 use super::risk::{collect, int_at, rows};
 use super::run_error;
 use super::source::scan;
@@ -99,6 +104,12 @@ pub struct PatternTally {
     lookups: Arc<Vec<Lookup>>,
 }
 
+/// Whether a column is read from the intruder's file and from the released file.
+type Sides = (bool, bool);
+
+/// The columns read, `(intruder name, released name)`, and the files each is read from.
+type Columns = (Vec<(String, String)>, Vec<Sides>);
+
 impl LinkageRequest {
     /// The blocking rules, then the `[training]` sessions' and deterministic rules.
     fn every_rule(&self) -> impl Iterator<Item = &Vec<Term>> {
@@ -114,51 +125,54 @@ impl LinkageRequest {
             .map_or(c.to_string(), |(_, r)| r.clone())
     }
 
-    /// The columns read, each once: `(intruder name, released name)`.
-    fn columns(&self, spec: &EngineSpec) -> Result<Vec<(String, String)>, EngineError> {
+    /// The columns read, each once: `(intruder name, released name)`, with the files that
+    /// read it `(intruder, released)` (a blocking term on two different columns reads the one
+    /// from the intruder's file and the other from the released file).
+    fn columns(&self, spec: &EngineSpec) -> Result<Columns, EngineError> {
         let refuse = |what: String| EngineError::Unsupported {
             engine: spec.engine.label(),
             what,
         };
         let mut cols: Vec<(String, String)> = Vec::new();
-        let mut add = |i: &str, r: String| -> Result<(), EngineError> {
-            match cols.iter().find(|(x, _)| x == i) {
-                Some((_, y)) if *y != r => Err(refuse(format!(
-                    "intruder column '{i}' is compared with released columns '{y}' and '{r}': the plans read one released column per intruder column"
+        let mut sides: Vec<Sides> = Vec::new();
+        let mut add = |i: &str, r: String, (on_a, on_b): (bool, bool)| -> Result<(), EngineError> {
+            match cols.iter().position(|(x, _)| x == i) {
+                Some(n) if cols[n].1 != r => Err(refuse(format!(
+                    "intruder column '{i}' is compared with released columns '{}' and '{r}': the plans read one released column per intruder column",
+                    cols[n].1
                 ))),
-                Some(_) => Ok(()),
+                Some(n) => {
+                    sides[n].0 |= on_a;
+                    sides[n].1 |= on_b;
+                    Ok(())
+                }
                 None => {
                     cols.push((i.to_string(), r));
+                    sides.push((on_a, on_b));
                     Ok(())
                 }
             }
         };
         for t in self.every_rule().flatten() {
-            if t.released_column() != t.column() {
-                return Err(refuse(format!(
-                    "blocking term {}: it compares two different columns; such terms block on the local engine (the plans read one released column per intruder column)",
-                    t.label()
-                )));
+            let (x, y) = (t.column(), t.released_column());
+            if x == y {
+                add(x, self.released_name(x), (true, true))?;
+            } else {
+                add(x, self.released_name(x), (true, false))?;
+                add(y, self.released_name(y), (false, true))?;
             }
-            add(t.column(), self.released_name(t.column()))?;
         }
         for c in &self.comparisons {
-            if c.levels
-                .iter()
-                .any(|l| l.kind == LevelKind::ColumnsReversed)
-            {
-                return Err(refuse(format!(
-                    "comparison '{}' has a columns-reversed level, which reads a second column per record: it runs on the local engine only",
-                    c.column
-                )));
-            }
             let r = c
                 .released
                 .clone()
                 .unwrap_or_else(|| self.released_name(&c.column));
-            add(&c.column, r)?;
+            add(&c.column, r, (true, true))?;
+            for o in reversed_columns(c) {
+                add(o, self.released_name(o), (true, true))?;
+            }
         }
-        Ok(cols)
+        Ok((cols, sides))
     }
 }
 
@@ -395,6 +409,14 @@ fn per_id(ids: &[u32], n: &[u64], dict: usize) -> Vec<u64> {
     v
 }
 
+/// The other columns of a comparison's `columns-reversed` levels, in the levels' order.
+fn reversed_columns(c: &Comparison) -> impl Iterator<Item = &str> {
+    c.levels.iter().filter_map(|l| match l.kind {
+        LevelKind::ColumnsReversed => l.column.as_deref(),
+        _ => None,
+    })
+}
+
 /// Scans both files and interns each comparison's values; see [`Scanned`].
 pub async fn scan_both(
     spec: &EngineSpec,
@@ -410,15 +432,17 @@ pub async fn scan_both(
         )));
     }
     set_options(ctx);
-    let cols = req.columns(spec)?;
+    let (cols, sides) = req.columns(spec)?;
     let icols: Vec<(String, String)> = cols
         .iter()
         .enumerate()
+        .filter(|(n, _)| sides[*n].0)
         .map(|(n, (c, _))| (c.clone(), format!("a{n}")))
         .collect();
     let rcols: Vec<(String, String)> = cols
         .iter()
         .enumerate()
+        .filter(|(n, _)| sides[*n].1)
         .map(|(n, (_, r))| (r.clone(), format!("b{n}")))
         .collect();
     let (ri, rj) = if rows {
@@ -428,71 +452,43 @@ pub async fn scan_both(
     };
     let si = scan(spec, ctx, &req.intruder, &req.intruder_input, &icols, ri).await?;
     let sr = scan(spec, ctx, &req.released, &req.released_input, &rcols, rj).await?;
-    let (mut a, mut b) = (si.df.clone(), sr.df.clone());
+    let mut w = Building {
+        spec,
+        ctx,
+        cols: &cols,
+        labels: (si.label.clone(), sr.label.clone()),
+        a: si.df.clone(),
+        b: sr.df.clone(),
+        temps: Vec::new(),
+    };
     let mut prepared = Vec::with_capacity(req.comparisons.len());
     let mut values = Vec::with_capacity(req.comparisons.len());
     let mut dims = (0usize, 0usize);
-    let mut temps = Vec::new();
     let mut recipe = Recipe {
-        labels: (si.label.clone(), sr.label.clone()),
+        labels: w.labels.clone(),
         comparisons: Vec::with_capacity(req.comparisons.len()),
         weights: None,
     };
     for (k, c) in req.comparisons.iter().enumerate() {
-        let n = cols
-            .iter()
-            .position(|(i, _)| *i == c.column)
-            .expect("a read column");
-        let (x, y) = (format!("a{n}"), format!("b{n}"));
-        let d = distinct(spec, (a, b), (&x, &y), &cols[n], (&si.label, &sr.label)).await?;
-        (a, b) = (d.a, d.b);
-        let (va, na, vb, nb) = (d.va, d.na, d.vb, d.nb);
+        let (p, v, interned) = w.intern(k, c).await?;
         dims = (
-            na.iter().sum::<u64>() as usize,
-            nb.iter().sum::<u64>() as usize,
+            v.a.iter().sum::<u64>() as usize,
+            v.b.iter().sum::<u64>() as usize,
         );
-        let rname = &cols[n].1;
-        let p = Prepared::new(c, &d.ta, &d.tb, rname)?;
-        values.push(ValueCounts {
-            a: per_id(&p.a, &na, p.dict.len()),
-            b: per_id(&p.b, &nb, p.dict.len()),
-        });
-        let ia = format!("ia{k}");
-        a = with_ids(spec, ctx, a, &x, &ia, &va, &p.a, &mut temps).await?;
-        let ib = format!("ib{k}");
-        b = with_ids(spec, ctx, b, &y, &ib, &vb, &p.b, &mut temps).await?;
-        recipe.comparisons.push((c.clone(), rname.clone(), va, vb));
+        values.push(v);
+        recipe.comparisons.push(interned);
         prepared.push(p);
     }
-    // Blocking terms that derive a value from a column (first_letter, soundex, substr, …):
-    // the key of each distinct value computed here as the local engine computes it
-    // (`rule_keys` on the distinct values), joined back as `ta{t}` / `tb{t}` (null where a
-    // value has none).
+    // Blocking terms that derive a value from a column (first_letter, soundex, substr, …) or
+    // compare two different columns: the key of each distinct value computed here as the
+    // local engine computes it (`rule_keys` on the distinct values), joined back as `ta{t}` /
+    // `tb{t}` (null where a value has none).
     let mut derived: Vec<Term> = Vec::new();
     for term in req.every_rule().flatten() {
         if matches!(term, Term::Column { .. }) || derived.contains(term) {
             continue;
         }
-        let t = derived.len();
-        let n = cols
-            .iter()
-            .position(|(i, _)| i == term.column())
-            .expect("a read column");
-        let (x, y) = (format!("a{n}"), format!("b{n}"));
-        let d = distinct(spec, (a, b), (&x, &y), &cols[n], (&si.label, &sr.label)).await?;
-        (a, b) = (d.a, d.b);
-        let (va, vb) = (d.va, d.vb);
-        let rname = cols[n].1.clone();
-        let keys = rule_keys(&d.ta, &d.tb, std::slice::from_ref(term), &|_| rname.clone())?;
-        let (ka, kb) = (format!("ta{t}"), format!("tb{t}"));
-        a = with_ids(spec, ctx, a, &x, &ka, &va, &keys.a, &mut temps).await?;
-        b = with_ids(spec, ctx, b, &y, &kb, &vb, &keys.b, &mut temps).await?;
-        let none = |df: DataFrame, k: &str| {
-            df.with_column(k, nullif(col(k), lit(NO_KEY)))
-                .map_err(|e| run_error(spec, e))
-        };
-        a = none(a, &ka)?;
-        b = none(b, &kb)?;
+        w.derive(derived.len(), term).await?;
         derived.push(term.clone());
     }
     // (blocking alone, with no comparison, counts no records here)
@@ -510,6 +506,7 @@ pub async fn scan_both(
             )));
         }
     }
+    let (a, b, temps) = (w.a, w.b, w.temps);
     Ok(Scanned {
         a,
         b,
@@ -522,6 +519,164 @@ pub async fn scan_both(
         _sources: (si, sr),
         _temps: temps,
     })
+}
+
+/// Both files as [`scan_both`] builds them, column by column.
+struct Building<'a> {
+    spec: &'a EngineSpec,
+    ctx: &'a SessionContext,
+    cols: &'a [(String, String)],
+    labels: (String, String),
+    a: DataFrame,
+    b: DataFrame,
+    temps: Vec<tempfile::TempDir>,
+}
+
+impl Building<'_> {
+    fn at(&self, c: &str) -> usize {
+        self.cols
+            .iter()
+            .position(|(i, _)| i == c)
+            .expect("a read column")
+    }
+
+    /// The distinct values of the intruder's column `n` and the released file's column `m`.
+    async fn distinct(&mut self, n: usize, m: usize) -> Result<Distinct, EngineError> {
+        let (x, y) = (format!("a{n}"), format!("b{m}"));
+        let names = (self.cols[n].0.clone(), self.cols[m].1.clone());
+        let (a, b) = (self.a.clone(), self.b.clone());
+        let labels = (self.labels.0.as_str(), self.labels.1.as_str());
+        let d = distinct(self.spec, (a, b), (&x, &y), &names, labels).await?;
+        (self.a, self.b) = (d.a.clone(), d.b.clone());
+        Ok(d)
+    }
+
+    /// Joins id `name` of each value `values` (`ids`) to the records of one file (`"a"`:
+    /// the intruder's, else the released) by its column `n`.
+    async fn join_ids(
+        &mut self,
+        side: &str,
+        n: usize,
+        name: &str,
+        (values, ids): (&ArrayRef, &[u32]),
+    ) -> Result<(), EngineError> {
+        let (spec, ctx) = (self.spec, self.ctx);
+        if side == "a" {
+            let c = format!("a{n}");
+            self.a = with_ids(
+                spec,
+                ctx,
+                self.a.clone(),
+                &c,
+                name,
+                values,
+                ids,
+                &mut self.temps,
+            )
+            .await?;
+        } else {
+            let c = format!("b{n}");
+            self.b = with_ids(
+                spec,
+                ctx,
+                self.b.clone(),
+                &c,
+                name,
+                values,
+                ids,
+                &mut self.temps,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Comparison `k`'s dictionary from the distinct values (its own column's, then each
+    /// `columns-reversed` level's other column's), its records per value, what the functions
+    /// are built from; its ids joined to the records (`ia{k}`, `ib{k}`, `ra{k}_{r}`,
+    /// `rb{k}_{r}`).
+    async fn intern(
+        &mut self,
+        k: usize,
+        c: &Comparison,
+    ) -> Result<(Prepared, ValueCounts, Interned), EngineError> {
+        let n = self.at(&c.column);
+        let d = self.distinct(n, n).await?;
+        let mut others: Vec<((String, String), ArrayRef, ArrayRef)> = Vec::new();
+        for o in reversed_columns(c) {
+            if !others.iter().any(|x| x.0.0 == o) {
+                let m = self.at(o);
+                let od = self.distinct(m, m).await?;
+                others.push((self.cols[m].clone(), od.va, od.vb));
+            }
+        }
+        let interned = Interned {
+            comparison: c.clone(),
+            released: self.cols[n].1.clone(),
+            a: d.va.clone(),
+            b: d.vb.clone(),
+            others,
+        };
+        let p = interned
+            .prepared(&self.labels)
+            .map_err(|what| EngineError::Unsupported {
+                engine: self.spec.engine.label(),
+                what,
+            })?;
+        let v = ValueCounts {
+            a: per_id(&p.a, &d.na, p.dict.len()),
+            b: per_id(&p.b, &d.nb, p.dict.len()),
+        };
+        let (va, vb) = (&d.va, &d.vb);
+        self.join_ids("a", n, &format!("ia{k}"), (va, &p.a[..va.len()]))
+            .await?;
+        self.join_ids("b", n, &format!("ib{k}"), (vb, &p.b[..vb.len()]))
+            .await?;
+        for (r, (rev, o)) in p.reversed.iter().zip(reversed_columns(c)).enumerate() {
+            let m = self.at(o);
+            let (_, va, vb) = interned
+                .others
+                .iter()
+                .find(|x| x.0.0 == o)
+                .expect("the other column's values");
+            self.join_ids(
+                "a",
+                m,
+                &format!("ra{k}_{r}"),
+                (va, &rev.a_other[..va.len()]),
+            )
+            .await?;
+            self.join_ids(
+                "b",
+                m,
+                &format!("rb{k}_{r}"),
+                (vb, &rev.b_other[..vb.len()]),
+            )
+            .await?;
+        }
+        Ok((p, v, interned))
+    }
+
+    /// Blocking term `t`'s keys joined to the records as `ta{t}` / `tb{t}` (a term on two
+    /// different columns: the intruder's column from its file, the other from the released
+    /// file).
+    async fn derive(&mut self, t: usize, term: &Term) -> Result<(), EngineError> {
+        let (n, m) = (self.at(term.column()), self.at(term.released_column()));
+        let d = self.distinct(n, m).await?;
+        let rname = self.cols[m].1.clone();
+        let keys = rule_keys(&d.ta, &d.tb, std::slice::from_ref(term), &|_| rname.clone())?;
+        let (ka, kb) = (format!("ta{t}"), format!("tb{t}"));
+        self.join_ids("a", n, &ka, (&d.va, &keys.a)).await?;
+        self.join_ids("b", m, &kb, (&d.vb, &keys.b)).await?;
+        let spec = self.spec;
+        let none = |df: DataFrame, k: &str| {
+            df.with_column(k, nullif(col(k), lit(NO_KEY)))
+                .map_err(|e| run_error(spec, e))
+        };
+        self.a = none(self.a.clone(), &ka)?;
+        self.b = none(self.b.clone(), &kb)?;
+        Ok(())
+    }
 }
 
 /// The candidate pairs: per rule an equi-join less the earlier rules' pairs, with `s`, the set
@@ -586,8 +741,11 @@ pub(crate) fn candidate_pairs(
             .fold(lit(true), Expr::and)
             .is_true()
     };
-    let mut ids: Vec<Expr> = (0..req.comparisons.len())
-        .flat_map(|k| [col(format!("ia{k}")), col(format!("ib{k}"))])
+    let ks = 0..st.prepared.len();
+    let mut ids: Vec<Expr> = side_ids(st, "a", ks.clone())
+        .into_iter()
+        .chain(side_ids(st, "b", ks))
+        .map(col)
         .collect();
     if rows {
         ids.extend([col("i"), col("j")]);
@@ -634,7 +792,7 @@ fn with_pattern(
     let payload = st.recipe.encode().map_err(|e| run_error(spec, e))?;
     let udf = pattern_function(lookups.clone(), payload);
     pairs
-        .with_column("pattern", udf.call(id_columns(lookups.len())))
+        .with_column("pattern", udf.call(id_columns(lookups)))
         .map_err(|e| run_error(spec, e))
 }
 
@@ -719,13 +877,21 @@ pub fn pattern_counts(
     })
 }
 
-/// The intruder records grouped by their value ids, with their number.
+/// The names of one side's id columns (`"a"` or `"b"`) of the comparisons `ks`, each
+/// comparison's in turn ([`side_columns`]).
+fn side_ids(st: &Scanned, side: &str, ks: impl Iterator<Item = usize>) -> Vec<String> {
+    ks.flat_map(|k| side_columns(side, k, st.prepared[k].width()))
+        .collect()
+}
+
+/// The intruder records grouped by their value ids (every comparison's, laid out as
+/// `Prepared::width` says), with their number.
 async fn intruder_values(
     spec: &EngineSpec,
     st: &Scanned,
 ) -> Result<Vec<(Vec<u32>, u64)>, EngineError> {
-    let k = st.prepared.len();
-    let ids: Vec<Expr> = (0..k).map(|c| col(format!("ia{c}"))).collect();
+    let names = side_ids(st, "a", 0..st.prepared.len());
+    let ids: Vec<Expr> = names.iter().map(col).collect();
     let g =
         st.a.clone()
             .aggregate(ids, vec![count_all().alias("n")])
@@ -733,7 +899,7 @@ async fn intruder_values(
     let got = collect(spec, g).await?;
     let mut out = Vec::new();
     for b in &got {
-        let cs: Vec<&UInt32Array> = (0..k)
+        let cs: Vec<&UInt32Array> = (0..names.len())
             .map(|c| b.column(c).as_primitive::<UInt32Type>())
             .collect();
         for r in 0..b.num_rows() {
@@ -821,17 +987,17 @@ async fn sample_levels(
     ));
     let mut temps = Vec::new();
     let sample = table2(spec, ctx, ("si", "sj"), (is, js), &mut temps).await?;
-    // a file's row number (as `r{row}`) and the wanted comparisons' value ids
+    // a file's row number (as `r{row}`) and the wanted comparisons' ids
     let side = |df: &DataFrame, row: &str, ids: &str| {
         df.clone()
             .select(
                 std::iter::once(cast_expr(col(row), DataType::UInt64).alias(format!("r{row}")))
-                    .chain(ks.iter().map(|k| col(format!("{ids}{k}"))))
+                    .chain(side_ids(st, ids, ks.iter().copied()).into_iter().map(col))
                     .collect::<Vec<Expr>>(),
             )
             .map_err(e)
     };
-    let (a, b) = (side(&st.a, "i", "ia")?, side(&st.b, "j", "ib")?);
+    let (a, b) = (side(&st.a, "i", "a")?, side(&st.b, "j", "b")?);
     let joined = sample
         .join(a, JoinType::Inner, &["si"], &["ri"], None)
         .map_err(e)?
@@ -847,23 +1013,30 @@ async fn sample_levels(
     for batch in &got {
         seen += batch.num_rows();
         for &k in &ks {
-            let x = batch
-                .column_by_name(&format!("ia{k}"))
-                .expect("ids")
-                .as_primitive::<UInt32Type>();
-            let y = batch
-                .column_by_name(&format!("ib{k}"))
-                .expect("ids")
-                .as_primitive::<UInt32Type>();
             let p = &st.prepared[k];
-            let part: Vec<u64> = x
-                .values()
-                .par_iter()
-                .zip(y.values().par_iter())
+            let ids = |side: &str| -> Vec<&[u32]> {
+                side_columns(side, k, p.width())
+                    .iter()
+                    .map(|c| {
+                        let x = batch.column_by_name(c).expect("ids");
+                        x.as_primitive::<UInt32Type>().values().as_ref()
+                    })
+                    .collect()
+            };
+            let (xs, ys) = (ids("a"), ids("b"));
+            let part: Vec<u64> = (0..batch.num_rows())
+                .into_par_iter()
                 .fold(
                     || vec![0u64; p.spec.levels.len()],
-                    |mut acc, (&x, &y)| {
-                        acc[p.level_of_ids(x, y) as usize] += 1;
+                    |mut acc, r| {
+                        let l = if p.reversed.is_empty() {
+                            p.level_of_ids(xs[0][r], ys[0][r])
+                        } else {
+                            let x: Vec<u32> = xs.iter().map(|c| c[r]).collect();
+                            let y: Vec<u32> = ys.iter().map(|c| c[r]).collect();
+                            p.level_of_sides(&x, &y)
+                        };
+                        acc[l as usize] += 1;
                         acc
                     },
                 )
@@ -917,29 +1090,25 @@ fn weighed_pairs(
         .select(vec![
             cast_expr(col("i"), DataType::UInt32).alias("i"),
             cast_expr(col("j"), DataType::UInt32).alias("j"),
-            udf.call(id_columns(lookups.len())).alias("w"),
+            udf.call(id_columns(lookups)).alias("w"),
         ])
         .map_err(e)
 }
 
-/// The value ids of intruder row `i` and released row `j` in each comparison.
+/// The ids of intruder row `i` and released row `j` in each comparison (laid out as
+/// `Prepared::width` says, comparison after comparison).
 async fn pair_ids(
     spec: &EngineSpec,
     st: &Scanned,
     (i, j): (usize, usize),
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
-    let k = st.prepared.len();
+    let k = side_ids(st, "a", 0..st.prepared.len()).len();
     let one =
         |df: &DataFrame, row: &str, at: usize, side: &str| -> Result<DataFrame, EngineError> {
+            let names = side_ids(st, side, 0..st.prepared.len());
             df.clone()
                 .filter(cast_expr(col(row), DataType::UInt64).eq(lit(at as u64)))
-                .and_then(|d| {
-                    d.select(
-                        (0..k)
-                            .map(|c| col(format!("{side}{c}")))
-                            .collect::<Vec<Expr>>(),
-                    )
-                })
+                .and_then(|d| d.select(names.iter().map(col).collect::<Vec<Expr>>()))
                 .map_err(|e| run_error(spec, e))
         };
     let ids = |got: &[RecordBatch]| -> Vec<u32> {
@@ -952,8 +1121,8 @@ async fn pair_ids(
             })
             .unwrap_or_default()
     };
-    let a = ids(&collect(spec, one(&st.a, "i", i, "ia")?).await?);
-    let b = ids(&collect(spec, one(&st.b, "j", j, "ib")?).await?);
+    let a = ids(&collect(spec, one(&st.a, "i", i, "a")?).await?);
+    let b = ids(&collect(spec, one(&st.b, "j", j, "b")?).await?);
     if a.len() != k || b.len() != k {
         return Err(EngineError::Run {
             engine: spec.engine.label(),
