@@ -198,13 +198,14 @@ fn commands(r: &str, i: &str) -> Vec<Vec<String>> {
         out.push(cmd);
     }
     // and a specification with Splink's recipe ([training]: EM sessions on their own rules,
-    // λ from deterministic rules)
+    // λ from deterministic rules), a blocking rule on two different columns and a
+    // columns-reversed level; with a pair explained and the scored pairs written
     let spec = Path::new(r).with_file_name("training.toml");
     std::fs::write(
         &spec,
-        r#"blocking = [["region"]]
+        r#"blocking = [["region"], ["l.age = r.region"]]
 comparison = [
-  { column = "region", preset = "exact" },
+  { column = "region", levels = [{ kind = "null" }, { kind = "exact" }, { kind = "columns-reversed", column = "age" }, { kind = "else" }] },
   { column = "age", levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold = 5 }, { kind = "else" }] },
   { column = "sex", preset = "exact" },
 ]
@@ -230,6 +231,10 @@ recall = 0.9
             "pid",
             "--truth-released",
             "id",
+            "--explain-pair",
+            "3,5",
+            "--pairs-out",
+            Path::new(r).with_file_name("pairs.csv").to_str().unwrap(),
         ]
         .map(String::from)
         .to_vec(),
@@ -252,9 +257,16 @@ fn risk_and_exact_are_the_same_on_every_engine() {
         args.extend(["--format", "json"]);
         let (ok, local, err) = intruder(&args, dir.path());
         assert!(ok, "{args:?}: {err}");
-        for engine in &engines {
+        let pairs_at = args.iter().position(|&x| x == "--pairs-out").map(|p| p + 1);
+        let pairs = |a: &[&str]| pairs_at.map(|p| std::fs::read_to_string(a[p]).unwrap());
+        let local_pairs = pairs(&args);
+        for (n, engine) in engines.iter().enumerate() {
             let mut a = args.clone();
             a.extend(["--engine", engine]);
+            let own = pairs_at.map(|p| format!("{}.{n}", a[p]));
+            if let (Some(p), Some(own)) = (pairs_at, &own) {
+                a[p] = own;
+            }
             let on_cluster = engine.starts_with("ballista://");
             if on_cluster && args[0] == "attack" {
                 // The attacks' numbered copies and Fellegi–Sunter's dictionaries
@@ -266,6 +278,7 @@ fn risk_and_exact_are_the_same_on_every_engine() {
             if let Some(d) = differs(&figures(&local), &figures(&out), "$") {
                 panic!("{a:?}: {d}");
             }
+            assert!(pairs(&a) == local_pairs, "{a:?}: the scored pairs differ");
             if args[0] == "risk" {
                 // --timings gives the engine's phase (it printed only `write` once)
                 a.push("--timings");

@@ -218,6 +218,10 @@ fn two_executors_give_the_local_figures() {
                 ),
             };
             crate::linkage::same_linked(&want, &got, &format!("ballista {assignment:?}"));
+            if released == &bs {
+                let dims = (ti.nrows(), tr.nrows());
+                crate::linkage::same_answers(&want, &got, dims, "ballista, swapped names", true);
+            }
         }
         assert_eq!(
             std::fs::read_dir(cluster.scratch_dir()).unwrap().count(),

@@ -467,13 +467,14 @@ pub fn borderline(
 impl CountedFit {
     /// The weight breakdown of intruder row `i` and released row `j` (a candidate pair) from
     /// their value ids in each comparison (laid out as [`Prepared::width`] says, comparison
-    /// after comparison), as `FsRun::explain_pair` gives it.
+    /// after comparison), as `FsRun::explain_pair` gives it; `candidate`: whether blocking
+    /// made them a candidate pair.
     pub fn waterfall(
         &self,
         prepared: &[Prepared],
         (i, j): (usize, usize),
-        a_ids: &[u32],
-        b_ids: &[u32],
+        (a_ids, b_ids): (&[u32], &[u32]),
+        candidate: bool,
     ) -> super::Waterfall {
         let a_ids = sides(prepared, a_ids);
         let b_ids = sides(prepared, b_ids);
@@ -520,7 +521,7 @@ impl CountedFit {
         super::Waterfall {
             intruder_row: i,
             released_row: j,
-            candidate: true,
+            candidate,
             prior_weight: prior,
             steps,
             match_weight: total,
@@ -567,38 +568,4 @@ fn self_match_weights(
         *by.entry((w * 100.0).round() as i64).or_insert(0) += n;
     }
     by.into_iter().map(|(k, n)| (k as f64 / 100.0, n)).collect()
-}
-
-/// The model of a run from counts, as the surfaces show it. Explaining a pair and writing the
-/// scored pairs read the records, which stay on the engine: both are refused with a message
-/// saying so.
-#[derive(Debug, Clone)]
-pub struct CountedModel(pub FsModel);
-
-impl crate::LinkModel for CountedModel {
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(&self.0).unwrap_or(serde_json::Value::Null)
-    }
-
-    fn to_text(&self) -> String {
-        self.0.to_table()
-    }
-
-    fn explain_pair(&self, _i: usize, _j: usize) -> Result<super::Waterfall, AttackError> {
-        Err(unsupported(
-            "explaining a pair reads its two records, which stay on the engine: run with --engine local to explain pairs",
-        ))
-    }
-
-    fn write_pairs(
-        &self,
-        _path: &std::path::Path,
-        _intruder_id: &dyn Fn(usize) -> String,
-        _released_id: &dyn Fn(usize) -> String,
-        _floor: f64,
-    ) -> Result<usize, AttackError> {
-        Err(unsupported(
-            "writing the scored pairs reads every candidate pair's records, which stay on the engine: run with --engine local to write them",
-        ))
-    }
 }

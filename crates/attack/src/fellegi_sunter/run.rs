@@ -150,17 +150,7 @@ impl FsRun {
         released_id: &dyn Fn(usize) -> String,
         floor: f64,
     ) -> Result<usize, AttackError> {
-        if !(0.0..=1.0).contains(&floor) {
-            return Err(ParamError::Unsupported(format!(
-                "pairs floor {floor} is not a probability in [0, 1]"
-            ))
-            .into());
-        }
-        let fw = if floor > 0.0 {
-            weight_of_probability(floor)
-        } else {
-            f64::NEG_INFINITY
-        };
+        let fw = floor_weight(floor)?;
         let mut keep: Vec<ScoredPair> = self.pairs().filter(|p| p.weight >= fw).collect();
         keep.sort_by(|a, b| {
             b.weight
@@ -168,27 +158,66 @@ impl FsRun {
                 .then(a.intruder.cmp(&b.intruder))
                 .then(a.released.cmp(&b.released))
         });
-        write_atomically(path, |w| {
-            writeln!(w, "id_intruder,id_released,match_weight,match_probability")?;
-            for p in &keep {
-                let q = |s: String| {
-                    if s.contains([',', '"', '\n']) {
-                        format!("\"{}\"", s.replace('"', "\"\""))
-                    } else {
-                        s
-                    }
-                };
-                writeln!(
-                    w,
-                    "{},{},{},{}",
-                    q(intruder_id(p.intruder)),
-                    q(released_id(p.released)),
-                    p.weight,
-                    probability_of_weight(p.weight)
-                )?;
-            }
-            Ok(())
-        })?;
-        Ok(keep.len())
+        let rows = keep.iter().map(|p| Ok((p.intruder, p.released, p.weight)));
+        write_scored_pairs(path, rows, intruder_id, released_id)
     }
+}
+
+/// The match weight of a `--pairs-out` floor (a match probability; 0: every pair).
+pub fn floor_weight(floor: f64) -> Result<f64, AttackError> {
+    if !(0.0..=1.0).contains(&floor) {
+        return Err(ParamError::Unsupported(format!(
+            "pairs floor {floor} is not a probability in [0, 1]"
+        ))
+        .into());
+    }
+    Ok(if floor > 0.0 {
+        weight_of_probability(floor)
+    } else {
+        f64::NEG_INFINITY
+    })
+}
+
+/// Writes `id_intruder,id_released,match_weight,match_probability` for each `(intruder row,
+/// released row, weight)` in the order given (the closures name the records of rows), the file
+/// whole or not at all; returns the number of pairs written.
+pub fn write_scored_pairs(
+    path: &Path,
+    pairs: impl Iterator<Item = Result<(usize, usize, f64), AttackError>>,
+    intruder_id: &dyn Fn(usize) -> String,
+    released_id: &dyn Fn(usize) -> String,
+) -> Result<usize, AttackError> {
+    let mut n = 0usize;
+    let mut failed: Option<AttackError> = None;
+    write_atomically(path, |w| {
+        writeln!(w, "id_intruder,id_released,match_weight,match_probability")?;
+        for p in pairs {
+            let (i, j, weight) = match p {
+                Ok(p) => p,
+                Err(e) => {
+                    failed = Some(e);
+                    return Err(std::io::Error::other("the scored pairs could not be read"));
+                }
+            };
+            let q = |s: String| {
+                if s.contains([',', '"', '\n']) {
+                    format!("\"{}\"", s.replace('"', "\"\""))
+                } else {
+                    s
+                }
+            };
+            writeln!(
+                w,
+                "{},{},{},{}",
+                q(intruder_id(i)),
+                q(released_id(j)),
+                weight,
+                probability_of_weight(weight)
+            )?;
+            n += 1;
+        }
+        Ok(())
+    })
+    .map_err(|e| failed.take().unwrap_or_else(|| e.into()))?;
+    Ok(n)
 }

@@ -29,7 +29,9 @@
 //! ([`super::fs_functions`]); on Ballista they travel with them ([`super::shipped`]), the
 //! dictionaries' tables and u's random pairs are files in the scratch directory, and the
 //! greedy assignment's sort is planned by Ballista's static planner (its adaptive planner's
-//! sort reaches the client out of order: [`super::for_sorted_output`]).
+//! sort reaches the client out of order: [`super::for_sorted_output`]). The run's model keeps
+//! the scan, the dictionaries and the weights, and answers a pair's breakdown and the scored
+//! pairs file on the engine afterwards ([`super::fs_model`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,9 +48,7 @@ use rayon::prelude::*;
 
 use intruder_attack::fellegi_sunter::FsModel;
 use intruder_attack::fellegi_sunter::compare::Prepared;
-use intruder_attack::fellegi_sunter::counted::{
-    Counted, CountedFit, CountedModel, WeighedPairs, borderline,
-};
+use intruder_attack::fellegi_sunter::counted::{Counted, CountedFit, WeighedPairs, borderline};
 use intruder_attack::fellegi_sunter::encode::{MISSING, NO_KEY, rule_keys};
 use intruder_attack::fellegi_sunter::spec::TrainingSpec;
 use intruder_attack::fellegi_sunter::{
@@ -470,11 +470,8 @@ pub async fn scan_both(
         weights: None,
     };
     for (k, c) in req.comparisons.iter().enumerate() {
-        let (p, v, interned) = w.intern(k, c).await?;
-        dims = (
-            v.a.iter().sum::<u64>() as usize,
-            v.b.iter().sum::<u64>() as usize,
-        );
+        let (p, v, interned, records) = w.intern(k, c).await?;
+        dims = records;
         values.push(v);
         recipe.comparisons.push(interned);
         prepared.push(p);
@@ -593,13 +590,13 @@ impl Building<'_> {
 
     /// Comparison `k`'s dictionary from the distinct values (its own column's, then each
     /// `columns-reversed` level's other column's), its records per value, what the functions
-    /// are built from; its ids joined to the records (`ia{k}`, `ib{k}`, `ra{k}_{r}`,
-    /// `rb{k}_{r}`).
+    /// are built from, the records of either file (missing values included); its ids joined to
+    /// the records (`ia{k}`, `ib{k}`, `ra{k}_{r}`, `rb{k}_{r}`).
     async fn intern(
         &mut self,
         k: usize,
         c: &Comparison,
-    ) -> Result<(Prepared, ValueCounts, Interned), EngineError> {
+    ) -> Result<(Prepared, ValueCounts, Interned, (usize, usize)), EngineError> {
         let n = self.at(&c.column);
         let d = self.distinct(n, n).await?;
         let mut others: Vec<((String, String), ArrayRef, ArrayRef)> = Vec::new();
@@ -654,7 +651,11 @@ impl Building<'_> {
             )
             .await?;
         }
-        Ok((p, v, interned))
+        let records = (
+            d.na.iter().sum::<u64>() as usize,
+            d.nb.iter().sum::<u64>() as usize,
+        );
+        Ok((p, v, interned, records))
     }
 
     /// Blocking term `t`'s keys joined to the records as `ta{t}` / `tb{t}` (a term on two
@@ -688,7 +689,19 @@ pub(crate) fn candidate_pairs(
     st: &Scanned,
     rows: bool,
 ) -> Result<DataFrame, EngineError> {
-    let (cols, a, b) = (&st.cols, &st.a, &st.b);
+    candidate_pairs_of(spec, req, st, (&st.a, &st.b), rows)
+}
+
+/// [`candidate_pairs`] among the records `a` and `b` (both files as `st` reads them, or
+/// some of their rows).
+pub(crate) fn candidate_pairs_of(
+    spec: &EngineSpec,
+    req: &LinkageRequest,
+    st: &Scanned,
+    (a, b): (&DataFrame, &DataFrame),
+    rows: bool,
+) -> Result<DataFrame, EngineError> {
+    let cols = &st.cols;
     let e = |e| run_error(spec, e);
     let at = |c: &str| {
         cols.iter()
@@ -856,7 +869,7 @@ fn set_options(ctx: &SessionContext) {
 }
 
 /// The number of rows of `df`.
-async fn count_rows(spec: &EngineSpec, df: DataFrame) -> Result<u64, EngineError> {
+pub(super) async fn count_rows(spec: &EngineSpec, df: DataFrame) -> Result<u64, EngineError> {
     let counted = df
         .aggregate(vec![], vec![count_all().alias("n")])
         .map_err(|e| run_error(spec, e))?;
@@ -1068,7 +1081,7 @@ async fn sample_levels(
 }
 
 /// Every candidate pair `(i, j, w)` with its match weight ([`weight_function`]).
-fn weighed_pairs(
+pub(super) fn weighed_pairs(
     spec: &EngineSpec,
     req: &LinkageRequest,
     st: &Scanned,
@@ -1097,7 +1110,7 @@ fn weighed_pairs(
 
 /// The ids of intruder row `i` and released row `j` in each comparison (laid out as
 /// `Prepared::width` says, comparison after comparison).
-async fn pair_ids(
+pub(super) async fn pair_ids(
     spec: &EngineSpec,
     st: &Scanned,
     (i, j): (usize, usize),
@@ -1133,7 +1146,7 @@ async fn pair_ids(
 }
 
 /// `(i, j, w)` rows of collected batches.
-fn triples(got: &[RecordBatch]) -> Vec<(u32, u32, f64)> {
+pub(super) fn triples(got: &[RecordBatch]) -> Vec<(u32, u32, f64)> {
     let mut out = Vec::new();
     for b in got {
         let i = b.column(0).as_primitive::<UInt32Type>();
@@ -1331,10 +1344,18 @@ pub fn link(
     let mut model = model;
     if let Some((i, j)) = borderline(&linkage, &fit, attack.params().assignment) {
         let (a, b) = rt.block_on(pair_ids(spec, &st, (i, j)))?;
-        model.borderline = Some(fit.waterfall(&st.prepared, (i, j), &a, &b));
+        model.borderline = Some(fit.waterfall(&st.prepared, (i, j), (&a, &b), true));
     }
+    let session = super::fs_model::Session {
+        spec: spec.clone(),
+        req: req.clone(),
+        fit,
+        st,
+        threads: rt.threads(),
+    };
+    let model = super::fs_model::EngineModel::new(model, session);
     rt.finish(Linked {
         linkage,
-        model: Some(Box::new(CountedModel(model))),
+        model: Some(Box::new(model)),
     })
 }

@@ -9,6 +9,7 @@
 pub mod blocking;
 pub mod exact;
 mod fs_functions;
+mod fs_model;
 pub mod linkage;
 pub mod risk;
 pub mod shipped;
@@ -59,25 +60,57 @@ fn runtime() -> Result<tokio::runtime::Runtime, EngineError> {
         .map_err(|e| EngineError::Config(format!("cannot start the engine's threads: {e}")))
 }
 
+/// A command's threads (a tokio runtime), shared by its run and by what is asked of the run's
+/// model afterwards (a Ballista session's connections live on them). Shut down without
+/// waiting when the last holder lets go, from any thread.
+pub(crate) struct Threads(Option<tokio::runtime::Runtime>);
+
+impl Threads {
+    fn rt(&self) -> &tokio::runtime::Runtime {
+        self.0.as_ref().expect("the threads, until dropped")
+    }
+}
+
+impl Drop for Threads {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
 /// One command's run: its threads and, on a Ballista cluster, the watch over its executors
 /// ([`watchdog`]: a lost executor stops the run with an error instead of a stall or figures
 /// that cannot be trusted).
 pub(crate) struct Run {
     watch: Option<watchdog::Watchdog>,
-    rt: tokio::runtime::Runtime,
+    threads: Arc<Threads>,
 }
 
 impl Run {
     /// The threads, and on a cluster the executors as the scheduler lists them now.
     pub(crate) fn start(spec: &EngineSpec) -> Result<Self, EngineError> {
-        let rt = runtime()?;
+        Self::on(Arc::new(Threads(Some(runtime()?))), spec)
+    }
+
+    /// A run on threads of an earlier one (a model's session), watched afresh on a cluster.
+    pub(crate) fn on(threads: Arc<Threads>, spec: &EngineSpec) -> Result<Self, EngineError> {
         let watch = match &spec.engine {
             Engine::Ballista { host, port } => {
-                Some(rt.block_on(watchdog::Watchdog::start(&spec.engine.label(), host, *port))?)
+                Some(threads.rt().block_on(watchdog::Watchdog::start(
+                    &spec.engine.label(),
+                    host,
+                    *port,
+                ))?)
             }
             _ => None,
         };
-        Ok(Self { watch, rt })
+        Ok(Self { watch, threads })
+    }
+
+    /// The run's threads.
+    pub(crate) fn threads(&self) -> Arc<Threads> {
+        self.threads.clone()
     }
 
     /// `fut` to its end, or (on a cluster) until an executor of the start is lost.
@@ -86,9 +119,10 @@ impl Run {
         fut: impl Future<Output = Result<T, EngineError>>,
     ) -> Result<T, EngineError> {
         match &self.watch {
-            None => self.rt.block_on(fut),
+            None => self.threads.rt().block_on(fut),
             Some(w) => self
-                .rt
+                .threads
+                .rt()
                 .block_on(watchdog::JOB_NAME.scope(w.job_name().to_string(), w.guard(fut))),
         }
     }
@@ -97,7 +131,7 @@ impl Run {
     /// there.
     pub(crate) fn finish<T>(&self, value: T) -> Result<T, EngineError> {
         if let Some(w) = &self.watch {
-            self.rt.block_on(w.finish())?;
+            self.threads.rt().block_on(w.finish())?;
         }
         Ok(value)
     }
