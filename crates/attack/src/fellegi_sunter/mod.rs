@@ -105,7 +105,7 @@ pub use em::{EmOptions, EmReport};
 pub use expr::Expr;
 pub use predict::Assignment;
 pub use report::{ComparisonReport, FsModel, LevelReport, Waterfall, WaterfallStep};
-pub use run::{FsRun, ScoredPair, floor_weight, write_scored_pairs};
+pub use run::{FsRun, ScoredPair, check_pair, floor_weight, write_scored_pairs};
 pub use spec::{Comparison, DateMetric, Level, LevelKind, LinkageSpec, SpecError, Term};
 pub use tf::ValueCounts;
 pub use train::TrainingSession;

@@ -94,15 +94,7 @@ impl FsRun {
     /// The weight breakdown of intruder row `i` and released row `j` (0-based), whether or
     /// not blocking made them a candidate pair.
     pub fn explain_pair(&self, i: usize, j: usize) -> Result<Waterfall, AttackError> {
-        let (ni, nr) = self.dims;
-        if i >= ni || j >= nr {
-            return Err(ParamError::Unsupported(format!(
-                "explain pair: row {} / {} is outside the files ({ni} intruder and {nr} released records)",
-                i + 1,
-                j + 1
-            ))
-            .into());
-        }
+        check_pair(self.dims, (i, j))?;
         let levels: Vec<u8> = self
             .prepared
             .iter()
@@ -161,6 +153,20 @@ impl FsRun {
         let rows = keep.iter().map(|p| Ok((p.intruder, p.released, p.weight)));
         write_scored_pairs(path, rows, intruder_id, released_id)
     }
+}
+
+/// Whether intruder row `i` and released row `j` (0-based) are rows of the files of `dims`
+/// records, for a pair to explain.
+pub fn check_pair((ni, nr): (usize, usize), (i, j): (usize, usize)) -> Result<(), AttackError> {
+    if i >= ni || j >= nr {
+        return Err(ParamError::Unsupported(format!(
+            "explain pair: row {} / {} is outside the files ({ni} intruder and {nr} released records)",
+            i + 1,
+            j + 1
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The match weight of a `--pairs-out` floor (a match probability; 0: every pair).

@@ -1,5 +1,5 @@
 //! The model of a Fellegi–Sunter run on an engine ([`super::linkage::link`]), with what a
-//! user asks of it afterwards — a pair's weight breakdown (`--explain-pair`, the web page's
+//! user asks of it afterwards — a pair's weight breakdown (`--explain-pair`, the charts'
 //! waterfall) and the scored pairs as a file (`--pairs-out`) — answered by the engine, where
 //! the records stay: the run's scan, dictionaries and fitted weights are kept with the model
 //! ([`Session`]), and each question is a plan of its own on the run's threads (watched afresh
@@ -20,7 +20,9 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::prelude::*;
 
 use intruder_attack::fellegi_sunter::counted::CountedFit;
-use intruder_attack::fellegi_sunter::{FsModel, Waterfall, floor_weight, write_scored_pairs};
+use intruder_attack::fellegi_sunter::{
+    FsModel, Waterfall, check_pair, floor_weight, write_scored_pairs,
+};
 use intruder_attack::{AttackError, LinkModel, ParamError};
 
 use super::fs_functions::Lookup;
@@ -109,15 +111,7 @@ impl LinkModel for EngineModel {
     }
 
     fn explain_pair(&self, i: usize, j: usize) -> Result<Waterfall, AttackError> {
-        let (ni, nr) = self.session.fit.dims;
-        if i >= ni || j >= nr {
-            return Err(ParamError::Unsupported(format!(
-                "explain pair: row {} / {} is outside the files ({ni} intruder and {nr} released records)",
-                i + 1,
-                j + 1
-            ))
-            .into());
-        }
+        check_pair(self.session.fit.dims, (i, j))?;
         self.run(async |s: &Session| {
             let (a, b) = pair_ids(&s.spec, &s.st, (i, j)).await?;
             let candidate = is_candidate(s, (i, j)).await?;

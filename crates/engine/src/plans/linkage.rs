@@ -558,33 +558,23 @@ impl Building<'_> {
         (values, ids): (&ArrayRef, &[u32]),
     ) -> Result<(), EngineError> {
         let (spec, ctx) = (self.spec, self.ctx);
-        if side == "a" {
-            let c = format!("a{n}");
-            self.a = with_ids(
-                spec,
-                ctx,
-                self.a.clone(),
-                &c,
-                name,
-                values,
-                ids,
-                &mut self.temps,
-            )
-            .await?;
+        let df = if side == "a" {
+            &mut self.a
         } else {
-            let c = format!("b{n}");
-            self.b = with_ids(
-                spec,
-                ctx,
-                self.b.clone(),
-                &c,
-                name,
-                values,
-                ids,
-                &mut self.temps,
-            )
-            .await?;
-        }
+            &mut self.b
+        };
+        let c = format!("{side}{n}");
+        *df = with_ids(
+            spec,
+            ctx,
+            df.clone(),
+            &c,
+            name,
+            values,
+            ids,
+            &mut self.temps,
+        )
+        .await?;
         Ok(())
     }
 
