@@ -122,6 +122,9 @@ def main():
                     help="comma-separated pids of local executors (their CPU is recorded)")
     ap.add_argument("--shuffle-dirs", default="",
                     help="comma-separated work directories of local executors (bytes written)")
+    ap.add_argument("--pairs-floor", type=float, default=None,
+                    help="also write the scored pairs at or above this match probability "
+                         "(--pairs-out) and compare each engine's file with the first's")
     a = ap.parse_args()
     pids = [int(x) for x in a.executor_pids.split(",") if x]
     dirs = [x for x in a.shuffle_dirs.split(",") if x]
@@ -143,6 +146,7 @@ def main():
         else:
             files[side] = (csv, schema)
     reference = None
+    reference_pairs = None
     for engine in a.engines.split(","):
         out = os.path.join(a.work, re.sub(r"[^\w.-]+", "_", engine) + ".json")
         cmd = [intruder, "attack", "--method", "fellegi-sunter",
@@ -150,6 +154,9 @@ def main():
                "--linkage-spec", a.spec, "--truth", "person_id", "--threshold", "0.5",
                "--assignment", a.assignment, "--seed", str(a.seed), "--format", "json",
                "--out", out]
+        pairs = out[: -len(".json")] + ".pairs.csv"
+        if a.pairs_floor is not None:
+            cmd += ["--pairs-out", pairs, "--pairs-floor", str(a.pairs_floor)]
         for side, flag in (("a", "--intruder-schema"), ("b", "--released-schema")):
             if files[side][1]:
                 cmd += [flag, files[side][1]]
@@ -182,6 +189,14 @@ def main():
                 line[k] = got.get(k)
             for k in ("candidate_pairs", "pairs_per_rule", "patterns"):
                 line[k] = find(got, k)
+            if a.pairs_floor is not None:
+                line["pairs_floor"] = a.pairs_floor
+                with open(pairs, "rb") as f:
+                    body = f.read()
+                line["pairs_written"] = body.count(b"\n") - 1
+                if reference_pairs is None:
+                    reference_pairs = body
+                line["same_pairs_as_first"] = body == reference_pairs
             if reference is None:
                 reference = got
                 line["same_as_first"] = True
@@ -193,7 +208,8 @@ def main():
         print(json.dumps(line), flush=True)
         with open(a.out, "a") as f:
             f.write(json.dumps(line) + "\n")
-        if p.returncode != 0 or not line.get("same_as_first", False):
+        if p.returncode != 0 or not line.get("same_as_first", False) \
+                or line.get("same_pairs_as_first") is False:
             sys.exit(1)
 
 
