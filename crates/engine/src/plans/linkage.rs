@@ -33,6 +33,7 @@
 //! the scan, the dictionaries and the weights, and answers a pair's breakdown and the scored
 //! pairs file on the engine afterwards ([`super::fs_model`]).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -225,10 +226,7 @@ pub(crate) fn column_of(name: &str, values: &ArrayRef) -> Result<Column, ColumnO
         let v = cast(values, &DataType::Float64).map_err(e)?;
         let v = v.as_primitive::<Float64Type>();
         Column::float(name, Role::Key, &v.iter().collect::<Vec<_>>())
-    } else if matches!(
-        t,
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Dictionary(..)
-    ) {
+    } else if compared(t) {
         let v = cast(values, &DataType::Utf8).map_err(e)?;
         let v = v.as_string::<i32>();
         Column::string(name, Role::Key, &v.iter().collect::<Vec<_>>())
@@ -317,43 +315,21 @@ async fn with_ids(
     joined.select(keep).map_err(e)
 }
 
-/// Column `x` of `a` and `y` of `b` (as plain text where they were dictionaries), with their
-/// distinct values, the records per value, and the values as one-column tables named as in
-/// each file (`names`), as the local engine reads them.
-struct Distinct {
-    a: DataFrame,
-    b: DataFrame,
-    va: ArrayRef,
-    na: Vec<u64>,
-    vb: ArrayRef,
-    nb: Vec<u64>,
-    ta: Table,
-    tb: Table,
+/// The distinct values of one file's column with the records per value.
+#[derive(Clone)]
+struct Values {
+    v: ArrayRef,
+    n: Vec<u64>,
 }
 
-async fn distinct(
-    spec: &EngineSpec,
-    (a, b): (DataFrame, DataFrame),
-    (x, y): (&str, &str),
-    names: &(String, String),
-    (la, lb): (&str, &str),
-) -> Result<Distinct, EngineError> {
-    let a = plain(spec, a, x)?;
-    let b = plain(spec, b, y)?;
-    let (va, na) = distinct_values(spec, &a, x).await?;
-    let (vb, nb) = distinct_values(spec, &b, y).await?;
-    let ta = Table::new(la, vec![as_column(spec, &names.0, &va, la)?])?;
-    let tb = Table::new(lb, vec![as_column(spec, &names.1, &vb, lb)?])?;
-    Ok(Distinct {
-        a,
-        b,
-        va,
-        na,
-        vb,
-        nb,
-        ta,
-        tb,
-    })
+/// Whether the plans compare values of type `t` (integers, floats, text).
+fn compared(t: &DataType) -> bool {
+    t.is_integer()
+        || t.is_floating()
+        || matches!(
+            t,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Dictionary(..)
+        )
 }
 
 /// Both files as the plans read them — each comparison's value ids (`ia{k}`, `ib{k}`), the
@@ -459,6 +435,7 @@ pub async fn scan_both(
         labels: (si.label.clone(), sr.label.clone()),
         a: si.df.clone(),
         b: sr.df.clone(),
+        values: HashMap::new(),
         temps: Vec::new(),
     };
     let mut prepared = Vec::with_capacity(req.comparisons.len());
@@ -526,6 +503,10 @@ struct Building<'a> {
     labels: (String, String),
     a: DataFrame,
     b: DataFrame,
+    /// Each column's distinct values read so far, by file (`"a"`: the intruder's) and column:
+    /// a column compared and also read by a `columns-reversed` level or a blocking term is
+    /// counted once.
+    values: HashMap<(&'static str, usize), Values>,
     temps: Vec<tempfile::TempDir>,
 }
 
@@ -537,15 +518,33 @@ impl Building<'_> {
             .expect("a read column")
     }
 
-    /// The distinct values of the intruder's column `n` and the released file's column `m`.
-    async fn distinct(&mut self, n: usize, m: usize) -> Result<Distinct, EngineError> {
-        let (x, y) = (format!("a{n}"), format!("b{m}"));
-        let names = (self.cols[n].0.clone(), self.cols[m].1.clone());
-        let (a, b) = (self.a.clone(), self.b.clone());
-        let labels = (self.labels.0.as_str(), self.labels.1.as_str());
-        let d = distinct(self.spec, (a, b), (&x, &y), &names, labels).await?;
-        (self.a, self.b) = (d.a.clone(), d.b.clone());
-        Ok(d)
+    /// The distinct values of one file's (`"a"`: the intruder's, else the released) column
+    /// `n` (read as plain text where it was a dictionary), and the records per value.
+    async fn distinct(&mut self, side: &'static str, n: usize) -> Result<Values, EngineError> {
+        if let Some(v) = self.values.get(&(side, n)) {
+            return Ok(v.clone());
+        }
+        let spec = self.spec;
+        let (df, name, label) = if side == "a" {
+            (&mut self.a, &self.cols[n].0, &self.labels.0)
+        } else {
+            (&mut self.b, &self.cols[n].1, &self.labels.1)
+        };
+        let c = format!("{side}{n}");
+        *df = plain(spec, df.clone(), &c)?;
+        let (v, counts) = distinct_values(spec, df, &c).await?;
+        if !compared(v.data_type()) {
+            return Err(EngineError::Unsupported {
+                engine: spec.engine.label(),
+                what: format!(
+                    "{label}: column '{name}' is {}; the plans compare integer, float and text columns",
+                    v.data_type()
+                ),
+            });
+        }
+        let got = Values { v, n: counts };
+        self.values.insert((side, n), got.clone());
+        Ok(got)
     }
 
     /// Joins id `name` of each value `values` (`ids`) to the records of one file (`"a"`:
@@ -588,20 +587,20 @@ impl Building<'_> {
         c: &Comparison,
     ) -> Result<(Prepared, ValueCounts, Interned, (usize, usize)), EngineError> {
         let n = self.at(&c.column);
-        let d = self.distinct(n, n).await?;
+        let (da, db) = (self.distinct("a", n).await?, self.distinct("b", n).await?);
         let mut others: Vec<((String, String), ArrayRef, ArrayRef)> = Vec::new();
         for o in reversed_columns(c) {
             if !others.iter().any(|x| x.0.0 == o) {
                 let m = self.at(o);
-                let od = self.distinct(m, m).await?;
-                others.push((self.cols[m].clone(), od.va, od.vb));
+                let (oa, ob) = (self.distinct("a", m).await?, self.distinct("b", m).await?);
+                others.push((self.cols[m].clone(), oa.v, ob.v));
             }
         }
         let interned = Interned {
             comparison: c.clone(),
             released: self.cols[n].1.clone(),
-            a: d.va.clone(),
-            b: d.vb.clone(),
+            a: da.v.clone(),
+            b: db.v.clone(),
             others,
         };
         let p = interned
@@ -611,10 +610,10 @@ impl Building<'_> {
                 what,
             })?;
         let v = ValueCounts {
-            a: per_id(&p.a, &d.na, p.dict.len()),
-            b: per_id(&p.b, &d.nb, p.dict.len()),
+            a: per_id(&p.a, &da.n, p.dict.len()),
+            b: per_id(&p.b, &db.n, p.dict.len()),
         };
-        let (va, vb) = (&d.va, &d.vb);
+        let (va, vb) = (&da.v, &db.v);
         self.join_ids("a", n, &format!("ia{k}"), (va, &p.a[..va.len()]))
             .await?;
         self.join_ids("b", n, &format!("ib{k}"), (vb, &p.b[..vb.len()]))
@@ -642,8 +641,8 @@ impl Building<'_> {
             .await?;
         }
         let records = (
-            d.na.iter().sum::<u64>() as usize,
-            d.nb.iter().sum::<u64>() as usize,
+            da.n.iter().sum::<u64>() as usize,
+            db.n.iter().sum::<u64>() as usize,
         );
         Ok((p, v, interned, records))
     }
@@ -653,12 +652,15 @@ impl Building<'_> {
     /// file).
     async fn derive(&mut self, t: usize, term: &Term) -> Result<(), EngineError> {
         let (n, m) = (self.at(term.column()), self.at(term.released_column()));
-        let d = self.distinct(n, m).await?;
-        let rname = self.cols[m].1.clone();
-        let keys = rule_keys(&d.ta, &d.tb, std::slice::from_ref(term), &|_| rname.clone())?;
+        let (da, db) = (self.distinct("a", n).await?, self.distinct("b", m).await?);
+        let (la, lb) = (self.labels.0.as_str(), self.labels.1.as_str());
+        let (aname, rname) = (&self.cols[n].0, self.cols[m].1.clone());
+        let ta = Table::new(la, vec![as_column(self.spec, aname, &da.v, la)?])?;
+        let tb = Table::new(lb, vec![as_column(self.spec, &rname, &db.v, lb)?])?;
+        let keys = rule_keys(&ta, &tb, std::slice::from_ref(term), &|_| rname.clone())?;
         let (ka, kb) = (format!("ta{t}"), format!("tb{t}"));
-        self.join_ids("a", n, &ka, (&d.va, &keys.a)).await?;
-        self.join_ids("b", m, &kb, (&d.vb, &keys.b)).await?;
+        self.join_ids("a", n, &ka, (&da.v, &keys.a)).await?;
+        self.join_ids("b", m, &kb, (&db.v, &keys.b)).await?;
         let spec = self.spec;
         let none = |df: DataFrame, k: &str| {
             df.with_column(k, nullif(col(k), lit(NO_KEY)))
