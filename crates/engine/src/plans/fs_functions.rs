@@ -42,7 +42,8 @@ pub(crate) enum Lookup {
     /// Null, exact and else levels: equal ids or not.
     ById { miss: u8, eq: u8, ne: u8 },
     /// Any other comparison: its levels computed with the local engine's definitions
-    /// ([`Prepared::level_of_ids`]) the first time a value pair is met, and kept.
+    /// ([`Prepared::level_of_ids`]) the first time a value pair is met, and kept while the
+    /// run's [`MemoBudget`] allows (computed each time they are met after that).
     Memo {
         miss: u8,
         p: Box<Prepared>,
@@ -52,13 +53,28 @@ pub(crate) enum Lookup {
 
 /// Levels kept by value pair, shared by the engine's threads: a square table over the
 /// dictionary when it is small (`u8::MAX`: not computed yet; any thread may fill a cell, it
-/// always writes the same level), else a hash map in shards.
+/// always writes the same level), else a hash map in shards, each growing while the budget
+/// grants it room.
 pub(crate) enum Memo {
     Dense {
         n: usize,
         cells: Vec<std::sync::atomic::AtomicU8>,
+        /// The table's room, held as long as it is.
+        _room: MemoBudget,
     },
-    Shards(Vec<std::sync::Mutex<foldhash::HashMap<u64, u8>>>),
+    Shards {
+        shards: Vec<std::sync::Mutex<Shard>>,
+        budget: MemoBudget,
+    },
+    /// Nothing kept: the budget had no room for the dictionary's table.
+    None,
+}
+
+/// One shard of a [`Memo::Shards`]: its levels, and whether the budget refused it room.
+#[derive(Default)]
+pub(crate) struct Shard {
+    levels: foldhash::HashMap<u64, u8>,
+    full: bool,
 }
 
 /// Dictionaries of at most this many values squared keep their levels in a square table.
@@ -67,26 +83,77 @@ const DENSE_CELLS: usize = 1 << 24;
 /// Shards of a [`Memo::Shards`].
 const SHARDS: usize = 64;
 
+/// Bytes a hash map of `(u64, u8)` entries takes per bucket (the entry, padded, and its
+/// control byte).
+const BUCKET_BYTES: usize = 17;
+
+/// The memory the levels kept by value pair may take: under `--memory-limit`, a reservation in
+/// the run's DataFusion pool (so that the pool's operators and these tables share the limit)
+/// of at most half the limit; else unbounded. The levels met once the budget is spent are
+/// computed each time (the same levels, more time).
+#[derive(Clone)]
+pub(crate) struct MemoBudget(
+    Option<Arc<std::sync::Mutex<(datafusion::execution::memory_pool::MemoryReservation, usize)>>>,
+);
+
+impl MemoBudget {
+    /// No bound (a cluster's executors, and runs without a memory limit).
+    pub(crate) fn unbounded() -> MemoBudget {
+        MemoBudget(None)
+    }
+
+    /// Half of `limit` (bytes), reserved in `pool` as it is used.
+    pub(crate) fn within(
+        pool: &Arc<dyn datafusion::execution::memory_pool::MemoryPool>,
+        limit: Option<u64>,
+    ) -> MemoBudget {
+        use datafusion::execution::memory_pool::MemoryConsumer;
+        MemoBudget(limit.map(|l| {
+            let r = MemoryConsumer::new("intruder: Fellegi-Sunter levels kept by value pair")
+                .register(pool);
+            Arc::new(std::sync::Mutex::new((r, (l / 2) as usize)))
+        }))
+    }
+
+    /// Whether `bytes` more may be taken (and, if so, reserves them).
+    fn grant(&self, bytes: usize) -> bool {
+        match &self.0 {
+            None => true,
+            Some(r) => {
+                let mut r = r.lock().expect("the levels' reservation");
+                let (reservation, cap) = &mut *r;
+                reservation.size() + bytes <= *cap && reservation.try_grow(bytes).is_ok()
+            }
+        }
+    }
+}
+
 impl Lookup {
-    pub(crate) fn new(p: &Prepared) -> Lookup {
+    pub(crate) fn new(p: &Prepared, budget: &MemoBudget) -> Lookup {
         let miss = p.level_of_ids(MISSING, MISSING);
         if let Some((eq, ne)) = compared_by_id(p) {
             return Lookup::ById { miss, eq, ne };
         }
         let n = p.dict.len();
         let memo = if n.saturating_mul(n) <= DENSE_CELLS {
-            Memo::Dense {
-                n,
-                cells: (0..n * n)
-                    .map(|_| std::sync::atomic::AtomicU8::new(u8::MAX))
-                    .collect(),
+            if budget.grant(n * n) {
+                Memo::Dense {
+                    n,
+                    cells: (0..n * n)
+                        .map(|_| std::sync::atomic::AtomicU8::new(u8::MAX))
+                        .collect(),
+                    _room: budget.clone(),
+                }
+            } else {
+                Memo::None
             }
         } else {
-            Memo::Shards(
-                (0..SHARDS)
-                    .map(|_| std::sync::Mutex::new(Default::default()))
+            Memo::Shards {
+                shards: (0..SHARDS)
+                    .map(|_| std::sync::Mutex::new(Shard::default()))
                     .collect(),
-            )
+                budget: budget.clone(),
+            }
         };
         Lookup::Memo {
             miss,
@@ -110,7 +177,7 @@ impl Lookup {
             }
             Lookup::Memo { miss, .. } if x == MISSING || y == MISSING => *miss,
             Lookup::Memo { p, memo, .. } => match memo {
-                Memo::Dense { n, cells } => {
+                Memo::Dense { n, cells, .. } => {
                     let cell = &cells[x as usize * n + y as usize];
                     match cell.load(Relaxed) {
                         u8::MAX => {
@@ -121,16 +188,35 @@ impl Lookup {
                         l => l,
                     }
                 }
-                Memo::Shards(shards) => {
+                Memo::Shards { shards, budget } => {
                     let key = (u64::from(x) << 32) | u64::from(y);
                     let shard = &shards[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize];
-                    if let Some(&l) = shard.lock().expect("a memo shard").get(&key) {
+                    if let Some(&l) = shard.lock().expect("a memo shard").levels.get(&key) {
                         return l;
                     }
                     let l = p.level_of_ids(x, y);
-                    shard.lock().expect("a memo shard").insert(key, l);
+                    let mut s = shard.lock().expect("a memo shard");
+                    if s.full {
+                        return l;
+                    }
+                    let (len, cap) = (s.levels.len(), s.levels.capacity());
+                    if len == cap {
+                        // the map doubles its buckets on this insert: room asked first
+                        let buckets = if cap == 0 {
+                            0
+                        } else {
+                            (cap * 8 / 7).next_power_of_two()
+                        };
+                        let more = (buckets * 2).max(4) - buckets;
+                        if !budget.grant(more * BUCKET_BYTES) {
+                            s.full = true;
+                            return l;
+                        }
+                    }
+                    s.levels.insert(key, l);
                     l
                 }
+                Memo::None => p.level_of_ids(x, y),
             },
         }
     }
@@ -597,7 +683,15 @@ pub(crate) fn function_from_payload(name: &str, payload: &[u8]) -> Result<Scalar
             }
         }
     }
-    let lookups = Arc::new(prepared.iter().map(Lookup::new).collect::<Vec<_>>());
+    // an executor's levels are kept without a bound (the pool of its runtime is not reached
+    // from here)
+    let budget = MemoBudget::unbounded();
+    let lookups = Arc::new(
+        prepared
+            .iter()
+            .map(|p| Lookup::new(p, &budget))
+            .collect::<Vec<_>>(),
+    );
     match (name, &recipe.weights) {
         (PATTERN, _) => Ok(pattern_function(lookups, payload.to_vec())),
         (WEIGHT, Some(w)) => Ok(weight_function(lookups, w, payload.to_vec())),
@@ -689,7 +783,13 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold 
             weights: None,
         };
         let prepared = recipe.prepared().unwrap();
-        let lookups = Arc::new(prepared.iter().map(Lookup::new).collect::<Vec<_>>());
+        let budget = MemoBudget::unbounded();
+        let lookups = Arc::new(
+            prepared
+                .iter()
+                .map(|p| Lookup::new(p, &budget))
+                .collect::<Vec<_>>(),
+        );
         // weights that are not short decimals (bit-for-bit through the payload)
         let weights = Weights {
             base: (0..256u64)
@@ -772,5 +872,95 @@ levels = [{ kind = "null" }, { kind = "exact" }, { kind = "absolute", threshold 
             e.contains("3 term-frequency adjustments for 4 values"),
             "{e}"
         );
+    }
+
+    /// Levels kept within a budget: under a pool of a few kilobytes (and under none) every
+    /// pair of 5,000 names × 5,000 names sampled gets the levels the dictionary computes, the
+    /// tables stop growing at half the limit and their room is reserved in the pool (and
+    /// given back with them); a dictionary too large for a small budget's square table keeps
+    /// nothing and still answers.
+    #[test]
+    fn levels_kept_within_the_budget_are_the_levels() {
+        use datafusion::execution::memory_pool::{GreedyMemoryPool, MemoryPool};
+        let spec = LinkageSpec::from_toml(
+            r#"
+blocking = [["name"]]
+[[comparison]]
+column = "name"
+levels = [{ kind = "null" }, { kind = "exact" }, { kind = "jaro-winkler", threshold = 0.9 }, { kind = "else" }]
+"#,
+            "spec.toml",
+        )
+        .unwrap();
+        let names = |side: &str, n: usize| -> ArrayRef {
+            Arc::new(StringArray::from_iter_values(
+                (0..n).map(|i| format!("{side}{}x{}", i % 97, i / 97)),
+            ))
+        };
+        let of = |n: usize| {
+            let r = Recipe {
+                labels: ("i.csv".into(), "r.csv".into()),
+                comparisons: vec![interned(
+                    &spec.comparisons[0],
+                    "name",
+                    (names("an", n), names("am", n)),
+                    vec![],
+                )],
+                weights: None,
+            };
+            r.prepared().unwrap().remove(0)
+        };
+        let cases = [
+            (5000usize, 1u64 << 20),
+            (5000, 64 << 10),
+            (1500, 64 << 10),
+            (1500, 64 << 20),
+        ];
+        for (n, limit) in cases {
+            let p = of(n);
+            let pool: Arc<dyn MemoryPool> = Arc::new(GreedyMemoryPool::new(limit as usize));
+            let bounded = Lookup::new(&p, &MemoBudget::within(&pool, Some(limit)));
+            let free = Lookup::new(&p, &MemoBudget::unbounded());
+            let dict = p.dict.len() as u32;
+            let mut differs = 0usize;
+            for x in (0..dict).step_by(7) {
+                for y in (0..dict).step_by(11) {
+                    let want = p.level_of_ids(x, y);
+                    assert_eq!(bounded.level(x, y), want, "{x}, {y}");
+                    assert_eq!(bounded.level(x, y), want, "{x}, {y} met again");
+                    assert_eq!(free.level(x, y), want);
+                    differs += usize::from(want != p.level_of_ids(x, x));
+                }
+            }
+            assert!(differs > 1000, "pairs of different levels: {differs}");
+            let held = pool.reserved();
+            assert!(held <= (limit / 2) as usize, "{held} reserved of {limit}");
+            match &bounded {
+                Lookup::Memo {
+                    memo: Memo::Shards { shards, .. },
+                    ..
+                } => {
+                    assert!(dict as usize * dict as usize > DENSE_CELLS);
+                    let kept: usize = shards.iter().map(|s| s.lock().unwrap().levels.len()).sum();
+                    let full = shards.iter().filter(|s| s.lock().unwrap().full).count();
+                    assert!(kept > 100 && full > 0, "{kept} kept, {full} shards full");
+                    let room: usize = shards
+                        .iter()
+                        .map(|s| s.lock().unwrap().levels.capacity() * 8 / 7 * BUCKET_BYTES)
+                        .sum();
+                    assert!(room <= held, "{room} bytes of tables, {held} reserved");
+                }
+                Lookup::Memo {
+                    memo: Memo::None, ..
+                } => assert!(dict as usize * dict as usize > limit as usize / 2),
+                Lookup::Memo {
+                    memo: Memo::Dense { n, .. },
+                    ..
+                } => assert_eq!((*n, held), (dict as usize, n * n)),
+                Lookup::ById { .. } => panic!("a similarity level is not read by id"),
+            }
+            drop(bounded);
+            assert_eq!(pool.reserved(), 0);
+        }
     }
 }

@@ -25,7 +25,6 @@ use intruder_attack::fellegi_sunter::{
 };
 use intruder_attack::{AttackError, LinkModel, ParamError};
 
-use super::fs_functions::Lookup;
 use super::linkage::{
     LinkageRequest, Scanned, candidate_pairs_of, count_rows, pair_ids, triples, weighed_pairs,
 };
@@ -132,7 +131,7 @@ impl LinkModel for EngineModel {
         let e = |e| attack_error(run_error(spec, e));
         let run = Run::on(s.threads.clone(), spec).map_err(attack_error)?;
         // levels met afresh (the run's were let go with it)
-        let lookups = Arc::new(s.st.prepared.iter().map(Lookup::new).collect::<Vec<_>>());
+        let lookups = super::linkage::lookups_of(spec, &s.st);
         let weighed = weighed_pairs(spec, &s.req, &s.st, &lookups, &s.fit).map_err(attack_error)?;
         let kept = weighed
             .filter(col("w").gt_eq(lit(fw)).and(not(isnan(col("w")))))

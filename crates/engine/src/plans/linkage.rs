@@ -18,7 +18,9 @@
 //!    [`intruder_attack::fellegi_sunter::compare::pack`] packs it): a null/exact/else
 //!    comparison by equality of the ids, any other by the local engine's definitions
 //!    ([`Prepared::level_of_ids`]), computed the first time a value pair is met and kept (a
-//!    square table over a small dictionary, else a sharded map) for both passes;
+//!    square table over a small dictionary, else a sharded map) for both passes — under
+//!    `--memory-limit` within half the limit, reserved in DataFusion's pool, and computed
+//!    again each time once that is spent ([`super::fs_functions::MemoBudget`]);
 //! 4. the patterns are counted by rule set;
 //! 5. u's random pairs are joined to the records by row number, a million at a time;
 //! 6. a second pass weighs every pair (the pattern's weight, then the term-frequency
@@ -59,12 +61,13 @@ use intruder_attack::{Linkage, Linked};
 use intruder_data::{Column, Input, Role, Table};
 
 use super::fs_functions::{
-    Interned, Lookup, Recipe, Weights, id_columns, pattern_function, side_columns, weight_function,
+    Interned, Lookup, MemoBudget, Recipe, Weights, id_columns, pattern_function, side_columns,
+    weight_function,
 };
 use super::risk::{collect, int_at, rows};
 use super::run_error;
 use super::source::scan;
-use crate::{EngineError, EngineSpec};
+use crate::{Engine, EngineError, EngineSpec};
 
 /// Blocking rules and comparisons on two files.
 #[derive(Debug, Clone)]
@@ -801,6 +804,24 @@ fn with_pattern(
         .map_err(|e| run_error(spec, e))
 }
 
+/// How each comparison's level is read for a run on `st`: in process under a memory limit,
+/// the levels kept by value pair share the run's pool ([`MemoBudget::within`]).
+pub(crate) fn lookups_of(spec: &EngineSpec, st: &Scanned) -> Arc<Vec<Lookup>> {
+    let budget = match spec.engine {
+        Engine::DataFusion => MemoBudget::within(
+            &st.a.task_ctx().runtime_env().memory_pool,
+            spec.memory_limit,
+        ),
+        _ => MemoBudget::unbounded(),
+    };
+    Arc::new(
+        st.prepared
+            .iter()
+            .map(|p| Lookup::new(p, &budget))
+            .collect(),
+    )
+}
+
 /// Counts the agreement patterns of the candidate pairs by rule set; see the [module
 /// docs](self).
 pub async fn count_patterns(
@@ -810,7 +831,7 @@ pub async fn count_patterns(
 ) -> Result<PatternTally, EngineError> {
     let e = |e| run_error(spec, e);
     let pairs = candidate_pairs(spec, req, st, false)?;
-    let lookups = Arc::new(st.prepared.iter().map(Lookup::new).collect::<Vec<_>>());
+    let lookups = lookups_of(spec, st);
     let scored = with_pattern(spec, st, pairs, &lookups)?;
     let counted = scored
         .aggregate(vec![col("s"), col("pattern")], vec![count_all().alias("n")])
