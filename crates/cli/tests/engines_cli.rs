@@ -511,6 +511,109 @@ fn an_experiment_gives_the_same_results_on_every_engine() {
     );
 }
 
+/// One request to the page's server (`Connection: close`), its status and JSON body (a
+/// chunked body decoded).
+#[cfg(feature = "serve")]
+fn page(
+    s: &intruder_serve::Running,
+    method: &str,
+    path: &str,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let body = body.to_string();
+    let mut c = std::net::TcpStream::connect(s.addr).unwrap();
+    write!(
+        c,
+        "{method} {path} HTTP/1.1\r\nHost: {}\r\nX-Intruder-Token: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        s.addr,
+        s.token,
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    c.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, mut rest) = raw.split_once("\r\n\r\n").unwrap();
+    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut text = String::new();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        loop {
+            let (size, tail) = rest.split_once("\r\n").unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap();
+            if n == 0 {
+                break;
+            }
+            text.push_str(&tail[..n]);
+            rest = &tail[n + 2..];
+        }
+    } else {
+        text = rest.to_string();
+    }
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (status, v)
+}
+
+/// The page runs an experiment whose `[engine]` is DataFusion in its own process, with the
+/// figures of the same experiment on the local engine (the page's result, setting by
+/// setting); a Ballista cluster and a spill directory are refused, each named.
+#[cfg(feature = "serve")]
+#[test]
+fn the_page_runs_an_experiment_on_datafusion_with_the_local_figures() {
+    use serde_json::json;
+    let s = intruder_serve::Server::bind(&intruder_serve::Config::default())
+        .unwrap()
+        .spawn();
+    let source = json!({"place": "generator", "generator": "survey-panel", "n": 400, "params": {}, "seed": 7, "file": "survey-panel.csv"});
+    let run = |toml: String| -> serde_json::Value {
+        let (status, a) = page(
+            &s,
+            "POST",
+            "/api/run",
+            &json!({"source": source, "toml": toml}),
+        );
+        assert_eq!(status, 200, "{a}");
+        let job = a["job"].as_u64().unwrap_or_else(|| panic!("{a}"));
+        let start = std::time::Instant::now();
+        loop {
+            let (_, st) = page(&s, "GET", &format!("/api/job/{job}"), &json!(null));
+            if st["state"] != "running" {
+                assert_eq!(st["state"], "done", "{st}");
+                return st["result"]["settings"].clone();
+            }
+            assert!(start.elapsed().as_secs() < 300, "job {job}: {st}");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    };
+    // DataFusion first, on a fresh session (nothing stored to reuse), then the local engine
+    // (runs stored on one engine are not reused on another)
+    let df = run(format!(
+        "{EXPERIMENT}\n[engine]\nname = \"datafusion\"\nmemory_limit = \"256MiB\"\n"
+    ));
+    let local = run(EXPERIMENT.to_string());
+    assert!(local.as_array().is_some_and(|a| a.len() == 2), "{local}");
+    assert!(local.to_string().contains("exact-wildcard"), "{local}");
+    if let Some(d) = differs(&local, &df, "settings") {
+        panic!("the page on datafusion against local: {d}");
+    }
+    let (status, a) = page(
+        &s,
+        "POST",
+        "/api/run",
+        &json!({"source": source, "toml": format!("{EXPERIMENT}\n[engine]\nname = \"ballista://127.0.0.1:50050\"\nspill_dir = \"spill\"\n")}),
+    );
+    assert_eq!(status, 400, "{a}");
+    let said = a.to_string();
+    assert!(
+        said.contains("engine.name: ballista://127.0.0.1:50050")
+            && said.contains("engine.spill_dir"),
+        "{said}"
+    );
+}
+
 /// Two results.csv with the same rows, metric by metric: values to a relative 1e-12 (sums in
 /// another order).
 fn same_results(a: &str, b: &str) {

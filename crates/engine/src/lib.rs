@@ -32,6 +32,16 @@ pub mod local_cluster;
 #[cfg(feature = "cluster")]
 pub mod plans;
 
+/// The engines this build runs in its own process: `local`, and `datafusion` when it was
+/// built with the `cluster` feature (what the web page offers).
+pub fn in_process_engines() -> &'static [&'static str] {
+    if cfg!(feature = "cluster") {
+        &["local", "datafusion"]
+    } else {
+        &["local"]
+    }
+}
+
 /// Where a command runs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Engine {

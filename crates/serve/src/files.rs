@@ -177,16 +177,13 @@ impl Places {
     }
 
     /// Checks that every string of an experiment file that could be a path stays where the
-    /// data's place allows, and that it declares no `[engine]` (whose spill directory would be
-    /// written): every problem at once, each with its key path.
+    /// data's place allows, and that its `[engine]` runs in this process ([`engine_problems`]):
+    /// every problem at once, each with its key path.
     pub fn check_experiment(&self, doc: &toml::Table, source: &Source) -> Result<(), Vec<String>> {
         let (anchor, only) = self.anchor(source).map_err(|e| vec![e.0])?;
         let mut problems = Vec::new();
-        if doc.contains_key("engine") {
-            problems.push(
-                "engine: the page runs experiments on the local engine only; leave [engine] out"
-                    .to_string(),
-            );
+        if let Some(engine) = doc.get("engine") {
+            problems.extend(engine_problems(engine));
         }
         let mut strings = Vec::new();
         strings_of(&toml::Value::Table(doc.clone()), "", &mut strings);
@@ -338,6 +335,35 @@ fn path_allowed(anchor: &Path, only: Option<&[PathBuf]>, s: &str) -> Result<(), 
         ))),
         _ => Ok(()),
     }
+}
+
+/// What the page refuses in an experiment's `[engine]`: it runs experiments in this process,
+/// on the local engine or on DataFusion (`name = "datafusion"`, with `memory_limit`; spilling
+/// to the system's temporary directory). A directory to write (`spill_dir`, `scratch_dir`)
+/// and a Ballista cluster (a connection to a host the file names) are the command line's.
+fn engine_problems(engine: &toml::Value) -> Vec<String> {
+    let Some(t) = engine.as_table() else {
+        return vec!["engine: a table (name = \"datafusion\", memory_limit = \"4GiB\")".into()];
+    };
+    let mut problems = Vec::new();
+    for (k, v) in t {
+        match (k.as_str(), v.as_str()) {
+            ("name", Some("local" | "datafusion")) | ("memory_limit", _) => {}
+            ("name", Some(n)) if n.starts_with("ballista://") => problems.push(format!(
+                "engine.name: {n}: the page runs experiments in this process (local or datafusion); run a Ballista cluster's from the command line (intruder run FILE)"
+            )),
+            ("name", _) => problems.push(format!(
+                "engine.name: {v}: the page runs experiments on \"local\" or \"datafusion\""
+            )),
+            ("spill_dir" | "scratch_dir", _) => problems.push(format!(
+                "engine.{k}: the page writes no directory an experiment names; leave {k} out (DataFusion spills to the system's temporary directory)"
+            )),
+            _ => problems.push(format!(
+                "engine.{k}: unknown; the page's [engine] takes name and memory_limit"
+            )),
+        }
+    }
+    problems
 }
 
 /// Every string of `v` with its key path (`data.released`, `defence[1].step[0].variables[2]`).
@@ -500,8 +526,6 @@ mod tests {
         assert_eq!(
             problems,
             vec![
-                "engine: the page runs experiments on the local engine only; leave [engine] out"
-                    .to_string(),
                 "data.released: ../../etc/passwd: '..' is refused; name a file under the root"
                     .to_string(),
                 "defence[0].step[0].hierarchy: /etc/hosts: absolute paths are refused; name a file under the root".to_string(),
@@ -510,5 +534,50 @@ mod tests {
         let ok: toml::Table =
             toml::from_str("[data]\nreleased = \"a.csv\"\n[utility]\nmodel = \"y ~ x\"\n").unwrap();
         assert_eq!(places.check_experiment(&ok, &src), Ok(()));
+    }
+
+    /// The page runs an experiment on the local engine or DataFusion in this process; a
+    /// directory to write, a cluster to reach, another engine or key: refused, each named.
+    #[test]
+    fn an_experiment_runs_on_datafusion_but_reaches_no_cluster_and_writes_no_directory() {
+        let places = Places::new(None, None).unwrap();
+        let src = Source::Upload {
+            path: "a.csv".into(),
+        };
+        let doc = |engine: &str| -> toml::Table {
+            toml::from_str(&format!("[data]\nreleased = \"a.csv\"\n[engine]\n{engine}")).unwrap()
+        };
+        for ok in [
+            "name = \"datafusion\"\nmemory_limit = \"1GiB\"",
+            "name = \"datafusion\"",
+            "name = \"local\"",
+        ] {
+            assert_eq!(places.check_experiment(&doc(ok), &src), Ok(()), "{ok}");
+        }
+        let problems = places
+            .check_experiment(
+                &doc("name = \"ballista://10.0.0.1:50050\"\nspill_dir = \"spill\"\nscratch_dir = \"s\"\nthreads = 4"),
+                &src,
+            )
+            .unwrap_err();
+        assert_eq!(
+            problems,
+            vec![
+                "engine.name: ballista://10.0.0.1:50050: the page runs experiments in this process (local or datafusion); run a Ballista cluster's from the command line (intruder run FILE)".to_string(),
+                "engine.scratch_dir: the page writes no directory an experiment names; leave scratch_dir out (DataFusion spills to the system's temporary directory)".to_string(),
+                "engine.spill_dir: the page writes no directory an experiment names; leave spill_dir out (DataFusion spills to the system's temporary directory)".to_string(),
+                "engine.threads: unknown; the page's [engine] takes name and memory_limit".to_string(),
+            ]
+        );
+        let problems = places
+            .check_experiment(&doc("name = \"spark\""), &src)
+            .unwrap_err();
+        assert_eq!(
+            problems,
+            vec![
+                "engine.name: \"spark\": the page runs experiments on \"local\" or \"datafusion\""
+                    .to_string()
+            ]
+        );
     }
 }

@@ -264,14 +264,27 @@ impl Jobs {
 }
 
 /// The directory an experiment runs into: `runs/<name>/<data>`, `<data>` a hash of its data
-/// section and the directory its paths resolve from (stable within a session).
+/// section and the directory its paths resolve from (stable within a session), followed by
+/// the engine's name when it is not the local engine (`data-…-datafusion`): stored runs are
+/// reused on the engine they ran on only.
 pub fn run_dir(runs: &Path, exp: &Experiment) -> PathBuf {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     format!("{:?}", exp.data).hash(&mut h);
     exp.base_dir.hash(&mut h);
-    runs.join(&exp.name)
-        .join(format!("data-{:016x}", h.finish()))
+    let dir = runs.join(&exp.name);
+    match &exp.engine.engine {
+        intruder_engine::Engine::Local => dir.join(format!("data-{:016x}", h.finish())),
+        // a run asked of another engine runs there, rather than reusing the local one's
+        other => {
+            let name: String = other
+                .label()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            dir.join(format!("data-{:016x}-{name}", h.finish()))
+        }
+    }
 }
 
 /// A rendered table as JSON.

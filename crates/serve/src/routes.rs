@@ -115,6 +115,7 @@ async fn registries() -> Result<Json<Value>, ApiError> {
     blocking(|| {
         let mut v = intruder::methods::registries_json();
         v["generator_files"] = crate::page::generator_files();
+        v["engines"] = json!(intruder_engine::in_process_engines());
         Ok(Json(v))
     })
     .await

@@ -104,6 +104,17 @@ fn a_session_in_the_browser_is_run_and_its_export_reproduces_it() {
         document.querySelector('[data-measure="information-loss"]').click(); true"##,
     );
     b.screenshot(&shots.join("04-pipeline.png"));
+    // where it runs: DataFusion offered only by a build that has it (feature cluster), the
+    // memory limit asked only for it
+    assert_eq!(
+        b.eval(
+            r##"document.querySelector('#engine option[value=datafusion]').disabled === !S.reg.engines.includes("datafusion")
+              && document.getElementById("engine").value === "local"
+              && document.getElementById("memory-limit").disabled"##
+        ),
+        Value::Bool(true)
+    );
+    b.screenshot_of("#run", &shots.join("04b-runs-on.png"));
 
     // run, and wait for the map
     b.eval(r##"document.getElementById("run-btn").click(); true"##);
@@ -142,6 +153,46 @@ fn a_session_in_the_browser_is_run_and_its_export_reproduces_it() {
             .to_string()
             .contains("exact.correct_per_target")
     );
+
+    // a build with DataFusion (feature cluster): the same session run there gives the same
+    // figures (risk and the exact attack as its plans, within a memory limit)
+    if b.eval(r##"S.reg.engines.includes("datafusion")"##) == Value::Bool(true) {
+        b.eval(
+            r##"const e = document.getElementById("engine");
+            e.value = "datafusion"; e.dispatchEvent(new Event("change"));
+            document.getElementById("memory-limit").value = "256MiB";
+            S.lastResult = null;
+            document.getElementById("run-btn").click(); true"##,
+        );
+        b.wait_for(
+            "S.lastResult !== null || document.getElementById('run-err').textContent !== ''",
+            Duration::from_secs(240),
+        );
+        assert_eq!(
+            b.eval("document.getElementById('run-err').textContent"),
+            Value::from("")
+        );
+        let toml = b.eval("S.toml");
+        let engine = toml
+            .as_str()
+            .unwrap()
+            .split("[engine]\n")
+            .nth(1)
+            .unwrap_or("");
+        assert!(
+            engine.contains("name = \"datafusion\"\n")
+                && engine.contains("memory_limit = \"256MiB\"\n"),
+            "{toml}"
+        );
+        b.screenshot_of("#run", &shots.join("07-runs-on-datafusion.png"));
+        let on_df: Value = serde_json::from_str(
+            b.eval("JSON.stringify(S.lastResult.settings)")
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(as_f64(&on_df), as_f64(&shown));
+    }
 }
 
 /// `v` with every number as a 64-bit float.
