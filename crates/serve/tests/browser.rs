@@ -117,15 +117,7 @@ fn a_session_in_the_browser_is_run_and_its_export_reproduces_it() {
     b.screenshot_of("#run", &shots.join("04b-runs-on.png"));
 
     // run, and wait for the map
-    b.eval(r##"document.getElementById("run-btn").click(); true"##);
-    b.wait_for(
-        "S.lastResult !== null || document.getElementById('run-err').textContent !== ''",
-        Duration::from_secs(240),
-    );
-    assert_eq!(
-        b.eval("document.getElementById('run-err').textContent"),
-        Value::from("")
-    );
+    run_session(&mut b);
     assert_eq!(
         b.eval("!!document.querySelector('#res-map svg')"),
         Value::Bool(true)
@@ -160,18 +152,9 @@ fn a_session_in_the_browser_is_run_and_its_export_reproduces_it() {
         b.eval(
             r##"const e = document.getElementById("engine");
             e.value = "datafusion"; e.dispatchEvent(new Event("change"));
-            document.getElementById("memory-limit").value = "256MiB";
-            S.lastResult = null;
-            document.getElementById("run-btn").click(); true"##,
+            document.getElementById("memory-limit").value = "256MiB"; true"##,
         );
-        b.wait_for(
-            "S.lastResult !== null || document.getElementById('run-err').textContent !== ''",
-            Duration::from_secs(240),
-        );
-        assert_eq!(
-            b.eval("document.getElementById('run-err').textContent"),
-            Value::from("")
-        );
+        run_session(&mut b);
         let toml = b.eval("S.toml");
         let engine = toml
             .as_str()
@@ -193,6 +176,20 @@ fn a_session_in_the_browser_is_run_and_its_export_reproduces_it() {
         .unwrap();
         assert_eq!(as_f64(&on_df), as_f64(&shown));
     }
+}
+
+/// Clicks Run and waits for the session's results (four minutes at most), which must come
+/// without an error.
+fn run_session(b: &mut Browser) {
+    b.eval(r##"S.lastResult = null; document.getElementById("run-btn").click(); true"##);
+    b.wait_for(
+        "S.lastResult !== null || document.getElementById('run-err').textContent !== ''",
+        Duration::from_secs(240),
+    );
+    assert_eq!(
+        b.eval("document.getElementById('run-err').textContent"),
+        Value::from("")
+    );
 }
 
 /// `v` with every number as a 64-bit float.
