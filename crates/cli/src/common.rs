@@ -42,6 +42,7 @@ impl ReadArgs {
             roles: Vec::new(),
             set_valued: Vec::new(),
             optional_roles: false,
+            select: None,
         }
     }
 }

@@ -91,7 +91,7 @@ mod imp {
     use crate::read::intern::Key;
     use crate::read::onepass::{self, Config};
     use crate::write::{FloatStyle, push_f64, push_i64, write_atomically};
-    use crate::{Bitmap, Column, ColumnData, Schema};
+    use crate::{Bitmap, Column, ColumnData, Kind, Schema};
 
     pub(super) const SCHEMA_KEY: &str = "intruder.schema";
 
@@ -123,6 +123,7 @@ mod imp {
             f.read_exact(&mut head).map_err(io)?;
         }
         let (schema, batches): (Arc<ArrowSchema>, Vec<RecordBatch>) = if head.starts_with(b"PAR1") {
+            use parquet::arrow::ProjectionMask;
             use parquet::arrow::arrow_reader::{
                 ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
             };
@@ -135,6 +136,19 @@ mod imp {
             let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::new())
                 .map_err(|e| bad(&e, "Parquet"))?;
             let schema = meta.schema().clone();
+            // A selection reads only its columns (a projection: the others are not decoded).
+            let projection = match &options.select {
+                Some(_) => {
+                    let (_, plans, _) = plan_columns(path, &schema, options)?;
+                    Some(kept_columns(&plans, options))
+                }
+                None => None,
+            };
+            let mask = projection
+                .as_ref()
+                .map(|keep| ProjectionMask::roots(meta.parquet_schema(), keep.iter().copied()));
+            let nrows = usize::try_from(meta.metadata().file_metadata().num_rows())
+                .map_err(|e| bad(&e, "Parquet"))?;
             // Row groups are decoded in parallel: contiguous runs of them, one reader each, over
             // the same file and metadata; the batches are kept in file order.
             let groups = meta.metadata().num_row_groups();
@@ -145,16 +159,31 @@ mod imp {
             let parts = runs
                 .into_par_iter()
                 .map(|rows| -> Result<Vec<RecordBatch>, DataError> {
-                    ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), meta.clone())
-                        .with_row_groups(rows)
-                        .with_batch_size(1 << 16)
+                    let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                        bytes.clone(),
+                        meta.clone(),
+                    )
+                    .with_row_groups(rows)
+                    .with_batch_size(1 << 16);
+                    if let Some(mask) = &mask {
+                        builder = builder.with_projection(mask.clone());
+                    }
+                    builder
                         .build()
                         .map_err(|e| bad(&e, "Parquet"))?
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|e| bad(&e, "Parquet"))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            (schema, parts.into_iter().flatten().collect())
+            let batches = parts.into_iter().flatten().collect();
+            return from_columns(
+                path,
+                &schema,
+                batches,
+                options,
+                projection.as_deref(),
+                nrows,
+            );
         } else {
             let reader = arrow_ipc::reader::FileReader::try_new(file, None)
                 .map_err(|e| bad(&e, "Arrow IPC"))?;
@@ -167,12 +196,93 @@ mod imp {
         from_batches(path, &schema, batches, options)
     }
 
+    /// The data set of a file's record batches (every column of `schema`).
     pub(crate) fn from_batches(
         path: &Path,
         schema: &ArrowSchema,
         batches: Vec<RecordBatch>,
         options: &ReadOptions,
     ) -> Result<Dataset, DataError> {
+        let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        from_columns(path, schema, batches, options, None, nrows)
+    }
+
+    /// The columns of `schema` that `options`' selection keeps (all when it has none).
+    fn kept_columns(plans: &[ColPlan], options: &ReadOptions) -> Vec<usize> {
+        (0..plans.len())
+            .filter(|&j| {
+                options
+                    .select
+                    .as_ref()
+                    .is_none_or(|s| s.keeps(&plans[j].name, plans[j].role))
+            })
+            .collect()
+    }
+
+    /// The data set of a file's `nrows` records from its record batches: of every column of
+    /// `schema`, or of the columns `projection` lists when the batches hold only those. A
+    /// selection's other columns are not converted and are listed as [`Dataset::unread`].
+    fn from_columns(
+        path: &Path,
+        schema: &ArrowSchema,
+        batches: Vec<RecordBatch>,
+        options: &ReadOptions,
+        projection: Option<&[usize]>,
+        nrows: usize,
+    ) -> Result<Dataset, DataError> {
+        let (options, plans, cfg) = plan_columns(path, schema, options)?;
+        let kept = kept_columns(&plans, &options);
+        // Each kept column's arrays held by that column alone, so that they are freed as soon
+        // as it is converted: the decoded file and the table never both exist whole.
+        let per_column: Vec<Vec<ArrayRef>> = kept
+            .iter()
+            .enumerate()
+            .map(|(p, &j)| {
+                let at = if projection.is_some() { p } else { j };
+                batches.iter().map(|b| b.column(at).clone()).collect()
+            })
+            .collect();
+        drop(batches);
+        let mut is_kept = vec![false; plans.len()];
+        kept.iter().for_each(|&j| is_kept[j] = true);
+        let unread = (0..plans.len())
+            .filter(|&j| !is_kept[j])
+            .map(|j| {
+                let stored = schema.field(j).data_type();
+                let kind = plans[j].declared_kind().unwrap_or(if is_int(stored) {
+                    Kind::Integer
+                } else if is_float(stored) {
+                    Kind::Float
+                } else {
+                    Kind::String
+                });
+                (plans[j].name.clone(), kind, plans[j].role)
+            })
+            .collect();
+        let columns = kept
+            .par_iter()
+            .zip(per_column)
+            .map(|(&j, arrays)| {
+                let refs: Vec<&ArrayRef> = arrays.iter().collect();
+                let c = column(path, &plans[j], &refs, nrows, &cfg);
+                drop(refs);
+                drop(arrays);
+                c
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut ds = Dataset::split_truth_rows(PathBuf::from(path), columns, nrows)?;
+        ds.unread = unread;
+        Ok(ds)
+    }
+
+    /// The read options with the schema written into the file when the user gives none, the
+    /// plan of every column of `schema` (names checked: non-empty and distinct), and the
+    /// configuration.
+    fn plan_columns(
+        path: &Path,
+        schema: &ArrowSchema,
+        options: &ReadOptions,
+    ) -> Result<(ReadOptions, Vec<ColPlan>, Config), DataError> {
         let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
         // The schema written into the file applies when the user gives none.
         let mut options = options.clone();
@@ -202,25 +312,7 @@ mod imp {
                 categories_stay(plan, schema.field(j).data_type(), &cfg)
             })
             .collect();
-        let nrows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        // Each column's arrays held by that column alone, so that they are freed as soon as
-        // it is converted: the decoded file and the table never both exist whole.
-        let per_column: Vec<Vec<ArrayRef>> = (0..names.len())
-            .map(|j| batches.iter().map(|b| b.column(j).clone()).collect())
-            .collect();
-        drop(batches);
-        let columns = plans
-            .par_iter()
-            .zip(per_column)
-            .map(|(plan, arrays)| {
-                let refs: Vec<&ArrayRef> = arrays.iter().collect();
-                let c = column(path, plan, &refs, nrows, &cfg);
-                drop(refs);
-                drop(arrays);
-                c
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Dataset::split_truth(PathBuf::from(path), columns)
+        Ok((options, plans, cfg))
     }
 
     /// The plan of a column of Arrow type `t`: a dictionary whose kind is not declared is

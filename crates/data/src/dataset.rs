@@ -2,7 +2,7 @@
 //! evaluator's side (`intruder-eval`) and the surfaces see a [`Dataset`]; methods see its
 //! [`Table`].
 
-use crate::{Column, DataError, Role, Schema, Table};
+use crate::{Column, DataError, Kind, Role, Schema, Table};
 
 /// A table and the ground-truth columns of the same file, row for row, as loaded.
 ///
@@ -20,6 +20,12 @@ pub struct Dataset {
     /// mark detected from the first lines), one sentence each naming the file: the command
     /// line prints them as `note:`, Python raises them as warnings.
     pub notes: Vec<String>,
+    /// The file's columns a read with a selection ([`crate::Select`]) left out: name, kind
+    /// and role. The kind is the one declared, else the one read (CSV), else the one
+    /// stored (Parquet, Arrow IPC and statistical files: integers, floats; text as a string,
+    /// since a text column not read is not told categorical). Writing the data set writes only
+    /// the columns read.
+    pub unread: Vec<(String, Kind, Role)>,
 }
 
 impl Dataset {
@@ -28,23 +34,51 @@ impl Dataset {
         source: impl Into<intruder_table::SourceLabel>,
         columns: Vec<Column>,
     ) -> Result<Self, DataError> {
+        let nrows = columns.first().map_or(0, Column::len);
+        Dataset::split_truth_rows(source, columns, nrows)
+    }
+
+    /// [`Dataset::split_truth`] of a file of `nrows` records, so that a table keeps its rows
+    /// when no column of it was read (a file read for its truth alone).
+    pub fn split_truth_rows(
+        source: impl Into<intruder_table::SourceLabel>,
+        columns: Vec<Column>,
+        nrows: usize,
+    ) -> Result<Self, DataError> {
         let (truth, rest): (Vec<Column>, Vec<Column>) =
             columns.into_iter().partition(|c| c.role() == Role::Truth);
-        if let (Some(t), Some(r)) = (truth.first(), rest.first())
-            && t.len() != r.len()
-        {
+        if let Some(t) = truth.iter().find(|t| t.len() != nrows) {
             return Err(DataError::Invalid(format!(
-                "truth column '{}' has {} rows, the table {}",
+                "truth column '{}' has {} rows, the table {nrows}",
                 t.name(),
                 t.len(),
-                r.len()
             )));
         }
         Ok(Dataset {
-            table: Table::new(source, rest)?,
+            table: Table::with_rows(source, rest, nrows)?,
             truth,
             notes: Vec::new(),
+            unread: Vec::new(),
         })
+    }
+
+    /// The columns `select` keeps; the others are listed in [`Dataset::unread`].
+    pub fn selected(self, select: &crate::Select) -> Result<Dataset, DataError> {
+        let nrows = self.table.nrows();
+        let source = self.table.source().clone();
+        let mut unread = self.unread;
+        let mut kept = Vec::new();
+        for c in self.table.into_columns().into_iter().chain(self.truth) {
+            if select.keeps(c.name(), c.role()) {
+                kept.push(c);
+            } else {
+                unread.push((c.name().to_string(), c.kind(), c.role()));
+            }
+        }
+        let mut ds = Dataset::split_truth_rows(source, kept, nrows)?;
+        ds.notes = self.notes;
+        ds.unread = unread;
+        Ok(ds)
     }
 
     /// The rows `rows` of table and truth.
@@ -53,6 +87,7 @@ impl Dataset {
             table: self.table.take(rows),
             truth: self.truth.iter().map(|c| c.take(rows)).collect(),
             notes: self.notes.clone(),
+            unread: self.unread.clone(),
         }
     }
 
@@ -67,9 +102,12 @@ impl Dataset {
     }
 
     /// The columns of table and truth, for checking parameters against
-    /// ([`crate::params::ColumnSet::of_parts`]).
+    /// ([`crate::params::ColumnSet::of_parts`]), and the columns a selection left
+    /// [`unread`](Dataset::unread) (their values not known).
     pub fn column_set(&self) -> crate::params::ColumnSet {
-        crate::params::ColumnSet::of_parts(&self.table, &self.truth)
+        let mut set = crate::params::ColumnSet::of_parts(&self.table, &self.truth);
+        set.columns.extend(self.unread.iter().cloned());
+        set
     }
 
     /// The schema of table and truth columns together.

@@ -24,7 +24,12 @@ pub fn read_timed(
 ) -> Result<Dataset, DataError> {
     crate::install_table_reader();
     let start = Instant::now();
-    let result = read_any(path, options).and_then(|ds| crate::read::no_records(path, ds));
+    let result = read_any(path, options)
+        .and_then(|ds| match &options.select {
+            Some(select) => ds.selected(select),
+            None => Ok(ds),
+        })
+        .and_then(|ds| crate::read::no_records(path, ds));
     timings.add(Timings::READ, start.elapsed());
     result
 }

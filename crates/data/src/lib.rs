@@ -22,6 +22,12 @@
 //!   the keys do not allow it, without parsing it again. An engine that needs every key at
 //!   once (wildcard matching) makes the parts whole with [`keys::Keys::from_parts`]: the key
 //!   codes [`keys::Keys::encode`] makes of the table.
+//! - A caller that needs only some columns reads a selection ([`Select`]: columns by name and
+//!   by role): Parquet and Arrow IPC decode only those, CSV drops the others once parsed, and
+//!   the data set lists the others as [`Dataset::unread`] (name, kind, role), so that
+//!   parameters are still checked against every column of the file. The command line's engine
+//!   runs read so: the engine reads the key columns itself, the driver only the truth and the
+//!   ids.
 //!
 //! # Example
 //! ```
@@ -53,7 +59,7 @@ pub use intruder_table::{
 };
 pub use load::{Input, load, load_timed, schema_beside};
 pub use read::chunked::{CsvFile, CsvKeys};
-pub use read::{DEFAULT_MISSING, FileFormat, ReadOptions, read_csv_from, reference};
+pub use read::{DEFAULT_MISSING, FileFormat, ReadOptions, Select, read_csv_from, reference};
 
 /// Installs this crate's reader as the one [`intruder_table::read_table`] calls: a data file
 /// read as [`load`] reads it with no options (the schema beside it, the format told by its

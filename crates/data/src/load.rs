@@ -59,6 +59,8 @@ pub struct Input {
     /// Roles naming a column the file lacks are skipped ([`ReadOptions::optional_overrides`]):
     /// the caller reports every such name with its parameter.
     pub optional_roles: bool,
+    /// Read only some columns ([`ReadOptions::select`]): every column when `None`.
+    pub select: Option<crate::Select>,
 }
 
 impl Input {
@@ -91,6 +93,7 @@ impl Input {
         opts.decimal = self.decimal;
         opts.missing = self.missing_tokens.clone();
         opts.optional_overrides = self.optional_roles;
+        opts.select = self.select.clone();
         for (name, role) in &self.roles {
             opts.override_spec(name).role = Some(*role);
         }

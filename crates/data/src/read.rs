@@ -50,6 +50,29 @@ pub struct ReadOptions {
     /// skipped instead of refused: the caller checks those names itself (the command line's parameters, each
     /// problem with its parameter and a did-you-mean, all at once).
     pub optional_overrides: bool,
+    /// Read only some columns ([`Select`]); every column when `None`.
+    pub select: Option<Select>,
+}
+
+/// The columns a read keeps: those named and those whose role (as the schema and the overrides
+/// give it) is one of `roles`. The other columns are still checked against the schema and the
+/// overrides by name, and listed in [`Dataset::unread`], but they are not decoded where the
+/// format allows it (Parquet and Arrow IPC: a projection; SPSS, Stata, SAS: not converted),
+/// and are dropped once parsed in CSV; their cells' errors are not reported. A name the file
+/// lacks is not an error here: the caller checks the names it needs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Select {
+    /// Columns kept by name.
+    pub names: Vec<String>,
+    /// Columns kept by role.
+    pub roles: Vec<Role>,
+}
+
+impl Select {
+    /// Whether a column called `name` with role `role` is kept.
+    pub fn keeps(&self, name: &str, role: Role) -> bool {
+        self.roles.contains(&role) || self.names.iter().any(|n| n == name)
+    }
 }
 
 impl ReadOptions {

@@ -86,6 +86,224 @@ mod with_parquet {
         assert!(e.contains("no records"), "{e}");
     }
 
+    /// A read with a selection keeps the columns named and those of the roles given, the
+    /// same in CSV, Parquet and Arrow IPC: the others are listed unread with their kind and
+    /// role (checked against, never read), the row count stays when no table column is kept,
+    /// and the schema is still checked against every column of the file.
+    #[test]
+    fn a_selection_reads_its_columns_alone_in_every_format() {
+        use intruder_data::Select;
+        let text = "rec,pid,age,sex,income,name\n\
+                    r1,p1,40,M,1200.5,Smith\n\
+                    r2,p2,36,F,,Jones\n\
+                    r3,p3,.,M,980,\n";
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("in.csv");
+        std::fs::write(&csv, text).unwrap();
+        std::fs::write(
+            dir.path().join("in.schema.toml"),
+            "[columns.rec]\nrole = \"identifier\"\n[columns.age]\nrole = \"key\"\n\
+             [columns.sex]\nrole = \"key\"\ntype = \"categorical\"\n",
+        )
+        .unwrap();
+        let whole = load(&csv, &Input::default().with_role(&["pid"], Role::Truth)).unwrap();
+        let pq = dir.path().join("in.parquet");
+        whole.write_file(&pq).unwrap();
+        let ipc = dir.path().join("in.arrow");
+        {
+            let batch = RecordBatch::try_from_iter([
+                (
+                    "rec",
+                    Arc::new(StringArray::from(vec!["r1", "r2", "r3"])) as ArrayRef,
+                ),
+                (
+                    "pid",
+                    Arc::new(StringArray::from(vec!["p1", "p2", "p3"])) as ArrayRef,
+                ),
+                (
+                    "age",
+                    Arc::new(Int32Array::from(vec![Some(40), Some(36), None])) as ArrayRef,
+                ),
+                (
+                    "sex",
+                    Arc::new(StringArray::from(vec!["M", "F", "M"])) as ArrayRef,
+                ),
+                (
+                    "income",
+                    Arc::new(arrow_array::Float64Array::from(vec![
+                        Some(1200.5),
+                        None,
+                        Some(980.0),
+                    ])) as ArrayRef,
+                ),
+                (
+                    "name",
+                    Arc::new(StringArray::from(vec![Some("Smith"), Some("Jones"), None]))
+                        as ArrayRef,
+                ),
+            ])
+            .unwrap();
+            let f = std::fs::File::create(&ipc).unwrap();
+            let mut w = arrow_ipc::writer::FileWriter::try_new(f, &batch.schema()).unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+        }
+        std::fs::copy(
+            dir.path().join("in.schema.toml"),
+            dir.path().join("in_ipc.schema.toml"),
+        )
+        .unwrap();
+        let schema = Some(dir.path().join("in.schema.toml"));
+        let read = |path: &std::path::Path, select: Select| {
+            let input = Input {
+                schema: schema.clone(),
+                select: Some(select),
+                ..Input::default()
+            }
+            .with_role(&["pid"], Role::Truth);
+            load(path, &input)
+        };
+        let truth_and_ids = Select {
+            names: vec!["income".into()],
+            roles: vec![Role::Truth, Role::Identifier],
+        };
+        for path in [&csv, &pq, &ipc] {
+            let ds = read(path, truth_and_ids.clone()).unwrap();
+            assert_eq!(
+                ds.table.names(),
+                vec!["rec", "income"],
+                "{}",
+                path.display()
+            );
+            assert_eq!(ds.table.nrows(), 3);
+            assert_eq!(ds.table.column("rec").unwrap().text(2).unwrap(), "r3");
+            assert_eq!(ds.table.column("income").unwrap().kind(), Kind::Float);
+            assert!(ds.table.column("income").unwrap().is_missing(1));
+            assert_eq!(ds.truth_column("pid").unwrap().text(1).unwrap(), "p2");
+            let unread: Vec<(String, Kind, Role)> = ds.unread.clone();
+            assert_eq!(
+                unread,
+                vec![
+                    ("age".to_string(), Kind::Integer, Role::Key),
+                    ("sex".to_string(), Kind::Categorical, Role::Key),
+                    // Read from the CSV, declared in the schema written into the Parquet
+                    // file; a text column of an Arrow file with no schema is not told
+                    // categorical without being read.
+                    (
+                        "name".to_string(),
+                        if path == &ipc {
+                            Kind::String
+                        } else {
+                            Kind::Categorical
+                        },
+                        Role::Other
+                    ),
+                ],
+                "{}",
+                path.display()
+            );
+            // Checked against as columns of the file, the unread ones included.
+            let set = ds.column_set();
+            assert_eq!(set.with_role(Role::Key), vec!["age", "sex"]);
+            assert!(
+                set.check_usable("sex", intruder_data::params::ColumnNeed::Any)
+                    .is_ok()
+            );
+            assert!(
+                set.check_usable("pid", intruder_data::params::ColumnNeed::Any)
+                    .is_err()
+            );
+            // No table column kept: the rows are still the file's.
+            let ds = read(
+                path,
+                Select {
+                    names: Vec::new(),
+                    roles: vec![Role::Truth],
+                },
+            )
+            .unwrap();
+            assert_eq!((ds.table.ncols(), ds.table.nrows()), (0, 3));
+            assert_eq!(ds.truth.len(), 1);
+            // The same columns as a whole read's, value for value.
+            let ds = read(
+                path,
+                Select {
+                    names: vec!["age".into(), "name".into()],
+                    roles: Vec::new(),
+                },
+            )
+            .unwrap();
+            for n in ["age", "name"] {
+                let (a, b) = (ds.table.column(n).unwrap(), whole.table.column(n).unwrap());
+                assert_eq!(
+                    (0..3).map(|i| a.text(i)).collect::<Vec<_>>(),
+                    (0..3).map(|i| b.text(i)).collect::<Vec<_>>()
+                );
+            }
+            // The schema still names a column the file lacks: an error, selection or not.
+            let bad = dir.path().join("bad.schema.toml");
+            std::fs::write(&bad, "[columns.agee]\nrole = \"key\"\n").unwrap();
+            let e = load(
+                path,
+                &Input {
+                    schema: Some(bad),
+                    select: Some(truth_and_ids.clone()),
+                    ..Input::default()
+                },
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("agee"), "{e}");
+        }
+        // A column that is not read is not decoded: a type the reader refuses (dates) does
+        // not stop a read that leaves it out, in Parquet or Arrow IPC.
+        let batch = RecordBatch::try_from_iter([
+            (
+                "pid",
+                Arc::new(StringArray::from(vec!["p1", "p2"])) as ArrayRef,
+            ),
+            (
+                "when",
+                Arc::new(arrow_array::Date32Array::from(vec![1, 2])) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let dated_pq = dir.path().join("dated.parquet");
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            std::fs::File::create(&dated_pq).unwrap(),
+            batch.schema(),
+            None,
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let dated_ipc = dir.path().join("dated.arrow");
+        let mut w = arrow_ipc::writer::FileWriter::try_new(
+            std::fs::File::create(&dated_ipc).unwrap(),
+            &batch.schema(),
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+        for path in [&dated_pq, &dated_ipc] {
+            let e = load(path, &Input::default()).unwrap_err().to_string();
+            assert!(e.contains("is not read"), "{e}");
+            let only = Input {
+                select: Some(Select {
+                    names: vec!["pid".into()],
+                    roles: Vec::new(),
+                }),
+                ..Input::default()
+            };
+            let ds = load(path, &only).unwrap();
+            assert_eq!(ds.table.names(), vec!["pid"]);
+            assert_eq!(
+                ds.unread,
+                vec![("when".to_string(), Kind::String, Role::Other)]
+            );
+        }
+    }
+
     /// Files as other tools write them by default: Parquet compressed with zstd (Polars),
     /// snappy (pyarrow, DuckDB), gzip, LZ4, Brotli or nothing, and Arrow IPC (Feather)
     /// compressed with LZ4 (pandas' `to_feather`) or zstd, all read as the same table, and

@@ -119,6 +119,7 @@ fn write(spec: &EngineSpec, table: &Table, keys: &[&str]) -> Result<Written, Eng
         table: kept,
         truth: Vec::new(),
         notes: Vec::new(),
+        unread: Vec::new(),
     };
     intruder_data::write_parquet(&path, &ds)?;
     Ok(Written { path, _dir: dir })

@@ -3,7 +3,7 @@
 
 use intruder_attack::{AttackError, KeyMap, Knowledge};
 use intruder_data::params::{ColumnNeed, ColumnSet, Problem};
-use intruder_data::{Column, DataError, Dataset, Role, Table};
+use intruder_data::{Column, DataError, Dataset, Kind, Role, Table};
 use intruder_defence::ChangeLog;
 
 use crate::truth::Truth;
@@ -72,6 +72,9 @@ pub fn twin_rows(
 pub struct Labelled {
     table: Table,
     truth: Truth,
+    /// The file's columns a selection left unread ([`Dataset::unread`]): checked against by
+    /// name, never read.
+    unread: Vec<(String, Kind, Role)>,
 }
 
 fn rows_differ(what: &str, table: &Table, n: usize) -> DataError {
@@ -88,7 +91,11 @@ impl Labelled {
     pub fn new(table: Table, truth: Truth) -> Result<Labelled, DataError> {
         match truth.nrows() {
             Some(n) if n != table.nrows() => Err(rows_differ("the truth", &table, n)),
-            _ => Ok(Labelled { table, truth }),
+            _ => Ok(Labelled {
+                table,
+                truth,
+                unread: Vec::new(),
+            }),
         }
     }
 
@@ -98,6 +105,7 @@ impl Labelled {
         Labelled {
             table: data.table,
             truth: Truth::new(data.truth),
+            unread: data.unread,
         }
     }
 
@@ -107,6 +115,7 @@ impl Labelled {
             table: self.table,
             truth: self.truth.into_columns(),
             notes: Vec::new(),
+            unread: self.unread,
         }
     }
 
@@ -136,14 +145,19 @@ impl Labelled {
     /// starts each problem (`keys`, `attack[1].keys`).
     pub fn check_keys(&self, released: &Labelled, keys: &KeyMap, path: &str) -> Vec<Problem> {
         check_key_columns(
-            Some(&ColumnSet::of_parts(self.table(), self.truth().columns())),
-            Some(&ColumnSet::of_parts(
-                released.table(),
-                released.truth().columns(),
-            )),
+            Some(&self.column_set()),
+            Some(&released.column_set()),
             keys,
             path,
         )
+    }
+
+    /// The columns of table and truth ([`ColumnSet::of_parts`]) and those a selection left
+    /// unread (their values not known).
+    pub fn column_set(&self) -> ColumnSet {
+        let mut set = ColumnSet::of_parts(self.table(), self.truth().columns());
+        set.columns.extend(self.unread.iter().cloned());
+        set
     }
 
     /// The records `rows`, in that order, of table and truth.
@@ -151,6 +165,7 @@ impl Labelled {
         Labelled {
             table: self.table.take(rows),
             truth: self.truth.take(rows),
+            unread: self.unread.clone(),
         }
     }
 
@@ -199,6 +214,7 @@ impl Labelled {
         Ok(Labelled {
             table: masked,
             truth: self.truth.take(kept_rows),
+            unread: Vec::new(),
         })
     }
 
@@ -215,6 +231,7 @@ impl Labelled {
         Ok(Labelled {
             table: masked,
             truth: self.truth.no_one(n),
+            unread: Vec::new(),
         })
     }
 
@@ -235,6 +252,7 @@ impl Labelled {
         Ok(Labelled {
             table,
             truth: self.truth,
+            unread: Vec::new(),
         })
     }
 

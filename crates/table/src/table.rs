@@ -94,8 +94,19 @@ pub struct Table {
 impl Table {
     /// Builds a table. Columns must have distinct names, equal lengths and no truth role.
     pub fn new(source: impl Into<SourceLabel>, columns: Vec<Column>) -> Result<Self, DataError> {
-        let source = source.into();
         let nrows = columns.first().map_or(0, Column::len);
+        Table::with_rows(source, columns, nrows)
+    }
+
+    /// [`Table::new`] with its number of rows given, so that a table may have rows and no
+    /// column (a file read for its truth and row count alone); every column must have `nrows`
+    /// rows.
+    pub fn with_rows(
+        source: impl Into<SourceLabel>,
+        columns: Vec<Column>,
+        nrows: usize,
+    ) -> Result<Self, DataError> {
+        let source = source.into();
         let mut index = HashMap::with_capacity(columns.len());
         for (i, c) in columns.iter().enumerate() {
             if c.role() == Role::Truth {
@@ -106,10 +117,13 @@ impl Table {
             }
             if c.len() != nrows {
                 return Err(DataError::Invalid(format!(
-                    "column '{}' has {} rows, column '{}' has {nrows}",
+                    "column '{}' has {} rows, {} has {nrows}",
                     c.name(),
                     c.len(),
-                    columns[0].name()
+                    match i {
+                        0 => "the table".to_string(),
+                        _ => format!("column '{}'", columns[0].name()),
+                    }
                 )));
             }
             if index.insert(c.name().to_string(), i).is_some() {
@@ -147,6 +161,11 @@ impl Table {
     /// Number of columns.
     pub fn ncols(&self) -> usize {
         self.columns.len()
+    }
+
+    /// The columns, taken out of the table.
+    pub fn into_columns(self) -> Vec<Column> {
+        self.columns
     }
 
     /// The columns in order.

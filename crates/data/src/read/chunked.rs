@@ -667,6 +667,11 @@ impl ColPlan {
         }
     }
 
+    /// The kind the schema or an override declares.
+    pub(crate) fn declared_kind(&self) -> Option<Kind> {
+        self.spec.kind
+    }
+
     /// This plan for a column that arrives as categories (an Arrow dictionary: a pandas
     /// category, a polars Categorical or Enum; a labelled variable of a statistical file) when
     /// its kind was not declared: declared categorical, so that it stays categorical whatever
