@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use intruder::Surface;
 use intruder::attack::{
     AttackRequest, AttackRun, Placement, TruthNames, attack, check_keys_before_reading, configure,
-    explain_pair,
+    engine_selection, explain_pair,
 };
 use intruder::questions::Question;
 use intruder_attack::{Waterfall, docs};
@@ -242,7 +242,14 @@ pub fn run(a: Args) -> Result<()> {
     check_outputs(&a, &ipath, &rpath)?;
     let mut timings = Timings::new();
     let inputs = engine_inputs(&a);
-    let read_as = with_truth(&a, &inputs);
+    let engine = a.engine.spec()?;
+    let mut read_as = with_truth(&a, &inputs);
+    // An engine reads the files itself: the command line reads only what it scores with.
+    if engine.is_some()
+        && let Some([i, r]) = engine_selection(&configured, &truth_names(&a), a.pairs_out.is_some())
+    {
+        (read_as.0.select, read_as.1.select) = (Some(i), Some(r));
+    }
     let options = (
         read_as.0.read_options(&ipath)?,
         read_as.1.read_options(&rpath)?,
@@ -254,7 +261,7 @@ pub fn run(a: Args) -> Result<()> {
     )?;
     let (intruder, released) =
         load_files((&ipath, &rpath), (&read_as.0, &read_as.1), &mut timings)?;
-    let placement = match a.engine.spec()? {
+    let placement = match engine {
         None => Placement::Local,
         Some(spec) => Placement::Engine {
             spec,

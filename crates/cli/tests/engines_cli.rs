@@ -297,6 +297,120 @@ fn risk_and_exact_are_the_same_on_every_engine() {
     drop(cluster);
 }
 
+/// An engine reads the files itself, so the command line reads of them only the truth, the
+/// identifier columns and the released sensitive variable: the keys, unread on the driver,
+/// are still taken from the schema's roles and checked by name (a misspelt key, a key that is
+/// the truth), and `--pairs-out` names records by their identifier, as the local run does.
+#[test]
+fn an_engine_run_reads_the_truth_and_ids_alone_and_checks_keys_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut rel, mut int) = (
+        String::from("rec,id,region,age,sex,income\n"),
+        String::from("rec,pid,region,age,sex,income_true\n"),
+    );
+    let regions = ["north", "south", "east", "west"];
+    for i in 0..400u64 {
+        let region = regions[(unit(7, i) * 4.0) as usize % 4];
+        let age = 20 + 5 * ((unit(8, i) * 10.0) as u64 % 10);
+        let sex = if unit(9, i) < 0.5 { "f" } else { "m" };
+        let income = 1000 + (unit(10, i) * 50.0) as u64 * 100;
+        rel.push_str(&format!("R{i:04},{i},{region},{age},{sex},{income}\n"));
+        if i % 3 == 0 {
+            int.push_str(&format!("I{i:04},{i},{region},{age},{sex},{income}\n"));
+        }
+    }
+    let roles = "[columns.rec]\nrole = \"identifier\"\n\
+                 [columns.region]\nrole = \"key\"\n[columns.age]\nrole = \"key\"\n\
+                 [columns.sex]\nrole = \"key\"\n";
+    for (name, text) in [("released", &rel), ("intruder", &int)] {
+        std::fs::write(dir.path().join(format!("{name}.csv")), text).unwrap();
+        std::fs::write(dir.path().join(format!("{name}.schema.toml")), roles).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("spec.toml"),
+        "blocking = [[\"region\"]]\ncomparison = [\n  { column = \"age\", preset = \"exact\" },\n  { column = \"sex\", preset = \"exact\" },\n]\n",
+    )
+    .unwrap();
+    let base = [
+        "attack",
+        "--intruder",
+        "intruder.csv",
+        "--released",
+        "released.csv",
+        "--truth-intruder",
+        "pid",
+        "--truth-released",
+        "id",
+        "--format",
+        "json",
+    ];
+    let runs: [&[&str]; 2] = [
+        // keys from the schema's roles; attribute disclosure on the released income
+        &[
+            "--method",
+            "exact",
+            "--sensitive",
+            "income",
+            "--sensitive-truth",
+            "income_true",
+        ],
+        &[
+            "--method",
+            "fellegi-sunter",
+            "--linkage-spec",
+            "spec.toml",
+            "--pairs-out",
+            "PAIRS",
+        ],
+    ];
+    for extra in runs {
+        let run = |engine: &str| {
+            let mut a: Vec<&str> = base.iter().chain(extra).copied().collect();
+            let pairs = format!("pairs-{engine}.csv");
+            if let Some(p) = a.iter().position(|&x| x == "PAIRS") {
+                a[p] = &pairs;
+            }
+            a.extend(["--engine", engine]);
+            let (ok, out, err) = intruder(&a, dir.path());
+            assert!(ok, "{a:?}: {err}");
+            let written = std::fs::read_to_string(dir.path().join(&pairs)).ok();
+            (figures(&out), written)
+        };
+        let (local, local_pairs) = run("local");
+        let (engine, engine_pairs) = run("datafusion");
+        if let Some(d) = differs(&local, &engine, "$") {
+            panic!("{extra:?}: {d}");
+        }
+        assert_eq!(local["keys"], engine["keys"], "{extra:?}");
+        assert_eq!(local_pairs, engine_pairs, "{extra:?}");
+        if let Some(p) = engine_pairs {
+            // records named by their identifier column, which the driver read
+            let first = p.lines().nth(1).unwrap_or_default();
+            assert!(first.starts_with('I') && first.contains(",R"), "{first}");
+        }
+    }
+    // Keys checked by name against every column of the files, those the driver left unread.
+    for (keys, needles) in [
+        ("regoin,age", &["regoin", "region"][..]),
+        ("pid,age", &["ground truth"][..]),
+    ] {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend([
+            "--method",
+            "exact",
+            "--keys",
+            keys,
+            "--engine",
+            "datafusion",
+        ]);
+        let (ok, _, err) = intruder(&a, dir.path());
+        assert!(!ok, "{a:?}");
+        for n in needles {
+            assert!(err.contains(n), "{keys}: {err}");
+        }
+    }
+}
+
 #[test]
 fn what_an_engine_does_not_run_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();

@@ -15,9 +15,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use intruder_attack::{ATTACK_COMMON, Configured, KeyMap, LinkModel, Linkage, Waterfall};
-use intruder_data::params::{self, ColumnSet, Problem, ReadContext};
+use intruder_data::params::{self, Problem, ReadContext};
 use intruder_data::report::Report;
-use intruder_data::{ColumnarFile, Input, ReadOptions, Table, Timings};
+use intruder_data::{ColumnarFile, Input, ReadOptions, Role, Select, Table, Timings};
 use intruder_engine::EngineSpec;
 use intruder_eval::{
     EvalOptions, Evaluation, Labelled, TruthIds, check_key_columns, evaluate, twin_rows,
@@ -221,7 +221,7 @@ fn choose_keys(
     released: &Labelled,
 ) -> Result<KeyMap> {
     if request.configured.key_names(&[]).is_none() {
-        let columns = ColumnSet::of_parts(intruder.table(), intruder.truth().columns());
+        let columns = intruder.column_set();
         params::fill_from_roles(&mut request.params, &[ATTACK_COMMON], &columns);
         request.configured = configure(&request.params, request.surface_name)?;
     }
@@ -267,6 +267,47 @@ pub fn check_keys_before_reading(
         return Err(problems(surface_name, bad));
     }
     Ok(())
+}
+
+/// What the driver of an engine run reads of each file (the intruder's, the released), when
+/// the engine reads the files themselves: the truth columns (the evaluator's), the released
+/// sensitive variable (attribute disclosure) and, with `row_ids` (`--pairs-out` names records
+/// so), the identifier columns; none of the key columns, which the engine reads on its own.
+/// `None` when the run needs the keys' values on the driver (Fellegi–Sunter without a linkage
+/// specification, which is inferred from the values) or restricts the released table to
+/// twins.
+pub fn engine_selection(
+    configured: &Configured,
+    truth: &TruthNames,
+    row_ids: bool,
+) -> Option<[Select; 2]> {
+    use intruder_attack::fellegi_sunter::FellegiSunter;
+    let inferred = configured
+        .attack
+        .as_any()
+        .and_then(|a| a.downcast_ref::<FellegiSunter>())
+        .is_some_and(|fs| fs.params().spec.is_none());
+    if inferred || configured.common.twins_only {
+        return None;
+    }
+    let mut roles = vec![Role::Truth];
+    if row_ids {
+        roles.push(Role::Identifier);
+    }
+    Some([
+        Select {
+            names: truth.intruder_columns(),
+            roles: roles.clone(),
+        },
+        Select {
+            names: truth
+                .released_columns()
+                .into_iter()
+                .chain(configured.common.sensitive.clone())
+                .collect(),
+            roles,
+        },
+    ])
 }
 
 /// Refuses an attack with nothing to score: neither truth ids nor a sensitive variable with
@@ -347,11 +388,10 @@ pub fn attack(
     let twins = twins(&request, truth.as_ref(), intruder, released)?;
     let restricted = twins.as_ref().map(|rows| released.table().take(rows));
     let attacked = restricted.as_ref().unwrap_or(released.table());
-    let knowledge = intruder.knowledge(keys.clone())?;
     let attack = request.configured.attack.as_ref();
     let linked = timings.time("attack", || match &request.placement {
         Placement::Local => attack
-            .link(&knowledge, attacked, request.seed)
+            .link(&intruder.knowledge(keys.clone())?, attacked, request.seed)
             .map_err(anyhow::Error::from),
         Placement::Engine {
             spec,
@@ -365,6 +405,7 @@ pub fn attack(
                 .map_err(anyhow::Error::from)
         }
         Placement::Engine { spec, files: None } => {
+            let knowledge = intruder.knowledge(keys.clone())?;
             intruder_engine::link_tables(spec, attack, &knowledge, attacked, request.seed)
                 .map_err(anyhow::Error::from)
         }

@@ -23,7 +23,9 @@ use serde_json::{Value, json};
 
 use intruder::attack::TruthNames;
 use intruder_data::params::{ColumnSet, ParamSpec, Problem};
-use intruder_data::{ColumnarFile, Dataset, Input, Kind, ReadOptions, Role, Schema, read_csv};
+use intruder_data::{
+    ColumnarFile, Dataset, Input, Kind, ReadOptions, Role, Schema, Select, read_csv,
+};
 use intruder_eval::Labelled;
 
 mod arrow_in;
@@ -743,6 +745,28 @@ fn side(f: &Option<(PathBuf, ReadOptions)>) -> Option<(&Path, &ReadOptions)> {
     f.as_ref().map(|(p, o)| (p.as_path(), o))
 }
 
+/// How an engine reads a file whose schema is a file or beside it (`None` for a schema given
+/// as a dict, which an engine cannot read: such tables reach it as temporary copies).
+fn engine_input(schema: &Option<SchemaArg>) -> Option<Input> {
+    match schema {
+        Some(SchemaArg::File(p)) => Some(Input {
+            schema: Some(p.clone()),
+            ..Input::default()
+        }),
+        None => Some(Input::default()),
+        Some(SchemaArg::Parsed(_)) => None,
+    }
+}
+
+/// A file read with its options and a selection of columns ([`intruder_data::Select`]).
+fn read_selected(path: &Path, options: &ReadOptions, select: Select) -> Result<Dataset> {
+    let options = ReadOptions {
+        select: Some(select),
+        ..options.clone()
+    };
+    Ok(read_csv(path, &options)?)
+}
+
 fn attack_impl(
     (isrc, ischema): (&Source, &Option<SchemaArg>),
     (rsrc, rschema): (&Source, &Option<SchemaArg>),
@@ -778,8 +802,26 @@ fn attack_impl(
         file(rsrc, rschema, &roles.1)?,
     );
     check_keys_before_reading(&configured, [side(&files.0), side(&files.1)], surface_name)?;
-    let (intruder, _) = isrc.load(ischema, &roles.0, None)?;
-    let (released, _) = rsrc.load(rschema, &roles.1, None)?;
+    // Two files on another engine: the engine reads them itself, and this side only what it
+    // scores with, as the command line does (docs/cluster.md, "What the command line reads").
+    let engine_files = match (isrc, rsrc) {
+        (Source::File(i), Source::File(r)) if !engine.engine.is_local() => engine_input(ischema)
+            .zip(engine_input(rschema))
+            .map(|(ii, ri)| [(i, ii), (r, ri)]),
+        _ => None,
+    };
+    let selection = engine_files
+        .as_ref()
+        .and_then(|_| intruder::attack::engine_selection(&configured, &truth, false));
+    let (intruder, released) = match (selection, &files) {
+        (Some([si, sr]), (Some((ip, io)), Some((rp, ro)))) => {
+            (read_selected(ip, io, si)?, read_selected(rp, ro, sr)?)
+        }
+        _ => (
+            isrc.load(ischema, &roles.0, None)?.0,
+            rsrc.load(rschema, &roles.1, None)?.0,
+        ),
+    };
     let mut warnings: Vec<String> = intruder
         .notes
         .iter()
@@ -795,7 +837,13 @@ fn attack_impl(
         configured,
         truth,
         seed,
-        placement: Placement::of(Some(engine)),
+        placement: match &engine_files {
+            Some([(ip, ii), (rp, ri)]) => Placement::Engine {
+                spec: engine,
+                files: Some([(ip.as_path(), ii), (rp.as_path(), ri)]),
+            },
+            None => Placement::of(Some(engine)),
+        },
         surface: intruder::Surface::Python,
         surface_name,
         intruder_label: isrc.label(),

@@ -614,6 +614,13 @@ def attack(
     ``missing=``, ``top_k=``, ``sensitive=`` with ``sensitive_truth=``, …). ``schema`` applies
     to both tables unless ``intruder_schema``/``released_schema`` are given.
 
+    ``engine="datafusion"`` (with ``memory_limit=``) or ``"ballista://HOST:PORT"`` runs the
+    exact attack and Fellegi–Sunter as the command line's ``--engine`` does, with the same
+    figures (a package built with the ``cluster`` feature). Given two file paths (schemas as
+    files, not dicts), the engine reads the files itself and the package reads only the
+    truth and the released sensitive variable, so memory stays near the engine's limit
+    (docs/cluster.md); given data frames, they reach the engine as temporary copies.
+
     Example::
 
         >>> import pandas as pd, intruder
