@@ -6,7 +6,9 @@
 //! targeting score `r_i` (eqs. 1 and 3).
 
 use intruder_data::WriteFile;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::Path;
 
 use intruder_attack::{AttackError, Candidate, Candidates, Configured, Linkage, ParamError};
@@ -15,6 +17,7 @@ use intruder_data::report::{Figure, Report, Unit};
 use intruder_data::{Column, Table};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::labelled::{Labelled, TruthIds};
@@ -284,36 +287,51 @@ fn twins(
     if let Some(ids) = &opts.truth {
         let ic = intruder_truth.require(intruder, &ids.intruder)?;
         let rc = released_truth.require(released, &ids.released)?;
-        let by_id = released_rows_by_id(rc, released, &ids.released)?;
-        warnings.extend(shared_id_warning(ic, intruder, &ids.intruder));
-        for (i, t) in twin.iter_mut().enumerate() {
+        // The released ids' map and the intruder's shared ids at once, then the look-ups on
+        // every thread (each a few cache misses: the evaluator's main cost on big files).
+        let (by_id, shared) = rayon::join(
+            || released_rows_by_id(rc, released, &ids.released),
+            || shared_id_warning(ic, intruder, &ids.intruder),
+        );
+        let by_id = by_id?;
+        warnings.extend(shared);
+        twin.par_iter_mut().enumerate().for_each(|(i, t)| {
             *t = ic.text(i).and_then(|v| by_id.get(v.as_ref()).copied());
-        }
+        });
     }
     Ok((twin, warnings))
 }
 
+/// Truth ids as keys: borrowed from a text column's cells (no copy per record), hashed with
+/// foldhash (only looked up, never iterated: the order of the map reaches no result).
+type IdMap<'a> = HashMap<Cow<'a, str>, usize, foldhash::fast::RandomState>;
+
 /// The released row of each truth id of column `rc` (called `name`) of `released`; an error
 /// when an id appears twice.
-fn released_rows_by_id(
-    rc: &Column,
+fn released_rows_by_id<'a>(
+    rc: &'a Column,
     released: &Table,
     name: &str,
-) -> Result<HashMap<String, usize>, AttackError> {
-    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rc.len());
+) -> Result<IdMap<'a>, AttackError> {
+    let mut by_id = IdMap::with_capacity_and_hasher(rc.len(), Default::default());
     for j in 0..rc.len() {
-        if let Some(t) = rc.text(j)
-            && let Some(prev) = by_id.insert(t.to_string(), j)
-        {
-            return Err(AttackError::Column {
-                file: released.source().to_string(),
-                name: name.to_string(),
-                message: format!(
-                    "truth id '{t}' appears on rows {} and {}: ids must be unique",
-                    prev + 1,
-                    j + 1
-                ),
-            });
+        let Some(t) = rc.text(j) else { continue };
+        match by_id.entry(t) {
+            Entry::Occupied(e) => {
+                return Err(AttackError::Column {
+                    file: released.source().to_string(),
+                    name: name.to_string(),
+                    message: format!(
+                        "truth id '{}' appears on rows {} and {}: ids must be unique",
+                        e.key(),
+                        e.get() + 1,
+                        j + 1
+                    ),
+                });
+            }
+            Entry::Vacant(e) => {
+                e.insert(j);
+            }
         }
     }
     Ok(by_id)
@@ -325,17 +343,21 @@ fn shared_id_warning(ic: &Column, intruder: &Table, name: &str) -> Option<String
     // Two intruder records with one id are each scored against the released record with
     // that id: legitimate when a unit splits (a household in two wave-2 households, Mitra's
     // design), a slip when every intruder record should be one person — so a warning.
-    let mut seen: HashMap<String, usize> = HashMap::with_capacity(ic.len());
+    let mut seen = IdMap::with_capacity_and_hasher(ic.len(), Default::default());
     let mut shared = 0usize;
     let mut first_shared: Option<(String, usize, usize)> = None;
     for i in 0..ic.len() {
-        if let Some(t) = ic.text(i)
-            && let Some(prev) = seen.insert(t.to_string(), i)
-        {
-            if shared == 0 {
-                first_shared = Some((t.to_string(), prev + 1, i + 1));
+        let Some(t) = ic.text(i) else { continue };
+        match seen.entry(t) {
+            Entry::Occupied(e) => {
+                if shared == 0 {
+                    first_shared = Some((e.key().to_string(), e.get() + 1, i + 1));
+                }
+                shared += 1;
             }
-            shared += 1;
+            Entry::Vacant(e) => {
+                e.insert(i);
+            }
         }
     }
     first_shared.map(|(t, a, b)| {

@@ -55,9 +55,9 @@ pub fn twin_rows(
 ) -> Result<Vec<usize>, AttackError> {
     let ic = intruder.truth.require(&intruder.table, &ids.intruder)?;
     let rc = released.truth.require(&released.table, &ids.released)?;
-    let have: std::collections::HashSet<String> = (0..ic.len())
-        .filter_map(|i| ic.text(i).map(|s| s.into_owned()))
-        .collect();
+    // The ids as the cells' text, borrowed from a text column (no copy per record).
+    let have: std::collections::HashSet<std::borrow::Cow<'_, str>, foldhash::fast::RandomState> =
+        (0..ic.len()).filter_map(|i| ic.text(i)).collect();
     Ok((0..rc.len())
         .filter(|&j| rc.text(j).is_some_and(|s| have.contains(s.as_ref())))
         .collect())

@@ -198,3 +198,51 @@ fn knowledge_keeps_the_key_columns_only() {
     assert_eq!(k.table().names(), vec!["area"]);
     assert_eq!(k.keys().pairs()[0].released, "region");
 }
+
+/// Truth ids are looked up as the cells' text, whatever the column stores: a released id that
+/// appears twice is an error naming the file, the id and both rows; intruder records sharing
+/// an id are each scored against that id's released record, with a warning naming the first
+/// shared id and its rows; text and integer ids give the same twins.
+#[test]
+fn truth_ids_twice_are_refused_or_warned_by_name() {
+    let i = load("pid,area\n3,2\n1,1\n3,2\n", "intruder.csv", &["pid"]);
+    let twice = load("pid,area\n1,2\n2,1\n1,1\n", "released.csv", &["pid"]);
+    let keys = KeyMap::same(&["area"]).unwrap();
+    let l = run("method = \"exact\"", &i, &twice, &keys);
+    let opts = EvalOptions {
+        truth: Some(TruthIds {
+            intruder: "pid".into(),
+            released: "pid".into(),
+        }),
+        sensitive: None,
+        threshold: None,
+        seed: 7,
+    };
+    let err = evaluate(
+        &l,
+        &Labelled::from_dataset(i.clone()),
+        &Labelled::from_dataset(twice),
+        &opts,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("released.csv") && err.contains("truth id '1' appears on rows 1 and 3"),
+        "{err}"
+    );
+    for released in ["pid,area\n1,1\n3,2\n", "pid,area\nx,9\n1,1\n3,2\n"] {
+        let r = load(released, "released.csv", &["pid"]);
+        let l = run("method = \"exact\"", &i, &r, &keys);
+        let ev = eval(&l, &i, &r, Some("pid"), None);
+        assert_eq!(ev.twins, 3, "{released}");
+        assert_eq!(ev.correct_matches, 3, "{released}");
+        assert_eq!(ev.warnings.len(), 1, "{:?}", ev.warnings);
+        assert!(
+            ev.warnings[0].contains(
+                "truth id '3' appears on row 1 and again on row 3 (1 intruder record shares"
+            ),
+            "{}",
+            ev.warnings[0]
+        );
+    }
+}
