@@ -668,6 +668,7 @@ impl ColPlan {
     }
 
     /// The kind the schema or an override declares.
+    #[cfg(feature = "parquet")]
     pub(crate) fn declared_kind(&self) -> Option<Kind> {
         self.spec.kind
     }
