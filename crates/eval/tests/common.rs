@@ -37,6 +37,17 @@ pub fn eval(
     truth: Option<&str>,
     sensitive: Option<(&str, &str)>,
 ) -> Evaluation {
+    try_eval(l, i, r, truth, sensitive).expect("evaluation runs")
+}
+
+/// [`eval`], its error returned.
+pub fn try_eval(
+    l: &Linkage,
+    i: &Dataset,
+    r: &Dataset,
+    truth: Option<&str>,
+    sensitive: Option<(&str, &str)>,
+) -> Result<Evaluation, intruder_attack::AttackError> {
     let opts = EvalOptions {
         truth: truth.map(|t| TruthIds {
             intruder: t.into(),
@@ -56,5 +67,4 @@ pub fn eval(
         &Labelled::from_dataset(r.clone()),
         &opts,
     )
-    .expect("evaluation runs")
 }

@@ -209,23 +209,9 @@ fn truth_ids_twice_are_refused_or_warned_by_name() {
     let twice = load("pid,area\n1,2\n2,1\n1,1\n", "released.csv", &["pid"]);
     let keys = KeyMap::same(&["area"]).unwrap();
     let l = run("method = \"exact\"", &i, &twice, &keys);
-    let opts = EvalOptions {
-        truth: Some(TruthIds {
-            intruder: "pid".into(),
-            released: "pid".into(),
-        }),
-        sensitive: None,
-        threshold: None,
-        seed: 7,
-    };
-    let err = evaluate(
-        &l,
-        &Labelled::from_dataset(i.clone()),
-        &Labelled::from_dataset(twice),
-        &opts,
-    )
-    .unwrap_err()
-    .to_string();
+    let err = try_eval(&l, &i, &twice, Some("pid"), None)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("released.csv") && err.contains("truth id '1' appears on rows 1 and 3"),
         "{err}"
